@@ -1,0 +1,48 @@
+/* Shared plumbing of the clspeech subcommands (see cli.h): engine creation with a stderr log,
+ * error reporting and exit statuses. */
+#include "cli.h"
+
+#include <stdio.h>
+
+static void log_to_stderr(void *user, cls_log_level level, const char *message) {
+  (void)user;
+  const char *prefix = level >= CLS_LOG_ERROR ? "error: " : level >= CLS_LOG_WARNING ? "warning: " : "";
+  fprintf(stderr, "clspeech: %s%s\n", prefix, message);
+}
+
+int cli_exit_status(cls_status status) {
+  switch (status) {
+    case CLS_OK: return CLI_EXIT_OK;
+    case CLS_ERR_INVALID_ARGUMENT: return CLI_EXIT_USAGE;
+    case CLS_ERR_NO_PLATFORM:
+    case CLS_ERR_NO_DEVICE: return CLI_EXIT_NO_DEVICE;
+    default: return CLI_EXIT_FAILURE;
+  }
+}
+
+int cli_report(const char *command, cls_engine *engine, cls_status status) {
+  fprintf(stderr, "clspeech %s: %s\n", command, engine ? cls_engine_error(engine) : cls_status_string(status));
+  return cli_exit_status(status);
+}
+
+int cli_engine_open(cls_engine **engine) {
+  cls_engine_options options = {log_to_stderr, NULL, CLS_LOG_NOTICE};
+  cls_status st = cls_engine_create(&options, engine);
+  if (st == CLS_OK) return 0;
+  int rc = cli_report("error", *engine, st);
+  cls_engine_destroy(*engine);
+  *engine = NULL;
+  return rc;
+}
+
+const char *cli_bytes(unsigned long long bytes, char *buf, unsigned long cap) {
+  static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = (double)bytes;
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    u++;
+  }
+  snprintf(buf, cap, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}

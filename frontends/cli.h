@@ -1,0 +1,30 @@
+/* What every clspeech subcommand shares: exit statuses, the engine with a log callback that prints
+ * to stderr, and turning an engine status into a message. */
+#ifndef CLS_CLI_H
+#define CLS_CLI_H
+
+#include "clspeech.h"
+
+/* Exit statuses of the clspeech command (documented in README.md). */
+enum {
+  CLI_EXIT_OK = 0,
+  CLI_EXIT_FAILURE = 1,   /* the work failed: a device failed its self-test, training stopped on an error, ... */
+  CLI_EXIT_USAGE = 2,     /* bad flags or arguments, including a --devices string that selects nothing */
+  CLI_EXIT_NO_DEVICE = 3  /* no OpenCL platform or no usable device */
+};
+
+/* Creates the engine with notices, warnings and errors going to stderr. On failure prints the
+ * engine's error and returns the exit status to use (the engine is destroyed); 0 on success. */
+int cli_engine_open(cls_engine **engine);
+
+/* Prints "clspeech <command>: <engine error>" and maps the status to an exit status. */
+int cli_report(const char *command, cls_engine *engine, cls_status status);
+
+int cli_exit_status(cls_status status);
+
+/* Human-readable byte count: "21.5 GiB". */
+const char *cli_bytes(unsigned long long bytes, char *buf, unsigned long cap);
+
+int cmd_devices(int argc, char **argv);
+
+#endif

@@ -1,0 +1,27 @@
+/* Command-line flags in DeepSpeech's (absl) style: --name=value, --name value, and for booleans
+ * --name, --name=true|false|1|0 and --noname. Each subcommand declares a table of cli_flag. */
+#ifndef CLS_FLAGS_H
+#define CLS_FLAGS_H
+
+#include <stdbool.h>
+
+typedef enum cli_flag_type { CLI_STRING, CLI_INT, CLI_DOUBLE, CLI_BOOL } cli_flag_type;
+
+typedef struct cli_flag {
+  const char *name;     /* without the leading -- */
+  cli_flag_type type;
+  void *value;          /* const char **, int *, double *, bool *: holds the default on entry */
+  const char *help;
+  bool seen;            /* set when the flag was given */
+} cli_flag;
+
+/* Parses argv[first..argc) into the table. Positional arguments are an error unless `positional`
+ * is given (then they are collected into it, up to `max_positional`).
+ * Returns 0 on success, 2 on a usage error (message already printed to stderr), or 1 when --help
+ * was asked for (usage already printed to stdout). */
+int cli_parse_flags(int argc, char **argv, int first, cli_flag *flags, int n_flags, const char *command,
+                    const char *summary, const char **positional, int max_positional, int *n_positional);
+
+void cli_print_flags(const cli_flag *flags, int n_flags);
+
+#endif

@@ -1,0 +1,36 @@
+/* The clspeech command: dispatches to one file per subcommand (cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "clspeech %s: vendor-neutral OpenCL training engine for DeepSpeech-style speech recognition\n\n"
+          "usage: clspeech COMMAND [flags]\n\n"
+          "commands:\n"
+          "  devices     list every OpenCL device, its capabilities, and whether our kernels pass on it\n\n"
+          "`clspeech COMMAND --help` lists a command's flags. Exit status: 0 success, 1 failure, 2 usage error,\n"
+          "3 no OpenCL platform or device.\n",
+          cls_version());
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+  }
+  const char *command = argv[1];
+  if (!strcmp(command, "devices")) return cmd_devices(argc, argv);
+  if (!strcmp(command, "--help") || !strcmp(command, "-h") || !strcmp(command, "help")) {
+    usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (!strcmp(command, "--version") || !strcmp(command, "version")) {
+    printf("clspeech %s\n", cls_version());
+    return CLI_EXIT_OK;
+  }
+  fprintf(stderr, "clspeech: unknown command \"%s\"\n\n", command);
+  usage(stderr);
+  return CLI_EXIT_USAGE;
+}
