@@ -88,11 +88,14 @@ static cls_status store_binary(cls_engine *e, cls_device *d, cl_program p, const
   return st;
 }
 
-static cls_status build_one(cls_engine *e, cls_device *d, int k, cls_build_record *rec) {
-  const cls_kernel_source *src = &cls_kernel_sources[k];
+cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_program *out,
+                             bool *cache_hit) {
+  *out = NULL;
+  if (cache_hit) *cache_hit = false;
+  cls_status st = cls_device_open(e, d);
+  if (st != CLS_OK) return st;
   const char *options = cls_engine_build_options(e, (int)(d - e->devices));
   if (!options) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  double t0 = cls_now_ms();
   char key[65];
   cls_kernel_cache_key(&d->info, src->source, src->length, options, key);
   unsigned char *bin = NULL;
@@ -106,27 +109,28 @@ static cls_status build_one(cls_engine *e, cls_device *d, int k, cls_build_recor
     cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": kernel cache entry %s/%s.clbin is corrupt; rebuilding it", DEVICE_ARGS(d),
             e->cache_dir, key);
   }
-  rec->cache_hit = p != NULL;
-  if (!p) {
-    cl_int err = CL_SUCCESS;
-    const char *text = src->source;
-    size_t length = src->length;
-    p = clCreateProgramWithSource(d->context, 1, &text, &length, &err);
-    if (!p)
-      return cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": clCreateProgramWithSource(kernels/%s.cl) failed: %s",
-                      DEVICE_ARGS(d), src->family, cls_cl_error_name(err));
-    err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
-    if (err != CL_SUCCESS) {
-      cls_fail(e, CLS_ERR_BUILD, DEVICE_FMT ": kernels/%s.cl failed to build (%s)\n  options: %s\n  build log:\n",
-               DEVICE_ARGS(d), src->family, cls_cl_error_name(err), options);
-      append_build_log(e, d, p);
-      clReleaseProgram(p);
-      return CLS_ERR_BUILD;
-    }
-    store_binary(e, d, p, key);
+  if (p) {
+    if (cache_hit) *cache_hit = true;
+    *out = p;
+    return CLS_OK;
   }
-  rec->ms = cls_now_ms() - t0;
-  d->programs[k] = p;
+  cl_int err = CL_SUCCESS;
+  const char *text = src->source;
+  size_t length = src->length;
+  p = clCreateProgramWithSource(d->context, 1, &text, &length, &err);
+  if (!p)
+    return cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": clCreateProgramWithSource(kernels/%s.cl) failed: %s",
+                    DEVICE_ARGS(d), src->family, cls_cl_error_name(err));
+  err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    cls_fail(e, CLS_ERR_BUILD, DEVICE_FMT ": kernels/%s.cl failed to build (%s)\n  options: %s\n  build log:\n",
+             DEVICE_ARGS(d), src->family, cls_cl_error_name(err), options);
+    append_build_log(e, d, p);
+    clReleaseProgram(p);
+    return CLS_ERR_BUILD;
+  }
+  store_binary(e, d, p, key);
+  *out = p;
   return CLS_OK;
 }
 
@@ -161,7 +165,11 @@ cls_status cls_engine_build_device(cls_engine *e, int index, cls_build_record *r
   }
   for (int k = 0; k < cls_kernel_source_count; k++) {
     cls_build_record rec = {cls_kernel_sources[k].family, CLS_OK, false, 0.0};
-    if (!d->programs[k]) st = build_one(e, d, k, &rec);
+    if (!d->programs[k]) {
+      double t0 = cls_now_ms();
+      st = cls_program_build(e, d, &cls_kernel_sources[k], &d->programs[k], &rec.cache_hit);
+      rec.ms = cls_now_ms() - t0;
+    }
     rec.status = st;
     if (records && k < cap) records[k] = rec;
     if (st != CLS_OK) {

@@ -4,6 +4,14 @@
 #define CLS_PROGRAM_H
 
 #include "engine.h"
+#include "kernel_sources.h"
+
+/* Builds one program for the device with the device's options, through the binary cache: a cache
+ * entry is used only when the driver accepts and builds it, otherwise the source is built and the
+ * entry rewritten. On CLS_ERR_BUILD the error text names the device and file and holds the options
+ * and the build log. *cache_hit (may be NULL) tells where the program came from. */
+cls_status cls_program_build(cls_engine *engine, cls_device *device, const cls_kernel_source *source, cl_program *out,
+                             bool *cache_hit);
 
 /* Creates kernel `name` from the built program of `family` on the device (the caller releases it).
  * The device must have been built (cls_engine_build_device). */

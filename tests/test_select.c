@@ -1,0 +1,103 @@
+/* Device selection strings over synthetic device lists (no OpenCL needed): keywords, P:D indices,
+ * name substrings, lists, the default (GPUs, else CPUs with a notice), and the error messages of
+ * bad selections. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "device_select.h"
+
+static cls_device_info make(int p, int d, cls_device_kind kind, const char *name, const char *vendor,
+                            const char *platform) {
+  cls_device_info info;
+  memset(&info, 0, sizeof info);
+  info.platform_index = p;
+  info.device_index = d;
+  info.kind = kind;
+  snprintf(info.name, sizeof info.name, "%s", name);
+  snprintf(info.vendor, sizeof info.vendor, "%s", vendor);
+  snprintf(info.platform_name, sizeof info.platform_name, "%s", platform);
+  return info;
+}
+
+/* Selects and renders the chosen indices as "0,2" (or "ERR" plus the message in err). */
+static const char *pick(const cls_device_info *devs, int n, const char *spec, char *err, size_t cap, bool *to_cpu) {
+  static char out_text[128];
+  int out[16], count = -1;
+  cls_status st = cls_select_parse(devs, n, spec, out, 16, &count, to_cpu, err, cap);
+  if (st != CLS_OK) return "ERR";
+  out_text[0] = '\0';
+  for (int i = 0; i < count; i++)
+    snprintf(out_text + strlen(out_text), sizeof out_text - strlen(out_text), "%s%d", i ? "," : "", out[i]);
+  return out_text;
+}
+
+#define EXPECT_PICK(devs, n, spec, expected)                                              \
+  do {                                                                                    \
+    char err_[4096] = "";                                                                 \
+    const char *got_ = pick(devs, n, spec, err_, sizeof err_, NULL);                      \
+    CHECK(!strcmp(got_, expected), "select \"%s\" gave %s, expected %s (%s)", spec ? spec : "(null)", got_, \
+          expected, err_);                                                                \
+  } while (0)
+
+int main(void) {
+  /* A mixed machine: two platforms, NVIDIA and AMD GPUs, and PoCL's CPU devices. */
+  cls_device_info mixed[] = {
+      make(0, 0, CLS_DEVICE_GPU, "NVIDIA H200", "NVIDIA Corporation", "NVIDIA CUDA"),
+      make(0, 1, CLS_DEVICE_GPU, "NVIDIA H200", "NVIDIA Corporation", "NVIDIA CUDA"),
+      make(1, 0, CLS_DEVICE_CPU, "pthread-skylake-avx512", "GenuineIntel", "Portable Computing Language"),
+      make(1, 1, CLS_DEVICE_CPU, "basic-skylake-avx512", "GenuineIntel", "Portable Computing Language"),
+      make(2, 0, CLS_DEVICE_GPU, "gfx1100", "Advanced Micro Devices, Inc.", "AMD Accelerated Parallel Processing"),
+  };
+  int n = (int)(sizeof mixed / sizeof mixed[0]);
+
+  bool to_cpu = true;
+  char err[4096];
+  CHECK(!strcmp(pick(mixed, n, NULL, err, sizeof err, &to_cpu), "0,1,4"), "default takes every GPU");
+  CHECK(!to_cpu, "no CPU fallback notice when GPUs exist");
+  EXPECT_PICK(mixed, n, "", "0,1,4");
+  EXPECT_PICK(mixed, n, "  ", "0,1,4");
+  EXPECT_PICK(mixed, n, "all", "0,1,2,3,4");
+  EXPECT_PICK(mixed, n, "ALL", "0,1,2,3,4");
+  EXPECT_PICK(mixed, n, "gpu", "0,1,4");
+  EXPECT_PICK(mixed, n, "cpu", "2,3");
+  EXPECT_PICK(mixed, n, "1:1", "3");
+  EXPECT_PICK(mixed, n, "2:0,0:1", "1,4");
+  EXPECT_PICK(mixed, n, "nvidia", "0,1");       /* vendor substring, case-insensitive */
+  EXPECT_PICK(mixed, n, "pthread", "2");        /* name substring */
+  EXPECT_PICK(mixed, n, "portable", "2,3");     /* platform substring */
+  EXPECT_PICK(mixed, n, "gpu, cpu", "0,1,2,3,4");
+  EXPECT_PICK(mixed, n, "0:0,0:0,nvidia", "0,1"); /* each device once */
+
+  /* Bad selections name the item and list the devices. */
+  memset(err, 0, sizeof err);
+  CHECK(!strcmp(pick(mixed, n, "7:0", err, sizeof err, NULL), "ERR"), "7:0 does not exist");
+  CHECK_CONTAINS(err, "there is no device 7:0");
+  CHECK_CONTAINS(err, "1:1 basic-skylake-avx512 (cpu)");
+  CHECK(!strcmp(pick(mixed, n, "intel-arc", err, sizeof err, NULL), "ERR"), "unknown name");
+  CHECK_CONTAINS(err, "\"intel-arc\" matches no device name, vendor or platform");
+  CHECK(!strcmp(pick(mixed, n, "gpu,,cpu", err, sizeof err, NULL), "ERR"), "empty item");
+  CHECK_CONTAINS(err, "empty item");
+  CHECK(!strcmp(pick(mixed, n, "cpu,bogus", err, sizeof err, NULL), "ERR"), "one bad item fails the whole list");
+  CHECK_CONTAINS(err, "\"bogus\" matches no device");
+  CHECK(!strcmp(pick(mixed, n, "accelerator", err, sizeof err, NULL), "ERR"), "no accelerator");
+  CHECK_CONTAINS(err, "there is no accelerator device");
+
+  /* A CPU-only machine (PoCL with three devices): the default falls back to the CPUs and says so. */
+  cls_device_info cpus[] = {
+      make(0, 0, CLS_DEVICE_CPU, "basic-skylake", "GenuineIntel", "Portable Computing Language"),
+      make(0, 1, CLS_DEVICE_CPU, "pthread-skylake", "GenuineIntel", "Portable Computing Language"),
+      make(0, 2, CLS_DEVICE_CPU, "pthread-skylake", "GenuineIntel", "Portable Computing Language"),
+  };
+  to_cpu = false;
+  CHECK(!strcmp(pick(cpus, 3, "", err, sizeof err, &to_cpu), "0,1,2"), "default on a CPU-only machine");
+  CHECK(to_cpu, "the CPU fallback is reported");
+  CHECK(!strcmp(pick(cpus, 3, "gpu", err, sizeof err, NULL), "ERR"), "gpu on a CPU-only machine");
+  CHECK_CONTAINS(err, "there is no gpu device");
+  EXPECT_PICK(cpus, 3, "pthread", "1,2");
+
+  /* Item matching is what the kernel-option overrides use too. */
+  CHECK(cls_select_item_matches(&cpus[0], "basic"), "basic matches by name");
+  CHECK(!cls_select_item_matches(&cpus[0], "0:1"), "index mismatch");
+  CHECK(!cls_select_item_matches(&cpus[0], "1:"), "malformed index is a substring, matches nothing");
+  return check_finish("test_select");
+}
