@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages clspeech needs (only those missing; apt-get runs only then) and
+# builds it into build/ (or $1). Safe to run again. Needs root, or sudo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake pkg-config          # toolchain
+  ocl-icd-opencl-dev opencl-c-headers       # OpenCL ICD loader and headers
+  pocl-opencl-icd                           # OpenCL on the CPU (PoCL): the default device without a GPU
+  libclblast-dev                            # GEMM
+  libclfft-dev                              # FFT
+  libsndfile1-dev                           # audio input
+)
+missing=()
+for p in "${packages[@]}"; do
+  [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+build_dir=${1:-build}
+shift || true
+cmake -S . -B "$build_dir" "$@"
+cmake --build "$build_dir" -j "$(nproc)"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs what is missing, builds with warnings as errors and
+# runs every test on three PoCL CPU devices (POCL_DEVICES="pthread pthread basic"), then builds again
+# with AddressSanitizer + UndefinedBehaviorSanitizer and runs every test once more.
+# Pass a CTest label to run part of the suite: bash scripts/test.sh devices
+set -euo pipefail
+cd "$(dirname "$0")/.."
+label=${1:-}
+ctest_args=(--output-on-failure -j 2)
+[ -n "$label" ] && ctest_args+=(-L "$label")
+
+echo "=== build (warnings are errors) ==="
+bash scripts/setup.sh build -DCLSPEECH_WERROR=ON
+echo "=== tests ==="
+(cd build && ctest "${ctest_args[@]}")
+
+echo "=== build with AddressSanitizer + UndefinedBehaviorSanitizer ==="
+bash scripts/setup.sh build-asan -DCLSPEECH_WERROR=ON -DCLSPEECH_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+echo "=== tests under the sanitizers ==="
+(cd build-asan && ctest "${ctest_args[@]}")
