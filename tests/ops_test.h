@@ -118,4 +118,27 @@ static inline double tst_compare(const char *what, const float *got, const float
   return max_err;
 }
 
+/* |got - want| <= bound[i] everywhere (a per-element bound, e.g. a few ulp of the sum of the
+ * magnitudes that a dot product adds up); prints the worst ratio and the first five mismatches. */
+static inline void tst_compare_bound(const char *what, const float *got, const float *want, const double *bound,
+                                     size_t n) {
+  double worst = 0.0, max_err = 0.0;
+  int shown = 0, bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    double err = fabs((double)got[i] - want[i]);
+    if (isnan(err)) err = INFINITY;
+    if (err > max_err) max_err = err;
+    double ratio = bound[i] > 0 ? err / bound[i] : (err > 0 ? INFINITY : 0);
+    if (ratio > worst) worst = ratio;
+    if (!(err <= bound[i])) {
+      bad++;
+      if (shown++ < 5)
+        fprintf(stderr, "    %s[%zu]: got %.9g, expected %.9g (|diff| %.3g > bound %.3g)\n", what, i, got[i], want[i],
+                err, bound[i]);
+    }
+  }
+  CHECK(bad == 0, "%s: %d of %zu values outside their bounds (max |diff| %.3g)", what, bad, n, max_err);
+  printf("  %-40s n=%-8zu max|diff| %.3g  worst %.2f of bound\n", what, n, max_err, worst);
+}
+
 #endif
