@@ -43,6 +43,12 @@ if(NOT SNDFILE_FOUND)
 endif()
 clspeech_found("libsndfile" "${SNDFILE_LINK_LIBRARIES} (version ${SNDFILE_VERSION})")
 
+pkg_check_modules(SAMPLERATE QUIET IMPORTED_TARGET samplerate)
+if(NOT SAMPLERATE_FOUND)
+  clspeech_missing("libsamplerate (resampling)" "libsamplerate0-dev")
+endif()
+clspeech_found("libsamplerate" "${SAMPLERATE_LINK_LIBRARIES} (version ${SAMPLERATE_VERSION})")
+
 # PoCL is a run-time dependency (the CPU OpenCL driver), not a build one: report, never fail.
 file(GLOB CLSPEECH_ICDS /etc/OpenCL/vendors/*.icd)
 if(CLSPEECH_ICDS)

@@ -11,6 +11,7 @@ packages=(
   libclblast-dev                            # GEMM
   libclfft-dev                              # FFT
   libsndfile1-dev                           # audio input
+  libsamplerate0-dev                        # resampling
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,207 @@
+/* The audio frontend: libsndfile decoding and scaling against Python's reading of the same WAV,
+ * host MFCC features against TensorFlow's AudioSpectrogram + Mfcc (fixtures from
+ * tests/ref/make_mfcc_fixtures.py), WAV/FLAC/OGG copies of the same speech, downmixing and
+ * resampling, and bad input with the messages a user sees. Needs ../shared/data. */
+#include <unistd.h>
+
+#include "audio.h"
+#include "check.h"
+#include "mfcc.h"
+#include "ops_test.h"
+
+#ifndef CLS_SHARED_DATA
+#error "CLS_SHARED_DATA must name ../shared/data"
+#endif
+
+/* Features of a file through the host path; *frames set; NULL on error (err filled). */
+static float *host_features(const char *path, int rate, size_t *frames, char *err, size_t cap) {
+  cls_audio a;
+  if (cls_audio_read(path, rate, &a, err, cap) != CLS_OK) return NULL;
+  cls_mfcc_config cfg = cls_mfcc_default(a.sample_rate);
+  cls_mfcc_tables *t = NULL;
+  float *out = NULL;
+  if (cls_mfcc_tables_create(&cfg, &t, err, cap) == CLS_OK) {
+    *frames = cls_mfcc_frames(t, a.n_samples);
+    out = malloc((*frames ? *frames : 1) * (size_t)cfg.n_coeff * sizeof *out);
+    if (out) cls_mfcc_host(t, a.samples, a.n_samples, out);
+  }
+  cls_mfcc_tables_destroy(t);
+  cls_audio_free(&a);
+  return out;
+}
+
+static void tf_case(const char *fixture) {
+  cls_safetensors *fx = tst_fixture(fixture);
+  if (!fx) return;
+  char path[1024], err[1024];
+  snprintf(path, sizeof path, "%s/%s", CLS_SHARED_DATA, cls_safetensors_meta(fx, "file"));
+  int rate = tst_meta_int(fx, "sample_rate"), frames_ref = tst_meta_int(fx, "frames");
+  cls_audio a;
+  CHECK_INT(cls_audio_read(path, rate, &a, err, sizeof err), CLS_OK);
+  const float *first = tst_tensor(fx, "first_samples", CLS_F32, 256);
+  if (a.samples && first) {
+    CHECK_INT(a.n_samples, tst_meta_int(fx, "n_samples"));
+    char what[256];
+    snprintf(what, sizeof what, "%s samples (int16/32767)", fixture);
+    tst_compare(what, a.samples, first, 256, 0, 0); /* the same scaling, exactly */
+  }
+  cls_audio_free(&a);
+  size_t frames = 0;
+  float *feats = host_features(path, rate, &frames, err, sizeof err);
+  CHECK(feats != NULL, "%s", err);
+  CHECK_INT(frames, frames_ref);
+  const float *ref = tst_tensor(fx, "features", CLS_F32, (int64_t)frames_ref * 26);
+  if (feats && ref && (int)frames == frames_ref) {
+    char what[256];
+    snprintf(what, sizeof what, "%s host MFCC vs TF", fixture);
+    /* Both evaluate in double with a float32 spectrogram between the stages; only the FFT algorithm
+       differs (radix-2 here, Ooura in TF). Bound: 2e-5 absolute + 1e-5 relative per coefficient. */
+    tst_compare(what, feats, ref, (size_t)frames * 26, 1e-5, 2e-5);
+  }
+  free(feats);
+  cls_safetensors_free(fx);
+}
+
+/* Pearson correlation of two feature matrices' values. */
+static double correlation(const float *a, const float *b, size_t n) {
+  double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < n; i++) {
+    ma += a[i];
+    mb += b[i];
+  }
+  ma /= (double)n;
+  mb /= (double)n;
+  for (size_t i = 0; i < n; i++) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) * (a[i] - ma);
+    sbb += (b[i] - mb) * (b[i] - mb);
+  }
+  return sab / sqrt(saa * sbb);
+}
+
+static void write_file(const char *path, const void *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (f) {
+    fwrite(data, 1, n, f);
+    fclose(f);
+  }
+}
+
+int main(void) {
+  tf_case("mfcc_ldc93s1.safetensors");
+  tf_case("mfcc_ldc93s1_8k.safetensors");
+  tf_case("mfcc_digits1.safetensors");
+  tf_case("mfcc_stars.safetensors");
+
+  /* The same speech as WAV, FLAC and OGG. */
+  char err[1024], path[1024];
+  size_t fw = 0, ff = 0, fo = 0;
+  snprintf(path, sizeof path, "%s/formats/digits-1.wav", CLS_SHARED_DATA);
+  float *wav = host_features(path, 16000, &fw, err, sizeof err);
+  snprintf(path, sizeof path, "%s/formats/digits-1.flac", CLS_SHARED_DATA);
+  float *flac = host_features(path, 16000, &ff, err, sizeof err);
+  snprintf(path, sizeof path, "%s/formats/digits-1.ogg", CLS_SHARED_DATA);
+  float *ogg = host_features(path, 16000, &fo, err, sizeof err);
+  CHECK(wav && flac && ogg, "decoding the three formats: %s", err);
+  if (wav && flac && ogg) {
+    CHECK_INT(ff, fw);
+    if (ff == fw) tst_compare("FLAC features vs WAV (bit-exact)", flac, wav, fw * 26, 0, 0);
+    /* Vorbis is lossy (quality 3) and drops quiet high-frequency content, which the log
+       filterbank magnifies: the features agree as a whole, not value by value (measured 0.944). */
+    size_t n = (fo < fw ? fo : fw) * 26;
+    double r = correlation(ogg, wav, n);
+    printf("  OGG vs WAV: %zu vs %zu frames, correlation of the features %.4f\n", fo, fw, r);
+    CHECK(fo == fw, "OGG frames %zu vs WAV %zu", fo, fw);
+    CHECK(r > 0.9, "OGG features correlate with WAV's at %.4f", r);
+  }
+  free(wav);
+  free(flac);
+  free(ogg);
+
+  /* 44.1 kHz stereo, downmixed and resampled to 16 kHz, against the 16 kHz mono original. */
+  cls_audio a16, a44;
+  snprintf(path, sizeof path, "%s/deepspeech-smoke/LDC93S1_pcms16le_1_16000.wav", CLS_SHARED_DATA);
+  CHECK_INT(cls_audio_read(path, 16000, &a16, err, sizeof err), CLS_OK);
+  snprintf(path, sizeof path, "%s/deepspeech-smoke/LDC93S1_pcms16le_2_44100.wav", CLS_SHARED_DATA);
+  CHECK_INT(cls_audio_read(path, 16000, &a44, err, sizeof err), CLS_OK);
+  CHECK(a44.source_rate == 44100 && a44.source_channels == 2 && a44.sample_rate == 16000, "resampled stereo: %d Hz, %d ch",
+        a44.source_rate, a44.source_channels);
+  if (a16.samples && a44.samples) {
+    long diff = (long)a44.n_samples - (long)a16.n_samples;
+    CHECK(labs(diff) <= 2, "resampled length %zu vs %zu", a44.n_samples, a16.n_samples);
+    cls_mfcc_config cfg = cls_mfcc_default(16000);
+    cls_mfcc_tables *tab = NULL;
+    cls_mfcc_tables_create(&cfg, &tab, err, sizeof err);
+    size_t n = a44.n_samples < a16.n_samples ? a44.n_samples : a16.n_samples, frames = cls_mfcc_frames(tab, n);
+    float *f16 = malloc(frames * 26 * sizeof *f16), *f44 = malloc(frames * 26 * sizeof *f44);
+    cls_mfcc_host(tab, a16.samples, n, f16);
+    cls_mfcc_host(tab, a44.samples, n, f44);
+    double r = correlation(f44, f16, frames * 26);
+    printf("  44.1 kHz stereo -> 16 kHz: features correlate with the 16 kHz original's at %.4f\n", r);
+    CHECK(r > 0.97, "resampled features correlate at %.4f", r);
+    free(f16);
+    free(f44);
+    cls_mfcc_tables_destroy(tab);
+  }
+  cls_audio_free(&a16);
+  cls_audio_free(&a44);
+
+  /* Bad input: each a clear error naming the file. */
+  char dir[] = "/tmp/clspeech-audio-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+  cls_audio bad;
+  snprintf(path, sizeof path, "%s/missing.wav", dir);
+  CHECK_INT(cls_audio_read(path, 16000, &bad, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, "missing.wav: cannot open");
+  snprintf(path, sizeof path, "%s/text.wav", dir);
+  write_file(path, "this is not audio at all, just text\n", 36);
+  CHECK_INT(cls_audio_read(path, 16000, &bad, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, "text.wav: not a readable audio file");
+  /* A WAV cut off in the middle of its data. */
+  char src[1024];
+  snprintf(src, sizeof src, "%s/deepspeech-smoke/LDC93S1.wav", CLS_SHARED_DATA);
+  FILE *f = fopen(src, "rb");
+  unsigned char *buf = malloc(100000);
+  size_t got = f ? fread(buf, 1, 100000, f) : 0;
+  if (f) fclose(f);
+  snprintf(path, sizeof path, "%s/truncated.wav", dir);
+  write_file(path, buf, got / 2);
+  CHECK_INT(cls_audio_read(path, 16000, &bad, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, "truncated.wav: truncated audio file");
+  /* A WAV header with no samples. */
+  snprintf(path, sizeof path, "%s/empty.wav", dir);
+  unsigned char hdr[44];
+  memcpy(hdr, buf, 44);
+  hdr[40] = hdr[41] = hdr[42] = hdr[43] = 0;
+  unsigned riff = 36;
+  memcpy(hdr + 4, &riff, 4);
+  write_file(path, hdr, 44);
+  CHECK_INT(cls_audio_read(path, 16000, &bad, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, "empty.wav: holds no audio samples");
+  /* Shorter than one window: zero frames. */
+  snprintf(path, sizeof path, "%s/short.wav", dir);
+  unsigned data_len = 200 * 2;
+  memcpy(hdr + 40, &data_len, 4);
+  riff = 36 + data_len;
+  memcpy(hdr + 4, &riff, 4);
+  memcpy(buf, hdr, 44);
+  write_file(path, buf, 44 + data_len);
+  size_t frames = 99;
+  float *feats = host_features(path, 16000, &frames, err, sizeof err);
+  CHECK(feats != NULL && frames == 0, "a 200-sample file has %zu frames", frames);
+  free(feats);
+  free(buf);
+  const char *names[] = {"text.wav", "truncated.wav", "empty.wav", "short.wav"};
+  for (size_t i = 0; i < 4; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+
+  /* Window and step must be whole samples. */
+  cls_mfcc_config cfg = cls_mfcc_default(22050);
+  cls_mfcc_tables *t = NULL;
+  CHECK_INT(cls_mfcc_tables_create(&cfg, &t, err, sizeof err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err, "must be whole numbers of samples");
+  return check_finish("test_audio");
+}
