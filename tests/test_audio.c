@@ -7,6 +7,7 @@
 #include "audio.h"
 #include "check.h"
 #include "mfcc.h"
+#include "mfcc_device.h"
 #include "ops_test.h"
 
 #ifndef CLS_SHARED_DATA
@@ -79,6 +80,88 @@ static double correlation(const float *a, const float *b, size_t n) {
   return sab / sqrt(saa * sbb);
 }
 
+/* The device path on every device: one batch of the 16 kHz clips (different lengths) and the 8 kHz
+   clip alone, features against TensorFlow's, and the context windows against the features. */
+static void device_case(tst_env *env, int dev, const char *const *fixtures, int n) {
+  cls_safetensors *fx[8];
+  cls_audio audio[8];
+  const float *samples[8];
+  size_t n_samples[8];
+  char err[1024], path[1024];
+  int rate = 0;
+  for (int i = 0; i < n; i++) {
+    fx[i] = tst_fixture(fixtures[i]);
+    snprintf(path, sizeof path, "%s/%s", CLS_SHARED_DATA, cls_safetensors_meta(fx[i], "file"));
+    rate = tst_meta_int(fx[i], "sample_rate");
+    CHECK_INT(cls_audio_read(path, rate, &audio[i], err, sizeof err), CLS_OK);
+    samples[i] = audio[i].samples;
+    n_samples[i] = audio[i].n_samples;
+  }
+  cls_mfcc_config cfg = cls_mfcc_default(rate);
+  cls_mfcc_tables *t = NULL;
+  cls_mfcc_tables_create(&cfg, &t, err, sizeof err);
+  cls_mfcc_plan *plan = NULL;
+  cls_status st = cls_mfcc_create(env->engine, dev, t, &plan);
+  CHECK(st == CLS_OK, "mfcc plan: %s", cls_engine_error(env->engine));
+  size_t total = 0;
+  for (int i = 0; i < n; i++) total += cls_mfcc_frames(t, n_samples[i]);
+  float *feats = malloc(total * 26 * sizeof *feats);
+  int frames[8], T = 0;
+  const int width = 19 * 26;
+  cl_mem windows = NULL;
+  if (plan) {
+    /* Room for T*B rows; T is known after the call, so size for the longest clip. */
+    size_t max_f = 0;
+    for (int i = 0; i < n; i++) max_f = cls_mfcc_frames(t, n_samples[i]) > max_f ? cls_mfcc_frames(t, n_samples[i]) : max_f;
+    windows = tst_buffer(env, dev, NULL, (3 + max_f * (size_t)n * width) * sizeof(float));
+    st = cls_mfcc_compute(plan, tst_queue(env, dev), n, samples, n_samples, 9, cls_buf_at(windows, 3), &T, frames, feats);
+    CHECK(st == CLS_OK, "mfcc compute: %s", cls_engine_error(env->engine));
+  }
+  size_t base = 0;
+  for (int i = 0; plan && st == CLS_OK && i < n; i++) {
+    const float *ref = tst_tensor(fx[i], "features", CLS_F32, (int64_t)frames[i] * 26);
+    char what[256];
+    snprintf(what, sizeof what, "device %s", fixtures[i]);
+    /* With fp64 the device frames and transforms in double as TF does: within 1e-4 absolute +
+       1e-5 relative per coefficient (the float32 filterbank and DCT). Without fp64 the float32
+       FFT's noise floor shows in near-empty bins, which the log magnifies: only natural
+       recordings are compared, within 2e-3 absolute. */
+    int fp64 = cls_engine_device(env->engine, dev)->fp64;
+    int synthetic = strstr(fixtures[i], "digits") != NULL;
+    if (ref && (fp64 || !synthetic))
+      tst_compare(what, feats + base * 26, ref, (size_t)frames[i] * 26, fp64 ? 1e-5 : 1e-4, fp64 ? 1e-4 : 2e-3);
+    base += (size_t)frames[i];
+  }
+  if (plan && st == CLS_OK) {
+    size_t rows = (size_t)T * (size_t)n;
+    float *win = malloc(rows * width * sizeof *win), *expect = calloc(rows * width, sizeof *expect);
+    cl_int e2 = clEnqueueReadBuffer(tst_queue(env, dev), windows, CL_TRUE, 3 * sizeof(float), rows * width * sizeof(float),
+                                    win, 0, NULL, NULL);
+    CHECK(e2 == CL_SUCCESS, "reading windows");
+    size_t fb = 0;
+    for (int b = 0; b < n; b++) {
+      for (int tt = 0; tt < T; tt++)
+        for (int w = 0; w < 19; w++) {
+          int src = tt - 9 + w;
+          if (src >= 0 && src < frames[b])
+            memcpy(expect + ((size_t)tt * n + b) * width + (size_t)w * 26, feats + (fb + (size_t)src) * 26, 26 * sizeof(float));
+        }
+      fb += (size_t)frames[b];
+    }
+    tst_compare("context windows [T*B, 494] time-major", win, expect, rows * width, 0, 0);
+    free(win);
+    free(expect);
+  }
+  if (windows) clReleaseMemObject(windows);
+  cls_mfcc_destroy(plan);
+  cls_mfcc_tables_destroy(t);
+  free(feats);
+  for (int i = 0; i < n; i++) {
+    cls_audio_free(&audio[i]);
+    cls_safetensors_free(fx[i]);
+  }
+}
+
 static void write_file(const char *path, const void *data, size_t n) {
   FILE *f = fopen(path, "wb");
   if (f) {
@@ -92,6 +175,18 @@ int main(void) {
   tf_case("mfcc_ldc93s1_8k.safetensors");
   tf_case("mfcc_digits1.safetensors");
   tf_case("mfcc_stars.safetensors");
+
+  tst_env env;
+  if (tst_open(&env)) {
+    const char *clips16[] = {"mfcc_ldc93s1.safetensors", "mfcc_digits1.safetensors", "mfcc_stars.safetensors"};
+    const char *clips8[] = {"mfcc_ldc93s1_8k.safetensors"};
+    for (int i = 0; i < env.n_devices; i++) {
+      printf("device %s\n", tst_device_name(&env, env.devices[i]));
+      device_case(&env, env.devices[i], clips16, 3);
+      device_case(&env, env.devices[i], clips8, 1);
+    }
+    tst_close_env(&env);
+  }
 
   /* The same speech as WAV, FLAC and OGG. */
   char err[1024], path[1024];

@@ -1,0 +1,81 @@
+/* The device half of DeepSpeech's features (engine/mfcc_device.c drives it, clFFT does the FFT in
+ * between): framing with the periodic Hann window, the mel filterbank over square-rooted
+ * magnitudes with the log floor and the scaled DCT-II, and the overlapping context windows written
+ * straight into the first layer's time-major input. Same math as engine/mfcc_host.c, in float32. */
+#include "common.h"
+
+/* Framing and the filterbank exist in two precisions: float, and double where the device has
+ * cl_khr_fp64. TensorFlow computes the spectrogram in double; in float32 the FFT's rounding noise
+ * (about 1e-7 of a frame's peak) swamps bins whose true power lies below it, which the log then
+ * turns into large differences on band-limited (e.g. synthetic) audio. The double path matches TF. */
+
+/* frames [F, fft_len]: frame f holds window samples from samples[frame_start[f]], Hann-weighted and
+ * zero-padded to fft_len; frames past n_frames (capacity padding) are zero. */
+#define CLS_MFCC_FRAME_WINDOW(NAME, REAL)                                                               \
+  __kernel void NAME(const int n_frames, const int window, const int fft_len, __global const float *samples, \
+                     __global const int *frame_start, __global const REAL *hann, __global REAL *frames) {     \
+    const int i = (int)get_global_id(0);                                                                \
+    const int f = (int)get_global_id(1);                                                                \
+    if (i >= fft_len) return;                                                                           \
+    REAL v = 0;                                                                                         \
+    if (f < n_frames && i < window) v = (REAL)samples[frame_start[f] + i] * hann[i];                    \
+    frames[f * fft_len + i] = v;                                                                        \
+  }
+
+/* feats [F, n_coeff] from the half spectrum [F, n_bins] (complex, interleaved); the power is
+ * rounded to float as TF's ops hand it over. One work-item per frame; the channel sums are private
+ * (n_channels <= CLS_MFCC_MAX_CHANNELS). */
+#ifndef CLS_MFCC_MAX_CHANNELS
+#define CLS_MFCC_MAX_CHANNELS 64
+#endif
+#define CLS_MFCC_FILTERBANK(NAME, REAL2)                                                                \
+  __kernel void NAME(const int n_frames, const int n_bins, const int start, const int end, const int n_channels, \
+                     const int n_coeff, __global const REAL2 *spectrum, __global const int *band,         \
+                     __global const float *weight, __global const float *dct, __global float *feats) {    \
+    const int f = (int)get_global_id(0);                                                                \
+    if (f >= n_frames) return;                                                                          \
+    float bank[CLS_MFCC_MAX_CHANNELS];                                                                  \
+    for (int c = 0; c < n_channels; c++) bank[c] = 0.0f;                                                \
+    __global const REAL2 *s = spectrum + (size_t)f * n_bins;                                            \
+    for (int i = start; i <= end; i++) {                                                                \
+      const REAL2 z = s[i];                                                                             \
+      const float v = sqrt((float)(z.x * z.x + z.y * z.y));                                             \
+      const float weighted = v * weight[i];                                                             \
+      const int ch = band[i];                                                                           \
+      if (ch >= 0) bank[ch] += weighted;                                                                \
+      if (ch + 1 < n_channels) bank[ch + 1] += v - weighted;                                            \
+    }                                                                                                   \
+    for (int c = 0; c < n_channels; c++) bank[c] = log(fmax(bank[c], 1e-12f));                          \
+    for (int k = 0; k < n_coeff; k++) {                                                                 \
+      float sum = 0.0f;                                                                                 \
+      for (int c = 0; c < n_channels; c++) sum += dct[k * n_channels + c] * bank[c];                     \
+      feats[f * n_coeff + k] = sum;                                                                     \
+    }                                                                                                   \
+  }
+
+CLS_MFCC_FRAME_WINDOW(mfcc_frame_window, float)
+CLS_MFCC_FILTERBANK(mfcc_filterbank_dct, float2)
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+CLS_MFCC_FRAME_WINDOW(mfcc_frame_window_f64, double)
+CLS_MFCC_FILTERBANK(mfcc_filterbank_dct_f64, double2)
+#endif
+
+/* windows [T*B, (2*n_context+1)*n_coeff], row t*B + b: frames t-n_context .. t+n_context of
+ * utterance b (its features start at feats row frame_base[b], n_frames[b] of them), zero outside
+ * the utterance, as DeepSpeech's SAME-padded convolution with an identity filter gives. */
+__kernel void mfcc_context_windows(const int time, const int batch, const int n_context, const int n_coeff,
+                                   __global const float *feats, __global const int *frame_base,
+                                   __global const int *n_frames, __global float *windows, const int windows_off) {
+  const int col = (int)get_global_id(0);
+  const int row = (int)get_global_id(1);
+  const int width = (2 * n_context + 1) * n_coeff;
+  if (col >= width || row >= time * batch) return;
+  const int t = row / batch, b = row - t * batch;
+  const int w = col / n_coeff, c = col - w * n_coeff;
+  const int src = t - n_context + w;
+  float v = 0.0f;
+  if (src >= 0 && src < n_frames[b]) v = feats[(frame_base[b] + src) * n_coeff + c];
+  windows[windows_off + row * width + col] = v;
+}
