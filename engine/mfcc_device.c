@@ -66,8 +66,13 @@ cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, 
   p->bake_queue = d->queue;
   pthread_mutex_lock(&clfft_lock);
   if (clfft_users == 0) {
+    /* clFFT's own clfftInitSetupData is a header `inline` with no external definition in C99+ (an
+       undefined symbol when not inlined), so the version fields are filled here as it would. */
     clfftSetupData setup;
-    clfftInitSetupData(&setup);
+    memset(&setup, 0, sizeof setup);
+    setup.major = clfftVersionMajor;
+    setup.minor = clfftVersionMinor;
+    setup.patch = clfftVersionPatch;
     st = fft_check(e, clfftSetup(&setup), "setup");
   }
   if (st == CLS_OK) clfft_users++;

@@ -26,5 +26,6 @@ int cli_exit_status(cls_status status);
 const char *cli_bytes(unsigned long long bytes, char *buf, unsigned long cap);
 
 int cmd_devices(int argc, char **argv);
+int cmd_features(int argc, char **argv);
 
 #endif

@@ -9,7 +9,8 @@ static void usage(FILE *out) {
           "clspeech %s: vendor-neutral OpenCL training engine for DeepSpeech-style speech recognition\n\n"
           "usage: clspeech COMMAND [flags]\n\n"
           "commands:\n"
-          "  devices     list every OpenCL device, its capabilities, and whether our kernels pass on it\n\n"
+          "  devices     list every OpenCL device, its capabilities, and whether our kernels pass on it\n"
+          "  features    DeepSpeech's MFCC features of an audio file, as .npy or a summary\n\n"
           "`clspeech COMMAND --help` lists a command's flags. Exit status: 0 success, 1 failure, 2 usage error,\n"
           "3 no OpenCL platform or device.\n",
           cls_version());
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
   }
   const char *command = argv[1];
   if (!strcmp(command, "devices")) return cmd_devices(argc, argv);
+  if (!strcmp(command, "features")) return cmd_features(argc, argv);
   if (!strcmp(command, "--help") || !strcmp(command, "-h") || !strcmp(command, "help")) {
     usage(stdout);
     return CLI_EXIT_OK;

@@ -1,0 +1,138 @@
+/* `clspeech features --audio FILE [--out FILE.npy]`: DeepSpeech's MFCC features of one audio file,
+ * on the default device (or the host with --features_device host), written as a [T, 26] float32
+ * .npy or summarised. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audio.h"
+#include "cli.h"
+#include "feature_cache.h"
+#include "flags.h"
+#include "mfcc_device.h"
+#include "npy_writer.h"
+
+static int device_features(const char *devices, const cls_mfcc_tables *t, const cls_audio *a, float *out, char *where,
+                           size_t where_cap) {
+  cls_engine *engine = NULL;
+  int rc = cli_engine_open(&engine);
+  if (rc) return rc;
+  int sel[64], n = 0;
+  cls_status st = cls_engine_select(engine, devices, sel, 64, &n);
+  if (st == CLS_OK) st = cls_engine_prepare(engine, sel, &n);
+  cls_mfcc_plan *plan = NULL;
+  cl_command_queue q = NULL;
+  if (st == CLS_OK) st = cls_engine_device_cl(engine, sel[0], NULL, NULL, &q);
+  if (st == CLS_OK) st = cls_mfcc_create(engine, sel[0], t, &plan);
+  const float *samples[1] = {a->samples};
+  size_t n_samples[1] = {a->n_samples};
+  cls_buf none = {NULL, 0};
+  if (st == CLS_OK) st = cls_mfcc_compute(plan, q, 1, samples, n_samples, 0, none, NULL, NULL, out);
+  if (st == CLS_OK) {
+    const cls_device_info *d = cls_engine_device(engine, sel[0]);
+    snprintf(where, where_cap, "device %d:%d (%s)", d->platform_index, d->device_index, d->name);
+  } else {
+    rc = cli_report("features", engine, st);
+  }
+  cls_mfcc_destroy(plan);
+  cls_engine_destroy(engine);
+  return rc;
+}
+
+int cmd_features(int argc, char **argv) {
+  const char *audio = "", *out = "", *devices = "", *where_flag = "device", *cache = "";
+  int rate = 16000, win = 32, step = 20;
+  cli_flag flags[] = {
+      {"audio", CLI_STRING, &audio, "the audio file (WAV, FLAC or OGG; any rate, several channels are averaged)", false},
+      {"out", CLI_STRING, &out, "write the [frames, 26] float32 matrix here as .npy (default: print a summary)", false},
+      {"audio_sample_rate", CLI_INT, &rate, "sample rate the features are computed at; other rates are resampled", false},
+      {"feature_win_len", CLI_INT, &win, "feature window length in milliseconds", false},
+      {"feature_win_step", CLI_INT, &step, "feature window step in milliseconds", false},
+      {"features_device", CLI_STRING, &where_flag, "where to compute: device (OpenCL) or host (plain C)", false},
+      {"devices", CLI_STRING, &devices, "device selection for --features_device device (the first one is used)", false},
+      {"feature_cache", CLI_STRING, &cache, "folder caching features per file (path, size, mtime and parameters)", false},
+  };
+  int rc = cli_parse_flags(argc, argv, 2, flags, (int)(sizeof flags / sizeof flags[0]), "features",
+                           "Computes DeepSpeech's MFCC features of one audio file.", NULL, 0, NULL);
+  if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+  if (!*audio) {
+    fprintf(stderr, "clspeech features: --audio FILE is required\n");
+    return CLI_EXIT_USAGE;
+  }
+  int on_host = !strcmp(where_flag, "host");
+  if (!on_host && strcmp(where_flag, "device")) {
+    fprintf(stderr, "clspeech features: --features_device must be device or host, not \"%s\"\n", where_flag);
+    return CLI_EXIT_USAGE;
+  }
+  char err[2048];
+  cls_mfcc_config cfg = cls_mfcc_default(rate);
+  cfg.win_len_ms = win;
+  cfg.win_step_ms = step;
+  cls_mfcc_tables *t = NULL;
+  if (cls_mfcc_tables_create(&cfg, &t, err, sizeof err) != CLS_OK) {
+    fprintf(stderr, "clspeech features: %s\n", err);
+    return CLI_EXIT_USAGE;
+  }
+  float *feats = NULL;
+  size_t frames = 0;
+  char key[65] = "", where[512] = "the feature cache";
+  double seconds = -1;
+  if (*cache && cls_feature_cache_key(audio, &cfg, key, err, sizeof err) == CLS_OK)
+    cls_feature_cache_load(cache, key, cfg.n_coeff, &feats, &frames);
+  if (!feats) {
+    cls_audio a;
+    if (cls_audio_read(audio, rate, &a, err, sizeof err) != CLS_OK) {
+      fprintf(stderr, "clspeech features: %s\n", err);
+      cls_mfcc_tables_destroy(t);
+      return CLI_EXIT_FAILURE;
+    }
+    if (a.source_rate != a.sample_rate)
+      fprintf(stderr, "clspeech: warning: %s is %d Hz; resampled to %d Hz\n", audio, a.source_rate, a.sample_rate);
+    seconds = (double)a.n_samples / a.sample_rate;
+    frames = cls_mfcc_frames(t, a.n_samples);
+    if (frames == 0) {
+      fprintf(stderr, "clspeech features: %s: shorter than one feature window (%zu samples < %d)\n", audio, a.n_samples,
+              t->window);
+      cls_audio_free(&a);
+      cls_mfcc_tables_destroy(t);
+      return CLI_EXIT_FAILURE;
+    }
+    feats = malloc(frames * (size_t)cfg.n_coeff * sizeof *feats);
+    if (on_host) {
+      cls_mfcc_host(t, a.samples, a.n_samples, feats);
+      snprintf(where, sizeof where, "the host");
+    } else {
+      rc = device_features(devices, t, &a, feats, where, sizeof where);
+    }
+    cls_audio_free(&a);
+    if (!rc && *cache && *key && cls_feature_cache_store(cache, key, cfg.n_coeff, feats, frames, err, sizeof err) != CLS_OK)
+      fprintf(stderr, "clspeech: warning: %s\n", err);
+  }
+  if (!rc && *out) {
+    if (npy_write_f32(out, feats, frames, (size_t)cfg.n_coeff, err, sizeof err)) {
+      fprintf(stderr, "clspeech features: %s\n", err);
+      rc = CLI_EXIT_FAILURE;
+    } else {
+      printf("%s: %zu frames x %d coefficients written to %s (computed on %s)\n", audio, frames, cfg.n_coeff, out, where);
+    }
+  } else if (!rc) {
+    printf("%s: %zu frames x %d coefficients", audio, frames, cfg.n_coeff);
+    if (seconds >= 0) printf(", %.2f s of audio at %d Hz", seconds, rate);
+    printf(", computed on %s\n", where);
+    printf("%-6s %10s %10s %10s\n", "coeff", "mean", "min", "max");
+    for (int k = 0; k < cfg.n_coeff; k++) {
+      double sum = 0, lo = INFINITY, hi = -INFINITY;
+      for (size_t f = 0; f < frames; f++) {
+        double v = feats[f * (size_t)cfg.n_coeff + (size_t)k];
+        sum += v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+      }
+      printf("%-6d %10.4f %10.4f %10.4f\n", k, sum / (double)frames, lo, hi);
+    }
+  }
+  free(feats);
+  cls_mfcc_tables_destroy(t);
+  return rc;
+}

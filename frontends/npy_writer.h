@@ -1,0 +1,11 @@
+/* Writes a float32 matrix as a NumPy .npy file (format 1.0), atomically: temporary file, fsync,
+ * rename, so an interrupted write never leaves a broken file. */
+#ifndef CLS_NPY_WRITER_H
+#define CLS_NPY_WRITER_H
+
+#include <stddef.h>
+
+/* 0 on success; otherwise -1 with errno-style text in err. */
+int npy_write_f32(const char *path, const float *data, size_t rows, size_t cols, char *err, size_t err_cap);
+
+#endif
