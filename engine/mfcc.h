@@ -34,6 +34,7 @@ typedef struct cls_mfcc_tables {
   int *band;           /* [n_bins] channel whose falling side bin i feeds (-1: only the first rising side; -2 unused) */
   double *weight;      /* [n_bins] share of bin i for channel band[i]; 1 - share goes to band[i] + 1 */
   double *dct;         /* [n_coeff, n_channels] sqrt(2/n) cos(i pi/n (j + 1/2)) */
+  double *twiddle;     /* [fft_len] cos, sin of -2 pi k / fft_len for k < fft_len/2 (host FFT) */
 } cls_mfcc_tables;
 
 /* Validates the configuration (window and step must be whole samples, as DeepSpeech requires) and

@@ -45,13 +45,18 @@ cls_status cls_mfcc_tables_create(const cls_mfcc_config *cfg, cls_mfcc_tables **
   t->band = malloc((size_t)t->n_bins * sizeof *t->band);
   t->weight = malloc((size_t)t->n_bins * sizeof *t->weight);
   t->dct = malloc((size_t)cfg->n_coeff * cfg->n_channels * sizeof *t->dct);
+  t->twiddle = malloc((size_t)t->fft_len * sizeof *t->twiddle);
   double *center = malloc((size_t)(cfg->n_channels + 1) * sizeof *center);
-  if (!t->hann || !t->band || !t->weight || !t->dct || !center) {
+  if (!t->hann || !t->band || !t->weight || !t->dct || !t->twiddle || !center) {
     free(center);
     cls_mfcc_tables_destroy(t);
     goto oom;
   }
   for (int i = 0; i < t->window; i++) t->hann[i] = 0.5 - 0.5 * cos(2.0 * M_PI * i / t->window);
+  for (int k = 0; k < t->fft_len / 2; k++) {
+    t->twiddle[2 * k] = cos(-2.0 * M_PI * k / t->fft_len);
+    t->twiddle[2 * k + 1] = sin(-2.0 * M_PI * k / t->fft_len);
+  }
 
   const int nc = cfg->n_channels;
   const double mel_low = mel(cfg->lower_hz), mel_hi = mel(cfg->upper_hz), spacing = (mel_hi - mel_low) / (nc + 1);
@@ -89,6 +94,7 @@ void cls_mfcc_tables_destroy(cls_mfcc_tables *t) {
   free(t->band);
   free(t->weight);
   free(t->dct);
+  free(t->twiddle);
   free(t);
 }
 
@@ -96,8 +102,8 @@ size_t cls_mfcc_frames(const cls_mfcc_tables *t, size_t n) {
   return n < (size_t)t->window ? 0 : 1 + (n - (size_t)t->window) / (size_t)t->step;
 }
 
-/* In-place iterative radix-2 FFT of n (a power of two) complex values. */
-static void fft(double *re, double *im, int n) {
+/* In-place iterative radix-2 FFT of n (a power of two) complex values; tw holds the n/2 twiddles. */
+static void fft(double *re, double *im, int n, const double *tw) {
   for (int i = 1, j = 0; i < n; i++) {
     int bit = n >> 1;
     for (; j & bit; bit >>= 1) j ^= bit;
@@ -111,10 +117,10 @@ static void fft(double *re, double *im, int n) {
     }
   }
   for (int len = 2; len <= n; len <<= 1) {
-    double ang = -2.0 * M_PI / len;
+    const int stride = n / len;
     for (int i = 0; i < n; i += len)
       for (int k = 0; k < len / 2; k++) {
-        double wr = cos(ang * k), wi = sin(ang * k);
+        double wr = tw[2 * k * stride], wi = tw[2 * k * stride + 1];
         double xr = re[i + k + len / 2] * wr - im[i + k + len / 2] * wi;
         double xi = re[i + k + len / 2] * wi + im[i + k + len / 2] * wr;
         re[i + k + len / 2] = re[i + k] - xr;
@@ -142,7 +148,7 @@ void cls_mfcc_host(const cls_mfcc_tables *t, const float *samples, size_t n, flo
       re[i] = i < t->window ? (double)x[i] * t->hann[i] : 0.0;
       im[i] = 0.0;
     }
-    fft(re, im, t->fft_len);
+    fft(re, im, t->fft_len, t->twiddle);
     memset(bank, 0, (size_t)nc * sizeof *bank);
     for (int i = t->start; i <= t->end; i++) {
       /* TensorFlow hands the spectrogram from one op to the next as float32. */

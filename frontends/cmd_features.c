@@ -31,7 +31,7 @@ static int device_features(const char *devices, const cls_mfcc_tables *t, const 
   if (st == CLS_OK) st = cls_mfcc_compute(plan, q, 1, samples, n_samples, 0, none, NULL, NULL, out);
   if (st == CLS_OK) {
     const cls_device_info *d = cls_engine_device(engine, sel[0]);
-    snprintf(where, where_cap, "device %d:%d (%s)", d->platform_index, d->device_index, d->name);
+    snprintf(where, where_cap, "computed on device %d:%d (%s)", d->platform_index, d->device_index, d->name);
   } else {
     rc = cli_report("features", engine, st);
   }
@@ -76,7 +76,7 @@ int cmd_features(int argc, char **argv) {
   }
   float *feats = NULL;
   size_t frames = 0;
-  char key[65] = "", where[512] = "the feature cache";
+  char key[65] = "", where[512] = "read from the feature cache";
   double seconds = -1;
   if (*cache && cls_feature_cache_key(audio, &cfg, key, err, sizeof err) == CLS_OK)
     cls_feature_cache_load(cache, key, cfg.n_coeff, &feats, &frames);
@@ -101,7 +101,7 @@ int cmd_features(int argc, char **argv) {
     feats = malloc(frames * (size_t)cfg.n_coeff * sizeof *feats);
     if (on_host) {
       cls_mfcc_host(t, a.samples, a.n_samples, feats);
-      snprintf(where, sizeof where, "the host");
+      snprintf(where, sizeof where, "computed on the host");
     } else {
       rc = device_features(devices, t, &a, feats, where, sizeof where);
     }
@@ -114,12 +114,12 @@ int cmd_features(int argc, char **argv) {
       fprintf(stderr, "clspeech features: %s\n", err);
       rc = CLI_EXIT_FAILURE;
     } else {
-      printf("%s: %zu frames x %d coefficients written to %s (computed on %s)\n", audio, frames, cfg.n_coeff, out, where);
+      printf("%s: %zu frames x %d coefficients written to %s (%s)\n", audio, frames, cfg.n_coeff, out, where);
     }
   } else if (!rc) {
     printf("%s: %zu frames x %d coefficients", audio, frames, cfg.n_coeff);
     if (seconds >= 0) printf(", %.2f s of audio at %d Hz", seconds, rate);
-    printf(", computed on %s\n", where);
+    printf(", %s\n", where);
     printf("%-6s %10s %10s %10s\n", "coeff", "mean", "min", "max");
     for (int k = 0; k < cfg.n_coeff; k++) {
       double sum = 0, lo = INFINITY, hi = -INFINITY;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "audio.h"
+#include "feature_cache.h"
 #include "check.h"
 #include "mfcc.h"
 #include "mfcc_device.h"
@@ -292,6 +293,48 @@ int main(void) {
     unlink(path);
   }
   rmdir(dir);
+
+  /* The feature cache: a round trip, keys that change with the parameters and the file, and a
+     corrupt entry read as a miss. */
+  {
+    char cdir[] = "/tmp/clspeech-featcache-XXXXXX", key1[65], key2[65], key3[65], fpath[512];
+    CHECK(mkdtemp(cdir) != NULL, "mkdtemp");
+    snprintf(fpath, sizeof fpath, "%s/a.wav", cdir);
+    write_file(fpath, "RIFF", 4);
+    cls_mfcc_config c1 = cls_mfcc_default(16000), c2 = c1;
+    c2.win_step_ms = 10;
+    CHECK_INT(cls_feature_cache_key(fpath, &c1, key1, err, sizeof err), CLS_OK);
+    CHECK_INT(cls_feature_cache_key(fpath, &c2, key2, err, sizeof err), CLS_OK);
+    CHECK(strcmp(key1, key2) != 0, "parameters change the key");
+    write_file(fpath, "RIFFx", 5);
+    CHECK_INT(cls_feature_cache_key(fpath, &c1, key3, err, sizeof err), CLS_OK);
+    CHECK(strcmp(key1, key3) != 0, "a changed file changes the key");
+    float data[52], *cached = NULL;
+    for (int i = 0; i < 52; i++) data[i] = (float)i * 0.5f - 3.0f;
+    size_t nf = 0;
+    CHECK_INT(cls_feature_cache_load(cdir, key3, 26, &cached, &nf), 0);
+    CHECK_INT(cls_feature_cache_store(cdir, key3, 26, data, 2, err, sizeof err), CLS_OK);
+    CHECK_INT(cls_feature_cache_load(cdir, key3, 26, &cached, &nf), 1);
+    CHECK(nf == 2 && cached && !memcmp(cached, data, sizeof data), "cached features round trip");
+    free(cached);
+    char entry[600];
+    snprintf(entry, sizeof entry, "%s/%s.feat", cdir, key3);
+    FILE *ef = fopen(entry, "r+b");
+    if (ef) {
+      fseek(ef, 60, SEEK_SET);
+      fputc(0x7f, ef);
+      fclose(ef);
+    }
+    cached = NULL;
+    CHECK_INT(cls_feature_cache_load(cdir, key3, 26, &cached, &nf), 0);
+    CHECK(cached == NULL, "a corrupt entry is a miss");
+    snprintf(fpath, sizeof fpath, "%s/missing.wav", cdir);
+    CHECK_INT(cls_feature_cache_key(fpath, &c1, key1, err, sizeof err), CLS_ERR_IO);
+    unlink(entry);
+    snprintf(fpath, sizeof fpath, "%s/a.wav", cdir);
+    unlink(fpath);
+    rmdir(cdir);
+  }
 
   /* Window and step must be whole samples. */
   cls_mfcc_config cfg = cls_mfcc_default(22050);
