@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_util.h"
 #include "sha256.h"
 
 static const char magic[8] = {'C', 'L', 'S', 'F', 'E', 'A', 'T', '1'};
@@ -36,15 +37,6 @@ cls_status cls_feature_cache_key(const char *path, const cls_mfcc_config *cfg, c
   return CLS_OK;
 }
 
-static void put_le(unsigned char *p, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static uint64_t get_le(const unsigned char *p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
 int cls_feature_cache_load(const char *dir, const char *key, int n_coeff, float **features, size_t *frames) {
   *features = NULL;
   *frames = 0;
@@ -55,8 +47,8 @@ int cls_feature_cache_load(const char *dir, const char *key, int n_coeff, float 
   unsigned char h[HEADER];
   int hit = 0;
   float *data = NULL;
-  if (fread(h, 1, HEADER, f) == HEADER && !memcmp(h, magic, 8) && get_le(h + 16, 4) == (uint64_t)n_coeff) {
-    uint64_t nf = get_le(h + 8, 8);
+  if (fread(h, 1, HEADER, f) == HEADER && !memcmp(h, magic, 8) && cls_get_le(h + 16, 4) == (uint64_t)n_coeff) {
+    uint64_t nf = cls_get_le(h + 8, 8);
     size_t count = (size_t)nf * (size_t)n_coeff;
     if (nf < ((uint64_t)1 << 28) && (data = malloc(count ? count * sizeof *data : 1)) &&
         fread(data, sizeof *data, count, f) == count && fgetc(f) == EOF) {
@@ -87,29 +79,16 @@ cls_status cls_feature_cache_store(const char *dir, const char *key, int n_coeff
   size_t count = frames * (size_t)n_coeff;
   unsigned char h[HEADER] = {0};
   memcpy(h, magic, 8);
-  put_le(h + 8, frames, 8);
-  put_le(h + 16, (uint64_t)n_coeff, 4);
+  cls_put_le(h + 8, frames, 8);
+  cls_put_le(h + 16, (uint64_t)n_coeff, 4);
   cls_sha256 s;
   cls_sha256_init(&s);
   cls_sha256_update(&s, features, count * sizeof *features);
   cls_sha256_final(&s, h + 24);
-  char path[4200], tmp[4300];
+  char path[4200];
   snprintf(path, sizeof path, "%s/%s.feat", dir, key);
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    snprintf(err, err_cap, "feature cache: cannot write %s: %s", tmp, strerror(errno));
-    return CLS_ERR_IO;
-  }
-  int ok = fwrite(h, 1, HEADER, f) == HEADER && fwrite(features, sizeof *features, count, f) == count && fflush(f) == 0 &&
-           fsync(fileno(f)) == 0;
-  int saved = errno;
-  ok = fclose(f) == 0 && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    if (ok) saved = errno;
-    unlink(tmp);
-    snprintf(err, err_cap, "feature cache: cannot write %s: %s", path, strerror(saved));
-    return CLS_ERR_IO;
-  }
+  const void *chunks[2] = {h, features};
+  size_t sizes[2] = {HEADER, count * sizeof *features};
+  if (cls_write_atomic(path, chunks, sizes, 2, err, err_cap) != CLS_OK) return CLS_ERR_IO;
   return CLS_OK;
 }

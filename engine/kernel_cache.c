@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_util.h"
 #include "log.h"
 #include "sha256.h"
 
@@ -74,15 +75,6 @@ void cls_kernel_cache_key(const cls_device_info *d, const char *source, size_t s
   cls_sha256_hex(digest, key);
 }
 
-static void put_le(unsigned char *p, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static uint64_t get_le(const unsigned char *p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
 cls_cache_result cls_kernel_cache_load(const cls_engine *e, const char *key, unsigned char **data, size_t *size) {
   *data = NULL;
   *size = 0;
@@ -95,8 +87,8 @@ cls_cache_result cls_kernel_cache_load(const cls_engine *e, const char *key, uns
   cls_cache_result result = CLS_CACHE_CORRUPT;
   unsigned char *payload = NULL;
   if (fread(header, 1, HEADER_SIZE, f) != HEADER_SIZE) goto done;
-  if (memcmp(header, magic, 8) != 0 || get_le(header + 8, 4) != CACHE_FORMAT_VERSION) goto done;
-  uint64_t n = get_le(header + 16, 8);
+  if (memcmp(header, magic, 8) != 0 || cls_get_le(header + 8, 4) != CACHE_FORMAT_VERSION) goto done;
+  uint64_t n = cls_get_le(header + 16, 8);
   if (n == 0 || n > ((uint64_t)1 << 31)) goto done;
   payload = malloc((size_t)n);
   if (!payload) goto done;
@@ -134,28 +126,19 @@ cls_status cls_kernel_cache_store(cls_engine *e, const char *key, const unsigned
   snprintf(dir, sizeof dir, "%s", e->cache_dir);
   if (make_dirs(dir) != 0)
     return cls_fail(e, CLS_ERR_IO, "kernel cache: cannot create folder %s: %s", e->cache_dir, strerror(errno));
-  static _Atomic unsigned counter;
-  char tmp[1200], path[1200];
+  char path[1200], err[1400];
   snprintf(path, sizeof path, "%s/%s.clbin", e->cache_dir, key);
-  snprintf(tmp, sizeof tmp, "%s/%s.tmp.%ld.%u", e->cache_dir, key, (long)getpid(), counter++);
   unsigned char header[HEADER_SIZE] = {0};
   memcpy(header, magic, 8);
-  put_le(header + 8, CACHE_FORMAT_VERSION, 4);
-  put_le(header + 16, size, 8);
+  cls_put_le(header + 8, CACHE_FORMAT_VERSION, 4);
+  cls_put_le(header + 16, size, 8);
   cls_sha256 h;
   cls_sha256_init(&h);
   cls_sha256_update(&h, data, size);
   cls_sha256_final(&h, header + 24);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return cls_fail(e, CLS_ERR_IO, "kernel cache: cannot write %s: %s", tmp, strerror(errno));
-  bool ok = fwrite(header, 1, HEADER_SIZE, f) == HEADER_SIZE && fwrite(data, 1, size, f) == size && fflush(f) == 0 &&
-            fsync(fileno(f)) == 0;
-  int saved = errno;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    if (ok) saved = errno;
-    unlink(tmp);
-    return cls_fail(e, CLS_ERR_IO, "kernel cache: cannot write %s: %s", path, strerror(saved));
-  }
+  const void *chunks[2] = {header, data};
+  size_t sizes[2] = {HEADER_SIZE, size};
+  if (cls_write_atomic(path, chunks, sizes, 2, err, sizeof err) != CLS_OK)
+    return cls_fail(e, CLS_ERR_IO, "kernel cache: %s", err);
   return CLS_OK;
 }

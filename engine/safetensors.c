@@ -2,6 +2,8 @@
  * for the header (objects, arrays, strings, integers); no other JSON is parsed by the engine. */
 #include "safetensors.h"
 
+#include "file_util.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -363,32 +365,30 @@ cls_status cls_safetensors_write(const char *path, const cls_tensor_desc *tensor
   while (ftell(h) % 8) fputc(' ', h);
   fclose(h); /* sets header and header_size */
 
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    snprintf(err, err_cap, "%s: cannot write: %s", tmp, strerror(errno));
-    free(header);
-    return CLS_ERR_IO;
-  }
   unsigned char len[8];
-  for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)header_size >> (8 * i));
-  int ok = fwrite(len, 1, 8, f) == 8 && fwrite(header, 1, header_size, f) == header_size;
-  for (int i = 0; ok && i < n; i++) {
+  cls_put_le(len, header_size, 8);
+  const void **chunks = malloc((size_t)(n + 2) * sizeof *chunks);
+  size_t *sizes = malloc((size_t)(n + 2) * sizeof *sizes);
+  if (!chunks || !sizes) {
+    free(chunks);
+    free(sizes);
+    free(header);
+    snprintf(err, err_cap, "%s: out of memory", path);
+    return CLS_ERR_OUT_OF_MEMORY;
+  }
+  chunks[0] = len;
+  sizes[0] = 8;
+  chunks[1] = header;
+  sizes[1] = header_size;
+  for (int i = 0; i < n; i++) {
     int64_t count = 1;
     for (int d = 0; d < tensors[i].ndim; d++) count *= tensors[i].shape[d];
-    size_t bytes = (size_t)count * cls_dtype_size(tensors[i].dtype);
-    ok = bytes == 0 || fwrite(tensors[i].data, 1, bytes, f) == bytes;
+    chunks[i + 2] = tensors[i].data;
+    sizes[i + 2] = (size_t)count * cls_dtype_size(tensors[i].dtype);
   }
+  cls_status st = cls_write_atomic(path, chunks, sizes, n + 2, err, err_cap);
+  free(chunks);
+  free(sizes);
   free(header);
-  ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
-  int saved = errno;
-  ok = fclose(f) == 0 && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    if (ok) saved = errno;
-    unlink(tmp);
-    snprintf(err, err_cap, "%s: cannot write: %s", path, strerror(saved));
-    return CLS_ERR_IO;
-  }
-  return CLS_OK;
+  return st;
 }

@@ -1,0 +1,31 @@
+/* Atomic file writing (see file_util.h). */
+#include "file_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, char *err,
+                            size_t err_cap) {
+  static _Atomic unsigned counter;
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+  FILE *f = fopen(tmp, "wb");
+  if (!f) {
+    snprintf(err, err_cap, "%s: cannot write: %s", tmp, strerror(errno));
+    return CLS_ERR_IO;
+  }
+  int ok = 1;
+  for (int i = 0; ok && i < n; i++) ok = sizes[i] == 0 || fwrite(chunks[i], 1, sizes[i], f) == sizes[i];
+  ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
+  int saved = errno;
+  ok = fclose(f) == 0 && ok;
+  if (!ok || rename(tmp, path) != 0) {
+    if (ok) saved = errno;
+    unlink(tmp);
+    snprintf(err, err_cap, "%s: cannot write: %s", path, strerror(saved));
+    return CLS_ERR_IO;
+  }
+  return CLS_OK;
+}

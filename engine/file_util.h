@@ -1,0 +1,27 @@
+/* Small file helpers shared by every writer of files (checkpoints, caches, .npy): writing a file
+ * atomically (temporary file in the same folder, fsync, rename), so that a crash leaves either the
+ * old file or the new one, and little-endian integer encoding for binary headers. */
+#ifndef CLS_FILE_UTIL_H
+#define CLS_FILE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clspeech.h"
+
+/* Writes the n chunks one after the other to `path` atomically. On failure nothing at `path`
+ * changes, the temporary file is removed, and `err` says what failed and where. */
+cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, char *err,
+                            size_t err_cap);
+
+static inline void cls_put_le(unsigned char *p, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint64_t cls_get_le(const unsigned char *p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+
+#endif
