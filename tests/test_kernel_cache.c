@@ -1,8 +1,8 @@
 /* The on-disk kernel binary cache on real devices: a second engine loads every program from the
  * cache and faster than the cold build; identical devices share entries; corrupt, truncated and
  * driver-rejected entries are rebuilt and rewritten, never trusted; CLSPEECH_KERNEL_CACHE=0 writes
- * nothing; no temporary files are left behind. Run with POCL_KERNEL_CACHE=0 so that cold builds
- * really compile. */
+ * nothing; no temporary files are left behind. (PoCL's own cache may make "cold" builds cheaper
+ * than a first compile; loading our binary is faster still.) */
 #include <dirent.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -19,6 +19,7 @@ static void capture_log(void *user, cls_log_level level, const char *message) {
 }
 
 typedef struct run {
+  int programs[64];
   int hits[64];
   double ms[64];
   int n;
@@ -38,6 +39,7 @@ static run build_all(void) {
     int count = 0;
     st = cls_engine_build_device(e, i, rec, 16, &count);
     CHECK(st == CLS_OK, "device %d build: %s", i, cls_engine_error(e));
+    r.programs[i] = count;
     for (int k = 0; k < count && k < 16; k++) {
       r.hits[i] += rec[k].cache_hit;
       r.ms[i] += rec[k].ms;
@@ -93,13 +95,14 @@ int main(void) {
   CHECK(entries >= 1, "cache entries written: %d", entries);
   CHECK_INT(others, 0); /* no temporary files left */
   int cold_misses = 0;
-  for (int i = 0; i < cold.n; i++) cold_misses += cold.hits[i] == 0;
-  CHECK_INT(cold_misses, entries); /* one compile per distinct device */
+  for (int i = 0; i < cold.n; i++) cold_misses += cold.programs[i] - cold.hits[i];
+  CHECK_INT(cold_misses, entries); /* one compile per program and distinct device */
 
   /* Warm: everything from the cache, and faster than compiling. */
   run warm = build_all();
   for (int i = 0; i < warm.n; i++) {
-    CHECK(warm.hits[i] > 0, "device %d warm build hit the cache", i);
+    CHECK(warm.hits[i] == warm.programs[i], "device %d: %d of %d programs from the cache", i, warm.hits[i],
+          warm.programs[i]);
     if (cold.hits[i] == 0)
       CHECK(warm.ms[i] < cold.ms[i], "device %d: warm %.1f ms is faster than cold %.1f ms", i, warm.ms[i], cold.ms[i]);
     printf("device %d: cold %.1f ms%s, warm %.1f ms (cache)\n", i, cold.ms[i], cold.hits[i] ? " (cache)" : "", warm.ms[i]);
@@ -111,9 +114,10 @@ int main(void) {
   run after_corrupt = build_all();
   CHECK_CONTAINS(log_text, "is corrupt; rebuilding it");
   for (int i = 0; i < after_corrupt.n; i++)
-    CHECK(after_corrupt.hits[i] == (cold.hits[i] ? 1 : 0), "device %d rebuilt after corruption", i);
+    CHECK(after_corrupt.hits[i] == cold.hits[i], "device %d rebuilt after corruption", i);
   run healed = build_all();
-  for (int i = 0; i < healed.n; i++) CHECK(healed.hits[i] > 0, "device %d: rewritten entry is used again", i);
+  for (int i = 0; i < healed.n; i++)
+    CHECK(healed.hits[i] == healed.programs[i], "device %d: rewritten entries are used again", i);
 
   /* A truncated entry (a crash mid-write of some other tool) is a miss, not a crash. */
   for (int k = 0; k < entries; k++) {
@@ -145,9 +149,10 @@ int main(void) {
   run after_garbage = build_all();
   CHECK_CONTAINS(log_text, "rebuilding from source");
   for (int i = 0; i < after_garbage.n; i++)
-    CHECK(after_garbage.hits[i] == (cold.hits[i] ? 1 : 0), "device %d rebuilt after a rejected binary", i);
+    CHECK(after_garbage.hits[i] == cold.hits[i], "device %d rebuilt after a rejected binary", i);
   run healed2 = build_all();
-  for (int i = 0; i < healed2.n; i++) CHECK(healed2.hits[i] > 0, "device %d: entry rewritten after rejection", i);
+  for (int i = 0; i < healed2.n; i++)
+    CHECK(healed2.hits[i] == healed2.programs[i], "device %d: entries rewritten after rejection", i);
   CHECK_INT(list_entries(dir, names, 64, &others), entries);
   CHECK_INT(others, 0);
 
