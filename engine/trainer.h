@@ -1,0 +1,89 @@
+/* The training loop on one device (one tower) with DeepSpeech 0.9's rules: epochs over the
+ * size-sorted training set, dev evaluation every epoch (step-weighted over dev sets), train and
+ * best_dev checkpoints, --checkpoint_secs, reduce-on-plateau (reload best, then reduce) and early
+ * stop; loading by --load_train auto|best|last|init; and evaluation passes that hand each batch's
+ * logits to the caller for decoding. Messages go through the engine's log callback; progress
+ * through the caller's callback. */
+#ifndef CLS_TRAINER_H
+#define CLS_TRAINER_H
+
+#include <stdint.h>
+
+#include "batch_loader.h"
+#include "checkpoint.h"
+#include "model.h"
+
+typedef struct cls_train_options {
+  cls_model_config model;
+  cls_mfcc_config features;
+  int train_batch_size, dev_batch_size, test_batch_size;
+  int epochs;
+  float learning_rate, beta1, beta2, epsilon;
+  float dropout[6];                 /* DeepSpeech's dropout[0..5] */
+  uint32_t random_seed;
+  const char *load_checkpoint_dir;  /* where to load from */
+  const char *save_checkpoint_dir;  /* where to save to */
+  int checkpoint_secs;              /* 0: no time-based train checkpoints */
+  int max_to_keep;
+  const char *load_train;           /* "auto", "best", "last" or "init" */
+  const char *load_evaluate;        /* "auto", "best" or "last" */
+  int force_initialize_learning_rate;
+  int reduce_lr_on_plateau, plateau_epochs;
+  float plateau_reduction;
+  int early_stop, es_epochs;
+  float es_min_delta;
+  int host_features;                /* features on the host (else on the device) */
+  const char *feature_cache;
+} cls_train_options;
+
+typedef struct cls_eval_set {
+  const char *name;                 /* e.g. the CSV path */
+  const cls_utterance *utts;
+  int n;
+} cls_eval_set;
+
+typedef struct cls_progress {
+  const char *phase;                /* "Training", "Validation" or "Test" */
+  const char *set;                  /* the data set's name */
+  int epoch;                        /* counted from 0 in this run */
+  int64_t steps, total_steps;       /* done / expected in this pass */
+  double mean_loss;                 /* mean of the step losses so far */
+  double elapsed_s, audio_s;        /* wall time and audio seconds of this pass */
+  int finished;                     /* the pass is over */
+} cls_progress;
+
+typedef void (*cls_progress_fn)(void *user, const cls_progress *progress);
+
+/* Per-batch results of an evaluation pass: logits [time*batch, n_classes] time-major on the host,
+ * frames per utterance, per-utterance losses, for utterances first .. first+batch-1. */
+typedef void (*cls_batch_fn)(void *user, int first, int batch, int time, const float *logits, const int *frames,
+                             const float *losses);
+
+typedef struct cls_trainer cls_trainer;
+
+/* A trainer for `device` sized for batches of up to max_batch utterances, max_frames frames and
+ * max_label labels. Parameters are uninitialised until cls_trainer_load. */
+cls_status cls_trainer_create(cls_engine *engine, int device, const cls_train_options *options, int max_batch,
+                              int max_frames, int max_label, cls_trainer **out);
+void cls_trainer_destroy(cls_trainer *trainer);
+
+/* Initialises or loads the parameters: `mode` "auto" (best_dev, else last train, else fresh),
+ * "best", "last", "init" (fresh: Glorot-uniform weights, zero biases, seeded by random_seed), or
+ * for evaluation "auto"/"best"/"last" without falling back to fresh (`evaluation` 1). */
+cls_status cls_trainer_load(cls_trainer *trainer, const char *mode, int evaluation);
+
+/* Trains for options->epochs epochs (dev sets may be empty). */
+cls_status cls_trainer_train(cls_trainer *trainer, const cls_utterance *train, int n_train, const cls_eval_set *dev,
+                             int n_dev, cls_progress_fn progress, void *user);
+
+/* One pass without dropout over a set: mean step loss in *mean_loss; per batch, on_batch (may be NULL). */
+cls_status cls_trainer_evaluate(cls_trainer *trainer, const cls_eval_set *set, int batch_size, const char *phase,
+                                cls_batch_fn on_batch, cls_progress_fn progress, void *user, double *mean_loss,
+                                int64_t *steps);
+
+const cls_train_state *cls_trainer_state(const cls_trainer *trainer);
+/* The parameters, read back from the device into host memory [n] (cls_model_layout order). */
+cls_status cls_trainer_read_params(cls_trainer *trainer, float *params, size_t n);
+size_t cls_trainer_param_count(const cls_trainer *trainer);
+
+#endif

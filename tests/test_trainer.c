@@ -1,0 +1,166 @@
+/* The training loop on LDC93S1 (../shared/data/deepspeech-smoke): the loss falls; 3 epochs, a
+ * stop, and 3 more from the checkpoint give exactly the parameters of 6 straight epochs (the
+ * checkpoint holds the weights, Adam's slots and powers, the step that keys dropout, and the
+ * learning rate); a corrupt checkpoint is refused with its name; the train series keeps
+ * max_to_keep files and its index names the newest. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "dataset.h"
+#include "trainer.h"
+
+static float last_loss;
+static void on_progress(void *user, const cls_progress *p) {
+  (void)user;
+  if (p->finished && !strcmp(p->phase, "Training")) last_loss = (float)p->mean_loss;
+}
+
+static cls_train_options options(const char *dir, int epochs) {
+  cls_train_options o;
+  memset(&o, 0, sizeof o);
+  o.model = (cls_model_config){26, 9, 24, 29, 20.0f};
+  o.features = cls_mfcc_default(16000);
+  o.train_batch_size = o.dev_batch_size = o.test_batch_size = 1;
+  o.epochs = epochs;
+  o.learning_rate = 0.001f;
+  o.beta1 = 0.9f;
+  o.beta2 = 0.999f;
+  o.epsilon = 1e-8f;
+  for (int i = 0; i < 6; i++) o.dropout[i] = i == 3 || i == 4 ? 0.0f : 0.05f;
+  o.random_seed = 4568;
+  o.load_checkpoint_dir = o.save_checkpoint_dir = dir;
+  o.max_to_keep = 2;
+  o.load_train = "auto";
+  o.load_evaluate = "auto";
+  o.plateau_epochs = 10;
+  o.es_epochs = 25;
+  return o;
+}
+
+/* Trains `epochs` epochs from what `dir` holds; returns the parameters (malloc'ed). */
+static float *train(cls_engine *e, int dev, const cls_dataset *ds, const char *dir, int epochs, size_t *n,
+                    const char *load) {
+  cls_train_options o = options(dir, epochs);
+  cls_trainer *t = NULL;
+  int max_frames = 0, max_labels = 0;
+  cls_dataset_batch_max(ds, 0, cls_dataset_size(ds), &max_frames, &max_labels);
+  cls_status st = cls_trainer_create(e, dev, &o, 1, max_frames, max_labels, &t);
+  CHECK(st == CLS_OK, "trainer: %s", cls_engine_error(e));
+  if (!t) return NULL;
+  cls_utterance u[4];
+  for (int i = 0; i < cls_dataset_size(ds) && i < 4; i++) {
+    const cls_sample *s = cls_dataset_sample(ds, i);
+    u[i] = (cls_utterance){s->path, s->labels, s->n_labels};
+  }
+  st = cls_trainer_load(t, load, 0);
+  CHECK(st == CLS_OK, "load: %s", cls_engine_error(e));
+  st = cls_trainer_train(t, u, cls_dataset_size(ds), NULL, 0, on_progress, NULL);
+  CHECK(st == CLS_OK, "train: %s", cls_engine_error(e));
+  *n = cls_trainer_param_count(t);
+  float *p = malloc(*n * sizeof *p);
+  cls_trainer_read_params(t, p, *n);
+  cls_trainer_destroy(t);
+  return p;
+}
+
+static int count_files(const char *dir, const char *suffix) {
+  int n = 0;
+  DIR *d = opendir(dir);
+  for (struct dirent *x; d && (x = readdir(d));) n += strstr(x->d_name, suffix) != NULL;
+  if (d) closedir(d);
+  return n;
+}
+
+static void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  char path[1024];
+  for (struct dirent *x; d && (x = readdir(d));) {
+    if (x->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", dir, x->d_name);
+    unlink(path);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
+int main(void) {
+  char err[1024], alpha_path[512], csv[512];
+  snprintf(alpha_path, sizeof alpha_path, "%s/deepspeech-smoke/alphabet.txt", CLS_SHARED_DATA);
+  snprintf(csv, sizeof csv, "%s/deepspeech-smoke/ldc93s1.csv", CLS_SHARED_DATA);
+  cls_alphabet *a = NULL;
+  CHECK_INT(cls_alphabet_load(alpha_path, &a, err, sizeof err), CLS_OK);
+  cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
+  cls_dataset *ds = NULL;
+  CHECK_INT(cls_dataset_load(csv, &dopt, &ds, err, sizeof err), CLS_OK);
+  cls_engine *e = NULL;
+  CHECK_INT(cls_engine_create(NULL, &e), CLS_OK);
+  int sel[8], n_sel = 0;
+  CHECK_INT(cls_engine_select(e, "all", sel, 8, &n_sel), CLS_OK);
+  CHECK_INT(cls_engine_prepare(e, sel, &n_sel), CLS_OK);
+  if (!ds || n_sel == 0) return check_finish("test_trainer");
+  int dev = sel[0];
+  printf("device %s\n", cls_engine_device(e, dev)->name);
+
+  char straight[] = "/tmp/clspeech-train-a-XXXXXX", resumed[] = "/tmp/clspeech-train-b-XXXXXX";
+  char one[] = "/tmp/clspeech-train-c-XXXXXX";
+  CHECK(mkdtemp(straight) && mkdtemp(resumed) && mkdtemp(one), "mkdtemp");
+  size_t n = 0, n2 = 0;
+  float *first_loss_params = train(e, dev, ds, one, 1, &n, "init");
+  float loss1 = last_loss;
+  free(first_loss_params);
+  remove_dir(one);
+
+  float *p6 = train(e, dev, ds, straight, 6, &n, "init");
+  float loss6 = last_loss;
+  printf("  loss after epoch 1: %.4f, after epoch 6: %.4f\n", loss1, loss6);
+  CHECK(loss6 < loss1, "the loss falls: %.4f -> %.4f", loss1, loss6);
+  float *p3 = train(e, dev, ds, resumed, 3, &n2, "init");
+  free(p3);
+  float *p33 = train(e, dev, ds, resumed, 3, &n2, "auto");
+  CHECK(p6 && p33 && n == n2, "parameters read");
+  if (p6 && p33 && n == n2) {
+    size_t diff = 0;
+    for (size_t i = 0; i < n; i++) diff += p6[i] != p33[i];
+    CHECK(diff == 0, "3 + 3 epochs differ from 6 epochs in %zu of %zu parameters", diff, n);
+    printf("  3 + 3 epochs vs 6 epochs: %zu of %zu parameters differ\n", diff, n);
+  }
+  /* max_to_keep 2: two train checkpoints, the index names the newest (global step 6). */
+  CHECK_INT(count_files(resumed, ".safetensors"), 2);
+  char index[600], line[256] = "";
+  snprintf(index, sizeof index, "%s/checkpoint", resumed);
+  FILE *f = fopen(index, "r");
+  if (f) {
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+  }
+  CHECK(!strcmp(line, "train-6.safetensors\n"), "index names %s", line);
+
+  /* A corrupt checkpoint is refused, naming the file. */
+  char path[700];
+  snprintf(path, sizeof path, "%s/train-6.safetensors", resumed);
+  f = fopen(path, "r+b");
+  if (f) {
+    fputc(0xff, f);
+    fputc(0xff, f);
+    fputc(0xff, f);
+    fclose(f);
+  }
+  cls_train_options o = options(resumed, 1);
+  cls_trainer *t = NULL;
+  CHECK_INT(cls_trainer_create(e, dev, &o, 1, 200, 60, &t), CLS_OK);
+  if (t) {
+    CHECK_INT(cls_trainer_load(t, "last", 0), CLS_ERR_IO);
+    CHECK_CONTAINS(cls_engine_error(e), "train-6.safetensors");
+    cls_trainer_destroy(t);
+  }
+  free(p6);
+  free(p33);
+  remove_dir(straight);
+  remove_dir(resumed);
+  cls_engine_destroy(e);
+  cls_dataset_destroy(ds);
+  cls_alphabet_destroy(a);
+  return check_finish("test_trainer");
+}
