@@ -92,7 +92,7 @@ static void fill(cls_loader *l, slot *s, int k) {
   }
   for (int i = 0; i < b->batch; i++) {
     const cls_utterance *u = &l->utts[b->first + i];
-    memcpy(b->labels + (size_t)i * b->max_label, u->labels, (size_t)u->n_labels * sizeof *u->labels);
+    if (u->n_labels > 0) memcpy(b->labels + (size_t)i * b->max_label, u->labels, (size_t)u->n_labels * sizeof *u->labels);
     b->label_len[i] = u->n_labels;
     if (l->opt.host_features) {
       size_t frames = 0;

@@ -243,8 +243,9 @@ static cls_status upload_batch(cls_trainer *t, cls_host_batch *b, cls_model_batc
   }
   for (int i = 0; i < b->batch; i++) {
     memset(t->label_stage + (size_t)i * t->max_label, 0, (size_t)t->max_label * sizeof(int32_t));
-    memcpy(t->label_stage + (size_t)i * t->max_label, b->labels + (size_t)i * b->max_label,
-           (size_t)b->label_len[i] * sizeof(int32_t));
+    if (b->label_len[i] > 0)
+      memcpy(t->label_stage + (size_t)i * t->max_label, b->labels + (size_t)i * b->max_label,
+             (size_t)b->label_len[i] * sizeof(int32_t));
   }
   if (st == CLS_OK)
     st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->seq_len, CL_FALSE, 0, (size_t)b->batch * sizeof(int32_t), b->frames, 0,
@@ -286,8 +287,8 @@ static void report(cls_progress_fn fn, void *user, const char *phase, const char
 }
 
 cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
-                                cls_batch_fn on_batch, cls_progress_fn progress, void *user, double *mean_loss,
-                                int64_t *steps_out) {
+                                cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *user,
+                                double *mean_loss, int64_t *steps_out) {
   cls_loader *l = NULL;
   cls_status st = start_loader(t, set->utts, set->n, batch_size, &l);
   double t0 = cls_now_ms(), loss_sum = 0, audio = 0;
@@ -301,7 +302,7 @@ cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int bat
       size_t bytes = (size_t)mb.time * (size_t)mb.batch * (size_t)C * sizeof(float);
       st = cl_ok(t, clEnqueueReadBuffer(t->q, cls_model_logits(t->model).mem, CL_TRUE, 0, bytes, t->logits, 0, NULL, NULL),
                  "reading logits");
-      if (st == CLS_OK) on_batch(user, b->first, b->batch, mb.time, t->logits, b->frames, t->losses);
+      if (st == CLS_OK) on_batch(batch_user, b->first, b->batch, mb.time, t->logits, b->frames, t->losses);
     }
     if (st == CLS_OK) {
       double mean = 0;
@@ -387,7 +388,8 @@ cls_status cls_trainer_train(cls_trainer *t, const cls_utterance *train, int n_t
     for (int d = 0; st == CLS_OK && d < n_dev; d++) {
       double loss = 0;
       int64_t steps = 0;
-      st = cls_trainer_evaluate(t, &dev[d], t->o.dev_batch_size, "Validation", NULL, progress, user, &loss, &steps);
+      st = cls_trainer_evaluate(t, &dev[d], t->o.dev_batch_size, "Validation", NULL, NULL, progress, user, &loss,
+                                &steps);
       weighted += loss * (double)steps;
       total_steps += steps;
     }

@@ -76,10 +76,11 @@ cls_status cls_trainer_load(cls_trainer *trainer, const char *mode, int evaluati
 cls_status cls_trainer_train(cls_trainer *trainer, const cls_utterance *train, int n_train, const cls_eval_set *dev,
                              int n_dev, cls_progress_fn progress, void *user);
 
-/* One pass without dropout over a set: mean step loss in *mean_loss; per batch, on_batch (may be NULL). */
+/* One pass without dropout over a set: mean step loss in *mean_loss; per batch, on_batch(batch_user,
+ * ...) (may be NULL); progress(progress_user, ...) (may be NULL). */
 cls_status cls_trainer_evaluate(cls_trainer *trainer, const cls_eval_set *set, int batch_size, const char *phase,
-                                cls_batch_fn on_batch, cls_progress_fn progress, void *user, double *mean_loss,
-                                int64_t *steps);
+                                cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *progress_user,
+                                double *mean_loss, int64_t *steps);
 
 const cls_train_state *cls_trainer_state(const cls_trainer *trainer);
 /* The parameters, read back from the device into host memory [n] (cls_model_layout order). */

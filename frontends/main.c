@@ -10,7 +10,9 @@ static void usage(FILE *out) {
           "usage: clspeech COMMAND [flags]\n\n"
           "commands:\n"
           "  devices     list every OpenCL device, its capabilities, and whether our kernels pass on it\n"
-          "  features    DeepSpeech's MFCC features of an audio file, as .npy or a summary\n\n"
+          "  features    DeepSpeech's MFCC features of an audio file, as .npy or a summary\n"
+          "  train       train a DeepSpeech model (DeepSpeech 0.9's flags) and test it\n"
+          "  transcribe  transcribe audio files with a trained checkpoint\n\n"
           "`clspeech COMMAND --help` lists a command's flags. Exit status: 0 success, 1 failure, 2 usage error,\n"
           "3 no OpenCL platform or device.\n",
           cls_version());
@@ -24,6 +26,8 @@ int main(int argc, char **argv) {
   const char *command = argv[1];
   if (!strcmp(command, "devices")) return cmd_devices(argc, argv);
   if (!strcmp(command, "features")) return cmd_features(argc, argv);
+  if (!strcmp(command, "train")) return cmd_train(argc, argv);
+  if (!strcmp(command, "transcribe")) return cmd_transcribe(argc, argv);
   if (!strcmp(command, "--help") || !strcmp(command, "-h") || !strcmp(command, "help")) {
     usage(stdout);
     return CLI_EXIT_OK;

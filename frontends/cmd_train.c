@@ -1,0 +1,127 @@
+/* `clspeech train`: DeepSpeech-compatible training on one OpenCL device (DeepSpeech's flags and
+ * defaults), then the test report. Loads and validates the data sets, builds the trainer, loads or
+ * initialises the parameters, runs the epochs with progress lines, and evaluates --test_files. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "alphabet.h"
+#include "cli.h"
+#include "data_sets.h"
+#include "progress.h"
+#include "test_report.h"
+#include "train_flags.h"
+
+static int make_dirs(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int cmd_train(int argc, char **argv) {
+  train_flags f;
+  train_flags_defaults(&f);
+  int n_flags = 0;
+  cli_flag *table = train_flags_table(&f, &n_flags);
+  int rc = cli_parse_flags(argc, argv, 2, table, n_flags, "train",
+                           "Trains a DeepSpeech model (DeepSpeech 0.9's flags and defaults) and tests it.", NULL, 0, NULL);
+  if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+  if ((rc = train_flags_finish(&f, "train"))) return rc;
+  if (!*f.train_files && !*f.test_files) {
+    fprintf(stderr, "clspeech train: nothing to do: give --train_files and/or --test_files\n");
+    return CLI_EXIT_USAGE;
+  }
+  char err[2048];
+  cls_alphabet *alphabet = NULL;
+  if (cls_alphabet_load(f.alphabet_config_path, &alphabet, err, sizeof err) != CLS_OK) {
+    fprintf(stderr, "clspeech train: --alphabet_config_path: %s\n", err);
+    return CLI_EXIT_USAGE;
+  }
+  cls_train_options opt = train_flags_options(&f, cls_alphabet_size(alphabet) + 1);
+  cls_mfcc_tables *tables = NULL;
+  if (cls_mfcc_tables_create(&opt.features, &tables, err, sizeof err) != CLS_OK) {
+    fprintf(stderr, "clspeech train: %s\n", err);
+    cls_alphabet_destroy(alphabet);
+    return CLI_EXIT_USAGE;
+  }
+  cls_dataset_options dopt = {alphabet, f.audio_sample_rate, tables->window, tables->step, f.reverse_train,
+                              f.limit_train, f.strict};
+  data_set *train = NULL, *dev = NULL, *test = NULL;
+  int n_train = 0, n_dev = 0, n_test = 0;
+  rc = data_sets_load("training set", f.train_files, 0, &dopt, &train, &n_train);
+  dopt.reverse = f.reverse_dev;
+  dopt.limit = f.limit_dev;
+  if (!rc) rc = data_sets_load("validation set", f.dev_files, 1, &dopt, &dev, &n_dev);
+  dopt.reverse = f.reverse_test;
+  dopt.limit = f.limit_test;
+  if (!rc) rc = data_sets_load("test set", f.test_files, 1, &dopt, &test, &n_test);
+  if (!rc && n_train == 1 && train[0].n < f.train_batch_size) {
+    fprintf(stderr, "clspeech train: the training set has %d usable samples, fewer than --train_batch_size %d\n",
+            train[0].n, f.train_batch_size);
+    rc = CLI_EXIT_FAILURE;
+  }
+  cls_engine *engine = NULL;
+  cls_trainer *trainer = NULL;
+  if (!rc) rc = cli_engine_open(&engine);
+  int sel[64], n_sel = 0;
+  cls_status st = CLS_OK;
+  if (!rc) {
+    st = cls_engine_select(engine, f.devices, sel, 64, &n_sel);
+    if (st == CLS_OK) st = cls_engine_prepare(engine, sel, &n_sel);
+    if (st != CLS_OK) rc = cli_report("train", engine, st);
+  }
+  if (!rc) {
+    const cls_device_info *d = cls_engine_device(engine, sel[0]);
+    fprintf(stderr, "clspeech: training on device %d:%d (%s)%s\n", d->platform_index, d->device_index, d->name,
+            n_sel > 1 ? "; one tower: the other selected devices stay idle" : "");
+    int max_frames = 1, max_labels = 1;
+    data_sets_max(train, n_train, &max_frames, &max_labels);
+    data_sets_max(dev, n_dev, &max_frames, &max_labels);
+    data_sets_max(test, n_test, &max_frames, &max_labels);
+    int max_batch = f.train_batch_size;
+    if (f.dev_batch_size > max_batch) max_batch = f.dev_batch_size;
+    if (f.test_batch_size > max_batch) max_batch = f.test_batch_size;
+    st = cls_trainer_create(engine, sel[0], &opt, max_batch, max_frames, max_labels, &trainer);
+    if (st != CLS_OK) rc = cli_report("train", engine, st);
+  }
+  progress_printer progress;
+  progress_init(&progress, f.show_progressbar);
+  if (!rc && n_train > 0 && f.epochs > 0) {
+    st = cls_trainer_load(trainer, f.load_train, 0);
+    if (st == CLS_OK) {
+      char path[4200];
+      snprintf(path, sizeof path, "%s/flags.txt", f.save_checkpoint_dir);
+      if (make_dirs(f.save_checkpoint_dir) != 0 || train_flags_write(&f, path) != 0)
+        fprintf(stderr, "clspeech: warning: cannot write %s: %s\n", path, strerror(errno));
+      cls_eval_set *dev_sets = calloc((size_t)(n_dev ? n_dev : 1), sizeof *dev_sets);
+      for (int i = 0; i < n_dev; i++) dev_sets[i] = (cls_eval_set){dev[i].name, dev[i].utts, dev[i].n};
+      st = cls_trainer_train(trainer, train[0].utts, train[0].n, dev_sets, n_dev, progress_print, &progress);
+      free(dev_sets);
+    }
+    if (st != CLS_OK) rc = cli_report("train", engine, st);
+    else
+      fprintf(stderr, "clspeech: FINISHED optimization (global step %lld)\n",
+              (long long)cls_trainer_state(trainer)->global_step);
+  }
+  if (!rc && n_test > 0) {
+    st = cls_trainer_load(trainer, f.load_evaluate, 1);
+    if (st != CLS_OK) rc = cli_report("train", engine, st);
+    if (!rc) rc = test_report_run(engine, trainer, alphabet, &f, test, n_test, &progress);
+  }
+  cls_trainer_destroy(trainer);
+  cls_engine_destroy(engine);
+  data_sets_free(train, n_train);
+  data_sets_free(dev, n_dev);
+  data_sets_free(test, n_test);
+  cls_mfcc_tables_destroy(tables);
+  cls_alphabet_destroy(alphabet);
+  return rc;
+}

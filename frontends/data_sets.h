@@ -1,0 +1,25 @@
+/* Loading the data sets named by --train_files, --dev_files and --test_files for the commands:
+ * each set's skip report printed, and the utterance lists the trainer consumes. */
+#ifndef CLS_DATA_SETS_H
+#define CLS_DATA_SETS_H
+
+#include "dataset.h"
+#include "trainer.h"
+
+typedef struct data_set {
+  char *name;              /* the CSV path(s) */
+  cls_dataset *ds;
+  cls_utterance *utts;     /* [n] pointing into ds */
+  int n;
+} data_set;
+
+/* Loads `files` (comma-separated) as one set (`separate` 0) or each file as its own set (1, as
+ * DeepSpeech reports dev and test files). Prints what was skipped. Returns 0, or an exit status
+ * after printing the error. *sets is malloc'ed, *n_sets its length. */
+int data_sets_load(const char *what, const char *files, int separate, const cls_dataset_options *options,
+                   data_set **sets, int *n_sets);
+void data_sets_free(data_set *sets, int n);
+/* The largest frames and label count over the sets. */
+void data_sets_max(const data_set *sets, int n, int *max_frames, int *max_labels);
+
+#endif

@@ -1,0 +1,171 @@
+/* The test pass of `clspeech train` (see test_report.h): per test set, one evaluation pass whose
+ * batches are decoded on the host as they arrive (CTC beam search, or greedy with --beam_width 1),
+ * then DeepSpeech's report: "Test on FILE - WER: w, CER: c, loss: l" and the best, median and worst
+ * --report_count samples with their src and res; --test_output_file gets every sample as JSON. */
+#include "test_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "decode.h"
+#include "json_writer.h"
+#include "wer.h"
+
+typedef struct sample_result {
+  char *src, *res;
+  float loss;
+  cls_wer_sample stats;
+} sample_result;
+
+typedef struct decode_ctx {
+  const cls_alphabet *alphabet;
+  const train_flags *flags;
+  int n_classes;
+  sample_result *results;
+  const data_set *set;
+  cls_status status;
+  char err[512];
+} decode_ctx;
+
+/* Decodes every utterance of an evaluated batch: logits [time*batch, C] time-major. */
+static void on_batch(void *user, int first, int batch, int time, const float *logits, const int *frames,
+                     const float *losses) {
+  decode_ctx *c = user;
+  (void)time;
+  const int C = c->n_classes;
+  int32_t *labels = malloc(((size_t)time + 1) * sizeof *labels);
+  char *text = malloc((size_t)time * 8 + 8);
+  for (int b = 0; labels && text && b < batch; b++) {
+    int n = 0;
+    const float *start = logits + (size_t)b * C;
+    size_t stride = (size_t)batch * C;
+    cls_status st;
+    if (c->flags->beam_width <= 1) {
+      st = cls_ctc_greedy_host(start, frames[b], C, stride, labels, &n);
+    } else {
+      cls_beam_options bo = cls_beam_options_default();
+      bo.beam_width = c->flags->beam_width;
+      bo.cutoff_prob = c->flags->cutoff_prob;
+      bo.cutoff_top_n = c->flags->cutoff_top_n;
+      cls_beam_result best;
+      int got = 0;
+      st = cls_ctc_beam_search(start, frames[b], C, stride, &bo, &best, 1, &got);
+      if (st == CLS_OK && got > 0) {
+        n = best.length < time ? best.length : time;
+        if (n > 0) memcpy(labels, best.labels, (size_t)n * sizeof *labels);
+        cls_beam_results_free(&best, got);
+      }
+    }
+    if (st != CLS_OK) {
+      c->status = st;
+      snprintf(c->err, sizeof c->err, "decoding %s failed", c->set->utts[first + b].path);
+      continue;
+    }
+    cls_alphabet_decode(c->alphabet, labels, n, text, (size_t)time * 8 + 8);
+    sample_result *r = &c->results[first + b];
+    r->res = strdup(text);
+    r->src = strdup(cls_dataset_sample(c->set->ds, first + b)->transcript);
+    r->loss = losses[b];
+    cls_wer_sample ws;
+    if (cls_wer_sample_compute(r->src, r->res, &ws) == CLS_OK) r->stats = ws;
+  }
+  free(labels);
+  free(text);
+}
+
+static void print_sample(const sample_result *r, const char *path) {
+  printf("WER: %f, CER: %f, loss: %f\n", r->stats.wer, r->stats.cer, r->loss);
+  printf(" - wav: file://%s\n - src: \"%s\"\n - res: \"%s\"\n", path, r->src, r->res);
+  printf("--------------------------------------------------------------------------------\n");
+}
+
+int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet *alphabet, const train_flags *f,
+                    const data_set *sets, int n_sets, progress_printer *progress) {
+  FILE *json_out = NULL;
+  json_writer w;
+  if (*f->test_output_file) {
+    json_out = fopen(f->test_output_file, "w");
+    if (!json_out) {
+      fprintf(stderr, "clspeech train: --test_output_file %s: cannot write\n", f->test_output_file);
+      return CLI_EXIT_FAILURE;
+    }
+    json_init(&w, json_out);
+    json_begin_array(&w);
+  }
+  int rc = 0;
+  for (int s = 0; s < n_sets && !rc; s++) {
+    const data_set *set = &sets[s];
+    decode_ctx c = {alphabet, f, cls_alphabet_size(alphabet) + 1, calloc((size_t)(set->n ? set->n : 1),
+                                                                         sizeof(sample_result)), set, CLS_OK, ""};
+    cls_eval_set es = {set->name, set->utts, set->n};
+    double mean_loss = 0;
+    int64_t steps = 0;
+    printf("Testing model on %s\n", set->name);
+    cls_status st = cls_trainer_evaluate(trainer, &es, f->test_batch_size, "Test", on_batch, &c, progress_print,
+                                         progress, &mean_loss, &steps);
+    if (st != CLS_OK) rc = cli_report("train", engine, st);
+    else if (c.status != CLS_OK) {
+      fprintf(stderr, "clspeech train: %s\n", c.err);
+      rc = CLI_EXIT_FAILURE;
+    }
+    if (!rc) {
+      cls_wer_sample *stats = malloc((size_t)(set->n ? set->n : 1) * sizeof *stats);
+      double *losses = malloc((size_t)(set->n ? set->n : 1) * sizeof *losses), loss_sum = 0;
+      for (int i = 0; i < set->n; i++) {
+        stats[i] = c.results[i].stats;
+        losses[i] = c.results[i].loss;
+        loss_sum += c.results[i].loss;
+      }
+      double wer = 0, cer = 0;
+      cls_wer_corpus(stats, set->n, &wer, &cer);
+      printf("Test on %s - WER: %f, CER: %f, loss: %f\n", set->name, wer, cer, set->n ? loss_sum / set->n : 0.0);
+      printf("--------------------------------------------------------------------------------\n");
+      int *order = malloc((size_t)(set->n ? set->n : 1) * sizeof *order);
+      cls_report_order(stats, losses, set->n, false, order);
+      cls_report_sections sec;
+      cls_report_select(set->n, f->report_count, &sec);
+      const char *titles[3] = {"Best WER:", "Median WER:", "Worst WER:"};
+      const int ranges[3][2] = {{sec.best_begin, sec.best_end}, {sec.median_begin, sec.median_end},
+                                {sec.worst_begin, sec.worst_end}};
+      for (int part = 0; part < 3 && set->n > 0; part++) {
+        int from = ranges[part][0], to = ranges[part][1];
+        printf("%s\n--------------------------------------------------------------------------------\n", titles[part]);
+        for (int i = from; i < to; i++) print_sample(&c.results[order[i]], set->utts[order[i]].path);
+      }
+      for (int i = 0; json_out && i < set->n; i++) {
+        const sample_result *r = &c.results[i];
+        json_begin_object(&w);
+        json_key(&w, "wav_filename"); json_string(&w, set->utts[i].path);
+        json_key(&w, "src"); json_string(&w, r->src);
+        json_key(&w, "res"); json_string(&w, r->res);
+        json_key(&w, "loss"); json_double(&w, r->loss);
+        json_key(&w, "char_distance"); json_int(&w, r->stats.char_distance);
+        json_key(&w, "char_length"); json_int(&w, r->stats.char_length);
+        json_key(&w, "word_distance"); json_int(&w, r->stats.word_distance);
+        json_key(&w, "word_length"); json_int(&w, r->stats.word_length);
+        json_key(&w, "cer"); json_double(&w, r->stats.cer);
+        json_key(&w, "wer"); json_double(&w, r->stats.wer);
+        json_end_object(&w);
+      }
+      free(order);
+      free(stats);
+      free(losses);
+    }
+    for (int i = 0; i < set->n; i++) {
+      free(c.results[i].src);
+      free(c.results[i].res);
+    }
+    free(c.results);
+  }
+  if (json_out) {
+    json_end_array(&w);
+    if (fclose(json_out) != 0 && !rc) {
+      fprintf(stderr, "clspeech train: --test_output_file %s: write failed\n", f->test_output_file);
+      rc = CLI_EXIT_FAILURE;
+    }
+  }
+  return rc;
+}

@@ -1,0 +1,17 @@
+/* The test pass of `clspeech train --test_files`: evaluation of each test set, decoding (CTC beam
+ * search or greedy), WER/CER/loss and DeepSpeech's report of the best, median and worst samples,
+ * and the --test_output_file JSON. */
+#ifndef CLS_TEST_REPORT_H
+#define CLS_TEST_REPORT_H
+
+#include "alphabet.h"
+#include "data_sets.h"
+#include "progress.h"
+#include "train_flags.h"
+#include "trainer.h"
+
+/* Returns 0 or an exit status (after printing the error). */
+int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet *alphabet, const train_flags *flags,
+                    const data_set *sets, int n_sets, progress_printer *progress);
+
+#endif

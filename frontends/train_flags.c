@@ -1,0 +1,206 @@
+/* DeepSpeech's training flags (see train_flags.h). */
+#include "train_flags.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static char default_checkpoint_dir[4096];
+
+void train_flags_defaults(train_flags *f) {
+  memset(f, 0, sizeof *f);
+  f->train_files = f->dev_files = f->test_files = "";
+  f->alphabet_config_path = "data/alphabet.txt";
+  f->train_batch_size = f->dev_batch_size = f->test_batch_size = 1;
+  f->epochs = 75;
+  f->learning_rate = 0.001;
+  f->beta1 = 0.9;
+  f->beta2 = 0.999;
+  f->epsilon = 1e-8;
+  f->dropout_rate = 0.05;
+  f->dropout_rate2 = f->dropout_rate3 = f->dropout_rate6 = -1.0;
+  f->relu_clip = 20.0;
+  f->n_hidden = 2048;
+  f->random_seed = 4568;
+  f->checkpoint_dir = f->load_checkpoint_dir = f->save_checkpoint_dir = "";
+  f->checkpoint_secs = 600;
+  f->max_to_keep = 5;
+  f->load_train = f->load_evaluate = "auto";
+  f->plateau_epochs = 10;
+  f->plateau_reduction = 0.1;
+  f->es_epochs = 25;
+  f->es_min_delta = 0.05;
+  f->audio_sample_rate = 16000;
+  f->feature_win_len = 32;
+  f->feature_win_step = 20;
+  f->feature_cache = "";
+  f->features_device = "device";
+  f->devices = "";
+  f->show_progressbar = true;
+  f->report_count = 5;
+  f->beam_width = 1024;
+  f->cutoff_prob = 1.0;
+  f->cutoff_top_n = 300;
+  f->test_output_file = "";
+  f->audio = "";
+}
+
+cli_flag *train_flags_table(train_flags *f, int *n) {
+  static cli_flag t[64];
+  int k = 0;
+#define S(name, help) t[k++] = (cli_flag){#name, CLI_STRING, &f->name, help, false}
+#define I(name, help) t[k++] = (cli_flag){#name, CLI_INT, &f->name, help, false}
+#define D(name, help) t[k++] = (cli_flag){#name, CLI_DOUBLE, &f->name, help, false}
+#define B(name, help) t[k++] = (cli_flag){#name, CLI_BOOL, &f->name, help, false}
+  S(train_files, "comma-separated training CSVs (wav_filename,wav_filesize,transcript)");
+  S(dev_files, "comma-separated validation CSVs, evaluated after every epoch");
+  S(test_files, "comma-separated test CSVs, evaluated after training (WER, CER, loss)");
+  S(alphabet_config_path, "the alphabet file (one label per line)");
+  I(train_batch_size, "utterances per training step");
+  I(dev_batch_size, "utterances per validation step");
+  I(test_batch_size, "utterances per test step");
+  I(epochs, "passes over the training set");
+  D(learning_rate, "Adam learning rate (kept in the checkpoint; see --force_initialize_learning_rate)");
+  D(beta1, "Adam beta1");
+  D(beta2, "Adam beta2");
+  D(epsilon, "Adam epsilon (TF1 form, outside the bias correction)");
+  D(dropout_rate, "dropout of layer 1 (and of layers 2, 3, 5 when their rates are -1)");
+  D(dropout_rate2, "dropout of layer 2 (-1: --dropout_rate)");
+  D(dropout_rate3, "dropout of layer 3 (-1: --dropout_rate)");
+  D(dropout_rate4, "unused by the model, as in DeepSpeech");
+  D(dropout_rate5, "unused by the model, as in DeepSpeech");
+  D(dropout_rate6, "dropout of layer 5 (-1: --dropout_rate)");
+  D(relu_clip, "ReLU clipping value");
+  I(n_hidden, "width of the hidden layers and the LSTM");
+  I(random_seed, "seed of the initialisation and of dropout");
+  S(checkpoint_dir, "checkpoint folder (default ~/.local/share/clspeech/checkpoints)");
+  S(load_checkpoint_dir, "folder to load from (default --checkpoint_dir)");
+  S(save_checkpoint_dir, "folder to save to (default --checkpoint_dir)");
+  I(checkpoint_secs, "save a train checkpoint at most this often during an epoch (0: only at epoch ends)");
+  I(max_to_keep, "train checkpoints kept");
+  S(load_train, "auto (best_dev, else last, else init), best, last or init");
+  S(load_evaluate, "auto (best_dev, else last), best or last");
+  B(force_initialize_learning_rate, "use --learning_rate even when the checkpoint holds one");
+  B(reduce_lr_on_plateau, "reduce the learning rate when the dev loss stops improving");
+  I(plateau_epochs, "epochs without improvement before a reduction");
+  D(plateau_reduction, "factor of a reduction");
+  B(early_stop, "stop when the dev loss stops improving");
+  I(es_epochs, "epochs without improvement before stopping");
+  D(es_min_delta, "a dev loss must fall by more than this to count as an improvement");
+  I(audio_sample_rate, "sample rate of the features; other audio is resampled");
+  I(feature_win_len, "feature window in milliseconds");
+  I(feature_win_step, "feature step in milliseconds");
+  S(feature_cache, "folder caching each file's features (implies --features_device host)");
+  S(features_device, "device (OpenCL, default) or host");
+  S(devices, "OpenCL device selection; training uses the first selected device");
+  I(limit_train, "at most this many training samples (0: all)");
+  I(limit_dev, "at most this many validation samples (0: all)");
+  I(limit_test, "at most this many test samples (0: all)");
+  B(reverse_train, "longest training samples first");
+  B(reverse_dev, "longest validation samples first");
+  B(reverse_test, "longest test samples first");
+  B(show_progressbar, "progress lines updated in place on a terminal");
+  B(strict, "a bad sample (characters not in the alphabet, unreadable audio, too short) is fatal");
+  I(report_count, "best, median and worst samples shown in the test report");
+  I(beam_width, "CTC beam search width (1: greedy decoding)");
+  D(cutoff_prob, "beam search: keep classes within this cumulative probability (1.0: off)");
+  I(cutoff_top_n, "beam search: keep at most this many classes per frame");
+  S(test_output_file, "write every test sample's result as JSON here");
+#undef S
+#undef I
+#undef D
+#undef B
+  *n = k;
+  return t;
+}
+
+int train_flags_finish(train_flags *f, const char *command) {
+  if (!*f->checkpoint_dir) {
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg)
+      snprintf(default_checkpoint_dir, sizeof default_checkpoint_dir, "%s/clspeech/checkpoints", xdg);
+    else
+      snprintf(default_checkpoint_dir, sizeof default_checkpoint_dir, "%s/.local/share/clspeech/checkpoints",
+               home ? home : ".");
+    f->checkpoint_dir = default_checkpoint_dir;
+  }
+  if (!*f->load_checkpoint_dir) f->load_checkpoint_dir = f->checkpoint_dir;
+  if (!*f->save_checkpoint_dir) f->save_checkpoint_dir = f->checkpoint_dir;
+  if (f->dropout_rate2 < 0) f->dropout_rate2 = f->dropout_rate;
+  if (f->dropout_rate3 < 0) f->dropout_rate3 = f->dropout_rate;
+  if (f->dropout_rate6 < 0) f->dropout_rate6 = f->dropout_rate;
+  if (*f->feature_cache) f->features_device = "host";
+  const char *bad = NULL;
+  if (f->train_batch_size < 1 || f->dev_batch_size < 1 || f->test_batch_size < 1) bad = "batch sizes must be at least 1";
+  else if (f->epochs < 0) bad = "--epochs must not be negative";
+  else if (f->n_hidden < 1) bad = "--n_hidden must be at least 1";
+  else if (!(f->learning_rate > 0)) bad = "--learning_rate must be positive";
+  else if (f->dropout_rate < 0 || f->dropout_rate >= 1 || f->dropout_rate2 >= 1 || f->dropout_rate3 >= 1 ||
+           f->dropout_rate6 >= 1)
+    bad = "dropout rates must be in [0, 1)";
+  else if (strcmp(f->features_device, "device") && strcmp(f->features_device, "host"))
+    bad = "--features_device must be device or host";
+  else if (f->beam_width < 1) bad = "--beam_width must be at least 1";
+  else if (f->plateau_epochs < 1 || f->es_epochs < 1) bad = "--plateau_epochs and --es_epochs must be at least 1";
+  if (bad) {
+    fprintf(stderr, "clspeech %s: %s\n", command, bad);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
+}
+
+cls_train_options train_flags_options(const train_flags *f, int n_classes) {
+  cls_train_options o;
+  memset(&o, 0, sizeof o);
+  o.model = (cls_model_config){26, 9, f->n_hidden, n_classes, (float)f->relu_clip};
+  o.features = cls_mfcc_default(f->audio_sample_rate);
+  o.features.win_len_ms = f->feature_win_len;
+  o.features.win_step_ms = f->feature_win_step;
+  o.train_batch_size = f->train_batch_size;
+  o.dev_batch_size = f->dev_batch_size;
+  o.test_batch_size = f->test_batch_size;
+  o.epochs = f->epochs;
+  o.learning_rate = (float)f->learning_rate;
+  o.beta1 = (float)f->beta1;
+  o.beta2 = (float)f->beta2;
+  o.epsilon = (float)f->epsilon;
+  float d[6] = {(float)f->dropout_rate, (float)f->dropout_rate2, (float)f->dropout_rate3,
+                (float)f->dropout_rate4, (float)f->dropout_rate5, (float)f->dropout_rate6};
+  memcpy(o.dropout, d, sizeof d);
+  o.random_seed = (uint32_t)f->random_seed;
+  o.load_checkpoint_dir = f->load_checkpoint_dir;
+  o.save_checkpoint_dir = f->save_checkpoint_dir;
+  o.checkpoint_secs = f->checkpoint_secs;
+  o.max_to_keep = f->max_to_keep;
+  o.load_train = f->load_train;
+  o.load_evaluate = f->load_evaluate;
+  o.force_initialize_learning_rate = f->force_initialize_learning_rate;
+  o.reduce_lr_on_plateau = f->reduce_lr_on_plateau;
+  o.plateau_epochs = f->plateau_epochs;
+  o.plateau_reduction = (float)f->plateau_reduction;
+  o.early_stop = f->early_stop;
+  o.es_epochs = f->es_epochs;
+  o.es_min_delta = (float)f->es_min_delta;
+  o.host_features = !strcmp(f->features_device, "host");
+  o.feature_cache = f->feature_cache;
+  return o;
+}
+
+int train_flags_write(const train_flags *f, const char *path) {
+  FILE *out = fopen(path, "w");
+  if (!out) return -1;
+  train_flags copy = *f;
+  int n = 0;
+  cli_flag *t = train_flags_table(&copy, &n);
+  for (int i = 0; i < n; i++) {
+    switch (t[i].type) {
+      case CLI_STRING: fprintf(out, "--%s=%s\n", t[i].name, *(const char **)t[i].value); break;
+      case CLI_INT: fprintf(out, "--%s=%d\n", t[i].name, *(int *)t[i].value); break;
+      case CLI_DOUBLE: fprintf(out, "--%s=%.17g\n", t[i].name, *(double *)t[i].value); break;
+      case CLI_BOOL: fprintf(out, "--%s=%s\n", t[i].name, *(bool *)t[i].value ? "true" : "false"); break;
+    }
+  }
+  return fclose(out) == 0 ? 0 : -1;
+}
