@@ -1,0 +1,937 @@
+/* The data layer: alphabet files (DeepSpeech's rules, UTF-8 labels, bad lines), transcript encoding
+ * and decoding, DeepSpeech CSVs (RFC 4180, columns, paths, order, reverse, limit, merging), sample
+ * validation with the skip report and strict mode, and batch ranges. Needs ../shared/data; writes
+ * its own files under a mkdtemp folder and removes them. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alphabet.h"
+#include "check.h"
+#include "dataset.h"
+#include "file_util.h"
+
+#ifndef CLS_SHARED_DATA
+#error "CLS_SHARED_DATA must name ../shared/data"
+#endif
+
+#define SMOKE CLS_SHARED_DATA "/deepspeech-smoke"
+#define LDC_TEXT "she had your dark suit in greasy wash water all year"
+
+static char tmp[512];
+static char created[128][640];
+static int n_created;
+
+static const char *tmp_path(const char *name) {
+  static char bufs[8][640];
+  static int next;
+  char *b = bufs[next++ % 8];
+  snprintf(b, sizeof bufs[0], "%s/%s", tmp, name);
+  return b;
+}
+
+static void remember(const char *path) {
+  for (int i = 0; i < n_created; i++)
+    if (strcmp(created[i], path) == 0) return;
+  CHECK(n_created < 128, "too many temporary files to remember %s", path);
+  if (n_created < 128) snprintf(created[n_created++], sizeof created[0], "%s", path);
+}
+
+static void write_bytes(const char *name, const void *data, size_t len) {
+  const char *p = tmp_path(name);
+  FILE *f = fopen(p, "wb");
+  CHECK(f != NULL, "cannot write %s", p);
+  if (!f) return;
+  fwrite(data, 1, len, f);
+  fclose(f);
+  remember(p);
+}
+
+static void write_text(const char *name, const char *text) { write_bytes(name, text, strlen(text)); }
+
+static void make_dir(const char *name) {
+  const char *p = tmp_path(name);
+  CHECK(mkdir(p, 0700) == 0, "cannot create %s", p);
+  remember(p);
+}
+
+/* A 16-bit PCM WAV of n samples of a quiet tone; `claim` > 0 writes a data size that promises
+ * `claim` samples (a truncated file when claim > n). */
+static void write_wav(const char *name, int n, int rate, int channels, int claim) {
+  size_t data = (size_t)n * (size_t)channels * 2, promised = (size_t)(claim > 0 ? claim : n) * (size_t)channels * 2;
+  unsigned char *b = calloc(1, 44 + data);
+  if (!b) return;
+  memcpy(b, "RIFF", 4);
+  cls_put_le(b + 4, 36 + promised, 4);
+  memcpy(b + 8, "WAVEfmt ", 8);
+  cls_put_le(b + 16, 16, 4);
+  cls_put_le(b + 20, 1, 2);
+  cls_put_le(b + 22, (uint64_t)channels, 2);
+  cls_put_le(b + 24, (uint64_t)rate, 4);
+  cls_put_le(b + 28, (uint64_t)rate * (uint64_t)channels * 2, 4);
+  cls_put_le(b + 32, (uint64_t)channels * 2, 2);
+  cls_put_le(b + 34, 16, 2);
+  memcpy(b + 36, "data", 4);
+  cls_put_le(b + 40, promised, 4);
+  for (size_t i = 0; i < data / 2; i++) cls_put_le(b + 44 + 2 * i, (uint16_t)(int16_t)((int)(i % 50) * 40 - 1000), 2);
+  write_bytes(name, b, 44 + data);
+  free(b);
+}
+
+static void copy_file(const char *from, const char *name) {
+  FILE *f = fopen(from, "rb");
+  CHECK(f != NULL, "cannot read %s", from);
+  if (!f) return;
+  static unsigned char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  write_bytes(name, buf, n);
+}
+
+static cls_alphabet *smoke_alphabet(void) {
+  char err[512] = "";
+  cls_alphabet *a = NULL;
+  cls_status st = cls_alphabet_load(SMOKE "/alphabet.txt", &a, err, sizeof err);
+  CHECK(st == CLS_OK && a, "%s", err);
+  return a;
+}
+
+static cls_alphabet *parse_alphabet(const char *text) {
+  char err[512] = "";
+  cls_alphabet *a = NULL;
+  cls_status st = cls_alphabet_parse(text, strlen(text), "mem", &a, err, sizeof err);
+  CHECK(st == CLS_OK && a, "%s", err);
+  return a;
+}
+
+/* Loads and expects failure with exactly `msg`. */
+static void expect_alphabet_error(const char *text, cls_status want, const char *msg) {
+  write_text("bad-alphabet.txt", text);
+  char err[512] = "";
+  cls_alphabet *a = (cls_alphabet *)&err; /* must be reset to NULL */
+  cls_status st = cls_alphabet_load(tmp_path("bad-alphabet.txt"), &a, err, sizeof err);
+  CHECK_INT(st, want);
+  CHECK(a == NULL, "alphabet set on failure");
+  char full[800];
+  snprintf(full, sizeof full, "%s/bad-alphabet.txt%s", tmp, msg);
+  CHECK(strcmp(err, full) == 0, "message\n      %s\n    expected\n      %s", err, full);
+  if (st == CLS_OK) cls_alphabet_destroy(a);
+}
+
+/* ---- alphabets ---- */
+
+static void test_smoke_alphabet(void) {
+  cls_alphabet *a = smoke_alphabet();
+  if (!a) return;
+  CHECK_INT(cls_alphabet_size(a), 28);
+  CHECK(strcmp(cls_alphabet_label(a, 0), " ") == 0, "label 0 is \"%s\"", cls_alphabet_label(a, 0));
+  CHECK(strcmp(cls_alphabet_label(a, 1), "a") == 0, "label 1 is \"%s\"", cls_alphabet_label(a, 1));
+  CHECK(strcmp(cls_alphabet_label(a, 26), "z") == 0, "label 26 is \"%s\"", cls_alphabet_label(a, 26));
+  CHECK(strcmp(cls_alphabet_label(a, 27), "'") == 0, "label 27 is \"%s\"", cls_alphabet_label(a, 27));
+  CHECK(cls_alphabet_label(a, 28) == NULL, "the blank has no text");
+  CHECK(cls_alphabet_label(a, -1) == NULL, "label -1 has text");
+  CHECK_INT(cls_alphabet_index(a, ' '), 0);
+  CHECK_INT(cls_alphabet_index(a, 'q'), 17);
+  CHECK_INT(cls_alphabet_index(a, '\''), 27);
+  CHECK_INT(cls_alphabet_index(a, 'A'), -1);
+  CHECK_INT(cls_alphabet_index(a, '#'), -1);
+
+  int32_t labels[64];
+  int n = -1, n_missing = -1;
+  CHECK_INT(cls_alphabet_encode(a, LDC_TEXT, labels, 64, &n, NULL, 0, &n_missing), CLS_OK);
+  CHECK_INT(n, 52);
+  CHECK_INT(n_missing, 0);
+  const int32_t head[] = {19, 8, 5, 0, 8, 1, 4, 0, 25, 15, 21, 18};
+  for (int i = 0; i < 12; i++) CHECK(labels[i] == head[i], "label %d is %d, expected %d", i, labels[i], head[i]);
+  CHECK_INT(labels[51], 18);
+  int spaces = 0;
+  for (int i = 0; i < n; i++) spaces += labels[i] == 0;
+  CHECK_INT(spaces, 10);
+  char text[128];
+  CHECK_INT(cls_alphabet_decode(a, labels, n, text, sizeof text), CLS_OK);
+  CHECK(strcmp(text, LDC_TEXT) == 0, "decoded \"%s\"", text);
+  CHECK_INT(cls_alphabet_encode(a, "don't", labels, 64, &n, NULL, 0, NULL), CLS_OK);
+  CHECK_INT(labels[3], 27);
+
+  /* Missing characters: every distinct one, in order of first appearance. */
+  int32_t missing[8];
+  for (int i = 0; i < 8; i++) missing[i] = 12345;
+  CHECK_INT(cls_alphabet_encode(a, "Hello, w\xC3\xB6rld 1!!, H", labels, 64, &n, missing, 8, &n_missing),
+            CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(n, 19);
+  CHECK_INT(n_missing, 5);
+  CHECK_INT(missing[0], 'H');
+  CHECK_INT(missing[1], ',');
+  CHECK_INT(missing[2], 0xF6);
+  CHECK_INT(missing[3], '1');
+  CHECK_INT(missing[4], '!');
+  CHECK_INT(missing[5], 12345);
+  CHECK_INT(labels[0], -1);
+  CHECK_INT(labels[1], 5);
+  char desc[256];
+  size_t dl = cls_alphabet_describe_chars(missing, n_missing, desc, sizeof desc);
+  const char *want = "'H' (U+0048), ',' (U+002C), '\xC3\xB6' (U+00F6), '1' (U+0031), '!' (U+0021)";
+  CHECK(strcmp(desc, want) == 0, "described as %s", desc);
+  CHECK_INT(dl, strlen(want));
+  /* Too small a buffer keeps whole items and says there is more. */
+  cls_alphabet_describe_chars(missing, n_missing, desc, 30);
+  CHECK(strcmp(desc, "'H' (U+0048), ...") == 0, "truncated to %s", desc);
+  cls_alphabet_describe_chars(missing, n_missing, desc, 8);
+  CHECK(strcmp(desc, "...") == 0, "truncated to %s", desc);
+  /* A short `missing` still counts them all. */
+  for (int i = 0; i < 8; i++) missing[i] = 12345;
+  cls_alphabet_encode(a, "ABCD", labels, 64, &n, missing, 2, &n_missing);
+  CHECK_INT(n_missing, 4);
+  CHECK_INT(missing[1], 'B');
+  CHECK_INT(missing[2], 12345);
+  /* Bytes that are not UTF-8, an overlong form, a control character. */
+  CHECK_INT(cls_alphabet_encode(a, "a\xFF" "b\xC0\x80\t", labels, 64, &n, missing, 8, &n_missing),
+            CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(n, 6);
+  CHECK_INT(n_missing, 4);
+  CHECK_INT(missing[0], -0xFF);
+  CHECK_INT(missing[1], -0xC0);
+  cls_alphabet_describe_chars(missing, n_missing, desc, sizeof desc);
+  CHECK(strcmp(desc, "invalid UTF-8 byte 0xFF, invalid UTF-8 byte 0xC0, invalid UTF-8 byte 0x80, U+0009") == 0,
+        "described as %s", desc);
+  /* Invisible characters by code only. */
+  CHECK_INT(cls_alphabet_encode(a, "a\xC2\xA0" "b\xE2\x80\x8B", labels, 64, &n, missing, 8, &n_missing),
+            CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(n, 4);
+  cls_alphabet_describe_chars(missing, n_missing, desc, sizeof desc);
+  CHECK(strcmp(desc, "U+00A0, U+200B") == 0, "described as %s", desc);
+  /* An overlong form of '/' and a UTF-16 surrogate are bytes, not characters. */
+  CHECK_INT(cls_alphabet_encode(a, "\xE0\x80\xAF\xED\xA0\x80", labels, 64, &n, missing, 8, &n_missing),
+            CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(n, 6);
+  CHECK_INT(n_missing, 5);
+  CHECK_INT(missing[0], -0xE0);
+  CHECK_INT(missing[3], -0xED);
+  CHECK_INT(missing[4], -0xA0);
+  /* The labels must fit. */
+  labels[2] = 777;
+  CHECK_INT(cls_alphabet_encode(a, "abc", labels, 2, &n, missing, 8, &n_missing), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(n, 3);
+  CHECK_INT(n_missing, 0);
+  CHECK_INT(labels[1], 2);
+  CHECK_INT(labels[2], 777);
+  CHECK_INT(cls_alphabet_encode(a, "abc", NULL, 0, &n, NULL, 0, NULL), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(n, 3);
+  CHECK_INT(cls_alphabet_encode(a, "", labels, 2, &n, NULL, 0, &n_missing), CLS_OK);
+  CHECK_INT(n, 0);
+
+  /* Decoding: the blank and other labels outside the alphabet, and a short buffer. */
+  const int32_t abc[] = {1, 2, 3}, with_blank[] = {1, 28, 2}, negative[] = {-1};
+  CHECK_INT(cls_alphabet_decode(a, with_blank, 3, text, sizeof text), CLS_ERR_INVALID_ARGUMENT);
+  CHECK(strcmp(text, "a") == 0, "decoded up to the blank as \"%s\"", text);
+  CHECK_INT(cls_alphabet_decode(a, negative, 1, text, sizeof text), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_alphabet_decode(a, abc, 3, text, 3), CLS_ERR_INVALID_ARGUMENT);
+  CHECK(strcmp(text, "ab") == 0, "truncated to \"%s\"", text);
+  CHECK_INT(cls_alphabet_decode(a, abc, 3, text, 4), CLS_OK);
+  CHECK(strcmp(text, "abc") == 0, "decoded \"%s\"", text);
+  CHECK_INT(cls_alphabet_decode(a, abc, 0, text, 4), CLS_OK);
+  CHECK(text[0] == '\0', "decoded nothing as \"%s\"", text);
+  cls_alphabet_destroy(a);
+}
+
+static void test_handmade_alphabet(void) {
+  /* A byte-order mark, comments, "\#", CRLF, CR and LF line ends, empty lines, multibyte labels, no
+     final newline. */
+  const char *text = "\xEF\xBB\xBF# comment\r\n"          /* 1 */
+                     "\r\n"                               /* 2 */
+                     "\xD0\xB0\r\n"                       /* 3: Cyrillic a -> 0 */
+                     "\\#\r"                              /* 4: '#' -> 1 */
+                     "\xC3\xA9\r"                         /* 5: e acute -> 2 */
+                     " \n"                                /* 6: space -> 3 */
+                     "\n"                                 /* 7 */
+                     "#\xC3\xA9 not a label\n"            /* 8 */
+                     "\xE2\x82\xAC\n"                     /* 9: euro -> 4 */
+                     "\xF0\x9F\x98\x80\n"                 /* 10: emoji -> 5 */
+                     "\\\n"                               /* 11: backslash -> 6 */
+                     "z";                                 /* 12: z -> 7 */
+  write_text("hand.txt", text);
+  char err[512] = "";
+  cls_alphabet *a = NULL;
+  CHECK_INT(cls_alphabet_load(tmp_path("hand.txt"), &a, err, sizeof err), CLS_OK);
+  if (!a) return;
+  CHECK_INT(cls_alphabet_size(a), 8);
+  CHECK_INT(cls_alphabet_index(a, 0x430), 0);
+  CHECK_INT(cls_alphabet_index(a, '#'), 1);
+  CHECK_INT(cls_alphabet_index(a, 0xE9), 2);
+  CHECK_INT(cls_alphabet_index(a, ' '), 3);
+  CHECK_INT(cls_alphabet_index(a, 0x20AC), 4);
+  CHECK_INT(cls_alphabet_index(a, 0x1F600), 5);
+  CHECK_INT(cls_alphabet_index(a, '\\'), 6);
+  CHECK_INT(cls_alphabet_index(a, 'z'), 7);
+  CHECK_INT(cls_alphabet_index(a, 0xFEFF), -1);
+  CHECK(strcmp(cls_alphabet_label(a, 2), "\xC3\xA9") == 0, "label 2 is \"%s\"", cls_alphabet_label(a, 2));
+  CHECK(strcmp(cls_alphabet_label(a, 5), "\xF0\x9F\x98\x80") == 0, "label 5 is \"%s\"", cls_alphabet_label(a, 5));
+  int32_t labels[16];
+  int n = 0;
+  const char *s = "z#\xC3\xA9 \xE2\x82\xAC\xF0\x9F\x98\x80\xD0\xB0\\";
+  CHECK_INT(cls_alphabet_encode(a, s, labels, 16, &n, NULL, 0, NULL), CLS_OK);
+  CHECK_INT(n, 8);
+  const int32_t want[] = {7, 1, 2, 3, 4, 5, 0, 6};
+  for (int i = 0; i < 8; i++) CHECK(labels[i] == want[i], "label %d is %d, expected %d", i, labels[i], want[i]);
+  char back[64];
+  CHECK_INT(cls_alphabet_decode(a, labels, n, back, sizeof back), CLS_OK);
+  CHECK(strcmp(back, s) == 0, "decoded \"%s\"", back);
+  CHECK_INT(cls_alphabet_decode(a, labels, n, back, 4), CLS_ERR_INVALID_ARGUMENT);
+  CHECK(strcmp(back, "z#") == 0, "cut inside a character: \"%s\"", back);
+  cls_alphabet_destroy(a);
+
+  /* The same text from memory. */
+  a = NULL;
+  CHECK_INT(cls_alphabet_parse(text, strlen(text), "mem", &a, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_alphabet_size(a), 8);
+  cls_alphabet_destroy(a);
+
+  /* The Russian sample's alphabet: 33 Cyrillic letters and the space. */
+  a = NULL;
+  CHECK_INT(cls_alphabet_load(SMOKE "/russian_sample_data/alphabet.ru", &a, err, sizeof err), CLS_OK);
+  if (a) {
+    CHECK_INT(cls_alphabet_size(a), 34);
+    CHECK_INT(cls_alphabet_index(a, ' '), 0);
+    CHECK_INT(cls_alphabet_index(a, 0x43E), 1);   /* о */
+    CHECK_INT(cls_alphabet_index(a, 0x44A), 33);  /* ъ */
+    CHECK_INT(cls_alphabet_index(a, 'a'), -1);
+    const char *ru = "\xD0\xB1\xD0\xB5\xD0\xB4\xD0\xBD\xD1\x8F\xD0\xB3\xD0\xB0";  /* бедняга */
+    CHECK_INT(cls_alphabet_encode(a, ru, labels, 16, &n, NULL, 0, NULL), CLS_OK);
+    CHECK_INT(n, 7);
+    CHECK_INT(cls_alphabet_decode(a, labels, n, back, sizeof back), CLS_OK);
+    CHECK(strcmp(back, ru) == 0, "decoded \"%s\"", back);
+    cls_dataset_options o = {.alphabet = a};
+    cls_dataset *ds = NULL;
+    CHECK_INT(cls_dataset_load(SMOKE "/russian_sample_data/ru.csv", &o, &ds, err, sizeof err), CLS_OK);
+    CHECK_INT(cls_dataset_size(ds), 1);
+    const cls_sample *smp = cls_dataset_sample(ds, 0);
+    if (smp) {
+      CHECK_INT(smp->n_labels, 44);
+      CHECK_INT(smp->n_samples, 90664);
+      CHECK_INT(smp->frames, 282);
+      CHECK_INT(smp->labels[0], cls_alphabet_index(a, 0x431));
+    }
+    cls_dataset_destroy(ds);
+    cls_alphabet_destroy(a);
+  }
+
+  /* Bad alphabets, each naming the file and line. */
+  expect_alphabet_error("a\nab\n", CLS_ERR_INVALID_ARGUMENT,
+                        ":2: the line \"ab\" holds 2 characters; each label must be exactly one Unicode codepoint "
+                        "(check for stray spaces)");
+  expect_alphabet_error("# x\r\na \r\n", CLS_ERR_INVALID_ARGUMENT,
+                        ":2: the line \"a \" holds 2 characters; each label must be exactly one Unicode codepoint "
+                        "(check for stray spaces)");
+  expect_alphabet_error("b\re\xCC\x81\r", CLS_ERR_INVALID_ARGUMENT,
+                        ":2: the line \"e\xCC\x81\" holds 2 characters; each label must be exactly one Unicode "
+                        "codepoint (check for stray spaces)");
+  expect_alphabet_error("a\nb\n\na\n", CLS_ERR_INVALID_ARGUMENT,
+                        ":4: 'a' (U+0061) is already label 0 (line 1); each character may appear once");
+  expect_alphabet_error("a\n\xFF\n", CLS_ERR_INVALID_ARGUMENT, ":2: the line \"\xFF\" is not valid UTF-8 text");
+  expect_alphabet_error("a\n\xC3\n", CLS_ERR_INVALID_ARGUMENT, ":2: the line \"\xC3\" is not valid UTF-8 text");
+  expect_alphabet_error("# only\n\n#comments\n", CLS_ERR_INVALID_ARGUMENT,
+                        ": holds no labels (every line is empty or a comment)");
+  expect_alphabet_error("", CLS_ERR_INVALID_ARGUMENT, ": holds no labels (every line is empty or a comment)");
+  cls_alphabet *none = NULL;
+  CHECK_INT(cls_alphabet_load(tmp_path("no-such-alphabet.txt"), &none, err, sizeof err), CLS_ERR_IO);
+  char full[800];
+  snprintf(full, sizeof full, "%s/no-such-alphabet.txt: cannot open: No such file or directory", tmp);
+  CHECK(strcmp(err, full) == 0, "message %s", err);
+}
+
+/* ---- datasets ---- */
+
+static cls_dataset *load(const char *files, const cls_dataset_options *o) {
+  char err[1024] = "";
+  cls_dataset *ds = NULL;
+  cls_status st = cls_dataset_load(files, o, &ds, err, sizeof err);
+  CHECK(st == CLS_OK && ds, "loading %s: %s", files, err);
+  return ds;
+}
+
+/* Loads and expects failure with exactly `msg`, in which each "@" stands for the temporary folder. */
+static void expect_load_error(const char *files, const cls_dataset_options *o, cls_status want, const char *msg) {
+  char err[1024] = "";
+  cls_dataset *ds = (cls_dataset *)&err; /* must be reset to NULL */
+  cls_status st = cls_dataset_load(files, o, &ds, err, sizeof err);
+  CHECK_INT(st, want);
+  CHECK(ds == NULL, "dataset set on failure");
+  char full[2048] = "";
+  size_t o_len = 0;
+  for (const char *p = msg; *p && o_len + strlen(tmp) + 2 < sizeof full; p++) {
+    if (*p == '@') {
+      memcpy(full + o_len, tmp, strlen(tmp));
+      o_len += strlen(tmp);
+    } else {
+      full[o_len++] = *p;
+    }
+  }
+  full[o_len] = '\0';
+  CHECK(strcmp(err, full) == 0, "message\n      %s\n    expected\n      %s", err, full);
+  if (st == CLS_OK) cls_dataset_destroy(ds);
+}
+
+static void check_transcripts(const cls_dataset *ds, const char *const *want, int n) {
+  CHECK_INT(cls_dataset_size(ds), n);
+  for (int i = 0; i < n && i < cls_dataset_size(ds); i++) {
+    const char *got = cls_dataset_sample(ds, i)->transcript;
+    CHECK(strcmp(got, want[i]) == 0, "sample %d is \"%s\", expected \"%s\"", i, got, want[i]);
+  }
+}
+
+static void test_ldc93s1(const cls_alphabet *a) {
+  cls_dataset_options o = {.alphabet = a, .sample_rate = 16000};
+  cls_dataset *ds = load(SMOKE "/ldc93s1.csv", &o);
+  if (!ds) return;
+  CHECK_INT(cls_dataset_size(ds), 1);
+  const cls_sample *s = cls_dataset_sample(ds, 0);
+  CHECK(cls_dataset_sample(ds, 1) == NULL, "sample 1 exists");
+  CHECK(cls_dataset_sample(ds, -1) == NULL, "sample -1 exists");
+  if (s) {
+    CHECK(strcmp(s->path, SMOKE "/LDC93S1.wav") == 0, "path %s", s->path);
+    CHECK(strcmp(s->transcript, LDC_TEXT) == 0, "transcript %s", s->transcript);
+    CHECK(strcmp(s->source, SMOKE "/ldc93s1.csv") == 0, "source %s", s->source);
+    CHECK_INT(s->line, 2);
+    CHECK_INT(s->filesize, 93638);
+    CHECK_INT(s->n_labels, 52);
+    CHECK_INT(s->repeats, 1);
+    CHECK_INT(s->labels[0], 19);
+    CHECK_INT(s->labels[3], 0);
+    CHECK_INT(s->labels[51], 18);
+    CHECK_INT(s->n_samples, 46797);
+    CHECK_INT(s->frames, 145);
+    CHECK_INT(s->source_rate, 16000);
+    CHECK_INT(s->source_channels, 1);
+    CHECK(s->seconds > 2.9248 && s->seconds < 2.9249, "seconds %f", s->seconds);
+  }
+  const cls_dataset_report *r = cls_dataset_get_report(ds);
+  CHECK_INT(r->rows, 1);
+  CHECK_INT(r->considered, 1);
+  CHECK_INT(r->kept, 1);
+  CHECK_INT(r->skipped, 0);
+  CHECK(cls_dataset_seconds(ds) > 2.9248 && cls_dataset_seconds(ds) < 2.9249, "seconds %f", cls_dataset_seconds(ds));
+  char text[512];
+  size_t len = cls_dataset_format_report(ds, text, sizeof text);
+  CHECK(strcmp(text, "1 sample (2.9 s of audio)\n") == 0, "report %s", text);
+  CHECK_INT(len, strlen("1 sample (2.9 s of audio)\n"));
+  CHECK_INT(cls_dataset_format_report(ds, text, 5), len);
+  CHECK(strcmp(text, "1 sa") == 0, "truncated report %s", text);
+  cls_dataset_destroy(ds);
+
+  /* The 8 kHz copy at 16 kHz: its header's 23399 frames count as 46798 samples, 145 frames. */
+  ds = load(SMOKE "/ldc93s1_8k.csv", &o);
+  if (ds && cls_dataset_size(ds) == 1) {
+    s = cls_dataset_sample(ds, 0);
+    CHECK_INT(s->source_rate, 8000);
+    CHECK_INT(s->n_samples, 46798);
+    CHECK_INT(s->frames, 145);
+  }
+  cls_dataset_destroy(ds);
+  /* ... and at 8 kHz: the window and step default to 32 ms and 20 ms of that rate. */
+  cls_dataset_options o8 = {.alphabet = a, .sample_rate = 8000};
+  ds = load(SMOKE "/ldc93s1_8k.csv", &o8);
+  if (ds && cls_dataset_size(ds) == 1) {
+    CHECK_INT(cls_dataset_sample(ds, 0)->n_samples, 23399);
+    CHECK_INT(cls_dataset_sample(ds, 0)->frames, 145);
+  }
+  cls_dataset_destroy(ds);
+  /* Window and step given in samples. */
+  cls_dataset_options ow = {.alphabet = a, .sample_rate = 16000, .window = 400, .step = 160};
+  ds = load(SMOKE "/ldc93s1.csv", &ow);
+  if (ds && cls_dataset_size(ds) == 1) CHECK_INT(cls_dataset_sample(ds, 0)->frames, 290); /* 1 + 46397/160 */
+  cls_dataset_destroy(ds);
+
+  /* The 44.1 kHz stereo copy, by absolute path: 128985 frames -> 46797 samples at 16 kHz. */
+  char csv[1024];
+  snprintf(csv, sizeof csv, "wav_filename,wav_filesize,transcript\n%s,516018,%s\n",
+           SMOKE "/LDC93S1_pcms16le_2_44100.wav", LDC_TEXT);
+  write_text("stereo.csv", csv);
+  ds = load(tmp_path("stereo.csv"), &o);
+  if (ds && cls_dataset_size(ds) == 1) {
+    s = cls_dataset_sample(ds, 0);
+    CHECK(strcmp(s->path, SMOKE "/LDC93S1_pcms16le_2_44100.wav") == 0, "absolute path kept: %s", s->path);
+    CHECK_INT(s->source_rate, 44100);
+    CHECK_INT(s->source_channels, 2);
+    CHECK_INT(s->n_samples, 46797);
+    CHECK_INT(s->frames, 145);
+  }
+  cls_dataset_destroy(ds);
+}
+
+static void test_formats(const cls_alphabet *a) {
+  cls_dataset_options o = {.alphabet = a};
+  cls_dataset *ds = load(CLS_SHARED_DATA "/formats/formats.csv", &o);
+  if (!ds) return;
+  CHECK_INT(cls_dataset_size(ds), 6);
+  const char *names[] = {"digits-1.ogg", "digits-2.ogg", "digits-1.flac", "digits-2.flac", "digits-1.wav",
+                         "digits-2.wav"};
+  const int64_t sizes[] = {5960, 9412, 11034, 24071, 29112, 51998};
+  const int lines[] = {4, 7, 3, 6, 2, 5};
+  for (int i = 0; i < 6 && i < cls_dataset_size(ds); i++) {
+    const cls_sample *s = cls_dataset_sample(ds, i);
+    char want[512];
+    snprintf(want, sizeof want, "%s/formats/%s", CLS_SHARED_DATA, names[i]);
+    CHECK(strcmp(s->path, want) == 0, "sample %d is %s, expected %s", i, s->path, want);
+    CHECK_INT(s->filesize, sizes[i]);
+    CHECK_INT(s->line, lines[i]);
+    const int one = strstr(names[i], "-1.") != NULL;
+    CHECK_INT(s->n_samples, one ? 14534 : 25977);
+    CHECK_INT(s->frames, one ? 44 : 80);
+    CHECK_INT(s->n_labels, one ? 9 : 21);
+  }
+  /* Batches of 4 in this order, the last short unless dropped. */
+  CHECK_INT(cls_dataset_batches(ds, 4, 0), 2);
+  CHECK_INT(cls_dataset_batches(ds, 4, 1), 1);
+  CHECK_INT(cls_dataset_batches(ds, 6, 1), 1);
+  CHECK_INT(cls_dataset_batches(ds, 7, 1), 0);
+  CHECK_INT(cls_dataset_batches(ds, 1, 0), 6);
+  CHECK_INT(cls_dataset_batches(ds, 0, 0), 0);
+  int first = -1;
+  CHECK_INT(cls_dataset_batch(ds, 4, 0, 0, &first), 4);
+  CHECK_INT(first, 0);
+  CHECK_INT(cls_dataset_batch(ds, 4, 0, 1, &first), 2);
+  CHECK_INT(first, 4);
+  CHECK_INT(cls_dataset_batch(ds, 4, 1, 1, &first), 0);
+  CHECK_INT(first, 0);
+  CHECK_INT(cls_dataset_batch(ds, 4, 0, 2, &first), 0);
+  CHECK_INT(cls_dataset_batch(ds, 4, 0, -1, &first), 0);
+  int mf = -1, ml = -1;
+  cls_dataset_batch_max(ds, 0, 3, &mf, &ml);
+  CHECK_INT(mf, 80);
+  CHECK_INT(ml, 21);
+  cls_dataset_batch_max(ds, 4, 1, &mf, &ml);
+  CHECK_INT(mf, 44);
+  CHECK_INT(ml, 9);
+  const cls_dataset_report *r = cls_dataset_get_report(ds);
+  const double secs = 3 * (14534 + 25977) / 16000.0;
+  CHECK(r->seconds > secs - 1e-9 && r->seconds < secs + 1e-9, "seconds %f, expected %f", r->seconds, secs);
+  cls_dataset_destroy(ds);
+}
+
+static void test_order(const cls_alphabet *a) {
+  write_text("a.csv", "wav_filename,wav_filesize,transcript\n"
+                      "ldc.wav,300,c one\n"
+                      "ldc.wav,100,a one\n"
+                      "ldc.wav,200,b one\n"
+                      "ldc.wav,100,a two\n"
+                      "ldc.wav,300,c two\n");
+  write_text("b.csv", "wav_filename,wav_filesize,transcript\r\n"
+                      "ldc.wav,100,a three\r\n"
+                      "ldc.wav,250,b two\r\n");
+  cls_dataset_options o = {.alphabet = a};
+  char files[1400];
+  cls_dataset *ds = load(tmp_path("a.csv"), &o);
+  if (ds) {
+    const char *want[] = {"a one", "a two", "b one", "c one", "c two"};
+    check_transcripts(ds, want, 5);
+    const int lines[] = {3, 5, 4, 2, 6};
+    for (int i = 0; i < 5 && i < cls_dataset_size(ds); i++) CHECK_INT(cls_dataset_sample(ds, i)->line, lines[i]);
+    if (cls_dataset_size(ds) > 0)
+      CHECK(strcmp(cls_dataset_sample(ds, 0)->path, tmp_path("ldc.wav")) == 0, "relative path resolved to %s",
+            cls_dataset_sample(ds, 0)->path);
+    cls_dataset_destroy(ds);
+  }
+  /* Reverse: descending sizes, ties in file order (Python's sort(reverse=True)). */
+  o.reverse = 1;
+  if ((ds = load(tmp_path("a.csv"), &o))) {
+    const char *want[] = {"c one", "c two", "b one", "a one", "a two"};
+    check_transcripts(ds, want, 5);
+    cls_dataset_destroy(ds);
+  }
+  /* Limit: the first rows of the sorted order. */
+  o.reverse = 0;
+  o.limit = 2;
+  if ((ds = load(tmp_path("a.csv"), &o))) {
+    const char *want[] = {"a one", "a two"};
+    check_transcripts(ds, want, 2);
+    const cls_dataset_report *r = cls_dataset_get_report(ds);
+    CHECK_INT(r->rows, 5);
+    CHECK_INT(r->considered, 2);
+    CHECK_INT(r->kept, 2);
+    char text[512];
+    cls_dataset_format_report(ds, text, sizeof text);
+    CHECK(strcmp(text, "2 samples (5.8 s of audio); limited to the first 2 of 5 rows\n") == 0, "report %s", text);
+    cls_dataset_destroy(ds);
+  }
+  o.reverse = 1;
+  if ((ds = load(tmp_path("a.csv"), &o))) {
+    const char *want[] = {"c one", "c two"};
+    check_transcripts(ds, want, 2);
+    cls_dataset_destroy(ds);
+  }
+  o.limit = 9;
+  o.reverse = 0;
+  if ((ds = load(tmp_path("a.csv"), &o))) {
+    CHECK_INT(cls_dataset_size(ds), 5);
+    cls_dataset_destroy(ds);
+  }
+  o.limit = 0;
+  /* Two files merged by size, ties in the order the files are given. */
+  snprintf(files, sizeof files, "%s,%s", tmp_path("a.csv"), tmp_path("b.csv"));
+  if ((ds = load(files, &o))) {
+    const char *want[] = {"a one", "a two", "a three", "b one", "b two", "c one", "c two"};
+    check_transcripts(ds, want, 7);
+    if (cls_dataset_size(ds) == 7) {
+      CHECK(strcmp(cls_dataset_sample(ds, 2)->source, tmp_path("b.csv")) == 0, "source %s",
+            cls_dataset_sample(ds, 2)->source);
+      CHECK_INT(cls_dataset_sample(ds, 2)->line, 2);
+      CHECK(strcmp(cls_dataset_sample(ds, 3)->source, tmp_path("a.csv")) == 0, "source %s",
+            cls_dataset_sample(ds, 3)->source);
+    }
+    CHECK_INT(cls_dataset_batches(ds, 3, 0), 3);
+    CHECK_INT(cls_dataset_batches(ds, 3, 1), 2);
+    int first = -1;
+    CHECK_INT(cls_dataset_batch(ds, 3, 0, 2, &first), 1);
+    CHECK_INT(first, 6);
+    cls_dataset_destroy(ds);
+  }
+  snprintf(files, sizeof files, "%s,%s", tmp_path("b.csv"), tmp_path("a.csv"));
+  if ((ds = load(files, &o))) {
+    const char *want[] = {"a three", "a one", "a two", "b one", "b two", "c one", "c two"};
+    check_transcripts(ds, want, 7);
+    cls_dataset_destroy(ds);
+  }
+  o.reverse = 1;
+  snprintf(files, sizeof files, "%s,%s", tmp_path("a.csv"), tmp_path("b.csv"));
+  if ((ds = load(files, &o))) {
+    const char *want[] = {"c one", "c two", "b two", "b one", "a one", "a two", "a three"};
+    check_transcripts(ds, want, 7);
+    cls_dataset_destroy(ds);
+  }
+  o.reverse = 0;
+
+  /* A byte-order mark before the header. */
+  write_text("bom.csv", "\xEF\xBB\xBFwav_filename,wav_filesize,transcript\nldc.wav,1,bom\n");
+  if ((ds = load(tmp_path("bom.csv"), &o))) {
+    const char *want[] = {"bom"};
+    check_transcripts(ds, want, 1);
+    cls_dataset_destroy(ds);
+  }
+
+  /* Columns in another order, an extra column, no wav_filesize: every size 0, so file order. */
+  write_text("c.csv", "transcript,speaker,wav_filename\nsecond,x,ldc.wav\nfirst,y,ldc.wav\n");
+  if ((ds = load(tmp_path("c.csv"), &o))) {
+    const char *want[] = {"second", "first"};
+    check_transcripts(ds, want, 2);
+    if (cls_dataset_size(ds) == 2) CHECK_INT(cls_dataset_sample(ds, 1)->filesize, 0);
+    cls_dataset_destroy(ds);
+  }
+
+  /* Paths: relative to a CSV in a subfolder, absolute, and a CSV named without a folder. */
+  make_dir("sub");
+  char csv[1024];
+  snprintf(csv, sizeof csv, "wav_filename,wav_filesize,transcript\n../ldc.wav,1,relative\n%s,2,absolute\n",
+           SMOKE "/LDC93S1.wav");
+  write_text("sub/d.csv", csv);
+  if ((ds = load(tmp_path("sub/d.csv"), &o))) {
+    CHECK_INT(cls_dataset_size(ds), 2);
+    if (cls_dataset_size(ds) == 2) {
+      CHECK(strcmp(cls_dataset_sample(ds, 0)->path, tmp_path("sub/../ldc.wav")) == 0, "path %s",
+            cls_dataset_sample(ds, 0)->path);
+      CHECK(strcmp(cls_dataset_sample(ds, 1)->path, SMOKE "/LDC93S1.wav") == 0, "path %s",
+            cls_dataset_sample(ds, 1)->path);
+      CHECK_INT(cls_dataset_sample(ds, 0)->frames, 145);
+    }
+    cls_dataset_destroy(ds);
+  }
+  char cwd[1024];
+  if (getcwd(cwd, sizeof cwd) && chdir(tmp) == 0) {
+    if ((ds = load("b.csv", &o))) {
+      CHECK_INT(cls_dataset_size(ds), 2);
+      if (cls_dataset_size(ds) == 2) {
+        CHECK(strcmp(cls_dataset_sample(ds, 0)->path, "ldc.wav") == 0, "path %s", cls_dataset_sample(ds, 0)->path);
+        CHECK(strcmp(cls_dataset_sample(ds, 0)->source, "b.csv") == 0, "source %s", cls_dataset_sample(ds, 0)->source);
+      }
+      cls_dataset_destroy(ds);
+    }
+    CHECK(chdir(cwd) == 0, "cannot return to %s", cwd);
+  }
+}
+
+static void test_rfc4180(void) {
+  /* An alphabet with the comma and the quote, to see them arrive in transcripts. */
+  cls_alphabet *a = parse_alphabet(" \na\nb\nc\nd\ne\nh\ni\nl\nn\no\nr\ns\nt\nw\ny\n,\n\"\n");
+  if (!a) return;
+  write_text("e.csv", "\"wav_filename\",wav_filesize,\"transcript\"\r\n"  /* 1 */
+                      "\"ldc.wav\",10,\"hello, world\"\r\n"                /* 2 */
+                      "ldc.wav,20,\"say \"\"hi\"\"\"\r\n"                  /* 3 */
+                      "ldc.wav,30,\"two\r\nlines\"\r\n"                    /* 4-5 */
+                      "\r\n"                                               /* 6 */
+                      "ldc.wav,\"40\",last\r\n"                            /* 7 */
+                      "ldc.wav,50,\"\"\r\n"                                /* 8 */
+                      "ldc.wav,60,\"\"\"\"\r\n"                            /* 9 */
+                      "ldc.wav, 70 ,a\"b");                                /* 10, no final line end */
+  cls_dataset_options o = {.alphabet = a};
+  cls_dataset *ds = load(tmp_path("e.csv"), &o);
+  if (ds) {
+    const char *want[] = {"hello, world", "say \"hi\"", "last", "\"", "a\"b"};
+    check_transcripts(ds, want, 5);
+    const int lines[] = {2, 3, 7, 9, 10};
+    for (int i = 0; i < 5 && i < cls_dataset_size(ds); i++) CHECK_INT(cls_dataset_sample(ds, i)->line, lines[i]);
+    if (cls_dataset_size(ds) == 5) CHECK_INT(cls_dataset_sample(ds, 4)->filesize, 70);
+    const cls_dataset_report *r = cls_dataset_get_report(ds);
+    CHECK_INT(r->rows, 7);
+    CHECK_INT(r->skipped, 2);
+    CHECK_INT(r->count[CLS_SKIP_MISSING_CHARACTERS], 1);
+    CHECK_INT(r->count[CLS_SKIP_EMPTY_TRANSCRIPT], 1);
+    CHECK_INT(r->examples[CLS_SKIP_MISSING_CHARACTERS][0].line, 4);
+    CHECK(strcmp(r->examples[CLS_SKIP_MISSING_CHARACTERS][0].detail,
+                 "transcript has characters not in the alphabet: U+000D, U+000A") == 0,
+          "detail %s", r->examples[CLS_SKIP_MISSING_CHARACTERS][0].detail);
+    CHECK_INT(r->examples[CLS_SKIP_EMPTY_TRANSCRIPT][0].line, 8);
+    cls_dataset_destroy(ds);
+  }
+  cls_alphabet_destroy(a);
+}
+
+static void test_bad_csv(const cls_alphabet *a) {
+  cls_dataset_options o = {.alphabet = a};
+  expect_load_error(tmp_path("nope.csv"), &o, CLS_ERR_IO, "@/nope.csv: cannot open: No such file or directory");
+  write_text("h1.csv", "wav_filename,wav_filesize,text\nldc.wav,1,a\n");
+  expect_load_error(tmp_path("h1.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/h1.csv:1: the header has no transcript column (its columns: \"wav_filename\", "
+                    "\"wav_filesize\", \"text\"); DeepSpeech CSVs have the header wav_filename,wav_filesize,transcript");
+  write_text("h2.csv", "\n\nfile,transcript\nldc.wav,a\n");
+  expect_load_error(tmp_path("h2.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/h2.csv:3: the header has no wav_filename column (its columns: \"file\", \"transcript\"); "
+                    "DeepSpeech CSVs have the header wav_filename,wav_filesize,transcript");
+  write_text("h3.csv", "wav_filename,transcript,transcript\nldc.wav,a,b\n");
+  expect_load_error(tmp_path("h3.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/h3.csv:1: the header names the column transcript twice");
+  write_text("empty.csv", "\r\n\n");
+  expect_load_error(tmp_path("empty.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/empty.csv: empty file; a CSV needs a header row naming wav_filename, wav_filesize and "
+                    "transcript");
+  write_text("f1.csv", "wav_filename,wav_filesize,transcript\nldc.wav,1,a\nldc.wav,2\nldc.wav,3,c\n");
+  expect_load_error(tmp_path("f1.csv"), &o, CLS_ERR_INVALID_ARGUMENT, "@/f1.csv:3: the row has 2 fields, the header 3");
+  write_text("f2.csv", "wav_filename,wav_filesize,transcript\r\nldc.wav,1,\"a\r\nb\"\r\nldc.wav,2,hello, world\r\n");
+  expect_load_error(tmp_path("f2.csv"), &o, CLS_ERR_INVALID_ARGUMENT, "@/f2.csv:4: the row has 4 fields, the header 3");
+  write_text("f3.csv", "wav_filename,wav_filesize,transcript\nldc.wav\n");
+  expect_load_error(tmp_path("f3.csv"), &o, CLS_ERR_INVALID_ARGUMENT, "@/f3.csv:2: the row has 1 field, the header 3");
+  write_text("q1.csv", "wav_filename,wav_filesize,transcript\nldc.wav,1,a\nldc.wav,2,\"open\nand on\nand on\n");
+  expect_load_error(tmp_path("q1.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/q1.csv:3: unterminated quoted field: the quote opened on this line is never closed");
+  write_text("q2.csv", "wav_filename,wav_filesize,transcript\nldc.wav,1,\"a\"b\n");
+  expect_load_error(tmp_path("q2.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/q2.csv:2: text after the closing quote of field 3 (a quote inside a quoted field is written "
+                    "\"\")");
+  write_text("s1.csv", "wav_filename,wav_filesize,transcript\nldc.wav,12kb,a\n");
+  expect_load_error(tmp_path("s1.csv"), &o, CLS_ERR_INVALID_ARGUMENT, "@/s1.csv:2: wav_filesize \"12kb\" is not an integer");
+  write_text("s2.csv", "wav_filename,wav_filesize,transcript\nldc.wav,1,a\nldc.wav,,b\n");
+  expect_load_error(tmp_path("s2.csv"), &o, CLS_ERR_INVALID_ARGUMENT, "@/s2.csv:3: wav_filesize \"\" is not an integer");
+  write_text("s3.csv", "wav_filename,wav_filesize,transcript\nldc.wav,1.5,a\n");
+  expect_load_error(tmp_path("s3.csv"), &o, CLS_ERR_INVALID_ARGUMENT, "@/s3.csv:2: wav_filesize \"1.5\" is not an integer");
+  write_text("s4.csv", "wav_filename,wav_filesize,transcript\nldc.wav,99999999999999999999,a\n");
+  expect_load_error(tmp_path("s4.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/s4.csv:2: wav_filesize \"99999999999999999999\" is not an integer");
+  write_text("w.csv", "wav_filename,wav_filesize,transcript\n,1,a\n");
+  expect_load_error(tmp_path("w.csv"), &o, CLS_ERR_INVALID_ARGUMENT, "@/w.csv:2: the wav_filename field is empty");
+  static const char nul_csv[] = "wav_filename,wav_filesize,transcript\r\nldc.wav,1,a\r\nldc\0.wav,2,b\n";
+  write_bytes("nul.csv", nul_csv, sizeof nul_csv - 1);
+  expect_load_error(tmp_path("nul.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/nul.csv:3: holds a NUL byte; this is not a CSV text file");
+  /* A bad file among several is named, after the good one loaded. */
+  char files[1400];
+  snprintf(files, sizeof files, "%s,%s", tmp_path("a.csv"), tmp_path("s1.csv"));
+  expect_load_error(files, &o, CLS_ERR_INVALID_ARGUMENT, "@/s1.csv:2: wav_filesize \"12kb\" is not an integer");
+  snprintf(files, sizeof files, "%s,,%s", tmp_path("a.csv"), tmp_path("b.csv"));
+  expect_load_error(files, &o, CLS_ERR_INVALID_ARGUMENT, "the CSV list \"@/a.csv,,@/b.csv\" has an empty item (item 2)");
+  snprintf(files, sizeof files, "%s,", tmp_path("a.csv"));
+  expect_load_error(files, &o, CLS_ERR_INVALID_ARGUMENT, "the CSV list \"@/a.csv,\" has an empty item (item 2)");
+  expect_load_error("", &o, CLS_ERR_INVALID_ARGUMENT, "no CSV file given");
+  cls_dataset_options none = {0};
+  expect_load_error(tmp_path("a.csv"), &none, CLS_ERR_INVALID_ARGUMENT, "loading a dataset needs an alphabet");
+  cls_dataset_options neg = {.alphabet = a, .step = -1};
+  expect_load_error(tmp_path("a.csv"), &neg, CLS_ERR_INVALID_ARGUMENT,
+                    "bad dataset options: sample rate 0 Hz, window 0 and step -1 samples");
+}
+
+static void test_validation(const cls_alphabet *a) {
+  write_wav("short.wav", 4800, 16000, 1, 0);      /* 0.3 s: 14 frames */
+  write_wav("trunc.wav", 1600, 16000, 1, 16000);  /* promises 1 s, holds 0.1 s */
+  write_wav("empty.wav", 0, 16000, 1, 0);         /* a valid header, no samples */
+  write_text("text.wav", "this is not audio, just text that ends in .wav\n");
+  write_text("g.csv", "wav_filename,wav_filesize,transcript\n"
+                      "ldc.wav,1,she had your dark suit\n"                             /* 2 kept */
+                      "ldc.wav,2,Hello 123\n"                                          /* 3 missing chars */
+                      "ldc.wav,3,\n"                                                   /* 4 empty */
+                      "nope.wav,4,hello\n"                                             /* 5 no audio */
+                      "text.wav,5,hello\n"                                             /* 6 not audio */
+                      "short.wav,6,abcdefghijklmnopqrstuvwxyz abcdefghijklm\n"        /* 7 40 labels */
+                      "trunc.wav,7,hi\n"                                               /* 8 truncated */
+                      "short.wav,8,abcdefghijklmn\n"                                   /* 9 14 labels: kept */
+                      "short.wav,9,aabcdefghijklm\n"                                   /* 10 14 + 1 repeat */
+                      "short.wav,10,aabcdefghijkl\n"                                   /* 11 13 + 1 repeat: kept */
+                      "ldc.wav,11,X\nldc.wav,12,xX\nldc.wav,13,X\nldc.wav,14,X\n"      /* 12-15 missing */
+                      "ldc.wav,15,X\nldc.wav,16,\xC3\xA9X\n"                           /* 16-17 missing */
+                      "sub,17,hi\n"                                                    /* 18 a folder */
+                      "empty.wav,18,hi\n");                                            /* 19 no samples */
+  cls_dataset_options o = {.alphabet = a};
+  cls_dataset *ds = load(tmp_path("g.csv"), &o);
+  if (ds) {
+    const char *want[] = {"she had your dark suit", "abcdefghijklmn", "aabcdefghijkl"};
+    check_transcripts(ds, want, 3);
+    if (cls_dataset_size(ds) == 3) {
+      CHECK_INT(cls_dataset_sample(ds, 1)->frames, 14);
+      CHECK_INT(cls_dataset_sample(ds, 1)->repeats, 0);
+      CHECK_INT(cls_dataset_sample(ds, 2)->repeats, 1);
+      CHECK_INT(cls_dataset_sample(ds, 2)->n_labels, 13);
+    }
+    const cls_dataset_report *r = cls_dataset_get_report(ds);
+    CHECK_INT(r->rows, 18);
+    CHECK_INT(r->considered, 18);
+    CHECK_INT(r->kept, 3);
+    CHECK_INT(r->skipped, 15);
+    CHECK_INT(r->count[CLS_SKIP_EMPTY_TRANSCRIPT], 1);
+    CHECK_INT(r->count[CLS_SKIP_MISSING_CHARACTERS], 7);
+    CHECK_INT(r->count[CLS_SKIP_AUDIO_MISSING], 2);
+    CHECK_INT(r->count[CLS_SKIP_AUDIO_UNREADABLE], 3);
+    CHECK_INT(r->count[CLS_SKIP_TOO_LONG], 2);
+    CHECK_INT(r->n_examples[CLS_SKIP_MISSING_CHARACTERS], 5);
+    CHECK_INT(r->n_examples[CLS_SKIP_TOO_LONG], 2);
+    CHECK_INT(r->n_missing_chars, 6);
+    char chars[256];
+    cls_alphabet_describe_chars(r->missing_chars, r->n_missing_chars, chars, sizeof chars);
+    CHECK(strcmp(chars, "'H' (U+0048), '1' (U+0031), '2' (U+0032), '3' (U+0033), 'X' (U+0058), '\xC3\xA9' (U+00E9)") ==
+              0, "all missing: %s", chars);
+    const cls_skip_example *ex = &r->examples[CLS_SKIP_MISSING_CHARACTERS][0];
+    CHECK_INT(ex->line, 3);
+    CHECK(strcmp(ex->source, tmp_path("g.csv")) == 0, "source %s", ex->source);
+    CHECK(strcmp(ex->path, tmp_path("ldc.wav")) == 0, "path %s", ex->path);
+    CHECK(strcmp(ex->detail,
+                 "transcript has characters not in the alphabet: 'H' (U+0048), '1' (U+0031), '2' (U+0032), '3' (U+0033)") ==
+              0, "detail %s", ex->detail);
+    CHECK_INT(r->examples[CLS_SKIP_MISSING_CHARACTERS][4].line, 15);
+    ex = &r->examples[CLS_SKIP_EMPTY_TRANSCRIPT][0];
+    CHECK_INT(ex->line, 4);
+    CHECK(strcmp(ex->detail, "empty transcript") == 0, "detail %s", ex->detail);
+    ex = &r->examples[CLS_SKIP_AUDIO_MISSING][0];
+    CHECK_INT(ex->line, 5);
+    CHECK(strcmp(ex->path, tmp_path("nope.wav")) == 0, "path %s", ex->path);
+    CHECK(strcmp(ex->detail, "cannot open the audio file: No such file or directory") == 0, "detail %s", ex->detail);
+    ex = &r->examples[CLS_SKIP_AUDIO_MISSING][1];
+    CHECK_INT(ex->line, 18);
+    CHECK(strcmp(ex->detail, "cannot open the audio file: Is a directory") == 0, "detail %s", ex->detail);
+    ex = &r->examples[CLS_SKIP_AUDIO_UNREADABLE][0];
+    CHECK_INT(ex->line, 6);
+    CHECK(strncmp(ex->detail, "not a readable audio file (", 27) == 0 && ex->detail[strlen(ex->detail) - 1] == ')',
+          "detail %s", ex->detail);
+    ex = &r->examples[CLS_SKIP_AUDIO_UNREADABLE][1];
+    CHECK_INT(ex->line, 8);
+    CHECK(strcmp(ex->detail, "truncated audio file: its header promises more sample data than the file holds") == 0,
+          "detail %s", ex->detail);
+    ex = &r->examples[CLS_SKIP_AUDIO_UNREADABLE][2];
+    CHECK_INT(ex->line, 19);
+    CHECK(strcmp(ex->detail, "the audio file holds no samples") == 0, "detail %s", ex->detail);
+    ex = &r->examples[CLS_SKIP_TOO_LONG][0];
+    CHECK_INT(ex->line, 7);
+    CHECK(strcmp(ex->detail, "transcript too long for its audio: 40 labels need 40 frames, the audio gives 14 (0.30 s)") ==
+              0, "detail %s", ex->detail);
+    ex = &r->examples[CLS_SKIP_TOO_LONG][1];
+    CHECK_INT(ex->line, 10);
+    CHECK(strcmp(ex->detail, "transcript too long for its audio: 14 labels and 1 adjacent repeat need 15 frames, the "
+                             "audio gives 14 (0.30 s)") == 0,
+          "detail %s", ex->detail);
+
+    char text[4096];
+    size_t len = cls_dataset_format_report(ds, text, sizeof text);
+    CHECK_INT(len, strlen(text));
+    char line[1024];
+    const char *head = "15 of 18 samples skipped, 3 kept (3.5 s of audio)\n  1 empty transcript\n    ";
+    CHECK(strncmp(text, head, strlen(head)) == 0, "report:\n%s", text);
+    snprintf(line, sizeof line, "    %s:4: %s: empty transcript\n", tmp_path("g.csv"), tmp_path("ldc.wav"));
+    CHECK_CONTAINS(text, line);
+    CHECK_CONTAINS(text, "\n  7 characters not in the alphabet: 'H' (U+0048), '1' (U+0031), '2' (U+0032), '3' (U+0033), "
+                         "'X' (U+0058), '\xC3\xA9' (U+00E9)\n");
+    CHECK_CONTAINS(text, "\n    ... and 2 more\n  2 audio file missing\n");
+    snprintf(line, sizeof line, "    %s:5: %s: cannot open the audio file: No such file or directory\n", tmp_path("g.csv"),
+             tmp_path("nope.wav"));
+    CHECK_CONTAINS(text, line);
+    CHECK_CONTAINS(text, "\n  3 audio file unreadable\n");
+    snprintf(line, sizeof line, "  2 transcript too long for its audio\n    %s:7: %s: transcript too long", tmp_path("g.csv"),
+             tmp_path("short.wav"));
+    CHECK_CONTAINS(text, line);
+    /* Reasons in the enum's order, each once. */
+    const char *m = strstr(text, "characters not in"), *t = strstr(text, "  2 transcript too long");
+    CHECK(m && t && m < t, "order of reasons in:\n%s", text);
+    CHECK_INT(cls_dataset_format_report(ds, NULL, 0), len);
+    cls_dataset_destroy(ds);
+  }
+
+  /* Strict: the first bad row in CSV order is fatal. */
+  o.strict = 1;
+  expect_load_error(tmp_path("g.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/g.csv:3: @/ldc.wav: transcript has characters not in the alphabet: 'H' (U+0048), '1' "
+                    "(U+0031), '2' (U+0032), '3' (U+0033)");
+  write_text("h.csv", "wav_filename,wav_filesize,transcript\nldc.wav,9,Bad one\nnope.wav,1,hello\n");
+  expect_load_error(tmp_path("h.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/h.csv:2: @/ldc.wav: transcript has characters not in the alphabet: 'B' (U+0042)");
+  /* The limit comes first: only nope.wav (the smallest) is considered. */
+  o.limit = 1;
+  expect_load_error(tmp_path("h.csv"), &o, CLS_ERR_IO,
+                    "@/h.csv:3: @/nope.wav: cannot open the audio file: No such file or directory");
+  o.strict = 0;
+  if ((ds = load(tmp_path("h.csv"), &o))) {
+    const cls_dataset_report *r = cls_dataset_get_report(ds);
+    CHECK_INT(cls_dataset_size(ds), 0);
+    CHECK_INT(r->considered, 1);
+    CHECK_INT(r->count[CLS_SKIP_AUDIO_MISSING], 1);
+    CHECK_INT(r->count[CLS_SKIP_MISSING_CHARACTERS], 0);
+    CHECK_INT(cls_dataset_batches(ds, 1, 0), 0);
+    cls_dataset_destroy(ds);
+  }
+  o.limit = 0;
+  o.strict = 1;
+  write_text("i.csv", "wav_filename,wav_filesize,transcript\nldc.wav,1,fine\nshort.wav,2,abcdefghijklmnopqrstuvwxyz abcdefghijklm\n");
+  expect_load_error(tmp_path("i.csv"), &o, CLS_ERR_INVALID_ARGUMENT,
+                    "@/i.csv:3: @/short.wav: transcript too long for its audio: 40 labels need 40 frames, the audio "
+                    "gives 14 (0.30 s)");
+  write_text("j.csv", "wav_filename,wav_filesize,transcript\nldc.wav,1,fine\nldc.wav,2,\n");
+  expect_load_error(tmp_path("j.csv"), &o, CLS_ERR_INVALID_ARGUMENT, "@/j.csv:3: @/ldc.wav: empty transcript");
+  write_text("k.csv", "wav_filename,wav_filesize,transcript\ntrunc.wav,1,hi\n");
+  expect_load_error(tmp_path("k.csv"), &o, CLS_ERR_IO,
+                    "@/k.csv:2: @/trunc.wav: truncated audio file: its header promises more sample data than the file "
+                    "holds");
+  write_text("l.csv", "wav_filename,wav_filesize,transcript\ntext.wav,1,hi\n");
+  char err[1024] = "";
+  ds = NULL;
+  CHECK_INT(cls_dataset_load(tmp_path("l.csv"), &o, &ds, err, sizeof err), CLS_ERR_IO);
+  char prefix[1400];
+  snprintf(prefix, sizeof prefix, "%s:2: %s: not a readable audio file (", tmp_path("l.csv"), tmp_path("text.wav"));
+  CHECK(strncmp(err, prefix, strlen(prefix)) == 0, "message %s", err);
+  /* A good set passes strict. */
+  if ((ds = load(SMOKE "/ldc93s1.csv", &o))) {
+    CHECK_INT(cls_dataset_size(ds), 1);
+    cls_dataset_destroy(ds);
+  }
+}
+
+int main(void) {
+  snprintf(tmp, sizeof tmp, "%s/clspeech-data-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(tmp)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  copy_file(SMOKE "/LDC93S1.wav", "ldc.wav");
+  test_smoke_alphabet();
+  test_handmade_alphabet();
+  cls_alphabet *a = smoke_alphabet();
+  if (a) {
+    test_ldc93s1(a);
+    test_formats(a);
+    test_order(a);
+    test_rfc4180();
+    test_bad_csv(a);
+    test_validation(a);
+  }
+  cls_alphabet_destroy(a);
+  for (int i = n_created - 1; i >= 0; i--) remove(created[i]);
+  if (rmdir(tmp) != 0) {
+    fprintf(stderr, "cannot remove %s (files left behind)\n", tmp);
+    check_failed++;
+  }
+  return check_finish("test_data");
+}
