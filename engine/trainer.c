@@ -34,6 +34,7 @@ struct cls_trainer {
   float *losses, *logits;                          /* [max_batch], [max_frames*max_batch, C] */
   cls_train_state state;
   double last_save_ms;
+  int epoch;                                       /* epoch of this run, for progress */
 };
 
 static cls_status cl_ok(cls_trainer *t, cl_int err, const char *what) {
@@ -310,14 +311,14 @@ cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int bat
       loss_sum += mean / b->batch;
       audio += b->audio_seconds;
       steps++;
-      report(progress, user, phase, set->name, 0, steps, total, loss_sum, t0, audio, 0);
+      report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 0);
     }
     cls_loader_done(l, b);
   }
   cls_loader_stop(l);
   if (mean_loss) *mean_loss = steps ? loss_sum / (double)steps : 0.0;
   if (steps_out) *steps_out = steps;
-  if (st == CLS_OK) report(progress, user, phase, set->name, 0, steps, total, loss_sum, t0, audio, 1);
+  if (st == CLS_OK) report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 1);
   return st;
 }
 
@@ -378,6 +379,7 @@ cls_status cls_trainer_train(cls_trainer *t, const cls_utterance *train, int n_t
   t->last_save_ms = cls_now_ms();
   cls_status st = CLS_OK;
   for (int epoch = 0; st == CLS_OK && epoch < t->o.epochs; epoch++) {
+    t->epoch = epoch;
     st = train_epoch(t, epoch, train, n_train, progress, user);
     if (st != CLS_OK) break;
     t->state.epoch++;
