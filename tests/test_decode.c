@@ -1,0 +1,742 @@
+/* Host-side decoding and evaluation metrics: greedy and prefix beam search against TensorFlow
+ * (fixtures from tests/ref/make_decode_fixtures.py), the beam search against every alignment
+ * enumerated in double on tiny cases, its options and argument checks and its speed at DeepSpeech's
+ * sizes; Levenshtein distances, per-sample and corpus WER/CER, and the report's order and sections. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "ops_test.h"
+#include "clock.h"
+#include "decode.h"
+#include "wer.h"
+
+/* ---- helpers ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static double uniform01(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return ((rng_state >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static double normal(void) { return sqrt(-2.0 * log(uniform01())) * cos(6.283185307179586 * uniform01()); }
+
+static int same_labels(const int32_t *a, int na, const int32_t *b, int nb) {
+  return na == nb && (na == 0 || !memcmp(a, b, (size_t)na * sizeof *a));
+}
+
+static void print_labels(const char *what, const int32_t *v, int n) {
+  fprintf(stderr, "    %s (%d):", what, n);
+  for (int i = 0; i < n; i++) fprintf(stderr, " %d", v[i]);
+  fputc('\n', stderr);
+}
+
+static cls_beam_options exact_options(int beam_width) {
+  cls_beam_options o = cls_beam_options_default();
+  o.beam_width = beam_width;
+  o.delay_expansion = 0;
+  return o;
+}
+
+static double lse2(double a, double b) {
+  if (a == -INFINITY) return b;
+  if (b == -INFINITY) return a;
+  double m = fmax(a, b);
+  return m + log(exp(a - m) + exp(b - m));
+}
+
+/* log-softmax of one row, in double */
+static void log_softmax(const float *row, int C, double *out) {
+  double m = -INFINITY, s = 0.0;
+  for (int k = 0; k < C; k++) m = fmax(m, row[k]);
+  for (int k = 0; k < C; k++) s += exp(row[k] - m);
+  for (int k = 0; k < C; k++) out[k] = row[k] - m - log(s);
+}
+
+/* ln P(labels | logits) summed over every alignment: the CTC forward recursion in double. */
+static double ctc_log_prob(const float *logits, int T, int C, size_t stride, const int32_t *labels, int L) {
+  if (T == 0) return L == 0 ? 0.0 : -INFINITY;
+  int S = 2 * L + 1; /* blank, label 0, blank, ..., label L-1, blank */
+  double *a = malloc((size_t)S * sizeof *a), *nx = malloc((size_t)S * sizeof *nx), *l = malloc((size_t)C * sizeof *l);
+  for (int t = 0; t < T; t++) {
+    log_softmax(logits + (size_t)t * stride, C, l);
+    for (int s = 0; s < S; s++) {
+      double v;
+      if (t == 0) {
+        v = s < 2 ? 0.0 : -INFINITY;
+      } else {
+        v = a[s];
+        if (s >= 1) v = lse2(v, a[s - 1]);
+        if (s >= 2 && s % 2 && labels[s / 2] != labels[s / 2 - 1]) v = lse2(v, a[s - 2]);
+      }
+      nx[s] = v + l[s % 2 ? labels[s / 2] : C - 1];
+    }
+    memcpy(a, nx, (size_t)S * sizeof *a);
+  }
+  double r = S >= 2 ? lse2(a[S - 1], a[S - 2]) : a[S - 1];
+  free(a);
+  free(nx);
+  free(l);
+  return r;
+}
+
+/* ---- against TensorFlow ---- */
+
+/* How far a beam's log-probability may be from TF's at the same width (see check_fixture). */
+#define SCORE_TOL 0.05
+
+static double worst_score_diff_w = 0.0, worst_score_diff_wide = 0.0;
+static int tf_utterances = 0, tf_top_match = 0, tf_lower_paths = 0, tf_lower_match = 0;
+
+static void check_fixture(const char *name, int has_beam) {
+  cls_safetensors *st = tst_fixture(name);
+  if (!st) return;
+  const cls_tensor_info *ti = cls_safetensors_find(st, "logits");
+  CHECK(ti && ti->ndim == 3, "%s: logits [T, B, C]", name);
+  if (!ti || ti->ndim != 3) {
+    cls_safetensors_free(st);
+    return;
+  }
+  int T = (int)ti->shape[0], B = (int)ti->shape[1], C = (int)ti->shape[2];
+  const float *logits = tst_tensor(st, "logits", CLS_F32, (int64_t)T * B * C);
+  const int32_t *lengths = tst_tensor(st, "lengths", CLS_I32, B);
+  const int32_t *greedy = tst_tensor(st, "greedy", CLS_I32, (int64_t)B * T);
+  const int32_t *greedy_len = tst_tensor(st, "greedy_len", CLS_I32, B);
+  if (!logits || !lengths || !greedy || !greedy_len) {
+    cls_safetensors_free(st);
+    return;
+  }
+  int32_t *out = malloc((size_t)(T > 0 ? T : 1) * sizeof *out);
+  size_t stride = (size_t)B * C;
+
+  /* Greedy: identical to TF on every utterance, reading the time-major batch through the stride. */
+  int greedy_ok = 0;
+  for (int b = 0; b < B; b++) {
+    int n = -1;
+    CHECK_INT(cls_ctc_greedy_host(logits + (size_t)b * C, lengths[b], C, stride, out, &n), CLS_OK);
+    int ok = same_labels(out, n, greedy + (size_t)b * T, greedy_len[b]);
+    CHECK(ok, "%s utterance %d: greedy differs from TF", name, b);
+    if (!ok) {
+      print_labels("ours", out, n);
+      print_labels("TF  ", greedy + (size_t)b * T, greedy_len[b]);
+    }
+    greedy_ok += ok;
+  }
+  printf("  %-28s greedy: %d of %d utterances identical to tf.nn.ctc_greedy_decoder\n", name, greedy_ok, B);
+
+  if (has_beam) {
+    int K = tst_meta_int(st, "top_paths"), W = tst_meta_int(st, "beam_width");
+    int Wide = tst_meta_int(st, "wide_beam_width");
+    const int32_t *paths = tst_tensor(st, "beam_paths", CLS_I32, (int64_t)B * K * T);
+    const int32_t *plen = tst_tensor(st, "beam_len", CLS_I32, (int64_t)B * K);
+    const float *logp = tst_tensor(st, "beam_logp", CLS_F32, (int64_t)B * K);
+    const int32_t *wpaths = tst_tensor(st, "wide_paths", CLS_I32, (int64_t)B * K * T);
+    const int32_t *wplen = tst_tensor(st, "wide_len", CLS_I32, (int64_t)B * K);
+    const float *wlogp = tst_tensor(st, "wide_logp", CLS_F32, (int64_t)B * K);
+    if (paths && plen && logp && wpaths && wplen && wlogp && K > 0 && K <= 16) {
+      double dw = 0.0, dwide = 0.0, gap = 0.0;
+      for (int b = 0; b < B; b++) {
+        cls_beam_result res[16];
+        int nres = 0;
+        cls_beam_options o = exact_options(W);
+        CHECK_INT(cls_ctc_beam_search(logits + (size_t)b * C, lengths[b], C, stride, &o, res, K, &nres), CLS_OK);
+        if (nres < 1) continue;
+        const int32_t *tf_top = paths + ((size_t)b * K) * T;
+        const int32_t *tf_wide = wpaths + ((size_t)b * K) * T;
+        int top = same_labels(res[0].labels, res[0].length, tf_top, plen[b * K]) &&
+                  same_labels(res[0].labels, res[0].length, tf_wide, wplen[b * K]);
+        CHECK(top, "%s utterance %d: the best beam differs from TF's", name, b);
+        if (!top) {
+          print_labels("ours", res[0].labels, res[0].length);
+          print_labels("TF  ", tf_top, plen[b * K]);
+        }
+        tf_utterances++;
+        tf_top_match += top;
+        /* A beam's score sums the alignments whose prefixes stayed in the beam: a lower bound of the
+         * exact probability (the CTC forward sum), which depends on how the search prunes. TF prunes
+         * while it expands, ds_ctcdecoder after, so the scores agree only to SCORE_TOL at the same
+         * width (to ~2e-5, float32 rounding, where both keep the same prefixes). */
+        double exact = ctc_log_prob(logits + (size_t)b * C, lengths[b], C, stride, res[0].labels, res[0].length);
+        double e1 = fabs(res[0].log_prob - logp[b * K]);
+        dw = fmax(dw, e1);
+        gap = fmax(gap, exact - res[0].log_prob);
+        CHECK(e1 <= SCORE_TOL, "%s utterance %d: log-probability %.7f, TF (beam %d) %.7f", name, b, res[0].log_prob, W,
+              logp[b * K]);
+        CHECK(res[0].log_prob <= exact + 1e-9, "%s utterance %d: log-probability %.9f above the exact %.9f", name, b,
+              res[0].log_prob, exact);
+        cls_beam_result wide[1];
+        int nw = 0;
+        cls_beam_options ow = exact_options(Wide);
+        CHECK_INT(cls_ctc_beam_search(logits + (size_t)b * C, lengths[b], C, stride, &ow, wide, 1, &nw), CLS_OK);
+        if (nw == 1) {
+          CHECK(same_labels(wide[0].labels, wide[0].length, tf_wide, wplen[b * K]),
+                "%s utterance %d: the best beam at width %d differs from TF's", name, b, Wide);
+          double e2 = fabs(wide[0].log_prob - wlogp[b * K]);
+          dwide = fmax(dwide, e2);
+          CHECK(e2 <= SCORE_TOL, "%s utterance %d: log-probability %.7f, TF (beam %d) %.7f", name, b, wide[0].log_prob,
+                Wide, wlogp[b * K]);
+          CHECK(wide[0].log_prob <= exact + 1e-9, "%s utterance %d: wide log-probability above the exact", name, b);
+        }
+        cls_beam_results_free(wide, nw);
+        /* The lower beams: reported, not required (pruning differs). */
+        for (int k = 1; k < K && k < nres; k++) {
+          tf_lower_paths++;
+          tf_lower_match += same_labels(res[k].labels, res[k].length, tf_wide + (size_t)k * T, wplen[b * K + k]);
+        }
+        cls_beam_results_free(res, nres);
+      }
+      printf("  %-28s top path = TF's at widths %d and %d on %d utterances; |log p - TF's| <= %.2g at width %d, "
+             "<= %.2g at %d; exact - log p <= %.2g at %d\n",
+             name, W, Wide, B, dw, W, dwide, Wide, gap, W);
+      worst_score_diff_w = fmax(worst_score_diff_w, dw);
+      worst_score_diff_wide = fmax(worst_score_diff_wide, dwide);
+    }
+  }
+  free(out);
+  cls_safetensors_free(st);
+}
+
+/* ---- against every alignment (tiny cases) ---- */
+
+/* The prefix key: bijective base-C numeral of the labels (digits 1..C-1), unique for each prefix. */
+static long prefix_key(const int32_t *labels, int n, int C) {
+  long key = 0;
+  for (int i = 0; i < n; i++) key = key * C + labels[i] + 1;
+  return key;
+}
+
+static int brute_cases = 0, brute_prefixes = 0;
+static double brute_worst = 0.0;
+
+static void brute_force_case(int T, int C, double scale) {
+  float logits[6 * 4];
+  for (int i = 0; i < T * C; i++) logits[i] = (float)(normal() * scale);
+  long n_keys = 1;
+  for (int t = 0; t < T; t++) n_keys *= C;
+  double *prob = calloc((size_t)n_keys, sizeof *prob);
+  double lsm[6][4];
+  for (int t = 0; t < T; t++) log_softmax(logits + t * C, C, lsm[t]);
+  /* Every alignment: its probability goes to the prefix it collapses to. */
+  int a[6] = {0};
+  for (long it = 0; it < n_keys; it++) {
+    long v = it;
+    for (int t = 0; t < T; t++) {
+      a[t] = (int)(v % C);
+      v /= C;
+    }
+    int32_t labels[6];
+    int n = 0, prev = -1;
+    double lp = 0.0;
+    for (int t = 0; t < T; t++) {
+      lp += lsm[t][a[t]];
+      if (a[t] != C - 1 && a[t] != prev) labels[n++] = a[t];
+      prev = a[t];
+    }
+    prob[prefix_key(labels, n, C)] += exp(lp);
+  }
+  int n_nonzero = 0;
+  long best_key = 0;
+  for (long k = 0; k < n_keys; k++) {
+    if (prob[k] > 0) n_nonzero++;
+    if (prob[k] > prob[best_key]) best_key = k;
+  }
+
+  /* A beam wider than the number of prefixes is exact: every prefix, with its probability. */
+  enum { MAXR = 4096 };
+  cls_beam_result *res = calloc(MAXR, sizeof *res);
+  int nres = 0;
+  cls_beam_options o = exact_options(MAXR);
+  CHECK_INT(cls_ctc_beam_search(logits, T, C, (size_t)C, &o, res, MAXR, &nres), CLS_OK);
+  CHECK(nres == n_nonzero, "T=%d C=%d: %d prefixes from the beam search, %d from the alignments", T, C, nres,
+        n_nonzero);
+  for (int i = 0; i < nres; i++) {
+    long key = prefix_key(res[i].labels, res[i].length, C);
+    double want = log(prob[key]);
+    double err = fabs(res[i].log_prob - want);
+    brute_worst = fmax(brute_worst, err);
+    CHECK(err <= 1e-10 * fmax(1.0, fabs(want)), "T=%d C=%d prefix %d: log p %.15g, enumeration %.15g", T, C, i,
+          res[i].log_prob, want);
+    if (i > 0) CHECK(res[i].log_prob <= res[i - 1].log_prob, "results sorted");
+  }
+  if (nres > 0) {
+    CHECK(prefix_key(res[0].labels, res[0].length, C) == best_key, "T=%d C=%d: best prefix differs from enumeration", T,
+          C);
+    /* The CTC forward sum the TF comparison uses as the exact value agrees with the enumeration. */
+    double fwd = ctc_log_prob(logits, T, C, (size_t)C, res[0].labels, res[0].length);
+    CHECK(fabs(fwd - log(prob[best_key])) < 1e-10, "CTC forward %.15g, enumeration %.15g", fwd, log(prob[best_key]));
+  }
+  cls_beam_results_free(res, nres);
+
+  /* A narrow beam sums a subset of the alignments: never above the exact probability. */
+  o.beam_width = 2;
+  CHECK_INT(cls_ctc_beam_search(logits, T, C, (size_t)C, &o, res, MAXR, &nres), CLS_OK);
+  CHECK(nres >= 1 && nres <= 2, "beam 2 keeps at most 2 prefixes (%d)", nres);
+  for (int i = 0; i < nres; i++) {
+    double want = log(prob[prefix_key(res[i].labels, res[i].length, C)]);
+    CHECK(res[i].log_prob <= want + 1e-12, "narrow beam: %.15g above exact %.15g", res[i].log_prob, want);
+  }
+  cls_beam_results_free(res, nres);
+  free(res);
+  free(prob);
+  brute_cases++;
+  brute_prefixes += n_nonzero;
+}
+
+/* ---- against a naive prefix beam search (pruning included) ---- */
+
+/* The same search written plainly: prefixes as label arrays, identical prefixes found by comparing
+ * them, the beam cut by a full sort. Checks the trie, its hash table, node reuse and the selection. */
+enum { NAIVE_MAXLEN = 64 };
+typedef struct nprefix {
+  int32_t lab[NAIVE_MAXLEN];
+  int len;
+  double b, nb, bc, nbc, score;
+} nprefix;
+
+static int nprefix_cmp(const void *pa, const void *pb) {
+  const nprefix *a = pa, *b = pb;
+  if (a->score != b->score) return a->score > b->score ? -1 : 1;
+  int la = a->len ? a->lab[a->len - 1] : -1, lb = b->len ? b->lab[b->len - 1] : -1;
+  return (la > lb) - (la < lb);
+}
+
+static void naive_add(nprefix *v, int *n, const nprefix *p, int32_t c, double value) {
+  int j = 0;
+  for (; j < *n; j++)
+    if (v[j].len == p->len + 1 && v[j].lab[p->len] == c && !memcmp(v[j].lab, p->lab, (size_t)p->len * sizeof(int32_t)))
+      break;
+  if (j == *n) {
+    memcpy(v[j].lab, p->lab, (size_t)p->len * sizeof(int32_t));
+    v[j].lab[p->len] = c;
+    v[j].len = p->len + 1;
+    v[j].b = v[j].nb = v[j].bc = v[j].nbc = -INFINITY;
+    (*n)++;
+  }
+  v[j].nbc = lse2(v[j].nbc, value);
+}
+
+/* Returns the number of prefixes left in `beam` (sorted, best first). */
+static int naive_beam(const float *x, int T, int C, int W, nprefix *beam, nprefix *next) {
+  int nb = 1;
+  beam[0].len = 0;
+  beam[0].b = 0.0;
+  beam[0].nb = -INFINITY;
+  beam[0].score = 0.0;
+  double l[32];
+  for (int t = 0; t < T; t++) {
+    log_softmax(x + (size_t)t * C, C, l);
+    int nn = nb;
+    for (int i = 0; i < nb; i++) {
+      next[i] = beam[i];
+      next[i].bc = next[i].nbc = -INFINITY;
+    }
+    for (int i = 0; i < nb; i++) {
+      const nprefix *p = &beam[i];
+      int last = p->len ? p->lab[p->len - 1] : -1;
+      for (int c = 0; c < C; c++) {
+        if (c == C - 1) {
+          next[i].bc = lse2(next[i].bc, l[c] + p->score);
+        } else if (c == last) {
+          next[i].nbc = lse2(next[i].nbc, l[c] + p->nb);
+          if (p->b > -INFINITY) naive_add(next, &nn, p, c, l[c] + p->b);
+        } else {
+          naive_add(next, &nn, p, c, l[c] + p->score);
+        }
+      }
+    }
+    int kept = 0;
+    for (int i = 0; i < nn; i++) {
+      next[i].b = next[i].bc;
+      next[i].nb = next[i].nbc;
+      next[i].score = lse2(next[i].b, next[i].nb);
+      if (next[i].score > -INFINITY) next[kept++] = next[i];
+    }
+    qsort(next, (size_t)kept, sizeof *next, nprefix_cmp);
+    nb = kept < W ? kept : W;
+    memcpy(beam, next, (size_t)nb * sizeof *beam);
+  }
+  return nb;
+}
+
+static int naive_cases = 0;
+
+static void naive_case(int T, int C, int W, double scale) {
+  float *x = malloc((size_t)T * C * sizeof *x);
+  for (int i = 0; i < T * C; i++) x[i] = (float)(normal() * scale);
+  nprefix *beam = malloc((size_t)W * sizeof *beam), *next = malloc((size_t)W * (C + 1) * sizeof *next);
+  int nn = naive_beam(x, T, C, W, beam, next);
+  cls_beam_result *res = calloc((size_t)W, sizeof *res);
+  int nres = 0;
+  cls_beam_options o = exact_options(W);
+  CHECK_INT(cls_ctc_beam_search(x, T, C, (size_t)C, &o, res, W, &nres), CLS_OK);
+  CHECK(nres == nn, "T=%d C=%d W=%d: %d results, naive search %d", T, C, W, nres, nn);
+  int bad = 0;
+  for (int k = 0; k < nres && k < nn; k++) {
+    int ok = same_labels(res[k].labels, res[k].length, beam[k].lab, beam[k].len) &&
+             fabs(res[k].log_prob - beam[k].score) <= 1e-9 * fmax(1.0, fabs(beam[k].score));
+    if (!ok && bad++ == 0) {
+      fprintf(stderr, "    result %d: log p %.12g vs naive %.12g\n", k, res[k].log_prob, beam[k].score);
+      print_labels("ours ", res[k].labels, res[k].length);
+      print_labels("naive", beam[k].lab, beam[k].len);
+    }
+  }
+  CHECK(bad == 0, "T=%d C=%d W=%d: %d of %d results differ from the naive search", T, C, W, bad, nres);
+  cls_beam_results_free(res, nres);
+  free(res);
+  free(beam);
+  free(next);
+  free(x);
+  naive_cases++;
+}
+
+/* ---- beam search: hand cases, options, arguments ---- */
+
+static void check_beam_cases(void) {
+  cls_beam_result res[8];
+  int n = -1;
+  cls_beam_options o = exact_options(16);
+
+  /* 'a - a' is the best path: standard CTC decodes it as "a a" (TF's merge_repeated=True would say
+   * "a"); its only alignment has probability 0.8^3. */
+  const float p3[9] = {0.8f, 0.1f, 0.1f, 0.1f, 0.1f, 0.8f, 0.8f, 0.1f, 0.1f};
+  float l3[9];
+  for (int i = 0; i < 9; i++) l3[i] = logf(p3[i]);
+  CHECK_INT(cls_ctc_beam_search(l3, 3, 3, 3, &o, res, 8, &n), CLS_OK);
+  int32_t aa[2] = {0, 0};
+  CHECK(n >= 2 && same_labels(res[0].labels, res[0].length, aa, 2), "a-a decodes as [0 0]");
+  CHECK(fabs(res[0].log_prob - log(0.512)) < 1e-6, "P(a a) = 0.512: got %.9f", exp(res[0].log_prob));
+  CHECK(res[0].frames && res[0].frames[0] == 0 && res[0].frames[1] == 2, "frames of 'a a' are 0 and 2");
+  cls_beam_results_free(res, n);
+  CHECK(res[0].labels == NULL && res[0].length == 0, "free zeroes the results");
+
+  /* No frames, or only the blank class: one empty result of probability 1. */
+  CHECK_INT(cls_ctc_beam_search(NULL, 0, 29, 29, &o, res, 8, &n), CLS_OK);
+  CHECK(n == 1 && res[0].length == 0 && res[0].labels == NULL && res[0].log_prob == 0.0, "T=0: one empty result");
+  cls_beam_results_free(res, n);
+  const float one[3] = {0.5f, -2.0f, 7.0f};
+  CHECK_INT(cls_ctc_beam_search(one, 3, 1, 1, &o, res, 8, &n), CLS_OK);
+  CHECK(n == 1 && res[0].length == 0 && fabs(res[0].log_prob) < 1e-12, "C=1: one empty result, log p 0");
+  cls_beam_results_free(res, n);
+
+  /* Random frames for the option checks. */
+  enum { T = 40, C = 6 };
+  float x[T * C];
+  for (int i = 0; i < T * C; i++) x[i] = (float)normal() * 2.0f;
+  int32_t g[T];
+  int ng = 0;
+  CHECK_INT(cls_ctc_greedy_host(x, T, C, C, g, &ng), CLS_OK);
+  double best_path = 0.0;
+  for (int t = 0; t < T; t++) {
+    double l[C], m = -INFINITY;
+    log_softmax(x + t * C, C, l);
+    for (int k = 0; k < C; k++) m = fmax(m, l[k]);
+    best_path += m;
+  }
+
+  /* A tiny cutoff_prob keeps only each frame's best class: one alignment, the greedy one. */
+  cls_beam_options oc = exact_options(16);
+  oc.cutoff_prob = 1e-6;
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &oc, res, 8, &n), CLS_OK);
+  CHECK(n == 1 && same_labels(res[0].labels, res[0].length, g, ng), "cutoff_prob 1e-6: the greedy path");
+  CHECK(n == 1 && fabs(res[0].log_prob - best_path) < 1e-9, "cutoff_prob 1e-6: log p of the best path %.12g vs %.12g",
+        res[0].log_prob, best_path);
+  cls_beam_results_free(res, n);
+  /* cutoff_top_n = 1 with cutoff_prob < 1 does the same; with cutoff_prob = 1.0 it is ignored
+   * (ds_ctcdecoder 0.9). */
+  oc.cutoff_prob = 0.9999999;
+  oc.cutoff_top_n = 1;
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &oc, res, 8, &n), CLS_OK);
+  CHECK(n == 1 && same_labels(res[0].labels, res[0].length, g, ng), "cutoff_top_n 1: the greedy path");
+  cls_beam_results_free(res, n);
+  cls_beam_result ref[8];
+  int nref = 0;
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &o, ref, 8, &nref), CLS_OK);
+  oc.cutoff_prob = 1.0;
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &oc, res, 8, &n), CLS_OK);
+  int same = n == nref;
+  for (int i = 0; same && i < n; i++)
+    same = same_labels(res[i].labels, res[i].length, ref[i].labels, ref[i].length) &&
+           res[i].log_prob == ref[i].log_prob;
+  CHECK(same, "cutoff_top_n without cutoff_prob < 1 changes nothing");
+  cls_beam_results_free(res, n);
+  /* Deterministic: the same call gives the same bits. */
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &o, res, 8, &n), CLS_OK);
+  same = n == nref;
+  for (int i = 0; same && i < n; i++)
+    same = same_labels(res[i].labels, res[i].length, ref[i].labels, ref[i].length) &&
+           same_labels(res[i].frames, res[i].length, ref[i].frames, ref[i].length) &&
+           res[i].log_prob == ref[i].log_prob;
+  CHECK(same, "two identical calls give identical results");
+  cls_beam_results_free(res, n);
+
+  /* delay_expansion: leading frames with P(blank) >= 0.999 are skipped; the best prefix is the same and
+   * its score higher by about their log P(blank). */
+  float xd[T * C];
+  memcpy(xd, x, sizeof xd);
+  double skipped = 0.0;
+  for (int t = 0; t < 5; t++) {
+    for (int k = 0; k < C; k++) xd[t * C + k] = (k == C - 1) ? 12.0f + (float)t : (float)normal();
+    double l[C];
+    log_softmax(xd + t * C, C, l);
+    CHECK(exp(l[C - 1]) >= 0.999, "frame %d is blank enough", t);
+    skipped += l[C - 1];
+  }
+  cls_beam_result rd[8], re[8];
+  int nd = 0, ne = 0;
+  cls_beam_options od = cls_beam_options_default();
+  od.beam_width = 16;
+  CHECK_INT(cls_ctc_beam_search(xd, T, C, C, &od, rd, 8, &nd), CLS_OK);
+  CHECK_INT(cls_ctc_beam_search(xd, T, C, C, &o, re, 8, &ne), CLS_OK);
+  CHECK(nd > 0 && ne > 0 && same_labels(rd[0].labels, rd[0].length, re[0].labels, re[0].length),
+        "delay_expansion: same best prefix");
+  /* Without the delay the score also counts the rare alignments that emit a label in those frames. */
+  if (nd > 0 && ne > 0)
+    CHECK(re[0].log_prob >= rd[0].log_prob + skipped - 1e-12 && re[0].log_prob - (rd[0].log_prob + skipped) < 1e-3,
+          "delay_expansion shifts by %.9g: %.12g vs %.12g", skipped, rd[0].log_prob, re[0].log_prob);
+  cls_beam_results_free(rd, nd);
+  cls_beam_results_free(re, ne);
+  cls_beam_results_free(ref, nref);
+
+  /* A class with logit -inf is allowed (probability 0); the best path avoids it. */
+  float xi[T * C];
+  memcpy(xi, x, sizeof xi);
+  for (int t = 0; t < T; t++) xi[t * C + 2] = -INFINITY;
+  CHECK_INT(cls_ctc_beam_search(xi, T, C, C, &o, res, 8, &n), CLS_OK);
+  int has2 = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < res[i].length; j++) has2 |= res[i].labels[j] == 2;
+  CHECK(n > 0 && !has2, "a class of probability 0 never appears");
+  cls_beam_results_free(res, n);
+
+  /* Arguments. */
+  cls_beam_options bad = o;
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C - 1, &o, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_ctc_beam_search(x, T, 0, C, &o, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_ctc_beam_search(x, -1, C, C, &o, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &o, res, 0, &n), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &o, NULL, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_ctc_beam_search(NULL, T, C, C, &o, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  bad.beam_width = 0;
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &bad, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  bad = o;
+  bad.cutoff_prob = 0.0;
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &bad, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  bad.cutoff_prob = 1.5;
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &bad, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  bad = o;
+  bad.cutoff_top_n = 0;
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, &bad, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  float xn[T * C];
+  memcpy(xn, x, sizeof xn);
+  xn[17 * C + 3] = NAN;
+  CHECK_INT(cls_ctc_beam_search(xn, T, C, C, &o, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  CHECK(n == 0 && res[0].labels == NULL, "no results after an error");
+  CHECK_INT(cls_ctc_greedy_host(xn, T, C, C, g, &ng), CLS_ERR_INVALID_ARGUMENT);
+  xn[17 * C + 3] = INFINITY;
+  CHECK_INT(cls_ctc_beam_search(xn, T, C, C, &o, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  for (int k = 0; k < C; k++) xn[17 * C + k] = -INFINITY;
+  CHECK_INT(cls_ctc_beam_search(xn, T, C, C, &o, res, 8, &n), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_ctc_greedy_host(x, T, C, C - 1, g, &ng), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_ctc_greedy_host(x, T, C, C, NULL, &ng), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_ctc_greedy_host(NULL, 0, C, C, NULL, &ng), CLS_OK);
+  CHECK_INT(ng, 0);
+  cls_beam_options d = cls_beam_options_default();
+  CHECK(d.beam_width == 1024 && d.cutoff_prob == 1.0 && d.cutoff_top_n == 300 && d.delay_expansion == 1,
+        "DeepSpeech's defaults");
+  /* NULL options mean the defaults. */
+  CHECK_INT(cls_ctc_beam_search(x, T, C, C, NULL, res, 8, &n), CLS_OK);
+  cls_beam_results_free(res, n);
+}
+
+/* Beam width 1024 on DeepSpeech's sizes: flat random logits (every beam slot filled) and peaked ones. */
+static void time_beam(int T, double peak, int reps) {
+  enum { C = 29 };
+  float *x = malloc((size_t)T * C * sizeof *x);
+  for (int t = 0; t < T; t++) {
+    int hot = uniform01() < 0.5 ? C - 1 : (int)(uniform01() * (C - 1));
+    for (int k = 0; k < C; k++) x[t * C + k] = (float)(normal() + (k == hot ? peak : 0.0));
+  }
+  cls_beam_options o = cls_beam_options_default();
+  cls_beam_result res[1];
+  int n = 0;
+  double best = INFINITY;
+  for (int r = 0; r < reps; r++) {
+    double t0 = cls_now_ms();
+    CHECK_INT(cls_ctc_beam_search(x, T, C, C, &o, res, 1, &n), CLS_OK);
+    best = fmin(best, cls_now_ms() - t0);
+    cls_beam_results_free(res, n);
+  }
+  printf("  beam search T=%d C=%d beam 1024, %s logits: %.1f ms\n", T, C, peak > 0 ? "peaked" : "flat", best);
+  free(x);
+}
+
+/* ---- metrics ---- */
+
+static void check_sample(const char *gt, const char *pred, int cd, int cl, int wd, int wl) {
+  cls_wer_sample s;
+  CHECK_INT(cls_wer_sample_compute(gt, pred, &s), CLS_OK);
+  CHECK(s.char_distance == cd && s.char_length == cl && s.word_distance == wd && s.word_length == wl,
+        "\"%s\" vs \"%s\": chars %d/%d words %d/%d, expected %d/%d %d/%d", gt, pred, s.char_distance, s.char_length,
+        s.word_distance, s.word_length, cd, cl, wd, wl);
+  double cer = (double)cd / (cl ? cl : 1), wer = (double)wd / (wl ? wl : 1);
+  CHECK(s.cer == cer && s.wer == wer, "\"%s\" vs \"%s\": cer %g wer %g, expected %g %g", gt, pred, s.cer, s.wer, cer,
+        wer);
+}
+
+static void check_metrics(void) {
+  int d = -1;
+  const int32_t k1[] = {'k', 'i', 't', 't', 'e', 'n'}, k2[] = {'s', 'i', 't', 't', 'i', 'n', 'g'};
+  CHECK_INT(cls_levenshtein(k1, 6, k2, 7, &d), CLS_OK);
+  CHECK_INT(d, 3);
+  CHECK_INT(cls_levenshtein(k2, 7, k1, 6, &d), CLS_OK);
+  CHECK_INT(d, 3);
+  CHECK_INT(cls_levenshtein(NULL, 0, k2, 7, &d), CLS_OK);
+  CHECK_INT(d, 7);
+  CHECK_INT(cls_levenshtein(NULL, 0, NULL, 0, &d), CLS_OK);
+  CHECK_INT(d, 0);
+
+  /* The figures DeepSpeech's levenshtein gives (checked with util/text.py's function in Python). */
+  check_sample("kitten", "sitting", 3, 6, 1, 1);
+  check_sample("the cat sat", "", 11, 11, 3, 3);                          /* empty prediction */
+  check_sample("the cat sat", "the bat sat", 1, 11, 1, 3);                /* substitution */
+  check_sample("the cat sat", "the sat", 4, 11, 1, 3);                    /* deletion */
+  check_sample("the cat sat", "the cat sat on the big mat", 15, 11, 4, 3); /* insertions: rates above 1 */
+  check_sample("the the the", "the", 8, 11, 2, 3);
+  check_sample("a b c d", "b c d e", 4, 7, 2, 4);
+  check_sample("na\xc3\xafve caf\xc3\xa9", "naive cafe", 2, 10, 2, 2);       /* 2-byte UTF-8: codepoints, not bytes */
+  check_sample("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "\xe6\x97\xa5\xe6\x9c\xac", 1, 3, 1, 1); /* 3-byte */
+  check_sample("a\xf0\x9f\x98\x80" "b", "ab\xf0\x9f\x98\x80", 2, 3, 1, 1);   /* 4-byte */
+  check_sample("  hello   world \t", "hello world", 6, 17, 0, 2);          /* runs of whitespace */
+  check_sample("a\xc2\xa0" "b", "a b", 1, 3, 0, 2);                          /* NBSP splits words */
+  check_sample("x\xe2\x80\x8b" "y", "x y", 1, 3, 2, 1);                      /* zero-width space does not */
+  check_sample("", "abc", 3, 0, 1, 0);                                      /* empty ground truth */
+  check_sample("", "", 0, 0, 0, 0);
+  check_sample("same", "same", 0, 4, 0, 1);
+
+  cls_wer_sample s;
+  CHECK_INT(cls_wer_sample_compute("the cat sat", "the cat sat on the big mat", &s), CLS_OK);
+  CHECK(fabs(s.wer - 4.0 / 3.0) < 1e-15 && fabs(s.cer - 15.0 / 11.0) < 1e-15, "per-sample rates are not clipped");
+  double wer = -1, cer = -1;
+  cls_wer_corpus(&s, 1, &wer, &cer);
+  CHECK(wer == 1.0 && cer == 1.0, "corpus WER/CER clipped to 1.0: %g %g", wer, cer);
+
+  int n = -1;
+  int32_t cp[8];
+  CHECK_INT(cls_utf8_codepoints("a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", cp, 8, &n), CLS_OK);
+  CHECK(n == 4 && cp[0] == 'a' && cp[1] == 0xe9 && cp[2] == 0x20ac && cp[3] == 0x1f600, "codepoints");
+  CHECK_INT(cls_utf8_codepoints("abc", NULL, 0, &n), CLS_OK);
+  CHECK_INT(n, 3);
+  const char *invalid[] = {"\xc3", "ab\xc3", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80",
+                           "\xff", "\xe2\x82"};
+  for (size_t i = 0; i < sizeof invalid / sizeof *invalid; i++) {
+    CHECK(cls_utf8_codepoints(invalid[i], cp, 8, &n) == CLS_ERR_INVALID_ARGUMENT, "invalid UTF-8 #%zu accepted", i);
+    CHECK(cls_wer_sample_compute(invalid[i], "x", &s) == CLS_ERR_INVALID_ARGUMENT, "invalid ground truth #%zu", i);
+    CHECK(cls_wer_sample_compute("x", invalid[i], &s) == CLS_ERR_INVALID_ARGUMENT, "invalid prediction #%zu", i);
+  }
+  CHECK_INT(cls_wer_sample_compute(NULL, "x", &s), CLS_ERR_INVALID_ARGUMENT);
+  CHECK(cls_is_space(' ') && cls_is_space('\t') && cls_is_space(0x3000) && cls_is_space(0x1f) &&
+            !cls_is_space(0x200b) && !cls_is_space('a'),
+        "cls_is_space");
+
+  /* Corpus: sums of distances over sums of lengths, not the mean of the rates. */
+  cls_wer_sample c[3];
+  CHECK_INT(cls_wer_sample_compute("the cat sat", "the bat sat", &c[0]), CLS_OK); /* 1/3 words, 1/11 chars */
+  CHECK_INT(cls_wer_sample_compute("a b c d", "b c d e", &c[1]), CLS_OK);         /* 2/4, 4/7 */
+  CHECK_INT(cls_wer_sample_compute("kitten", "sitting", &c[2]), CLS_OK);          /* 1/1, 3/6 */
+  cls_wer_corpus(c, 3, &wer, &cer);
+  CHECK(fabs(wer - 4.0 / 8.0) < 1e-15 && fabs(cer - 8.0 / 24.0) < 1e-15, "corpus: wer %g (0.5) cer %g (1/3)", wer, cer);
+  cls_wer_corpus(NULL, 0, &wer, &cer);
+  CHECK(wer == 0.0 && cer == 0.0, "empty corpus");
+
+  /* Report order on a crafted set; the expected permutation is what evaluate_tools.py gives
+   * (samples.sort(key=loss, reverse=True); samples.sort(key=wer)), computed in Python. */
+  enum { NS = 9 };
+  const double rates[NS] = {0.5, 0.0, 0.5, 0.0, 1.0, 0.0, 2.0, 1.0, 0.5};
+  const double losses[NS] = {10, 3, 20, 3, 1, 7, 5, 1, 10};
+  const int expected[NS] = {5, 1, 3, 2, 0, 8, 4, 7, 6};
+  cls_wer_sample rs[NS];
+  memset(rs, 0, sizeof rs);
+  for (int i = 0; i < NS; i++) {
+    rs[i].wer = rates[i];
+    rs[i].cer = rates[NS - 1 - i];
+  }
+  int order[NS];
+  CHECK_INT(cls_report_order(rs, losses, NS, false, order), CLS_OK);
+  CHECK(!memcmp(order, expected, sizeof order), "report order %d %d %d %d %d %d %d %d %d", order[0], order[1], order[2],
+        order[3], order[4], order[5], order[6], order[7], order[8]);
+  /* by CER (bytes output mode): cer[i] = rates[8-i]. Python: [5, 3, 7, 0, 8, 6, 1, 4, 2]. */
+  const int expected_cer[NS] = {5, 3, 7, 0, 8, 6, 1, 4, 2};
+  CHECK_INT(cls_report_order(rs, losses, NS, true, order), CLS_OK);
+  CHECK(!memcmp(order, expected_cer, sizeof order), "report order by CER %d %d %d %d %d %d %d %d %d", order[0],
+        order[1], order[2], order[3], order[4], order[5], order[6], order[7], order[8]);
+  /* A NaN loss comes first among equal WERs, an infinite one next. */
+  const double l2[4] = {1.0, NAN, INFINITY, 2.0};
+  cls_wer_sample r2[4];
+  memset(r2, 0, sizeof r2);
+  CHECK_INT(cls_report_order(r2, l2, 4, false, order), CLS_OK);
+  CHECK(order[0] == 1 && order[1] == 2 && order[2] == 3 && order[3] == 0, "NaN loss first: %d %d %d %d", order[0],
+        order[1], order[2], order[3]);
+  CHECK_INT(cls_report_order(r2, l2, -1, false, order), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_report_order(NULL, NULL, 0, false, NULL), CLS_OK);
+
+  /* Sections, as Python's slices give them (printed by Python for each case). */
+  struct {
+    int n, N, b0, b1, m0, m1, w0, w1;
+  } sec[] = {{20, 5, 0, 5, 8, 13, 15, 20}, {2, 5, 0, 2, 1, 2, 0, 2}, {0, 5, 0, 0, 0, 0, 0, 0},
+             {7, 0, 0, 0, 3, 3, 0, 7},     {1, 5, 0, 1, 0, 1, 0, 1}, {3, 5, 0, 3, 2, 3, 0, 3},
+             {7, 4, 0, 4, 1, 5, 3, 7},     {10, 5, 0, 5, 3, 8, 5, 10}, {11, 5, 0, 5, 3, 8, 6, 11},
+             {6, 3, 0, 3, 2, 5, 3, 6}};
+  for (size_t i = 0; i < sizeof sec / sizeof *sec; i++) {
+    cls_report_sections r;
+    CHECK_INT(cls_report_select(sec[i].n, sec[i].N, &r), CLS_OK);
+    CHECK(r.best_begin == sec[i].b0 && r.best_end == sec[i].b1 && r.median_begin == sec[i].m0 &&
+              r.median_end == sec[i].m1 && r.worst_begin == sec[i].w0 && r.worst_end == sec[i].w1,
+          "n=%d N=%d: best [%d,%d) median [%d,%d) worst [%d,%d)", sec[i].n, sec[i].N, r.best_begin, r.best_end,
+          r.median_begin, r.median_end, r.worst_begin, r.worst_end);
+  }
+  cls_report_sections r;
+  CHECK_INT(cls_report_select(5, -1, &r), CLS_ERR_INVALID_ARGUMENT);
+}
+
+int main(void) {
+  printf("decoding against TensorFlow:\n");
+  check_fixture("decode_small.safetensors", 1);
+  check_fixture("decode_mid.safetensors", 1);
+  check_fixture("decode_ds.safetensors", 1);
+  check_fixture("decode_soft.safetensors", 1);
+  check_fixture("decode_greedy_ties.safetensors", 0);
+  printf("  beam top path = TF's on %d of %d utterances; worst |log p - TF's| %.2g at the fixture's width, "
+         "%.2g at 8x; lower paths equal to TF's (not required): %d of %d\n",
+         tf_top_match, tf_utterances, worst_score_diff_w, worst_score_diff_wide, tf_lower_match, tf_lower_paths);
+
+  for (int T = 1; T <= 6; T++)
+    for (int rep = 0; rep < 8; rep++) brute_force_case(T, 3, rep < 4 ? 1.0 : 3.0);
+  for (int T = 1; T <= 5; T++)
+    for (int rep = 0; rep < 4; rep++) brute_force_case(T, 4, 2.0);
+  for (int rep = 0; rep < 4; rep++) brute_force_case(4, 2, 1.0);
+  printf("  exhaustive: %d cases (T<=6, C=2..4), %d prefixes, worst |log p - enumeration| %.2g\n", brute_cases,
+         brute_prefixes, brute_worst);
+
+  for (int rep = 0; rep < 40; rep++) {
+    int T = 20 + (int)(uniform01() * 40), C = 3 + (int)(uniform01() * 6), W = 1 + (int)(uniform01() * 24);
+    naive_case(T, C, W, rep % 2 ? 1.0 : 3.0);
+  }
+  naive_case(60, 29, 12, 1.0);
+  naive_case(60, 29, 12, 4.0);
+  naive_case(40, 29, 64, 1.0); /* wide enough for select_best's sampled threshold */
+  naive_case(40, 29, 64, 3.0);
+  printf("  naive prefix search (plain arrays, full sorts): %d cases with pruning (T 20..60, C 3..29, beam 1..64) "
+         "identical\n",
+         naive_cases);
+
+  check_beam_cases();
+  time_beam(150, 0.0, 3);
+  time_beam(150, 6.0, 3);
+  time_beam(1000, 0.0, 1);
+
+  check_metrics();
+  return check_finish("test_decode");
+}
