@@ -3,6 +3,8 @@
  * to text. */
 #include "alphabet.h"
 
+#include "file_util.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,41 +210,11 @@ cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cl
 
 cls_status cls_alphabet_load(const char *path, cls_alphabet **out, char *err, size_t err_cap) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
-    return CLS_ERR_IO;
-  }
-  size_t len = 0, cap = 4096;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (len == cap) {
-      char *bigger = realloc(buf, cap * 2);
-      if (!bigger) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = bigger;
-      cap *= 2;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  int failed = ferror(f);
-  int saved = errno;
-  fclose(f);
-  if (!buf) {
-    snprintf(err, err_cap, "%s: out of memory", path);
-    return CLS_ERR_OUT_OF_MEMORY;
-  }
-  if (failed) {
-    free(buf);
-    snprintf(err, err_cap, "%s: cannot read: %s", path, strerror(saved));
-    return CLS_ERR_IO;
-  }
-  cls_status st = cls_alphabet_parse(buf, len, path, out, err, err_cap);
+  char *buf = NULL;
+  size_t len = 0;
+  cls_status st = cls_read_file(path, &buf, &len, err, err_cap);
+  if (st != CLS_OK) return st;
+  st = cls_alphabet_parse(buf, len, path, out, err, err_cap);
   free(buf);
   return st;
 }

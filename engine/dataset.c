@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "file_util.h"
+
 typedef struct item {
   cls_sample s;
   int seq;  /* position over all the files, for the stable order */
@@ -60,48 +62,6 @@ const char *cls_skip_reason_name(cls_skip_reason reason) {
     case CLS_SKIP_TOO_LONG: return "transcript too long for its audio";
     default: return "unknown reason";
   }
-}
-
-/* ---- reading a whole file ---- */
-
-static cls_status read_all(const char *path, char **out, size_t *out_len, char *err, size_t err_cap) {
-  *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
-    return CLS_ERR_IO;
-  }
-  size_t len = 0, cap = 1 << 16;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (len == cap) {
-      char *bigger = realloc(buf, cap * 2);
-      if (!bigger) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = bigger;
-      cap *= 2;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  int failed = ferror(f), saved = errno;
-  fclose(f);
-  if (!buf) {
-    snprintf(err, err_cap, "%s: out of memory", path);
-    return CLS_ERR_OUT_OF_MEMORY;
-  }
-  if (failed) {
-    free(buf);
-    snprintf(err, err_cap, "%s: cannot read: %s", path, strerror(saved));
-    return CLS_ERR_IO;
-  }
-  *out = buf;
-  *out_len = len;
-  return CLS_OK;
 }
 
 /* ---- RFC 4180 records ---- */
@@ -265,7 +225,7 @@ static const char *const column_names[3] = {"wav_filename", "wav_filesize", "tra
 static cls_status load_csv(const char *name, item_list *items, int *seq, char *err, size_t err_cap) {
   char *text = NULL;
   size_t len = 0;
-  cls_status st = read_all(name, &text, &len, err, err_cap);
+  cls_status st = cls_read_file(name, &text, &len, err, err_cap);
   if (st != CLS_OK) return st;
   csv c = {.name = name, .s = text, .len = len, .line = 1};
   const char *nul = memchr(text, '\0', len);

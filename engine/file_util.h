@@ -14,6 +14,10 @@
 cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, char *err,
                             size_t err_cap);
 
+/* Reads the whole file into *out (malloc'ed, not NUL-terminated; *out_len bytes). CLS_ERR_IO with
+ * `err` naming the file when it cannot be opened or read. */
+cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *err, size_t err_cap);
+
 static inline void cls_put_le(unsigned char *p, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));
 }

@@ -46,3 +46,15 @@ const char *cli_bytes(unsigned long long bytes, char *buf, unsigned long cap) {
   snprintf(buf, cap, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
   return buf;
 }
+
+int cli_open_devices(const char *command, const char *devices, cls_engine **engine, int *sel, int cap, int *n_sel) {
+  int rc = cli_engine_open(engine);
+  if (rc) return rc;
+  cls_status st = cls_engine_select(*engine, devices, sel, cap, n_sel);
+  if (st == CLS_OK) st = cls_engine_prepare(*engine, sel, n_sel);
+  if (st == CLS_OK) return 0;
+  rc = cli_report(command, *engine, st);
+  cls_engine_destroy(*engine);
+  *engine = NULL;
+  return rc;
+}

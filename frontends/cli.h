@@ -17,6 +17,11 @@ enum {
  * engine's error and returns the exit status to use (the engine is destroyed); 0 on success. */
 int cli_engine_open(cls_engine **engine);
 
+/* Opens the engine and the devices `devices` selects (NULL/"": CLSPEECH_DEVICES or the default),
+ * building their kernels and dropping those that fail. 0, or the exit status after printing the
+ * error (the engine is then destroyed and *engine NULL). */
+int cli_open_devices(const char *command, const char *devices, cls_engine **engine, int *sel, int cap, int *n_sel);
+
 /* Prints "clspeech <command>: <engine error>" and maps the status to an exit status. */
 int cli_report(const char *command, cls_engine *engine, cls_status status);
 

@@ -16,14 +16,13 @@
 static int device_features(const char *devices, const cls_mfcc_tables *t, const cls_audio *a, float *out, char *where,
                            size_t where_cap) {
   cls_engine *engine = NULL;
-  int rc = cli_engine_open(&engine);
-  if (rc) return rc;
   int sel[64], n = 0;
-  cls_status st = cls_engine_select(engine, devices, sel, 64, &n);
-  if (st == CLS_OK) st = cls_engine_prepare(engine, sel, &n);
+  int rc = cli_open_devices("features", devices, &engine, sel, 64, &n);
+  if (rc) return rc;
+  cls_status st = CLS_OK;
   cls_mfcc_plan *plan = NULL;
   cl_command_queue q = NULL;
-  if (st == CLS_OK) st = cls_engine_device_cl(engine, sel[0], NULL, NULL, &q);
+  st = cls_engine_device_cl(engine, sel[0], NULL, NULL, &q);
   if (st == CLS_OK) st = cls_mfcc_create(engine, sel[0], t, &plan);
   const float *samples[1] = {a->samples};
   size_t n_samples[1] = {a->n_samples};

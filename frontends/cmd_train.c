@@ -70,14 +70,9 @@ int cmd_train(int argc, char **argv) {
   }
   cls_engine *engine = NULL;
   cls_trainer *trainer = NULL;
-  if (!rc) rc = cli_engine_open(&engine);
   int sel[64], n_sel = 0;
   cls_status st = CLS_OK;
-  if (!rc) {
-    st = cls_engine_select(engine, f.devices, sel, 64, &n_sel);
-    if (st == CLS_OK) st = cls_engine_prepare(engine, sel, &n_sel);
-    if (st != CLS_OK) rc = cli_report("train", engine, st);
-  }
+  if (!rc) rc = cli_open_devices("train", f.devices, &engine, sel, 64, &n_sel);
   if (!rc) {
     const cls_device_info *d = cls_engine_device(engine, sel[0]);
     fprintf(stderr, "clspeech: training on device %d:%d (%s)%s\n", d->platform_index, d->device_index, d->name,

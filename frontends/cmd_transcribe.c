@@ -9,7 +9,7 @@
 #include "audio.h"
 #include "checkpoint.h"
 #include "cli.h"
-#include "decode.h"
+#include "transcript.h"
 #include "train_flags.h"
 
 typedef struct transcribe_ctx {
@@ -24,26 +24,18 @@ static void on_batch(void *user, int first, int batch, int time, const float *lo
                      const float *losses) {
   transcribe_ctx *c = user;
   (void)losses;
-  const int C = c->n_classes;
+  const size_t cap = (size_t)time * 8 + 8;
+  char *text = malloc(cap);
   for (int b = 0; b < batch; b++) {
-    cls_beam_options bo = cls_beam_options_default();
-    bo.beam_width = c->flags->beam_width;
-    bo.cutoff_prob = c->flags->cutoff_prob;
-    bo.cutoff_top_n = c->flags->cutoff_top_n;
-    cls_beam_result best;
-    int got = 0;
-    cls_status st = cls_ctc_beam_search(logits + (size_t)b * C, frames[b], C, (size_t)batch * C, &bo, &best, 1, &got);
-    char *text = malloc((size_t)time * 8 + 8);
-    if (st == CLS_OK && got > 0 && text) {
-      cls_alphabet_decode(c->alphabet, best.labels, best.length, text, (size_t)time * 8 + 8);
+    if (text && transcript_decode(c->alphabet, c->flags, logits + (size_t)b * c->n_classes, frames[b], c->n_classes,
+                                  (size_t)batch * c->n_classes, text, cap) == CLS_OK) {
       printf("%s: %s\n", c->files[first + b], text);
     } else {
       fprintf(stderr, "clspeech transcribe: %s: decoding failed\n", c->files[first + b]);
       c->failed = 1;
     }
-    if (got > 0) cls_beam_results_free(&best, got);
-    free(text);
   }
+  free(text);
   fflush(stdout);
 }
 
@@ -119,13 +111,11 @@ int cmd_transcribe(int argc, char **argv) {
   }
   cls_engine *engine = NULL;
   cls_trainer *trainer = NULL;
-  if (!rc) rc = cli_engine_open(&engine);
   int sel[64], n_sel = 0;
   cls_status st = CLS_OK;
+  if (!rc) rc = cli_open_devices("transcribe", f.devices, &engine, sel, 64, &n_sel);
   if (!rc) {
-    st = cls_engine_select(engine, f.devices, sel, 64, &n_sel);
-    if (st == CLS_OK) st = cls_engine_prepare(engine, sel, &n_sel);
-    if (st == CLS_OK) st = cls_trainer_create(engine, sel[0], &opt, 1, max_frames, 1, &trainer);
+    st = cls_trainer_create(engine, sel[0], &opt, 1, max_frames, 1, &trainer);
     if (st == CLS_OK) st = cls_trainer_load(trainer, f.load_evaluate, 1);
     transcribe_ctx c = {alphabet, &f, files, n_classes, 0};
     cls_eval_set set = {"audio", utts, n_files};

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "decode.h"
+#include "transcript.h"
 #include "json_writer.h"
 #include "wer.h"
 
@@ -34,37 +34,16 @@ typedef struct decode_ctx {
 static void on_batch(void *user, int first, int batch, int time, const float *logits, const int *frames,
                      const float *losses) {
   decode_ctx *c = user;
-  (void)time;
-  const int C = c->n_classes;
-  int32_t *labels = malloc(((size_t)time + 1) * sizeof *labels);
-  char *text = malloc((size_t)time * 8 + 8);
-  for (int b = 0; labels && text && b < batch; b++) {
-    int n = 0;
-    const float *start = logits + (size_t)b * C;
-    size_t stride = (size_t)batch * C;
-    cls_status st;
-    if (c->flags->beam_width <= 1) {
-      st = cls_ctc_greedy_host(start, frames[b], C, stride, labels, &n);
-    } else {
-      cls_beam_options bo = cls_beam_options_default();
-      bo.beam_width = c->flags->beam_width;
-      bo.cutoff_prob = c->flags->cutoff_prob;
-      bo.cutoff_top_n = c->flags->cutoff_top_n;
-      cls_beam_result best;
-      int got = 0;
-      st = cls_ctc_beam_search(start, frames[b], C, stride, &bo, &best, 1, &got);
-      if (st == CLS_OK && got > 0) {
-        n = best.length < time ? best.length : time;
-        if (n > 0) memcpy(labels, best.labels, (size_t)n * sizeof *labels);
-        cls_beam_results_free(&best, got);
-      }
-    }
+  const size_t cap = (size_t)time * 8 + 8;
+  char *text = malloc(cap);
+  for (int b = 0; text && b < batch; b++) {
+    cls_status st = transcript_decode(c->alphabet, c->flags, logits + (size_t)b * c->n_classes, frames[b], c->n_classes,
+                                      (size_t)batch * c->n_classes, text, cap);
     if (st != CLS_OK) {
       c->status = st;
       snprintf(c->err, sizeof c->err, "decoding %s failed", c->set->utts[first + b].path);
       continue;
     }
-    cls_alphabet_decode(c->alphabet, labels, n, text, (size_t)time * 8 + 8);
     sample_result *r = &c->results[first + b];
     r->res = strdup(text);
     r->src = strdup(cls_dataset_sample(c->set->ds, first + b)->transcript);
@@ -72,7 +51,6 @@ static void on_batch(void *user, int first, int batch, int time, const float *lo
     cls_wer_sample ws;
     if (cls_wer_sample_compute(r->src, r->res, &ws) == CLS_OK) r->stats = ws;
   }
-  free(labels);
   free(text);
 }
 
