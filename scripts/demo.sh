@@ -7,13 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh build
 demo=build/demo
-bash scripts/make_corpus.sh "$demo/corpus"
-epochs=${DEMO_EPOCHS:-12}
+bash scripts/make_corpus.sh "$demo/corpus" --train 600 --dev 40 --test 40
+epochs=${DEMO_EPOCHS:-14}
 ./build/clspeech train \
   --train_files "$demo/corpus/train.csv" --dev_files "$demo/corpus/dev.csv" --test_files "$demo/corpus/test.csv" \
   --alphabet_config_path "$demo/corpus/alphabet.txt" \
   --n_hidden 128 --train_batch_size 8 --dev_batch_size 8 --test_batch_size 8 \
-  --epochs "$epochs" --learning_rate 0.002 --dropout_rate 0.05 \
+  --epochs "$epochs" --learning_rate 0.002 --dropout_rate 0.1 \
   --checkpoint_dir "$demo/checkpoints" --load_train init --checkpoint_secs 0 \
   --beam_width 64 --report_count 3 --test_output_file "$demo/test-results.json"
 first=$(sed -n 2p "$demo/corpus/test.csv" | cut -d, -f1)

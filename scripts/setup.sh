@@ -12,6 +12,7 @@ packages=(
   libclfft-dev                              # FFT
   libsndfile1-dev                           # audio input
   libsamplerate0-dev                        # resampling
+  python3                                   # a test reads checkpoints with Python's standard library
 )
 missing=()
 for p in "${packages[@]}"; do
