@@ -34,7 +34,7 @@ def main():
     args = ap.parse_args()
     cmd = [os.path.join(args.build, "bench_features"), "--json", "--audio", args.audio, "--batch", str(args.batch),
            "--reps", str(args.reps)] + (["--devices", args.devices] if args.devices else [])
-    ours = [json.loads(l) for l in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()
+    ours = [json.loads(l) for l in subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
             if l.startswith("{")]
     with wave.open(args.audio) as w:
         rate = w.getframerate()

@@ -114,7 +114,7 @@ def main():
     if args.devices:
         cmd += ["--devices", args.devices]
     print(f"clspeech: {' '.join(cmd)}", file=sys.stderr)
-    ours = [json.loads(line) for line in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()
+    ours = [json.loads(line) for line in subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
             if line.startswith("{")]
     print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads", file=sys.stderr)
     theirs = {int(H): torch_ops(int(H), args.batch, args.time, args.labels, args.reps) for H in args.n_hidden.split(",")}

@@ -71,7 +71,7 @@ def main():
            "--time", str(a.time), "--labels", str(a.labels), "--steps", str(a.steps)]
     if a.devices:
         cmd += ["--devices", a.devices]
-    ours = [json.loads(l) for l in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()
+    ours = [json.loads(l) for l in subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
             if l.startswith("{")]
     print(f"B={a.batch} T={a.time}, median of {a.steps} steps; PyTorch {torch.__version__} with "
           f"{torch.get_num_threads()} threads; ratio = PyTorch ms / clspeech ms")
