@@ -220,19 +220,26 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const char *
   return st;
 }
 
-cls_status cls_lstm_forward(cls_lstm_plan *p, cl_command_queue q, int T, int B, cls_buf x, cls_buf weights,
-                            cls_buf bias, cls_buf seq_len, cls_buf h_out, cls_buf workspace, cl_event *event) {
-  if (!p) return CLS_ERR_INVALID_ARGUMENT;
-  const char *op = "lstm forward";
+/* The views forward and inference share: sizes, x, weights, bias, seq_len and h_out. */
+static cls_status check_forward_views(cls_lstm_plan *p, const char *op, int T, int B, cls_buf x, cls_buf weights,
+                                      cls_buf bias, cls_buf seq_len, cls_buf h_out) {
   cls_status st = check_sizes(p, op, T, B);
   if (st != CLS_OK) return st;
   const size_t rows = (size_t)T * B, I = (size_t)p->input, H = (size_t)p->hidden;
-  ws_layout l = layout_of(p, T, B);
   if ((st = check_view(p, op, "x [T*B, I]", x, rows * I)) != CLS_OK) return st;
   if ((st = check_view(p, op, "weights [I+H, 4H]", weights, (I + H) * 4 * H)) != CLS_OK) return st;
   if ((st = check_view(p, op, "bias [4H]", bias, 4 * H)) != CLS_OK) return st;
   if ((st = check_view(p, op, "seq_len [B]", seq_len, (size_t)B)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "h_out [T*B, H]", h_out, rows * H)) != CLS_OK) return st;
+  return check_view(p, op, "h_out [T*B, H]", h_out, rows * H);
+}
+
+cls_status cls_lstm_forward(cls_lstm_plan *p, cl_command_queue q, int T, int B, cls_buf x, cls_buf weights,
+                            cls_buf bias, cls_buf seq_len, cls_buf h_out, cls_buf workspace, cl_event *event) {
+  if (!p) return CLS_ERR_INVALID_ARGUMENT;
+  const char *op = "lstm forward";
+  cls_status st = check_forward_views(p, op, T, B, x, weights, bias, seq_len, h_out);
+  if (st != CLS_OK) return st;
+  ws_layout l = layout_of(p, T, B);
   if ((st = check_view(p, op, "workspace", workspace, l.total)) != CLS_OK) return st;
   fwd_args a = {T, B, x, weights, bias, seq_len, h_out, workspace.mem, workspace.offset + l.wh,
                 workspace.offset + l.gates, workspace.offset + l.cells, false, {NULL, 0}, {NULL, 0}};
@@ -244,17 +251,12 @@ cls_status cls_lstm_infer(cls_lstm_plan *p, cl_command_queue q, int T, int B, cl
                           cl_event *event) {
   if (!p) return CLS_ERR_INVALID_ARGUMENT;
   const char *op = "lstm infer";
-  cls_status st = check_sizes(p, op, T, B);
+  cls_status st = check_forward_views(p, op, T, B, x, weights, bias, seq_len, h_out);
   if (st != CLS_OK) return st;
-  const size_t rows = (size_t)T * B, I = (size_t)p->input, H = (size_t)p->hidden;
+  const size_t H = (size_t)p->hidden;
   ws_layout l = layout_of(p, T, B);
-  if ((st = check_view(p, op, "x [T*B, I]", x, rows * I)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "weights [I+H, 4H]", weights, (I + H) * 4 * H)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "bias [4H]", bias, 4 * H)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "seq_len [B]", seq_len, (size_t)B)) != CLS_OK) return st;
   if ((st = check_view(p, op, "h_state [B, H]", h_state, (size_t)B * H)) != CLS_OK) return st;
   if ((st = check_view(p, op, "c_state [B, H]", c_state, (size_t)B * H)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "h_out [T*B, H]", h_out, rows * H)) != CLS_OK) return st;
   if ((st = check_view(p, op, "workspace", workspace, l.cells)) != CLS_OK) return st;
   fwd_args a = {T, B, x, weights, bias, seq_len, h_out, workspace.mem, workspace.offset + l.wh,
                 workspace.offset + l.gates, 0, true, h_state, c_state};
