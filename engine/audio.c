@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Bits of integer PCM in a libsndfile subtype, 0 for float or compressed data. */
 static int pcm_bits(int format) {
@@ -21,25 +22,34 @@ static int pcm_bits(int format) {
   }
 }
 
-cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, char *err, size_t err_cap) {
-  memset(out, 0, sizeof *out);
+/* Opens the file with libsndfile and checks its header; on CLS_AUDIO_FINE *out is the open file. */
+static cls_audio_problem open_checked(const char *path, SF_INFO *info, SNDFILE **out, char *detail, size_t cap) {
+  *out = NULL;
+  if (cap) detail[0] = '\0';
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
+    snprintf(detail, cap, "%s", strerror(errno));
+    return CLS_AUDIO_MISSING;
+  }
+  if (S_ISDIR(sb.st_mode)) {
+    snprintf(detail, cap, "%s", strerror(EISDIR));
+    return CLS_AUDIO_MISSING;
+  }
   FILE *probe = fopen(path, "rb");
   if (!probe) {
-    snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
-    return CLS_ERR_IO;
+    snprintf(detail, cap, "%s", strerror(errno));
+    return CLS_AUDIO_MISSING;
   }
   fclose(probe);
-  SF_INFO info;
-  memset(&info, 0, sizeof info);
-  SNDFILE *f = sf_open(path, SFM_READ, &info);
+  memset(info, 0, sizeof *info);
+  SNDFILE *f = sf_open(path, SFM_READ, info);
   if (!f) {
-    snprintf(err, err_cap, "%s: not a readable audio file (%s)", path, sf_strerror(NULL));
-    return CLS_ERR_IO;
+    snprintf(detail, cap, "%s", sf_strerror(NULL));
+    return CLS_AUDIO_NOT_AUDIO;
   }
-  if (info.frames <= 0 || info.channels <= 0 || info.samplerate <= 0) {
+  if (info->frames <= 0 || info->channels <= 0 || info->samplerate <= 0) {
     sf_close(f);
-    snprintf(err, err_cap, "%s: holds no audio samples", path);
-    return CLS_ERR_IO;
+    return CLS_AUDIO_EMPTY;
   }
   /* A WAV cut short keeps the length its header promised; libsndfile notes it in its log as
      "data : N (should be M)" and reads what is there. That is a damaged file, not a short one. */
@@ -50,8 +60,43 @@ cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, cha
   const char *should = data_line ? strstr(data_line, "(should be") : NULL;
   if (should && (!line_end || should < line_end)) {
     sf_close(f);
-    snprintf(err, err_cap, "%s: truncated audio file: its header promises more sample data than the file holds", path);
-    return CLS_ERR_IO;
+    return CLS_AUDIO_TRUNCATED;
+  }
+  *out = f;
+  return CLS_AUDIO_FINE;
+}
+
+cls_audio_problem cls_audio_probe(const char *path, cls_audio_header *h, char *detail, size_t cap) {
+  SF_INFO info;
+  SNDFILE *f = NULL;
+  cls_audio_problem p = open_checked(path, &info, &f, detail, cap);
+  if (p != CLS_AUDIO_FINE) return p;
+  h->frames = (long long)info.frames;
+  h->sample_rate = info.samplerate;
+  h->channels = info.channels;
+  sf_close(f);
+  return CLS_AUDIO_FINE;
+}
+
+cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, char *err, size_t err_cap) {
+  memset(out, 0, sizeof *out);
+  SF_INFO info;
+  SNDFILE *f = NULL;
+  char why[512];
+  switch (open_checked(path, &info, &f, why, sizeof why)) {
+    case CLS_AUDIO_FINE: break;
+    case CLS_AUDIO_MISSING:
+      snprintf(err, err_cap, "%s: cannot open: %s", path, why);
+      return CLS_ERR_IO;
+    case CLS_AUDIO_NOT_AUDIO:
+      snprintf(err, err_cap, "%s: not a readable audio file (%s)", path, why);
+      return CLS_ERR_IO;
+    case CLS_AUDIO_EMPTY:
+      snprintf(err, err_cap, "%s: holds no audio samples", path);
+      return CLS_ERR_IO;
+    case CLS_AUDIO_TRUNCATED:
+      snprintf(err, err_cap, "%s: truncated audio file: its header promises more sample data than the file holds", path);
+      return CLS_ERR_IO;
   }
   const size_t frames = (size_t)info.frames, ch = (size_t)info.channels;
   float *mono = malloc(frames * sizeof *mono);

@@ -16,6 +16,25 @@ typedef struct cls_audio {
   int source_channels;
 } cls_audio;
 
+typedef struct cls_audio_header {
+  long long frames;   /* samples per channel */
+  int sample_rate;
+  int channels;
+} cls_audio_header;
+
+typedef enum cls_audio_problem {
+  CLS_AUDIO_FINE = 0,
+  CLS_AUDIO_MISSING = 1,    /* cannot be opened (detail: the system's reason) */
+  CLS_AUDIO_NOT_AUDIO = 2,  /* libsndfile does not read it (detail: libsndfile's reason) */
+  CLS_AUDIO_EMPTY = 3,      /* no samples */
+  CLS_AUDIO_TRUNCATED = 4   /* the header promises more sample data than the file holds */
+} cls_audio_problem;
+
+/* Checks a file from its header alone, without decoding samples: it opens, libsndfile reads it, it
+ * holds samples, and it is not cut short. `detail` receives the system's or libsndfile's reason for
+ * the first two problems (callers word their own messages). */
+cls_audio_problem cls_audio_probe(const char *path, cls_audio_header *header, char *detail, size_t cap);
+
 /* Reads `path` into mono float samples at `target_rate` (0: keep the file's rate). 16-bit PCM is
  * scaled by 1/32767, as DeepSpeech's training reads WAV (numpy int16 / iinfo(int16).max); wider PCM
  * by 1/(2^(bits-1)-1) likewise; float and Vorbis data are taken as decoded. On an error `err` names

@@ -1,17 +1,16 @@
 /* DeepSpeech CSV sets (see dataset.h): an RFC 4180 reader with line numbers, the header's columns,
  * path resolution, DeepSpeech's size order with reverse and limit, per-sample validation (alphabet,
- * audio header through libsndfile, frames for CTC) with the skip report, and batch ranges. */
+ * audio header through cls_audio_probe, frames for CTC) with the skip report, and batch ranges. */
 #include "dataset.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <sndfile.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "audio.h"
 #include "file_util.h"
 
 typedef struct item {
@@ -346,47 +345,26 @@ static int cmp_seq(const void *a, const void *b) {
 
 /* ---- validation ---- */
 
-/* Reads the audio header only. -1 when readable, else the skip reason with `detail` set. */
-static int probe_audio(const char *path, SF_INFO *info, char *detail, size_t cap) {
-  struct stat sb;
-  if (stat(path, &sb) != 0) {
-    snprintf(detail, cap, "cannot open the audio file: %s", strerror(errno));
-    return CLS_SKIP_AUDIO_MISSING;
-  }
-  if (S_ISDIR(sb.st_mode)) {
-    snprintf(detail, cap, "cannot open the audio file: %s", strerror(EISDIR));
-    return CLS_SKIP_AUDIO_MISSING;
-  }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(detail, cap, "cannot open the audio file: %s", strerror(errno));
-    return CLS_SKIP_AUDIO_MISSING;
-  }
-  fclose(f);
-  memset(info, 0, sizeof *info);
-  SNDFILE *sf = sf_open(path, SFM_READ, info);
-  if (!sf) {
-    snprintf(detail, cap, "not a readable audio file (%s)", sf_strerror(NULL));
-    return CLS_SKIP_AUDIO_UNREADABLE;
-  }
-  int reason = -1;
-  if (info->frames <= 0 || info->channels <= 0 || info->samplerate <= 0) {
-    snprintf(detail, cap, "the audio file holds no samples");
-    reason = CLS_SKIP_AUDIO_UNREADABLE;
-  } else {
-    /* libsndfile reads a WAV cut short up to its end and notes "data : N (should be M)" in its log. */
-    char log[2048] = "";
-    sf_command(sf, SFC_GET_LOG_INFO, log, sizeof log);
-    const char *data = strstr(log, "\ndata : ");
-    const char *end = data ? strchr(data + 1, '\n') : NULL;
-    const char *should = data ? strstr(data, "(should be") : NULL;
-    if (should && (!end || should < end)) {
+/* Reads the audio header only (cls_audio_probe). -1 when readable, else the skip reason with
+   `detail` set. */
+static int probe_audio(const char *path, cls_audio_header *h, char *detail, size_t cap) {
+  char why[512];
+  switch (cls_audio_probe(path, h, why, sizeof why)) {
+    case CLS_AUDIO_FINE: return -1;
+    case CLS_AUDIO_MISSING:
+      snprintf(detail, cap, "cannot open the audio file: %.200s", why);
+      return CLS_SKIP_AUDIO_MISSING;
+    case CLS_AUDIO_NOT_AUDIO:
+      snprintf(detail, cap, "not a readable audio file (%.200s)", why);
+      return CLS_SKIP_AUDIO_UNREADABLE;
+    case CLS_AUDIO_EMPTY:
+      snprintf(detail, cap, "the audio file holds no samples");
+      return CLS_SKIP_AUDIO_UNREADABLE;
+    case CLS_AUDIO_TRUNCATED:
       snprintf(detail, cap, "truncated audio file: its header promises more sample data than the file holds");
-      reason = CLS_SKIP_AUDIO_UNREADABLE;
-    }
+      return CLS_SKIP_AUDIO_UNREADABLE;
   }
-  sf_close(sf);
-  return reason;
+  return CLS_SKIP_AUDIO_UNREADABLE;
 }
 
 typedef struct checker {
@@ -449,17 +427,17 @@ static cls_status check_sample(checker *ck, item *it, char *detail, size_t cap) 
   }
   free(missing);
   for (int i = 1; i < n; i++) s->repeats += labels[i] == labels[i - 1];
-  SF_INFO info;
+  cls_audio_header info;
   int reason = probe_audio(s->path, &info, detail, cap);
   if (reason >= 0) {
     it->skip = reason;
     return CLS_OK;
   }
-  s->source_rate = info.samplerate;
+  s->source_rate = info.sample_rate;
   s->source_channels = info.channels;
-  s->seconds = (double)info.frames / info.samplerate;
-  s->n_samples = info.samplerate == ck->rate ? (int64_t)info.frames
-                                             : (int64_t)info.frames * ck->rate / info.samplerate;
+  s->seconds = (double)info.frames / info.sample_rate;
+  s->n_samples = info.sample_rate == ck->rate ? (int64_t)info.frames
+                                              : (int64_t)info.frames * ck->rate / info.sample_rate;
   int64_t frames = s->n_samples < ck->window ? 0 : 1 + (s->n_samples - ck->window) / ck->step;
   s->frames = frames > INT_MAX ? INT_MAX : (int)frames;
   const int64_t need = (int64_t)s->n_labels + s->repeats;
