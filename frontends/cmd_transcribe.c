@@ -94,14 +94,21 @@ int cmd_transcribe(int argc, char **argv) {
   cls_utterance *utts = calloc((size_t)n_files, sizeof *utts);
   int max_frames = 1;
   for (int i = 0; i < n_files && !rc; i++) {
-    cls_audio a;
-    if (cls_audio_read(files[i], f.audio_sample_rate, &a, err, sizeof err) != CLS_OK) {
+    /* The header is enough to size the model: frames at the model's rate, rounded up by one
+       sample for the resampler. The batch loader decodes the audio once, on its thread. */
+    cls_audio_header h;
+    char why[512];
+    if (cls_audio_probe(files[i], &h, why, sizeof why) != CLS_AUDIO_FINE) {
+      cls_audio a;
+      cls_audio_read(files[i], f.audio_sample_rate, &a, err, sizeof err); /* for its worded error */
+      cls_audio_free(&a);
       fprintf(stderr, "clspeech transcribe: %s\n", err);
       rc = CLI_EXIT_FAILURE;
       break;
     }
-    int frames = tables ? (int)cls_mfcc_frames(tables, a.n_samples) : 0;
-    cls_audio_free(&a);
+    long long n = h.sample_rate == f.audio_sample_rate ? h.frames
+                                                       : h.frames * f.audio_sample_rate / h.sample_rate + 1;
+    int frames = tables ? (int)cls_mfcc_frames(tables, (size_t)n) : 0;
     if (frames <= 0) {
       fprintf(stderr, "clspeech transcribe: %s: shorter than one feature window\n", files[i]);
       rc = CLI_EXIT_FAILURE;

@@ -63,7 +63,9 @@ void data_sets_max(const data_set *sets, int n, int *max_frames, int *max_labels
   for (int i = 0; i < n; i++) {
     int f = 0, l = 0;
     if (sets[i].n > 0) cls_dataset_batch_max(sets[i].ds, 0, sets[i].n, &f, &l);
-    if (f > *max_frames) *max_frames = f;
+    /* Resampled files' frame counts are estimated from their headers (cls_sample.n_samples); the
+       resampler may give one sample more, which can add one frame. */
+    if (f + 1 > *max_frames) *max_frames = f + 1;
     if (l > *max_labels) *max_labels = l;
   }
 }
