@@ -23,7 +23,8 @@ typedef enum cls_status {
   CLS_ERR_BUILD = 6,            /* a kernel program failed to build; the text holds the build log */
   CLS_ERR_SELFTEST = 7,         /* a device computed a wrong result */
   CLS_ERR_IO = 8,               /* a file could not be read or written */
-  CLS_ERR_BLAS = 9              /* CLBlast returned an error */
+  CLS_ERR_BLAS = 9,             /* CLBlast returned an error */
+  CLS_ERR_DIVERGED = 10         /* model replicas on different towers no longer hold the same parameters */
 } cls_status;
 
 /* A fixed English name for a status ("CLS_ERR_BUILD: kernel build failed"). Never NULL. */

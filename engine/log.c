@@ -6,19 +6,26 @@
 #include <stdio.h>
 #include <string.h>
 
+static _Thread_local char *redirect;
+
+void cls_error_redirect(char *buf) { redirect = buf; }
+
+static char *error_buffer(cls_engine *engine) { return redirect ? redirect : engine->error; }
+
 static void append_v(cls_engine *engine, const char *fmt, va_list ap) {
-  size_t used = strlen(engine->error);
+  char *error = error_buffer(engine);
+  size_t used = strlen(error);
   if (used >= CLS_ERROR_CAP - 1) return;
-  int n = vsnprintf(engine->error + used, CLS_ERROR_CAP - used, fmt, ap);
+  int n = vsnprintf(error + used, CLS_ERROR_CAP - used, fmt, ap);
   if (n >= 0 && (size_t)n >= CLS_ERROR_CAP - used) {
     static const char marker[] = "\n... (truncated)";
-    memcpy(engine->error + CLS_ERROR_CAP - sizeof marker, marker, sizeof marker);
+    memcpy(error + CLS_ERROR_CAP - sizeof marker, marker, sizeof marker);
   }
 }
 
 cls_status cls_fail(cls_engine *engine, cls_status status, const char *fmt, ...) {
   if (!engine) return status;
-  engine->error[0] = '\0';
+  error_buffer(engine)[0] = '\0';
   va_list ap;
   va_start(ap, fmt);
   append_v(engine, fmt, ap);

@@ -194,6 +194,12 @@ cls_status cls_model_forward(cls_model *m, cl_command_queue q, const cls_model_b
 cls_status cls_model_train_step(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
                                 const cls_model_dropout *dropout, cls_buf g, float grad_scale, cls_write_mode mode,
                                 float *losses) {
+  return cls_model_train_step_layers(m, q, b, p, dropout, g, grad_scale, mode, losses, NULL, NULL);
+}
+
+cls_status cls_model_train_step_layers(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
+                                       const cls_model_dropout *dropout, cls_buf g, float grad_scale,
+                                       cls_write_mode mode, float *losses, cls_layer_done_fn done, void *user) {
   cls_status st = forward(m, q, b, p, dropout, cls_buf_of(m->dlogits), grad_scale, losses);
   if (st != CLS_OK) return st;
   const int rows = b->time * b->batch;
@@ -204,16 +210,19 @@ cls_status cls_model_train_step(cls_model *m, cl_command_queue q, const cls_mode
   st = cls_dense_backward(m->output, q, rows, cls_buf_of(m->a5), view(p, m, P_W6), cls_buf_of(m->logits),
                           cls_buf_of(m->dlogits), cls_buf_of(m->d1), view(g, m, P_W6), view(g, m, P_B6), &linear, mode, ws,
                           NULL);
+  if (st == CLS_OK && done) st = done(user, q, P_W6, 2);
   /* layer 5: d1 -> d2 */
   cls_dense_act act5 = activation(m, 5, dropout, b->batch);
   if (st == CLS_OK)
     st = cls_dense_backward(m->dense[3], q, rows, cls_buf_of(m->lstm_out), view(p, m, P_W5), cls_buf_of(m->a5),
                             cls_buf_of(m->d1), cls_buf_of(m->d2), view(g, m, P_W5), view(g, m, P_B5), &act5, mode, ws, NULL);
+  if (st == CLS_OK && done) st = done(user, q, P_W5, 2);
   /* LSTM: d2 -> d1 */
   if (st == CLS_OK)
     st = cls_lstm_backward(m->lstm, q, b->time, b->batch, cls_buf_of(m->a3), view(p, m, P_WL), b->seq_len,
                            cls_buf_of(m->lstm_out), cls_buf_of(m->d2), cls_buf_of(m->lstm_ws), cls_buf_of(m->d1),
                            view(g, m, P_WL), view(g, m, P_BL), mode, NULL);
+  if (st == CLS_OK && done) st = done(user, q, P_WL, 2);
   /* layers 3, 2, 1: d1 -> d2 -> d1 -> (none) */
   const cl_mem inputs[3] = {NULL, m->a1, m->a2}, outs[3] = {m->a1, m->a2, m->a3};
   cl_mem dy = m->d1, dx = m->d2;
@@ -223,6 +232,7 @@ cls_status cls_model_train_step(cls_model *m, cl_command_queue q, const cls_mode
     st = cls_dense_backward(m->dense[l], q, rows, x, view(p, m, P_W1 + 2 * l), cls_buf_of(outs[l]), cls_buf_of(dy),
                             l == 0 ? none : cls_buf_of(dx), view(g, m, P_W1 + 2 * l), view(g, m, P_B1 + 2 * l), &act, mode,
                             ws, NULL);
+    if (st == CLS_OK && done) st = done(user, q, P_W1 + 2 * l, 2);
     cl_mem t = dy;
     dy = dx;
     dx = t;

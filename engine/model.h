@@ -72,6 +72,16 @@ cls_status cls_model_train_step(cls_model *model, cl_command_queue queue, const 
                                 const cls_model_dropout *dropout, cls_buf grads, float grad_scale, cls_write_mode mode,
                                 float *losses);
 
+/* Called after the backward pass of one layer has been enqueued: its gradient (parameter
+ * tensors first_tensor .. first_tensor+n_tensors-1, contiguous in the flat buffer) will be final
+ * once the queue reaches this point. Layers are reported from the output (layer 6) back to layer 1. */
+typedef cls_status (*cls_layer_done_fn)(void *user, cl_command_queue queue, int first_tensor, int n_tensors);
+
+/* cls_model_train_step, calling layer_done (may be NULL) after each layer's backward pass. */
+cls_status cls_model_train_step_layers(cls_model *model, cl_command_queue queue, const cls_model_batch *batch,
+                                       cls_buf params, const cls_model_dropout *dropout, cls_buf grads, float grad_scale,
+                                       cls_write_mode mode, float *losses, cls_layer_done_fn layer_done, void *user);
+
 /* The logits [T*B, n_classes] of the last forward pass (time-major, before softmax). */
 cls_buf cls_model_logits(const cls_model *model);
 

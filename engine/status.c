@@ -18,6 +18,7 @@ const char *cls_status_string(cls_status status) {
     case CLS_ERR_SELFTEST: return "CLS_ERR_SELFTEST: device self-test failed";
     case CLS_ERR_IO: return "CLS_ERR_IO: file input/output failed";
     case CLS_ERR_BLAS: return "CLS_ERR_BLAS: CLBlast call failed";
+    case CLS_ERR_DIVERGED: return "CLS_ERR_DIVERGED: model replicas diverged";
   }
   return "unknown cls_status";
 }

@@ -1,96 +1,98 @@
-/* The training loop (see trainer.h). Owns the device buffers of one tower (flat parameters,
- * gradients, Adam slots, the batch), the feature plan, and DeepSpeech's epoch rules. */
-#include "trainer.h"
-
+/* The training loop (see trainer.h): creating the towers, loading and initialising the
+ * parameters, checkpoints, evaluation passes on the lead tower, and DeepSpeech's epoch rules. The
+ * strategies' steps live in train_parallel.c and train_async.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
-#include "engine.h"
 #include "log.h"
-#include "mfcc_device.h"
 #include "philox.h"
+#include "train_internal.h"
 #include "train_rules.h"
 
-struct cls_trainer {
-  cls_engine *e;
-  int device;
-  cl_context ctx;
-  cl_command_queue q;
-  cls_train_options o;
-  cls_model *model;
-  cls_adam_plan *adam;
-  cls_mfcc_tables *tables;
-  cls_mfcc_plan *mfcc;
-  int max_batch, max_frames, max_label, width;
-  size_t n_params;
-  cl_mem params, grads, m, v;                      /* [n_params] */
-  cl_mem features;                                 /* [max_frames*max_batch, width] */
-  cl_mem seq_len, labels, label_len;               /* int32 [B], [B, max_label], [B] */
-  float *host_a, *host_b, *host_c;                 /* [n_params] staging for checkpoints */
-  int32_t *label_stage;                            /* [max_batch, max_label] */
-  float *losses, *logits;                          /* [max_batch], [max_frames*max_batch, C] */
-  cls_train_state state;
-  double last_save_ms;
-  int epoch;                                       /* epoch of this run, for progress */
-};
-
-static cls_status cl_ok(cls_trainer *t, cl_int err, const char *what) {
-  if (err == CL_SUCCESS) return CLS_OK;
-  const cls_device_info *d = cls_engine_device(t->e, t->device);
-  return cls_fail(t->e, CLS_ERR_OPENCL, "device %d:%d (%s): %s failed: %s", d->platform_index, d->device_index, d->name,
-                  what, cls_cl_error_name(err));
+static cls_status parse_fault(cls_trainer *t) {
+  const char *env = getenv("CLSPEECH_FAULT");
+  if (!env || !*env) return CLS_OK;
+  char kind[16] = "";
+  int tower = -1;
+  long long step = -1;
+  if (sscanf(env, "%15[a-z]:tower=%d,step=%lld", kind, &tower, &step) != 3 || tower < 0 || step < 0 ||
+      (strcmp(kind, "fail") && strcmp(kind, "perturb")))
+    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT,
+                    "CLSPEECH_FAULT=\"%s\": expected fail:tower=K,step=S or perturb:tower=K,step=S", env);
+  t->fault.kind = strcmp(kind, "fail") ? 2 : 1;
+  t->fault.tower = tower;
+  t->fault.step = step;
+  cls_log(t->e, CLS_LOG_WARNING, "fault injection: %s tower %d at step %lld (CLSPEECH_FAULT)", kind, tower, step);
+  return CLS_OK;
 }
 
-static cl_mem device_buffer(cls_trainer *t, size_t bytes, cls_status *st) {
-  cl_int err = CL_SUCCESS;
-  cl_mem m = clCreateBuffer(t->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
-  if (*st == CLS_OK) *st = cl_ok(t, err, "allocating device memory");
-  return m;
-}
-
-cls_status cls_trainer_create(cls_engine *e, int device, const cls_train_options *o, int max_batch, int max_frames,
-                              int max_label, cls_trainer **out) {
+cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, const cls_train_options *o,
+                              int max_batch, int max_frames, int max_label, cls_trainer **out) {
   *out = NULL;
+  const int per_device = o->towers_per_device > 1 ? o->towers_per_device : 1;
+  if (n_devices <= 0 || n_devices * per_device > 64)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "between 1 and 64 towers are supported (asked for %d)",
+                    n_devices * per_device);
+  const char *strategy = o->strategy && *o->strategy ? o->strategy : "hybrid";
+  const char *balance = o->balance && *o->balance ? o->balance : "auto";
+  int which = !strcmp(strategy, "hybrid") ? STRATEGY_HYBRID
+              : !strcmp(strategy, "sync") ? STRATEGY_SYNC
+              : !strcmp(strategy, "async") ? STRATEGY_ASYNC
+                                           : -1;
+  if (which < 0) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--strategy must be hybrid, sync or async, not \"%s\"", strategy);
+  if (strcmp(balance, "auto") && strcmp(balance, "equal"))
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--balance must be auto or equal, not \"%s\"", balance);
   cls_trainer *t = calloc(1, sizeof *t);
   if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   t->e = e;
-  t->device = device;
   t->o = *o;
+  t->strategy = which;
+  t->balance_auto = !strcmp(balance, "auto");
   t->max_batch = max_batch;
   t->max_frames = max_frames;
   t->max_label = max_label > 0 ? max_label : 1;
-  t->width = cls_model_input_width(&o->model);
-  cls_status st = cls_engine_device_cl(e, device, &t->ctx, NULL, &t->q);
-  char err[1024];
-  if (st == CLS_OK && cls_mfcc_tables_create(&o->features, &t->tables, err, sizeof err) != CLS_OK)
-    st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "%s", err);
-  if (st == CLS_OK) st = cls_model_create(e, device, &o->model, max_frames, max_batch, t->max_label, &t->model);
-  if (st == CLS_OK) st = cls_adam_create(e, device, &t->adam);
-  if (st == CLS_OK && !o->host_features) st = cls_mfcc_create(e, device, t->tables, &t->mfcc);
+  pthread_mutex_init(&t->lock, NULL);
   cls_param_view views[CLS_MODEL_N_TENSORS];
   t->n_params = cls_model_layout(&o->model, views);
+  char err[1024];
+  cls_status st = parse_fault(t);
+  if (st == CLS_OK && cls_mfcc_tables_create(&o->features, &t->tables, err, sizeof err) != CLS_OK)
+    st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "%s", err);
+  t->n_towers = n_devices * per_device;
+  t->towers = calloc((size_t)t->n_towers, sizeof *t->towers);
+  /* A tower takes its share of the global batch in chunks of at most `capacity` utterances; room
+     for twice the per-tower batch lets the balancer shift work without chunking. */
+  int capacity = max_batch;
+  if (t->n_towers > 1 && 2 * o->train_batch_size > capacity) capacity = 2 * o->train_batch_size;
+  t->losses_cap = capacity > o->train_batch_size * t->n_towers ? capacity : o->train_batch_size * t->n_towers;
   size_t pb = t->n_params * sizeof(float), rows = (size_t)max_frames * (size_t)max_batch;
-  if (st == CLS_OK) {
-    t->params = device_buffer(t, pb, &st);
-    t->grads = device_buffer(t, pb, &st);
-    t->m = device_buffer(t, pb, &st);
-    t->v = device_buffer(t, pb, &st);
-    t->features = device_buffer(t, rows * (size_t)t->width * sizeof(float), &st);
-    t->seq_len = device_buffer(t, (size_t)max_batch * sizeof(int32_t), &st);
-    t->labels = device_buffer(t, (size_t)max_batch * (size_t)t->max_label * sizeof(int32_t), &st);
-    t->label_len = device_buffer(t, (size_t)max_batch * sizeof(int32_t), &st);
-  }
+  t->g = malloc(pb);
   t->host_a = malloc(pb);
   t->host_b = malloc(pb);
   t->host_c = malloc(pb);
-  t->label_stage = malloc((size_t)max_batch * (size_t)t->max_label * sizeof(int32_t));
-  t->losses = malloc((size_t)max_batch * sizeof(float));
+  t->losses = malloc((size_t)t->losses_cap * sizeof(float));
   t->logits = malloc(rows * (size_t)o->model.n_classes * sizeof(float));
-  if (st == CLS_OK && (!t->host_a || !t->host_b || !t->host_c || !t->label_stage || !t->losses || !t->logits))
+  if (st == CLS_OK && (!t->towers || !t->g || !t->host_a || !t->host_b || !t->host_c || !t->losses || !t->logits))
     st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", t->n_params);
+  cls_tower_config tc = {o->model, t->tables, o->host_features, capacity, max_frames, t->max_label};
+  for (int i = 0; st == CLS_OK && i < t->n_towers; i++) {
+    tower_slot *s = &t->towers[i];
+    s->index = i;
+    s->grad = malloc(pb);
+    s->losses = malloc((size_t)capacity * sizeof(float));
+    if (!s->grad || !s->losses) st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for tower %d", i);
+    if (st == CLS_OK) st = cls_tower_create(e, devices[i / per_device], &tc, &s->tower);
+    if (st != CLS_OK) {
+      const cls_device_info *d = cls_engine_device(e, devices[i / per_device]);
+      cls_error_append(e, " (creating tower %d on device %d:%d %s)", i, d ? d->platform_index : -1,
+                       d ? d->device_index : -1, d ? d->name : "?");
+    }
+  }
+  if (st == CLS_OK && o->log_placement) cls_train_log_placement(t);
+  if (st == CLS_OK && t->n_towers > 1) st = cls_train_warm_up(t);
   if (st != CLS_OK) {
     cls_trainer_destroy(t);
     return st;
@@ -101,29 +103,57 @@ cls_status cls_trainer_create(cls_engine *e, int device, const cls_train_options
 
 void cls_trainer_destroy(cls_trainer *t) {
   if (!t) return;
-  cls_model_destroy(t->model);
-  cls_adam_destroy(t->adam);
-  cls_mfcc_destroy(t->mfcc);
+  for (int i = 0; t->towers && i < t->n_towers; i++) {
+    cls_tower_destroy(t->towers[i].tower);
+    free(t->towers[i].grad);
+    free(t->towers[i].losses);
+  }
+  free(t->towers);
   cls_mfcc_tables_destroy(t->tables);
-  cl_mem mems[] = {t->params, t->grads, t->m, t->v, t->features, t->seq_len, t->labels, t->label_len};
-  for (size_t i = 0; i < sizeof mems / sizeof *mems; i++)
-    if (mems[i]) clReleaseMemObject(mems[i]);
+  free(t->g);
   free(t->host_a);
   free(t->host_b);
   free(t->host_c);
-  free(t->label_stage);
   free(t->losses);
   free(t->logits);
+  pthread_mutex_destroy(&t->lock);
   free(t);
 }
 
 const cls_train_state *cls_trainer_state(const cls_trainer *t) { return &t->state; }
 size_t cls_trainer_param_count(const cls_trainer *t) { return t->n_params; }
 
+int cls_trainer_tower_count(const cls_trainer *t) {
+  int n = 0;
+  for (int i = 0; i < t->n_towers; i++) n += t->towers[i].tower != NULL;
+  return n;
+}
+
+tower_slot *cls_train_lead(cls_trainer *t) {
+  for (int i = 0; i < t->n_towers; i++)
+    if (t->towers[i].tower) return &t->towers[i];
+  return NULL;
+}
+
+static cls_status no_tower(cls_trainer *t) { return cls_fail(t->e, CLS_ERR_NO_DEVICE, "no tower is left to train on"); }
+
 cls_status cls_trainer_read_params(cls_trainer *t, float *params, size_t n) {
   if (n != t->n_params) return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "read_params: %zu != %zu", n, t->n_params);
-  return cl_ok(t, clEnqueueReadBuffer(t->q, t->params, CL_TRUE, 0, n * sizeof(float), params, 0, NULL, NULL),
-               "reading the parameters");
+  tower_slot *lead = cls_train_lead(t);
+  return lead ? cls_tower_read_state(lead->tower, params, NULL, NULL) : no_tower(t);
+}
+
+int cls_train_is_device_fault(cls_status st) {
+  return st == CLS_ERR_OPENCL || st == CLS_ERR_OUT_OF_MEMORY || st == CLS_ERR_BLAS;
+}
+
+void cls_train_drop_tower(cls_trainer *t, tower_slot *s, const char *what) {
+  const cls_device_info *d = cls_engine_device(t->e, cls_tower_device(s->tower));
+  cls_tower_destroy(s->tower);
+  s->tower = NULL;
+  cls_log(t->e, CLS_LOG_WARNING, "tower %d on device %d:%d (%s) failed at step %lld and is dropped; %d tower%s left: %s",
+          s->index, d->platform_index, d->device_index, d->name, (long long)t->state.global_step,
+          cls_trainer_tower_count(t), cls_trainer_tower_count(t) == 1 ? "" : "s", what);
 }
 
 /* ---- parameters, checkpoints ---- */
@@ -150,11 +180,12 @@ static void init_params(cls_trainer *t, float *p) {
   }
 }
 
+
+/* Uploads parameters and Adam slots to every tower. */
 static cls_status upload_state(cls_trainer *t, const float *p, const float *m, const float *v) {
-  size_t b = t->n_params * sizeof(float);
-  cls_status st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->params, CL_TRUE, 0, b, p, 0, NULL, NULL), "uploading parameters");
-  if (st == CLS_OK) st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->m, CL_TRUE, 0, b, m, 0, NULL, NULL), "uploading Adam m");
-  if (st == CLS_OK) st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->v, CL_TRUE, 0, b, v, 0, NULL, NULL), "uploading Adam v");
+  cls_status st = CLS_OK;
+  for (int i = 0; st == CLS_OK && i < t->n_towers; i++)
+    if (t->towers[i].tower) st = cls_tower_write_state(t->towers[i].tower, p, m, v);
   return st;
 }
 
@@ -204,14 +235,9 @@ cls_status cls_trainer_load(cls_trainer *t, const char *mode, int evaluation) {
   return upload_state(t, t->host_a, t->host_b, t->host_c);
 }
 
-static cls_status save(cls_trainer *t, const char *kind) {
+cls_status cls_train_save_host(cls_trainer *t, const char *kind) {
   const char *dir = t->o.save_checkpoint_dir;
   if (!dir || !*dir) return CLS_OK;
-  size_t b = t->n_params * sizeof(float);
-  cls_status st = cl_ok(t, clEnqueueReadBuffer(t->q, t->params, CL_TRUE, 0, b, t->host_a, 0, NULL, NULL), "reading parameters");
-  if (st == CLS_OK) st = cl_ok(t, clEnqueueReadBuffer(t->q, t->m, CL_TRUE, 0, b, t->host_b, 0, NULL, NULL), "reading Adam m");
-  if (st == CLS_OK) st = cl_ok(t, clEnqueueReadBuffer(t->q, t->v, CL_TRUE, 0, b, t->host_c, 0, NULL, NULL), "reading Adam v");
-  if (st != CLS_OK) return st;
   char path[4400], err[1024];
   if (cls_checkpoint_save_in(dir, kind, t->o.max_to_keep, &t->o.model, t->host_a, t->host_b, t->host_c, &t->state, path,
                              sizeof path, err, sizeof err) != CLS_OK)
@@ -221,156 +247,72 @@ static cls_status save(cls_trainer *t, const char *kind) {
   return CLS_OK;
 }
 
-/* ---- batches ---- */
-
-/* Puts a host batch on the device: features (computed on the device, or uploaded), lengths, labels. */
-static cls_status upload_batch(cls_trainer *t, cls_host_batch *b, cls_model_batch *mb) {
-  if (b->status != CLS_OK) return cls_fail(t->e, b->status, "%s", b->err);
-  if (b->batch > t->max_batch || b->time > t->max_frames || b->max_label > t->max_label)
-    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "batch of %d x %d frames exceeds the trainer's %d x %d", b->batch,
-                    b->time, t->max_batch, t->max_frames);
-  for (int i = 0; i < b->batch; i++)
-    if (b->frames[i] <= 0)
-      return cls_fail(t->e, CLS_ERR_IO, "utterance %d of the batch is shorter than one feature window", b->first + i);
-  cls_status st = CLS_OK;
-  int time = b->time;
-  if (t->o.host_features) {
-    size_t bytes = (size_t)b->time * (size_t)b->batch * (size_t)t->width * sizeof(float);
-    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->features, CL_FALSE, 0, bytes, b->windows, 0, NULL, NULL),
-               "uploading features");
-  } else {
-    st = cls_mfcc_compute(t->mfcc, t->q, b->batch, (const float *const *)b->audio, b->n_audio, t->o.model.n_context,
-                          cls_buf_of(t->features), &time, NULL, NULL);
-  }
-  for (int i = 0; i < b->batch; i++) {
-    memset(t->label_stage + (size_t)i * t->max_label, 0, (size_t)t->max_label * sizeof(int32_t));
-    if (b->label_len[i] > 0)
-      memcpy(t->label_stage + (size_t)i * t->max_label, b->labels + (size_t)i * b->max_label,
-             (size_t)b->label_len[i] * sizeof(int32_t));
-  }
-  if (st == CLS_OK)
-    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->seq_len, CL_FALSE, 0, (size_t)b->batch * sizeof(int32_t), b->frames, 0,
-                                       NULL, NULL),
-               "uploading lengths");
-  if (st == CLS_OK)
-    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->labels, CL_FALSE, 0, (size_t)b->batch * t->max_label * sizeof(int32_t),
-                                       t->label_stage, 0, NULL, NULL),
-               "uploading labels");
-  if (st == CLS_OK)
-    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->label_len, CL_FALSE, 0, (size_t)b->batch * sizeof(int32_t), b->label_len,
-                                       0, NULL, NULL),
-               "uploading label lengths");
-  /* The staging buffers are reused by the next batch: wait for the writes. */
-  if (st == CLS_OK) st = cl_ok(t, clFinish(t->q), "clFinish");
-  mb->time = time;
-  mb->batch = b->batch;
-  mb->features = cls_buf_of(t->features);
-  mb->seq_len = cls_buf_of(t->seq_len);
-  mb->labels = cls_buf_of(t->labels);
-  mb->label_len = cls_buf_of(t->label_len);
-  return st;
+cls_status cls_train_save(cls_trainer *t, const char *kind) {
+  const char *dir = t->o.save_checkpoint_dir;
+  if (!dir || !*dir) return CLS_OK;
+  tower_slot *lead = cls_train_lead(t);
+  if (!lead) return no_tower(t);
+  cls_status st = cls_tower_read_state(lead->tower, t->host_a, t->host_b, t->host_c);
+  return st == CLS_OK ? cls_train_save_host(t, kind) : st;
 }
 
-static cls_status start_loader(cls_trainer *t, const cls_utterance *u, int n, int batch, cls_loader **l) {
-  cls_loader_options lo = {t->tables, t->o.model.n_context, t->o.host_features, t->o.feature_cache, 3};
+/* ---- passes ---- */
+
+cls_status cls_train_start_loader(cls_trainer *t, const cls_utterance *u, int n, int batch, int depth, cls_loader **l) {
+  cls_loader_options lo = {t->tables, t->o.model.n_context, t->o.host_features, t->o.feature_cache, depth};
   char err[1024];
   if (cls_loader_start(u, n, batch, &lo, l, err, sizeof err) != CLS_OK)
     return cls_fail(t->e, CLS_ERR_OUT_OF_MEMORY, "%s", err);
   return CLS_OK;
 }
 
-static void report(cls_progress_fn fn, void *user, const char *phase, const char *set, int epoch, int64_t steps,
-                   int64_t total, double loss_sum, double t0, double audio, int finished) {
+void cls_train_report(cls_progress_fn fn, void *user, const char *phase, const char *set, int epoch, int64_t steps,
+                      int64_t total, double loss_sum, double t0, double audio, int finished) {
   if (!fn) return;
   cls_progress p = {phase, set, epoch, steps, total, steps ? loss_sum / (double)steps : 0.0, (cls_now_ms() - t0) / 1e3,
                     audio, finished};
   fn(user, &p);
 }
 
+void cls_train_warn_nonfinite(cls_trainer *t, const cls_host_batch *b, const float *losses, const cls_utterance *u) {
+  char names[1024] = "";
+  for (int i = 0; i < b->batch; i++)
+    if (!isfinite(losses[i]) && strlen(names) < 700)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "", u[b->first + i].path);
+  cls_log(t->e, CLS_LOG_WARNING, "the following files caused an infinite (or NaN) loss; the step was not applied: %s",
+          names);
+}
+
 cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
                                 cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *user,
                                 double *mean_loss, int64_t *steps_out) {
+  tower_slot *lead = cls_train_lead(t);
+  if (!lead) return no_tower(t);
+  if (batch_size > t->max_batch)
+    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "evaluation batch of %d exceeds the trainer's %d", batch_size,
+                    t->max_batch);
   cls_loader *l = NULL;
-  cls_status st = start_loader(t, set->utts, set->n, batch_size, &l);
+  cls_status st = cls_train_start_loader(t, set->utts, set->n, batch_size, 3, &l);
   double t0 = cls_now_ms(), loss_sum = 0, audio = 0;
   int64_t steps = 0, total = (set->n + batch_size - 1) / batch_size;
-  const int C = t->o.model.n_classes;
   for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
-    cls_model_batch mb;
-    st = upload_batch(t, b, &mb);
-    if (st == CLS_OK) st = cls_model_forward(t->model, t->q, &mb, cls_buf_of(t->params), NULL, t->losses);
-    if (st == CLS_OK && on_batch) {
-      size_t bytes = (size_t)mb.time * (size_t)mb.batch * (size_t)C * sizeof(float);
-      st = cl_ok(t, clEnqueueReadBuffer(t->q, cls_model_logits(t->model).mem, CL_TRUE, 0, bytes, t->logits, 0, NULL, NULL),
-                 "reading logits");
-      if (st == CLS_OK) on_batch(batch_user, b->first, b->batch, mb.time, t->logits, b->frames, t->losses);
-    }
+    int time = 0;
+    st = cls_tower_evaluate(lead->tower, b, t->losses, on_batch ? t->logits : NULL, &time);
+    if (st == CLS_OK && on_batch) on_batch(batch_user, b->first, b->batch, time, t->logits, b->frames, t->losses);
     if (st == CLS_OK) {
       double mean = 0;
       for (int i = 0; i < b->batch; i++) mean += t->losses[i];
       loss_sum += mean / b->batch;
       audio += b->audio_seconds;
       steps++;
-      report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 0);
+      cls_train_report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 0);
     }
     cls_loader_done(l, b);
   }
   cls_loader_stop(l);
   if (mean_loss) *mean_loss = steps ? loss_sum / (double)steps : 0.0;
   if (steps_out) *steps_out = steps;
-  if (st == CLS_OK) report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 1);
-  return st;
-}
-
-static cls_status train_epoch(cls_trainer *t, int epoch, const cls_utterance *u, int n, cls_progress_fn progress,
-                              void *user) {
-  cls_loader *l = NULL;
-  const int B = t->o.train_batch_size;
-  /* DeepSpeech drops the last partial training batch (drop_remainder). */
-  int usable = n / B * B;
-  if (usable == 0) return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "fewer training samples (%d) than --train_batch_size (%d)", n, B);
-  cls_status st = start_loader(t, u, usable, B, &l);
-  double t0 = cls_now_ms(), loss_sum = 0, audio = 0;
-  int64_t steps = 0, total = usable / B;
-  for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
-    cls_model_batch mb;
-    st = upload_batch(t, b, &mb);
-    cls_model_dropout drop;
-    memcpy(drop.rate, t->o.dropout, sizeof drop.rate);
-    drop.seed = t->state.random_seed;
-    drop.step = (uint32_t)t->state.global_step;
-    drop.utterance_offset = 0;
-    if (st == CLS_OK)
-      st = cls_model_train_step(t->model, t->q, &mb, cls_buf_of(t->params), &drop, cls_buf_of(t->grads),
-                                1.0f / (float)b->batch, CLS_OVERWRITE, t->losses);
-    if (st == CLS_OK) {
-      double mean = 0;
-      for (int i = 0; i < b->batch; i++) mean += t->losses[i];
-      mean /= b->batch;
-      if (!isfinite(mean)) {
-        char names[1024] = "";
-        for (int i = 0; i < b->batch; i++)
-          if (!isfinite(t->losses[i]) && strlen(names) < 700)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "", u[b->first + i].path);
-        cls_log(t->e, CLS_LOG_WARNING,
-                "the following files caused an infinite (or NaN) loss; the step was not applied: %s", names);
-      } else {
-        st = cls_adam_update(t->adam, t->q, t->n_params, cls_buf_of(t->params), cls_buf_of(t->m), cls_buf_of(t->v),
-                             cls_buf_of(t->grads), t->state.learning_rate, t->o.beta1, t->o.beta2, t->o.epsilon,
-                             &t->state.adam, NULL);
-        t->state.global_step++;
-        loss_sum += mean;
-        steps++;
-      }
-      audio += b->audio_seconds;
-      report(progress, user, "Training", "train", epoch, steps, total, loss_sum, t0, audio, 0);
-    }
-    cls_loader_done(l, b);
-    if (st == CLS_OK && t->o.checkpoint_secs > 0 && cls_now_ms() - t->last_save_ms > t->o.checkpoint_secs * 1e3)
-      st = save(t, "train");
-  }
-  cls_loader_stop(l);
-  if (st == CLS_OK) report(progress, user, "Training", "train", epoch, steps, total, loss_sum, t0, audio, 1);
+  if (st == CLS_OK) cls_train_report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 1);
   return st;
 }
 
@@ -380,10 +322,11 @@ cls_status cls_trainer_train(cls_trainer *t, const cls_utterance *train, int n_t
   cls_status st = CLS_OK;
   for (int epoch = 0; st == CLS_OK && epoch < t->o.epochs; epoch++) {
     t->epoch = epoch;
-    st = train_epoch(t, epoch, train, n_train, progress, user);
+    st = t->strategy == STRATEGY_ASYNC ? cls_train_epoch_async(t, epoch, train, n_train, progress, user)
+                                        : cls_train_epoch_parallel(t, epoch, train, n_train, progress, user);
     if (st != CLS_OK) break;
     t->state.epoch++;
-    st = save(t, "train");
+    st = cls_train_save(t, "train");
     if (st != CLS_OK || n_dev == 0) continue;
     double weighted = 0;
     int64_t total_steps = 0;
@@ -406,7 +349,7 @@ cls_status cls_trainer_train(cls_trainer *t, const cls_utterance *train, int n_t
     cls_log(t->e, CLS_LOG_INFO, "Epoch %d: dev loss %f (best %f, %d epochs without improvement)", t->state.epoch - 1,
             dev_loss, t->state.best_dev_loss, t->state.epochs_without_improvement);
     if (dec.new_best) {
-      st = save(t, "best_dev");
+      st = cls_train_save(t, "best_dev");
       if (st == CLS_OK) cls_log(t->e, CLS_LOG_INFO, "Saved new best validating model with loss %f", dev_loss);
     }
     if (st == CLS_OK && dec.early_stop) {
@@ -423,7 +366,7 @@ cls_status cls_trainer_train(cls_trainer *t, const cls_utterance *train, int n_t
       t->state.epoch = ep;
       t->state.learning_rate *= t->o.plateau_reduction;
       cls_log(t->e, CLS_LOG_INFO, "Encountered a plateau, reducing learning rate to %g", (double)t->state.learning_rate);
-      if (st == CLS_OK) st = save(t, "best_dev");
+      if (st == CLS_OK) st = cls_train_save(t, "best_dev");
     }
   }
   return st;

@@ -1,8 +1,9 @@
-/* The training loop on one device (one tower) with DeepSpeech 0.9's rules: epochs over the
+/* The training loop with DeepSpeech 0.9's rules: epochs over the
  * size-sorted training set, dev evaluation every epoch (step-weighted over dev sets), train and
  * best_dev checkpoints, --checkpoint_secs, reduce-on-plateau (reload best, then reduce) and early
  * stop; loading by --load_train auto|best|last|init; and evaluation passes that hand each batch's
- * logits to the caller for decoding. Messages go through the engine's log callback; progress
+ * logits to the caller for decoding. Training runs on one or more towers (tower.h) under the hybrid,
+ * sync or async strategy (train_parallel.c, train_async.c). Messages go through the engine's log callback; progress
  * through the caller's callback. */
 #ifndef CLS_TRAINER_H
 #define CLS_TRAINER_H
@@ -34,6 +35,13 @@ typedef struct cls_train_options {
   float es_min_delta;
   int host_features;                /* features on the host (else on the device) */
   const char *feature_cache;
+  /* Towers (see tower.h): one per selected device, towers_per_device on each. */
+  const char *strategy;             /* "hybrid" (NULL: default), "sync" or "async" */
+  const char *balance;              /* "auto" (NULL: default) or "equal": hybrid's split of the global batch */
+  int towers_per_device;            /* 0 or 1: one */
+  int replica_check_steps;          /* compare the replicas every N steps (0: never) */
+  int no_overlap;                   /* read each tower's gradient back only after its whole backward pass */
+  int log_placement;                /* log each tower's device, queues, programs, share and buffers */
 } cls_train_options;
 
 typedef struct cls_eval_set {
@@ -61,10 +69,16 @@ typedef void (*cls_batch_fn)(void *user, int first, int batch, int time, const f
 
 typedef struct cls_trainer cls_trainer;
 
-/* A trainer for `device` sized for batches of up to max_batch utterances, max_frames frames and
- * max_label labels. Parameters are uninitialised until cls_trainer_load. */
-cls_status cls_trainer_create(cls_engine *engine, int device, const cls_train_options *options, int max_batch,
-                              int max_frames, int max_label, cls_trainer **out);
+/* A trainer with a tower on each of devices[0 .. n_devices) (options->towers_per_device on each),
+ * sized for batches of up to max_batch utterances per tower, max_frames frames and max_label
+ * labels. Under "hybrid" the global batch is train_batch_size per tower, as in DeepSpeech.
+ * Parameters are uninitialised until cls_trainer_load. Fault injection for tests: the environment
+ * variable CLSPEECH_FAULT="fail:tower=K,step=S" makes tower K fail at global step S, and
+ * "perturb:tower=K,step=S" changes one parameter of tower K's replica after step S. */
+cls_status cls_trainer_create(cls_engine *engine, const int *devices, int n_devices, const cls_train_options *options,
+                              int max_batch, int max_frames, int max_label, cls_trainer **out);
+/* Towers still training (a tower whose device fails is dropped). */
+int cls_trainer_tower_count(const cls_trainer *trainer);
 void cls_trainer_destroy(cls_trainer *trainer);
 
 /* Initialises or loads the parameters: `mode` "auto" (best_dev, else last train, else fresh),

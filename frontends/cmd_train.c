@@ -1,5 +1,5 @@
-/* `clspeech train`: DeepSpeech-compatible training on one OpenCL device (DeepSpeech's flags and
- * defaults), then the test report. Loads and validates the data sets, builds the trainer, loads or
+/* `clspeech train`: DeepSpeech-compatible training with a tower on each selected OpenCL device
+ * (DeepSpeech's flags and defaults), then the test report. Loads and validates the data sets, builds the trainer, loads or
  * initialises the parameters, runs the epochs with progress lines, and evaluates --test_files. */
 #include <errno.h>
 #include <stdio.h>
@@ -74,9 +74,11 @@ int cmd_train(int argc, char **argv) {
   cls_status st = CLS_OK;
   if (!rc) rc = cli_open_devices("train", f.devices, &engine, sel, 64, &n_sel);
   if (!rc) {
-    const cls_device_info *d = cls_engine_device(engine, sel[0]);
-    fprintf(stderr, "clspeech: training on device %d:%d (%s)%s\n", d->platform_index, d->device_index, d->name,
-            n_sel > 1 ? "; one tower: the other selected devices stay idle" : "");
+    for (int i = 0; i < n_sel; i++) {
+      const cls_device_info *d = cls_engine_device(engine, sel[i]);
+      fprintf(stderr, "clspeech: %s on device %d:%d (%s)\n", n_sel * f.towers_per_device > 1 ? "towers" : "training",
+              d->platform_index, d->device_index, d->name);
+    }
     int max_frames = 1, max_labels = 1;
     data_sets_max(train, n_train, &max_frames, &max_labels);
     data_sets_max(dev, n_dev, &max_frames, &max_labels);
@@ -84,7 +86,7 @@ int cmd_train(int argc, char **argv) {
     int max_batch = f.train_batch_size;
     if (f.dev_batch_size > max_batch) max_batch = f.dev_batch_size;
     if (f.test_batch_size > max_batch) max_batch = f.test_batch_size;
-    st = cls_trainer_create(engine, sel[0], &opt, max_batch, max_frames, max_labels, &trainer);
+    st = cls_trainer_create(engine, sel, n_sel, &opt, max_batch, max_frames, max_labels, &trainer);
     if (st != CLS_OK) rc = cli_report("train", engine, st);
   }
   progress_printer progress;

@@ -44,11 +44,16 @@ void train_flags_defaults(train_flags *f) {
   f->cutoff_prob = 1.0;
   f->cutoff_top_n = 300;
   f->test_output_file = "";
+  f->strategy = "hybrid";
+  f->balance = "auto";
+  f->towers_per_device = 1;
+  f->replica_check_steps = 100;
+  f->overlap_reduction = true;
   f->audio = "";
 }
 
 cli_flag *train_flags_table(train_flags *f, int *n) {
-  static cli_flag t[64];
+  static cli_flag t[96];
   int k = 0;
 #define S(name, help) t[k++] = (cli_flag){#name, CLI_STRING, &f->name, help, false}
 #define I(name, help) t[k++] = (cli_flag){#name, CLI_INT, &f->name, help, false}
@@ -94,7 +99,13 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
   I(feature_win_step, "feature step in milliseconds");
   S(feature_cache, "folder caching each file's features (implies --features_device host)");
   S(features_device, "device (OpenCL, default) or host");
-  S(devices, "OpenCL device selection; training uses the first selected device");
+  S(devices, "OpenCL device selection (all|gpu|cpu|accelerator|P:D|name, comma-separated): a tower on each");
+  S(strategy, "hybrid (one synchronous update from the towers' averaged gradients), sync (one tower at a time) or async");
+  S(balance, "hybrid's split of the global batch: auto (in proportion to each tower's measured speed) or equal");
+  I(towers_per_device, "towers on each selected device");
+  I(replica_check_steps, "compare the towers' parameter replicas every N steps (0: never)");
+  B(overlap_reduction, "read each layer's gradient back while the backward pass goes on");
+  B(log_placement, "print each tower's device, queues, programs, batch share and buffer sizes");
   I(limit_train, "at most this many training samples (0: all)");
   I(limit_dev, "at most this many validation samples (0: all)");
   I(limit_test, "at most this many test samples (0: all)");
@@ -135,6 +146,11 @@ int train_flags_finish(train_flags *f, const char *command) {
   const char *bad = NULL;
   if (f->train_batch_size < 1 || f->dev_batch_size < 1 || f->test_batch_size < 1) bad = "batch sizes must be at least 1";
   else if (f->epochs < 0) bad = "--epochs must not be negative";
+  else if (strcmp(f->strategy, "hybrid") && strcmp(f->strategy, "sync") && strcmp(f->strategy, "async"))
+    bad = "--strategy must be hybrid, sync or async";
+  else if (strcmp(f->balance, "auto") && strcmp(f->balance, "equal")) bad = "--balance must be auto or equal";
+  else if (f->towers_per_device < 1) bad = "--towers_per_device must be at least 1";
+  else if (f->replica_check_steps < 0) bad = "--replica_check_steps must not be negative";
   else if (f->n_hidden < 1) bad = "--n_hidden must be at least 1";
   else if (!(f->learning_rate > 0)) bad = "--learning_rate must be positive";
   else if (f->dropout_rate < 0 || f->dropout_rate >= 1 || f->dropout_rate2 >= 1 || f->dropout_rate3 >= 1 ||
@@ -185,6 +201,12 @@ cls_train_options train_flags_options(const train_flags *f, int n_classes) {
   o.es_min_delta = (float)f->es_min_delta;
   o.host_features = !strcmp(f->features_device, "host");
   o.feature_cache = f->feature_cache;
+  o.strategy = f->strategy;
+  o.balance = f->balance;
+  o.towers_per_device = f->towers_per_device;
+  o.replica_check_steps = f->replica_check_steps;
+  o.no_overlap = !f->overlap_reduction;
+  o.log_placement = f->log_placement;
   return o;
 }
 

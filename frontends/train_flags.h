@@ -28,6 +28,9 @@ typedef struct train_flags {
   int report_count, beam_width, cutoff_top_n;
   double cutoff_prob;
   const char *test_output_file;
+  const char *strategy, *balance;
+  int towers_per_device, replica_check_steps;
+  bool overlap_reduction, log_placement;
   const char *audio; /* transcribe */
 } train_flags;
 

@@ -46,7 +46,7 @@ static float *train(cls_engine *e, int dev, const cls_dataset *ds, const char *d
   cls_trainer *t = NULL;
   int max_frames = 0, max_labels = 0;
   cls_dataset_batch_max(ds, 0, cls_dataset_size(ds), &max_frames, &max_labels);
-  cls_status st = cls_trainer_create(e, dev, &o, 1, max_frames, max_labels, &t);
+  cls_status st = cls_trainer_create(e, &dev, 1, &o, 1, max_frames, max_labels, &t);
   CHECK(st == CLS_OK, "trainer: %s", cls_engine_error(e));
   if (!t) return NULL;
   cls_utterance u[4];
@@ -149,7 +149,7 @@ int main(void) {
   }
   cls_train_options o = options(resumed, 1);
   cls_trainer *t = NULL;
-  CHECK_INT(cls_trainer_create(e, dev, &o, 1, 200, 60, &t), CLS_OK);
+  CHECK_INT(cls_trainer_create(e, &dev, 1, &o, 1, 200, 60, &t), CLS_OK);
   if (t) {
     CHECK_INT(cls_trainer_load(t, "last", 0), CLS_ERR_IO);
     CHECK_CONTAINS(cls_engine_error(e), "train-6.safetensors");
