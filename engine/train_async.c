@@ -173,7 +173,7 @@ cls_status cls_train_epoch_async(cls_trainer *t, int epoch, const cls_utterance 
   for (int i = 0; st == CLS_OK && i < t->n_towers; i++)
     if (t->towers[i].tower) st = cls_tower_write_state(t->towers[i].tower, t->host_a, t->host_b, t->host_c);
   if (st == CLS_OK && r.steps)
-    cls_log(t->e, CLS_LOG_INFO, "Epoch %d: async staleness: mean %.2f, max %lld updates over %lld gradients", epoch,
+    cls_log(t->e, CLS_LOG_NOTICE, "Epoch %d: async staleness: mean %.2f, max %lld updates over %lld gradients", epoch,
             (double)r.stale_sum / (double)r.steps, (long long)r.stale_max, (long long)r.steps);
   if (st == CLS_OK)
     cls_train_report(progress, user, "Training", "train", epoch, r.steps, r.total, r.loss_sum, r.t0, r.audio, 1);

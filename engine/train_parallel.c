@@ -229,8 +229,8 @@ cls_status cls_train_epoch_parallel(cls_trainer *t, int epoch, const cls_utteran
   if (t->strategy == STRATEGY_HYBRID && towers > 1 && n / B < towers) {
     int use = n / B > 0 ? n / B : 1;
     if (epoch == 0)
-      cls_log(t->e, CLS_LOG_WARNING, "%d training samples fill only %d global batch share%s of %d: %d of %d towers work",
-              n, use, use == 1 ? "" : "s", B, use, towers);
+      cls_log(t->e, CLS_LOG_WARNING, "%d training sample%s of --train_batch_size %d keep%s only %d of %d towers busy", n,
+              n == 1 ? "" : "s", B, n == 1 ? "s" : "", use, towers);
     towers = use;
   }
   const int global = t->strategy == STRATEGY_HYBRID ? B * towers : B;
@@ -278,7 +278,7 @@ cls_status cls_train_epoch_parallel(cls_trainer *t, int epoch, const cls_utteran
       if (t->towers[i].tower)
         snprintf(shares + strlen(shares), sizeof shares - strlen(shares), "%s%d:%d (%.0f frames/s)", *shares ? ", " : "",
                  i, t->towers[i].share, t->towers[i].speed);
-    cls_log(t->e, CLS_LOG_INFO, "Epoch %d: last step's shares by tower: %s", epoch, shares);
+    cls_log(t->e, CLS_LOG_NOTICE, "Epoch %d: last step's shares by tower: %s", epoch, shares);
   }
   if (st == CLS_OK) cls_train_report(progress, user, "Training", "train", epoch, steps, total, loss_sum, t0, audio, 1);
   return st;
@@ -287,7 +287,7 @@ cls_status cls_train_epoch_parallel(cls_trainer *t, int epoch, const cls_utteran
 void cls_train_log_placement(cls_trainer *t) {
   static const char *names[] = {"hybrid", "sync", "async"};
   int live = cls_trainer_tower_count(t);
-  cls_log(t->e, CLS_LOG_INFO, "placement: %d tower%s, strategy %s, balance %s, gradient read-back %s, global batch %d",
+  cls_log(t->e, CLS_LOG_NOTICE, "placement: %d tower%s, strategy %s, balance %s, gradient read-back %s, global batch %d",
           live, live == 1 ? "" : "s", names[t->strategy], t->balance_auto ? "auto" : "equal",
           t->o.no_overlap ? "after the backward pass" : "overlapped per layer",
           t->strategy == STRATEGY_HYBRID ? t->o.train_batch_size * live : t->o.train_batch_size);
@@ -301,7 +301,7 @@ void cls_train_log_placement(cls_trainer *t) {
     if (!s->tower) continue;
     const cls_device_info *d = cls_engine_device(t->e, cls_tower_device(s->tower));
     size_t bytes = cls_tower_device_bytes(s->tower);
-    cls_log(t->e, CLS_LOG_INFO,
+    cls_log(t->e, CLS_LOG_NOTICE,
             "placement: tower %d on device %d:%d (%s, %s): own compute and transfer queues (in-order); programs: %s "
             "+ CLBlast; batch share %s%d; capacity %d utterances x %d frames; device memory %.1f MiB (parameters, "
             "gradient, Adam m and v %.1f MiB; activations, batch and workspaces %.1f MiB)",

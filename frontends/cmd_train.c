@@ -74,10 +74,12 @@ int cmd_train(int argc, char **argv) {
   cls_status st = CLS_OK;
   if (!rc) rc = cli_open_devices("train", f.devices, &engine, sel, 64, &n_sel);
   if (!rc) {
-    for (int i = 0; i < n_sel; i++) {
+    const int training = n_train > 0 && f.epochs > 0, used = training ? n_sel : 1;
+    for (int i = 0; i < used; i++) {
       const cls_device_info *d = cls_engine_device(engine, sel[i]);
-      fprintf(stderr, "clspeech: %s on device %d:%d (%s)\n", n_sel * f.towers_per_device > 1 ? "towers" : "training",
-              d->platform_index, d->device_index, d->name);
+      fprintf(stderr, "clspeech: %s device %d:%d (%s)%s\n", training ? "training on" : "evaluating on",
+              d->platform_index, d->device_index, d->name,
+              training && f.towers_per_device > 1 ? " (several towers)" : "");
     }
     int max_frames = 1, max_labels = 1;
     data_sets_max(train, n_train, &max_frames, &max_labels);
@@ -86,7 +88,9 @@ int cmd_train(int argc, char **argv) {
     int max_batch = f.train_batch_size;
     if (f.dev_batch_size > max_batch) max_batch = f.dev_batch_size;
     if (f.test_batch_size > max_batch) max_batch = f.test_batch_size;
-    st = cls_trainer_create(engine, sel, n_sel, &opt, max_batch, max_frames, max_labels, &trainer);
+    /* Evaluation alone runs on the first device: towers are for training. */
+    if (!training) opt.towers_per_device = 1;
+    st = cls_trainer_create(engine, sel, used, &opt, max_batch, max_frames, max_labels, &trainer);
     if (st != CLS_OK) rc = cli_report("train", engine, st);
   }
   progress_printer progress;
