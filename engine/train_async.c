@@ -44,6 +44,8 @@ static void *async_worker(void *arg) {
     if (r->status == CLS_OK && r->retry) {
       b = r->retry;
       r->retry = NULL;
+    } else if (r->status == CLS_OK && !r->done && cls_train_out_of_time(t)) {
+      r->done = 1;
     } else if (r->status == CLS_OK && !r->done) {
       b = cls_loader_next(r->loader);
       if (!b) r->done = 1;

@@ -49,6 +49,8 @@ struct cls_trainer {
   double last_save_ms;
   int epoch;                                       /* epoch of this run, for progress */
   fault_spec fault;
+  double deadline_ms;                              /* max_train_seconds as a cls_now_ms() time (0: none) */
+  int out_of_time;
   /* the reduction of the step in flight */
   pthread_mutex_t lock;
   int n_active;
@@ -58,6 +60,8 @@ struct cls_trainer {
   int arrive_count[16], n_arrive_ranges;
 };
 
+/* 1 (and out_of_time set) once the training time limit has passed. */
+int cls_train_out_of_time(cls_trainer *t);
 /* The first tower still training, or NULL. */
 tower_slot *cls_train_lead(cls_trainer *t);
 /* Saves a "train" or "best_dev" checkpoint from the lead tower (no-op without a save directory). */

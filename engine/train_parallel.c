@@ -270,6 +270,7 @@ cls_status cls_train_epoch_parallel(cls_trainer *t, int epoch, const cls_utteran
     cls_loader_done(l, b);
     if (st == CLS_OK && t->o.checkpoint_secs > 0 && cls_now_ms() - t->last_save_ms > t->o.checkpoint_secs * 1e3)
       st = cls_train_save(t, "train");
+    if (cls_train_out_of_time(t)) break;
   }
   cls_loader_stop(l);
   if (st == CLS_OK && cls_trainer_tower_count(t) > 1) {

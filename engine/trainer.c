@@ -45,6 +45,16 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
   if (which < 0) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--strategy must be hybrid, sync or async, not \"%s\"", strategy);
   if (strcmp(balance, "auto") && strcmp(balance, "equal"))
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--balance must be auto or equal, not \"%s\"", balance);
+  for (int i = 0; per_device > 1 && i < n_devices; i++) {
+    const cls_device_info *d = cls_engine_device(e, devices[i]);
+    /* PoCL's basic device runs kernels on the thread that waits for them, and two such threads on
+       one device trip an assertion in its kernel-handle cache (pocl_release_dlhandle_cache). */
+    if (d && !strncmp(d->name, "basic", 5) && strstr(d->platform_name, "Portable Computing Language"))
+      return cls_fail(e, CLS_ERR_INVALID_ARGUMENT,
+                      "device %d:%d (%s) cannot hold %d towers: PoCL's basic device is not safe for several threads "
+                      "at once; use --towers_per_device 1 or PoCL's pthread device",
+                      d->platform_index, d->device_index, d->name, per_device);
+  }
   cls_trainer *t = calloc(1, sizeof *t);
   if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   t->e = e;
@@ -127,6 +137,11 @@ int cls_trainer_tower_count(const cls_trainer *t) {
   int n = 0;
   for (int i = 0; i < t->n_towers; i++) n += t->towers[i].tower != NULL;
   return n;
+}
+
+int cls_train_out_of_time(cls_trainer *t) {
+  if (!t->out_of_time && t->deadline_ms > 0 && cls_now_ms() > t->deadline_ms) t->out_of_time = 1;
+  return t->out_of_time;
 }
 
 tower_slot *cls_train_lead(cls_trainer *t) {
@@ -319,12 +334,20 @@ cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int bat
 cls_status cls_trainer_train(cls_trainer *t, const cls_utterance *train, int n_train, const cls_eval_set *dev, int n_dev,
                              cls_progress_fn progress, void *user) {
   t->last_save_ms = cls_now_ms();
+  t->deadline_ms = t->o.max_train_seconds > 0 ? cls_now_ms() + t->o.max_train_seconds * 1e3 : 0;
+  t->out_of_time = 0;
   cls_status st = CLS_OK;
-  for (int epoch = 0; st == CLS_OK && epoch < t->o.epochs; epoch++) {
+  for (int epoch = 0; st == CLS_OK && epoch < t->o.epochs && !t->out_of_time; epoch++) {
     t->epoch = epoch;
     st = t->strategy == STRATEGY_ASYNC ? cls_train_epoch_async(t, epoch, train, n_train, progress, user)
                                         : cls_train_epoch_parallel(t, epoch, train, n_train, progress, user);
     if (st != CLS_OK) break;
+    if (t->out_of_time) {
+      cls_log(t->e, CLS_LOG_NOTICE, "Training time limit of %g s reached in epoch %d at step %lld",
+              t->o.max_train_seconds, epoch, (long long)t->state.global_step);
+      st = cls_train_save(t, "train");
+      break;
+    }
     t->state.epoch++;
     st = cls_train_save(t, "train");
     if (st != CLS_OK || n_dev == 0) continue;

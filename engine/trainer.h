@@ -42,6 +42,7 @@ typedef struct cls_train_options {
   int replica_check_steps;          /* compare the replicas every N steps (0: never) */
   int no_overlap;                   /* read each tower's gradient back only after its whole backward pass */
   int log_placement;                /* log each tower's device, queues, programs, share and buffers */
+  double max_train_seconds;         /* > 0: stop training after a step once this much wall time passed */
 } cls_train_options;
 
 typedef struct cls_eval_set {
