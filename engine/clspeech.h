@@ -57,6 +57,7 @@ typedef struct cls_device_info {
   bool fp16;
   bool fp64;
   size_t preferred_work_group_multiple; /* from a built kernel; 0 until the device's kernels are built */
+  int sub_index, sub_count;  /* k of N for a sub-device made by a ":split=N" selection; 0, 0 for a whole device */
 } cls_device_info;
 
 typedef struct cls_engine_options {
@@ -88,6 +89,11 @@ const cls_device_info *cls_engine_device(const cls_engine *engine, int index);
  * Indices into the engine's device list are written to `out` (capacity `cap`) in enumeration order,
  * each at most once; an item that matches nothing is an error naming the item. */
 cls_status cls_engine_select(cls_engine *engine, const char *spec, int *out, int cap, int *count);
+
+/* Selection items may end in ":split=N" ("cpu:split=2"): each device the item matches is divided
+ * into N sub-devices of equal compute units (clCreateSubDevices), which are added to the device
+ * list (their names end in " [sub-device k/N]") and selected instead of it. Adding devices may move
+ * the device records: take cls_engine_device pointers after selecting. */
 
 /* Per-program build record, filled by cls_engine_build_device. */
 typedef struct cls_build_record {

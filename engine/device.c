@@ -137,6 +137,7 @@ void cls_engine_destroy(cls_engine *e) {
     }
     if (d->queue) clReleaseCommandQueue(d->queue);
     if (d->context) clReleaseContext(d->context);
+    if (d->sub_device) clReleaseDevice(d->id);
     free(d->build_options);
   }
   free(e->devices);
@@ -149,6 +150,48 @@ int cls_engine_device_count(const cls_engine *e) { return e ? e->n_devices : 0; 
 const cls_device_info *cls_engine_device(const cls_engine *e, int index) {
   if (!e || index < 0 || index >= e->n_devices) return NULL;
   return &e->devices[index].info;
+}
+
+cls_status cls_device_split(cls_engine *e, int index, int parts, int *first) {
+  cls_device parent = e->devices[index];
+  const cls_device_info *in = &parent.info;
+  cl_uint max_sub = 0;
+  clGetDeviceInfo(parent.id, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof max_sub, &max_sub, NULL);
+  if (in->compute_units < (unsigned)parts || max_sub < (cl_uint)parts)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT,
+                    "device %d:%d (%s) cannot be split into %d: it has %u compute units and allows %u sub-devices",
+                    in->platform_index, in->device_index, in->name, parts, in->compute_units, (unsigned)max_sub);
+  cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, (cl_device_partition_property)(in->compute_units / (unsigned)parts), 0};
+  cl_device_id ids[64];
+  cl_uint made = 0;
+  cl_int err = clCreateSubDevices(parent.id, props, (cl_uint)parts, ids, &made);
+  if (err != CL_SUCCESS || made < (cl_uint)parts) {
+    for (cl_uint i = 0; err == CL_SUCCESS && i < made; i++) clReleaseDevice(ids[i]);
+    return cls_fail(e, CLS_ERR_OPENCL, "device %d:%d (%s): clCreateSubDevices into %d failed: %s", in->platform_index,
+                    in->device_index, in->name, parts, err == CL_SUCCESS ? "too few sub-devices" : cls_cl_error_name(err));
+  }
+  cls_device *grown = realloc(e->devices, (size_t)(e->n_devices + parts) * sizeof *grown);
+  if (!grown) {
+    for (int i = 0; i < parts; i++) clReleaseDevice(ids[i]);
+    return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory splitting a device");
+  }
+  e->devices = grown;
+  *first = e->n_devices;
+  for (int i = 0; i < parts; i++) {
+    cls_device *d = &e->devices[e->n_devices++];
+    memset(d, 0, sizeof *d);
+    d->platform = parent.platform;
+    d->id = ids[i];
+    d->sub_device = true;
+    d->info.platform_index = parent.info.platform_index;
+    d->info.device_index = parent.info.device_index;
+    read_capabilities(d);
+    size_t len = strlen(d->info.name);
+    snprintf(d->info.name + len, sizeof d->info.name - len, " [sub-device %d/%d]", i + 1, parts);
+    d->info.sub_index = i + 1;
+    d->info.sub_count = parts;
+  }
+  return CLS_OK;
 }
 
 cls_status cls_device_open(cls_engine *e, cls_device *d) {

@@ -73,9 +73,20 @@ static void add_unique(int *out, int cap, int *count, int index) {
 
 static int compare_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
+/* Cuts a trailing ":split=N" off item; returns N, 1 without one, 0 when N is not an integer >= 2. */
+static int split_suffix(char *item) {
+  char *at = strstr(item, ":split=");
+  if (!at) return 1;
+  char *end = NULL;
+  long parts = strtol(at + 7, &end, 10);
+  *at = '\0';
+  return end && *end == '\0' && end != at + 7 && parts >= 2 && parts <= 64 ? (int)parts : 0;
+}
+
 cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec, int *out, int cap, int *count,
-                            bool *defaulted_to_cpu, char *err, size_t err_cap) {
+                            bool *defaulted_to_cpu, int *split, char *err, size_t err_cap) {
   *count = 0;
+  for (int i = 0; split && i < n; i++) split[i] = 1;
   if (defaulted_to_cpu) *defaulted_to_cpu = false;
   if (err_cap) err[0] = '\0';
   if (cap < n) {
@@ -123,10 +134,17 @@ cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec
       status = CLS_ERR_INVALID_ARGUMENT;
       break;
     }
+    int parts = split_suffix(item);
+    if (parts == 0) {
+      snprintf(err, err_cap, "device selection \"%s\": a split is written DEVICES:split=N with N from 2 to 64", spec);
+      status = CLS_ERR_INVALID_ARGUMENT;
+      break;
+    }
     bool matched = false;
     for (int i = 0; i < n; i++)
       if (cls_select_item_matches(&devs[i], item)) {
         add_unique(out, cap, count, i);
+        if (split && parts > 1) split[i] = parts;
         matched = true;
       }
     if (!matched) {
@@ -165,9 +183,39 @@ cls_status cls_engine_select(cls_engine *e, const char *spec, int *out, int cap,
   for (int i = 0; i < e->n_devices; i++) infos[i] = e->devices[i].info;
   bool to_cpu = false;
   char err[4096];
-  cls_status st = cls_select_parse(infos, e->n_devices, spec, out, cap, count, &to_cpu, err, sizeof err);
+  int n_before = e->n_devices;
+  int *split = calloc((size_t)(n_before ? n_before : 1), sizeof *split);
+  cls_status st = split ? cls_select_parse(infos, n_before, spec, out, cap, count, &to_cpu, split, err, sizeof err)
+                        : CLS_ERR_OUT_OF_MEMORY;
   free(infos);
-  if (st != CLS_OK) return cls_fail(e, st, "%s: %s", spec && *spec ? source : "default selection", err);
+  if (st == CLS_ERR_OUT_OF_MEMORY && !split) snprintf(err, sizeof err, "out of host memory");
+  if (st != CLS_OK) {
+    free(split);
+    return cls_fail(e, st, "%s: %s", spec && *spec ? source : "default selection", err);
+  }
+  /* Devices to split are replaced by their sub-devices (appended to the device table). */
+  int kept = 0, extra[64], n_extra = 0;
+  for (int k = 0; k < *count && st == CLS_OK; k++) {
+    int i = out[k], parts = split[i];
+    if (parts <= 1) {
+      out[kept++] = i;
+      continue;
+    }
+    int first = 0;
+    st = cls_device_split(e, i, parts, &first);
+    for (int s = 0; st == CLS_OK && s < parts && n_extra < 64; s++) extra[n_extra++] = first + s;
+  }
+  free(split);
+  if (st != CLS_OK) {
+    *count = 0;
+    return st;
+  }
+  if (kept + n_extra > cap) {
+    *count = 0;
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "device selection: more than %d devices after splitting", cap);
+  }
+  for (int s = 0; s < n_extra; s++) out[kept++] = extra[s];
+  *count = kept;
   if (to_cpu)
     cls_log(e, CLS_LOG_NOTICE, "no GPU found; using %d CPU OpenCL device%s (choose with --devices or CLSPEECH_DEVICES)",
             *count, *count == 1 ? "" : "s");

@@ -19,6 +19,7 @@ typedef struct cls_device {
   cl_program *programs;     /* [cls_kernel_source_count], NULL until built */
   bool built;               /* every program built */
   char *build_options;      /* NULL until first asked for */
+  bool sub_device;          /* made by clCreateSubDevices: released with clReleaseDevice */
 } cls_device;
 
 struct cls_engine {
@@ -30,6 +31,10 @@ struct cls_engine {
   char cache_dir[1024];
   char error[CLS_ERROR_CAP];
 };
+
+/* Divides device `index` into `parts` sub-devices of equal compute units, appended to the device
+ * table from *first on. */
+cls_status cls_device_split(cls_engine *engine, int index, int parts, int *first);
 
 /* Opens the device's context and queue if not yet open. */
 cls_status cls_device_open(cls_engine *engine, cls_device *device);

@@ -68,7 +68,12 @@ void cls_kernel_cache_key(const cls_device_info *d, const char *source, size_t s
   hash_field(&h, &version, sizeof version);
   hash_field(&h, source, source_len);
   hash_field(&h, options, strlen(options));
-  const char *fields[] = {d->name, d->vendor, d->driver_version, d->device_version, d->platform_name, d->platform_version};
+  /* A sub-device runs the same binaries as its device: its name's " [sub-device k/N]" is left out. */
+  char name[sizeof d->name];
+  snprintf(name, sizeof name, "%s", d->name);
+  char *sub = strstr(name, " [sub-device ");
+  if (sub) *sub = '\0';
+  const char *fields[] = {name, d->vendor, d->driver_version, d->device_version, d->platform_name, d->platform_version};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) hash_field(&h, fields[i], strlen(fields[i]));
   uint8_t digest[32];
   cls_sha256_final(&h, digest);

@@ -23,7 +23,7 @@ static cls_device_info make(int p, int d, cls_device_kind kind, const char *name
 static const char *pick(const cls_device_info *devs, int n, const char *spec, char *err, size_t cap, bool *to_cpu) {
   static char out_text[128];
   int out[16], count = -1;
-  cls_status st = cls_select_parse(devs, n, spec, out, 16, &count, to_cpu, err, cap);
+  cls_status st = cls_select_parse(devs, n, spec, out, 16, &count, to_cpu, NULL, err, cap);
   if (st != CLS_OK) return "ERR";
   out_text[0] = '\0';
   for (int i = 0; i < count; i++)
@@ -99,5 +99,18 @@ int main(void) {
   CHECK(cls_select_item_matches(&cpus[0], "basic"), "basic matches by name");
   CHECK(!cls_select_item_matches(&cpus[0], "0:1"), "index mismatch");
   CHECK(!cls_select_item_matches(&cpus[0], "1:"), "malformed index is a substring, matches nothing");
+
+  /* ":split=N" marks the matched devices for sub-devices; the selection itself is unchanged. */
+  int out[16], count = 0, split[5];
+  CHECK_INT(cls_select_parse(mixed, n, "pthread:split=2,0:0", out, 16, &count, NULL, split, err, sizeof err), CLS_OK);
+  CHECK(count == 2 && out[0] == 0 && out[1] == 2, "split selection picks 0 and 2 (got %d)", count);
+  CHECK(split[2] == 2 && split[0] == 1 && split[3] == 1, "split counts %d %d %d", split[2], split[0], split[3]);
+  CHECK_INT(cls_select_parse(mixed, n, "1:0:split=4", out, 16, &count, NULL, split, err, sizeof err), CLS_OK);
+  CHECK(count == 1 && out[0] == 2 && split[2] == 4, "P:D:split=4");
+  CHECK_INT(cls_select_parse(mixed, n, "cpu:split=1", out, 16, &count, NULL, split, err, sizeof err),
+            CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err, "DEVICES:split=N with N from 2 to 64");
+  CHECK_INT(cls_select_parse(mixed, n, "cpu:split=two", out, 16, &count, NULL, split, err, sizeof err),
+            CLS_ERR_INVALID_ARGUMENT);
   return check_finish("test_select");
 }
