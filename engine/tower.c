@@ -259,8 +259,9 @@ cls_status cls_tower_gradient(cls_tower *t, const cls_host_batch *b, int first, 
 }
 
 cls_status cls_tower_apply(cls_tower *t, const float *g, float lr, float beta1, float beta2, float epsilon,
-                           cls_adam_state *state) {
-  cls_status st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->grads, CL_FALSE, 0, t->n_params * sizeof(float), g, 0, NULL, NULL),
+                           cls_adam_state *state, cl_event *uploaded) {
+  cls_status st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->grads, CL_FALSE, 0, t->n_params * sizeof(float), g, 0, NULL,
+                                                uploaded),
                         "uploading the reduced gradient");
   if (st == CLS_OK)
     st = cls_adam_update(t->adam, t->q, t->n_params, cls_buf_of(t->params), cls_buf_of(t->m), cls_buf_of(t->v),

@@ -45,9 +45,10 @@ cls_status cls_tower_gradient(cls_tower *tower, const cls_host_batch *b, int fir
                               cls_tower_arrive_fn arrive, void *user);
 
 /* Uploads the reduced gradient g[n_params] and enqueues Adam on the tower's replica (non-blocking:
- * g must not change until the tower's queue has passed this point; state is advanced). */
+ * g must not change until *uploaded, when not NULL, completes, or the tower's queue has passed this
+ * point; state is advanced). */
 cls_status cls_tower_apply(cls_tower *tower, const float *g, float lr, float beta1, float beta2, float epsilon,
-                           cls_adam_state *state);
+                           cls_adam_state *state, cl_event *uploaded);
 
 /* A forward pass without dropout over utterances b[0 .. b->batch): losses[b->batch]; when logits is
  * not NULL, the time-major logits [time*batch, n_classes] are read into it and *time set. */

@@ -41,7 +41,10 @@ struct cls_trainer {
   size_t n_params;
   int n_towers;
   tower_slot *towers;
-  float *g;                                        /* the reduced gradient [n_params] */
+  float *g;                                        /* the reduced gradient of this step: gbuf[parity] */
+  float *gbuf[2];                                  /* two, so a step reduces while the last one uploads */
+  int parity;
+  cl_event uploads[2][64];                         /* per buffer and tower: its last upload (or NULL) */
   float *host_a, *host_b, *host_c;                 /* [n_params] parameters, m, v staging */
   float *losses, *logits;                          /* [global batch], [max_frames*max_batch, C] */
   int losses_cap;

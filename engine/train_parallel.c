@@ -79,7 +79,20 @@ static void *run_job(void *arg) {
 
 /* Computes the reduced gradient of batch b into t->g and the utterances' losses into t->losses.
  * only >= 0: the sync strategy's turn (the only tower that works this step, among the live ones). */
+/* Makes t->g the buffer not used by the last step, once every upload from its previous use is done. */
+static void take_reduce_buffer(cls_trainer *t) {
+  t->parity ^= 1;
+  t->g = t->gbuf[t->parity];
+  for (int i = 0; i < 64; i++)
+    if (t->uploads[t->parity][i]) {
+      clWaitForEvents(1, &t->uploads[t->parity][i]); /* a failed upload is reported by its tower's queue */
+      clReleaseEvent(t->uploads[t->parity][i]);
+      t->uploads[t->parity][i] = NULL;
+    }
+}
+
 static cls_status gradient_step(cls_trainer *t, const cls_host_batch *b, int only) {
+  take_reduce_buffer(t);
   for (;;) {
     tower_slot *live[64];
     int k = 0;
@@ -164,7 +177,8 @@ static cls_status apply_step(cls_trainer *t) {
     tower_slot *s = &t->towers[i];
     if (!s->tower) continue;
     cls_adam_state mine = t->state.adam;
-    cls_status st = cls_tower_apply(s->tower, t->g, t->state.learning_rate, t->o.beta1, t->o.beta2, t->o.epsilon, &mine);
+    cls_status st = cls_tower_apply(s->tower, t->g, t->state.learning_rate, t->o.beta1, t->o.beta2, t->o.epsilon, &mine,
+                                    &t->uploads[t->parity][i]);
     if (st == CLS_OK) {
       next = mine;
       applied++;

@@ -79,13 +79,15 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
   if (t->n_towers > 1 && 2 * o->train_batch_size > capacity) capacity = 2 * o->train_batch_size;
   t->losses_cap = capacity > o->train_batch_size * t->n_towers ? capacity : o->train_batch_size * t->n_towers;
   size_t pb = t->n_params * sizeof(float), rows = (size_t)max_frames * (size_t)max_batch;
-  t->g = malloc(pb);
+  t->gbuf[0] = malloc(pb);
+  t->gbuf[1] = malloc(pb);
+  t->g = t->gbuf[0];
   t->host_a = malloc(pb);
   t->host_b = malloc(pb);
   t->host_c = malloc(pb);
   t->losses = malloc((size_t)t->losses_cap * sizeof(float));
   t->logits = malloc(rows * (size_t)o->model.n_classes * sizeof(float));
-  if (st == CLS_OK && (!t->towers || !t->g || !t->host_a || !t->host_b || !t->host_c || !t->losses || !t->logits))
+  if (st == CLS_OK && (!t->towers || !t->gbuf[0] || !t->gbuf[1] || !t->host_a || !t->host_b || !t->host_c || !t->losses || !t->logits))
     st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", t->n_params);
   cls_tower_config tc = {o->model, t->tables, o->host_features, capacity, max_frames, t->max_label};
   for (int i = 0; st == CLS_OK && i < t->n_towers; i++) {
@@ -120,7 +122,11 @@ void cls_trainer_destroy(cls_trainer *t) {
   }
   free(t->towers);
   cls_mfcc_tables_destroy(t->tables);
-  free(t->g);
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < 64; i++)
+      if (t->uploads[k][i]) clReleaseEvent(t->uploads[k][i]);
+  free(t->gbuf[0]);
+  free(t->gbuf[1]);
   free(t->host_a);
   free(t->host_b);
   free(t->host_c);

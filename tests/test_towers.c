@@ -151,8 +151,8 @@ static void check_reduction(cls_engine *e, const int *dev, const data *d) {
         double dl = fabs((double)losses[i] - losses_split[i]) / fabs((double)losses[i]);
         if (dl > worst_loss) worst_loss = dl;
       }
-      CHECK_INT(cls_tower_apply(ref, g_ref, 0.001f, 0.9f, 0.999f, 1e-8f, &st_ref), CLS_OK);
-      for (int i = 0; i < 3; i++) CHECK_INT(cls_tower_apply(tw[i], g, 0.001f, 0.9f, 0.999f, 1e-8f, &st_split[i]), CLS_OK);
+      CHECK_INT(cls_tower_apply(ref, g_ref, 0.001f, 0.9f, 0.999f, 1e-8f, &st_ref, NULL), CLS_OK);
+      for (int i = 0; i < 3; i++) CHECK_INT(cls_tower_apply(tw[i], g, 0.001f, 0.9f, 0.999f, 1e-8f, &st_split[i], NULL), CLS_OK);
     }
     CHECK_INT(cls_tower_read_state(ref, p_ref, NULL, NULL), CLS_OK);
     double worst_p = 0;
