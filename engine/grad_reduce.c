@@ -53,3 +53,42 @@ void cls_batch_split(int n, int k, const double *speed, int *shares) {
       }
   free(rest);
 }
+
+/* Greedy fill for a step time tau: each tower in turn takes utterances while its padded work over
+ * its speed stays within tau (at least one while enough are left). 1 when all n are placed. */
+static int fill(const int *frames, int n, int k, const double *speed, double tau, int *shares) {
+  int pos = 0;
+  for (int i = 0; i < k; i++) {
+    int keep_back = n >= k ? k - i - 1 : 0, take = 0, longest = 0;
+    while (pos + take < n - keep_back) {
+      int f = frames[pos + take] > longest ? frames[pos + take] : longest;
+      if ((double)(take + 1) * f / speed[i] > tau && take >= (n >= k ? 1 : 0)) break;
+      longest = f;
+      take++;
+    }
+    shares[i] = take;
+    pos += take;
+  }
+  return pos == n;
+}
+
+void cls_batch_split_work(const int *frames, int n, int k, const double *speed, int *shares) {
+  double slowest = INFINITY;
+  int longest = 1;
+  for (int i = 0; i < k; i++)
+    if (!(speed[i] > 0) || !isfinite(speed[i])) {
+      cls_batch_split(n, k, NULL, shares);
+      return;
+    } else if (speed[i] < slowest) {
+      slowest = speed[i];
+    }
+  for (int i = 0; i < n; i++)
+    if (frames[i] > longest) longest = frames[i];
+  double lo = 0, hi = (double)n * longest / slowest;
+  for (int it = 0; it < 60; it++) {
+    double mid = 0.5 * (lo + hi);
+    if (fill(frames, n, k, speed, mid, shares)) hi = mid;
+    else lo = mid;
+  }
+  fill(frames, n, k, speed, hi, shares);
+}

@@ -1,5 +1,6 @@
 /* The reduction of the towers' gradients into one host buffer, g = sum_i w_i * g_i (w_i = n_i/N:
- * each tower's gradient is of its own mean loss), and the split of a global batch between towers.
+ * each tower's gradient is of its own mean loss), and the split of a global batch between towers
+ * (equal counts, as DeepSpeech, or by measured speed and padded work).
  * Both are plain host arithmetic, deterministic (a fixed summation order), and unit-tested. */
 #ifndef CLS_GRAD_REDUCE_H
 #define CLS_GRAD_REDUCE_H
@@ -12,5 +13,10 @@ void cls_grad_reduce(float *out, const float *const *src, const float *w, int n_
 /* Splits n utterances between k towers: equal shares (speed NULL), else shares in proportion to
  * speed[k] (largest remainder), each tower at least one utterance while n >= k. shares[k] out. */
 void cls_batch_split(int n, int k, const double *speed, int *shares);
+
+/* Splits utterances with frames[n] into k contiguous ranges, in order, so that the slowest tower's
+ * padded work (utterances x frames of its longest, over its speed[k]) is as small as it can be;
+ * each tower gets at least one utterance while n >= k. shares[k] out. */
+void cls_batch_split_work(const int *frames, int n, int k, const double *speed, int *shares);
 
 #endif

@@ -1,10 +1,10 @@
 /* The hybrid and sync strategies (DeepSpeech's hybrid parallel optimization and its
  * one-tower-at-a-time comparison). A step splits the global batch between the live towers (equal
- * shares, or in proportion to each tower's measured speed), runs each tower's forward and backward
- * pass on its own host thread, reduces g = sum_i (n_i/N) g_i into one host buffer layer by layer
- * as the towers' gradients arrive, and sends g back to every tower, which applies Adam to its own
- * replica. A tower whose device fails is dropped and the step redone on the others.
- *
+ * counts, or --balance auto: contiguous ranges whose padded work, utterances x frames of the
+ * longest, follows each tower's measured speed), runs each tower's forward and backward pass on its
+ * own host thread, reduces g = sum_i (n_i/N) g_i into one host buffer layer by layer as the towers'
+ * gradients arrive, and sends g back to every tower, which applies Adam to its own replica. A tower
+ * whose device fails is dropped and the step redone on the others. *
  * Why one host thread per tower: a step has blocking points (the batch upload, the loss read-back
  * that the CTC report needs, the waits on the gradient reads) and CLBlast enqueues from the calling
  * thread, so one thread driving every queue would serialise the towers at each of them. The first
@@ -110,7 +110,8 @@ static cls_status gradient_step(cls_trainer *t, const cls_host_batch *b, int onl
       measured &= speed[i] > 0;
     }
     int shares[64];
-    cls_batch_split(b->batch, k, measured ? speed : NULL, shares);
+    if (measured) cls_batch_split_work(b->frames, b->batch, k, speed, shares);
+    else cls_batch_split(b->batch, k, NULL, shares);
     step_job jobs[64];
     pthread_t threads[64];
     int started[64] = {0};
@@ -162,7 +163,10 @@ static cls_status gradient_step(cls_trainer *t, const cls_host_batch *b, int onl
     for (int i = 0; i < k; i++) {
       tower_slot *s = live[i];
       if (!s->share || s->ms <= 0) continue;
-      double v = (double)s->share * (double)b->time / (s->ms / 1e3);
+      int longest = 0; /* the tower's padded work: its utterances x frames of its longest */
+      for (int u = s->first; u < s->first + s->share; u++)
+        if (b->frames[u] > longest) longest = b->frames[u];
+      double v = (double)s->share * (double)longest / (s->ms / 1e3);
       s->speed = s->speed > 0 ? 0.5 * s->speed + 0.5 * v : v;
     }
     return CLS_OK;
