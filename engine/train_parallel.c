@@ -4,7 +4,8 @@
  * longest, follows each tower's measured speed), runs each tower's forward and backward pass on its
  * own host thread, reduces g = sum_i (n_i/N) g_i into one host buffer layer by layer as the towers'
  * gradients arrive, and sends g back to every tower, which applies Adam to its own replica. A tower
- * whose device fails is dropped and the step redone on the others. *
+ * whose device fails is dropped and the step redone on the others.
+ *
  * Why one host thread per tower: a step has blocking points (the batch upload, the loss read-back
  * that the CTC report needs, the waits on the gradient reads) and CLBlast enqueues from the calling
  * thread, so one thread driving every queue would serialise the towers at each of them. The first
