@@ -1,6 +1,7 @@
 /* Building the embedded kernel programs for a device: per-device options, the binary cache (a
  * rejected or corrupt binary is rebuilt from source, never trusted), build logs in the error text,
- * and dropping devices that cannot build from a selection. */
+ * dropping devices that cannot build from a selection, and applying a prepared device's stored GEMM
+ * tuning (gemm_tuning.h). */
 #include "program.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "gemm_tuning.h"
 #include "kernel_cache.h"
 #include "kernel_options.h"
 #include "kernel_sources.h"
@@ -183,12 +185,14 @@ cls_status cls_engine_build_device(cls_engine *e, int index, cls_build_record *r
   return CLS_OK;
 }
 
-cls_status cls_engine_prepare(cls_engine *e, int *sel, int *count) {
+static cls_status prepare(cls_engine *e, int *sel, int *count, bool load_tuning) {
   if (!e || !sel || !count) return CLS_ERR_INVALID_ARGUMENT;
   int kept = 0, dropped = 0;
   for (int i = 0; i < *count; i++) {
     cls_status st = cls_engine_build_device(e, sel[i], NULL, 0, NULL);
     if (st == CLS_OK) {
+      /* the device's stored CLBlast GEMM winners (clspeech bench --tune), so that training uses them */
+      if (load_tuning) cls_gemm_tuning_load(e, sel[i], NULL);
       sel[kept++] = sel[i];
     } else {
       dropped++;
@@ -201,6 +205,9 @@ cls_status cls_engine_prepare(cls_engine *e, int *sel, int *count) {
                     dropped, dropped == 1 ? "" : "s");
   return CLS_OK;
 }
+
+cls_status cls_engine_prepare(cls_engine *e, int *sel, int *count) { return prepare(e, sel, count, true); }
+cls_status cls_engine_prepare_untuned(cls_engine *e, int *sel, int *count) { return prepare(e, sel, count, false); }
 
 cls_status cls_device_kernel(cls_engine *e, cls_device *d, const char *family, const char *name, cl_kernel *out) {
   *out = NULL;

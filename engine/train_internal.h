@@ -84,6 +84,9 @@ int cls_train_is_device_fault(cls_status st);
 /* One epoch under the hybrid or sync strategy (train_parallel.c). */
 cls_status cls_train_epoch_parallel(cls_trainer *t, int epoch, const cls_utterance *u, int n, cls_progress_fn progress,
                                     void *user);
+/* One hybrid step on a host batch: the towers' gradients, the reduction, Adam on every replica
+ * (not applied when the loss is not finite). For benchmarks (train_parallel.c). */
+cls_status cls_train_hybrid_step(cls_trainer *t, const cls_host_batch *b);
 /* Compares every replica with the lead's (train_parallel.c). */
 cls_status cls_train_check_replicas(cls_trainer *t);
 /* Logs where each tower lives (train_parallel.c). */

@@ -198,6 +198,17 @@ static cls_status apply_step(cls_trainer *t) {
   return CLS_OK;
 }
 
+cls_status cls_train_hybrid_step(cls_trainer *t, const cls_host_batch *b) {
+  cls_status st = gradient_step(t, b, -1);
+  double mean = 0;
+  for (int i = 0; st == CLS_OK && i < b->batch; i++) mean += t->losses[i];
+  if (st == CLS_OK && isfinite(mean)) {
+    st = apply_step(t);
+    if (st == CLS_OK) t->state.global_step++;
+  }
+  return st;
+}
+
 cls_status cls_train_check_replicas(cls_trainer *t) {
   tower_slot *lead = cls_train_lead(t);
   if (!lead) return CLS_OK;

@@ -10,6 +10,7 @@ static void usage(FILE *out) {
           "usage: clspeech COMMAND [flags]\n\n"
           "commands:\n"
           "  devices     list every OpenCL device, its capabilities, and whether our kernels pass on it\n"
+          "  bench       benchmark each device (peak, SGEMM, ops, training step); --tune searches GEMM parameters\n"
           "  features    DeepSpeech's MFCC features of an audio file, as .npy or a summary\n"
           "  train       train a DeepSpeech model (DeepSpeech 0.9's flags) and test it\n"
           "  transcribe  transcribe audio files with a trained checkpoint\n\n"
@@ -25,6 +26,7 @@ int main(int argc, char **argv) {
   }
   const char *command = argv[1];
   if (!strcmp(command, "devices")) return cmd_devices(argc, argv);
+  if (!strcmp(command, "bench")) return cmd_bench(argc, argv);
   if (!strcmp(command, "features")) return cmd_features(argc, argv);
   if (!strcmp(command, "train")) return cmd_train(argc, argv);
   if (!strcmp(command, "transcribe")) return cmd_transcribe(argc, argv);

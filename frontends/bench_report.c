@@ -1,0 +1,586 @@
+/* The outputs of `clspeech bench` (see bench_report.h): the table, the JSON file (every field and
+ * unit in docs/bench.md) and the SVG plot, which the program draws itself: grouped bars per device
+ * of GFLOP/s (measured peak, the SGEMM mix of a training step) and of training frames per second. */
+#include "bench_report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "json_writer.h"
+
+double bench_gflops(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0; }
+
+/* Sum over a model's GEMM shapes of calls x ms, and of calls x flops. */
+static void gemm_step(const bench_model_result *m, double *ms, double *flops) {
+  *ms = *flops = 0;
+  for (int i = 0; i < m->n_shapes; i++) {
+    *ms += m->shapes[i].calls * m->gemm_ms[i];
+    *flops += m->shapes[i].calls * cls_gemm_flops(&m->shapes[i]);
+  }
+}
+
+static double per_second(double amount, double ms) { return ms > 0 ? amount / (ms / 1e3) : 0; }
+
+static void device_id(const cls_device_info *d, char *out, size_t cap) {
+  snprintf(out, cap, "%d:%d", d->platform_index, d->device_index);
+}
+
+/* ---- table ---- */
+
+static void row(FILE *out, const char *op, const char *shape, const char *calls, double ms, const char *rate,
+                double percent) {
+  char pct[16] = "";
+  if (percent > 0) snprintf(pct, sizeof pct, "%.1f", percent);
+  fprintf(out, "  %-20s %-24s %6s %11.3f %18s %7s\n", op, shape, calls, ms, rate, pct);
+}
+
+static void print_model(FILE *out, const bench_run *run, const bench_device_result *d, const bench_model_result *m) {
+  const double peak = d->have_peak ? d->peak.fma_gflops : 0;
+  fprintf(out, "\n  H=%d, B=%d, T=%d (%zu parameters, %d CTC labels per utterance)\n", m->n_hidden, run->batch,
+          run->time, m->train.n_params, m->ops.ctc_labels);
+  fprintf(out, "  %-20s %-24s %6s %11s %18s %7s\n", "op", "shape", "calls", "ms", "rate", "% peak");
+  char shape[64], calls[16], rate[48];
+  for (int i = 0; i < m->n_shapes; i++) {
+    const cls_gemm_shape *s = &m->shapes[i];
+    double g = bench_gflops(cls_gemm_flops(s), m->gemm_ms[i]);
+    char op[32];
+    snprintf(op, sizeof op, "sgemm %s", s->name);
+    snprintf(shape, sizeof shape, "%d x %d x %d%s", s->m, s->n, s->k, s->trans_a ? " (At)" : s->trans_b ? " (Bt)" : "");
+    snprintf(calls, sizeof calls, "%d", s->calls);
+    snprintf(rate, sizeof rate, "%.2f GFLOP/s", g);
+    row(out, op, shape, calls, m->gemm_ms[i], rate, peak > 0 ? 100 * g / peak : 0);
+  }
+  double ms, flops;
+  gemm_step(m, &ms, &flops);
+  snprintf(rate, sizeof rate, "%.2f GFLOP/s", bench_gflops(flops, ms));
+  row(out, "sgemm, whole step", "sum of calls x ms", "", ms, rate, peak > 0 ? 100 * bench_gflops(flops, ms) / peak : 0);
+  const double T = run->time;
+  snprintf(rate, sizeof rate, "%.2f GFLOP/s", bench_gflops(m->ops.lstm_fwd_flops, m->ops.lstm_fwd_ms));
+  snprintf(shape, sizeof shape, "per step (of %d)", run->time);
+  row(out, "lstm forward", shape, "", m->ops.lstm_fwd_ms / T, rate,
+      peak > 0 ? 100 * bench_gflops(m->ops.lstm_fwd_flops, m->ops.lstm_fwd_ms) / peak : 0);
+  snprintf(rate, sizeof rate, "%.2f GFLOP/s", bench_gflops(m->ops.lstm_bwd_flops, m->ops.lstm_bwd_ms));
+  row(out, "lstm backward", shape, "", m->ops.lstm_bwd_ms / T, rate,
+      peak > 0 ? 100 * bench_gflops(m->ops.lstm_bwd_flops, m->ops.lstm_bwd_ms) / peak : 0);
+  snprintf(shape, sizeof shape, "%d x %d frames, %d classes", run->batch, run->time, CLS_BENCH_CLASSES);
+  snprintf(rate, sizeof rate, "%.0f frames/s", per_second(m->train.frames, m->ops.ctc_ms));
+  row(out, "ctc loss + gradient", shape, "", m->ops.ctc_ms, rate, 0);
+  snprintf(shape, sizeof shape, "%zu parameters", m->ops.n_params);
+  snprintf(rate, sizeof rate, "%.2f GB/s", m->ops.adam_ms > 0 ? m->ops.adam_bytes / (m->ops.adam_ms * 1e6) : 0);
+  row(out, "adam", shape, "", m->ops.adam_ms, rate, 0);
+  snprintf(rate, sizeof rate, "%.1f frames/s", per_second(m->train.frames, m->train.ms));
+  row(out, "training step", "fwd + CTC + bwd + Adam", "", m->train.ms, rate, 0);
+  fprintf(out, "  %-20s %-24s %6s %11s %18.2f audio-s/s\n", "", "", "", "",
+          per_second(m->train.frames * m->train.frame_ms / 1e3, m->train.ms));
+}
+
+static void print_tuning(FILE *out, const bench_device_result *d) {
+  const cls_gemm_tune_result *t = &d->tune;
+  char text[1024];
+  cls_gemm_tuning_format(&t->winners, text, sizeof text);
+  fprintf(out, "\n  GEMM tuning: %d candidate pairs in %.0f s, compiled with XGEMM_MIN_INDIRECT_SIZE=%d (sum of calls x ms)\n",
+          t->candidates, t->seconds, t->split);
+  fprintf(out, "  %-5s %-31s %-31s\n", "pair", "Xgemm, on the larger shapes", "XgemmDirect, on the skinny shapes");
+  for (int c = 0; c < t->candidates; c++) {
+    const cls_gemm_candidate *k = &t->candidate[c];
+    char x[48] = "", dd[48] = "";
+    if (k->xgemm_state == CLS_TUNE_TIMED || k->xgemm_state == CLS_TUNE_DROPPED)
+      snprintf(x, sizeof x, "%s%.1f ms ", k->xgemm_state == CLS_TUNE_DROPPED ? "> " : "", k->xgemm_ms);
+    if (k->direct_state == CLS_TUNE_TIMED || k->direct_state == CLS_TUNE_DROPPED)
+      snprintf(dd, sizeof dd, "%s%.1f ms ", k->direct_state == CLS_TUNE_DROPPED ? "> " : "", k->direct_ms);
+    snprintf(x + strlen(x), sizeof x - strlen(x), "%s%s", cls_tune_state_name(k->xgemm_state),
+             c == t->best_xgemm ? ", best" : "");
+    snprintf(dd + strlen(dd), sizeof dd - strlen(dd), "%s%s", cls_tune_state_name(k->direct_state),
+             c == t->best_direct ? ", best" : "");
+    fprintf(out, "  %-5d %-31s %-31s\n", c + 1, x, dd);
+  }
+  if (t->rejected)
+    fprintf(out, "    %d rejection%s; the last: %s\n", t->rejected, t->rejected == 1 ? "" : "s", t->last_rejection);
+  fprintf(out, "    %s: %s\n", t->winners.n ? "winners" : "kept",
+          t->winners.n ? text : "CLBlast's defaults (nothing was faster)");
+  fprintf(out, "    %s %s\n", t->stored ? "stored in" : "NOT stored", t->stored ? t->path : "(see the warning above)");
+  fprintf(out, "  %-14s %6s %-22s %16s %16s %7s\n", "shape", "H", "m x n x k", "before GFLOP/s", "after GFLOP/s", "gain");
+  for (int i = 0; i < t->n_shapes; i++) {
+    const cls_gemm_shape *s = &d->tune_shapes[i];
+    char mnk[48];
+    snprintf(mnk, sizeof mnk, "%d x %d x %d", s->m, s->n, s->k);
+    double b = bench_gflops(cls_gemm_flops(s), t->before_ms[i]), a = bench_gflops(cls_gemm_flops(s), t->after_ms[i]);
+    fprintf(out, "  %-14s %6d %-22s %16.2f %16.2f %6.2fx\n", s->name, s->n_hidden, mnk, b, a, b > 0 ? a / b : 0);
+  }
+  fprintf(out, "  %-14s %6s %-22s %13.1f ms %13.1f ms %6.2fx\n", "all, per step", "", "sum of calls x ms",
+          t->before_step_ms, t->after_step_ms, t->after_step_ms > 0 ? t->before_step_ms / t->after_step_ms : 0);
+  for (int h = 0; h < d->n_models; h++) {
+    const bench_model_result *m = &d->models[h];
+    if (!m->have_train_after) continue;
+    double b = per_second(m->train.frames, m->train.ms), a = per_second(m->train_after.frames, m->train_after.ms);
+    fprintf(out, "  training step H=%d: %.1f frames/s before, %.1f after (%.2fx)\n", m->n_hidden, b, a, b > 0 ? a / b : 0);
+  }
+}
+
+void bench_print_device(FILE *out, const bench_run *run, const bench_device_result *d) {
+  const cls_device_info *i = d->info;
+  char id[16];
+  device_id(i, id, sizeof id);
+  fprintf(out, "device %s  %s  (%s, %u compute units, %s, driver %s)\n", id, i->name, cls_device_kind_name(i->kind),
+          i->compute_units, i->platform_name, i->driver_version);
+  if (d->stored == CLS_TUNING_OK)
+    fprintf(out, "  GEMM tuning     %s %s: %s\n",
+            d->stored_applied ? "loaded from"
+            : run->tune       ? "found (not loaded: --tune) in"
+            : cls_gemm_tuning_enabled() ? "found in"
+                                        : "found (not loaded: CLSPEECH_GEMM_TUNING) in",
+            d->stored_path, d->stored_text);
+  else if (d->stored == CLS_TUNING_BAD)
+    fprintf(out, "  GEMM tuning     %s ignored: %s\n", d->stored_path, d->stored_text);
+  else
+    fprintf(out, "  GEMM tuning     none stored (CLBlast's defaults; `clspeech bench --tune` searches)\n");
+  if (d->have_peak)
+    fprintf(out,
+            "  peak            FMA %.1f GFLOP/s; device copy %.2f GB/s; host->device %.2f GB/s; device->host %.2f GB/s "
+            "(%zu MiB)\n",
+            d->peak.fma_gflops, d->peak.copy_gbs, d->peak.host_to_device_gbs, d->peak.device_to_host_gbs,
+            d->peak.transfer_bytes >> 20);
+  if (d->have_mfcc)
+    fprintf(out, "  MFCC on device  %d x %.2f s of audio: %.3f ms, %.1f audio-s/s\n", run->batch,
+            d->mfcc.audio_seconds / run->batch, d->mfcc.ms, per_second(d->mfcc.audio_seconds, d->mfcc.ms));
+  for (int h = 0; h < d->n_models; h++)
+    if (d->models[h].done) print_model(out, run, d, &d->models[h]);
+  if (d->tuned) print_tuning(out, d);
+  if (d->error) fprintf(out, "  FAILED: %s\n", d->error);
+  fprintf(out, "\n");
+}
+
+void bench_print_summary(FILE *out, const bench_run *run) {
+  if (run->n_devices < 2) return;
+  fprintf(out, "training step, frames/s:\n");
+  for (int k = 0; k < run->n_devices; k++) {
+    const bench_device_result *d = &run->devices[k];
+    char id[16];
+    device_id(d->info, id, sizeof id);
+    fprintf(out, "  %-6s %-50.50s", id, d->info->name);
+    for (int h = 0; h < d->n_models; h++)
+      if (d->models[h].done)
+        fprintf(out, "  H=%d %.1f", d->models[h].n_hidden, per_second(d->models[h].train.frames, d->models[h].train.ms));
+    fprintf(out, "\n");
+  }
+  if (run->towers_measured)
+    fprintf(out, "  all devices as towers: H=%d %.1f\n", run->n_hidden[0], per_second(run->towers.frames, run->towers.ms));
+  else
+    fprintf(out, "  all devices as towers: %s\n", run->towers_note);
+}
+
+/* ---- JSON ---- */
+
+static void key_double(json_writer *w, const char *k, double v) {
+  json_key(w, k);
+  json_double(w, v);
+}
+
+static void json_params(json_writer *w, const cls_gemm_params *p) {
+  json_begin_object(w);
+  for (int i = 0; i < p->n; i++) {
+    json_key(w, p->names[i]);
+    json_int(w, (int64_t)p->values[i]);
+  }
+  json_end_object(w);
+}
+
+static void json_train(json_writer *w, const cls_bench_train *t) {
+  json_begin_object(w);
+  key_double(w, "ms", t->ms);
+  key_double(w, "frames", t->frames);
+  key_double(w, "frames_per_second", per_second(t->frames, t->ms));
+  key_double(w, "audio_seconds_per_second", per_second(t->frames * t->frame_ms / 1e3, t->ms));
+  json_key(w, "parameters");
+  json_int(w, (int64_t)t->n_params);
+  json_end_object(w);
+}
+
+static void json_model(json_writer *w, const bench_run *run, const bench_device_result *d, const bench_model_result *m) {
+  const double peak = d->have_peak ? d->peak.fma_gflops : 0;
+  json_begin_object(w);
+  json_key(w, "n_hidden");
+  json_int(w, m->n_hidden);
+  json_key(w, "gemm");
+  json_begin_array(w);
+  for (int i = 0; i < m->n_shapes; i++) {
+    const cls_gemm_shape *s = &m->shapes[i];
+    double g = bench_gflops(cls_gemm_flops(s), m->gemm_ms[i]);
+    json_begin_object(w);
+    json_key(w, "name"); json_string(w, s->name);
+    json_key(w, "m"); json_int(w, s->m);
+    json_key(w, "n"); json_int(w, s->n);
+    json_key(w, "k"); json_int(w, s->k);
+    json_key(w, "trans_a"); json_bool(w, s->trans_a);
+    json_key(w, "trans_b"); json_bool(w, s->trans_b);
+    json_key(w, "calls_per_step"); json_int(w, s->calls);
+    key_double(w, "ms", m->gemm_ms[i]);
+    key_double(w, "gflops", g);
+    key_double(w, "percent_of_peak", peak > 0 ? 100 * g / peak : NAN);
+    json_end_object(w);
+  }
+  json_end_array(w);
+  double ms, flops;
+  gemm_step(m, &ms, &flops);
+  json_key(w, "gemm_step");
+  json_begin_object(w);
+  key_double(w, "ms", ms);
+  key_double(w, "gflops", bench_gflops(flops, ms));
+  key_double(w, "percent_of_peak", peak > 0 ? 100 * bench_gflops(flops, ms) / peak : NAN);
+  json_end_object(w);
+  json_key(w, "lstm");
+  json_begin_object(w);
+  key_double(w, "forward_ms_per_step", m->ops.lstm_fwd_ms / run->time);
+  key_double(w, "backward_ms_per_step", m->ops.lstm_bwd_ms / run->time);
+  key_double(w, "forward_gflops", bench_gflops(m->ops.lstm_fwd_flops, m->ops.lstm_fwd_ms));
+  key_double(w, "backward_gflops", bench_gflops(m->ops.lstm_bwd_flops, m->ops.lstm_bwd_ms));
+  json_end_object(w);
+  json_key(w, "ctc");
+  json_begin_object(w);
+  key_double(w, "ms", m->ops.ctc_ms);
+  json_key(w, "labels"); json_int(w, m->ops.ctc_labels);
+  key_double(w, "frames_per_second", per_second(m->train.frames, m->ops.ctc_ms));
+  json_end_object(w);
+  json_key(w, "adam");
+  json_begin_object(w);
+  key_double(w, "ms", m->ops.adam_ms);
+  json_key(w, "parameters"); json_int(w, (int64_t)m->ops.n_params);
+  key_double(w, "gbs", m->ops.adam_ms > 0 ? m->ops.adam_bytes / (m->ops.adam_ms * 1e6) : 0);
+  json_end_object(w);
+  json_key(w, "train_step");
+  json_train(w, &m->train);
+  json_key(w, "train_step_after_tuning");
+  if (m->have_train_after) json_train(w, &m->train_after);
+  else json_null(w);
+  json_end_object(w);
+}
+
+static void json_tuning(json_writer *w, const bench_device_result *d) {
+  const cls_gemm_tune_result *t = &d->tune;
+  json_begin_object(w);
+  json_key(w, "stored"); json_bool(w, t->stored);
+  json_key(w, "file"); json_string(w, t->stored ? t->path : NULL);
+  json_key(w, "kept_defaults"); json_bool(w, t->winners.n == 0);
+  json_key(w, "winners");
+  json_begin_object(w);
+  for (int k = 0; k < t->winners.n; k++) {
+    json_key(w, t->winners.kernels[k].kernel);
+    json_params(w, &t->winners.kernels[k]);
+  }
+  json_end_object(w);
+  json_key(w, "candidate_pairs"); json_int(w, t->candidates);
+  json_key(w, "pair_min_indirect_size"); json_int(w, t->split);
+  json_key(w, "candidates");
+  json_begin_array(w);
+  for (int c = 0; c < t->candidates; c++) {
+    const cls_gemm_candidate *k = &t->candidate[c];
+    const cls_gemm_params *p[2] = {&k->xgemm, &k->direct};
+    const cls_tune_state state[2] = {k->xgemm_state, k->direct_state};
+    const double ms[2] = {k->xgemm_ms, k->direct_ms};
+    const bool best[2] = {c == t->best_xgemm, c == t->best_direct};
+    json_begin_object(w);
+    for (int j = 0; j < 2; j++) {
+      json_key(w, p[j]->kernel);
+      json_begin_object(w);
+      json_key(w, "state"); json_string(w, cls_tune_state_name(state[j]));
+      json_key(w, "step_ms");
+      if (state[j] == CLS_TUNE_TIMED || state[j] == CLS_TUNE_DROPPED) json_double(w, ms[j]);
+      else json_null(w);
+      json_key(w, "best"); json_bool(w, best[j]);
+      json_key(w, "parameters"); json_params(w, p[j]);
+      json_end_object(w);
+    }
+    json_end_object(w);
+  }
+  json_end_array(w);
+  json_key(w, "rejected"); json_int(w, t->rejected);
+  json_key(w, "last_rejection"); json_string(w, t->rejected ? t->last_rejection : NULL);
+  key_double(w, "seconds", t->seconds);
+  key_double(w, "before_step_ms", t->before_step_ms);
+  key_double(w, "after_step_ms", t->after_step_ms);
+  json_key(w, "shapes");
+  json_begin_array(w);
+  for (int i = 0; i < t->n_shapes; i++) {
+    const cls_gemm_shape *s = &d->tune_shapes[i];
+    json_begin_object(w);
+    json_key(w, "name"); json_string(w, s->name);
+    json_key(w, "n_hidden"); json_int(w, s->n_hidden);
+    json_key(w, "m"); json_int(w, s->m);
+    json_key(w, "n"); json_int(w, s->n);
+    json_key(w, "k"); json_int(w, s->k);
+    key_double(w, "before_gflops", bench_gflops(cls_gemm_flops(s), t->before_ms[i]));
+    key_double(w, "after_gflops", bench_gflops(cls_gemm_flops(s), t->after_ms[i]));
+    json_end_object(w);
+  }
+  json_end_array(w);
+  json_end_object(w);
+}
+
+static void json_device(json_writer *w, const bench_run *run, const bench_device_result *d) {
+  const cls_device_info *i = d->info;
+  char id[16];
+  device_id(i, id, sizeof id);
+  json_begin_object(w);
+  json_key(w, "id"); json_string(w, id);
+  json_key(w, "name"); json_string(w, i->name);
+  json_key(w, "kind"); json_string(w, cls_device_kind_name(i->kind));
+  json_key(w, "vendor"); json_string(w, i->vendor);
+  json_key(w, "platform_name"); json_string(w, i->platform_name);
+  json_key(w, "driver_version"); json_string(w, i->driver_version);
+  json_key(w, "compute_units"); json_int(w, i->compute_units);
+  json_key(w, "error"); json_string(w, d->error);
+  json_key(w, "gemm_tuning");
+  json_begin_object(w);
+  json_key(w, "file"); json_string(w, d->stored != CLS_TUNING_NONE ? d->stored_path : NULL);
+  json_key(w, "state");
+  json_string(w, d->stored == CLS_TUNING_NONE  ? "none"
+                 : d->stored == CLS_TUNING_BAD ? "ignored"
+                 : d->stored_applied           ? "loaded"
+                                               : "not_loaded");
+  json_key(w, "detail"); json_string(w, d->stored != CLS_TUNING_NONE ? d->stored_text : NULL);
+  json_end_object(w);
+  json_key(w, "peak");
+  if (d->have_peak) {
+    json_begin_object(w);
+    key_double(w, "fma_gflops", d->peak.fma_gflops);
+    key_double(w, "copy_gbs", d->peak.copy_gbs);
+    key_double(w, "host_to_device_gbs", d->peak.host_to_device_gbs);
+    key_double(w, "device_to_host_gbs", d->peak.device_to_host_gbs);
+    json_key(w, "transfer_bytes"); json_int(w, (int64_t)d->peak.transfer_bytes);
+    json_end_object(w);
+  } else {
+    json_null(w);
+  }
+  json_key(w, "mfcc");
+  if (d->have_mfcc) {
+    json_begin_object(w);
+    key_double(w, "ms", d->mfcc.ms);
+    key_double(w, "audio_seconds", d->mfcc.audio_seconds);
+    key_double(w, "audio_seconds_per_second", per_second(d->mfcc.audio_seconds, d->mfcc.ms));
+    json_end_object(w);
+  } else {
+    json_null(w);
+  }
+  json_key(w, "models");
+  json_begin_array(w);
+  for (int h = 0; h < d->n_models; h++)
+    if (d->models[h].done) json_model(w, run, d, &d->models[h]);
+  json_end_array(w);
+  json_key(w, "tuning");
+  if (d->tuned) json_tuning(w, d);
+  else json_null(w);
+  json_end_object(w);
+}
+
+int bench_write_json(const char *path, const bench_run *run, char *err, size_t err_cap) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+  if (!f) {
+    snprintf(err, err_cap, "%s: cannot write", path);
+    return -1;
+  }
+  json_writer w;
+  json_init(&w, f);
+  json_begin_object(&w);
+  json_key(&w, "clspeech_version"); json_string(&w, cls_version());
+  json_key(&w, "schema"); json_string(&w, "clspeech-bench-1");
+  json_key(&w, "config");
+  json_begin_object(&w);
+  json_key(&w, "n_hidden");
+  json_begin_array(&w);
+  for (int h = 0; h < run->n_n_hidden; h++) json_int(&w, run->n_hidden[h]);
+  json_end_array(&w);
+  json_key(&w, "batch"); json_int(&w, run->batch);
+  json_key(&w, "time"); json_int(&w, run->time);
+  json_key(&w, "frame_ms"); json_int(&w, 20);
+  json_key(&w, "runs"); json_int(&w, run->runs);
+  json_key(&w, "tune"); json_bool(&w, run->tune);
+  json_key(&w, "selection"); json_string(&w, run->selection);
+  json_end_object(&w);
+  json_key(&w, "devices");
+  json_begin_array(&w);
+  for (int k = 0; k < run->n_devices; k++) json_device(&w, run, &run->devices[k]);
+  json_end_array(&w);
+  json_key(&w, "towers");
+  if (run->towers_measured) json_train(&w, &run->towers);
+  else json_null(&w);
+  json_end_object(&w);
+  fputc('\n', f);
+  int bad = ferror(f);
+  if (f != stdout) bad |= fclose(f) != 0;
+  else fflush(f);
+  if (bad) {
+    snprintf(err, err_cap, "%s: write failed", path);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- SVG ---- */
+
+static void xml_text(FILE *f, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+      case '&': fputs("&amp;", f); break;
+      case '<': fputs("&lt;", f); break;
+      case '>': fputs("&gt;", f); break;
+      case '"': fputs("&quot;", f); break;
+      case '\'': fputs("&apos;", f); break;
+      default:
+        if ((unsigned char)*s >= 0x20) fputc(*s, f);
+    }
+  }
+}
+
+#define MAX_SERIES (2 * BENCH_MAX_HIDDEN + 2)
+/* Series colours: the peak in grey, then one hue per H, a lighter shade of it after tuning. */
+static const char *peak_color = "#6b6b6b";
+static const char *hues[][2] = {{"#4e79a7", "#a0cbe8"}, {"#f28e2b", "#ffbe7d"}, {"#59a14f", "#8cd17d"},
+                                {"#e15759", "#ff9d9a"}, {"#b07aa1", "#d4a6c8"}, {"#9c755f", "#d7b5a6"},
+                                {"#499894", "#86bcb6"}, {"#b6992d", "#f1ce63"}};
+
+/* A "nice" axis maximum, at least v: 1, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten. */
+static double nice_max(double v) {
+  if (!(v > 0)) return 1;
+  static const double steps[] = {1, 2, 2.5, 3, 4, 5, 6, 8, 10};
+  double p = pow(10, floor(log10(v)));
+  for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+    if (v <= steps[i] * p * (1 + 1e-9)) return steps[i] * p;
+  return 10 * p;
+}
+
+/* 950, 1.23k, 60.5k, 1.2M */
+static void compact(double v, char *out, size_t cap) {
+  if (v >= 1e6) snprintf(out, cap, "%.3gM", v / 1e6);
+  else if (v >= 1e3) snprintf(out, cap, "%.3gk", v / 1e3);
+  else snprintf(out, cap, "%.3g", v);
+}
+
+typedef struct panel {
+  const char *title;
+  int n_series;
+  char names[MAX_SERIES][48];
+  const char *colors[MAX_SERIES];
+  double v[16][MAX_SERIES]; /* [device][series], 0: no bar */
+} panel;
+
+static void add_series(panel *p, const char *color, const char *name) {
+  p->colors[p->n_series] = color;
+  snprintf(p->names[p->n_series++], sizeof p->names[0], "%s", name);
+}
+
+static void draw_panel(FILE *f, const bench_run *run, const panel *p, double x0, double y0, double w, double h) {
+  const double left = 50, bottom = 58, top = 30, ph = h - top - bottom, pw = w - left - 10;
+  const int groups = run->n_devices < 16 ? run->n_devices : 16;
+  double vmax = 0;
+  char num[32];
+  for (int g = 0; g < groups; g++)
+    for (int s = 0; s < p->n_series; s++) vmax = p->v[g][s] > vmax ? p->v[g][s] : vmax;
+  vmax = nice_max(vmax);
+  fprintf(f, "<g transform=\"translate(%.1f,%.1f)\">\n", x0, y0);
+  fprintf(f, "<text x=\"%.1f\" y=\"18\" font-size=\"13\" text-anchor=\"middle\" font-weight=\"bold\">", left + pw / 2);
+  xml_text(f, p->title);
+  fprintf(f, "</text>\n");
+  for (int t = 0; t <= 5; t++) {
+    double y = top + ph - ph * t / 5.0;
+    compact(vmax * t / 5.0, num, sizeof num);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", left, y, left + pw, y);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n", left - 4, y + 3, num);
+  }
+  const double gw = groups ? pw / groups : pw, bw = (gw * 0.8) / (p->n_series ? p->n_series : 1);
+  for (int g = 0; g < groups; g++) {
+    const bench_device_result *d = &run->devices[g];
+    for (int s = 0; s < p->n_series; s++) {
+      double v = p->v[g][s], bh = ph * v / vmax, x = left + g * gw + gw * 0.1 + s * bw;
+      if (!(v > 0)) continue;
+      fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x, top + ph - bh,
+              bw * 0.92, bh, p->colors[s]);
+      xml_text(f, p->names[s]);
+      compact(v, num, sizeof num);
+      fprintf(f, ": %.4g</title></rect>\n", v);
+      fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" text-anchor=\"middle\">%s</text>\n", x + bw * 0.46,
+              top + ph - bh - 2, num);
+    }
+    char label[64];
+    snprintf(label, sizeof label, "%d:%d %.26s", d->info->platform_index, d->info->device_index, d->info->name);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">", left + g * gw + gw / 2, top + ph + 13);
+    xml_text(f, label);
+    fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"#555\" text-anchor=\"middle\">%s%s</text>\n",
+            left + g * gw + gw / 2, top + ph + 24, cls_device_kind_name(d->info->kind),
+            d->stored_applied ? ", stored GEMM tuning" : "");
+  }
+  fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", left, top + ph, left + pw, top + ph);
+  for (int s = 0; s < p->n_series; s++) {
+    double lx = left + (s % 3) * (pw / 3), ly = top + ph + 40 + (s / 3) * 13;
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" height=\"9\" fill=\"%s\"/>", lx, ly - 8, p->colors[s]);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">", lx + 12, ly);
+    xml_text(f, p->names[s]);
+    fprintf(f, "</text>\n");
+  }
+  fprintf(f, "</g>\n");
+}
+
+int bench_write_svg(const char *path, const bench_run *run, char *err, size_t err_cap) {
+  static panel flops, frames; /* large: not on the stack */
+  memset(&flops, 0, sizeof flops);
+  memset(&frames, 0, sizeof frames);
+  flops.title = "GFLOP/s: FMA peak, SGEMM mix of a training step";
+  frames.title = "training step: frames/s (20 ms of audio each)";
+  bool any_tuned = false;
+  for (int g = 0; g < run->n_devices; g++) any_tuned |= run->devices[g].tuned;
+  add_series(&flops, peak_color, "measured FMA peak");
+  for (int h = 0; h < run->n_n_hidden; h++) {
+    char name[48];
+    snprintf(name, sizeof name, "SGEMM H=%d", run->n_hidden[h]);
+    add_series(&flops, hues[h][0], name);
+    snprintf(name, sizeof name, "SGEMM H=%d, tuned", run->n_hidden[h]);
+    if (any_tuned) add_series(&flops, hues[h][1], name);
+    snprintf(name, sizeof name, "H=%d", run->n_hidden[h]);
+    add_series(&frames, hues[h][0], name);
+    snprintf(name, sizeof name, "H=%d, tuned", run->n_hidden[h]);
+    if (any_tuned) add_series(&frames, hues[h][1], name);
+  }
+  for (int g = 0; g < run->n_devices && g < 16; g++) {
+    const bench_device_result *d = &run->devices[g];
+    flops.v[g][0] = d->have_peak ? d->peak.fma_gflops : 0;
+    for (int h = 0; h < d->n_models; h++) {
+      const bench_model_result *m = &d->models[h];
+      int hs = 0;
+      while (hs < run->n_n_hidden && run->n_hidden[hs] != m->n_hidden) hs++;
+      if (!m->done || hs == run->n_n_hidden) continue;
+      int stride = any_tuned ? 2 : 1;
+      double ms, fl;
+      gemm_step(m, &ms, &fl);
+      flops.v[g][1 + hs * stride] = bench_gflops(fl, ms);
+      frames.v[g][hs * stride] = per_second(m->train.frames, m->train.ms);
+      if (any_tuned && d->tuned) {
+        double after = 0;
+        for (int i = 0; i < d->tune.n_shapes; i++)
+          if (d->tune_shapes[i].n_hidden == m->n_hidden) after += d->tune_shapes[i].calls * d->tune.after_ms[i];
+        flops.v[g][2 + hs * stride] = bench_gflops(fl, after);
+        if (m->have_train_after) frames.v[g][1 + hs * stride] = per_second(m->train_after.frames, m->train_after.ms);
+      }
+    }
+  }
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    snprintf(err, err_cap, "%s: cannot write", path);
+    return -1;
+  }
+  const double w = 1000, h = 460;
+  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+             "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+             w, h, w, h);
+  fprintf(f, "<text x=\"10\" y=\"18\" font-size=\"12\">clspeech %s bench: B=%d, T=%d, median of %d runs</text>\n",
+          cls_version(), run->batch, run->time, run->runs);
+  draw_panel(f, run, &flops, 0, 30, w / 2, h - 40);
+  draw_panel(f, run, &frames, w / 2, 30, w / 2, h - 40);
+  fprintf(f, "</svg>\n");
+  int bad = ferror(f);
+  bad |= fclose(f) != 0;
+  if (bad) {
+    snprintf(err, err_cap, "%s: write failed", path);
+    return -1;
+  }
+  return 0;
+}

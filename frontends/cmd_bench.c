@@ -1,0 +1,252 @@
+/* `clspeech bench [--devices SEL] [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5]
+ * [--json FILE] [--plot FILE.svg] [--tune [--tune_candidates 6]]`: per selected device, the measured
+ * peak, SGEMM at the model's shapes, the ops, MFCC and the whole training step (engine/bench.h); with
+ * --tune, the CLBlast GEMM search whose winners training then loads (engine/gemm_tuning.h), reported
+ * before and after. Progress goes to stderr, the table to stdout, JSON and SVG to files
+ * (bench_report.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_report.h"
+#include "cli.h"
+#include "flags.h"
+
+typedef struct progress_state {
+  const cls_device_info *device;
+  bool tty;
+  bool open_line; /* a \r line is on the terminal */
+} progress_state;
+
+static void on_progress(void *user, const char *stage) {
+  progress_state *p = user;
+  char id[16] = "";
+  if (p->device) snprintf(id, sizeof id, "%d:%d ", p->device->platform_index, p->device->device_index);
+  if (p->tty) {
+    fprintf(stderr, "\r\033[Kclspeech bench: %s%.100s", id, stage);
+    p->open_line = true;
+  } else {
+    fprintf(stderr, "clspeech bench: %s%s\n", id, stage);
+  }
+  fflush(stderr);
+}
+
+static void end_progress(progress_state *p) {
+  if (p->tty && p->open_line) fprintf(stderr, "\r\033[K");
+  p->open_line = false;
+}
+
+static int parse_hidden(const char *text, bench_run *run) {
+  run->n_n_hidden = 0;
+  const char *s = text;
+  while (*s) {
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (end == s || v < 1 || v > 8192 || (*end && *end != ',') || run->n_n_hidden == BENCH_MAX_HIDDEN) return -1;
+    run->n_hidden[run->n_n_hidden++] = (int)v;
+    s = *end ? end + 1 : end;
+  }
+  return run->n_n_hidden ? 0 : -1;
+}
+
+/* Keeps the engine's error for the device record and says it on stderr. */
+static void device_failed(cls_engine *engine, bench_device_result *d, const char *what) {
+  const char *msg = cls_engine_error(engine);
+  size_t n = strlen(what) + strlen(msg) + 4;
+  d->error = malloc(n);
+  if (d->error) snprintf(d->error, n, "%s: %s", what, msg);
+  fprintf(stderr, "clspeech bench: device %d:%d (%s): %s: %s\n", d->info->platform_index, d->info->device_index,
+          d->info->name, what, msg);
+}
+
+static cls_status bench_model(cls_engine *engine, bench_run *run, bench_device_result *d, bench_model_result *m,
+                              cls_bench_config *cfg) {
+  cls_status st = CLS_OK;
+  m->n_shapes = cls_bench_gemm_shapes(m->n_hidden, run->batch, run->time, m->shapes);
+  cl_command_queue q = NULL;
+  cls_gemm_cases *cases = NULL;
+  st = cls_bench_queue(engine, d->index, &q);
+  if (st == CLS_OK) st = cls_gemm_cases_create(engine, d->index, q, m->shapes, m->n_shapes, &cases);
+  for (int i = 0; i < m->n_shapes && st == CLS_OK; i++) {
+    const cls_gemm_shape *s = &m->shapes[i];
+    char stage[160];
+    snprintf(stage, sizeof stage, "H=%d sgemm %s [%d x %d x %d]%s", m->n_hidden, s->name, s->m, s->n, s->k,
+             i == 0 ? " (the first SGEMM compiles CLBlast's kernels)" : "");
+    on_progress(cfg->user, stage);
+    st = cls_gemm_cases_time(cases, i, 1, run->runs, &m->gemm_ms[i]);
+  }
+  cls_gemm_cases_destroy(cases);
+  if (q) clReleaseCommandQueue(q);
+  if (st == CLS_OK) st = cls_bench_ops_run(engine, d->index, cfg, &m->ops);
+  if (st == CLS_OK) st = cls_bench_train_run(engine, d->index, cfg, &m->train);
+  m->done = st == CLS_OK;
+  return st;
+}
+
+static void bench_tune(cls_engine *engine, bench_run *run, bench_device_result *d, cls_bench_config *cfg) {
+  double before[CLS_BENCH_MAX_SHAPES * 4];
+  d->n_tune_shapes = 0;
+  for (int h = 0; h < d->n_models; h++) {
+    const bench_model_result *m = &d->models[h];
+    for (int i = 0; i < m->n_shapes && m->done; i++) {
+      d->tune_shapes[d->n_tune_shapes] = m->shapes[i];
+      before[d->n_tune_shapes++] = m->gemm_ms[i];
+    }
+  }
+  if (d->n_tune_shapes == 0) return;
+  cls_gemm_tune_options o = {run->runs, run->tune_candidates, on_progress, cfg->user};
+  cls_status st = cls_gemm_tune(engine, d->index, d->tune_shapes, d->n_tune_shapes, before, &o, &d->tune);
+  if (st != CLS_OK) {
+    device_failed(engine, d, "GEMM tuning");
+    return;
+  }
+  d->tuned = true;
+  if (d->tune.winners.n == 0) return; /* the defaults stay: no "after" training step */
+  for (int h = 0; h < d->n_models; h++) {
+    bench_model_result *m = &d->models[h];
+    if (!m->done) continue;
+    cfg->n_hidden = m->n_hidden;
+    if (cls_bench_train_run(engine, d->index, cfg, &m->train_after) == CLS_OK)
+      m->have_train_after = true;
+    else
+      device_failed(engine, d, "training step after tuning");
+  }
+}
+
+static void bench_device(cls_engine *engine, bench_run *run, bench_device_result *d) {
+  progress_state ps = {d->info, isatty(2) != 0, false};
+  cls_bench_config cfg = {run->n_hidden[0], run->batch, run->time, run->runs, on_progress, &ps};
+  cls_gemm_tuning stored;
+  char why[512];
+  d->stored = cls_gemm_tuning_read(engine, d->index, &stored, d->stored_path, sizeof d->stored_path, why, sizeof why);
+  if (d->stored == CLS_TUNING_OK) cls_gemm_tuning_format(&stored, d->stored_text, sizeof d->stored_text);
+  if (d->stored == CLS_TUNING_BAD) snprintf(d->stored_text, sizeof d->stored_text, "%s", why);
+  d->stored_applied = d->stored == CLS_TUNING_OK && !run->tune && stored.n > 0 && cls_gemm_tuning_enabled();
+  cls_status st = cls_bench_peak_run(engine, d->index, &cfg, &d->peak);
+  d->have_peak = st == CLS_OK;
+  if (st != CLS_OK) device_failed(engine, d, "peak");
+  if (st == CLS_OK) st = cls_bench_mfcc_run(engine, d->index, &cfg, &d->mfcc);
+  d->have_mfcc = d->have_peak && st == CLS_OK;
+  if (st != CLS_OK && !d->error) device_failed(engine, d, "mfcc");
+  for (int h = 0; h < run->n_n_hidden && st == CLS_OK; h++) {
+    bench_model_result *m = &d->models[d->n_models++];
+    m->n_hidden = cfg.n_hidden = run->n_hidden[h];
+    st = bench_model(engine, run, d, m, &cfg);
+    if (st != CLS_OK) {
+      char what[64];
+      snprintf(what, sizeof what, "H=%d", m->n_hidden);
+      device_failed(engine, d, what);
+    }
+  }
+  if (st == CLS_OK && run->tune) bench_tune(engine, run, d, &cfg);
+  end_progress(&ps);
+}
+
+int cmd_bench(int argc, char **argv) {
+  const char *devices = "", *hidden = "512,2048", *json = "", *plot = "";
+  int batch = 16, time = 150, runs = 5, candidates = 6;
+  bool tune = false;
+  cli_flag flags[] = {
+      {"devices", CLI_STRING, &devices,
+       "devices to benchmark: all, gpu, cpu, accelerator, P:D indices or name substrings, comma-separated "
+       "(default: $CLSPEECH_DEVICES, else every GPU, else every CPU device)", false},
+      {"n_hidden", CLI_STRING, &hidden, "model widths to benchmark, comma-separated (DeepSpeech's --n_hidden)", false},
+      {"batch", CLI_INT, &batch, "utterances per batch (B)", false},
+      {"time", CLI_INT, &time, "frames per utterance (T; 20 ms each, so 150 is 3 s of audio)", false},
+      {"runs", CLI_INT, &runs, "timed runs per measurement, after one warm-up run; the median is reported", false},
+      {"json", CLI_STRING, &json, "write every figure as JSON to this file (- for stdout; schema in docs/bench.md)", false},
+      {"plot", CLI_STRING, &plot, "write an SVG plot comparing the devices to this file", false},
+      {"tune", CLI_BOOL, &tune,
+       "search CLBlast's GEMM parameters for these shapes on each device, check every candidate, and store the "
+       "winners in the kernel cache folder, where training loads them", false},
+      {"tune_candidates", CLI_INT, &candidates,
+       "candidate pairs (Xgemm + XgemmDirect) --tune tries from the device's list of 8, best bets first; each costs "
+       "one CLBlast compile (about 20 s on PoCL) and its timings",
+       false},
+  };
+  int rc = cli_parse_flags(argc, argv, 2, flags, (int)(sizeof flags / sizeof flags[0]), "bench",
+                           "Benchmarks each device: measured peak, SGEMM at the model's shapes, LSTM, CTC, Adam, MFCC and "
+                           "the whole training step;\nwith --tune, searches and stores CLBlast GEMM parameters per device.",
+                           NULL, 0, NULL);
+  if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+  bench_run run;
+  memset(&run, 0, sizeof run);
+  if (parse_hidden(hidden, &run)) {
+    fprintf(stderr, "clspeech bench: --n_hidden expects up to %d comma-separated widths 1..8192, got \"%s\"\n",
+            BENCH_MAX_HIDDEN, hidden);
+    return CLI_EXIT_USAGE;
+  }
+  if (batch < 1 || batch > 4096 || time < 4 || time > 100000 || runs < 1 || runs > CLS_BENCH_MAX_RUNS ||
+      candidates < 1 || candidates > 8) {
+    fprintf(stderr, "clspeech bench: --batch must be 1..4096, --time 4..100000, --runs 1..%d, --tune_candidates 1..8\n",
+            CLS_BENCH_MAX_RUNS);
+    return CLI_EXIT_USAGE;
+  }
+  run.batch = batch;
+  run.time = time;
+  run.runs = runs;
+  run.tune = tune;
+  run.tune_candidates = candidates;
+  run.selection = *devices ? devices : NULL;
+
+  cls_engine *engine = NULL;
+  if ((rc = cli_engine_open(&engine))) return rc;
+  int n = cls_engine_device_count(engine), n_sel = 0;
+  int *sel = calloc((size_t)n, sizeof *sel);
+  cls_status st = sel ? cls_engine_select(engine, devices, sel, n, &n_sel) : CLS_ERR_OUT_OF_MEMORY;
+  /* --tune measures "before" with CLBlast's defaults, so stored tuning is not loaded then */
+  if (st == CLS_OK) st = tune ? cls_engine_prepare_untuned(engine, sel, &n_sel) : cls_engine_prepare(engine, sel, &n_sel);
+  if (st != CLS_OK) {
+    rc = cli_report("bench", engine, st);
+    free(sel);
+    cls_engine_destroy(engine);
+    return rc;
+  }
+  run.n_devices = n_sel;
+  run.devices = calloc((size_t)n_sel, sizeof *run.devices);
+  if (!run.devices) {
+    fprintf(stderr, "clspeech bench: out of memory\n");
+    free(sel);
+    cls_engine_destroy(engine);
+    return CLI_EXIT_FAILURE;
+  }
+  bool to_stdout = !strcmp(json, "-");
+  bool failed = false;
+  for (int i = 0; i < n_sel; i++) {
+    bench_device_result *d = &run.devices[i];
+    d->index = sel[i];
+    d->info = cls_engine_device(engine, sel[i]);
+    fprintf(stderr, "clspeech bench: device %d:%d (%s)%s...\n", d->info->platform_index, d->info->device_index,
+            d->info->name, tune ? ", then GEMM tuning (minutes)" : "");
+    bench_device(engine, &run, d);
+    failed |= d->error != NULL;
+    if (!to_stdout) bench_print_device(stdout, &run, d);
+    fflush(stdout);
+  }
+  /* All devices together as towers: the trainer's hybrid step (engine/bench_towers.c). */
+  if (n_sel > 1) {
+    cls_bench_config cfg = {run.n_hidden[0], run.batch, run.time, run.runs, NULL, NULL};
+    run.towers_measured = cls_bench_towers_run(engine, sel, n_sel, &cfg, &run.towers) == CLS_OK;
+    snprintf(run.towers_note, sizeof run.towers_note, "%s", run.towers_measured ? "" : cls_engine_error(engine));
+  }
+  if (!to_stdout) bench_print_summary(stdout, &run);
+  char err[1400];
+  if (*json && bench_write_json(json, &run, err, sizeof err)) {
+    fprintf(stderr, "clspeech bench: --json: %s\n", err);
+    failed = true;
+  } else if (*json && !to_stdout) {
+    fprintf(stderr, "clspeech bench: JSON written to %s\n", json);
+  }
+  if (*plot && bench_write_svg(plot, &run, err, sizeof err)) {
+    fprintf(stderr, "clspeech bench: --plot: %s\n", err);
+    failed = true;
+  } else if (*plot) {
+    fprintf(stderr, "clspeech bench: plot written to %s\n", plot);
+  }
+  for (int i = 0; i < n_sel; i++) free(run.devices[i].error);
+  free(run.devices);
+  free(sel);
+  cls_engine_destroy(engine);
+  return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Checks and edits for the `clspeech bench` CLI tests (tests/CMakeLists.txt, label bench).
+
+  bench_check.py json FILE [--tuned]   the JSON parses and has docs/bench.md's fields, positive figures
+  bench_check.py svg FILE              the SVG is well-formed XML with a bar per device and figure
+  bench_check.py tuning DIR MODE       rewrites the one GEMM tuning file under DIR/gemm-tuning/:
+      params    valid, with known Xgemm and XgemmDirect parameters and a correct checksum
+      refused   a correct checksum but a parameter CLBlast does not know
+      corrupt   one byte changed (the checksum no longer matches)
+Prints "bench_check: ok ..." on success; exits 1 with the reasons otherwise."""
+import glob
+import hashlib
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+problems = []
+
+
+def need(cond, what):
+    if not cond:
+        problems.append(what)
+    return cond
+
+
+def positive(obj, key, where):
+    v = obj.get(key) if isinstance(obj, dict) else None
+    need(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, f"{where}.{key} = {v!r}, expected a positive number")
+
+
+def check_json(path, tuned):
+    with open(path) as f:
+        d = json.load(f)
+    for k in ("clspeech_version", "schema", "config", "devices", "towers"):
+        need(k in d, f"top level lacks {k}")
+    need(d.get("schema") == "clspeech-bench-1", f"schema {d.get('schema')!r}")
+    cfg = d.get("config", {})
+    for k in ("batch", "time", "runs", "frame_ms"):
+        positive(cfg, k, "config")
+    need(isinstance(cfg.get("n_hidden"), list) and cfg["n_hidden"], "config.n_hidden is not a non-empty list")
+    need(cfg.get("tune") is tuned, f"config.tune = {cfg.get('tune')!r}")
+    devices = d.get("devices", [])
+    need(len(devices) >= 1, "no devices")
+    for i, dev in enumerate(devices):
+        w = f"devices[{i}]"
+        for k in ("id", "name", "kind", "vendor", "platform_name", "driver_version"):
+            need(isinstance(dev.get(k), str) and dev[k], f"{w}.{k} is not a non-empty string")
+        need(dev.get("error") is None, f"{w}.error = {dev.get('error')!r}")
+        need(dev.get("gemm_tuning", {}).get("state") in ("none", "loaded", "not_loaded", "ignored"), f"{w}.gemm_tuning.state")
+        for k in ("fma_gflops", "copy_gbs", "host_to_device_gbs", "device_to_host_gbs", "transfer_bytes"):
+            positive(dev.get("peak"), k, f"{w}.peak")
+        for k in ("ms", "audio_seconds", "audio_seconds_per_second"):
+            positive(dev.get("mfcc"), k, f"{w}.mfcc")
+        models = dev.get("models", [])
+        need(len(models) == len(cfg.get("n_hidden", [])), f"{w}: {len(models)} models for n_hidden {cfg.get('n_hidden')}")
+        for j, m in enumerate(models):
+            mw = f"{w}.models[{j}]"
+            positive(m, "n_hidden", mw)
+            need(len(m.get("gemm", [])) >= 10, f"{mw}: {len(m.get('gemm', []))} GEMM shapes")
+            for g in m.get("gemm", []):
+                gw = f"{mw}.gemm[{g.get('name')}]"
+                for k in ("m", "n", "k", "calls_per_step", "ms", "gflops", "percent_of_peak"):
+                    positive(g, k, gw)
+                need(isinstance(g.get("trans_a"), bool) and isinstance(g.get("trans_b"), bool), f"{gw} transposes")
+            for k in ("ms", "gflops", "percent_of_peak"):
+                positive(m.get("gemm_step"), k, f"{mw}.gemm_step")
+            for k in ("forward_ms_per_step", "backward_ms_per_step", "forward_gflops", "backward_gflops"):
+                positive(m.get("lstm"), k, f"{mw}.lstm")
+            for k in ("ms", "labels", "frames_per_second"):
+                positive(m.get("ctc"), k, f"{mw}.ctc")
+            for k in ("ms", "parameters", "gbs"):
+                positive(m.get("adam"), k, f"{mw}.adam")
+            for k in ("ms", "frames", "frames_per_second", "audio_seconds_per_second", "parameters"):
+                positive(m.get("train_step"), k, f"{mw}.train_step")
+            need("train_step_after_tuning" in m, f"{mw} lacks train_step_after_tuning")
+        t = dev.get("tuning")
+        if not tuned:
+            need(t is None, f"{w}.tuning is {t!r} without --tune")
+            continue
+        if not need(isinstance(t, dict), f"{w}.tuning is not an object"):
+            continue
+        need(t.get("stored") is True and isinstance(t.get("file"), str), f"{w}.tuning was not stored")
+        need(isinstance(t.get("kept_defaults"), bool), f"{w}.tuning.kept_defaults")
+        need(isinstance(t.get("winners"), dict), f"{w}.tuning.winners")
+        need(t.get("kept_defaults") == (t.get("winners") == {}), f"{w}.tuning: kept_defaults disagrees with winners")
+        for k in ("candidate_pairs", "pair_min_indirect_size", "before_step_ms", "after_step_ms"):
+            positive(t, k, f"{w}.tuning")
+        cands = t.get("candidates", [])
+        need(len(cands) == t.get("candidate_pairs"), f"{w}.tuning: {len(cands)} candidates for {t.get('candidate_pairs')} pairs")
+        states = ("skipped", "timed", "dropped", "rejected", "misfit")
+        for c in cands:
+            for kern in ("Xgemm", "XgemmDirect"):
+                k = c.get(kern, {})
+                need(k.get("state") in states, f"{w}.tuning candidate {kern} state {k.get('state')!r}")
+                need(isinstance(k.get("parameters"), dict) and len(k["parameters"]) >= 10, f"{w}.tuning candidate {kern} parameters")
+                if k.get("state") in ("timed", "dropped"):
+                    positive(k, "step_ms", f"{w}.tuning candidate {kern}")
+        need(t.get("kept_defaults") or any(c.get("Xgemm", {}).get("best") or c.get("XgemmDirect", {}).get("best") for c in cands),
+             f"{w}.tuning: winners but no candidate marked best")
+        need(len(t.get("shapes", [])) >= 10, f"{w}.tuning.shapes")
+        for s in t.get("shapes", []):
+            for k in ("m", "n", "k", "before_gflops", "after_gflops"):
+                positive(s, k, f"{w}.tuning.shapes[{s.get('name')}]")
+    if len(devices) > 1:
+        need(isinstance(d.get("towers"), dict), "towers is not an object (the multi-tower step failed)")
+    else:
+        need(d.get("towers", 0) is None, "towers should be null with one device")
+    if isinstance(d.get("towers"), dict):
+        positive(d["towers"], "ms", "towers")
+        positive(d["towers"], "frames", "towers")
+    return f"{len(devices)} device(s)"
+
+
+def check_svg(path):
+    root = ET.parse(path).getroot()
+    need(root.tag == "{http://www.w3.org/2000/svg}svg", f"root element {root.tag}")
+    rects = root.findall(".//{http://www.w3.org/2000/svg}rect")
+    bars = [r for r in rects if r.find("{http://www.w3.org/2000/svg}title") is not None]
+    need(len(bars) >= 3, f"{len(bars)} bars (peak, SGEMM, training step expected)")
+    for r in bars:
+        need(float(r.get("height", "0")) > 0, "a bar of zero height")
+    return f"{len(bars)} bars"
+
+
+def rewrite_tuning(directory, mode):
+    files = glob.glob(f"{directory}/gemm-tuning/*.txt")
+    if not need(len(files) == 1, f"{len(files)} tuning files under {directory}/gemm-tuning"):
+        return ""
+    path = files[0]
+    text = open(path, encoding="utf-8").read()
+    body = "".join(l for l in text.splitlines(True) if not l.startswith(("sha256 ", "kernel ")))
+    if mode == "corrupt":
+        i = text.index("driver ") + len("driver ")
+        text = text[:i] + ("X" if text[i] != "X" else "Y") + text[i + 1:]
+    else:
+        if mode == "params":
+            body += ("kernel Xgemm GEMMK=0 KREG=1 KWG=32 KWI=2 MDIMA=8 MDIMC=8 MWG=64 NDIMB=8 NDIMC=8 NWG=64 "
+                     "SA=0 SB=0 STRM=1 STRN=1 VWM=8 VWN=8\n"
+                     "kernel XgemmDirect KWID=2 MDIMAD=8 MDIMCD=8 NDIMBD=8 NDIMCD=8 PADA=1 PADB=1 VWMD=4 VWND=4 WGD=32\n")
+        else:
+            body += "kernel Xgemm NOT_A_PARAMETER=3\n"
+        text = body + "sha256 " + hashlib.sha256(body.encode("utf-8")).hexdigest() + "\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return f"{path} rewritten ({mode})"
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == "json":
+        what = check_json(argv[2], "--tuned" in argv[3:])
+    elif len(argv) == 3 and argv[1] == "svg":
+        what = check_svg(argv[2])
+    elif len(argv) == 4 and argv[1] == "tuning" and argv[3] in ("params", "refused", "corrupt"):
+        what = rewrite_tuning(argv[2], argv[3])
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    if problems:
+        for p in problems:
+            print(f"bench_check: FAIL: {p}")
+        return 1
+    print(f"bench_check: ok {argv[1]} ({what})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
