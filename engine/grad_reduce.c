@@ -92,3 +92,14 @@ void cls_batch_split_work(const int *frames, int n, int k, const double *speed, 
   }
   fill(frames, n, k, speed, hi, shares);
 }
+
+double cls_batch_split_time(const int *frames, int k, const double *speed, const int *shares) {
+  double worst = 0;
+  for (int i = 0, u = 0; i < k; i++) {
+    int longest = 0;
+    for (int j = 0; j < shares[i]; j++, u++) longest = frames[u] > longest ? frames[u] : longest;
+    double t = shares[i] ? (double)shares[i] * longest / speed[i] : 0;
+    worst = t > worst ? t : worst;
+  }
+  return worst;
+}

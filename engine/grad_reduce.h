@@ -18,5 +18,7 @@ void cls_batch_split(int n, int k, const double *speed, int *shares);
  * padded work (utterances x frames of its longest, over its speed[k]) is as small as it can be;
  * each tower gets at least one utterance while n >= k. shares[k] out. */
 void cls_batch_split_work(const int *frames, int n, int k, const double *speed, int *shares);
+/* The slowest tower's time for a split: max over towers of utterances x frames of the longest / speed. */
+double cls_batch_split_time(const int *frames, int k, const double *speed, const int *shares);
 
 #endif

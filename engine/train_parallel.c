@@ -110,9 +110,15 @@ static cls_status gradient_step(cls_trainer *t, const cls_host_batch *b, int onl
       speed[i] = live[i]->speed;
       measured &= speed[i] > 0;
     }
-    int shares[64];
-    if (measured) cls_batch_split_work(b->frames, b->batch, k, speed, shares);
-    else cls_batch_split(b->batch, k, NULL, shares);
+    int shares[64], by_work[64];
+    cls_batch_split(b->batch, k, NULL, shares);
+    /* Auto balance leaves DeepSpeech's equal split only for a predicted gain of 5 % or more: speeds
+       measured on busy machines are noisy, and a split chasing the noise costs more than it saves. */
+    if (measured) {
+      cls_batch_split_work(b->frames, b->batch, k, speed, by_work);
+      if (cls_batch_split_time(b->frames, k, speed, by_work) < 0.95 * cls_batch_split_time(b->frames, k, speed, shares))
+        memcpy(shares, by_work, (size_t)k * sizeof *shares);
+    }
     step_job jobs[64];
     pthread_t threads[64];
     int started[64] = {0};
@@ -168,7 +174,7 @@ static cls_status gradient_step(cls_trainer *t, const cls_host_batch *b, int onl
       for (int u = s->first; u < s->first + s->share; u++)
         if (b->frames[u] > longest) longest = b->frames[u];
       double v = (double)s->share * (double)longest / (s->ms / 1e3);
-      s->speed = s->speed > 0 ? 0.5 * s->speed + 0.5 * v : v;
+      s->speed = s->speed > 0 ? 0.7 * s->speed + 0.3 * v : v;
     }
     return CLS_OK;
   }

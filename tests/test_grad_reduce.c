@@ -30,14 +30,7 @@ static double best_time(const int *f, int n, int k, const double *speed) {
 }
 
 static double split_time(const int *f, const int *shares, int k, const double *speed) {
-  double worst = 0;
-  for (int i = 0, u = 0; i < k; i++) {
-    int longest = 0;
-    for (int j = 0; j < shares[i]; j++, u++) longest = f[u] > longest ? f[u] : longest;
-    double t = shares[i] * (double)longest / speed[i];
-    worst = t > worst ? t : worst;
-  }
-  return worst;
+  return cls_batch_split_time(f, k, speed, shares);
 }
 
 int main(void) {
