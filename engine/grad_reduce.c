@@ -54,52 +54,18 @@ void cls_batch_split(int n, int k, const double *speed, int *shares) {
   free(rest);
 }
 
-/* Greedy fill for a step time tau: each tower in turn takes utterances while its padded work over
- * its speed stays within tau (at least one while enough are left). 1 when all n are placed. */
-static int fill(const int *frames, int n, int k, const double *speed, double tau, int *shares) {
-  int pos = 0;
+int cls_balance_adjust(int k, const double *ms, int *shares) {
+  int slow = -1, fast = -1;
   for (int i = 0; i < k; i++) {
-    int keep_back = n >= k ? k - i - 1 : 0, take = 0, longest = 0;
-    while (pos + take < n - keep_back) {
-      int f = frames[pos + take] > longest ? frames[pos + take] : longest;
-      if ((double)(take + 1) * f / speed[i] > tau && take >= (n >= k ? 1 : 0)) break;
-      longest = f;
-      take++;
-    }
-    shares[i] = take;
-    pos += take;
+    if (shares[i] <= 0 || !(ms[i] > 0)) continue;
+    if (slow < 0 || ms[i] > ms[slow]) slow = i;
+    if (fast < 0 || ms[i] < ms[fast]) fast = i;
   }
-  return pos == n;
-}
-
-void cls_batch_split_work(const int *frames, int n, int k, const double *speed, int *shares) {
-  double slowest = INFINITY;
-  int longest = 1;
-  for (int i = 0; i < k; i++)
-    if (!(speed[i] > 0) || !isfinite(speed[i])) {
-      cls_batch_split(n, k, NULL, shares);
-      return;
-    } else if (speed[i] < slowest) {
-      slowest = speed[i];
-    }
-  for (int i = 0; i < n; i++)
-    if (frames[i] > longest) longest = frames[i];
-  double lo = 0, hi = (double)n * longest / slowest;
-  for (int it = 0; it < 60; it++) {
-    double mid = 0.5 * (lo + hi);
-    if (fill(frames, n, k, speed, mid, shares)) hi = mid;
-    else lo = mid;
-  }
-  fill(frames, n, k, speed, hi, shares);
-}
-
-double cls_batch_split_time(const int *frames, int k, const double *speed, const int *shares) {
-  double worst = 0;
-  for (int i = 0, u = 0; i < k; i++) {
-    int longest = 0;
-    for (int j = 0; j < shares[i]; j++, u++) longest = frames[u] > longest ? frames[u] : longest;
-    double t = shares[i] ? (double)shares[i] * longest / speed[i] : 0;
-    worst = t > worst ? t : worst;
-  }
-  return worst;
+  /* Worth it when the fast tower, with one more utterance (its time per utterance so far, an
+     overestimate when part of its time is fixed), still finishes before the slow one does now;
+     the same test keeps a settled split from moving back. */
+  if (slow < 0 || slow == fast || shares[slow] <= 1 || ms[fast] * (1.0 + 1.0 / shares[fast]) >= ms[slow]) return 0;
+  shares[slow]--;
+  shares[fast]++;
+  return 1;
 }

@@ -1,6 +1,6 @@
 /* The reduction of the towers' gradients into one host buffer, g = sum_i w_i * g_i (w_i = n_i/N:
  * each tower's gradient is of its own mean loss), and the split of a global batch between towers
- * (equal counts, as DeepSpeech, or by measured speed and padded work).
+ * (equal counts, as DeepSpeech, or adjusted step by step until the towers finish together).
  * Both are plain host arithmetic, deterministic (a fixed summation order), and unit-tested. */
 #ifndef CLS_GRAD_REDUCE_H
 #define CLS_GRAD_REDUCE_H
@@ -14,11 +14,11 @@ void cls_grad_reduce(float *out, const float *const *src, const float *w, int n_
  * speed[k] (largest remainder), each tower at least one utterance while n >= k. shares[k] out. */
 void cls_batch_split(int n, int k, const double *speed, int *shares);
 
-/* Splits utterances with frames[n] into k contiguous ranges, in order, so that the slowest tower's
- * padded work (utterances x frames of its longest, over its speed[k]) is as small as it can be;
- * each tower gets at least one utterance while n >= k. shares[k] out. */
-void cls_batch_split_work(const int *frames, int n, int k, const double *speed, int *shares);
-/* The slowest tower's time for a split: max over towers of utterances x frames of the longest / speed. */
-double cls_batch_split_time(const int *frames, int k, const double *speed, const int *shares);
+/* --balance auto's feedback step: given each tower's time ms[k] for its shares[k] in the last step,
+ * moves one utterance from the tower that took longest to the one that took shortest when the
+ * latter, one utterance heavier, would still finish first (each keeps at least one). Over steps the
+ * towers' finish times meet, whatever each device's cost per utterance and fixed cost per step.
+ * Returns 1 when it moved one. */
+int cls_balance_adjust(int k, const double *ms, int *shares);
 
 #endif

@@ -20,6 +20,7 @@ typedef struct tower_slot {
   float *losses;             /* [capacity] async losses */
   double speed;              /* utterance-frames per second, recent average (0: not measured yet) */
   int share, first;          /* this step's utterances */
+  int planned;               /* --balance auto: this tower's share of the next global batch */
   double ms;                 /* this step's time */
   cls_status status;
   char err[CLS_ERROR_CAP];

@@ -1,7 +1,7 @@
 /* The hybrid and sync strategies (DeepSpeech's hybrid parallel optimization and its
  * one-tower-at-a-time comparison). A step splits the global batch between the live towers (equal
- * counts, or --balance auto: contiguous ranges whose padded work, utterances x frames of the
- * longest, follows each tower's measured speed), runs each tower's forward and backward pass on its
+ * counts, or --balance auto: after each step one utterance moves from the tower that finished last
+ * to the one that finished first, so that their finish times meet), runs each tower's forward and backward pass on its
  * own host thread, reduces g = sum_i (n_i/N) g_i into one host buffer layer by layer as the towers'
  * gradients arrive, and sends g back to every tower, which applies Adam to its own replica. A tower
  * whose device fails is dropped and the step redone on the others.
@@ -104,21 +104,15 @@ static cls_status gradient_step(cls_trainer *t, const cls_host_batch *b, int onl
       live[0] = live[only % k];
       k = 1;
     }
-    double speed[64];
-    int measured = t->balance_auto;
-    for (int i = 0; i < k; i++) {
-      speed[i] = live[i]->speed;
-      measured &= speed[i] > 0;
+    /* Equal counts (DeepSpeech's split), or under --balance auto the shares the feedback of the
+       last steps planned, while the batch and the towers are the same. */
+    int shares[64], planned = t->balance_auto && k > 1;
+    for (int i = 0, sum = 0; planned && i < k; i++) {
+      shares[i] = live[i]->planned;
+      sum += shares[i];
+      planned &= shares[i] > 0 && (i + 1 < k || sum == b->batch);
     }
-    int shares[64], by_work[64];
-    cls_batch_split(b->batch, k, NULL, shares);
-    /* Auto balance leaves DeepSpeech's equal split only for a predicted gain of 5 % or more: speeds
-       measured on busy machines are noisy, and a split chasing the noise costs more than it saves. */
-    if (measured) {
-      cls_batch_split_work(b->frames, b->batch, k, speed, by_work);
-      if (cls_batch_split_time(b->frames, k, speed, by_work) < 0.95 * cls_batch_split_time(b->frames, k, speed, shares))
-        memcpy(shares, by_work, (size_t)k * sizeof *shares);
-    }
+    if (!planned) cls_batch_split(b->batch, k, NULL, shares);
     step_job jobs[64];
     pthread_t threads[64];
     int started[64] = {0};
@@ -167,8 +161,12 @@ static cls_status gradient_step(cls_trainer *t, const cls_host_batch *b, int onl
         cls_log(t->e, CLS_LOG_WARNING, "redoing step %lld on the remaining towers", (long long)t->state.global_step);
       continue;
     }
+    double ms[64];
+    int next[64];
     for (int i = 0; i < k; i++) {
       tower_slot *s = live[i];
+      ms[i] = s->share ? s->ms : 0;
+      next[i] = s->share;
       if (!s->share || s->ms <= 0) continue;
       int longest = 0; /* the tower's padded work: its utterances x frames of its longest */
       for (int u = s->first; u < s->first + s->share; u++)
@@ -176,6 +174,8 @@ static cls_status gradient_step(cls_trainer *t, const cls_host_batch *b, int onl
       double v = (double)s->share * (double)longest / (s->ms / 1e3);
       s->speed = s->speed > 0 ? 0.7 * s->speed + 0.3 * v : v;
     }
+    if (t->balance_auto && k > 1) cls_balance_adjust(k, ms, next);
+    for (int i = 0; i < k; i++) live[i]->planned = next[i];
     return CLS_OK;
   }
 }
