@@ -26,6 +26,13 @@ typedef struct cls_bench_config {
   void *user;
 } cls_bench_config;
 
+/* Sends a formatted stage line to cfg->progress (when set). */
+void cls_bench_progress(const cls_bench_config *cfg, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* The model's fixed geometry: 26 MFCC coefficients, 9 frames of context (input width 494), 29
  * classes (28 letters + blank), 20 ms per frame (DeepSpeech's defaults). */
 #define CLS_BENCH_INPUT_WIDTH 494

@@ -21,8 +21,7 @@ int cls_bench_label_length(int time) {
   return l > 40 ? 40 : l < 1 ? 1 : l;
 }
 
-static void progress(const cls_bench_config *cfg, const char *fmt, ...) CLS_PRINTF(2, 3);
-static void progress(const cls_bench_config *cfg, const char *fmt, ...) {
+void cls_bench_progress(const cls_bench_config *cfg, const char *fmt, ...) {
   if (!cfg || !cfg->progress) return;
   char buf[256];
   va_list ap;
@@ -184,9 +183,9 @@ cls_status cls_bench_peak_run(cls_engine *e, int device, const cls_bench_config 
     else memset(host, 1, bytes);
   }
   double g4 = 0, g16 = 0, ms = 0;
-  if (st == CLS_OK) progress(cfg, "peak: FMA throughput (float4)");
+  if (st == CLS_OK) cls_bench_progress(cfg, "peak: FMA throughput (float4)");
   if (st == CLS_OK) st = fma_gflops(e, d, q, cfg, "peak_fma4", 4, fma_out, &g4);
-  if (st == CLS_OK) progress(cfg, "peak: FMA throughput (float16)");
+  if (st == CLS_OK) cls_bench_progress(cfg, "peak: FMA throughput (float16)");
   if (st == CLS_OK) st = fma_gflops(e, d, q, cfg, "peak_fma16", 16, fma_out, &g16);
   out->fma_gflops = g4 > g16 ? g4 : g16;
   if (st == CLS_OK) st = cls_ops_fill(e, q, cls_buf_of(src), bytes / 4, 1.0f);
@@ -194,15 +193,15 @@ cls_status cls_bench_peak_run(cls_engine *e, int device, const cls_bench_config 
   if (st == CLS_OK) st = cls_device_kernel(e, d, "peak", "peak_copy", &copy.k);
   int n4 = (int)(bytes / 16);
   if (st == CLS_OK) st = cls_ops_args(e, copy.k, "peak_copy", 3, sizeof src, &src, sizeof dst, &dst, sizeof n4, &n4);
-  if (st == CLS_OK) progress(cfg, "peak: device copy bandwidth (%zu MiB)", bytes >> 20);
+  if (st == CLS_OK) cls_bench_progress(cfg, "peak: device copy bandwidth (%zu MiB)", bytes >> 20);
   if (st == CLS_OK) st = cls_bench_time(e, q, run_kernel, &copy, cfg->runs, &ms);
   if (st == CLS_OK && ms > 0) out->copy_gbs = 2.0 * (double)bytes / (ms * 1e6);
   transfer_op tr = {e, dst, host, bytes, 1};
-  if (st == CLS_OK) progress(cfg, "peak: host to device bandwidth");
+  if (st == CLS_OK) cls_bench_progress(cfg, "peak: host to device bandwidth");
   if (st == CLS_OK) st = cls_bench_time(e, q, run_transfer, &tr, cfg->runs, &ms);
   if (st == CLS_OK && ms > 0) out->host_to_device_gbs = (double)bytes / (ms * 1e6);
   tr.to_device = 0;
-  if (st == CLS_OK) progress(cfg, "peak: device to host bandwidth");
+  if (st == CLS_OK) cls_bench_progress(cfg, "peak: device to host bandwidth");
   if (st == CLS_OK) st = cls_bench_time(e, q, run_transfer, &tr, cfg->runs, &ms);
   if (st == CLS_OK && ms > 0) out->device_to_host_gbs = (double)bytes / (ms * 1e6);
   if (copy.k) clReleaseKernel(copy.k);

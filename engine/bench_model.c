@@ -16,17 +16,6 @@
 #include "mfcc_device.h"
 #include "model.h"
 
-static void progress(const cls_bench_config *cfg, const char *fmt, ...) CLS_PRINTF(2, 3);
-static void progress(const cls_bench_config *cfg, const char *fmt, ...) {
-  if (!cfg || !cfg->progress) return;
-  char buf[256];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  cfg->progress(cfg->user, buf);
-}
-
 /* Device buffers of one bench, released together. */
 #define MAX_BUFFERS 24
 typedef struct buffers {
@@ -175,9 +164,9 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
   /* forward: input projection 2*R*H*4H, recurrent 2*(T-1)*B*H*4H; backward twice that */
   out->lstm_fwd_flops = 2.0 * (double)rows * H * H4 + 2.0 * (double)(c.T - 1) * c.B * H * H4;
   out->lstm_bwd_flops = 2.0 * out->lstm_fwd_flops;
-  if (st == CLS_OK) progress(cfg, "lstm forward H=%d (%d steps)", c.H, c.T);
+  if (st == CLS_OK) cls_bench_progress(cfg, "lstm forward H=%d (%d steps)", c.H, c.T);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, lstm_fwd, &c, cfg->runs, &out->lstm_fwd_ms);
-  if (st == CLS_OK) progress(cfg, "lstm backward H=%d (%d steps)", c.H, c.T);
+  if (st == CLS_OK) cls_bench_progress(cfg, "lstm backward H=%d (%d steps)", c.H, c.T);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, lstm_bwd, &c, cfg->runs, &out->lstm_bwd_ms);
   /* CTC over 29 classes */
   if (st == CLS_OK) st = cls_ctc_create(e, device, c.T, c.B, CLS_BENCH_CLASSES, L, &c.ctc);
@@ -186,7 +175,7 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
   if (st == CLS_OK) st = floats(&b, (size_t)c.B, 0, 0, 0, &c.loss);
   size_t ctc_ws = st == CLS_OK ? cls_ctc_workspace_bytes(c.ctc, c.T, c.B) : 0;
   if (st == CLS_OK && ctc_ws) st = floats(&b, ctc_ws / sizeof(float) + 1, 0, 0, 0, &c.ctc_ws);
-  if (st == CLS_OK) progress(cfg, "ctc loss + gradient (B=%d, T=%d, %d labels)", c.B, c.T, L);
+  if (st == CLS_OK) cls_bench_progress(cfg, "ctc loss + gradient (B=%d, T=%d, %d labels)", c.B, c.T, L);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, ctc_op, &c, cfg->runs, &out->ctc_ms);
   /* Adam over every parameter of the model at this H */
   cls_model_config mc = {26, 9, c.H, CLS_BENCH_CLASSES, 20.0f};
@@ -205,7 +194,7 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
   if (st == CLS_OK) st = floats(&b, c.n_params, 0, 0, 0, &c.m);
   if (st == CLS_OK) st = floats(&b, c.n_params, 0, 0, 0, &c.v);
   if (st == CLS_OK) st = floats(&b, c.n_params, 17, 0.01f, 0, &c.g);
-  if (st == CLS_OK) progress(cfg, "adam over %zu parameters", c.n_params);
+  if (st == CLS_OK) cls_bench_progress(cfg, "adam over %zu parameters", c.n_params);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, adam_op, &c, cfg->runs, &out->adam_ms);
   close_buffers(&b);
   cls_lstm_destroy(c.lstm);
@@ -261,7 +250,7 @@ cls_status cls_bench_mfcc_run(cls_engine *e, int device, const cls_bench_config 
   mfcc_ctx c = {NULL, B, samples, lengths, NULL};
   if (st == CLS_OK) st = cls_mfcc_create(e, device, t, &c.plan);
   if (st == CLS_OK) st = floats(&b, (size_t)T * B * CLS_BENCH_INPUT_WIDTH, 0, 0, 0, &c.windows);
-  if (st == CLS_OK) progress(cfg, "mfcc on the device (B=%d, T=%d)", B, T);
+  if (st == CLS_OK) cls_bench_progress(cfg, "mfcc on the device (B=%d, T=%d)", B, T);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, mfcc_op, &c, cfg->runs, &out->ms);
   out->audio_seconds = (double)n * B / 16000.0;
   close_buffers(&b);
@@ -325,7 +314,7 @@ cls_status cls_bench_train_run(cls_engine *e, int device, const cls_bench_config
   cls_model_dropout dropout = {{0.05f, 0.05f, 0.05f, 0, 0, 0.05f}, 4568, 0, 0};
   c.batch = batch;
   c.dropout = dropout;
-  if (st == CLS_OK) progress(cfg, "training step H=%d (forward, CTC, backward, Adam)", cfg->n_hidden);
+  if (st == CLS_OK) cls_bench_progress(cfg, "training step H=%d (forward, CTC, backward, Adam)", cfg->n_hidden);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, train_op, &c, cfg->runs, &out->ms);
   close_buffers(&b);
   cls_adam_destroy(c.adam);

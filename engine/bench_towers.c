@@ -1,7 +1,6 @@
 /* `clspeech bench`'s row for all selected devices together as towers: the multi-tower trainer's
  * hybrid step (split by measured speed, every tower's forward and backward on its own thread, the
  * host reduction, Adam on every replica) on a synthetic batch, timed by the wall clock. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,12 +63,8 @@ cls_status cls_bench_towers_run(cls_engine *e, const int *devices, int n, const 
   cls_trainer *t = NULL;
   if (st == CLS_OK) st = cls_trainer_create(e, devices, n, &o, B, T, L, &t);
   if (st == CLS_OK) st = cls_trainer_load(t, "init", 0);
-  if (st == CLS_OK && cfg->progress) {
-    char stage[160];
-    snprintf(stage, sizeof stage, "all %d devices as towers: hybrid step H=%d, %d utterances per tower", n,
-             cfg->n_hidden, B);
-    cfg->progress(cfg->user, stage);
-  }
+  if (st == CLS_OK)
+    cls_bench_progress(cfg, "all %d devices as towers: hybrid step H=%d, %d utterances per tower", n, cfg->n_hidden, B);
   double times[CLS_BENCH_MAX_RUNS];
   for (int r = -2; st == CLS_OK && r < cfg->runs; r++) {
     double t0 = cls_now_ms();

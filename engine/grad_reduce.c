@@ -1,8 +1,5 @@
-/* Gradient reduction and batch split (see grad_reduce.h). */
+/* Gradient reduction, the equal batch split and the balance feedback (see grad_reduce.h). */
 #include "grad_reduce.h"
-
-#include <math.h>
-#include <stdlib.h>
 
 void cls_grad_reduce(float *restrict out, const float *const *src, const float *w, int n_src, size_t off,
                      size_t count) {
@@ -20,38 +17,8 @@ void cls_grad_reduce(float *restrict out, const float *const *src, const float *
   }
 }
 
-void cls_batch_split(int n, int k, const double *speed, int *shares) {
-  if (k <= 0) return;
-  double total = 0;
-  for (int i = 0; i < k; i++) total += speed && speed[i] > 0 && isfinite(speed[i]) ? speed[i] : 0;
-  int given = 0;
-  double *rest = malloc((size_t)k * sizeof *rest);
-  for (int i = 0; i < k; i++) {
-    double want = !speed || total <= 0 ? (double)n / k : n * (speed[i] > 0 && isfinite(speed[i]) ? speed[i] : 0) / total;
-    shares[i] = (int)floor(want);
-    if (rest) rest[i] = want - shares[i];
-    given += shares[i];
-  }
-  /* Largest remainders first (ties to the lower index): fewer than k utterances are left over. */
-  while (given < n) {
-    int best = 0;
-    for (int i = 1; i < k; i++)
-      if (rest && rest[i] > rest[best]) best = i;
-    shares[best]++;
-    if (rest) rest[best] = -1.0;
-    given++;
-  }
-  /* Everyone gets at least one utterance while there are enough: take from the largest share. */
-  if (n >= k)
-    for (int i = 0; i < k; i++)
-      while (shares[i] < 1) {
-        int big = 0;
-        for (int j = 1; j < k; j++)
-          if (shares[j] > shares[big]) big = j;
-        shares[big]--;
-        shares[i]++;
-      }
-  free(rest);
+void cls_batch_split(int n, int k, int *shares) {
+  for (int i = 0; i < k; i++) shares[i] = n / k + (i < n % k);
 }
 
 int cls_balance_adjust(int k, const double *ms, int *shares) {

@@ -10,9 +10,9 @@
 /* out[off .. off+count) = sum over k of w[k] * src[k][off ..], summed in k order (vectorised). */
 void cls_grad_reduce(float *out, const float *const *src, const float *w, int n_src, size_t off, size_t count);
 
-/* Splits n utterances between k towers: equal shares (speed NULL), else shares in proportion to
- * speed[k] (largest remainder), each tower at least one utterance while n >= k. shares[k] out. */
-void cls_batch_split(int n, int k, const double *speed, int *shares);
+/* Splits n utterances between k towers in equal shares (DeepSpeech's split; the first n % k towers
+ * get one more). shares[k] out. */
+void cls_batch_split(int n, int k, int *shares);
 
 /* --balance auto's feedback step: given each tower's time ms[k] for its shares[k] in the last step,
  * moves one utterance from the tower that took longest to the one that took shortest when the

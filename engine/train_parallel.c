@@ -112,7 +112,7 @@ static cls_status gradient_step(cls_trainer *t, const cls_host_batch *b, int onl
       sum += shares[i];
       planned &= shares[i] > 0 && (i + 1 < k || sum == b->batch);
     }
-    if (!planned) cls_batch_split(b->batch, k, NULL, shares);
+    if (!planned) cls_batch_split(b->batch, k, shares);
     step_job jobs[64];
     pthread_t threads[64];
     int started[64] = {0};
