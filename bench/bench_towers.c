@@ -42,22 +42,13 @@ typedef struct setup {
 
 static int run(const setup *s, const int *devs, int n_devs, const char *strategy, const char *balance, int per_device,
                int batch, int no_overlap, run_result *r) {
-  cls_train_options o;
-  memset(&o, 0, sizeof o);
-  o.model = (cls_model_config){26, 9, s->H, s->C, 20.0f};
-  o.features = cls_mfcc_default(16000);
+  cls_train_options o = cls_train_options_default(s->H, s->C);
   o.train_batch_size = batch;
   o.dev_batch_size = o.test_batch_size = s->B;
   o.epochs = 100000;
-  o.learning_rate = 0.001f;
-  o.beta1 = 0.9f;
-  o.beta2 = 0.999f;
-  o.epsilon = 1e-8f;
-  for (int i = 0; i < 6; i++) o.dropout[i] = i == 3 || i == 4 ? 0.0f : 0.05f;
-  o.random_seed = 4568;
+  o.checkpoint_secs = 0;
   o.max_to_keep = 1;
   o.load_train = "init";
-  o.load_evaluate = "auto";
   o.host_features = 1;
   o.strategy = strategy;
   o.balance = balance;

@@ -18,21 +18,12 @@ cls_status cls_bench_towers_run(cls_engine *e, const int *devices, int n, const 
                                 cls_bench_train *out) {
   memset(out, 0, sizeof *out);
   const int B = cfg->batch, T = cfg->time, L = cls_bench_label_length(T), N = B * n;
-  cls_train_options o;
-  memset(&o, 0, sizeof o);
-  o.model = (cls_model_config){26, 9, cfg->n_hidden, CLS_BENCH_CLASSES, 20.0f};
-  o.features = cls_mfcc_default(16000);
+  cls_train_options o = cls_train_options_default(cfg->n_hidden, CLS_BENCH_CLASSES);
   o.train_batch_size = o.dev_batch_size = o.test_batch_size = B;
   o.learning_rate = 1e-4f;
-  o.beta1 = 0.9f;
-  o.beta2 = 0.999f;
-  o.epsilon = 1e-8f;
-  for (int i = 0; i < 6; i++) o.dropout[i] = i == 3 || i == 4 ? 0.0f : 0.05f;
-  o.random_seed = 4568;
   o.load_train = "init";
   o.host_features = 1;
-  o.strategy = "hybrid";
-  o.balance = "auto";
+  o.replica_check_steps = 0;
   cls_param_view views[CLS_MODEL_N_TENSORS];
   out->n_params = cls_model_layout(&o.model, views);
   out->frames = (double)T * N;

@@ -12,6 +12,33 @@
 #include "train_internal.h"
 #include "train_rules.h"
 
+cls_train_options cls_train_options_default(int n_hidden, int n_classes) {
+  cls_train_options o;
+  memset(&o, 0, sizeof o);
+  o.model = (cls_model_config){26, 9, n_hidden, n_classes, 20.0f};
+  o.features = cls_mfcc_default(16000);
+  o.train_batch_size = o.dev_batch_size = o.test_batch_size = 1;
+  o.epochs = 75;
+  o.learning_rate = 0.001f;
+  o.beta1 = 0.9f;
+  o.beta2 = 0.999f;
+  o.epsilon = 1e-8f;
+  for (int i = 0; i < 6; i++) o.dropout[i] = i == 3 || i == 4 ? 0.0f : 0.05f;
+  o.random_seed = 4568;
+  o.checkpoint_secs = 600;
+  o.max_to_keep = 5;
+  o.load_train = o.load_evaluate = "auto";
+  o.plateau_epochs = 10;
+  o.plateau_reduction = 0.1f;
+  o.es_epochs = 25;
+  o.es_min_delta = 0.05f;
+  o.strategy = "hybrid";
+  o.balance = "auto";
+  o.towers_per_device = 1;
+  o.replica_check_steps = 100;
+  return o;
+}
+
 static cls_status parse_fault(cls_trainer *t) {
   const char *env = getenv("CLSPEECH_FAULT");
   if (!env || !*env) return CLS_OK;

@@ -45,6 +45,13 @@ typedef struct cls_train_options {
   double max_train_seconds;         /* > 0: stop training after a step once this much wall time passed */
 } cls_train_options;
 
+/* DeepSpeech 0.9's defaults (its flags.py) for a model of n_hidden units and n_classes outputs
+ * (alphabet + blank): batch sizes 1, 75 epochs, Adam lr 0.001 / 0.9 / 0.999 / 1e-8, dropout 0.05 on
+ * layers 1, 2, 3 and 5, relu_clip 20, seed 4568, checkpoints every 600 s keeping 5, load auto,
+ * plateau 10 epochs x 0.1 and early stop 25 epochs / 0.05 (both off), 16 kHz features on the device;
+ * towers: hybrid, auto balance, replica checks every 100 steps, overlapped read-back. No folders. */
+cls_train_options cls_train_options_default(int n_hidden, int n_classes);
+
 typedef struct cls_eval_set {
   const char *name;                 /* e.g. the CSV path */
   const cls_utterance *utts;

@@ -39,24 +39,14 @@ static void on_progress(void *user, const cls_progress *p) {
 static cls_model_config model = {26, 9, 24, 29, 20.0f};
 
 static cls_train_options options(int batch, int epochs, const char *strategy, const char *balance) {
-  cls_train_options o;
-  memset(&o, 0, sizeof o);
-  o.model = model;
-  o.features = cls_mfcc_default(16000);
+  cls_train_options o = cls_train_options_default(model.n_hidden, model.n_classes);
   o.train_batch_size = batch;
-  o.dev_batch_size = o.test_batch_size = 1;
   o.epochs = epochs;
-  o.learning_rate = 0.001f;
-  o.beta1 = 0.9f;
-  o.beta2 = 0.999f;
-  o.epsilon = 1e-8f;
   for (int i = 0; i < 6; i++) o.dropout[i] = i == 3 || i == 4 ? 0.0f : 0.1f;
   o.random_seed = 1234;
+  o.checkpoint_secs = 0;
   o.max_to_keep = 1;
   o.load_train = "init";
-  o.load_evaluate = "auto";
-  o.plateau_epochs = 10;
-  o.es_epochs = 25;
   o.host_features = 1;
   o.strategy = strategy;
   o.balance = balance;

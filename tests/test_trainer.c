@@ -18,24 +18,11 @@ static void on_progress(void *user, const cls_progress *p) {
 }
 
 static cls_train_options options(const char *dir, int epochs) {
-  cls_train_options o;
-  memset(&o, 0, sizeof o);
-  o.model = (cls_model_config){26, 9, 24, 29, 20.0f};
-  o.features = cls_mfcc_default(16000);
-  o.train_batch_size = o.dev_batch_size = o.test_batch_size = 1;
+  cls_train_options o = cls_train_options_default(24, 29);
   o.epochs = epochs;
-  o.learning_rate = 0.001f;
-  o.beta1 = 0.9f;
-  o.beta2 = 0.999f;
-  o.epsilon = 1e-8f;
-  for (int i = 0; i < 6; i++) o.dropout[i] = i == 3 || i == 4 ? 0.0f : 0.05f;
-  o.random_seed = 4568;
   o.load_checkpoint_dir = o.save_checkpoint_dir = dir;
+  o.checkpoint_secs = 0;
   o.max_to_keep = 2;
-  o.load_train = "auto";
-  o.load_evaluate = "auto";
-  o.plateau_epochs = 10;
-  o.es_epochs = 25;
   return o;
 }
 
