@@ -124,7 +124,6 @@ int cls_tower_device(const cls_tower *t) { return t->device; }
 size_t cls_tower_param_count(const cls_tower *t) { return t->n_params; }
 size_t cls_tower_device_bytes(const cls_tower *t) { return t->bytes; }
 int cls_tower_capacity(const cls_tower *t) { return t->c.capacity; }
-cl_command_queue cls_tower_queue(const cls_tower *t) { return t->q; }
 
 /* Puts utterances b[first .. first+count) on the device: features (computed on the device from the
  * decoded audio, or the host's windows repacked for the sub-batch), lengths and labels. Blocks until

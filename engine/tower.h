@@ -29,7 +29,6 @@ size_t cls_tower_param_count(const cls_tower *tower);
 /* Device memory the tower holds, in bytes. */
 size_t cls_tower_device_bytes(const cls_tower *tower);
 int cls_tower_capacity(const cls_tower *tower);
-cl_command_queue cls_tower_queue(const cls_tower *tower);
 
 /* Called (on the tower's calling thread) when floats [offset, offset+count) of host_grad are final. */
 typedef void (*cls_tower_arrive_fn)(void *user, size_t offset, size_t count);

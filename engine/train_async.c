@@ -58,20 +58,13 @@ static void *async_worker(void *arg) {
     int64_t pulled = t->state.global_step;
     cls_status st = b->status != CLS_OK ? cls_fail(t->e, b->status, "%s", b->err)
                                         : cls_tower_write_state(s->tower, t->host_a, NULL, NULL);
-    int fire = t->fault.kind == 1 && !t->fault.fired && s->index == t->fault.tower && pulled >= t->fault.step;
-    if (fire) t->fault.fired = 1;
+    if (st == CLS_OK) st = cls_train_injected_failure(t, s, pulled);
     pthread_mutex_unlock(&t->lock);
     cls_model_dropout drop;
     memcpy(drop.rate, t->o.dropout, sizeof drop.rate);
     drop.seed = t->state.random_seed;
     drop.step = (uint32_t)pulled;
     drop.utterance_offset = s->index * cls_tower_capacity(s->tower);
-    if (st == CLS_OK && fire) {
-      const cls_device_info *d = cls_engine_device(t->e, cls_tower_device(s->tower));
-      st = cls_fail(t->e, CLS_ERR_OPENCL,
-                    "device %d:%d (%s): clFinish failed: CL_OUT_OF_RESOURCES (injected by CLSPEECH_FAULT)",
-                    d->platform_index, d->device_index, d->name);
-    }
     if (st == CLS_OK) st = cls_tower_gradient(s->tower, b, 0, b->batch, &drop, 0, s->grad, s->losses, NULL, NULL);
     /* Push. */
     pthread_mutex_lock(&t->lock);

@@ -77,6 +77,9 @@ void cls_train_report(cls_progress_fn fn, void *user, const char *phase, const c
                       int64_t total, double loss_sum, double t0, double audio, int finished);
 /* Logs a non-finite step's files. */
 void cls_train_warn_nonfinite(cls_trainer *t, const cls_host_batch *b, const float *losses, const cls_utterance *u);
+/* CLSPEECH_FAULT's "fail": the first time tower s works at or after the fault's step, returns the
+ * injected device error (text in this thread's error buffer), else CLS_OK. The caller holds t->lock. */
+cls_status cls_train_injected_failure(cls_trainer *t, tower_slot *s, int64_t step);
 /* Drops a tower after a device fault, with a message naming it and the step. */
 void cls_train_drop_tower(cls_trainer *t, tower_slot *s, const char *what);
 /* 1 when a tower's status is a device fault (the tower is dropped), 0 for errors of the input. */

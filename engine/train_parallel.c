@@ -49,30 +49,18 @@ static void arrive(void *user, size_t off, size_t count) {
   if (last) cls_grad_reduce(t->g, t->reduce_src, t->reduce_w, t->n_active, off, count);
 }
 
-static int inject_failure(cls_trainer *t, tower_slot *s) {
-  int fire = 0;
-  pthread_mutex_lock(&t->lock);
-  if (t->fault.kind == 1 && !t->fault.fired && s->index == t->fault.tower && t->state.global_step >= t->fault.step)
-    fire = t->fault.fired = 1;
-  pthread_mutex_unlock(&t->lock);
-  return fire;
-}
-
 static void *run_job(void *arg) {
   step_job *j = arg;
   tower_slot *s = j->s;
   cls_error_redirect(s->err);
   s->err[0] = '\0';
   double t0 = cls_now_ms();
-  if (inject_failure(j->t, s)) {
-    const cls_device_info *d = cls_engine_device(j->t->e, cls_tower_device(s->tower));
-    s->status = cls_fail(j->t->e, CLS_ERR_OPENCL,
-                         "device %d:%d (%s): clFinish failed: CL_OUT_OF_RESOURCES (injected by CLSPEECH_FAULT)",
-                         d->platform_index, d->device_index, d->name);
-  } else {
+  pthread_mutex_lock(&j->t->lock);
+  s->status = cls_train_injected_failure(j->t, s, j->t->state.global_step);
+  pthread_mutex_unlock(&j->t->lock);
+  if (s->status == CLS_OK)
     s->status = cls_tower_gradient(s->tower, j->b, s->first, s->share, &j->drop, j->overlap, s->grad,
                                    j->t->losses + s->first, arrive, j);
-  }
   s->ms = cls_now_ms() - t0;
   cls_error_redirect(NULL);
   return NULL;

@@ -191,6 +191,16 @@ cls_status cls_trainer_read_params(cls_trainer *t, float *params, size_t n) {
   return lead ? cls_tower_read_state(lead->tower, params, NULL, NULL) : no_tower(t);
 }
 
+cls_status cls_train_injected_failure(cls_trainer *t, tower_slot *s, int64_t step) {
+  fault_spec *f = &t->fault;
+  if (f->kind != 1 || f->fired || s->index != f->tower || step < f->step) return CLS_OK;
+  f->fired = 1;
+  const cls_device_info *d = cls_engine_device(t->e, cls_tower_device(s->tower));
+  return cls_fail(t->e, CLS_ERR_OPENCL,
+                  "device %d:%d (%s): clFinish failed: CL_OUT_OF_RESOURCES (injected by CLSPEECH_FAULT)",
+                  d->platform_index, d->device_index, d->name);
+}
+
 int cls_train_is_device_fault(cls_status st) {
   return st == CLS_ERR_OPENCL || st == CLS_ERR_OUT_OF_MEMORY || st == CLS_ERR_BLAS;
 }
