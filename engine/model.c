@@ -149,8 +149,11 @@ static cls_status check_batch(cls_model *m, const cls_model_batch *b) {
   return CLS_OK;
 }
 
+/* losses_read NULL: the losses are read before returning; else the read is left in flight and
+ * *losses_read is its event (the caller waits for it and releases it). */
 static cls_status forward(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
-                          const cls_model_dropout *dropout, cls_buf dlogits, float grad_scale, float *losses) {
+                          const cls_model_dropout *dropout, cls_buf dlogits, float grad_scale, float *losses,
+                          cl_event *losses_read) {
   cls_status st = check_batch(m, b);
   if (st != CLS_OK) return st;
   const int rows = b->time * b->batch;
@@ -178,7 +181,8 @@ static cls_status forward(cls_model *m, cl_command_queue q, const cls_model_batc
     st = cls_ctc_loss(m->ctc, q, b->time, b->batch, cls_buf_of(m->logits), b->labels, b->label_len, b->seq_len,
                       cls_buf_of(m->losses), dlogits, grad_scale, CLS_OVERWRITE, cls_buf_of(m->ctc_ws), NULL);
   if (st == CLS_OK && losses) {
-    cl_int err = clEnqueueReadBuffer(q, m->losses, CL_TRUE, 0, (size_t)b->batch * sizeof(float), losses, 0, NULL, NULL);
+    cl_int err = clEnqueueReadBuffer(q, m->losses, losses_read ? CL_FALSE : CL_TRUE, 0, (size_t)b->batch * sizeof(float),
+                                     losses, 0, NULL, losses_read);
     if (err != CL_SUCCESS)
       st = cls_fail(m->engine, CLS_ERR_OPENCL, "model: reading the losses failed: %s", cls_cl_error_name(err));
   }
@@ -188,7 +192,7 @@ static cls_status forward(cls_model *m, cl_command_queue q, const cls_model_batc
 cls_status cls_model_forward(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf params,
                              const cls_model_dropout *dropout, float *losses) {
   cls_buf none = {NULL, 0};
-  return forward(m, q, b, params, dropout, none, 1.0f, losses);
+  return forward(m, q, b, params, dropout, none, 1.0f, losses, NULL);
 }
 
 cls_status cls_model_train_step(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
@@ -200,8 +204,13 @@ cls_status cls_model_train_step(cls_model *m, cl_command_queue q, const cls_mode
 cls_status cls_model_train_step_layers(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
                                        const cls_model_dropout *dropout, cls_buf g, float grad_scale,
                                        cls_write_mode mode, float *losses, cls_layer_done_fn done, void *user) {
-  cls_status st = forward(m, q, b, p, dropout, cls_buf_of(m->dlogits), grad_scale, losses);
-  if (st != CLS_OK) return st;
+  /* The losses come back while the backward pass is enqueued: no host round-trip mid-step. */
+  cl_event losses_read = NULL;
+  cls_status st = forward(m, q, b, p, dropout, cls_buf_of(m->dlogits), grad_scale, losses, losses ? &losses_read : NULL);
+  if (st != CLS_OK) {
+    if (losses_read) clReleaseEvent(losses_read);
+    return st;
+  }
   const int rows = b->time * b->batch;
   cls_buf ws = cls_buf_of(m->dense_ws), none = {NULL, 0};
   cls_dense_act linear;
@@ -236,6 +245,12 @@ cls_status cls_model_train_step_layers(cls_model *m, cl_command_queue q, const c
     cl_mem t = dy;
     dy = dx;
     dx = t;
+  }
+  if (losses_read) {
+    cl_int err = clWaitForEvents(1, &losses_read);
+    clReleaseEvent(losses_read);
+    if (st == CLS_OK && err != CL_SUCCESS)
+      st = cls_fail(m->engine, CLS_ERR_OPENCL, "model: reading the losses failed: %s", cls_cl_error_name(err));
   }
   return st;
 }
