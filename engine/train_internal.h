@@ -48,7 +48,6 @@ struct cls_trainer {
   cl_event uploads[2][64];                         /* per buffer and tower: its last upload (or NULL) */
   float *host_a, *host_b, *host_c;                 /* [n_params] parameters, m, v staging */
   float *losses, *logits;                          /* [global batch], [max_frames*max_batch, C] */
-  int losses_cap;
   cls_train_state state;
   double last_save_ms;
   int epoch;                                       /* epoch of this run, for progress */

@@ -104,7 +104,7 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
      for twice the per-tower batch lets the balancer shift work without chunking. */
   int capacity = max_batch;
   if (t->n_towers > 1 && 2 * o->train_batch_size > capacity) capacity = 2 * o->train_batch_size;
-  t->losses_cap = capacity > o->train_batch_size * t->n_towers ? capacity : o->train_batch_size * t->n_towers;
+  const int n_losses = capacity > o->train_batch_size * t->n_towers ? capacity : o->train_batch_size * t->n_towers;
   size_t pb = t->n_params * sizeof(float), rows = (size_t)max_frames * (size_t)max_batch;
   t->gbuf[0] = malloc(pb);
   t->gbuf[1] = malloc(pb);
@@ -112,7 +112,7 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
   t->host_a = malloc(pb);
   t->host_b = malloc(pb);
   t->host_c = malloc(pb);
-  t->losses = malloc((size_t)t->losses_cap * sizeof(float));
+  t->losses = malloc((size_t)n_losses * sizeof(float));
   t->logits = malloc(rows * (size_t)o->model.n_classes * sizeof(float));
   if (st == CLS_OK && (!t->towers || !t->gbuf[0] || !t->gbuf[1] || !t->host_a || !t->host_b || !t->host_c || !t->losses || !t->logits))
     st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", t->n_params);
