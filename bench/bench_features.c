@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audio.h"
-#include "clock.h"
-#include "mfcc_device.h"
+#include "clspeech/clspeech.h"
+#include "clspeech/features.h"
+#include "clspeech/base.h"
 
 static int compare_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -75,13 +75,10 @@ int main(int argc, char **argv) {
   if (st == CLS_OK) st = cls_engine_prepare(e, sel, &nsel);
   for (int i = 0; st == CLS_OK && i < nsel; i++) {
     cls_mfcc_plan *plan = NULL;
-    cl_command_queue q = NULL;
-    cls_buf none = {NULL, 0};
-    st = cls_engine_device_cl(e, sel[i], NULL, NULL, &q);
-    if (st == CLS_OK) st = cls_mfcc_create(e, sel[i], t, &plan);
+    st = cls_mfcc_create(e, sel[i], t, &plan);
     for (int r = 0; st == CLS_OK && r <= reps; r++) {
       double t0 = cls_now_ms();
-      st = cls_mfcc_compute(plan, q, batch, samples, n, 9, none, NULL, NULL, out);
+      st = cls_mfcc_compute_host(plan, batch, samples, n, NULL, out);
       times[r] = cls_now_ms() - t0;
     }
     if (st == CLS_OK) {

@@ -9,12 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adam.h"
-#include "clock.h"
-#include "ctc.h"
-#include "dense.h"
-#include "lstm.h"
-#include "model.h"
+#include "clspeech/ops.h"
+#include "clspeech/base.h"
+#include "clspeech/model.h"
 
 typedef struct bench_opts {
   char hidden[128];

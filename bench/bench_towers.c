@@ -12,10 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alphabet.h"
-#include "clock.h"
-#include "dataset.h"
-#include "trainer.h"
+#include "clspeech/data.h"
+#include "clspeech/base.h"
+#include "clspeech/train.h"
 
 typedef struct run_result {
   double audio_s, wall_s, steps, dev_loss;

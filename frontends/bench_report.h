@@ -7,8 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "bench.h"
-#include "gemm_tuning.h"
+#include "clspeech/bench.h"
 
 #define BENCH_MAX_HIDDEN 8
 

@@ -3,7 +3,7 @@
 #ifndef CLS_CLI_H
 #define CLS_CLI_H
 
-#include "clspeech.h"
+#include "clspeech/clspeech.h"
 
 /* Exit statuses of the clspeech command (documented in README.md). */
 enum {

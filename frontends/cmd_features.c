@@ -6,11 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audio.h"
+#include "clspeech/features.h"
 #include "cli.h"
-#include "feature_cache.h"
 #include "flags.h"
-#include "mfcc_device.h"
 #include "npy_writer.h"
 
 static int device_features(const char *devices, const cls_mfcc_tables *t, const cls_audio *a, float *out, char *where,
@@ -21,13 +19,10 @@ static int device_features(const char *devices, const cls_mfcc_tables *t, const 
   if (rc) return rc;
   cls_status st = CLS_OK;
   cls_mfcc_plan *plan = NULL;
-  cl_command_queue q = NULL;
-  st = cls_engine_device_cl(engine, sel[0], NULL, NULL, &q);
-  if (st == CLS_OK) st = cls_mfcc_create(engine, sel[0], t, &plan);
+  st = cls_mfcc_create(engine, sel[0], t, &plan);
   const float *samples[1] = {a->samples};
   size_t n_samples[1] = {a->n_samples};
-  cls_buf none = {NULL, 0};
-  if (st == CLS_OK) st = cls_mfcc_compute(plan, q, 1, samples, n_samples, 0, none, NULL, NULL, out);
+  if (st == CLS_OK) st = cls_mfcc_compute_host(plan, 1, samples, n_samples, NULL, out);
   if (st == CLS_OK) {
     const cls_device_info *d = cls_engine_device(engine, sel[0]);
     snprintf(where, where_cap, "computed on device %d:%d (%s)", d->platform_index, d->device_index, d->name);

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "alphabet.h"
+#include "clspeech/data.h"
 #include "cli.h"
 #include "data_sets.h"
 #include "progress.h"

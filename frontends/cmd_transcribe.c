@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alphabet.h"
-#include "audio.h"
-#include "checkpoint.h"
+#include "clspeech/data.h"
+#include "clspeech/features.h"
+#include "clspeech/model.h"
 #include "cli.h"
 #include "transcript.h"
 #include "train_flags.h"

@@ -3,8 +3,8 @@
 #ifndef CLS_DATA_SETS_H
 #define CLS_DATA_SETS_H
 
-#include "dataset.h"
-#include "trainer.h"
+#include "clspeech/data.h"
+#include "clspeech/train.h"
 
 typedef struct data_set {
   char *name;              /* the CSV path(s) */

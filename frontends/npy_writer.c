@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "file_util.h"
+#include "clspeech/base.h"
 
 int npy_write_f32(const char *path, const float *data, size_t rows, size_t cols, char *err, size_t err_cap) {
   char header[256];

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "trainer.h"
+#include "clspeech/train.h"
 
 typedef struct progress_printer {
   bool enabled;      /* --show_progressbar */

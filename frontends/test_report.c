@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "transcript.h"
 #include "json_writer.h"
-#include "wer.h"
+#include "clspeech/decode.h"
 
 typedef struct sample_result {
   char *src, *res;

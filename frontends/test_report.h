@@ -4,11 +4,11 @@
 #ifndef CLS_TEST_REPORT_H
 #define CLS_TEST_REPORT_H
 
-#include "alphabet.h"
+#include "clspeech/data.h"
 #include "data_sets.h"
 #include "progress.h"
 #include "train_flags.h"
-#include "trainer.h"
+#include "clspeech/train.h"
 
 /* Returns 0 or an exit status (after printing the error). */
 int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet *alphabet, const train_flags *flags,

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "flags.h"
-#include "trainer.h"
+#include "clspeech/train.h"
 
 typedef struct train_flags {
   const char *train_files, *dev_files, *test_files, *alphabet_config_path;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
+#include "clspeech/decode.h"
 
 cls_status transcript_decode(const cls_alphabet *alphabet, const train_flags *f, const float *logits, int frames,
                              int n_classes, size_t stride, char *out, size_t cap) {

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "alphabet.h"
+#include "clspeech/data.h"
 #include "train_flags.h"
 
 /* logits: frames x C at the given stride (a time-major batch: logits + b*C, stride B*C). */

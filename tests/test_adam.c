@@ -3,7 +3,7 @@
  * finite-difference check that the update is a descent step on a quadratic. */
 #include "check.h"
 #include "ops_test.h"
-#include "adam.h"
+#include "clspeech/ops.h"
 
 static void run_case(tst_env *env, int dev, const char *file) {
   cls_safetensors *fx = tst_fixture(file);

@@ -3,7 +3,7 @@
  * writes its own files under a mkdtemp folder and removes them. */
 #include "check.h"
 #include "data_files.h"
-#include "dataset.h"
+#include "clspeech/data.h"
 
 /* Loads and expects failure with exactly `msg`. */
 static void expect_alphabet_error(const char *text, cls_status want, const char *msg) {

@@ -4,11 +4,9 @@
  * resampling, and bad input with the messages a user sees. Needs ../shared/data. */
 #include <unistd.h>
 
-#include "audio.h"
-#include "feature_cache.h"
+#include "clspeech/features.h"
 #include "check.h"
-#include "mfcc.h"
-#include "mfcc_device.h"
+#include "features/mfcc_device.h"
 #include "ops_test.h"
 
 #ifndef CLS_SHARED_DATA

@@ -4,7 +4,7 @@
  * paths, accumulate, scale, views at offsets, impossible alignments, argument checks, greedy decoding. */
 #include "check.h"
 #include "ops_test.h"
-#include "ctc.h"
+#include "clspeech/ops.h"
 
 /* A CTC problem on the host: logits [T*B, C] time-major, labels [B, Lmax]. */
 typedef struct ctc_case {

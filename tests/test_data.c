@@ -3,7 +3,7 @@
  * its own files under a mkdtemp folder and removes them. */
 #include "check.h"
 #include "data_files.h"
-#include "dataset.h"
+#include "clspeech/data.h"
 
 /* ---- datasets ---- */
 

@@ -7,9 +7,8 @@
 
 #include "check.h"
 #include "ops_test.h"
-#include "clock.h"
-#include "decode.h"
-#include "wer.h"
+#include "clspeech/base.h"
+#include "clspeech/decode.h"
 
 /* ---- helpers ---- */
 

@@ -6,7 +6,7 @@
  * the error bound of a float32 sum in any order of that length, for TF and us alike. */
 #include "check.h"
 #include "ops_test.h"
-#include "dense.h"
+#include "clspeech/ops.h"
 #include "philox.h"
 
 #define ULP8 0x1p-21

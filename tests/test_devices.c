@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "engine.h"
-#include "program.h"
+#include "device/engine.h"
+#include "device/program.h"
 
 static char log_text[65536];
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "grad_reduce.h"
+#include "train/grad_reduce.h"
 
 int main(void) {
   /* Reduction: three sources with weights 1/6, 2/6, 3/6. */

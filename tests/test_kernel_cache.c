@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "engine.h"
-#include "kernel_cache.h"
+#include "device/engine.h"
+#include "device/kernel_cache.h"
 
 static char log_text[65536];
 static void capture_log(void *user, cls_log_level level, const char *message) {

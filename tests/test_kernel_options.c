@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "kernel_options.h"
+#include "device/kernel_options.h"
 
 int main(void) {
   cls_device_info gpu, cpu;

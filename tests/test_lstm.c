@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "ops_test.h"
-#include "lstm.h"
+#include "clspeech/ops.h"
 
 #define PAD 11                  /* elements before and after every view */
 static const float GUARD = 4242.0f; /* what the padding holds; no op may change it */

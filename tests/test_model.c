@@ -5,8 +5,8 @@
  * through six layers and 40 recurrent steps), stated at each comparison. */
 #include "check.h"
 #include "ops_test.h"
-#include "adam.h"
-#include "model.h"
+#include "clspeech/ops.h"
+#include "clspeech/model.h"
 
 static double max_abs(const float *v, size_t n) {
   double m = 0;

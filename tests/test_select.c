@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "device_select.h"
+#include "device/device_select.h"
 
 static cls_device_info make(int p, int d, cls_device_kind kind, const char *name, const char *vendor,
                             const char *platform) {

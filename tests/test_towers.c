@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "dataset.h"
-#include "grad_reduce.h"
-#include "tower.h"
-#include "trainer.h"
+#include "clspeech/data.h"
+#include "train/grad_reduce.h"
+#include "model/tower.h"
+#include "clspeech/train.h"
 
 static char log_text[1 << 16];
 static void on_log(void *user, cls_log_level level, const char *msg) {

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "dataset.h"
-#include "trainer.h"
+#include "clspeech/data.h"
+#include "clspeech/train.h"
 
 static float last_loss;
 static void on_progress(void *user, const cls_progress *p) {

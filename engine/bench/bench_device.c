@@ -1,0 +1,466 @@
+/* Benchmarks of the device itself (see bench.h): the bench's profiling queue, marker-bracketed
+ * timing, the measured peak (kernels/peak.cl, host<->device transfers), and SGEMM cases at the
+ * model's shapes with a sampled double-precision host check. Prints nothing. */
+#include <clblast_c.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clspeech/bench.h"
+#include "device/log.h"
+#include "device/ops_util.h"
+#include "device/program.h"
+
+#define DEVICE_FMT "device %d:%d (%s)"
+#define DEVICE_ARGS(d) (d)->info.platform_index, (d)->info.device_index, (d)->info.name
+
+int cls_bench_label_length(int time) {
+  int l = time / 3;
+  return l > 40 ? 40 : l < 1 ? 1 : l;
+}
+
+void cls_bench_progress(const cls_bench_config *cfg, const char *fmt, ...) {
+  if (!cfg || !cfg->progress) return;
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  cfg->progress(cfg->user, buf);
+}
+
+cls_status cls_bench_queue(cls_engine *e, int device, cl_command_queue *out) {
+  *out = NULL;
+  cls_device *d = NULL;
+  cls_status st = cls_ops_device(e, device, &d);
+  if (st != CLS_OK) return st;
+  cl_int err = CL_SUCCESS;
+  *out = clCreateCommandQueue(d->context, d->id, CL_QUEUE_PROFILING_ENABLE, &err);
+  if (!*out)
+    return cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": bench: clCreateCommandQueue(profiling) failed: %s", DEVICE_ARGS(d),
+                    cls_cl_error_name(err));
+  return CLS_OK;
+}
+
+static int compare_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static cls_status marker(cls_engine *e, cl_command_queue q, cl_event *ev) {
+  cl_int err = clEnqueueMarkerWithWaitList(q, 0, NULL, ev);
+  if (err != CL_SUCCESS)
+    return cls_fail(e, CLS_ERR_OPENCL, "bench: clEnqueueMarkerWithWaitList failed: %s", cls_cl_error_name(err));
+  return CLS_OK;
+}
+
+static cls_status event_end(cls_engine *e, cl_event ev, cl_ulong *end) {
+  cl_int err = clWaitForEvents(1, &ev);
+  if (err == CL_SUCCESS) err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *end, end, NULL);
+  if (err != CL_SUCCESS)
+    return cls_fail(e, CLS_ERR_OPENCL, "bench: reading a profiling event failed: %s", cls_cl_error_name(err));
+  return CLS_OK;
+}
+
+cls_status cls_bench_time(cls_engine *e, cl_command_queue q, cls_bench_op op, void *ctx, int runs, double *median_ms) {
+  return cls_bench_time_warm(e, q, op, ctx, 1, runs, median_ms);
+}
+
+cls_status cls_bench_time_warm(cls_engine *e, cl_command_queue q, cls_bench_op op, void *ctx, int warmups, int runs,
+                               double *median_ms) {
+  *median_ms = -1;
+  if (runs < 1 || runs > CLS_BENCH_MAX_RUNS)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "bench: runs must be 1..%d", CLS_BENCH_MAX_RUNS);
+  cls_status st = CLS_OK;
+  for (int w = 0; w < warmups && st == CLS_OK; w++) st = op(ctx, q);
+  if (st == CLS_OK && clFinish(q) != CL_SUCCESS) st = cls_fail(e, CLS_ERR_OPENCL, "bench: clFinish failed");
+  double t[CLS_BENCH_MAX_RUNS];
+  for (int r = 0; r < runs && st == CLS_OK; r++) {
+    cl_event before = NULL, after = NULL;
+    cl_ulong t0 = 0, t1 = 0;
+    st = marker(e, q, &before);
+    if (st == CLS_OK) st = op(ctx, q);
+    if (st == CLS_OK) st = marker(e, q, &after);
+    if (st == CLS_OK) st = event_end(e, before, &t0);
+    if (st == CLS_OK) st = event_end(e, after, &t1);
+    if (before) clReleaseEvent(before);
+    if (after) clReleaseEvent(after);
+    t[r] = t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
+  }
+  if (st != CLS_OK) {
+    clFinish(q);
+    return st;
+  }
+  qsort(t, (size_t)runs, sizeof *t, compare_double);
+  *median_ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+  return CLS_OK;
+}
+
+/* ---- peak ---- */
+
+typedef struct kernel_op {
+  cls_engine *e;
+  cl_kernel k;
+  const char *name;
+  size_t global, local;
+} kernel_op;
+
+static cls_status run_kernel(void *c_, cl_command_queue q) {
+  kernel_op *c = c_;
+  return cls_ops_launch(c->e, q, c->k, c->name, 1, &c->global, &c->local, NULL);
+}
+
+typedef struct transfer_op {
+  cls_engine *e;
+  cl_mem dev;
+  void *host;
+  size_t bytes;
+  int to_device;
+} transfer_op;
+
+static cls_status run_transfer(void *c_, cl_command_queue q) {
+  transfer_op *c = c_;
+  cl_int err = c->to_device ? clEnqueueWriteBuffer(q, c->dev, CL_FALSE, 0, c->bytes, c->host, 0, NULL, NULL)
+                            : clEnqueueReadBuffer(q, c->dev, CL_FALSE, 0, c->bytes, c->host, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    return cls_fail(c->e, CLS_ERR_OPENCL, "bench: clEnqueue%sBuffer failed: %s", c->to_device ? "Write" : "Read",
+                    cls_cl_error_name(err));
+  return CLS_OK;
+}
+
+/* GFLOP/s of one FMA kernel: `iters` grows until a run takes at least 20 ms, then the median run. */
+static cls_status fma_gflops(cls_engine *e, cls_device *d, cl_command_queue q, const cls_bench_config *cfg,
+                             const char *name, int width, cl_mem out, double *gflops) {
+  kernel_op op = {e, NULL, name, (size_t)(d->info.compute_units ? d->info.compute_units : 1) * 2048, 128};
+  if (op.local > d->info.max_work_group_size) op.local = d->info.max_work_group_size;
+  cls_status st = cls_device_kernel(e, d, "peak", name, &op.k);
+  int iters = 16;
+  float a = 0.999f, b = 0.001f;
+  double ms = 0;
+  for (int tries = 0; st == CLS_OK && tries < 16; tries++) {
+    st = cls_ops_args(e, op.k, name, 4, sizeof out, &out, sizeof iters, &iters, sizeof a, &a, sizeof b, &b);
+    if (st == CLS_OK) st = cls_bench_time(e, q, run_kernel, &op, 1, &ms);
+    if (st != CLS_OK || ms >= 20.0 || iters >= (1 << 22)) break;
+    double grow = ms > 0 ? 40.0 / ms : 16.0;
+    iters = (int)(iters * (grow > 16 ? 16 : grow < 2 ? 2 : grow));
+    if (iters > (1 << 22)) iters = 1 << 22;
+  }
+  if (st == CLS_OK) st = cls_ops_args(e, op.k, name, 4, sizeof out, &out, sizeof iters, &iters, sizeof a, &a, sizeof b, &b);
+  if (st == CLS_OK) st = cls_bench_time(e, q, run_kernel, &op, cfg->runs, &ms);
+  if (op.k) clReleaseKernel(op.k);
+  size_t rounded = (op.global + op.local - 1) / op.local * op.local;
+  *gflops = st == CLS_OK && ms > 0 ? (double)rounded * iters * 8.0 * width * 2.0 / (ms * 1e6) : 0;
+  return st;
+}
+
+cls_status cls_bench_peak_run(cls_engine *e, int device, const cls_bench_config *cfg, cls_bench_peak *out) {
+  memset(out, 0, sizeof *out);
+  cls_device *d = NULL;
+  cls_status st = cls_ops_device(e, device, &d);
+  if (st != CLS_OK) return st;
+  cl_command_queue q = NULL;
+  if ((st = cls_bench_queue(e, device, &q)) != CLS_OK) return st;
+  size_t bytes = d->info.kind == CLS_DEVICE_GPU ? (size_t)256 << 20 : (size_t)64 << 20;
+  if (d->info.max_alloc_bytes && bytes > d->info.max_alloc_bytes / 2) bytes = (size_t)(d->info.max_alloc_bytes / 2);
+  if (d->info.global_mem_bytes && bytes > d->info.global_mem_bytes / 8) bytes = (size_t)(d->info.global_mem_bytes / 8);
+  bytes &= ~(size_t)15;
+  out->transfer_bytes = bytes;
+  cl_int err = CL_SUCCESS;
+  size_t fma_items = (size_t)(d->info.compute_units ? d->info.compute_units : 1) * 2048 + 128;
+  cl_mem fma_out = clCreateBuffer(d->context, CL_MEM_WRITE_ONLY, fma_items * sizeof(float), NULL, &err);
+  cl_mem src = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  cl_mem dst = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  cl_mem pinned = clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
+  void *host = NULL;
+  if (!fma_out || !src || !dst || !pinned)
+    st = cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": bench: allocating 3 x %zu bytes failed: %s", DEVICE_ARGS(d), bytes,
+                  cls_cl_error_name(err));
+  if (st == CLS_OK) {
+    host = clEnqueueMapBuffer(q, pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &err);
+    if (!host) st = cls_fail(e, CLS_ERR_OPENCL, "bench: clEnqueueMapBuffer failed: %s", cls_cl_error_name(err));
+    else memset(host, 1, bytes);
+  }
+  double g4 = 0, g16 = 0, ms = 0;
+  if (st == CLS_OK) cls_bench_progress(cfg, "peak: FMA throughput (float4)");
+  if (st == CLS_OK) st = fma_gflops(e, d, q, cfg, "peak_fma4", 4, fma_out, &g4);
+  if (st == CLS_OK) cls_bench_progress(cfg, "peak: FMA throughput (float16)");
+  if (st == CLS_OK) st = fma_gflops(e, d, q, cfg, "peak_fma16", 16, fma_out, &g16);
+  out->fma_gflops = g4 > g16 ? g4 : g16;
+  if (st == CLS_OK) st = cls_ops_fill(e, q, cls_buf_of(src), bytes / 4, 1.0f);
+  kernel_op copy = {e, NULL, "peak_copy", bytes / 16, 64};
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "peak", "peak_copy", &copy.k);
+  int n4 = (int)(bytes / 16);
+  if (st == CLS_OK) st = cls_ops_args(e, copy.k, "peak_copy", 3, sizeof src, &src, sizeof dst, &dst, sizeof n4, &n4);
+  if (st == CLS_OK) cls_bench_progress(cfg, "peak: device copy bandwidth (%zu MiB)", bytes >> 20);
+  if (st == CLS_OK) st = cls_bench_time(e, q, run_kernel, &copy, cfg->runs, &ms);
+  if (st == CLS_OK && ms > 0) out->copy_gbs = 2.0 * (double)bytes / (ms * 1e6);
+  transfer_op tr = {e, dst, host, bytes, 1};
+  if (st == CLS_OK) cls_bench_progress(cfg, "peak: host to device bandwidth");
+  if (st == CLS_OK) st = cls_bench_time(e, q, run_transfer, &tr, cfg->runs, &ms);
+  if (st == CLS_OK && ms > 0) out->host_to_device_gbs = (double)bytes / (ms * 1e6);
+  tr.to_device = 0;
+  if (st == CLS_OK) cls_bench_progress(cfg, "peak: device to host bandwidth");
+  if (st == CLS_OK) st = cls_bench_time(e, q, run_transfer, &tr, cfg->runs, &ms);
+  if (st == CLS_OK && ms > 0) out->device_to_host_gbs = (double)bytes / (ms * 1e6);
+  if (copy.k) clReleaseKernel(copy.k);
+  if (host) clEnqueueUnmapMemObject(q, pinned, host, 0, NULL, NULL);
+  clFinish(q);
+  cl_mem all[] = {fma_out, src, dst, pinned};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    if (all[i]) clReleaseMemObject(all[i]);
+  clReleaseCommandQueue(q);
+  return st;
+}
+
+/* ---- SGEMM shapes of one training step ---- */
+
+static void shape(cls_gemm_shape *s, const char *name, int ta, int tb, int m, int n, int k, int calls, int H) {
+  snprintf(s->name, sizeof s->name, "%s", name);
+  s->trans_a = ta;
+  s->trans_b = tb;
+  s->m = m;
+  s->n = n;
+  s->k = k;
+  s->calls = calls;
+  s->n_hidden = H;
+}
+
+int cls_bench_gemm_shapes(int H, int B, int T, cls_gemm_shape *o) {
+  const int R = T * B, I = CLS_BENCH_INPUT_WIDTH, C = CLS_BENCH_CLASSES, H4 = 4 * H;
+  int n = 0;
+  /* forward: dense layers 1, 2/3/5, the LSTM's input projection and recurrent product, the output layer */
+  shape(&o[n++], "dense1_fwd", 0, 0, R, H, I, 1, H);
+  shape(&o[n++], "dense_fwd", 0, 0, R, H, H, 3, H);
+  shape(&o[n++], "lstm_in_fwd", 0, 0, R, H4, H, 1, H);
+  if (T > 1) shape(&o[n++], "lstm_rec_fwd", 0, 0, B, H4, H, T - 1, H);
+  shape(&o[n++], "out_fwd", 0, 0, R, C, H, 1, H);
+  /* backward: dW = x^T dy, dx = dy W^T (layer 1 needs no dx) */
+  shape(&o[n++], "out_dw", 1, 0, H, C, R, 1, H);
+  shape(&o[n++], "out_dx", 0, 1, R, H, C, 1, H);
+  shape(&o[n++], "dense_dw", 1, 0, H, H, R, 3, H);
+  shape(&o[n++], "dense_dx", 0, 1, R, H, H, 3, H);
+  shape(&o[n++], "dense1_dw", 1, 0, I, H, R, 1, H);
+  if (T > 1) shape(&o[n++], "lstm_rec_bwd", 0, 0, B, H, H4, T - 1, H);
+  shape(&o[n++], "lstm_dwx", 1, 0, H, H4, R, 1, H);
+  if (T > 1) shape(&o[n++], "lstm_dwh", 1, 0, H, H4, R - B, 1, H);
+  shape(&o[n++], "lstm_dx", 0, 1, R, H, H4, 1, H);
+  return n;
+}
+
+double cls_gemm_flops(const cls_gemm_shape *s) { return 2.0 * s->m * (double)s->n * s->k; }
+
+/* ---- SGEMM cases ---- */
+
+#define CHECK_ROWS 48
+
+typedef struct gemm_case {
+  cls_gemm_shape s;
+  cl_mem a, b, c;
+  int n_rows;
+  int rows[CHECK_ROWS];
+  double *ref;   /* [n_rows, n], NULL until the first check */
+  double *tol;   /* [n_rows, n] */
+} gemm_case;
+
+struct cls_gemm_cases {
+  cls_engine *engine;
+  cl_context ctx;
+  cl_command_queue q;
+  int n;
+  gemm_case *cases;
+  int current; /* the case run by gemm_op */
+};
+
+static void lcg_fill(float *h, size_t n, unsigned seed) {
+  for (size_t i = 0; i < n; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    h[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+  }
+}
+
+static size_t a_elems(const cls_gemm_shape *s) { return (size_t)s->m * (size_t)s->k; }
+static size_t b_elems(const cls_gemm_shape *s) { return (size_t)s->k * (size_t)s->n; }
+
+void cls_gemm_cases_destroy(cls_gemm_cases *g) {
+  if (!g) return;
+  for (int i = 0; i < g->n && g->cases; i++) {
+    gemm_case *c = &g->cases[i];
+    if (c->a) clReleaseMemObject(c->a);
+    if (c->b) clReleaseMemObject(c->b);
+    if (c->c) clReleaseMemObject(c->c);
+    free(c->ref);
+    free(c->tol);
+  }
+  free(g->cases);
+  free(g);
+}
+
+static cls_status upload_random(cls_gemm_cases *g, cl_mem *m, size_t n, unsigned seed) {
+  cl_int err = CL_SUCCESS;
+  float *h = malloc(n * sizeof *h);
+  if (!h) return cls_fail(g->engine, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  lcg_fill(h, n, seed);
+  *m = clCreateBuffer(g->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof *h, h, &err);
+  free(h);
+  if (!*m) return cls_fail(g->engine, CLS_ERR_OPENCL, "bench: allocating %zu floats failed: %s", n, cls_cl_error_name(err));
+  return CLS_OK;
+}
+
+cls_status cls_gemm_cases_create(cls_engine *e, int device, cl_command_queue q, const cls_gemm_shape *shapes, int n,
+                                 cls_gemm_cases **out) {
+  *out = NULL;
+  cl_context ctx = NULL;
+  cls_status st = cls_engine_device_cl(e, device, &ctx, NULL, NULL);
+  if (st != CLS_OK) return st;
+  cls_gemm_cases *g = calloc(1, sizeof *g);
+  if (g) g->cases = calloc((size_t)(n > 0 ? n : 1), sizeof *g->cases);
+  if (!g || !g->cases) {
+    free(g);
+    return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  g->engine = e;
+  g->ctx = ctx;
+  g->q = q;
+  g->n = n;
+  for (int i = 0; i < n && st == CLS_OK; i++) {
+    gemm_case *c = &g->cases[i];
+    c->s = shapes[i];
+    st = upload_random(g, &c->a, a_elems(&c->s), 1000u + 2u * (unsigned)i);
+    if (st == CLS_OK) st = upload_random(g, &c->b, b_elems(&c->s), 1001u + 2u * (unsigned)i);
+    cl_int err = CL_SUCCESS;
+    if (st == CLS_OK) {
+      c->c = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)c->s.m * c->s.n * sizeof(float), NULL, &err);
+      if (!c->c) st = cls_fail(e, CLS_ERR_OPENCL, "bench: allocating C failed: %s", cls_cl_error_name(err));
+    }
+    /* rows to check: the first 16, the last 16 and 16 spread between (all rows when m <= 48) */
+    int m = c->s.m;
+    if (m <= CHECK_ROWS) {
+      for (int r = 0; r < m; r++) c->rows[c->n_rows++] = r;
+    } else {
+      for (int r = 0; r < 16; r++) c->rows[c->n_rows++] = r;
+      for (int r = 0; r < 16; r++) c->rows[c->n_rows++] = 16 + (int)((long long)(m - 32) * (2 * r + 1) / 32);
+      for (int r = 0; r < 16; r++) c->rows[c->n_rows++] = m - 16 + r;
+    }
+  }
+  if (st != CLS_OK) {
+    cls_gemm_cases_destroy(g);
+    return st;
+  }
+  *out = g;
+  return CLS_OK;
+}
+
+static cls_status sgemm(cls_gemm_cases *g, gemm_case *c, cl_command_queue q) {
+  const cls_gemm_shape *s = &c->s;
+  size_t lda = s->trans_a ? (size_t)s->m : (size_t)s->k, ldb = s->trans_b ? (size_t)s->k : (size_t)s->n;
+  CLBlastStatusCode bs = CLBlastSgemm(CLBlastLayoutRowMajor, s->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
+                                      s->trans_b ? CLBlastTransposeYes : CLBlastTransposeNo, (size_t)s->m, (size_t)s->n,
+                                      (size_t)s->k, 1.0f, c->a, 0, lda, c->b, 0, ldb, 0.0f, c->c, 0, (size_t)s->n, &q, NULL);
+  if (bs != CLBlastSuccess)
+    return cls_fail(g->engine, CLS_ERR_BLAS, "bench: CLBlastSgemm %s (m %d, n %d, k %d%s%s) failed with status %d",
+                    s->name, s->m, s->n, s->k, s->trans_a ? ", A transposed" : "", s->trans_b ? ", B transposed" : "",
+                    (int)bs);
+  return CLS_OK;
+}
+
+static cls_status gemm_op(void *g_, cl_command_queue q) {
+  cls_gemm_cases *g = g_;
+  return sgemm(g, &g->cases[g->current], q);
+}
+
+cls_status cls_gemm_cases_time(cls_gemm_cases *g, int i, int warmups, int runs, double *median_ms) {
+  g->current = i;
+  return cls_bench_time_warm(g->engine, g->q, gemm_op, g, warmups, runs, median_ms);
+}
+
+/* Double-precision reference of the sampled rows and their error bounds. */
+static cls_status reference(cls_gemm_cases *g, gemm_case *c) {
+  const cls_gemm_shape *s = &c->s;
+  const size_t m = (size_t)s->m, n = (size_t)s->n, k = (size_t)s->k, i_count = (size_t)c->n_rows;
+  float *a = malloc(a_elems(s) * sizeof *a), *b = malloc(b_elems(s) * sizeof *b);
+  c->ref = calloc(i_count * n, sizeof *c->ref);
+  c->tol = calloc(i_count * n, sizeof *c->tol);
+  double *row_a = malloc(k * sizeof *row_a);
+  if (!a || !b || !c->ref || !c->tol || !row_a) {
+    free(a);
+    free(b);
+    free(row_a);
+    free(c->ref);
+    free(c->tol);
+    c->ref = c->tol = NULL;
+    return cls_fail(g->engine, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  int idx = (int)(c - g->cases);
+  lcg_fill(a, a_elems(s), 1000u + 2u * (unsigned)idx);
+  lcg_fill(b, b_elems(s), 1001u + 2u * (unsigned)idx);
+  for (size_t r = 0; r < i_count; r++) {
+    size_t i = (size_t)c->rows[r];
+    for (size_t p = 0; p < k; p++) row_a[p] = s->trans_a ? a[p * m + i] : a[i * k + p];
+    double *ref = c->ref + r * n, *tol = c->tol + r * n;
+    if (s->trans_b) {
+      for (size_t j = 0; j < n; j++) {
+        double acc = 0, abs_acc = 0;
+        const float *bj = b + j * k;
+        for (size_t p = 0; p < k; p++) {
+          acc += row_a[p] * bj[p];
+          abs_acc += fabs(row_a[p] * bj[p]);
+        }
+        ref[j] = acc;
+        tol[j] = abs_acc;
+      }
+    } else {
+      for (size_t p = 0; p < k; p++) {
+        const float *bp = b + p * n;
+        for (size_t j = 0; j < n; j++) {
+          ref[j] += row_a[p] * bp[j];
+          tol[j] += fabs(row_a[p] * bp[j]);
+        }
+      }
+    }
+    for (size_t j = 0; j < n; j++) tol[j] = 1e-4 * tol[j] + 1e-6;
+  }
+  free(a);
+  free(b);
+  free(row_a);
+  return CLS_OK;
+}
+
+cls_status cls_gemm_cases_check(cls_gemm_cases *g, int i, bool *ok, char *detail, size_t detail_cap) {
+  *ok = false;
+  if (detail_cap) detail[0] = '\0';
+  gemm_case *c = &g->cases[i];
+  const size_t n = (size_t)c->s.n, total = (size_t)c->s.m * n;
+  cls_status st = CLS_OK;
+  if (!c->ref && (st = reference(g, c)) != CLS_OK) return st;
+  float *c_host = malloc(total * sizeof *c_host); /* [m, n] read back */
+  if (!c_host) return cls_fail(g->engine, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  st = cls_ops_fill(g->engine, g->q, cls_buf_of(c->c), total, NAN);
+  if (st == CLS_OK) st = sgemm(g, c, g->q);
+  cl_int err = st == CLS_OK ? clEnqueueReadBuffer(g->q, c->c, CL_TRUE, 0, total * sizeof(float), c_host, 0, NULL, NULL)
+                            : CL_SUCCESS;
+  if (st == CLS_OK && err != CL_SUCCESS)
+    st = cls_fail(g->engine, CLS_ERR_OPENCL, "bench: reading C back failed: %s", cls_cl_error_name(err));
+  if (st != CLS_OK) {
+    clFinish(g->q);
+    free(c_host);
+    return st;
+  }
+  double worst = 0;
+  *ok = true;
+  for (int r = 0; r < c->n_rows; r++)
+    for (size_t j = 0; j < n; j++) {
+      double got = c_host[(size_t)c->rows[r] * n + j], want = c->ref[(size_t)r * n + j];
+      double err_ratio = fabs(got - want) / c->tol[(size_t)r * n + j];
+      if (err_ratio <= 1.0) continue;
+      if (isnan(err_ratio)) err_ratio = INFINITY; /* NaN counts as the worst */
+      if (*ok || err_ratio > worst) {
+        snprintf(detail, detail_cap, "C[%d][%zu] = %.9g, expected %.9g", c->rows[r], j, got, want);
+        worst = err_ratio;
+      }
+      *ok = false;
+    }
+  free(c_host);
+  return CLS_OK;
+}

@@ -1,0 +1,337 @@
+/* The label alphabet (see alphabet.h): alphabet.txt parsing with DeepSpeech's rules, a UTF-8
+ * decoder, transcript encoding with a report of the missing characters, and decoding labels back
+ * to text. */
+#include "clspeech/data.h"
+
+#include "base/file_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct label {
+  char text[5];  /* the codepoint in UTF-8, NUL-terminated */
+  uint32_t cp;
+  int line;      /* where the file defines it */
+} label;
+
+typedef struct lookup {
+  uint32_t cp;
+  int index;
+} lookup;
+
+struct cls_alphabet {
+  label *labels;
+  int size;
+  lookup *by_cp; /* [size] sorted by codepoint */
+};
+
+/* Decodes one UTF-8 sequence at s (len bytes available). Returns its length (1..4) with *cp set, or 0
+ * when s[0] does not start a valid sequence (overlong forms, surrogates and values past U+10FFFF
+ * are invalid). */
+static int utf8_decode(const unsigned char *s, size_t len, uint32_t *cp) {
+  if (len == 0) return 0;
+  unsigned c = s[0];
+  int n;
+  uint32_t v, min;
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  } else if (c >= 0xC2 && c <= 0xDF) {
+    n = 2, v = c & 0x1F, min = 0x80;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3, v = c & 0x0F, min = 0x800;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4, v = c & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if ((size_t)n > len) return 0;
+  for (int i = 1; i < n; i++) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    v = v << 6 | (s[i] & 0x3F);
+  }
+  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return n;
+}
+
+/* Encodes a codepoint (<= U+10FFFF) as UTF-8 into out[5], NUL-terminated; returns its length. */
+static int utf8_encode(uint32_t cp, char out[5]) {
+  int n;
+  if (cp < 0x80) {
+    out[0] = (char)cp;
+    n = 1;
+  } else if (cp < 0x800) {
+    out[0] = (char)(0xC0 | cp >> 6);
+    out[1] = (char)(0x80 | (cp & 0x3F));
+    n = 2;
+  } else if (cp < 0x10000) {
+    out[0] = (char)(0xE0 | cp >> 12);
+    out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+    out[2] = (char)(0x80 | (cp & 0x3F));
+    n = 3;
+  } else {
+    out[0] = (char)(0xF0 | cp >> 18);
+    out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    n = 4;
+  }
+  out[n] = '\0';
+  return n;
+}
+
+static int cmp_lookup(const void *a, const void *b) {
+  uint32_t x = ((const lookup *)a)->cp, y = ((const lookup *)b)->cp;
+  return x < y ? -1 : x > y;
+}
+
+void cls_alphabet_destroy(cls_alphabet *a) {
+  if (!a) return;
+  free(a->labels);
+  free(a->by_cp);
+  free(a);
+}
+
+/* The line as people see it in a message: at most 40 bytes, quoted, control bytes escaped. */
+static void quote_line(const unsigned char *s, size_t len, char *out, size_t cap) {
+  size_t o = 0;
+  if (cap < 8) {
+    if (cap) out[0] = '\0';
+    return;
+  }
+  out[o++] = '"';
+  for (size_t i = 0; i < len && i < 40 && o + 6 < cap; i++) {
+    if (s[i] < 0x20 || s[i] == 0x7F) o += (size_t)snprintf(out + o, cap - o, "\\x%02X", s[i]);
+    else out[o++] = (char)s[i];
+  }
+  if (len > 40 && o + 5 < cap) {
+    memcpy(out + o, "...", 3);
+    o += 3;
+  }
+  out[o++] = '"';
+  out[o] = '\0';
+}
+
+cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cls_alphabet **out, char *err,
+                              size_t err_cap) {
+  *out = NULL;
+  const unsigned char *s = (const unsigned char *)text;
+  size_t pos = 0;
+  if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) pos = 3;
+  /* At most one label per line: count line ends for the allocation. */
+  size_t max_labels = 1;
+  for (size_t i = pos; i < len; i++)
+    if (s[i] == '\n' || s[i] == '\r') max_labels++;
+  cls_alphabet *a = calloc(1, sizeof *a);
+  if (a) a->labels = malloc(max_labels * sizeof *a->labels);
+  if (!a || !a->labels) {
+    cls_alphabet_destroy(a);
+    snprintf(err, err_cap, "%s: out of memory", name);
+    return CLS_ERR_OUT_OF_MEMORY;
+  }
+  int line_no = 0;
+  while (pos < len) {
+    size_t b = pos, e = pos;
+    while (e < len && s[e] != '\n' && s[e] != '\r') e++;
+    pos = e;
+    if (pos < len && s[pos] == '\r') pos++;
+    if (pos < len && s[pos] == '\n') pos++;
+    line_no++;
+    const unsigned char *l = s + b;
+    size_t n = e - b;
+    unsigned char hash = '#';
+    if (n == 2 && l[0] == '\\' && l[1] == '#') {
+      l = &hash;
+      n = 1;
+    } else if (n > 0 && l[0] == '#') {
+      continue;
+    }
+    if (n == 0) continue;
+    uint32_t cp = 0;
+    int k = utf8_decode(l, n, &cp);
+    char shown[64];
+    quote_line(l, n, shown, sizeof shown);
+    if (k == 0 || memchr(l, 0, n)) {
+      snprintf(err, err_cap, "%s:%d: the line %s is not valid UTF-8 text%s", name, line_no, shown,
+               k ? " (it holds a NUL byte)" : "");
+      cls_alphabet_destroy(a);
+      return CLS_ERR_INVALID_ARGUMENT;
+    }
+    if ((size_t)k != n) {
+      int chars = 0;
+      for (size_t i = 0; i < n;) {
+        uint32_t c;
+        int m = utf8_decode(l + i, n - i, &c);
+        i += m ? (size_t)m : 1;
+        chars++;
+      }
+      snprintf(err, err_cap,
+               "%s:%d: the line %s holds %d characters; each label must be exactly one Unicode codepoint "
+               "(check for stray spaces)",
+               name, line_no, shown, chars);
+      cls_alphabet_destroy(a);
+      return CLS_ERR_INVALID_ARGUMENT;
+    }
+    for (int i = 0; i < a->size; i++) {
+      if (a->labels[i].cp == cp) {
+        char item[64];
+        int32_t v = (int32_t)cp;
+        cls_alphabet_describe_chars(&v, 1, item, sizeof item);
+        snprintf(err, err_cap, "%s:%d: %s is already label %d (line %d); each character may appear once", name,
+                 line_no, item, i, a->labels[i].line);
+        cls_alphabet_destroy(a);
+        return CLS_ERR_INVALID_ARGUMENT;
+      }
+    }
+    label *lb = &a->labels[a->size++];
+    utf8_encode(cp, lb->text);
+    lb->cp = cp;
+    lb->line = line_no;
+  }
+  if (a->size == 0) {
+    snprintf(err, err_cap, "%s: holds no labels (every line is empty or a comment)", name);
+    cls_alphabet_destroy(a);
+    return CLS_ERR_INVALID_ARGUMENT;
+  }
+  a->by_cp = malloc((size_t)a->size * sizeof *a->by_cp);
+  if (!a->by_cp) {
+    snprintf(err, err_cap, "%s: out of memory", name);
+    cls_alphabet_destroy(a);
+    return CLS_ERR_OUT_OF_MEMORY;
+  }
+  for (int i = 0; i < a->size; i++) a->by_cp[i] = (lookup){a->labels[i].cp, i};
+  qsort(a->by_cp, (size_t)a->size, sizeof *a->by_cp, cmp_lookup);
+  *out = a;
+  return CLS_OK;
+}
+
+cls_status cls_alphabet_load(const char *path, cls_alphabet **out, char *err, size_t err_cap) {
+  *out = NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  cls_status st = cls_read_file(path, &buf, &len, err, err_cap);
+  if (st != CLS_OK) return st;
+  st = cls_alphabet_parse(buf, len, path, out, err, err_cap);
+  free(buf);
+  return st;
+}
+
+int cls_alphabet_size(const cls_alphabet *a) { return a ? a->size : 0; }
+
+const char *cls_alphabet_label(const cls_alphabet *a, int i) {
+  return a && i >= 0 && i < a->size ? a->labels[i].text : NULL;
+}
+
+int cls_alphabet_index(const cls_alphabet *a, uint32_t cp) {
+  int lo = 0, hi = a->size - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    uint32_t m = a->by_cp[mid].cp;
+    if (m == cp) return a->by_cp[mid].index;
+    if (m < cp) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+cls_status cls_alphabet_encode(const cls_alphabet *a, const char *utf8, int32_t *labels, int cap, int *n,
+                               int32_t *missing, int missing_cap, int *n_missing) {
+  const unsigned char *s = (const unsigned char *)utf8;
+  const size_t len = strlen(utf8);
+  int32_t *found = NULL; /* distinct missing values, allocated at the first one */
+  int n_found = 0, count = 0;
+  for (size_t i = 0; i < len;) {
+    uint32_t cp;
+    int k = utf8_decode(s + i, len - i, &cp);
+    int32_t bad = 0;
+    int idx = -1;
+    if (k == 0) {
+      bad = -(int32_t)s[i];
+      k = 1;
+    } else {
+      idx = cls_alphabet_index(a, cp);
+      if (idx < 0) bad = (int32_t)cp;
+    }
+    i += (size_t)k;
+    if (count < cap && labels) labels[count] = idx;
+    count++;
+    if (idx >= 0) continue;
+    if (!found && !(found = malloc(len * sizeof *found))) {
+      if (n) *n = count;
+      if (n_missing) *n_missing = 0;
+      return CLS_ERR_OUT_OF_MEMORY;
+    }
+    int seen = 0;
+    for (int j = 0; j < n_found && !seen; j++) seen = found[j] == bad;
+    if (seen) continue;
+    if (missing && n_found < missing_cap) missing[n_found] = bad;
+    found[n_found++] = bad;
+  }
+  free(found);
+  if (n) *n = count;
+  if (n_missing) *n_missing = n_found;
+  return n_found == 0 && count <= cap ? CLS_OK : CLS_ERR_INVALID_ARGUMENT;
+}
+
+/* Characters shown by code only: controls, and spaces or marks that would be invisible in quotes. */
+static int invisible(uint32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0xA0) || cp == 0xAD || cp == 0x034F || (cp >= 0x2000 && cp <= 0x200F) ||
+         (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x206F) || cp == 0x3000 || cp == 0xFEFF;
+}
+
+static void describe_one(int32_t v, char *out, size_t cap) {
+  if (v < 0) {
+    snprintf(out, cap, "invalid UTF-8 byte 0x%02X", (unsigned)-v);
+  } else if (invisible((uint32_t)v) || v > 0x10FFFF) {
+    snprintf(out, cap, "U+%04X", (unsigned)v);
+  } else {
+    char u[5];
+    utf8_encode((uint32_t)v, u);
+    snprintf(out, cap, "'%s' (U+%04X)", u, (unsigned)v);
+  }
+}
+
+size_t cls_alphabet_describe_chars(const int32_t *chars, int n, char *out, size_t cap) {
+  if (cap == 0) return 0;
+  out[0] = '\0';
+  size_t pos = 0;
+  for (int i = 0; i < n; i++) {
+    char item[48];
+    describe_one(chars[i], item, sizeof item);
+    const size_t sep = i ? 2 : 0, il = strlen(item);
+    /* Room for this item, and unless it is the last, for a closing ", ..." should the next not fit. */
+    const size_t tail = i + 1 < n ? 5 : 0;
+    if (pos + sep + il + tail < cap) {
+      memcpy(out + pos, ", ", sep);
+      memcpy(out + pos + sep, item, il + 1);
+      pos += sep + il;
+      continue;
+    }
+    const char *more = i ? ", ..." : "...";
+    size_t ml = strlen(more);
+    if (pos + ml >= cap) ml = cap - 1 - pos;
+    memcpy(out + pos, more, ml);
+    pos += ml;
+    out[pos] = '\0';
+    break;
+  }
+  return pos;
+}
+
+cls_status cls_alphabet_decode(const cls_alphabet *a, const int32_t *labels, int n, char *out, size_t cap) {
+  if (cap == 0) return CLS_ERR_INVALID_ARGUMENT;
+  size_t pos = 0;
+  out[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    if (labels[i] < 0 || labels[i] >= a->size) return CLS_ERR_INVALID_ARGUMENT;
+    const char *t = a->labels[labels[i]].text;
+    size_t l = strlen(t);
+    if (pos + l >= cap) return CLS_ERR_INVALID_ARGUMENT;
+    memcpy(out + pos, t, l + 1);
+    pos += l;
+  }
+  return CLS_OK;
+}

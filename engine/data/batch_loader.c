@@ -1,0 +1,252 @@
+/* Background batch preparation (see batch_loader.h): one producer thread, a ring of `depth` slots,
+ * a mutex and two condition variables. The thread owns a slot from when it takes it free until it
+ * marks it ready; the consumer owns it from cls_loader_next until cls_loader_done. */
+#include "data/batch_loader.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clspeech/features.h"
+
+enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_READY, SLOT_TAKEN };
+
+typedef struct slot {
+  cls_host_batch b;
+  enum slot_state state;
+  size_t windows_cap;
+} slot;
+
+struct cls_loader {
+  const cls_utterance *utts;
+  int n, batch_size, n_batches;
+  cls_loader_options opt;
+  slot *slots;
+  int depth;
+  int next_fill, next_take; /* batch numbers */
+  int stop;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+};
+
+static void clear_audio(cls_host_batch *b, int count) {
+  for (int i = 0; i < count; i++) {
+    free(b->audio[i]);
+    b->audio[i] = NULL;
+  }
+}
+
+/* Features [frames, n_coeff] of one utterance on the host, through the cache. */
+static cls_status host_features(const cls_loader *l, const char *path, float **feats, size_t *frames, double *seconds,
+                                char *err, size_t cap) {
+  const cls_mfcc_tables *t = l->opt.tables;
+  char key[65] = "";
+  int cached = l->opt.feature_cache && *l->opt.feature_cache &&
+               cls_feature_cache_key(path, &t->cfg, key, err, cap) == CLS_OK &&
+               cls_feature_cache_load(l->opt.feature_cache, key, t->cfg.n_coeff, feats, frames);
+  if (cached) {
+    *seconds = ((double)(*frames - 1) * t->step + t->window) / t->cfg.sample_rate;
+    return CLS_OK;
+  }
+  cls_audio a;
+  cls_status st = cls_audio_read(path, t->cfg.sample_rate, &a, err, cap);
+  if (st != CLS_OK) return st;
+  *seconds = (double)a.n_samples / a.sample_rate;
+  *frames = cls_mfcc_frames(t, a.n_samples);
+  *feats = malloc((*frames ? *frames : 1) * (size_t)t->cfg.n_coeff * sizeof **feats);
+  if (!*feats) {
+    cls_audio_free(&a);
+    snprintf(err, cap, "%s: out of memory for features", path);
+    return CLS_ERR_OUT_OF_MEMORY;
+  }
+  cls_mfcc_host(t, a.samples, a.n_samples, *feats);
+  cls_audio_free(&a);
+  if (*key) cls_feature_cache_store(l->opt.feature_cache, key, t->cfg.n_coeff, *feats, *frames, err, cap);
+  return CLS_OK;
+}
+
+static void fill(cls_loader *l, slot *s, int k) {
+  cls_host_batch *b = &s->b;
+  const cls_mfcc_tables *t = l->opt.tables;
+  const int nc = t->cfg.n_coeff, ctx = l->opt.n_context, width = (2 * ctx + 1) * nc;
+  b->first = k * l->batch_size;
+  b->batch = l->n - b->first < l->batch_size ? l->n - b->first : l->batch_size;
+  b->status = CLS_OK;
+  b->err[0] = '\0';
+  b->time = 0;
+  b->audio_seconds = 0;
+  b->max_label = 1;
+  for (int i = 0; i < b->batch; i++)
+    if (l->utts[b->first + i].n_labels > b->max_label) b->max_label = l->utts[b->first + i].n_labels;
+  free(b->labels);
+  b->labels = calloc((size_t)b->batch * (size_t)b->max_label, sizeof *b->labels);
+  float **feats = calloc((size_t)b->batch, sizeof *feats);
+  if (!b->labels || !feats) {
+    b->status = CLS_ERR_OUT_OF_MEMORY;
+    snprintf(b->err, sizeof b->err, "out of host memory preparing a batch");
+    free(feats);
+    return;
+  }
+  for (int i = 0; i < b->batch; i++) {
+    const cls_utterance *u = &l->utts[b->first + i];
+    if (u->n_labels > 0) memcpy(b->labels + (size_t)i * b->max_label, u->labels, (size_t)u->n_labels * sizeof *u->labels);
+    b->label_len[i] = u->n_labels;
+    if (l->opt.host_features) {
+      size_t frames = 0;
+      double seconds = 0;
+      b->status = host_features(l, u->path, &feats[i], &frames, &seconds, b->err, sizeof b->err);
+      b->frames[i] = (int)frames;
+      b->audio_seconds += seconds;
+    } else {
+      cls_audio a;
+      b->status = cls_audio_read(u->path, t->cfg.sample_rate, &a, b->err, sizeof b->err);
+      if (b->status == CLS_OK) {
+        b->audio[i] = a.samples;
+        b->n_audio[i] = a.n_samples;
+        b->frames[i] = (int)cls_mfcc_frames(t, a.n_samples);
+        b->audio_seconds += (double)a.n_samples / a.sample_rate;
+      }
+    }
+    if (b->status != CLS_OK) break;
+    if (b->frames[i] > b->time) b->time = b->frames[i];
+  }
+  if (b->status == CLS_OK && l->opt.host_features) {
+    size_t need = (size_t)b->time * (size_t)b->batch * (size_t)width;
+    if (need > s->windows_cap) {
+      free(b->windows);
+      b->windows = malloc(need * sizeof *b->windows);
+      s->windows_cap = b->windows ? need : 0;
+    }
+    if (!b->windows) {
+      b->status = CLS_ERR_OUT_OF_MEMORY;
+      snprintf(b->err, sizeof b->err, "out of host memory for a batch's features");
+    } else {
+      /* Row t*B + b: frames t-ctx .. t+ctx of utterance b, zero outside it (DeepSpeech's windows). */
+      memset(b->windows, 0, need * sizeof *b->windows);
+      for (int t2 = 0; t2 < b->time; t2++)
+        for (int i = 0; i < b->batch; i++)
+          for (int w = 0; w < 2 * ctx + 1; w++) {
+            int src = t2 - ctx + w;
+            if (src >= 0 && src < b->frames[i])
+              memcpy(b->windows + ((size_t)t2 * b->batch + i) * width + (size_t)w * nc, feats[i] + (size_t)src * nc,
+                     (size_t)nc * sizeof(float));
+          }
+    }
+  }
+  for (int i = 0; i < b->batch; i++) free(feats[i]);
+  free(feats);
+}
+
+static void *run(void *arg) {
+  cls_loader *l = arg;
+  pthread_mutex_lock(&l->lock);
+  while (!l->stop && l->next_fill < l->n_batches) {
+    slot *s = &l->slots[l->next_fill % l->depth];
+    if (s->state != SLOT_FREE) {
+      pthread_cond_wait(&l->changed, &l->lock);
+      continue;
+    }
+    int k = l->next_fill++;
+    s->state = SLOT_FILLING;
+    pthread_mutex_unlock(&l->lock);
+    fill(l, s, k);
+    pthread_mutex_lock(&l->lock);
+    s->state = SLOT_READY;
+    pthread_cond_broadcast(&l->changed);
+  }
+  pthread_mutex_unlock(&l->lock);
+  return NULL;
+}
+
+cls_status cls_loader_start(const cls_utterance *utts, int n, int batch_size, const cls_loader_options *opt,
+                            cls_loader **out, char *err, size_t err_cap) {
+  *out = NULL;
+  if (n < 0 || batch_size < 1 || !opt->tables) {
+    snprintf(err, err_cap, "batch loader: bad arguments");
+    return CLS_ERR_INVALID_ARGUMENT;
+  }
+  cls_loader *l = calloc(1, sizeof *l);
+  if (!l) goto oom;
+  l->utts = utts;
+  l->n = n;
+  l->batch_size = batch_size;
+  l->n_batches = (n + batch_size - 1) / batch_size;
+  l->opt = *opt;
+  l->depth = opt->depth > 0 ? opt->depth : 2;
+  l->slots = calloc((size_t)l->depth, sizeof *l->slots);
+  if (!l->slots) goto oom;
+  for (int i = 0; i < l->depth; i++) {
+    cls_host_batch *b = &l->slots[i].b;
+    b->frames = calloc((size_t)batch_size, sizeof *b->frames);
+    b->audio = calloc((size_t)batch_size, sizeof *b->audio);
+    b->n_audio = calloc((size_t)batch_size, sizeof *b->n_audio);
+    b->label_len = calloc((size_t)batch_size, sizeof *b->label_len);
+    if (!b->frames || !b->audio || !b->n_audio || !b->label_len) goto oom;
+  }
+  pthread_mutex_init(&l->lock, NULL);
+  pthread_cond_init(&l->changed, NULL);
+  if (pthread_create(&l->thread, NULL, run, l) != 0) {
+    snprintf(err, err_cap, "batch loader: cannot start a thread");
+    pthread_mutex_destroy(&l->lock);
+    pthread_cond_destroy(&l->changed);
+    l->thread = 0;
+    cls_loader_stop(l);
+    return CLS_ERR_OUT_OF_MEMORY;
+  }
+  *out = l;
+  return CLS_OK;
+oom:
+  cls_loader_stop(l);
+  snprintf(err, err_cap, "batch loader: out of host memory");
+  return CLS_ERR_OUT_OF_MEMORY;
+}
+
+cls_host_batch *cls_loader_next(cls_loader *l) {
+  pthread_mutex_lock(&l->lock);
+  if (l->next_take >= l->n_batches) {
+    pthread_mutex_unlock(&l->lock);
+    return NULL;
+  }
+  slot *s = &l->slots[l->next_take % l->depth];
+  while (s->state != SLOT_READY) pthread_cond_wait(&l->changed, &l->lock);
+  s->state = SLOT_TAKEN;
+  l->next_take++;
+  pthread_mutex_unlock(&l->lock);
+  return &s->b;
+}
+
+void cls_loader_done(cls_loader *l, cls_host_batch *b) {
+  slot *s = (slot *)b; /* b is the first member of its slot */
+  clear_audio(b, b->batch);
+  pthread_mutex_lock(&l->lock);
+  s->state = SLOT_FREE;
+  pthread_cond_broadcast(&l->changed);
+  pthread_mutex_unlock(&l->lock);
+}
+
+void cls_loader_stop(cls_loader *l) {
+  if (!l) return;
+  if (l->thread) {
+    pthread_mutex_lock(&l->lock);
+    l->stop = 1;
+    pthread_cond_broadcast(&l->changed);
+    pthread_mutex_unlock(&l->lock);
+    pthread_join(l->thread, NULL);
+    pthread_mutex_destroy(&l->lock);
+    pthread_cond_destroy(&l->changed);
+  }
+  for (int i = 0; l->slots && i < l->depth; i++) {
+    cls_host_batch *b = &l->slots[i].b;
+    if (b->audio) clear_audio(b, l->batch_size);
+    free(b->frames);
+    free(b->audio);
+    free(b->n_audio);
+    free(b->label_len);
+    free(b->labels);
+    free(b->windows);
+  }
+  free(l->slots);
+  free(l);
+}

@@ -1,0 +1,51 @@
+/* Prepares batches ahead of the training step on a background thread, so that the device never
+ * waits for the disk: it decodes each utterance's audio (and, on the host-features path, computes
+ * its features through the feature cache and builds the context windows), pads labels, and hands
+ * complete batches over in order through a small ring of slots. */
+#ifndef CLS_BATCH_LOADER_H
+#define CLS_BATCH_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clspeech/data.h"
+#include "clspeech/features.h"
+
+
+typedef struct cls_loader_options {
+  const cls_mfcc_tables *tables;  /* the feature configuration (its sample rate is the model's) */
+  int n_context;                  /* 9 */
+  int host_features;              /* 1: features and windows on the host; 0: decoded audio for the device */
+  const char *feature_cache;      /* folder, or NULL/"" (used on the host-features path) */
+  int depth;                      /* batches prepared ahead (>= 1) */
+} cls_loader_options;
+
+typedef struct cls_host_batch {
+  int batch;          /* B */
+  int first;          /* index of its first utterance */
+  int time;           /* T, frames of the longest utterance */
+  int max_label;      /* columns of labels */
+  int *frames;        /* [B] */
+  float **audio;      /* [B] decoded samples (device-features path) */
+  size_t *n_audio;    /* [B] */
+  float *windows;     /* [T*B, (2*n_context+1)*n_coeff] time-major (host-features path) */
+  int32_t *labels;    /* [B, max_label], zero padded */
+  int32_t *label_len; /* [B] */
+  double audio_seconds;
+  cls_status status;  /* not CLS_OK: err names the file that failed */
+  char err[1024];
+} cls_host_batch;
+
+typedef struct cls_loader cls_loader;
+
+/* Starts loading utts[0..n) in order, batch_size at a time (the last batch may be smaller). */
+cls_status cls_loader_start(const cls_utterance *utts, int n, int batch_size, const cls_loader_options *options,
+                            cls_loader **out, char *err, size_t err_cap);
+/* The next batch in order (blocks until it is ready), or NULL after the last. */
+cls_host_batch *cls_loader_next(cls_loader *loader);
+/* Gives a batch's slot back for reuse. */
+void cls_loader_done(cls_loader *loader, cls_host_batch *batch);
+/* Stops the thread (also when batches are left) and frees everything. */
+void cls_loader_stop(cls_loader *loader);
+
+#endif

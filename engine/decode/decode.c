@@ -1,0 +1,543 @@
+/* Host-side CTC decoders: greedy decoding and the prefix beam search of DeepSpeech's ds_ctcdecoder
+ * (no scorer). The beam search keeps its prefixes in a trie of nodes (parent, label) found through
+ * an open-addressing hash table, and frees the nodes that can no longer be reached from the beam. */
+#include "clspeech/decode.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+cls_status cls_ctc_greedy_host(const float *logits, int T, int C, size_t stride, int32_t *out, int *n_out) {
+  if (n_out) *n_out = 0;
+  if (T < 0 || C < 1 || !n_out || (T > 0 && (!logits || !out || stride < (size_t)C))) return CLS_ERR_INVALID_ARGUMENT;
+  int n = 0, prev = -1;
+  for (int t = 0; t < T; t++) {
+    const float *row = logits + (size_t)t * stride;
+    int best = 0;
+    for (int k = 0; k < C; k++) {
+      if (isnan(row[k])) return CLS_ERR_INVALID_ARGUMENT;
+      if (row[k] > row[best]) best = k;
+    }
+    if (best != C - 1 && best != prev) out[n++] = best;
+    prev = best;
+  }
+  *n_out = n;
+  return CLS_OK;
+}
+
+cls_beam_options cls_beam_options_default(void) {
+  cls_beam_options o = {1024, 1.0, 300, 1};
+  return o;
+}
+
+void cls_beam_results_free(cls_beam_result *results, int n) {
+  if (!results) return;
+  for (int i = 0; i < n; i++) {
+    free(results[i].labels);
+    free(results[i].frames);
+    memset(&results[i], 0, sizeof results[i]);
+  }
+}
+
+/* ---- the prefix trie ---- */
+
+typedef struct node {
+  int32_t parent;      /* -1 for the root (the empty prefix) */
+  int32_t label;       /* -1 for the root */
+  int32_t depth;       /* prefix length */
+  int32_t n_children;  /* nodes whose parent this is */
+  int32_t frame;       /* frame of the best entry into this label */
+  int32_t alive;       /* in the beam (ds_ctcdecoder's exists_) */
+  double entry_lp;     /* log P(label) at that frame */
+  double b_prev, nb_prev, b_cur, nb_cur; /* log P(alignments ending in blank / non-blank), last frame and this one */
+  double score;        /* log(exp(b_prev) + exp(nb_prev)) */
+} node;
+
+typedef struct trie {
+  node *nodes;
+  int32_t n_nodes, cap_nodes;
+  int32_t *free_list;  /* freed node indices (capacity cap_nodes) */
+  int32_t n_free;
+  int32_t *table;      /* hash slots: node index or -1 */
+  uint32_t table_mask; /* capacity - 1, a power of two */
+  int32_t table_used;
+} trie;
+
+static uint32_t slot_of(int32_t parent, int32_t label, uint32_t mask) {
+  uint64_t h = ((uint64_t)(uint32_t)parent << 32) ^ (uint32_t)label;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return (uint32_t)h & mask;
+}
+
+static int32_t table_find(const trie *tr, int32_t parent, int32_t label) {
+  for (uint32_t i = slot_of(parent, label, tr->table_mask);; i = (i + 1) & tr->table_mask) {
+    int32_t v = tr->table[i];
+    if (v < 0) return -1;
+    if (tr->nodes[v].parent == parent && tr->nodes[v].label == label) return v;
+  }
+}
+
+static void table_put(trie *tr, int32_t index) {
+  uint32_t i = slot_of(tr->nodes[index].parent, tr->nodes[index].label, tr->table_mask);
+  while (tr->table[i] >= 0) i = (i + 1) & tr->table_mask;
+  tr->table[i] = index;
+  tr->table_used++;
+}
+
+/* Removes a node from the table by backward shifting (linear probing keeps no tombstones). */
+static void table_remove(trie *tr, int32_t index) {
+  uint32_t mask = tr->table_mask;
+  uint32_t i = slot_of(tr->nodes[index].parent, tr->nodes[index].label, mask);
+  while (tr->table[i] != index) i = (i + 1) & mask;
+  uint32_t hole = i;
+  for (uint32_t j = (hole + 1) & mask; tr->table[j] >= 0; j = (j + 1) & mask) {
+    const node *n = &tr->nodes[tr->table[j]];
+    uint32_t home = slot_of(n->parent, n->label, mask);
+    /* The entry at j may move into the hole unless its home lies cyclically in (hole, j]. */
+    if (((j - home) & mask) >= ((j - hole) & mask)) {
+      tr->table[hole] = tr->table[j];
+      hole = j;
+    }
+  }
+  tr->table[hole] = -1;
+  tr->table_used--;
+}
+
+static cls_status table_grow(trie *tr) {
+  uint32_t cap = (tr->table_mask + 1) * 2;
+  int32_t *t = malloc((size_t)cap * sizeof *t);
+  if (!t) return CLS_ERR_OUT_OF_MEMORY;
+  int32_t *old = tr->table;
+  uint32_t old_cap = tr->table_mask + 1;
+  tr->table = t;
+  tr->table_mask = cap - 1;
+  tr->table_used = 0;
+  memset(t, 0xff, (size_t)cap * sizeof *t);
+  for (uint32_t i = 0; i < old_cap; i++)
+    if (old[i] >= 0) table_put(tr, old[i]);
+  free(old);
+  return CLS_OK;
+}
+
+/* A new node (parent, label), entered at `frame` with log-probability entry_lp; not yet alive. */
+static cls_status node_new(trie *tr, int32_t parent, int32_t label, int32_t frame, double entry_lp, int32_t *out) {
+  if ((uint64_t)(tr->table_used + 1) * 2 > (uint64_t)tr->table_mask + 1) {
+    cls_status st = table_grow(tr);
+    if (st != CLS_OK) return st;
+  }
+  int32_t index;
+  if (tr->n_free > 0) {
+    index = tr->free_list[--tr->n_free];
+  } else {
+    if (tr->n_nodes == tr->cap_nodes) {
+      if (tr->cap_nodes > INT32_MAX / 2) return CLS_ERR_OUT_OF_MEMORY;
+      int32_t cap = tr->cap_nodes * 2;
+      node *nodes = realloc(tr->nodes, (size_t)cap * sizeof *nodes);
+      if (!nodes) return CLS_ERR_OUT_OF_MEMORY;
+      tr->nodes = nodes;
+      int32_t *fl = realloc(tr->free_list, (size_t)cap * sizeof *fl);
+      if (!fl) return CLS_ERR_OUT_OF_MEMORY;
+      tr->free_list = fl;
+      tr->cap_nodes = cap;
+    }
+    index = tr->n_nodes++;
+  }
+  node *n = &tr->nodes[index];
+  n->parent = parent;
+  n->label = label;
+  n->depth = parent >= 0 ? tr->nodes[parent].depth + 1 : 0;
+  n->n_children = 0;
+  n->frame = frame;
+  n->alive = 0;
+  n->entry_lp = entry_lp;
+  n->b_prev = n->nb_prev = n->b_cur = n->nb_cur = n->score = -INFINITY;
+  if (parent >= 0) {
+    tr->nodes[parent].n_children++;
+    table_put(tr, index);
+  }
+  *out = index;
+  return CLS_OK;
+}
+
+/* Takes a node out of the beam; frees it, and then its ancestors, while they are out of the beam and
+ * have no children left (the root stays). */
+static void node_drop(trie *tr, int32_t index) {
+  tr->nodes[index].alive = 0;
+  while (index > 0 && !tr->nodes[index].alive && tr->nodes[index].n_children == 0) {
+    int32_t parent = tr->nodes[index].parent;
+    table_remove(tr, index);
+    tr->nodes[index].parent = -2;
+    tr->free_list[tr->n_free++] = index;
+    tr->nodes[parent].n_children--;
+    index = parent;
+  }
+}
+
+static double log_add(double a, double b) {
+  if (a == -INFINITY) return b;
+  if (b == -INFINITY) return a;
+  return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
+/* ---- ranking ---- */
+
+typedef struct ranked {
+  double score;
+  int32_t label;
+  int32_t index;
+} ranked;
+
+/* The order of ds_ctcdecoder's prefix_compare (higher score, then the smaller last label), made total
+ * by the node index. */
+static int ranked_before(const ranked *a, const ranked *b) {
+  if (a->score != b->score) return a->score > b->score;
+  if (a->label != b->label) return a->label < b->label;
+  return a->index < b->index;
+}
+
+static int ranked_cmp(const void *pa, const void *pb) {
+  const ranked *a = pa, *b = pb;
+  return ranked_before(a, b) ? -1 : (ranked_before(b, a) ? 1 : 0);
+}
+
+static void ranked_swap(ranked *a, ranked *b) {
+  ranked t = *a;
+  *a = *b;
+  *b = t;
+}
+
+static int double_desc(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a < b) - (a > b);
+}
+
+/* Moves the k best of v[0..n) (in no particular order) to v[0..k). Scores are finite. When k is a
+ * small part of n (a full beam: about W*C candidates for W places), a threshold from a sample first
+ * moves to the front the items that can be among the k best (at least k of them score >= tau, so an
+ * item below tau cannot); then a quickselect with a median-of-three pivot, switching to a full sort of
+ * the remaining range if it recurses too deep. */
+static void select_best(ranked *v, int n, int k) {
+  enum { SAMPLE = 256 };
+  if (n >= 4 * SAMPLE && n > 8 * k) {
+    double sample[SAMPLE];
+    for (int i = 0; i < SAMPLE; i++) sample[i] = v[(size_t)i * (size_t)n / SAMPLE].score;
+    qsort(sample, SAMPLE, sizeof *sample, double_desc);
+    int j = (int)(2.0 * k * SAMPLE / n) + 4; /* about twice the expected rank of the k-th best */
+    if (j < SAMPLE) {
+      double tau = sample[j];
+      int m = 0;
+      for (int i = 0; i < n; i++)
+        if (v[i].score >= tau) ranked_swap(&v[i], &v[m++]);
+      if (m >= k) n = m;
+    }
+  }
+  int lo = 0, hi = n - 1, budget = 64;
+  while (hi > lo) {
+    if (--budget == 0) {
+      qsort(v + lo, (size_t)(hi - lo + 1), sizeof *v, ranked_cmp);
+      return;
+    }
+    int mid = lo + (hi - lo) / 2;
+    if (ranked_before(&v[mid], &v[lo])) ranked_swap(&v[mid], &v[lo]);
+    if (ranked_before(&v[hi], &v[lo])) ranked_swap(&v[hi], &v[lo]);
+    if (ranked_before(&v[hi], &v[mid])) ranked_swap(&v[hi], &v[mid]);
+    ranked pivot = v[mid];
+    int store = lo;
+    for (int i = lo; i <= hi; i++)
+      if (ranked_before(&v[i], &pivot)) ranked_swap(&v[i], &v[store++]);
+    /* v[lo..store) are better than the pivot (keys are distinct); the pivot goes right after them. */
+    for (int i = store; i <= hi; i++)
+      if (v[i].index == pivot.index) {
+        ranked_swap(&v[i], &v[store]);
+        break;
+      }
+    if (store == k - 1 || store == k) return;
+    if (store < k) lo = store + 1;
+    else hi = store - 1;
+  }
+}
+
+/* ---- the search ---- */
+
+typedef struct klass {
+  double prob;
+  double lp;
+  int32_t k;
+} klass;
+
+static int klass_cmp(const void *pa, const void *pb) {
+  const klass *a = pa, *b = pb;
+  if (a->prob != b->prob) return a->prob > b->prob ? -1 : 1;
+  return a->k < b->k ? -1 : (a->k > b->k);
+}
+
+/* An extension (parent, label) made in this frame that is not in the trie yet: it only becomes a
+ * node if it survives the pruning (most do not). Each (parent, label) is made once per frame. */
+typedef struct candidate {
+  double nb;        /* log P(alignments ending in the new label) */
+  double entry_lp;  /* log P(label) in this frame */
+  int32_t parent, label;
+} candidate;
+
+typedef struct search {
+  trie tr;
+  klass *classes;
+  int32_t *beam, *next;  /* the beam before this frame; the trie nodes alive after it */
+  candidate *cand;
+  ranked *rank;          /* index >= 0: a node; < 0: candidate ~index */
+  size_t cap;            /* capacity of next, cand and rank */
+} search;
+
+static void search_free(search *s) {
+  free(s->tr.nodes);
+  free(s->tr.free_list);
+  free(s->tr.table);
+  free(s->classes);
+  free(s->beam);
+  free(s->next);
+  free(s->cand);
+  free(s->rank);
+}
+
+/* Log-softmax of one frame into s->classes (all C), then pruned as ds_ctcdecoder's
+ * get_pruned_log_probs does; returns the number kept, or -1 for a bad frame. */
+static int frame_classes(search *s, const float *row, int C, const cls_beam_options *o, double *p_blank) {
+  double m = -INFINITY;
+  for (int k = 0; k < C; k++) {
+    double x = row[k];
+    if (isnan(x) || x == INFINITY) return -1;
+    if (x > m) m = x;
+  }
+  if (m == -INFINITY) return -1;
+  double sum = 0.0;
+  for (int k = 0; k < C; k++) sum += exp((double)row[k] - m);
+  double norm = m + log(sum);
+  for (int k = 0; k < C; k++) {
+    s->classes[k].k = k;
+    s->classes[k].lp = (double)row[k] - norm;
+    s->classes[k].prob = exp(s->classes[k].lp);
+  }
+  *p_blank = s->classes[C - 1].prob;
+  int n = C;
+  if (o->cutoff_prob < 1.0) {
+    qsort(s->classes, (size_t)C, sizeof *s->classes, klass_cmp);
+    double cum = 0.0;
+    n = 0;
+    while (n < C) {
+      cum += s->classes[n].prob;
+      n++;
+      if (cum >= o->cutoff_prob || n >= o->cutoff_top_n) break;
+    }
+  }
+  /* A class of probability 0 adds nothing to any prefix. */
+  int kept = 0;
+  for (int i = 0; i < n; i++)
+    if (s->classes[i].lp > -INFINITY) s->classes[kept++] = s->classes[i];
+  return kept;
+}
+
+static cls_status ensure_capacity(search *s, size_t need) {
+  if (need <= s->cap) return CLS_OK;
+  int32_t *nx = realloc(s->next, need * sizeof *nx);
+  if (!nx) return CLS_ERR_OUT_OF_MEMORY;
+  s->next = nx;
+  candidate *cd = realloc(s->cand, need * sizeof *cd);
+  if (!cd) return CLS_ERR_OUT_OF_MEMORY;
+  s->cand = cd;
+  ranked *rk = realloc(s->rank, need * sizeof *rk);
+  if (!rk) return CLS_ERR_OUT_OF_MEMORY;
+  s->rank = rk;
+  int32_t *bm = realloc(s->beam, need * sizeof *bm);
+  if (!bm) return CLS_ERR_OUT_OF_MEMORY;
+  s->beam = bm;
+  s->cap = need;
+  return CLS_OK;
+}
+
+/* One frame: extends every prefix of the beam by every kept class, then keeps the beam_width best. */
+static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_width, int *n_beam) {
+  trie *tr = &s->tr;
+  cls_status st = ensure_capacity(s, (size_t)*n_beam * (size_t)(n_cls + 1));
+  if (st != CLS_OK) return st;
+  int n_next = 0, n_cand = 0;
+  for (int i = 0; i < *n_beam; i++) s->next[n_next++] = s->beam[i];
+
+  for (int i = 0; i < *n_beam; i++) {
+    int32_t p = s->beam[i];
+    node *pn = &tr->nodes[p];
+    for (int j = 0; j < n_cls; j++) {
+      int32_t c = s->classes[j].k;
+      double lp = s->classes[j].lp;
+      if (c == blank) {
+        pn->b_cur = log_add(pn->b_cur, lp + pn->score);
+        continue;
+      }
+      double extend;
+      if (c == pn->label) {
+        /* "aa" collapses to "a": the repeat stays in the prefix; "a-a" makes a new one. */
+        pn->nb_cur = log_add(pn->nb_cur, lp + pn->nb_prev);
+        if (pn->b_prev == -INFINITY) continue;
+        extend = lp + pn->b_prev;
+      } else {
+        extend = lp + pn->score;
+      }
+      int32_t child = pn->n_children ? table_find(tr, p, c) : -1; /* most prefixes have no children */
+      if (child < 0) {
+        candidate *cd = &s->cand[n_cand++];
+        cd->nb = extend;
+        cd->entry_lp = lp;
+        cd->parent = p;
+        cd->label = c;
+        continue;
+      }
+      node *cn = &tr->nodes[child];
+      if (lp > cn->entry_lp) {
+        cn->entry_lp = lp;
+        cn->frame = t;
+      }
+      if (!cn->alive) {
+        /* A node that had left the beam, kept only as an ancestor: it starts afresh. */
+        cn->alive = 1;
+        cn->b_prev = cn->nb_prev = cn->b_cur = cn->nb_cur = -INFINITY;
+        s->next[n_next++] = child;
+      }
+      cn->nb_cur = log_add(cn->nb_cur, extend);
+    }
+  }
+
+  int n_rank = 0;
+  for (int i = 0; i < n_next; i++) {
+    node *n = &tr->nodes[s->next[i]];
+    n->b_prev = n->b_cur;
+    n->nb_prev = n->nb_cur;
+    n->b_cur = n->nb_cur = -INFINITY;
+    n->score = log_add(n->b_prev, n->nb_prev);
+    if (n->score == -INFINITY) continue; /* probability 0: dropped below */
+    s->rank[n_rank].score = n->score;
+    s->rank[n_rank].label = n->label;
+    s->rank[n_rank].index = s->next[i];
+    n_rank++;
+  }
+  for (int i = 0; i < n_cand; i++) {
+    if (s->cand[i].nb == -INFINITY) continue;
+    s->rank[n_rank].score = s->cand[i].nb;
+    s->rank[n_rank].label = s->cand[i].label;
+    s->rank[n_rank].index = ~i;
+    n_rank++;
+  }
+  if (n_rank > beam_width) select_best(s->rank, n_rank, beam_width);
+  int kept = n_rank < beam_width ? n_rank : beam_width;
+
+  /* Mark the surviving nodes and make nodes of the surviving candidates; then drop every other node
+   * of `next` (a dropped node's ancestors are freed only once they are out of the beam and childless,
+   * so no node of `next` is freed before its turn, and no parent of a new node at all). */
+  for (int i = 0; i < kept; i++) {
+    int32_t idx = s->rank[i].index;
+    if (idx >= 0) {
+      tr->nodes[idx].alive = 2;
+      continue;
+    }
+    const candidate *cd = &s->cand[~idx];
+    st = node_new(tr, cd->parent, cd->label, t, cd->entry_lp, &idx);
+    if (st != CLS_OK) return st;
+    node *n = &tr->nodes[idx];
+    n->alive = 2;
+    n->nb_prev = n->score = cd->nb;
+    s->rank[i].index = idx;
+  }
+  for (int i = 0; i < n_next; i++)
+    if (tr->nodes[s->next[i]].alive != 2) node_drop(tr, s->next[i]);
+  for (int i = 0; i < kept; i++) {
+    s->beam[i] = s->rank[i].index;
+    tr->nodes[s->beam[i]].alive = 1;
+  }
+  *n_beam = kept;
+  return CLS_OK;
+}
+
+/* The results: the best max_results prefixes of the beam, best first, with their labels and frames. */
+static cls_status collect(search *s, int n_beam, cls_beam_result *results, int max_results, int *n_results) {
+  trie *tr = &s->tr;
+  for (int i = 0; i < n_beam; i++) {
+    s->rank[i].score = tr->nodes[s->beam[i]].score;
+    s->rank[i].label = tr->nodes[s->beam[i]].label;
+    s->rank[i].index = s->beam[i];
+  }
+  qsort(s->rank, (size_t)n_beam, sizeof *s->rank, ranked_cmp);
+  int n = n_beam < max_results ? n_beam : max_results;
+  for (int i = 0; i < n; i++) {
+    const node *leaf = &tr->nodes[s->rank[i].index];
+    cls_beam_result *r = &results[i];
+    r->length = leaf->depth;
+    r->log_prob = leaf->score;
+    if (leaf->depth > 0) {
+      r->labels = malloc((size_t)leaf->depth * sizeof *r->labels);
+      r->frames = malloc((size_t)leaf->depth * sizeof *r->frames);
+      if (!r->labels || !r->frames) {
+        cls_beam_results_free(results, i + 1);
+        return CLS_ERR_OUT_OF_MEMORY;
+      }
+      int j = leaf->depth;
+      for (int32_t v = s->rank[i].index; v > 0; v = tr->nodes[v].parent) {
+        j--;
+        r->labels[j] = tr->nodes[v].label;
+        r->frames[j] = tr->nodes[v].frame;
+      }
+    }
+  }
+  *n_results = n;
+  return CLS_OK;
+}
+
+cls_status cls_ctc_beam_search(const float *logits, int T, int C, size_t stride, const cls_beam_options *options,
+                               cls_beam_result *results, int max_results, int *n_results) {
+  if (n_results) *n_results = 0;
+  if (!n_results || !results || max_results < 1 || T < 0 || C < 1 || (T > 0 && (!logits || stride < (size_t)C)))
+    return CLS_ERR_INVALID_ARGUMENT;
+  cls_beam_options o = options ? *options : cls_beam_options_default();
+  if (o.beam_width < 1 || !(o.cutoff_prob > 0.0 && o.cutoff_prob <= 1.0) || o.cutoff_top_n < 1)
+    return CLS_ERR_INVALID_ARGUMENT;
+  memset(results, 0, (size_t)max_results * sizeof *results);
+
+  search s;
+  memset(&s, 0, sizeof s);
+  cls_status st = CLS_ERR_OUT_OF_MEMORY;
+  s.tr.cap_nodes = 1024;
+  s.tr.nodes = malloc((size_t)s.tr.cap_nodes * sizeof *s.tr.nodes);
+  s.tr.free_list = malloc((size_t)s.tr.cap_nodes * sizeof *s.tr.free_list);
+  s.tr.table_mask = 2048 - 1;
+  s.tr.table = malloc(2048 * sizeof *s.tr.table);
+  s.classes = malloc((size_t)C * sizeof *s.classes);
+  if (!s.tr.nodes || !s.tr.free_list || !s.tr.table || !s.classes || ensure_capacity(&s, 64) != CLS_OK) goto done;
+  memset(s.tr.table, 0xff, 2048 * sizeof *s.tr.table);
+
+  int32_t root;
+  st = node_new(&s.tr, -1, -1, -1, 0.0, &root);
+  if (st != CLS_OK) goto done;
+  s.tr.nodes[root].alive = 1;
+  s.tr.nodes[root].b_prev = 0.0;
+  s.tr.nodes[root].score = 0.0;
+  s.beam[0] = root;
+  int n_beam = 1, expanding = !o.delay_expansion;
+
+  for (int t = 0; t < T; t++) {
+    double p_blank = 0.0;
+    int n_cls = frame_classes(&s, logits + (size_t)t * stride, C, &o, &p_blank);
+    if (n_cls < 0) {
+      st = CLS_ERR_INVALID_ARGUMENT;
+      goto done;
+    }
+    if (!expanding && p_blank < 0.999) expanding = 1;
+    if (!expanding) continue;
+    st = search_step(&s, t, n_cls, C - 1, o.beam_width, &n_beam);
+    if (st != CLS_OK) goto done;
+  }
+  st = collect(&s, n_beam, results, max_results, n_results);
+done:
+  search_free(&s);
+  return st;
+}

@@ -1,0 +1,223 @@
+/* Device selection strings: `all`, `gpu`, `cpu`, `accelerator`, `P:D` indices and name substrings,
+ * comma-separated (see clspeech.h, cls_engine_select). Owns parsing and matching only; it opens no
+ * device and reads no environment (the engine entry point at the end does that). */
+#include "device/device_select.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/engine.h"
+#include "device/log.h"
+
+static bool contains_nocase(const char *haystack, const char *needle) {
+  size_t n = strlen(needle);
+  if (n == 0) return false;
+  for (const char *h = haystack; *h; h++) {
+    size_t i = 0;
+    while (i < n && h[i] && tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i])) i++;
+    if (i == n) return true;
+  }
+  return false;
+}
+
+static bool equals_nocase(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
+  return *a == *b;
+}
+
+/* "P:D" with two non-negative decimal integers. */
+static bool parse_index_pair(const char *item, int *p, int *d) {
+  char *end = NULL;
+  if (!isdigit((unsigned char)item[0])) return false;
+  long a = strtol(item, &end, 10);
+  if (*end != ':' || !isdigit((unsigned char)end[1])) return false;
+  long b = strtol(end + 1, &end, 10);
+  if (*end != '\0' || a > 1000000 || b > 1000000) return false;
+  *p = (int)a;
+  *d = (int)b;
+  return true;
+}
+
+static int kind_keyword(const char *item) {
+  if (equals_nocase(item, "gpu")) return CLS_DEVICE_GPU;
+  if (equals_nocase(item, "cpu")) return CLS_DEVICE_CPU;
+  if (equals_nocase(item, "accelerator")) return CLS_DEVICE_ACCELERATOR;
+  return -1;
+}
+
+bool cls_select_item_matches(const cls_device_info *d, const char *item) {
+  if (equals_nocase(item, "all")) return true;
+  int kind = kind_keyword(item);
+  if (kind >= 0) return (int)d->kind == kind;
+  int p, i;
+  if (parse_index_pair(item, &p, &i)) return d->platform_index == p && d->device_index == i;
+  return contains_nocase(d->name, item) || contains_nocase(d->vendor, item) || contains_nocase(d->platform_name, item);
+}
+
+static void list_devices(const cls_device_info *devs, int n, char *err, size_t cap) {
+  size_t used = strlen(err);
+  int w = snprintf(err + used, cap - used, "; the devices are:");
+  for (int i = 0; i < n && w >= 0 && (used += (size_t)w) < cap; i++)
+    w = snprintf(err + used, cap - used, " %d:%d %s (%s)%s", devs[i].platform_index, devs[i].device_index, devs[i].name,
+                 cls_device_kind_name(devs[i].kind), i + 1 < n ? "," : "");
+}
+
+static void add_unique(int *out, int cap, int *count, int index) {
+  for (int i = 0; i < *count; i++)
+    if (out[i] == index) return;
+  if (*count < cap) out[(*count)++] = index;
+}
+
+static int compare_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* Cuts a trailing ":split=N" off item; returns N, 1 without one, 0 when N is not an integer >= 2. */
+static int split_suffix(char *item) {
+  char *at = strstr(item, ":split=");
+  if (!at) return 1;
+  char *end = NULL;
+  long parts = strtol(at + 7, &end, 10);
+  *at = '\0';
+  return end && *end == '\0' && end != at + 7 && parts >= 2 && parts <= 64 ? (int)parts : 0;
+}
+
+cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec, int *out, int cap, int *count,
+                            bool *defaulted_to_cpu, int *split, char *err, size_t err_cap) {
+  *count = 0;
+  for (int i = 0; split && i < n; i++) split[i] = 1;
+  if (defaulted_to_cpu) *defaulted_to_cpu = false;
+  if (err_cap) err[0] = '\0';
+  if (cap < n) {
+    snprintf(err, err_cap, "device selection: output has room for %d devices, %d exist", cap, n);
+    return CLS_ERR_INVALID_ARGUMENT;
+  }
+  bool blank = true;
+  for (const char *s = spec; s && *s; s++)
+    if (!isspace((unsigned char)*s)) blank = false;
+  if (blank) {
+    for (int i = 0; i < n; i++)
+      if (devs[i].kind == CLS_DEVICE_GPU) add_unique(out, cap, count, i);
+    if (*count == 0) {
+      for (int i = 0; i < n; i++)
+        if (devs[i].kind == CLS_DEVICE_CPU) add_unique(out, cap, count, i);
+      if (*count > 0 && defaulted_to_cpu) *defaulted_to_cpu = true;
+    }
+    if (*count == 0)
+      for (int i = 0; i < n; i++) add_unique(out, cap, count, i);
+    if (*count == 0) {
+      snprintf(err, err_cap, "no OpenCL device to select");
+      return CLS_ERR_NO_DEVICE;
+    }
+    return CLS_OK;
+  }
+
+  size_t len = strlen(spec);
+  char *copy = malloc(len + 1);
+  if (!copy) {
+    snprintf(err, err_cap, "out of host memory");
+    return CLS_ERR_OUT_OF_MEMORY;
+  }
+  memcpy(copy, spec, len + 1);
+  cls_status status = CLS_OK;
+  char *cursor = copy;
+  for (;;) {
+    char *comma = strchr(cursor, ',');
+    if (comma) *comma = '\0';
+    char *item = cursor;
+    while (isspace((unsigned char)*item)) item++;
+    char *end = item + strlen(item);
+    while (end > item && isspace((unsigned char)end[-1])) *--end = '\0';
+    if (*item == '\0') {
+      snprintf(err, err_cap, "device selection \"%s\": empty item (items are separated by single commas)", spec);
+      status = CLS_ERR_INVALID_ARGUMENT;
+      break;
+    }
+    int parts = split_suffix(item);
+    if (parts == 0) {
+      snprintf(err, err_cap, "device selection \"%s\": a split is written DEVICES:split=N with N from 2 to 64", spec);
+      status = CLS_ERR_INVALID_ARGUMENT;
+      break;
+    }
+    bool matched = false;
+    for (int i = 0; i < n; i++)
+      if (cls_select_item_matches(&devs[i], item)) {
+        add_unique(out, cap, count, i);
+        if (split && parts > 1) split[i] = parts;
+        matched = true;
+      }
+    if (!matched) {
+      int p, d;
+      if (parse_index_pair(item, &p, &d))
+        snprintf(err, err_cap, "device selection \"%s\": there is no device %d:%d", spec, p, d);
+      else if (kind_keyword(item) >= 0)
+        snprintf(err, err_cap, "device selection \"%s\": there is no %s device", spec, item);
+      else
+        snprintf(err, err_cap, "device selection \"%s\": \"%s\" matches no device name, vendor or platform", spec, item);
+      list_devices(devs, n, err, err_cap);
+      status = CLS_ERR_INVALID_ARGUMENT;
+      break;
+    }
+    if (!comma) break;
+    cursor = comma + 1;
+  }
+  free(copy);
+  if (status != CLS_OK) {
+    *count = 0;
+    return status;
+  }
+  qsort(out, (size_t)*count, sizeof *out, compare_int);
+  return CLS_OK;
+}
+
+cls_status cls_engine_select(cls_engine *e, const char *spec, int *out, int cap, int *count) {
+  if (!e || !out || !count) return CLS_ERR_INVALID_ARGUMENT;
+  const char *source = "--devices";
+  if (!spec || !*spec) {
+    spec = getenv("CLSPEECH_DEVICES");
+    source = "CLSPEECH_DEVICES";
+  }
+  cls_device_info *infos = calloc((size_t)(e->n_devices ? e->n_devices : 1), sizeof *infos);
+  if (!infos) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory selecting devices");
+  for (int i = 0; i < e->n_devices; i++) infos[i] = e->devices[i].info;
+  bool to_cpu = false;
+  char err[4096];
+  int n_before = e->n_devices;
+  int *split = calloc((size_t)(n_before ? n_before : 1), sizeof *split);
+  cls_status st = split ? cls_select_parse(infos, n_before, spec, out, cap, count, &to_cpu, split, err, sizeof err)
+                        : CLS_ERR_OUT_OF_MEMORY;
+  free(infos);
+  if (st == CLS_ERR_OUT_OF_MEMORY && !split) snprintf(err, sizeof err, "out of host memory");
+  if (st != CLS_OK) {
+    free(split);
+    return cls_fail(e, st, "%s: %s", spec && *spec ? source : "default selection", err);
+  }
+  /* Devices to split are replaced by their sub-devices (appended to the device table). */
+  int kept = 0, extra[64], n_extra = 0;
+  for (int k = 0; k < *count && st == CLS_OK; k++) {
+    int i = out[k], parts = split[i];
+    if (parts <= 1) {
+      out[kept++] = i;
+      continue;
+    }
+    int first = 0;
+    st = cls_device_split(e, i, parts, &first);
+    for (int s = 0; st == CLS_OK && s < parts && n_extra < 64; s++) extra[n_extra++] = first + s;
+  }
+  free(split);
+  if (st != CLS_OK) {
+    *count = 0;
+    return st;
+  }
+  if (kept + n_extra > cap) {
+    *count = 0;
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "device selection: more than %d devices after splitting", cap);
+  }
+  for (int s = 0; s < n_extra; s++) out[kept++] = extra[s];
+  *count = kept;
+  if (to_cpu)
+    cls_log(e, CLS_LOG_NOTICE, "no GPU found; using %d CPU OpenCL device%s (choose with --devices or CLSPEECH_DEVICES)",
+            *count, *count == 1 ? "" : "s");
+  return CLS_OK;
+}

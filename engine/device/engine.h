@@ -1,0 +1,42 @@
+/* The engine's internal state: the device table (one record per OpenCL device, with its context,
+ * queue and built programs once opened) and the error text. Shared by the engine's own files only;
+ * users see the opaque cls_engine of clspeech.h. */
+#ifndef CLS_ENGINE_H
+#define CLS_ENGINE_H
+
+#include <CL/cl.h>
+
+#include "clspeech/clspeech.h"
+
+#define CLS_ERROR_CAP 16384
+
+typedef struct cls_device {
+  cls_device_info info;
+  cl_platform_id platform;
+  cl_device_id id;
+  cl_context context;       /* own context: devices of different platforms cannot share one */
+  cl_command_queue queue;   /* in-order */
+  cl_program *programs;     /* [cls_kernel_source_count], NULL until built */
+  bool built;               /* every program built */
+  char *build_options;      /* NULL until first asked for */
+  bool sub_device;          /* made by clCreateSubDevices: released with clReleaseDevice */
+} cls_device;
+
+struct cls_engine {
+  cls_engine_options options;
+  cls_device *devices;      /* [n_devices], in platform order then device order */
+  int n_devices;
+  int n_platforms;
+  bool cache_enabled;
+  char cache_dir[1024];
+  char error[CLS_ERROR_CAP];
+};
+
+/* Divides device `index` into `parts` sub-devices of equal compute units, appended to the device
+ * table from *first on. */
+cls_status cls_device_split(cls_engine *engine, int index, int parts, int *first);
+
+/* Opens the device's context and queue if not yet open. */
+cls_status cls_device_open(cls_engine *engine, cls_device *device);
+
+#endif

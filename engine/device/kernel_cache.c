@@ -1,0 +1,149 @@
+/* On-disk kernel binary cache (see kernel_cache.h). Owns the cache folder, the entry format and the
+ * atomic write; it knows nothing of OpenCL beyond the device record used in the key.
+ *
+ * Entry file <key>.clbin:
+ *   8 bytes  "CLSPKBIN"
+ *   4 bytes  format version, little-endian
+ *   4 bytes  zero
+ *   8 bytes  payload length, little-endian
+ *  32 bytes  SHA-256 of the payload
+ *   payload  the program binary as clGetProgramInfo(CL_PROGRAM_BINARIES) gave it */
+#include "device/kernel_cache.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/file_util.h"
+#include "device/log.h"
+#include "base/sha256.h"
+
+#define CACHE_FORMAT_VERSION 1u
+#define HEADER_SIZE 56
+static const char magic[8] = {'C', 'L', 'S', 'P', 'K', 'B', 'I', 'N'};
+
+static bool env_off(const char *v) {
+  return v && (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "OFF") || !strcmp(v, "no") || !strcmp(v, "false"));
+}
+
+void cls_kernel_cache_init(cls_engine *e) {
+  e->cache_enabled = false;
+  e->cache_dir[0] = '\0';
+  if (env_off(getenv("CLSPEECH_KERNEL_CACHE"))) return;
+  const char *dir = getenv("CLSPEECH_KERNEL_CACHE_DIR");
+  const char *xdg = getenv("XDG_CACHE_HOME");
+  const char *home = getenv("HOME");
+  int n;
+  if (dir && *dir)
+    n = snprintf(e->cache_dir, sizeof e->cache_dir, "%s", dir);
+  else if (xdg && *xdg)
+    n = snprintf(e->cache_dir, sizeof e->cache_dir, "%s/clspeech/kernels", xdg);
+  else if (home && *home)
+    n = snprintf(e->cache_dir, sizeof e->cache_dir, "%s/.cache/clspeech/kernels", home);
+  else
+    return;
+  if (n <= 0 || (size_t)n >= sizeof e->cache_dir - 80) {
+    e->cache_dir[0] = '\0';
+    return;
+  }
+  e->cache_enabled = true;
+}
+
+const char *cls_engine_cache_dir(const cls_engine *e) { return e && e->cache_enabled ? e->cache_dir : NULL; }
+
+static void hash_field(cls_sha256 *h, const void *data, size_t n) {
+  uint64_t len = n;
+  cls_sha256_update(h, &len, sizeof len);
+  cls_sha256_update(h, data, n);
+}
+
+void cls_kernel_cache_key(const cls_device_info *d, const char *source, size_t source_len, const char *options,
+                          char key[65]) {
+  cls_sha256 h;
+  cls_sha256_init(&h);
+  uint32_t version = CACHE_FORMAT_VERSION;
+  hash_field(&h, &version, sizeof version);
+  hash_field(&h, source, source_len);
+  hash_field(&h, options, strlen(options));
+  /* A sub-device runs the same binaries as its device: its name's " [sub-device k/N]" is left out. */
+  char name[sizeof d->name];
+  snprintf(name, sizeof name, "%s", d->name);
+  char *sub = strstr(name, " [sub-device ");
+  if (sub) *sub = '\0';
+  const char *fields[] = {name, d->vendor, d->driver_version, d->device_version, d->platform_name, d->platform_version};
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) hash_field(&h, fields[i], strlen(fields[i]));
+  uint8_t digest[32];
+  cls_sha256_final(&h, digest);
+  cls_sha256_hex(digest, key);
+}
+
+cls_cache_result cls_kernel_cache_load(const cls_engine *e, const char *key, unsigned char **data, size_t *size) {
+  *data = NULL;
+  *size = 0;
+  if (!e->cache_enabled) return CLS_CACHE_MISS;
+  char path[1200];
+  snprintf(path, sizeof path, "%s/%s.clbin", e->cache_dir, key);
+  FILE *f = fopen(path, "rb");
+  if (!f) return CLS_CACHE_MISS;
+  unsigned char header[HEADER_SIZE];
+  cls_cache_result result = CLS_CACHE_CORRUPT;
+  unsigned char *payload = NULL;
+  if (fread(header, 1, HEADER_SIZE, f) != HEADER_SIZE) goto done;
+  if (memcmp(header, magic, 8) != 0 || cls_get_le(header + 8, 4) != CACHE_FORMAT_VERSION) goto done;
+  uint64_t n = cls_get_le(header + 16, 8);
+  if (n == 0 || n > ((uint64_t)1 << 31)) goto done;
+  payload = malloc((size_t)n);
+  if (!payload) goto done;
+  if (fread(payload, 1, (size_t)n, f) != n || fgetc(f) != EOF) goto done;
+  cls_sha256 h;
+  uint8_t digest[32];
+  cls_sha256_init(&h);
+  cls_sha256_update(&h, payload, (size_t)n);
+  cls_sha256_final(&h, digest);
+  if (memcmp(digest, header + 24, 32) != 0) goto done;
+  *data = payload;
+  *size = (size_t)n;
+  payload = NULL;
+  result = CLS_CACHE_HIT;
+done:
+  free(payload);
+  fclose(f);
+  return result;
+}
+
+static int make_dirs(char *path) {
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    int rc = mkdir(path, 0755);
+    *p = '/';
+    if (rc != 0 && errno != EEXIST) return -1;
+  }
+  return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+cls_status cls_kernel_cache_store(cls_engine *e, const char *key, const unsigned char *data, size_t size) {
+  if (!e->cache_enabled) return CLS_OK;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", e->cache_dir);
+  if (make_dirs(dir) != 0)
+    return cls_fail(e, CLS_ERR_IO, "kernel cache: cannot create folder %s: %s", e->cache_dir, strerror(errno));
+  char path[1200], err[1400];
+  snprintf(path, sizeof path, "%s/%s.clbin", e->cache_dir, key);
+  unsigned char header[HEADER_SIZE] = {0};
+  memcpy(header, magic, 8);
+  cls_put_le(header + 8, CACHE_FORMAT_VERSION, 4);
+  cls_put_le(header + 16, size, 8);
+  cls_sha256 h;
+  cls_sha256_init(&h);
+  cls_sha256_update(&h, data, size);
+  cls_sha256_final(&h, header + 24);
+  const void *chunks[2] = {header, data};
+  size_t sizes[2] = {HEADER_SIZE, size};
+  if (cls_write_atomic(path, chunks, sizes, 2, err, sizeof err) != CLS_OK)
+    return cls_fail(e, CLS_ERR_IO, "kernel cache: %s", err);
+  return CLS_OK;
+}

@@ -1,0 +1,29 @@
+/* The on-disk cache of built kernel binaries. An entry is keyed by a SHA-256 of everything that
+ * changes the binary (source, build options, device, driver, platform, cache format), carries a
+ * checksum of its payload, and is written to a temporary file that is synced and renamed, so that
+ * readers never see a half-written entry. A corrupt entry reads as a miss. */
+#ifndef CLS_KERNEL_CACHE_H
+#define CLS_KERNEL_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device/engine.h"
+
+/* Reads CLSPEECH_KERNEL_CACHE (0/off/no/false turns the cache off) and CLSPEECH_KERNEL_CACHE_DIR
+ * (default $XDG_CACHE_HOME/clspeech/kernels, else $HOME/.cache/clspeech/kernels). */
+void cls_kernel_cache_init(cls_engine *engine);
+
+/* Hex key for a program built from `source` with `options` on `device`. */
+void cls_kernel_cache_key(const cls_device_info *device, const char *source, size_t source_len, const char *options,
+                          char key[65]);
+
+typedef enum cls_cache_result { CLS_CACHE_HIT = 0, CLS_CACHE_MISS = 1, CLS_CACHE_CORRUPT = 2 } cls_cache_result;
+
+/* On a hit, *data (malloc'ed; free it) and *size hold the binary. */
+cls_cache_result cls_kernel_cache_load(const cls_engine *engine, const char *key, unsigned char **data, size_t *size);
+
+/* Writes an entry atomically; CLS_ERR_IO (with the engine's error text set) when it cannot. */
+cls_status cls_kernel_cache_store(cls_engine *engine, const char *key, const unsigned char *data, size_t size);
+
+#endif

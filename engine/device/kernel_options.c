@@ -1,0 +1,82 @@
+/* Per-device kernel build options (see kernel_options.h). The table is deliberately small: a row
+ * per device class whose tunables differ, and a default row. Benchmarks (`clspeech bench`) are where
+ * new rows come from; a row is only worth adding with a measurement behind it. */
+#include "device/kernel_options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device_select.h"
+
+typedef struct options_row {
+  int kind;              /* cls_device_kind, or -1 for any */
+  const char *match;     /* selection item matched against the device (NULL: any) */
+  const char *options;
+} options_row;
+
+/* CLS_WG_1D: work-group size of the 1-D elementwise and reduction kernels (a power of two). */
+static const options_row table[] = {
+    {CLS_DEVICE_GPU, NULL, "-DCLS_WG_1D=256"},
+    {CLS_DEVICE_CPU, NULL, "-DCLS_WG_1D=64"},
+    {-1, NULL, "-DCLS_WG_1D=64"}, /* default row */
+};
+
+/* Options every build gets: the language version we write kernels in, and no relaxed math, so that
+ * results match the float32 references. */
+static const char base_options[] = "-cl-std=CL1.2";
+
+static int append(char **buf, size_t *len, size_t *cap, const char *text, size_t n) {
+  if (*len + n + 2 > *cap) {
+    size_t grown = (*len + n + 2) * 2;
+    char *p = realloc(*buf, grown);
+    if (!p) return -1;
+    *buf = p;
+    *cap = grown;
+  }
+  if (*len > 0) (*buf)[(*len)++] = ' ';
+  memcpy(*buf + *len, text, n);
+  *len += n;
+  (*buf)[*len] = '\0';
+  return 0;
+}
+
+char *cls_kernel_options_for(const cls_device_info *d, const char *overrides, const char **bad_entry) {
+  if (bad_entry) *bad_entry = NULL;
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  if (append(&buf, &len, &cap, base_options, strlen(base_options))) return NULL;
+  for (size_t r = 0; r < sizeof table / sizeof table[0]; r++) {
+    const options_row *row = &table[r];
+    if (row->kind >= 0 && row->kind != (int)d->kind) continue;
+    if (row->match && !cls_select_item_matches(d, row->match)) continue;
+    if (append(&buf, &len, &cap, row->options, strlen(row->options))) goto oom;
+    break;
+  }
+  for (const char *entry = overrides; entry && *entry;) {
+    const char *end = strchr(entry, ';');
+    size_t n = end ? (size_t)(end - entry) : strlen(entry);
+    const char *eq = memchr(entry, '=', n);
+    if (n > 0 && !eq) {
+      if (bad_entry && !*bad_entry) *bad_entry = entry;
+    } else if (n > 0) {
+      char item[256];
+      size_t item_len = (size_t)(eq - entry);
+      while (item_len > 0 && entry[item_len - 1] == ' ') item_len--;
+      size_t skip = 0;
+      while (skip < item_len && entry[skip] == ' ') skip++;
+      if (item_len - skip < sizeof item) {
+        memcpy(item, entry + skip, item_len - skip);
+        item[item_len - skip] = '\0';
+        if (item[0] && cls_select_item_matches(d, item) &&
+            append(&buf, &len, &cap, eq + 1, n - (size_t)(eq + 1 - entry)))
+          goto oom;
+      }
+    }
+    entry = end ? end + 1 : NULL;
+  }
+  return buf;
+oom:
+  free(buf);
+  return NULL;
+}

@@ -1,0 +1,224 @@
+/* Building the embedded kernel programs for a device: per-device options, the binary cache (a
+ * rejected or corrupt binary is rebuilt from source, never trusted), build logs in the error text,
+ * dropping devices that cannot build from a selection, and applying a prepared device's stored GEMM
+ * tuning (gemm_tuning.h). */
+#include "device/program.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clspeech/base.h"
+#include "device/gemm_tuning.h"
+#include "device/kernel_cache.h"
+#include "device/kernel_options.h"
+#include "device/kernel_sources.h"
+#include "device/log.h"
+
+int cls_kernel_source_find(const char *family) {
+  for (int i = 0; i < cls_kernel_source_count; i++)
+    if (!strcmp(cls_kernel_sources[i].family, family)) return i;
+  return -1;
+}
+
+#define DEVICE_FMT "device %d:%d (%s)"
+#define DEVICE_ARGS(d) (d)->info.platform_index, (d)->info.device_index, (d)->info.name
+
+const char *cls_engine_build_options(cls_engine *e, int index) {
+  if (!e || index < 0 || index >= e->n_devices) return NULL;
+  cls_device *d = &e->devices[index];
+  if (!d->build_options) {
+    const char *bad = NULL;
+    d->build_options = cls_kernel_options_for(&d->info, getenv("CLSPEECH_KERNEL_OPTIONS"), &bad);
+    if (bad)
+      cls_log(e, CLS_LOG_WARNING, "CLSPEECH_KERNEL_OPTIONS: entry \"%s\" has no '=' (expected DEVICE=OPTIONS); ignored",
+              bad);
+  }
+  return d->build_options;
+}
+
+static void append_build_log(cls_engine *e, cls_device *d, cl_program program) {
+  size_t n = 0;
+  if (clGetProgramBuildInfo(program, d->id, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n == 0) {
+    cls_error_append(e, "(the driver gave no build log)\n");
+    return;
+  }
+  char *log = malloc(n + 1);
+  if (!log) return;
+  if (clGetProgramBuildInfo(program, d->id, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+    log[n] = '\0';
+    cls_error_append(e, "%s", log);
+  }
+  free(log);
+}
+
+/* Builds from the cached binary; NULL when that fails (the caller then builds from source). */
+static cl_program build_from_binary(cls_engine *e, cls_device *d, const char *options, const unsigned char *bin,
+                                    size_t size) {
+  cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
+  cl_program p = clCreateProgramWithBinary(d->context, 1, &d->id, &size, &bin, &bin_status, &err);
+  if (!p || err != CL_SUCCESS || bin_status != CL_SUCCESS) {
+    if (p) clReleaseProgram(p);
+    cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": cached kernel binary rejected (%s); rebuilding from source", DEVICE_ARGS(d),
+            cls_cl_error_name(err != CL_SUCCESS ? err : bin_status));
+    return NULL;
+  }
+  err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    clReleaseProgram(p);
+    cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": cached kernel binary failed to build (%s); rebuilding from source",
+            DEVICE_ARGS(d), cls_cl_error_name(err));
+    return NULL;
+  }
+  return p;
+}
+
+static cls_status store_binary(cls_engine *e, cls_device *d, cl_program p, const char *key) {
+  size_t size = 0;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0) return CLS_OK;
+  unsigned char *bin = malloc(size);
+  if (!bin) return CLS_OK;
+  cls_status st = CLS_OK;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS) {
+    char saved[CLS_ERROR_CAP];
+    memcpy(saved, e->error, sizeof saved);
+    st = cls_kernel_cache_store(e, key, bin, size);
+    if (st != CLS_OK) cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": %s (continuing without caching)", DEVICE_ARGS(d), e->error);
+    memcpy(e->error, saved, sizeof saved);
+  }
+  free(bin);
+  return st;
+}
+
+cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_program *out,
+                             bool *cache_hit) {
+  *out = NULL;
+  if (cache_hit) *cache_hit = false;
+  cls_status st = cls_device_open(e, d);
+  if (st != CLS_OK) return st;
+  const char *options = cls_engine_build_options(e, (int)(d - e->devices));
+  if (!options) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  char key[65];
+  cls_kernel_cache_key(&d->info, src->source, src->length, options, key);
+  unsigned char *bin = NULL;
+  size_t size = 0;
+  cls_cache_result cached = cls_kernel_cache_load(e, key, &bin, &size);
+  cl_program p = NULL;
+  if (cached == CLS_CACHE_HIT) {
+    p = build_from_binary(e, d, options, bin, size);
+    free(bin);
+  } else if (cached == CLS_CACHE_CORRUPT) {
+    cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": kernel cache entry %s/%s.clbin is corrupt; rebuilding it", DEVICE_ARGS(d),
+            e->cache_dir, key);
+  }
+  if (p) {
+    if (cache_hit) *cache_hit = true;
+    *out = p;
+    return CLS_OK;
+  }
+  cl_int err = CL_SUCCESS;
+  const char *text = src->source;
+  size_t length = src->length;
+  p = clCreateProgramWithSource(d->context, 1, &text, &length, &err);
+  if (!p)
+    return cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": clCreateProgramWithSource(kernels/%s.cl) failed: %s",
+                    DEVICE_ARGS(d), src->family, cls_cl_error_name(err));
+  err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    cls_fail(e, CLS_ERR_BUILD, DEVICE_FMT ": kernels/%s.cl failed to build (%s)\n  options: %s\n  build log:\n",
+             DEVICE_ARGS(d), src->family, cls_cl_error_name(err), options);
+    append_build_log(e, d, p);
+    clReleaseProgram(p);
+    return CLS_ERR_BUILD;
+  }
+  store_binary(e, d, p, key);
+  *out = p;
+  return CLS_OK;
+}
+
+static void drop_programs(cls_device *d) {
+  if (!d->programs) return;
+  for (int k = 0; k < cls_kernel_source_count; k++)
+    if (d->programs[k]) clReleaseProgram(d->programs[k]);
+  memset(d->programs, 0, (size_t)cls_kernel_source_count * sizeof *d->programs);
+}
+
+static void read_preferred_multiple(cls_engine *e, cls_device *d) {
+  if (cls_kernel_source_count == 0 || d->info.preferred_work_group_multiple) return;
+  cl_uint n = 0;
+  cl_kernel k = NULL;
+  if (clCreateKernelsInProgram(d->programs[0], 1, &k, &n) != CL_SUCCESS || n == 0) return;
+  size_t m = 0;
+  if (clGetKernelWorkGroupInfo(k, d->id, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof m, &m, NULL) == CL_SUCCESS)
+    d->info.preferred_work_group_multiple = m;
+  clReleaseKernel(k);
+  (void)e;
+}
+
+cls_status cls_engine_build_device(cls_engine *e, int index, cls_build_record *records, int cap, int *count) {
+  if (!e || index < 0 || index >= e->n_devices) return CLS_ERR_INVALID_ARGUMENT;
+  if (count) *count = cls_kernel_source_count;
+  cls_device *d = &e->devices[index];
+  cls_status st = cls_device_open(e, d);
+  if (st != CLS_OK) return st;
+  if (!d->programs) {
+    d->programs = calloc((size_t)(cls_kernel_source_count ? cls_kernel_source_count : 1), sizeof *d->programs);
+    if (!d->programs) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  for (int k = 0; k < cls_kernel_source_count; k++) {
+    cls_build_record rec = {cls_kernel_sources[k].family, CLS_OK, false, 0.0};
+    if (!d->programs[k]) {
+      double t0 = cls_now_ms();
+      st = cls_program_build(e, d, &cls_kernel_sources[k], &d->programs[k], &rec.cache_hit);
+      rec.ms = cls_now_ms() - t0;
+    }
+    rec.status = st;
+    if (records && k < cap) records[k] = rec;
+    if (st != CLS_OK) {
+      drop_programs(d);
+      d->built = false;
+      return st;
+    }
+  }
+  d->built = true;
+  read_preferred_multiple(e, d);
+  return CLS_OK;
+}
+
+static cls_status prepare(cls_engine *e, int *sel, int *count, bool load_tuning) {
+  if (!e || !sel || !count) return CLS_ERR_INVALID_ARGUMENT;
+  int kept = 0, dropped = 0;
+  for (int i = 0; i < *count; i++) {
+    cls_status st = cls_engine_build_device(e, sel[i], NULL, 0, NULL);
+    if (st == CLS_OK) {
+      /* the device's stored CLBlast GEMM winners (clspeech bench --tune), so that training uses them */
+      if (load_tuning) cls_gemm_tuning_load(e, sel[i], NULL);
+      sel[kept++] = sel[i];
+    } else {
+      dropped++;
+      cls_log(e, CLS_LOG_WARNING, "dropping device: %s", e->error);
+    }
+  }
+  *count = kept;
+  if (kept == 0)
+    return cls_fail(e, CLS_ERR_NO_DEVICE, "none of the %d selected device%s could build the kernels (see the warnings above)",
+                    dropped, dropped == 1 ? "" : "s");
+  return CLS_OK;
+}
+
+cls_status cls_engine_prepare(cls_engine *e, int *sel, int *count) { return prepare(e, sel, count, true); }
+cls_status cls_engine_prepare_untuned(cls_engine *e, int *sel, int *count) { return prepare(e, sel, count, false); }
+
+cls_status cls_device_kernel(cls_engine *e, cls_device *d, const char *family, const char *name, cl_kernel *out) {
+  *out = NULL;
+  int k = cls_kernel_source_find(family);
+  if (k < 0) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "no kernel family \"%s\" is embedded", family);
+  if (!d->built || !d->programs[k])
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, DEVICE_FMT ": kernels not built", DEVICE_ARGS(d));
+  cl_int err = CL_SUCCESS;
+  *out = clCreateKernel(d->programs[k], name, &err);
+  if (!*out)
+    return cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": clCreateKernel(%s from kernels/%s.cl) failed: %s", DEVICE_ARGS(d),
+                    name, family, cls_cl_error_name(err));
+  return CLS_OK;
+}

@@ -1,0 +1,292 @@
+/* Device features (see mfcc_device.h): owns the plan's buffers, the clFFT plan (re-baked only when
+ * the frame capacity grows) and the three kernels of kernels/mfcc.cl. */
+#include "features/mfcc_device.h"
+
+#include <clFFT.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/log.h"
+#include "device/ops_util.h"
+#include "device/program.h"
+
+/* clFFT keeps process-wide state: set up with the first plan, torn down after the last. */
+static pthread_mutex_t clfft_lock = PTHREAD_MUTEX_INITIALIZER;
+static int clfft_users;
+
+struct cls_mfcc_plan {
+  cls_engine *engine;
+  const cls_mfcc_tables *t;
+  cl_context ctx;
+  cl_command_queue bake_queue;
+  cl_kernel frame_window, filterbank, context;
+  cl_mem hann, band, weight, dct;           /* tables */
+  cl_mem samples, frame_start;              /* [sample_cap], int [frame_cap] */
+  cl_mem frames, spectrum, feats, tmp;      /* [frame_cap, fft_len], [frame_cap, n_bins] complex, [frame_cap, n_coeff] */
+  cl_mem frame_base, n_frames;              /* int [batch_cap] */
+  size_t sample_cap, frame_cap, batch_cap;
+  clfftPlanHandle fft;
+  int fft_baked;
+  int f64;                                  /* the double-precision framing and FFT */
+  size_t real;                              /* sizeof(double) or sizeof(float) */
+};
+
+static cls_status cl_check(cls_engine *e, cl_int err, const char *what) {
+  if (err == CL_SUCCESS) return CLS_OK;
+  return cls_fail(e, CLS_ERR_OPENCL, "mfcc: %s failed: %s", what, cls_cl_error_name(err));
+}
+
+static cls_status fft_check(cls_engine *e, clfftStatus s, const char *what) {
+  if (s == CLFFT_SUCCESS) return CLS_OK;
+  return cls_fail(e, CLS_ERR_OPENCL, "mfcc: clFFT %s failed with status %d", what, (int)s);
+}
+
+static cl_mem upload(cls_mfcc_plan *p, const void *data, size_t bytes, cl_int *err) {
+  return clCreateBuffer(p->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)data, err);
+}
+
+static void release(cl_mem *m) {
+  if (*m) clReleaseMemObject(*m);
+  *m = NULL;
+}
+
+cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, cls_mfcc_plan **out) {
+  *out = NULL;
+  cls_device *d = NULL;
+  cls_status st = cls_ops_device(e, device, &d);
+  if (st != CLS_OK) return st;
+  if (t->cfg.n_channels > 64)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "mfcc: at most 64 mel channels on the device (got %d)", t->cfg.n_channels);
+  cls_mfcc_plan *p = calloc(1, sizeof *p);
+  if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  p->engine = e;
+  p->t = t;
+  p->ctx = d->context;
+  p->bake_queue = d->queue;
+  pthread_mutex_lock(&clfft_lock);
+  if (clfft_users == 0) {
+    /* clFFT's own clfftInitSetupData is a header `inline` with no external definition in C99+ (an
+       undefined symbol when not inlined), so the version fields are filled here as it would. */
+    clfftSetupData setup;
+    memset(&setup, 0, sizeof setup);
+    setup.major = clfftVersionMajor;
+    setup.minor = clfftVersionMinor;
+    setup.patch = clfftVersionPatch;
+    st = fft_check(e, clfftSetup(&setup), "setup");
+  }
+  if (st == CLS_OK) clfft_users++;
+  pthread_mutex_unlock(&clfft_lock);
+  if (st != CLS_OK) {
+    free(p);
+    return st;
+  }
+  p->f64 = d->info.fp64;
+  p->real = p->f64 ? sizeof(double) : sizeof(float);
+  st = cls_device_kernel(e, d, "mfcc", p->f64 ? "mfcc_frame_window_f64" : "mfcc_frame_window", &p->frame_window);
+  if (st == CLS_OK)
+    st = cls_device_kernel(e, d, "mfcc", p->f64 ? "mfcc_filterbank_dct_f64" : "mfcc_filterbank_dct", &p->filterbank);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "mfcc", "mfcc_context_windows", &p->context);
+  float *hann = malloc((size_t)t->window * sizeof(double)), *weight = malloc((size_t)t->n_bins * sizeof *weight);
+  float *dct = malloc((size_t)t->cfg.n_coeff * t->cfg.n_channels * sizeof *dct);
+  if (st == CLS_OK && (!hann || !weight || !dct)) st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (st == CLS_OK) {
+    for (int i = 0; i < t->window; i++) hann[i] = (float)t->hann[i];
+    const void *hann_data = p->f64 ? (const void *)t->hann : (const void *)hann;
+    for (int i = 0; i < t->n_bins; i++) weight[i] = (float)t->weight[i];
+    for (int i = 0; i < t->cfg.n_coeff * t->cfg.n_channels; i++) dct[i] = (float)t->dct[i];
+    cl_int err = CL_SUCCESS;
+    p->hann = upload(p, hann_data, (size_t)t->window * p->real, &err);
+    if (err == CL_SUCCESS) p->weight = upload(p, weight, (size_t)t->n_bins * sizeof *weight, &err);
+    if (err == CL_SUCCESS) p->band = upload(p, t->band, (size_t)t->n_bins * sizeof *t->band, &err);
+    if (err == CL_SUCCESS) p->dct = upload(p, dct, (size_t)t->cfg.n_coeff * t->cfg.n_channels * sizeof *dct, &err);
+    st = cl_check(e, err, "uploading the tables");
+  }
+  free(hann);
+  free(weight);
+  free(dct);
+  if (st != CLS_OK) {
+    cls_mfcc_destroy(p);
+    return st;
+  }
+  *out = p;
+  return CLS_OK;
+}
+
+void cls_mfcc_destroy(cls_mfcc_plan *p) {
+  if (!p) return;
+  if (p->fft_baked) clfftDestroyPlan(&p->fft);
+  cl_kernel ks[] = {p->frame_window, p->filterbank, p->context};
+  for (int i = 0; i < 3; i++)
+    if (ks[i]) clReleaseKernel(ks[i]);
+  cl_mem *ms[] = {&p->hann, &p->band, &p->weight, &p->dct, &p->samples, &p->frame_start, &p->frames,
+                  &p->spectrum, &p->feats, &p->tmp, &p->frame_base, &p->n_frames};
+  for (size_t i = 0; i < sizeof ms / sizeof *ms; i++) release(ms[i]);
+  pthread_mutex_lock(&clfft_lock);
+  if (--clfft_users == 0) clfftTeardown();
+  pthread_mutex_unlock(&clfft_lock);
+  free(p);
+}
+
+/* Grows the frame buffers and re-bakes the FFT plan for at least `frames` frames. */
+static cls_status ensure_frames(cls_mfcc_plan *p, size_t frames) {
+  if (frames <= p->frame_cap && p->fft_baked) return CLS_OK;
+  size_t cap = p->frame_cap ? p->frame_cap : 64;
+  while (cap < frames) cap *= 2;
+  cls_engine *e = p->engine;
+  const cls_mfcc_tables *t = p->t;
+  release(&p->frames);
+  release(&p->spectrum);
+  release(&p->feats);
+  release(&p->frame_start);
+  release(&p->tmp);
+  cl_int err = CL_SUCCESS;
+  p->frames = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, cap * (size_t)t->fft_len * p->real, NULL, &err);
+  if (err == CL_SUCCESS)
+    p->spectrum = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, cap * (size_t)t->n_bins * 2 * p->real, NULL, &err);
+  if (err == CL_SUCCESS)
+    p->feats = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, cap * (size_t)t->cfg.n_coeff * sizeof(float), NULL, &err);
+  if (err == CL_SUCCESS) p->frame_start = clCreateBuffer(p->ctx, CL_MEM_READ_ONLY, cap * sizeof(int), NULL, &err);
+  cls_status st = cl_check(e, err, "allocating frame buffers");
+  if (st != CLS_OK) return st;
+  p->frame_cap = cap;
+  if (p->fft_baked) {
+    clfftDestroyPlan(&p->fft);
+    p->fft_baked = 0;
+  }
+  size_t len = (size_t)t->fft_len;
+  st = fft_check(e, clfftCreateDefaultPlan(&p->fft, p->ctx, CLFFT_1D, &len), "plan");
+  if (st != CLS_OK) return st;
+  p->fft_baked = 1;
+  size_t in_stride = 1, out_stride = 1;
+  st = fft_check(e, clfftSetPlanPrecision(p->fft, p->f64 ? CLFFT_DOUBLE : CLFFT_SINGLE), "precision");
+  if (st == CLS_OK) st = fft_check(e, clfftSetLayout(p->fft, CLFFT_REAL, CLFFT_HERMITIAN_INTERLEAVED), "layout");
+  if (st == CLS_OK) st = fft_check(e, clfftSetResultLocation(p->fft, CLFFT_OUTOFPLACE), "result location");
+  if (st == CLS_OK) st = fft_check(e, clfftSetPlanBatchSize(p->fft, cap), "batch size");
+  if (st == CLS_OK) st = fft_check(e, clfftSetPlanInStride(p->fft, CLFFT_1D, &in_stride), "in stride");
+  if (st == CLS_OK) st = fft_check(e, clfftSetPlanOutStride(p->fft, CLFFT_1D, &out_stride), "out stride");
+  if (st == CLS_OK)
+    st = fft_check(e, clfftSetPlanDistance(p->fft, (size_t)t->fft_len, (size_t)t->n_bins), "distance");
+  if (st == CLS_OK) st = fft_check(e, clfftBakePlan(p->fft, 1, &p->bake_queue, NULL, NULL), "bake");
+  size_t tmp_bytes = 0;
+  if (st == CLS_OK) st = fft_check(e, clfftGetTmpBufSize(p->fft, &tmp_bytes), "temporary buffer size");
+  if (st == CLS_OK && tmp_bytes > 0) {
+    p->tmp = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, tmp_bytes, NULL, &err);
+    st = cl_check(e, err, "allocating clFFT's temporary buffer");
+  }
+  return st;
+}
+
+static cls_status ensure_samples(cls_mfcc_plan *p, size_t n, size_t batch) {
+  cl_int err = CL_SUCCESS;
+  if (n > p->sample_cap) {
+    release(&p->samples);
+    size_t cap = p->sample_cap ? p->sample_cap : 65536;
+    while (cap < n) cap *= 2;
+    p->samples = clCreateBuffer(p->ctx, CL_MEM_READ_ONLY, cap * sizeof(float), NULL, &err);
+    if (err != CL_SUCCESS) return cl_check(p->engine, err, "allocating the sample buffer");
+    p->sample_cap = cap;
+  }
+  if (batch > p->batch_cap) {
+    release(&p->frame_base);
+    release(&p->n_frames);
+    p->frame_base = clCreateBuffer(p->ctx, CL_MEM_READ_ONLY, batch * sizeof(int), NULL, &err);
+    if (err == CL_SUCCESS) p->n_frames = clCreateBuffer(p->ctx, CL_MEM_READ_ONLY, batch * sizeof(int), NULL, &err);
+    if (err != CL_SUCCESS) return cl_check(p->engine, err, "allocating per-utterance tables");
+    p->batch_cap = batch;
+  }
+  return CLS_OK;
+}
+
+cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, const float *const *samples,
+                            const size_t *n_samples, int n_context, cls_buf windows, int *time, int *frames,
+                            float *features) {
+  cls_engine *e = p->engine;
+  const cls_mfcc_tables *t = p->t;
+  if (batch <= 0) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "mfcc: empty batch");
+  size_t total_samples = 0, total_frames = 0;
+  int max_frames = 0;
+  int *base = malloc((size_t)batch * sizeof *base), *nf = malloc((size_t)batch * sizeof *nf);
+  if (!base || !nf) {
+    free(base);
+    free(nf);
+    return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  for (int b = 0; b < batch; b++) {
+    size_t f = cls_mfcc_frames(t, n_samples[b]);
+    base[b] = (int)total_frames;
+    nf[b] = (int)f;
+    if (frames) frames[b] = (int)f;
+    total_frames += f;
+    total_samples += n_samples[b];
+    if ((int)f > max_frames) max_frames = (int)f;
+  }
+  if (time) *time = max_frames;
+  cls_status st = ensure_samples(p, total_samples ? total_samples : 1, (size_t)batch);
+  if (st == CLS_OK) st = ensure_frames(p, total_frames ? total_frames : 1);
+  int *start = st == CLS_OK ? malloc((p->frame_cap) * sizeof *start) : NULL;
+  if (st == CLS_OK && !start) st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  cl_int err = CL_SUCCESS;
+  size_t offset = 0;
+  for (int b = 0; st == CLS_OK && b < batch; b++) {
+    for (int f = 0; f < nf[b]; f++) start[base[b] + f] = (int)(offset + (size_t)f * (size_t)t->step);
+    if (n_samples[b])
+      err = clEnqueueWriteBuffer(q, p->samples, CL_FALSE, offset * sizeof(float), n_samples[b] * sizeof(float),
+                                 samples[b], 0, NULL, NULL);
+    if (err != CL_SUCCESS) st = cl_check(e, err, "uploading samples");
+    offset += n_samples[b];
+  }
+  if (st == CLS_OK && total_frames)
+    st = cl_check(e, clEnqueueWriteBuffer(q, p->frame_start, CL_FALSE, 0, total_frames * sizeof(int), start, 0, NULL, NULL),
+                  "uploading frame offsets");
+  if (st == CLS_OK)
+    st = cl_check(e, clEnqueueWriteBuffer(q, p->frame_base, CL_FALSE, 0, (size_t)batch * sizeof(int), base, 0, NULL, NULL),
+                  "uploading frame bases");
+  if (st == CLS_OK)
+    st = cl_check(e, clEnqueueWriteBuffer(q, p->n_frames, CL_FALSE, 0, (size_t)batch * sizeof(int), nf, 0, NULL, NULL),
+                  "uploading frame counts");
+  int nfr = (int)total_frames;
+  if (st == CLS_OK)
+    st = cls_ops_args(e, p->frame_window, "mfcc_frame_window", 7, sizeof nfr, &nfr, sizeof t->window, &t->window,
+                      sizeof t->fft_len, &t->fft_len, sizeof p->samples, &p->samples, sizeof p->frame_start,
+                      &p->frame_start, sizeof p->hann, &p->hann, sizeof p->frames, &p->frames);
+  size_t g2[2] = {(size_t)t->fft_len, p->frame_cap}, l2[2] = {64, 1};
+  if (st == CLS_OK) st = cls_ops_launch(e, q, p->frame_window, "mfcc_frame_window", 2, g2, l2, NULL);
+  if (st == CLS_OK)
+    st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &p->frames, &p->spectrum, p->tmp),
+                   "transform");
+  if (st == CLS_OK)
+    st = cls_ops_args(e, p->filterbank, "mfcc_filterbank_dct", 11, sizeof nfr, &nfr, sizeof t->n_bins, &t->n_bins,
+                      sizeof t->start, &t->start, sizeof t->end, &t->end, sizeof t->cfg.n_channels, &t->cfg.n_channels,
+                      sizeof t->cfg.n_coeff, &t->cfg.n_coeff, sizeof p->spectrum, &p->spectrum, sizeof p->band, &p->band,
+                      sizeof p->weight, &p->weight, sizeof p->dct, &p->dct, sizeof p->feats, &p->feats);
+  size_t g1 = total_frames, l1 = 64;
+  if (st == CLS_OK) st = cls_ops_launch(e, q, p->filterbank, "mfcc_filterbank_dct", 1, &g1, &l1, NULL);
+  if (st == CLS_OK && windows.mem && max_frames > 0) {
+    int wo = (int)windows.offset;
+    st = cls_ops_args(e, p->context, "mfcc_context_windows", 9, sizeof max_frames, &max_frames, sizeof batch, &batch,
+                      sizeof n_context, &n_context, sizeof t->cfg.n_coeff, &t->cfg.n_coeff, sizeof p->feats, &p->feats,
+                      sizeof p->frame_base, &p->frame_base, sizeof p->n_frames, &p->n_frames, sizeof windows.mem,
+                      &windows.mem, sizeof wo, &wo);
+    size_t gw[2] = {(size_t)(2 * n_context + 1) * (size_t)t->cfg.n_coeff, (size_t)max_frames * (size_t)batch};
+    size_t lw[2] = {32, 2};
+    if (st == CLS_OK) st = cls_ops_launch(e, q, p->context, "mfcc_context_windows", 2, gw, lw, NULL);
+  }
+  if (st == CLS_OK && features && total_frames)
+    st = cl_check(e, clEnqueueReadBuffer(q, p->feats, CL_TRUE, 0, total_frames * (size_t)t->cfg.n_coeff * sizeof(float),
+                                         features, 0, NULL, NULL),
+                  "reading features");
+  /* The host arrays passed to non-blocking writes must outlive them, on error paths too. */
+  cl_int finished = clFinish(q);
+  if (st == CLS_OK) st = cl_check(e, finished, "clFinish");
+  free(start);
+  free(base);
+  free(nf);
+  return st;
+}
+
+cls_status cls_mfcc_compute_host(cls_mfcc_plan *p, int batch, const float *const *samples, const size_t *n_samples,
+                                 int *frames, float *features) {
+  cls_buf none = {NULL, 0};
+  return cls_mfcc_compute(p, p->bake_queue, batch, samples, n_samples, 0, none, NULL, frames, features);
+}

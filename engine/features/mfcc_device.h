@@ -1,0 +1,22 @@
+/* DeepSpeech's features on an OpenCL device: framing + window kernel, a clFFT real-to-complex FFT
+ * batched over every frame of a batch of utterances, a filterbank + log + DCT kernel, and the
+ * context windows written into the first layer's input [T*B, 494] with no host round trip. The
+ * math is the host path's (clspeech/features.h) (the host path is the reference). */
+#ifndef CLS_MFCC_DEVICE_H
+#define CLS_MFCC_DEVICE_H
+
+#include "clspeech/ops.h"
+#include "clspeech/features.h"
+
+/* The plan's create, destroy and host-to-host compute are public (clspeech/features.h); this is the
+ * engine's own entry, on a caller-given queue, that can also write the first layer's input.
+ *
+ * Features of `batch` utterances (host samples, mono at the tables' rate). frames[b] receives each
+ * utterance's frame count (0 when shorter than one window). When `windows.mem` is set, writes the
+ * context windows [T*B, (2*n_context+1)*n_coeff] with T = max frames (*time); when `features` is
+ * not NULL, also reads the raw features back to the host, concatenated [sum frames, n_coeff]. */
+cls_status cls_mfcc_compute(cls_mfcc_plan *plan, cl_command_queue queue, int batch, const float *const *samples,
+                            const size_t *n_samples, int n_context, cls_buf windows, int *time, int *frames,
+                            float *features);
+
+#endif

@@ -1,0 +1,203 @@
+/* Checkpoint files and folders (see checkpoint.h): the mapping of the flat parameter, Adam and
+ * trainer state onto named safetensors tensors, and DeepSpeech's train/best_dev series. */
+#include "clspeech/model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/file_util.h"
+#include "base/safetensors.h"
+
+#define N_TENSORS (3 * CLS_MODEL_N_TENSORS + 4)
+
+cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, const float *params, const float *m,
+                               const float *v, const cls_train_state *s, char *err, size_t err_cap) {
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  cls_model_layout(cfg, views);
+  cls_tensor_desc t[N_TENSORS];
+  char names[2 * CLS_MODEL_N_TENSORS][160];
+  int n = 0;
+  for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+    const cls_param_view *pv = &views[i];
+    const float *sources[3] = {params, m, v};
+    for (int k = 0; k < 3; k++) {
+      const char *name = pv->name;
+      if (k > 0) {
+        snprintf(names[2 * i + k - 1], sizeof names[0], "%s/%s", pv->name, k == 1 ? "Adam" : "Adam_1");
+        name = names[2 * i + k - 1];
+      }
+      cls_tensor_desc d = {name, CLS_F32, pv->ndim, {pv->shape[0], pv->shape[1]}, sources[k] + pv->offset};
+      t[n++] = d;
+    }
+  }
+  float b1p = s->adam.beta1_power, b2p = s->adam.beta2_power, lr = s->learning_rate;
+  int64_t step = s->global_step;
+  cls_tensor_desc scalars[4] = {{"beta1_power", CLS_F32, 0, {0}, &b1p},
+                                {"beta2_power", CLS_F32, 0, {0}, &b2p},
+                                {"global_step", CLS_I64, 0, {0}, &step},
+                                {"learning_rate", CLS_F32, 0, {0}, &lr}};
+  for (int i = 0; i < 4; i++) t[n++] = scalars[i];
+  char epoch[32], best[64], streak[32], seed[32], hidden[32], classes[32], adam_step[32], in[32], ctx[32], clip[32];
+  snprintf(epoch, sizeof epoch, "%d", s->epoch);
+  snprintf(best, sizeof best, "%.17g", s->best_dev_loss);
+  snprintf(streak, sizeof streak, "%d", s->epochs_without_improvement);
+  snprintf(seed, sizeof seed, "%u", (unsigned)s->random_seed);
+  snprintf(hidden, sizeof hidden, "%d", cfg->n_hidden);
+  snprintf(classes, sizeof classes, "%d", cfg->n_classes);
+  snprintf(adam_step, sizeof adam_step, "%lld", (long long)s->adam.step);
+  snprintf(in, sizeof in, "%d", cfg->n_input);
+  snprintf(ctx, sizeof ctx, "%d", cfg->n_context);
+  snprintf(clip, sizeof clip, "%.9g", (double)cfg->relu_clip);
+  const char *meta[] = {"format", "clspeech-checkpoint-1", "epoch", epoch, "best_dev_loss", best,
+                        "epochs_without_improvement", streak, "random_seed", seed, "n_hidden", hidden,
+                        "n_classes", classes, "adam_step", adam_step, "n_input", in, "n_context", ctx,
+                        "relu_clip", clip};
+  return cls_safetensors_write(path, t, n, meta, (int)(sizeof meta / sizeof *meta / 2), err, err_cap);
+}
+
+static const char *meta_or(const cls_safetensors *st, const char *key, const char *fallback) {
+  const char *v = cls_safetensors_meta(st, key);
+  return v ? v : fallback;
+}
+
+cls_status cls_checkpoint_peek(const char *path, int *n_hidden, int *n_classes, char *err, size_t err_cap) {
+  cls_safetensors *st = NULL;
+  cls_status s = cls_safetensors_read(path, &st, err, err_cap);
+  if (s != CLS_OK) return s;
+  const char *h = cls_safetensors_meta(st, "n_hidden"), *c = cls_safetensors_meta(st, "n_classes");
+  if (!h || !c) {
+    snprintf(err, err_cap, "%s: not a clspeech checkpoint (no n_hidden/n_classes metadata)", path);
+    cls_safetensors_free(st);
+    return CLS_ERR_IO;
+  }
+  *n_hidden = atoi(h);
+  *n_classes = atoi(c);
+  cls_safetensors_free(st);
+  return CLS_OK;
+}
+
+static cls_status load_tensor(const cls_safetensors *st, const char *path, const char *name, cls_dtype dtype,
+                              size_t count, void *out, char *err, size_t err_cap) {
+  const cls_tensor_info *t = cls_safetensors_find(st, name);
+  if (!t) {
+    snprintf(err, err_cap, "%s: checkpoint has no tensor \"%s\"", path, name);
+    return CLS_ERR_IO;
+  }
+  if (t->dtype != dtype || (size_t)cls_tensor_elements(t) != count) {
+    snprintf(err, err_cap, "%s: tensor \"%s\" has %lld elements of another shape or type than this model's %zu", path,
+             name, (long long)cls_tensor_elements(t), count);
+    return CLS_ERR_IO;
+  }
+  memcpy(out, cls_safetensors_tensor_data(st, t), count * cls_dtype_size(dtype));
+  return CLS_OK;
+}
+
+cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
+                               cls_train_state *s, char *err, size_t err_cap) {
+  cls_safetensors *st = NULL;
+  cls_status rc = cls_safetensors_read(path, &st, err, err_cap);
+  if (rc != CLS_OK) return rc;
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  cls_model_layout(cfg, views);
+  char name[200];
+  for (int i = 0; rc == CLS_OK && i < CLS_MODEL_N_TENSORS; i++) {
+    rc = load_tensor(st, path, views[i].name, CLS_F32, views[i].count, params + views[i].offset, err, err_cap);
+    if (rc == CLS_OK && m) {
+      snprintf(name, sizeof name, "%s/Adam", views[i].name);
+      rc = load_tensor(st, path, name, CLS_F32, views[i].count, m + views[i].offset, err, err_cap);
+    }
+    if (rc == CLS_OK && v) {
+      snprintf(name, sizeof name, "%s/Adam_1", views[i].name);
+      rc = load_tensor(st, path, name, CLS_F32, views[i].count, v + views[i].offset, err, err_cap);
+    }
+  }
+  memset(s, 0, sizeof *s);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "beta1_power", CLS_F32, 1, &s->adam.beta1_power, err, err_cap);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "beta2_power", CLS_F32, 1, &s->adam.beta2_power, err, err_cap);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "global_step", CLS_I64, 1, &s->global_step, err, err_cap);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "learning_rate", CLS_F32, 1, &s->learning_rate, err, err_cap);
+  if (rc == CLS_OK) {
+    s->epoch = atoi(meta_or(st, "epoch", "0"));
+    s->best_dev_loss = strtod(meta_or(st, "best_dev_loss", "inf"), NULL);
+    s->epochs_without_improvement = atoi(meta_or(st, "epochs_without_improvement", "0"));
+    s->random_seed = (uint32_t)strtoul(meta_or(st, "random_seed", "4568"), NULL, 10);
+    s->adam.step = strtoll(meta_or(st, "adam_step", "0"), NULL, 10);
+  }
+  cls_safetensors_free(st);
+  return rc;
+}
+
+static const char *index_name(const char *kind) { return strcmp(kind, "best_dev") ? "checkpoint" : "best_dev_checkpoint"; }
+
+cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, char *err,
+                               size_t err_cap) {
+  char index[4200];
+  snprintf(index, sizeof index, "%s/%s", dir, index_name(kind));
+  FILE *f = fopen(index, "r");
+  if (!f) {
+    snprintf(err, err_cap, "%s: no %s checkpoint (%s)", dir, kind, strerror(errno));
+    return CLS_ERR_IO;
+  }
+  char line[1024] = "";
+  char *got = fgets(line, sizeof line, f);
+  fclose(f);
+  line[strcspn(line, "\r\n")] = '\0';
+  if (!got || !line[0] || strchr(line, '/')) {
+    snprintf(err, err_cap, "%s: malformed index file", index);
+    return CLS_ERR_IO;
+  }
+  snprintf(path, path_cap, "%s/%s", dir, line);
+  return CLS_OK;
+}
+
+cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_keep, const cls_model_config *cfg,
+                                  const float *params, const float *m, const float *v, const cls_train_state *state,
+                                  char *saved_path, size_t path_cap, char *err, size_t err_cap) {
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    snprintf(err, err_cap, "%s: cannot create the checkpoint folder: %s", dir, strerror(errno));
+    return CLS_ERR_IO;
+  }
+  char file[256], path[4400], index[4200];
+  snprintf(file, sizeof file, "%s-%lld.safetensors", kind, (long long)state->global_step);
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  cls_status rc = cls_checkpoint_save(path, cfg, params, m, v, state, err, err_cap);
+  if (rc != CLS_OK) return rc;
+  if (saved_path) snprintf(saved_path, path_cap, "%s", path);
+  /* The index lists the newest file first, then the older ones still kept. */
+  snprintf(index, sizeof index, "%s/%s", dir, index_name(kind));
+  char old[64][256];
+  int n_old = 0;
+  FILE *f = fopen(index, "r");
+  if (f) {
+    char line[256];
+    while (n_old < 64 && fgets(line, sizeof line, f)) {
+      line[strcspn(line, "\r\n")] = '\0';
+      if (line[0] && strcmp(line, file) && !strchr(line, '/')) snprintf(old[n_old++], sizeof old[0], "%s", line);
+    }
+    fclose(f);
+  }
+  int keep = !strcmp(kind, "best_dev") ? 1 : (max_to_keep > 0 ? max_to_keep : 1);
+  char text[64 * 260];
+  size_t used = (size_t)snprintf(text, sizeof text, "%s\n", file);
+  for (int i = 0; i < n_old; i++) {
+    if (i + 1 < keep) {
+      used += (size_t)snprintf(text + used, sizeof text - used, "%s\n", old[i]);
+    }
+  }
+  const void *chunks[1] = {text};
+  size_t sizes[1] = {used};
+  rc = cls_write_atomic(index, chunks, sizes, 1, err, err_cap);
+  if (rc != CLS_OK) return rc;
+  /* Only after the index no longer names them are the old files removed. */
+  for (int i = keep - 1; i < n_old; i++) {
+    char stale[4400];
+    snprintf(stale, sizeof stale, "%s/%s", dir, old[i]);
+    unlink(stale);
+  }
+  return CLS_OK;
+}

@@ -1,0 +1,254 @@
+/* The DeepSpeech network on one device (see model.h): parameter layout, and forward/backward
+ * assembled from the dense, LSTM and CTC plans over the tower's activation buffers. */
+#include "clspeech/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clspeech/ops.h"
+#include "device/log.h"
+#include "device/ops_util.h"
+
+#define LSTM_SCOPE "cudnn_lstm/rnn/multi_rnn_cell/cell_0/cudnn_compatible_lstm_cell"
+
+enum { P_W1, P_B1, P_W2, P_B2, P_W3, P_B3, P_WL, P_BL, P_W5, P_B5, P_W6, P_B6 };
+
+int cls_model_input_width(const cls_model_config *cfg) { return cfg->n_input * (2 * cfg->n_context + 1); }
+
+size_t cls_model_layout(const cls_model_config *cfg, cls_param_view v[CLS_MODEL_N_TENSORS]) {
+  static const char *names[CLS_MODEL_N_TENSORS] = {
+      "layer_1/weights", "layer_1/bias", "layer_2/weights", "layer_2/bias", "layer_3/weights", "layer_3/bias",
+      LSTM_SCOPE "/kernel", LSTM_SCOPE "/bias", "layer_5/weights", "layer_5/bias", "layer_6/weights", "layer_6/bias"};
+  const int64_t H = cfg->n_hidden, C = cfg->n_classes, I = cls_model_input_width(cfg);
+  const int64_t shapes[CLS_MODEL_N_TENSORS][2] = {{I, H}, {H, 0}, {H, H}, {H, 0}, {H, H},     {H, 0},
+                                                  {2 * H, 4 * H}, {4 * H, 0}, {H, H}, {H, 0}, {H, C}, {C, 0}};
+  size_t offset = 0;
+  for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+    v[i].name = names[i];
+    v[i].ndim = shapes[i][1] ? 2 : 1;
+    v[i].shape[0] = shapes[i][0];
+    v[i].shape[1] = shapes[i][1];
+    v[i].count = (size_t)shapes[i][0] * (size_t)(shapes[i][1] ? shapes[i][1] : 1);
+    v[i].offset = offset;
+    offset += v[i].count;
+  }
+  return offset;
+}
+
+struct cls_model {
+  cls_engine *engine;
+  cls_model_config cfg;
+  int max_time, max_batch, max_label;
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  cls_dense_plan *dense[4];  /* layers 1, 2, 3, 5 */
+  cls_dense_plan *output;    /* layer 6 */
+  cls_lstm_plan *lstm;
+  cls_ctc_plan *ctc;
+  /* Activations, all time-major [T*B, ...]. */
+  cl_mem a1, a2, a3, lstm_out, a5; /* [T*B, H] */
+  cl_mem logits;                   /* [T*B, C] */
+  cl_mem dlogits;                  /* [T*B, C] */
+  cl_mem d1, d2;                   /* [T*B, H] gradients in flight, ping-pong */
+  cl_mem dense_ws;                 /* [T*B, H] dense backward workspace */
+  cl_mem lstm_ws, ctc_ws, losses;  /* workspaces; losses float [B] */
+  size_t bytes;
+};
+
+static cls_status alloc(cls_model *m, cl_context ctx, size_t bytes, cl_mem *out) {
+  cl_int err = CL_SUCCESS;
+  *out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+  if (!*out)
+    return cls_fail(m->engine, CLS_ERR_OPENCL, "model: allocating %zu bytes of device memory failed: %s", bytes,
+                    cls_cl_error_name(err));
+  m->bytes += bytes;
+  return CLS_OK;
+}
+
+cls_status cls_model_create(cls_engine *e, int device, const cls_model_config *cfg, int max_time, int max_batch,
+                            int max_label_length, cls_model **out) {
+  *out = NULL;
+  if (cfg->n_hidden <= 0 || cfg->n_classes < 2 || cfg->n_input <= 0 || cfg->n_context < 0 || max_time <= 0 ||
+      max_batch <= 0 || max_label_length <= 0)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "model: invalid configuration");
+  cl_context ctx = NULL;
+  cls_status st = cls_engine_device_cl(e, device, &ctx, NULL, NULL);
+  if (st != CLS_OK) return st;
+  cls_model *m = calloc(1, sizeof *m);
+  if (!m) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  m->engine = e;
+  m->cfg = *cfg;
+  m->max_time = max_time;
+  m->max_batch = max_batch;
+  m->max_label = max_label_length;
+  cls_model_layout(cfg, m->views);
+  const int H = cfg->n_hidden, C = cfg->n_classes, I = cls_model_input_width(cfg);
+  const size_t rows = (size_t)max_time * (size_t)max_batch, fh = rows * H * sizeof(float), fc = rows * C * sizeof(float);
+  const int dense_in[4] = {I, H, H, H};
+  for (int i = 0; i < 4 && st == CLS_OK; i++) st = cls_dense_create(e, device, dense_in[i], H, &m->dense[i]);
+  if (st == CLS_OK) st = cls_dense_create(e, device, H, C, &m->output);
+  if (st == CLS_OK) st = cls_lstm_create(e, device, max_time, max_batch, H, H, &m->lstm);
+  if (st == CLS_OK) st = cls_ctc_create(e, device, max_time, max_batch, C, max_label_length, &m->ctc);
+  cl_mem *bufs_h[] = {&m->a1, &m->a2, &m->a3, &m->lstm_out, &m->a5, &m->d1, &m->d2, &m->dense_ws};
+  for (size_t i = 0; i < sizeof bufs_h / sizeof *bufs_h && st == CLS_OK; i++) st = alloc(m, ctx, fh, bufs_h[i]);
+  if (st == CLS_OK) st = alloc(m, ctx, fc, &m->logits);
+  if (st == CLS_OK) st = alloc(m, ctx, fc, &m->dlogits);
+  if (st == CLS_OK) st = alloc(m, ctx, cls_lstm_workspace_bytes(m->lstm, max_time, max_batch), &m->lstm_ws);
+  if (st == CLS_OK) st = alloc(m, ctx, cls_ctc_workspace_bytes(m->ctc, max_time, max_batch), &m->ctc_ws);
+  if (st == CLS_OK) st = alloc(m, ctx, (size_t)max_batch * sizeof(float), &m->losses);
+  if (st != CLS_OK) {
+    cls_model_destroy(m);
+    return st;
+  }
+  *out = m;
+  return CLS_OK;
+}
+
+void cls_model_destroy(cls_model *m) {
+  if (!m) return;
+  for (int i = 0; i < 4; i++) cls_dense_destroy(m->dense[i]);
+  cls_dense_destroy(m->output);
+  cls_lstm_destroy(m->lstm);
+  cls_ctc_destroy(m->ctc);
+  cl_mem bufs[] = {m->a1, m->a2, m->a3, m->lstm_out, m->a5, m->logits, m->dlogits, m->d1, m->d2, m->dense_ws,
+                   m->lstm_ws, m->ctc_ws, m->losses};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+    if (bufs[i]) clReleaseMemObject(bufs[i]);
+  free(m);
+}
+
+size_t cls_model_activation_bytes(const cls_model *m) { return m->bytes; }
+cls_buf cls_model_logits(const cls_model *m) { return cls_buf_of(m->logits); }
+
+static cls_buf view(cls_buf flat, const cls_model *m, int tensor) {
+  return cls_buf_at(flat.mem, flat.offset + m->views[tensor].offset);
+}
+
+/* The activation of dense layer `layer` (1, 2, 3 or 5) under `dropout` (NULL: none). */
+static cls_dense_act activation(const cls_model *m, int layer, const cls_model_dropout *dropout, int batch) {
+  cls_dense_act a;
+  memset(&a, 0, sizeof a);
+  a.relu = 1;
+  a.relu_clip = m->cfg.relu_clip;
+  a.batch = batch;
+  a.layer = (uint32_t)layer;
+  if (dropout) {
+    a.dropout_rate = dropout->rate[layer == 5 ? 5 : layer - 1];
+    a.seed = dropout->seed;
+    a.step = dropout->step;
+    a.utterance_offset = dropout->utterance_offset;
+  }
+  return a;
+}
+
+static cls_status check_batch(cls_model *m, const cls_model_batch *b) {
+  if (b->time <= 0 || b->time > m->max_time || b->batch <= 0 || b->batch > m->max_batch)
+    return cls_fail(m->engine, CLS_ERR_INVALID_ARGUMENT, "model: batch of %d x %d frames exceeds the tower's %d x %d",
+                    b->batch, b->time, m->max_batch, m->max_time);
+  return CLS_OK;
+}
+
+/* losses_read NULL: the losses are read before returning; else the read is left in flight and
+ * *losses_read is its event (the caller waits for it and releases it). */
+static cls_status forward(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
+                          const cls_model_dropout *dropout, cls_buf dlogits, float grad_scale, float *losses,
+                          cl_event *losses_read) {
+  cls_status st = check_batch(m, b);
+  if (st != CLS_OK) return st;
+  const int rows = b->time * b->batch;
+  const cl_mem outs[3] = {m->a1, m->a2, m->a3};
+  cls_buf in = b->features;
+  for (int l = 0; l < 3 && st == CLS_OK; l++) {
+    cls_dense_act act = activation(m, l + 1, dropout, b->batch);
+    st = cls_dense_forward(m->dense[l], q, rows, in, view(p, m, P_W1 + 2 * l), view(p, m, P_B1 + 2 * l),
+                           cls_buf_of(outs[l]), &act, NULL);
+    in = cls_buf_of(outs[l]);
+  }
+  if (st == CLS_OK)
+    st = cls_lstm_forward(m->lstm, q, b->time, b->batch, cls_buf_of(m->a3), view(p, m, P_WL), view(p, m, P_BL), b->seq_len,
+                          cls_buf_of(m->lstm_out), cls_buf_of(m->lstm_ws), NULL);
+  cls_dense_act act5 = activation(m, 5, dropout, b->batch);
+  if (st == CLS_OK)
+    st = cls_dense_forward(m->dense[3], q, rows, cls_buf_of(m->lstm_out), view(p, m, P_W5), view(p, m, P_B5),
+                           cls_buf_of(m->a5), &act5, NULL);
+  cls_dense_act linear;
+  memset(&linear, 0, sizeof linear);
+  if (st == CLS_OK)
+    st = cls_dense_forward(m->output, q, rows, cls_buf_of(m->a5), view(p, m, P_W6), view(p, m, P_B6),
+                           cls_buf_of(m->logits), &linear, NULL);
+  if (st == CLS_OK)
+    st = cls_ctc_loss(m->ctc, q, b->time, b->batch, cls_buf_of(m->logits), b->labels, b->label_len, b->seq_len,
+                      cls_buf_of(m->losses), dlogits, grad_scale, CLS_OVERWRITE, cls_buf_of(m->ctc_ws), NULL);
+  if (st == CLS_OK && losses) {
+    cl_int err = clEnqueueReadBuffer(q, m->losses, losses_read ? CL_FALSE : CL_TRUE, 0, (size_t)b->batch * sizeof(float),
+                                     losses, 0, NULL, losses_read);
+    if (err != CL_SUCCESS)
+      st = cls_fail(m->engine, CLS_ERR_OPENCL, "model: reading the losses failed: %s", cls_cl_error_name(err));
+  }
+  return st;
+}
+
+cls_status cls_model_forward(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf params,
+                             const cls_model_dropout *dropout, float *losses) {
+  cls_buf none = {NULL, 0};
+  return forward(m, q, b, params, dropout, none, 1.0f, losses, NULL);
+}
+
+cls_status cls_model_train_step(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
+                                const cls_model_dropout *dropout, cls_buf g, float grad_scale, cls_write_mode mode,
+                                float *losses) {
+  return cls_model_train_step_layers(m, q, b, p, dropout, g, grad_scale, mode, losses, NULL, NULL);
+}
+
+cls_status cls_model_train_step_layers(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
+                                       const cls_model_dropout *dropout, cls_buf g, float grad_scale,
+                                       cls_write_mode mode, float *losses, cls_layer_done_fn done, void *user) {
+  /* The losses come back while the backward pass is enqueued: no host round-trip mid-step. */
+  cl_event losses_read = NULL;
+  cls_status st = forward(m, q, b, p, dropout, cls_buf_of(m->dlogits), grad_scale, losses, losses ? &losses_read : NULL);
+  if (st != CLS_OK) {
+    if (losses_read) clReleaseEvent(losses_read);
+    return st;
+  }
+  const int rows = b->time * b->batch;
+  cls_buf ws = cls_buf_of(m->dense_ws), none = {NULL, 0};
+  cls_dense_act linear;
+  memset(&linear, 0, sizeof linear);
+  /* layer 6 (linear): dlogits -> d1 */
+  st = cls_dense_backward(m->output, q, rows, cls_buf_of(m->a5), view(p, m, P_W6), cls_buf_of(m->logits),
+                          cls_buf_of(m->dlogits), cls_buf_of(m->d1), view(g, m, P_W6), view(g, m, P_B6), &linear, mode, ws,
+                          NULL);
+  if (st == CLS_OK && done) st = done(user, q, P_W6, 2);
+  /* layer 5: d1 -> d2 */
+  cls_dense_act act5 = activation(m, 5, dropout, b->batch);
+  if (st == CLS_OK)
+    st = cls_dense_backward(m->dense[3], q, rows, cls_buf_of(m->lstm_out), view(p, m, P_W5), cls_buf_of(m->a5),
+                            cls_buf_of(m->d1), cls_buf_of(m->d2), view(g, m, P_W5), view(g, m, P_B5), &act5, mode, ws, NULL);
+  if (st == CLS_OK && done) st = done(user, q, P_W5, 2);
+  /* LSTM: d2 -> d1 */
+  if (st == CLS_OK)
+    st = cls_lstm_backward(m->lstm, q, b->time, b->batch, cls_buf_of(m->a3), view(p, m, P_WL), b->seq_len,
+                           cls_buf_of(m->lstm_out), cls_buf_of(m->d2), cls_buf_of(m->lstm_ws), cls_buf_of(m->d1),
+                           view(g, m, P_WL), view(g, m, P_BL), mode, NULL);
+  if (st == CLS_OK && done) st = done(user, q, P_WL, 2);
+  /* layers 3, 2, 1: d1 -> d2 -> d1 -> (none) */
+  const cl_mem inputs[3] = {NULL, m->a1, m->a2}, outs[3] = {m->a1, m->a2, m->a3};
+  cl_mem dy = m->d1, dx = m->d2;
+  for (int l = 2; l >= 0 && st == CLS_OK; l--) {
+    cls_dense_act act = activation(m, l + 1, dropout, b->batch);
+    cls_buf x = l == 0 ? b->features : cls_buf_of(inputs[l]);
+    st = cls_dense_backward(m->dense[l], q, rows, x, view(p, m, P_W1 + 2 * l), cls_buf_of(outs[l]), cls_buf_of(dy),
+                            l == 0 ? none : cls_buf_of(dx), view(g, m, P_W1 + 2 * l), view(g, m, P_B1 + 2 * l), &act, mode,
+                            ws, NULL);
+    if (st == CLS_OK && done) st = done(user, q, P_W1 + 2 * l, 2);
+    cl_mem t = dy;
+    dy = dx;
+    dx = t;
+  }
+  if (losses_read) {
+    cl_int err = clWaitForEvents(1, &losses_read);
+    clReleaseEvent(losses_read);
+    if (st == CLS_OK && err != CL_SUCCESS)
+      st = cls_fail(m->engine, CLS_ERR_OPENCL, "model: reading the losses failed: %s", cls_cl_error_name(err));
+  }
+  return st;
+}

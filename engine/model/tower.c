@@ -1,0 +1,319 @@
+/* One model replica on one device (see tower.h): its device buffers and queues, putting a share of
+ * a host batch on the device, the gradient with per-layer read-back, and the Adam update. */
+#include "model/tower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/engine.h"
+#include "device/log.h"
+#include "features/mfcc_device.h"
+
+#define MAX_LAYERS 8
+
+struct cls_tower {
+  cls_engine *e;
+  int device;
+  cls_tower_config c;
+  cl_context ctx;
+  cl_command_queue q, xfer;           /* compute queue; gradient read-back queue */
+  cls_model *model;
+  cls_adam_plan *adam;
+  cls_mfcc_plan *mfcc;
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  int width;
+  size_t n_params, bytes;
+  cl_mem params, grads, m, v;         /* [n_params] */
+  cl_mem features;                    /* [max_frames*capacity, width] */
+  cl_mem seq_len, labels, label_len;  /* int32 [capacity], [capacity, max_label], [capacity] */
+  float *windows;                     /* host staging of a chunk's windows */
+  int32_t *label_stage;               /* [capacity, max_label] */
+  /* per-layer read-back of the step in flight */
+  float *host_grad;
+  int n_reads;
+  cl_event reads[MAX_LAYERS];
+  size_t read_off[MAX_LAYERS], read_count[MAX_LAYERS];
+};
+
+static cls_status cl_ok(cls_tower *t, cl_int err, const char *what) {
+  if (err == CL_SUCCESS) return CLS_OK;
+  const cls_device_info *d = cls_engine_device(t->e, t->device);
+  return cls_fail(t->e, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ? CLS_ERR_OUT_OF_MEMORY
+                                                                                              : CLS_ERR_OPENCL,
+                  "device %d:%d (%s): %s failed: %s", d->platform_index, d->device_index, d->name, what,
+                  cls_cl_error_name(err));
+}
+
+static cl_mem buffer(cls_tower *t, size_t bytes, cls_status *st) {
+  if (*st != CLS_OK) return NULL;
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(t->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+  *st = cl_ok(t, m ? CL_SUCCESS : err, "allocating device memory");
+  t->bytes += bytes;
+  return m;
+}
+
+cls_status cls_tower_create(cls_engine *e, int device, const cls_tower_config *c, cls_tower **out) {
+  *out = NULL;
+  cls_tower *t = calloc(1, sizeof *t);
+  if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  t->e = e;
+  t->device = device;
+  t->c = *c;
+  if (t->c.max_label < 1) t->c.max_label = 1;
+  t->width = cls_model_input_width(&c->model);
+  t->n_params = cls_model_layout(&c->model, t->views);
+  cl_device_id id = NULL;
+  cls_status st = cls_engine_device_cl(e, device, &t->ctx, &id, NULL);
+  cl_int err = CL_SUCCESS;
+  /* Own queues, so that several towers can share a device. */
+  if (st == CLS_OK) {
+    t->q = clCreateCommandQueue(t->ctx, id, CL_QUEUE_PROFILING_ENABLE, &err);
+    st = cl_ok(t, t->q ? CL_SUCCESS : err, "creating the compute queue");
+  }
+  if (st == CLS_OK) {
+    t->xfer = clCreateCommandQueue(t->ctx, id, 0, &err);
+    st = cl_ok(t, t->xfer ? CL_SUCCESS : err, "creating the transfer queue");
+  }
+  if (st == CLS_OK) st = cls_model_create(e, device, &c->model, c->max_frames, c->capacity, t->c.max_label, &t->model);
+  if (st == CLS_OK) st = cls_adam_create(e, device, &t->adam);
+  if (st == CLS_OK && !c->host_features) st = cls_mfcc_create(e, device, c->tables, &t->mfcc);
+  size_t pb = t->n_params * sizeof(float), rows = (size_t)c->max_frames * (size_t)c->capacity;
+  t->params = buffer(t, pb, &st);
+  t->grads = buffer(t, pb, &st);
+  t->m = buffer(t, pb, &st);
+  t->v = buffer(t, pb, &st);
+  t->features = buffer(t, rows * (size_t)t->width * sizeof(float), &st);
+  t->seq_len = buffer(t, (size_t)c->capacity * sizeof(int32_t), &st);
+  t->labels = buffer(t, (size_t)c->capacity * (size_t)t->c.max_label * sizeof(int32_t), &st);
+  t->label_len = buffer(t, (size_t)c->capacity * sizeof(int32_t), &st);
+  if (st == CLS_OK) {
+    t->bytes += cls_model_activation_bytes(t->model);
+    t->windows = c->host_features ? malloc(rows * (size_t)t->width * sizeof(float)) : NULL;
+    t->label_stage = malloc((size_t)c->capacity * (size_t)t->c.max_label * sizeof(int32_t));
+    if ((c->host_features && !t->windows) || !t->label_stage)
+      st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for a tower's staging buffers");
+  }
+  if (st != CLS_OK) {
+    cls_tower_destroy(t);
+    return st;
+  }
+  *out = t;
+  return CLS_OK;
+}
+
+void cls_tower_destroy(cls_tower *t) {
+  if (!t) return;
+  if (t->q) clFinish(t->q);
+  if (t->xfer) clFinish(t->xfer);
+  for (int i = 0; i < t->n_reads; i++) clReleaseEvent(t->reads[i]);
+  cls_model_destroy(t->model);
+  cls_adam_destroy(t->adam);
+  cls_mfcc_destroy(t->mfcc);
+  cl_mem mems[] = {t->params, t->grads, t->m, t->v, t->features, t->seq_len, t->labels, t->label_len};
+  for (size_t i = 0; i < sizeof mems / sizeof *mems; i++)
+    if (mems[i]) clReleaseMemObject(mems[i]);
+  if (t->q) clReleaseCommandQueue(t->q);
+  if (t->xfer) clReleaseCommandQueue(t->xfer);
+  free(t->windows);
+  free(t->label_stage);
+  free(t);
+}
+
+int cls_tower_device(const cls_tower *t) { return t->device; }
+size_t cls_tower_param_count(const cls_tower *t) { return t->n_params; }
+size_t cls_tower_device_bytes(const cls_tower *t) { return t->bytes; }
+int cls_tower_capacity(const cls_tower *t) { return t->c.capacity; }
+
+/* Puts utterances b[first .. first+count) on the device: features (computed on the device from the
+ * decoded audio, or the host's windows repacked for the sub-batch), lengths and labels. Blocks until
+ * the host staging may be reused. */
+static cls_status put_batch(cls_tower *t, const cls_host_batch *b, int first, int count, cls_model_batch *mb) {
+  if (b->status != CLS_OK) return cls_fail(t->e, b->status, "%s", b->err);
+  if (count <= 0 || count > t->c.capacity || first < 0 || first + count > b->batch || b->time > t->c.max_frames ||
+      b->max_label > t->c.max_label)
+    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT,
+                    "a share of %d utterances x %d frames exceeds the tower's %d x %d (or the batch)", count, b->time,
+                    t->c.capacity, t->c.max_frames);
+  int time = 0;
+  for (int i = first; i < first + count; i++) {
+    if (b->frames[i] <= 0)
+      return cls_fail(t->e, CLS_ERR_IO, "utterance %d of the batch is shorter than one feature window", b->first + i);
+    if (b->frames[i] > time) time = b->frames[i];
+  }
+  cls_status st = CLS_OK;
+  if (t->c.host_features) {
+    const size_t row = (size_t)t->width;
+    if (first == 0 && count == b->batch) {
+      time = b->time;
+      st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->features, CL_FALSE, 0, (size_t)time * count * row * sizeof(float),
+                                         b->windows, 0, NULL, NULL),
+                 "uploading features");
+    } else {
+      for (int s = 0; s < time; s++)
+        memcpy(t->windows + (size_t)s * count * row, b->windows + ((size_t)s * b->batch + first) * row,
+               (size_t)count * row * sizeof(float));
+      st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->features, CL_FALSE, 0, (size_t)time * count * row * sizeof(float),
+                                         t->windows, 0, NULL, NULL),
+                 "uploading features");
+    }
+  } else {
+    st = cls_mfcc_compute(t->mfcc, t->q, count, (const float *const *)(b->audio + first), b->n_audio + first,
+                          t->c.model.n_context, cls_buf_of(t->features), &time, NULL, NULL);
+  }
+  const int L = t->c.max_label;
+  for (int i = 0; i < count; i++) {
+    int32_t *dst = t->label_stage + (size_t)i * L;
+    memset(dst, 0, (size_t)L * sizeof(int32_t));
+    if (b->label_len[first + i] > 0)
+      memcpy(dst, b->labels + (size_t)(first + i) * b->max_label, (size_t)b->label_len[first + i] * sizeof(int32_t));
+  }
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->seq_len, CL_FALSE, 0, (size_t)count * sizeof(int32_t), b->frames + first,
+                                       0, NULL, NULL),
+               "uploading lengths");
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->labels, CL_FALSE, 0, (size_t)count * L * sizeof(int32_t), t->label_stage,
+                                       0, NULL, NULL),
+               "uploading labels");
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->label_len, CL_FALSE, 0, (size_t)count * sizeof(int32_t),
+                                       b->label_len + first, 0, NULL, NULL),
+               "uploading label lengths");
+  if (st == CLS_OK) st = cl_ok(t, clFinish(t->q), "waiting for the batch upload");
+  mb->time = time;
+  mb->batch = count;
+  mb->features = cls_buf_of(t->features);
+  mb->seq_len = cls_buf_of(t->seq_len);
+  mb->labels = cls_buf_of(t->labels);
+  mb->label_len = cls_buf_of(t->label_len);
+  return st;
+}
+
+/* Layer callback: once the compute queue reaches this point, read the layer's gradient on the
+ * transfer queue, so that the read overlaps the rest of the backward pass. */
+static cls_status enqueue_read(void *user, cl_command_queue q, int first_tensor, int n_tensors) {
+  cls_tower *t = user;
+  if (t->n_reads >= MAX_LAYERS) return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "tower: too many layers");
+  size_t off = t->views[first_tensor].offset;
+  const cls_param_view *last = &t->views[first_tensor + n_tensors - 1];
+  size_t count = last->offset + last->count - off;
+  cl_event marker = NULL, read = NULL;
+  cls_status st = cl_ok(t, clEnqueueMarkerWithWaitList(q, 0, NULL, &marker), "enqueueing a marker");
+  if (st == CLS_OK) st = cl_ok(t, clFlush(q), "flushing the compute queue");
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueReadBuffer(t->xfer, t->grads, CL_FALSE, off * sizeof(float), count * sizeof(float),
+                                      t->host_grad + off, 1, &marker, &read),
+               "reading a layer's gradient");
+  if (marker) clReleaseEvent(marker);
+  if (st == CLS_OK) st = cl_ok(t, clFlush(t->xfer), "flushing the transfer queue");
+  if (st != CLS_OK) {
+    if (read) clReleaseEvent(read);
+    return st;
+  }
+  t->reads[t->n_reads] = read;
+  t->read_off[t->n_reads] = off;
+  t->read_count[t->n_reads] = count;
+  t->n_reads++;
+  return CLS_OK;
+}
+
+cls_status cls_tower_gradient(cls_tower *t, const cls_host_batch *b, int first, int count,
+                              const cls_model_dropout *dropout, int overlap, float *host_grad, float *losses,
+                              cls_tower_arrive_fn arrive, void *user) {
+  cls_status st = CLS_OK;
+  t->host_grad = host_grad;
+  t->n_reads = 0;
+  for (int done = 0; st == CLS_OK && done < count;) {
+    int chunk = count - done < t->c.capacity ? count - done : t->c.capacity;
+    int last = done + chunk == count;
+    cls_model_batch mb;
+    st = put_batch(t, b, first + done, chunk, &mb);
+    cls_model_dropout drop = *dropout;
+    drop.utterance_offset = dropout->utterance_offset + first + done;
+    if (st == CLS_OK)
+      st = cls_model_train_step_layers(t->model, t->q, &mb, cls_buf_of(t->params), &drop, cls_buf_of(t->grads),
+                                       1.0f / (float)count, done == 0 ? CLS_OVERWRITE : CLS_ACCUMULATE, losses + done,
+                                       last && overlap ? enqueue_read : NULL, t);
+    done += chunk;
+  }
+  if (st == CLS_OK && !overlap) {
+    st = cl_ok(t, clEnqueueReadBuffer(t->q, t->grads, CL_TRUE, 0, t->n_params * sizeof(float), host_grad, 0, NULL, NULL),
+               "reading the gradient");
+    if (st == CLS_OK && arrive) arrive(user, 0, t->n_params);
+  }
+  for (int i = 0; i < t->n_reads; i++) {
+    if (st == CLS_OK) {
+      st = cl_ok(t, clWaitForEvents(1, &t->reads[i]), "reading a layer's gradient");
+      if (st == CLS_OK && arrive) arrive(user, t->read_off[i], t->read_count[i]);
+    }
+    clReleaseEvent(t->reads[i]);
+  }
+  t->n_reads = 0;
+  if (st != CLS_OK) {
+    clFinish(t->xfer);
+    clFinish(t->q);
+  }
+  return st;
+}
+
+cls_status cls_tower_apply(cls_tower *t, const float *g, float lr, float beta1, float beta2, float epsilon,
+                           cls_adam_state *state, cl_event *uploaded) {
+  cls_status st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->grads, CL_FALSE, 0, t->n_params * sizeof(float), g, 0, NULL,
+                                                uploaded),
+                        "uploading the reduced gradient");
+  if (st == CLS_OK)
+    st = cls_adam_update(t->adam, t->q, t->n_params, cls_buf_of(t->params), cls_buf_of(t->m), cls_buf_of(t->v),
+                         cls_buf_of(t->grads), lr, beta1, beta2, epsilon, state, NULL);
+  if (st == CLS_OK) st = cl_ok(t, clFlush(t->q), "flushing the compute queue");
+  return st;
+}
+
+cls_status cls_tower_evaluate(cls_tower *t, const cls_host_batch *b, float *losses, float *logits, int *time) {
+  cls_model_batch mb;
+  cls_status st = put_batch(t, b, 0, b->batch, &mb);
+  if (st == CLS_OK) st = cls_model_forward(t->model, t->q, &mb, cls_buf_of(t->params), NULL, losses);
+  if (st == CLS_OK && logits) {
+    size_t bytes = (size_t)mb.time * (size_t)mb.batch * (size_t)t->c.model.n_classes * sizeof(float);
+    st = cl_ok(t, clEnqueueReadBuffer(t->q, cls_model_logits(t->model).mem, CL_TRUE, 0, bytes, logits, 0, NULL, NULL),
+               "reading logits");
+  }
+  if (time) *time = mb.time;
+  return st;
+}
+
+cls_status cls_tower_write_state(cls_tower *t, const float *p, const float *m, const float *v) {
+  size_t b = t->n_params * sizeof(float);
+  cls_status st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->params, CL_TRUE, 0, b, p, 0, NULL, NULL), "uploading parameters");
+  if (st == CLS_OK && m)
+    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->m, CL_TRUE, 0, b, m, 0, NULL, NULL), "uploading Adam m");
+  if (st == CLS_OK && v)
+    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->v, CL_TRUE, 0, b, v, 0, NULL, NULL), "uploading Adam v");
+  return st;
+}
+
+cls_status cls_tower_read_state(cls_tower *t, float *p, float *m, float *v) {
+  size_t b = t->n_params * sizeof(float);
+  cls_status st = cl_ok(t, clEnqueueReadBuffer(t->q, t->params, CL_TRUE, 0, b, p, 0, NULL, NULL), "reading parameters");
+  if (st == CLS_OK && m) st = cl_ok(t, clEnqueueReadBuffer(t->q, t->m, CL_TRUE, 0, b, m, 0, NULL, NULL), "reading Adam m");
+  if (st == CLS_OK && v) st = cl_ok(t, clEnqueueReadBuffer(t->q, t->v, CL_TRUE, 0, b, v, 0, NULL, NULL), "reading Adam v");
+  return st;
+}
+
+cls_status cls_tower_perturb(cls_tower *t, size_t index, float delta) {
+  if (index >= t->n_params) return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "perturb: index out of range");
+  float x = 0;
+  cls_status st = cl_ok(t, clEnqueueReadBuffer(t->q, t->params, CL_TRUE, index * sizeof x, sizeof x, &x, 0, NULL, NULL),
+                        "reading a parameter");
+  x += delta;
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->params, CL_TRUE, index * sizeof x, sizeof x, &x, 0, NULL, NULL),
+               "writing a parameter");
+  return st;
+}
+
+cls_status cls_tower_finish(cls_tower *t) {
+  cls_status st = cl_ok(t, clFinish(t->q), "clFinish");
+  if (st == CLS_OK) st = cl_ok(t, clFinish(t->xfer), "clFinish");
+  return st;
+}

@@ -1,0 +1,68 @@
+/* Adam op plan (see adam.h): owns the adam_update kernel of one device and the host-side beta
+ * powers arithmetic. */
+#include "clspeech/ops.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "device/log.h"
+#include "device/ops_util.h"
+#include "device/program.h"
+
+struct cls_adam_plan {
+  cls_engine *engine;
+  cl_kernel update;
+  size_t local;
+};
+
+cls_adam_state cls_adam_state_init(float beta1, float beta2) {
+  cls_adam_state s = {beta1, beta2, 0};
+  return s;
+}
+
+float cls_adam_alpha(const cls_adam_state *s, float lr) {
+  return lr * sqrtf(1.0f - s->beta2_power) / (1.0f - s->beta1_power);
+}
+
+cls_status cls_adam_create(cls_engine *e, int device, cls_adam_plan **out) {
+  *out = NULL;
+  cls_device *d = NULL;
+  cls_status st = cls_ops_device(e, device, &d);
+  if (st != CLS_OK) return st;
+  cls_adam_plan *p = calloc(1, sizeof *p);
+  if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  p->engine = e;
+  st = cls_device_kernel(e, d, "adam", "adam_update", &p->update);
+  if (st != CLS_OK) {
+    free(p);
+    return st;
+  }
+  p->local = 64;
+  *out = p;
+  return CLS_OK;
+}
+
+cls_status cls_adam_update(cls_adam_plan *p, cl_command_queue q, size_t n, cls_buf param, cls_buf m, cls_buf v,
+                           cls_buf grad, float lr, float beta1, float beta2, float epsilon, cls_adam_state *state,
+                           cl_event *event) {
+  if (n > 0x7fffffff) return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "adam: %zu parameters exceed 2^31-1", n);
+  int ni = (int)n, po = (int)param.offset, mo = (int)m.offset, vo = (int)v.offset, go = (int)grad.offset;
+  float alpha = cls_adam_alpha(state, lr);
+  cls_status st = cls_ops_args(p->engine, p->update, "adam_update", 13, sizeof ni, &ni, sizeof param.mem, &param.mem,
+                               sizeof po, &po, sizeof m.mem, &m.mem, sizeof mo, &mo, sizeof v.mem, &v.mem, sizeof vo, &vo,
+                               sizeof grad.mem, &grad.mem, sizeof go, &go, sizeof alpha, &alpha, sizeof beta1, &beta1,
+                               sizeof beta2, &beta2, sizeof epsilon, &epsilon);
+  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->update, "adam_update", 1, &n, &p->local, event);
+  if (st == CLS_OK) {
+    state->beta1_power *= beta1;
+    state->beta2_power *= beta2;
+    state->step++;
+  }
+  return st;
+}
+
+void cls_adam_destroy(cls_adam_plan *p) {
+  if (!p) return;
+  if (p->update) clReleaseKernel(p->update);
+  free(p);
+}

@@ -1,0 +1,121 @@
+/* Dense layer op plan (see dense.h): CLBlast GEMMs for the products, kernels/dense.cl for the
+ * fused activation, its backward and the bias gradient. */
+#include "clspeech/ops.h"
+
+#include <clblast_c.h>
+#include <stdlib.h>
+
+#include "device/log.h"
+#include "device/ops_util.h"
+#include "device/program.h"
+
+struct cls_dense_plan {
+  cls_engine *engine;
+  int in, out;
+  cl_kernel bias_act, act_bwd, bias_grad;
+};
+
+cls_status cls_dense_create(cls_engine *e, int device, int in, int out, cls_dense_plan **plan) {
+  *plan = NULL;
+  if (in <= 0 || out <= 0) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense: bad shape %d -> %d", in, out);
+  cls_device *d = NULL;
+  cls_status st = cls_ops_device(e, device, &d);
+  if (st != CLS_OK) return st;
+  cls_dense_plan *p = calloc(1, sizeof *p);
+  if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  p->engine = e;
+  p->in = in;
+  p->out = out;
+  st = cls_device_kernel(e, d, "dense", "dense_bias_act", &p->bias_act);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "dense", "dense_act_bwd", &p->act_bwd);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "dense", "dense_bias_grad", &p->bias_grad);
+  if (st != CLS_OK) {
+    cls_dense_destroy(p);
+    return st;
+  }
+  *plan = p;
+  return CLS_OK;
+}
+
+size_t cls_dense_workspace_bytes(const cls_dense_plan *p, int rows) {
+  return (size_t)(rows > 0 ? rows : 0) * (size_t)p->out * sizeof(float);
+}
+
+static cls_status gemm(cls_engine *e, const char *what, CLBlastTranspose ta, CLBlastTranspose tb, size_t m, size_t n,
+                       size_t k, cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c, size_t ldc,
+                       cl_command_queue q, cl_event *event) {
+  CLBlastStatusCode s = CLBlastSgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, a.mem, a.offset, lda, b.mem, b.offset,
+                                     ldb, beta, c.mem, c.offset, ldc, &q, event);
+  if (s != CLBlastSuccess)
+    return cls_fail(e, CLS_ERR_BLAS, "dense: CLBlastSgemm (%s, %zux%zux%zu) failed with status %d", what, m, n, k, (int)s);
+  return CLS_OK;
+}
+
+cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cls_buf x, cls_buf w, cls_buf b, cls_buf y,
+                             const cls_dense_act *act, cl_event *event) {
+  cls_engine *e = p->engine;
+  if (rows <= 0) return CLS_OK;
+  if (act->relu && act->dropout_rate > 0 && act->batch <= 0)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout needs the batch size (got %d)", act->batch);
+  if (act->dropout_rate < 0 || act->dropout_rate >= 1)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout rate %g is not in [0, 1)", (double)act->dropout_rate);
+  cls_status st = gemm(e, "forward", CLBlastTransposeNo, CLBlastTransposeNo, (size_t)rows, (size_t)p->out, (size_t)p->in,
+                       x, (size_t)p->in, w, (size_t)p->out, 0.0f, y, (size_t)p->out, q, NULL);
+  if (st != CLS_OK) return st;
+  int yo = (int)y.offset, bo = (int)b.offset, relu = act->relu, batch = act->batch > 0 ? act->batch : 1;
+  float rate = act->relu ? act->dropout_rate : 0.0f, scale = 1.0f / (1.0f - rate);
+  st = cls_ops_args(e, p->bias_act, "dense_bias_act", 15, sizeof rows, &rows, sizeof p->out, &p->out, sizeof y.mem, &y.mem,
+                    sizeof yo, &yo, sizeof b.mem, &b.mem, sizeof bo, &bo, sizeof relu, &relu, sizeof act->relu_clip,
+                    &act->relu_clip, sizeof rate, &rate, sizeof scale, &scale, sizeof act->seed, &act->seed,
+                    sizeof act->step, &act->step, sizeof act->layer, &act->layer, sizeof batch, &batch,
+                    sizeof act->utterance_offset, &act->utterance_offset);
+  size_t global[2] = {(size_t)p->out, (size_t)rows}, local[2] = {16, 4};
+  if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_act, "dense_bias_act", 2, global, local, event);
+  return st;
+}
+
+cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, cls_buf x, cls_buf w, cls_buf y,
+                              cls_buf dy, cls_buf dx, cls_buf dw, cls_buf db, const cls_dense_act *act,
+                              cls_write_mode mode, cls_buf workspace, cl_event *event) {
+  cls_engine *e = p->engine;
+  if (rows <= 0) return CLS_OK;
+  float beta = mode == CLS_ACCUMULATE ? 1.0f : 0.0f;
+  cls_buf dz = dy;
+  cls_status st = CLS_OK;
+  if (act->relu) {
+    if (!workspace.mem) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense backward: the activation needs a workspace");
+    dz = workspace;
+    int yo = (int)y.offset, dyo = (int)dy.offset, dzo = (int)dz.offset, batch = act->batch > 0 ? act->batch : 1;
+    float rate = act->dropout_rate, scale = 1.0f / (1.0f - rate);
+    st = cls_ops_args(e, p->act_bwd, "dense_act_bwd", 16, sizeof rows, &rows, sizeof p->out, &p->out, sizeof y.mem,
+                      &y.mem, sizeof yo, &yo, sizeof dy.mem, &dy.mem, sizeof dyo, &dyo, sizeof dz.mem, &dz.mem,
+                      sizeof dzo, &dzo, sizeof act->relu_clip, &act->relu_clip, sizeof rate, &rate, sizeof scale, &scale,
+                      sizeof act->seed, &act->seed, sizeof act->step, &act->step, sizeof act->layer, &act->layer,
+                      sizeof batch, &batch, sizeof act->utterance_offset, &act->utterance_offset);
+    size_t global[2] = {(size_t)p->out, (size_t)rows}, local[2] = {16, 4};
+    if (st == CLS_OK) st = cls_ops_launch(e, q, p->act_bwd, "dense_act_bwd", 2, global, local, NULL);
+    if (st != CLS_OK) return st;
+  }
+  /* dW [in, out] = X^T [in, rows] · dZ [rows, out] */
+  st = gemm(e, "weight gradient", CLBlastTransposeYes, CLBlastTransposeNo, (size_t)p->in, (size_t)p->out, (size_t)rows, x,
+            (size_t)p->in, dz, (size_t)p->out, beta, dw, (size_t)p->out, q, NULL);
+  if (st != CLS_OK) return st;
+  int dzo = (int)dz.offset, dbo = (int)db.offset, acc = mode == CLS_ACCUMULATE;
+  st = cls_ops_args(e, p->bias_grad, "dense_bias_grad", 7, sizeof rows, &rows, sizeof p->out, &p->out, sizeof dz.mem,
+                    &dz.mem, sizeof dzo, &dzo, sizeof db.mem, &db.mem, sizeof dbo, &dbo, sizeof acc, &acc);
+  size_t global = (size_t)p->out, local = 64;
+  cl_event *last = dx.mem ? NULL : event;
+  if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_grad, "dense_bias_grad", 1, &global, &local, last);
+  if (st != CLS_OK || !dx.mem) return st;
+  /* dX [rows, in] = dZ [rows, out] · W^T [out, in] */
+  return gemm(e, "input gradient", CLBlastTransposeNo, CLBlastTransposeYes, (size_t)rows, (size_t)p->in, (size_t)p->out,
+              dz, (size_t)p->out, w, (size_t)p->out, beta, dx, (size_t)p->in, q, event);
+}
+
+void cls_dense_destroy(cls_dense_plan *p) {
+  if (!p) return;
+  if (p->bias_act) clReleaseKernel(p->bias_act);
+  if (p->act_bwd) clReleaseKernel(p->act_bwd);
+  if (p->bias_grad) clReleaseKernel(p->bias_grad);
+  free(p);
+}

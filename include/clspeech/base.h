@@ -1,0 +1,50 @@
+/* clspeech public API, base layer: the status codes every engine function returns, the log
+ * callback's types, and the two small services the frontends share with the engine (an atomic file
+ * write and a monotonic clock). Nothing here touches OpenCL. */
+#ifndef CLSPEECH_BASE_H
+#define CLSPEECH_BASE_H
+
+#include <stddef.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cls_status {
+  CLS_OK = 0,
+  CLS_ERR_INVALID_ARGUMENT = 1, /* a caller error: bad value, bad selection string */
+  CLS_ERR_OUT_OF_MEMORY = 2,    /* host allocation failed */
+  CLS_ERR_NO_PLATFORM = 3,      /* no OpenCL platform (no driver installed) */
+  CLS_ERR_NO_DEVICE = 4,        /* platforms exist, but no usable device is left */
+  CLS_ERR_OPENCL = 5,           /* an OpenCL call failed; the text names the call, code and device */
+  CLS_ERR_BUILD = 6,            /* a kernel program failed to build; the text holds the build log */
+  CLS_ERR_SELFTEST = 7,         /* a device computed a wrong result */
+  CLS_ERR_IO = 8,               /* a file could not be read or written */
+  CLS_ERR_BLAS = 9,             /* CLBlast returned an error */
+  CLS_ERR_DIVERGED = 10         /* model replicas on different towers no longer hold the same parameters */
+} cls_status;
+
+/* A fixed English name for a status ("CLS_ERR_BUILD: kernel build failed"). Never NULL. */
+const char *cls_status_string(cls_status status);
+
+typedef enum cls_log_level { CLS_LOG_DEBUG = 0, CLS_LOG_INFO = 1, CLS_LOG_NOTICE = 2, CLS_LOG_WARNING = 3, CLS_LOG_ERROR = 4 } cls_log_level;
+typedef void (*cls_log_fn)(void *user, cls_log_level level, const char *message);
+
+/* Writes the n chunks one after the other to `path` atomically (a temporary file in the same folder,
+ * fsync, rename). On failure nothing at `path` changes, the temporary file is removed, and `err`
+ * says what failed and where. */
+cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, char *err,
+                            size_t err_cap);
+
+/* Monotonic wall clock in milliseconds, for timings and progress. */
+static inline double cls_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

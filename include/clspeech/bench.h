@@ -1,0 +1,202 @@
+/* clspeech public API: bench. */
+#ifndef CLSPEECH_BENCH_H
+#define CLSPEECH_BENCH_H
+
+#include <stdbool.h>
+#include "ops.h"
+
+/* ---- bench ---- */
+/* Device benchmarks behind `clspeech bench`: measured peak (FMA throughput, copy and host<->device
+ * bandwidth), SGEMM at the DeepSpeech model's shapes, the ops (LSTM, CTC, Adam, MFCC) and the whole
+ * training step, each timed with OpenCL profiling events on a queue of the bench's own, after a
+ * warm-up, as the median of several runs. The engine measures and returns numbers; the frontend
+ * prints them. bench_device.c owns the timing, peaks and GEMM cases; bench_model.c the ops, the
+ * training step and the (future) multi-tower hook. */
+
+
+
+#define CLS_BENCH_MAX_RUNS 64
+#define CLS_BENCH_MAX_SHAPES 16
+
+/* Called at each stage with a short description ("sgemm lstm_rec_fwd [16,512]x[512,2048]"). */
+typedef void (*cls_bench_progress_fn)(void *user, const char *stage);
+
+typedef struct cls_bench_config {
+  int n_hidden;        /* H */
+  int batch;           /* B utterances */
+  int time;            /* T frames per utterance (all utterances full length) */
+  int runs;            /* timed runs (median), after one warm-up run; 1..CLS_BENCH_MAX_RUNS */
+  cls_bench_progress_fn progress; /* may be NULL */
+  void *user;
+} cls_bench_config;
+
+/* Sends a formatted stage line to cfg->progress (when set). */
+void cls_bench_progress(const cls_bench_config *cfg, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The model's fixed geometry: 26 MFCC coefficients, 9 frames of context (input width 494), 29
+ * classes (28 letters + blank), 20 ms per frame (DeepSpeech's defaults). */
+#define CLS_BENCH_INPUT_WIDTH 494
+#define CLS_BENCH_CLASSES 29
+
+/* Label length used by the CTC and training-step benches for T frames: min(40, T/3), at least 1. */
+int cls_bench_label_length(int time);
+
+/* ---- timing ---- */
+
+/* An in-order queue with profiling on the device's context (the caller releases it). The bench never
+ * uses the device's own queue, whose properties belong to training. */
+cls_status cls_bench_queue(cls_engine *engine, int device, cl_command_queue *out);
+
+/* Enqueues one run of the measured work on q (it may also block, e.g. reading a result back). */
+typedef cls_status (*cls_bench_op)(void *ctx, cl_command_queue q);
+
+/* Runs `op` once to warm up, then `runs` times, each between two markers on the in-order queue, and
+ * returns the median of (end of the second marker - end of the first) in ms, from the markers'
+ * profiling events (CL_PROFILING_COMMAND_END): device time from the end of everything enqueued
+ * before to the end of the op, host enqueue gaps inside the op included. */
+cls_status cls_bench_time(cls_engine *engine, cl_command_queue q, cls_bench_op op, void *ctx, int runs,
+                          double *median_ms);
+/* The same with `warmups` (0 or more) warm-up runs. */
+cls_status cls_bench_time_warm(cls_engine *engine, cl_command_queue q, cls_bench_op op, void *ctx, int warmups,
+                               int runs, double *median_ms);
+
+/* ---- peak ---- */
+
+typedef struct cls_bench_peak {
+  double fma_gflops;         /* max of the float4 and float16 FMA kernels */
+  double copy_gbs;           /* device buffer to device buffer by a kernel: (read + written bytes) / s */
+  double host_to_device_gbs; /* clEnqueueWriteBuffer from pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped) */
+  double device_to_host_gbs; /* clEnqueueReadBuffer into pinned host memory */
+  size_t transfer_bytes;     /* bytes per copy/transfer */
+} cls_bench_peak;
+
+cls_status cls_bench_peak_run(cls_engine *engine, int device, const cls_bench_config *cfg, cls_bench_peak *out);
+
+/* ---- SGEMM at the model's shapes ---- */
+
+typedef struct cls_gemm_shape {
+  char name[24];       /* "dense1_fwd", "lstm_rec_bwd", ... */
+  int trans_a, trans_b;/* row-major C[m,n] = op(A)[m,k] * op(B)[k,n] */
+  int m, n, k;
+  int calls;           /* calls per training step */
+  int n_hidden;        /* H the shape belongs to */
+} cls_gemm_shape;
+
+/* The GEMMs of one training step (forward and backward of the dense layers, the LSTM and the output
+ * layer) at H, B, T; returns how many were written (at most CLS_BENCH_MAX_SHAPES). */
+int cls_bench_gemm_shapes(int n_hidden, int batch, int time, cls_gemm_shape *out);
+/* 2*m*n*k */
+double cls_gemm_flops(const cls_gemm_shape *s);
+
+/* Device buffers and reference values for a set of shapes on one device. */
+typedef struct cls_gemm_cases cls_gemm_cases;
+
+cls_status cls_gemm_cases_create(cls_engine *engine, int device, cl_command_queue q, const cls_gemm_shape *shapes,
+                                 int n, cls_gemm_cases **out);
+void cls_gemm_cases_destroy(cls_gemm_cases *cases);
+/* Median ms of CLBlastSgemm on case i, after `warmups` warm-up runs. */
+cls_status cls_gemm_cases_time(cls_gemm_cases *cases, int i, int warmups, int runs, double *median_ms);
+/* Runs case i once into a NaN-filled C and compares sampled rows (the first 16, the last 16, 16
+ * spread between) with a double-precision host GEMM: |C - ref| <= 1e-4 * sum_k |A_ik B_kj| + 1e-6 per
+ * element. *ok false (with the worst element in `detail`) on a mismatch; a CLBlast error is returned
+ * as CLS_ERR_BLAS. The references are computed on the first call for each case and kept. */
+cls_status cls_gemm_cases_check(cls_gemm_cases *cases, int i, bool *ok, char *detail, size_t detail_cap);
+
+/* ---- ops and the training step (bench_model.c) ---- */
+
+typedef struct cls_bench_ops {
+  double lstm_fwd_ms, lstm_bwd_ms;   /* whole sequence of T steps */
+  double lstm_fwd_flops, lstm_bwd_flops;
+  double ctc_ms;                     /* loss + gradient of B utterances of T frames, 29 classes */
+  int ctc_labels;
+  double adam_ms;
+  size_t n_params;
+  double adam_bytes;                 /* 28 bytes per parameter: read p, m, v, g; write p, m, v */
+} cls_bench_ops;
+
+cls_status cls_bench_ops_run(cls_engine *engine, int device, const cls_bench_config *cfg, cls_bench_ops *out);
+
+typedef struct cls_bench_mfcc {
+  double ms;            /* B utterances of T frames: upload, framing, FFT, filterbank, DCT, context windows */
+  double audio_seconds; /* seconds of audio in the batch */
+} cls_bench_mfcc;
+
+cls_status cls_bench_mfcc_run(cls_engine *engine, int device, const cls_bench_config *cfg, cls_bench_mfcc *out);
+
+typedef struct cls_bench_train {
+  double ms;            /* forward + CTC + backward (cls_model_train_step) + Adam */
+  double frames;        /* T*B */
+  double frame_ms;      /* audio per frame: the MFCC window step (20 ms) */
+  size_t n_params;
+} cls_bench_train;
+
+cls_status cls_bench_train_run(cls_engine *engine, int device, const cls_bench_config *cfg, cls_bench_train *out);
+
+/* ---- all devices together as towers (bench_towers.c) ----
+ * The hybrid training step of the multi-tower trainer on `n` devices: a global batch of
+ * cfg->batch utterances per tower (as DeepSpeech), split by measured speed (--balance auto), every
+ * tower's forward and backward pass, the host reduction and Adam on every replica; wall-clock
+ * median of cfg->runs steps after two warm-up steps (which also measure the towers' speeds).
+ * frames = T x the global batch. */
+cls_status cls_bench_towers_run(cls_engine *engine, const int *devices, int n, const cls_bench_config *cfg,
+                                cls_bench_train *out);
+
+/* ---- the search (gemm_search.c) ---- */
+
+typedef struct cls_gemm_tune_options {
+  int runs;             /* timed runs (median) of "before" and "after"; candidates get min(runs, 3) */
+  int max_candidates;   /* candidate pairs (Xgemm + XgemmDirect) to try, 1..8; 0: all 8 of the device's list */
+  cls_bench_progress_fn progress;
+  void *user;
+} cls_gemm_tune_options;
+
+/* What became of one configuration of a candidate pair. */
+typedef enum cls_tune_state {
+  CLS_TUNE_SKIPPED = 0,  /* no shape of its kernel (or the search stopped first) */
+  CLS_TUNE_TIMED = 1,    /* checked and timed on every shape of its kernel */
+  CLS_TUNE_DROPPED = 2,  /* its partial sum already exceeded the best total: slower, not finished */
+  CLS_TUNE_REJECTED = 3, /* a wrong result, a CLBlast error, or parameters CLBlast refused */
+  CLS_TUNE_MISFIT = 4    /* breaks CLBlast's constraints or the device's work-group size or local memory */
+} cls_tune_state;
+/* "skipped", "timed", "dropped", "rejected", "misfit" */
+const char *cls_tune_state_name(cls_tune_state state);
+
+#define CLS_GEMM_MAX_CANDIDATES 8
+
+typedef struct cls_gemm_candidate {
+  cls_gemm_params xgemm, direct;
+  cls_tune_state xgemm_state, direct_state;
+  double xgemm_ms, direct_ms;  /* sum of calls x ms over the shapes of its kernel (partial when dropped) */
+} cls_gemm_candidate;
+
+typedef struct cls_gemm_tune_result {
+  int n_shapes;
+  double before_ms[CLS_BENCH_MAX_SHAPES * 4]; /* per shape, as given or measured */
+  double after_ms[CLS_BENCH_MAX_SHAPES * 4];  /* with the winners (= before when the defaults are kept) */
+  double before_step_ms, after_step_ms;       /* sum over shapes of calls x ms */
+  cls_gemm_tuning winners;                    /* what was stored (n == 0: the defaults were kept) */
+  int candidates;                             /* pairs tried */
+  cls_gemm_candidate candidate[CLS_GEMM_MAX_CANDIDATES];
+  int best_xgemm, best_direct;                /* indices into candidate[], -1: none */
+  int split;                                  /* the search's own XGEMM_MIN_INDIRECT_SIZE for the pairs */
+  int rejected;                               /* rejections, in every stage (see last_rejection) */
+  char last_rejection[256];
+  double seconds;
+  bool stored;
+  char path[1200];
+} cls_gemm_tune_result;
+
+/* Searches the device's candidate list for the shapes (at most CLS_BENCH_MAX_SHAPES * 4), checking
+ * every candidate's result against the host reference (cls_gemm_cases_check) and timing it,
+ * then chooses the GemmRoutine threshold between the direct and the indirect kernel from the
+ * measured times, measures the winners ("after") and stores them when they beat `before_ms`
+ * (NULL: measured first with whatever parameters are in force). The device keeps the winners
+ * applied (or, when the defaults were kept, the last parameters tried; re-run to compare). */
+cls_status cls_gemm_tune(cls_engine *engine, int device, const cls_gemm_shape *shapes, int n_shapes,
+                         const double *before_ms, const cls_gemm_tune_options *options, cls_gemm_tune_result *out);
+
+#endif

@@ -1,0 +1,157 @@
+/* clspeech public API, device layer: the engine object (OpenCL platforms and devices, device
+ * selection, per-device kernel builds with a binary cache, stored GEMM tuning) and the device
+ * self-test. Status codes and the log callback's types are in base.h.
+ * The engine returns cls_status codes, never exits and never prints: detail goes to the engine's
+ * error text (cls_engine_error) and to the optional log callback. */
+#ifndef CLSPEECH_H
+#define CLSPEECH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cls_device_kind { CLS_DEVICE_GPU = 0, CLS_DEVICE_CPU = 1, CLS_DEVICE_ACCELERATOR = 2, CLS_DEVICE_OTHER = 3 } cls_device_kind;
+const char *cls_device_kind_name(cls_device_kind kind); /* "gpu", "cpu", "accelerator", "other" */
+
+/* What a device is and can do, read once when the engine is created. */
+typedef struct cls_device_info {
+  int platform_index;        /* position of the platform in clGetPlatformIDs */
+  int device_index;          /* position of the device within its platform */
+  cls_device_kind kind;
+  char platform_name[128];
+  char platform_version[128];
+  char name[256];
+  char vendor[128];
+  char driver_version[128];
+  char device_version[128];   /* "OpenCL 3.0 ..." */
+  char opencl_c_version[128]; /* "OpenCL C 1.2 ..." */
+  unsigned compute_units;
+  unsigned clock_mhz;
+  uint64_t global_mem_bytes;
+  uint64_t local_mem_bytes;
+  uint64_t max_alloc_bytes;
+  size_t max_work_group_size;
+  bool fp16;
+  bool fp64;
+  size_t preferred_work_group_multiple; /* from a built kernel; 0 until the device's kernels are built */
+  int sub_index, sub_count;  /* k of N for a sub-device made by a ":split=N" selection; 0, 0 for a whole device */
+} cls_device_info;
+
+typedef struct cls_engine_options {
+  cls_log_fn log;            /* optional: receives notices, warnings and errors */
+  void *log_user;
+  cls_log_level log_level;   /* messages below this level are not sent (0 = everything) */
+} cls_engine_options;
+
+typedef struct cls_engine cls_engine;
+
+/* Finds every OpenCL platform and device and reads their capabilities; opens nothing yet.
+ * On failure *out is still set when memory allowed, so that cls_engine_error() can be read; the
+ * caller destroys it either way. CLS_ERR_NO_PLATFORM when no OpenCL driver is installed. */
+cls_status cls_engine_create(const cls_engine_options *options, cls_engine **out);
+void cls_engine_destroy(cls_engine *engine);
+/* The text of the last error: what failed, on which device or file, and what to do. Never NULL. */
+const char *cls_engine_error(const cls_engine *engine);
+
+int cls_engine_device_count(const cls_engine *engine);
+const cls_device_info *cls_engine_device(const cls_engine *engine, int index);
+
+/* Device selection. `spec` is a comma-separated list of items, each one of
+ *   all | gpu | cpu | accelerator   every device of that kind (all: every device)
+ *   P:D                             platform P, device D (indices as `clspeech devices` lists them)
+ *   any other text                  every device whose name, vendor or platform name contains it
+ *                                   (case-insensitive)
+ * NULL or "" means the CLSPEECH_DEVICES environment variable, or when that is unset or empty the
+ * default: every GPU, and when there is none, every CPU device (with a notice through the log).
+ * Indices into the engine's device list are written to `out` (capacity `cap`) in enumeration order,
+ * each at most once; an item that matches nothing is an error naming the item. */
+cls_status cls_engine_select(cls_engine *engine, const char *spec, int *out, int cap, int *count);
+
+/* Selection items may end in ":split=N" ("cpu:split=2"): each device the item matches is divided
+ * into N sub-devices of equal compute units (clCreateSubDevices), which are added to the device
+ * list (their names end in " [sub-device k/N]") and selected instead of it. Adding devices may move
+ * the device records: take cls_engine_device pointers after selecting. */
+
+/* Per-program build record, filled by cls_engine_build_device. */
+typedef struct cls_build_record {
+  const char *program;   /* kernel family, e.g. "selftest" (kernels/selftest.cl) */
+  cls_status status;
+  bool cache_hit;        /* loaded from the on-disk binary cache */
+  double ms;             /* wall time of the build or cache load */
+} cls_build_record;
+
+/* Opens the device (its own context and in-order queue) and builds every embedded kernel program for
+ * it with that device's build options, using the binary cache. Records go to `records` (capacity
+ * `cap`, may be NULL); the number of programs is returned in *count. On CLS_ERR_BUILD the error text
+ * names the device and program and holds the options and the build log. Idempotent. */
+cls_status cls_engine_build_device(cls_engine *engine, int index, cls_build_record *records, int cap, int *count);
+
+/* Builds every device in `sel` and removes from it those that fail, each with a warning through the
+ * log that names the device and holds the build log; the others go on. CLS_ERR_NO_DEVICE when none is
+ * left. */
+cls_status cls_engine_prepare(cls_engine *engine, int *sel, int *count);
+
+/* Builds the device's kernels and runs a small numeric check (a kernel using local memory and
+ * barriers, and a CLBlast SGEMM) whose result is compared on the host. CLS_OK on PASS; otherwise the
+ * error text says what failed. */
+cls_status cls_engine_selftest(cls_engine *engine, int index);
+
+/* The OpenCL build options used for the device (from the per-device table and CLSPEECH_KERNEL_OPTIONS). */
+const char *cls_engine_build_options(cls_engine *engine, int index);
+
+/* Directory of the on-disk kernel binary cache, or NULL when it is off (CLSPEECH_KERNEL_CACHE=0). */
+const char *cls_engine_cache_dir(const cls_engine *engine);
+
+/* ---- stored GEMM tuning ----
+ * CLBlast GEMM parameters found by `clspeech bench --tune` (the search is in bench.h), stored per
+ * device and driver in the kernel cache folder and applied whenever the engine prepares a device. */
+#define CLS_GEMM_MAX_PARAMS 16
+
+/* One CLBlast kernel's parameters, as CLBlastOverrideParameters takes them. */
+typedef struct cls_gemm_params {
+  char kernel[16];                         /* "Xgemm", "XgemmDirect" or "GemmRoutine" */
+  int n;
+  char names[CLS_GEMM_MAX_PARAMS][24];
+  size_t values[CLS_GEMM_MAX_PARAMS];
+} cls_gemm_params;
+
+/* What a tuning file holds: up to one parameter set per kernel (none: CLBlast's defaults were
+ * fastest and are kept). */
+typedef struct cls_gemm_tuning {
+  int n;
+  cls_gemm_params kernels[3];
+  char shapes[128];                        /* what it was tuned for: "H=512 B=16 T=150" */
+} cls_gemm_tuning;
+
+/* "MWG=64 NWG=64 ..." */
+void cls_gemm_params_format(const cls_gemm_params *p, char *out, size_t cap);
+/* "Xgemm MWG=64 ...; XgemmDirect WGD=32 ...; GemmRoutine XGEMM_MIN_INDIRECT_SIZE=200", or
+ * "CLBlast defaults" for an empty tuning. */
+void cls_gemm_tuning_format(const cls_gemm_tuning *t, char *out, size_t cap);
+
+typedef enum cls_tuning_read { CLS_TUNING_NONE = 0, CLS_TUNING_OK = 1, CLS_TUNING_BAD = 2 } cls_tuning_read;
+
+/* Reads and checks the device's file. CLS_TUNING_BAD: `why` says what is wrong (bad checksum,
+ * another device or driver, a malformed line). `path` (may be NULL) receives the file's path. */
+cls_tuning_read cls_gemm_tuning_read(cls_engine *engine, int device, cls_gemm_tuning *out, char *path, size_t path_cap,
+                                     char *why, size_t why_cap);
+
+/* cls_engine_prepare without loading the stored tuning (what `clspeech bench --tune` measures its
+ * "before" with); engine/device/program.c. */
+cls_status cls_engine_prepare_untuned(cls_engine *engine, int *sel, int *count);
+
+/* false when CLSPEECH_GEMM_TUNING turns loading off. */
+bool cls_gemm_tuning_enabled(void);
+
+const char *cls_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

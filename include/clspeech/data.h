@@ -1,0 +1,183 @@
+/* clspeech public API: data. */
+#ifndef CLSPEECH_DATA_H
+#define CLSPEECH_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "base.h"
+
+/* ---- alphabet ---- */
+/* The label alphabet (DeepSpeech's alphabet.txt): parsing the file, mapping transcripts to label
+ * sequences and back, and naming the characters an alphabet lacks. Labels are 0 .. size-1 in file
+ * order; the CTC blank is the extra class `size` (classes = size + 1), as in DeepSpeech. */
+
+
+
+typedef struct cls_alphabet cls_alphabet;
+
+/* Reads an alphabet file. UTF-8 (a leading byte-order mark is ignored), one label per line, LF, CRLF
+ * or CR line ends; a line starting with '#' is a comment, the line "\#" is the label '#', empty lines
+ * are skipped, a line holding one space is the space label. Every label must be exactly one Unicode
+ * codepoint and appear once. On error (CLS_ERR_IO: cannot read; CLS_ERR_INVALID_ARGUMENT: bad
+ * content) `err` names the file and line, and *out is NULL. */
+cls_status cls_alphabet_load(const char *path, cls_alphabet **out, char *err, size_t err_cap);
+
+/* The same from text in memory (`len` bytes); `name` stands for the file in messages. */
+cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cls_alphabet **out, char *err,
+                              size_t err_cap);
+
+void cls_alphabet_destroy(cls_alphabet *a);
+
+/* Number of labels, without the CTC blank: the model has size + 1 classes, the blank is label `size`. */
+int cls_alphabet_size(const cls_alphabet *a);
+
+/* Label i as a NUL-terminated UTF-8 string (one codepoint), NULL when i is outside 0 .. size-1. */
+const char *cls_alphabet_label(const cls_alphabet *a, int i);
+
+/* The label of a Unicode codepoint, -1 when the alphabet lacks it. */
+int cls_alphabet_index(const cls_alphabet *a, uint32_t codepoint);
+
+/* Encodes UTF-8 text, one label per codepoint (no normalization, no case folding, as DeepSpeech).
+ * *n receives the number of codepoints (the labels needed; a text of k bytes needs at most k) and the
+ * labels are written when they fit in `cap` (`labels` may be NULL with cap 0 to count).
+ * Characters the alphabet lacks: every distinct one, in order of first appearance, goes to `missing`
+ * (up to `missing_cap`, may be NULL) and *n_missing (may be NULL) receives how many distinct ones
+ * there are. A value >= 0 in `missing` is a codepoint; a negative value -b is a byte b (0x80..0xFF)
+ * that is not valid UTF-8. The labels of missing characters are written as -1.
+ * CLS_OK when every character is in the alphabet and the labels fit; CLS_ERR_INVALID_ARGUMENT when a
+ * character is missing or cap is too small; CLS_ERR_OUT_OF_MEMORY. */
+cls_status cls_alphabet_encode(const cls_alphabet *a, const char *utf8, int32_t *labels, int cap, int *n,
+                               int32_t *missing, int missing_cap, int *n_missing);
+
+/* Writes characters as encode reports them, for people: "'1' (U+0031), 'é' (U+00E9), U+000A,
+ * invalid UTF-8 byte 0xFF" (control and invisible characters by code only). Whole items only: when
+ * `out` is too small the list ends with ", ..." (or is "..."). Returns the length written. */
+size_t cls_alphabet_describe_chars(const int32_t *chars, int n, char *out, size_t cap);
+
+/* Decodes labels to NUL-terminated UTF-8 in `out`. CLS_ERR_INVALID_ARGUMENT when a label is outside
+ * 0 .. size-1 (the blank included) or the text does not fit; `out` then holds the text up to there
+ * (whole characters). */
+cls_status cls_alphabet_decode(const cls_alphabet *a, const int32_t *labels, int n, char *out, size_t cap);
+
+/* ---- dataset ---- */
+/* Training and evaluation sets from DeepSpeech CSV files (wav_filename, wav_filesize, transcript):
+ * RFC 4180 parsing, merging several files, DeepSpeech's order (ascending wav_filesize, stable),
+ * reverse and limit, validation of every sample (transcript against the alphabet, audio header,
+ * enough frames for CTC) with a report of what was skipped and why, and consecutive batches. */
+
+
+
+typedef struct cls_sample {
+  const char *path;        /* the audio file: absolute, or relative resolved against the CSV's folder */
+  int64_t filesize;        /* wav_filesize (0 without the column); only the order uses it */
+  const char *transcript;  /* as in the CSV (UTF-8, no normalization) */
+  const int32_t *labels;   /* [n_labels] the transcript's labels */
+  int n_labels;
+  int repeats;             /* adjacent equal labels: CTC needs frames >= n_labels + repeats */
+  int64_t n_samples;       /* samples at the options' sample rate, from the audio header (when the file's
+                              rate differs: frames * rate / file rate, rounded down; the resampler may
+                              give one more or less) */
+  int frames;              /* feature frames for n_samples: 1 + (n_samples - window) / step */
+  int source_rate;         /* the audio file's rate and channels */
+  int source_channels;
+  double seconds;          /* the audio's duration */
+  const char *source;      /* the CSV file, as named in the list */
+  int line;                /* the CSV line where its row starts (the header is line 1) */
+} cls_sample;
+
+typedef struct cls_dataset_options {
+  const cls_alphabet *alphabet; /* required */
+  int sample_rate;              /* the model's rate in Hz; 0: 16000 */
+  int window, step;             /* feature window and step in samples; 0: DeepSpeech's 32 ms and 20 ms */
+  int reverse;                  /* descending wav_filesize (ties stay in file order, as Python's
+                                   sort(reverse=True) that DeepSpeech uses) */
+  int limit;                    /* > 0: keep only the first `limit` rows of the sorted order; they are
+                                   validated afterwards, so fewer may remain (as DeepSpeech's limit_*) */
+  int strict;                   /* any bad sample is a fatal error naming it, instead of a skip */
+} cls_dataset_options;
+
+typedef enum cls_skip_reason {
+  CLS_SKIP_EMPTY_TRANSCRIPT = 0,
+  CLS_SKIP_MISSING_CHARACTERS = 1, /* characters the alphabet lacks (or bytes that are not UTF-8) */
+  CLS_SKIP_AUDIO_MISSING = 2,      /* the audio file cannot be opened */
+  CLS_SKIP_AUDIO_UNREADABLE = 3,   /* not audio libsndfile reads, no samples, or truncated */
+  CLS_SKIP_TOO_LONG = 4,           /* the transcript needs more frames than the audio gives */
+  CLS_SKIP_REASONS = 5
+} cls_skip_reason;
+
+/* A short English name for a reason ("characters not in the alphabet"). */
+const char *cls_skip_reason_name(cls_skip_reason reason);
+
+enum { CLS_SKIP_EXAMPLES = 5 };
+
+typedef struct cls_skip_example {
+  const char *source;  /* CSV file and line of the row */
+  int line;
+  const char *path;    /* the resolved audio path */
+  char detail[256];    /* a whole sentence: "transcript has characters not in the alphabet: '1' (U+0031)" */
+} cls_skip_example;
+
+typedef struct cls_dataset_report {
+  int rows;                  /* data rows in all the CSV files */
+  int considered;            /* rows left after `limit` */
+  int kept;                  /* samples in the set */
+  int skipped;               /* considered - kept */
+  int count[CLS_SKIP_REASONS];
+  int n_examples[CLS_SKIP_REASONS];           /* min(count, CLS_SKIP_EXAMPLES) */
+  cls_skip_example examples[CLS_SKIP_REASONS][CLS_SKIP_EXAMPLES]; /* the first ones in CSV order */
+  const int32_t *missing_chars;               /* every distinct missing character over the whole set, in
+                                                 cls_alphabet_encode's form (format with
+                                                 cls_alphabet_describe_chars) */
+  int n_missing_chars;
+  double seconds;                             /* audio in the kept samples */
+} cls_dataset_report;
+
+typedef struct cls_dataset cls_dataset;
+
+/* Loads `csv_files`, one CSV path or several separated by commas (as DeepSpeech's --train_files),
+ * merged into one set in DeepSpeech's order. Each CSV needs a header naming wav_filename and
+ * transcript, and optionally wav_filesize, in any order; other columns are ignored.
+ * Errors (*out NULL, `err` names the file and line): a CSV that cannot be read (CLS_ERR_IO); malformed
+ * CSV: a missing column, a row with another number of fields than the header, an unterminated quote,
+ * text after a closing quote, an empty wav_filename, a wav_filesize that is not an integer, a NUL
+ * byte (CLS_ERR_INVALID_ARGUMENT); in strict mode the first bad sample in CSV order, as
+ * "file.csv:LINE: AUDIO: DETAIL" (CLS_ERR_IO for audio problems, CLS_ERR_INVALID_ARGUMENT for the
+ * transcript ones). Without strict, bad samples are skipped and counted in the report; a set may
+ * end up empty, which the caller decides about. */
+cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *options, cls_dataset **out, char *err,
+                            size_t err_cap);
+void cls_dataset_destroy(cls_dataset *ds);
+
+int cls_dataset_size(const cls_dataset *ds);
+/* Sample i in the set's order, NULL outside 0 .. size-1. */
+const cls_sample *cls_dataset_sample(const cls_dataset *ds, int i);
+const cls_dataset_report *cls_dataset_get_report(const cls_dataset *ds);
+/* Seconds of audio in the set. */
+double cls_dataset_seconds(const cls_dataset *ds);
+
+/* The report for people, one line a reason with its first examples, e.g.
+ *   "2 of 10 samples skipped, 8 kept (25.3 s of audio)\n"
+ *   "  1 characters not in the alphabet: '1' (U+0031)\n"
+ *   "    train.csv:4: /data/a.wav: transcript has characters not in the alphabet: '1' (U+0031)\n"
+ *   "  1 audio file missing\n" ...
+ * or "10 samples (25.3 s of audio)\n" when nothing was skipped. Truncated to cap; returns the length
+ * the whole text needs (as snprintf). */
+size_t cls_dataset_format_report(const cls_dataset *ds, char *out, size_t cap);
+
+/* Batches of `batch_size` consecutive samples in the set's order (DeepSpeech's padded_batch over the
+ * sorted list); the last one is short unless drop_remainder, which drops it. 0 when batch_size < 1. */
+int cls_dataset_batches(const cls_dataset *ds, int batch_size, int drop_remainder);
+/* Batch k: samples *first .. *first + count - 1; returns count, 0 (and *first 0) when there is no batch k. */
+int cls_dataset_batch(const cls_dataset *ds, int batch_size, int drop_remainder, int k, int *first);
+/* The largest frames and label count among samples first .. first + count - 1 (the padded shapes). */
+void cls_dataset_batch_max(const cls_dataset *ds, int first, int count, int *max_frames, int *max_labels);
+
+/* ---- utterances ---- */
+/* What the trainer takes of a sample: its audio file and its labels. */
+typedef struct cls_utterance {
+  const char *path;
+  const int32_t *labels;
+  int n_labels;
+} cls_utterance;
+
+#endif

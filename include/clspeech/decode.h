@@ -1,0 +1,151 @@
+/* clspeech public API: decode. */
+#ifndef CLSPEECH_DECODE_H
+#define CLSPEECH_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "base.h"
+
+/* ---- decode ---- */
+/* Host-side CTC decoding of one utterance's logits as read back from a device: greedy (best path)
+ * decoding, and the CTC prefix beam search of DeepSpeech 0.9's ds_ctcdecoder without a scorer
+ * (the decoder `clspeech train --test_files` and `clspeech transcribe` use). Blank = class C-1.
+ * No shared state: several threads may decode at once. */
+
+
+
+/* Layout of the input, for both decoders: T frames of C classes, element (t, k) at
+ * logits[t*stride + k], stride >= C. For one utterance of a time-major batch [T_max, B, C] (row
+ * t*B + b), pass logits + b*C, stride B*C and T = that utterance's length. */
+
+/* Greedy decoding (TF's ctc_greedy_decoder with merge_repeated=True): the argmax class of each frame
+ * (the lowest index on ties), repeats merged, then blanks dropped. `out` holds at least T labels;
+ * *n_out receives their number. Raw logits, log-probabilities or probabilities give the same result.
+ * CLS_ERR_INVALID_ARGUMENT for bad sizes or a NaN in the input. */
+cls_status cls_ctc_greedy_host(const float *logits, int T, int C, size_t stride, int32_t *out, int *n_out);
+
+typedef struct cls_beam_options {
+  int beam_width;       /* prefixes kept after each frame (DeepSpeech --beam_width: 1024) */
+  double cutoff_prob;   /* keep the most probable classes of a frame until their probabilities add up
+                         * to cutoff_prob (1.0 = keep every class; DeepSpeech --cutoff_prob: 1.0) */
+  int cutoff_top_n;     /* ...but at most cutoff_top_n classes (DeepSpeech --cutoff_top_n: 300). As in
+                         * ds_ctcdecoder 0.9, this limit only applies together with cutoff_prob < 1.0:
+                         * with cutoff_prob = 1.0 every class is kept whatever cutoff_top_n is. */
+  int delay_expansion;  /* 1 (DeepSpeech): frames before the first one whose blank probability is below
+                         * 0.999 are skipped; they only shift every prefix's score by the same amount
+                         * (the sum of their log P(blank)). 0: every frame counts, and scores are exact
+                         * log-probabilities (what TF's decoder reports). */
+} cls_beam_options;
+
+/* DeepSpeech's defaults: beam_width 1024, cutoff_prob 1.0, cutoff_top_n 300, delay_expansion 1. */
+cls_beam_options cls_beam_options_default(void);
+
+typedef struct cls_beam_result {
+  int32_t *labels;   /* the prefix: `length` classes in 0..C-2 (NULL when length is 0) */
+  int32_t *frames;   /* for each label, the frame at which its highest-probability entry happened
+                      * (DeepSpeech's metadata timestep; seconds = frame * feature window step) */
+  int length;
+  double log_prob;   /* ln P(prefix | logits), summed over the alignments the beam kept (DeepSpeech's
+                      * "confidence" without a scorer); see delay_expansion */
+} cls_beam_result;
+
+/* CTC prefix beam search, as ds_ctcdecoder 0.9 does it without a scorer. Per frame: log-softmax of the
+ * logits (in double; raw logits or log-probabilities both work), the classes pruned by cutoff_prob and
+ * cutoff_top_n, then every kept prefix is extended by every kept class, tracking for each prefix the
+ * log-probabilities of its alignments ending in blank and in a non-blank (a repeated label extends the
+ * prefix only after a blank), identical prefixes merged, and the beam_width best prefixes kept.
+ *
+ * The best prefixes at the end, best first (ties: the smaller last label first, then a fixed order),
+ * at most max_results, are written to results[0..*n_results-1]; results[0] is the prediction (it can
+ * be empty). There is always at least one result. Free them with cls_beam_results_free.
+ *
+ * Prefixes live in a trie (node = parent + label) with a hash table from (parent, label) to node, so
+ * extending a prefix and merging identical ones are O(1) (expected); an extension becomes a node only
+ * if it survives the frame's pruning, and a node is freed once it has left the beam and has no
+ * descendant left. The W best of the about W*K extensions are found by a selection (expected linear),
+ * not a sort. Time O(T * W * K) for beam width W and K kept classes per frame (plus O(C log C) per
+ * frame when cutoff_prob < 1), memory O(W*K + the trie of the beam's prefixes). Measured on one core:
+ * T=150, C=29, W=1024 about 70 ms; T=1000 about 0.5 s (tests/test_decode.c prints it).
+ *
+ * A prefix's score sums only the alignments whose prefixes stayed in the beam, so it is a lower bound
+ * of ln P(prefix) (the negative CTC loss of that label sequence) that depends on the pruning; TF's
+ * ctc_beam_search_decoder prunes differently and agrees with it to a few hundredths of a nat.
+ * CLS_ERR_INVALID_ARGUMENT for bad sizes or options, a NaN or +inf in the input, or a frame whose
+ * logits are all -inf; CLS_ERR_OUT_OF_MEMORY. On an error no result is left allocated. */
+cls_status cls_ctc_beam_search(const float *logits, int T, int C, size_t stride, const cls_beam_options *options,
+                               cls_beam_result *results, int max_results, int *n_results);
+
+/* Frees the labels and frames of n results (and zeroes them); NULL or n <= 0 is a no-op. */
+void cls_beam_results_free(cls_beam_result *results, int n);
+
+/* ---- wer ---- */
+/* Evaluation metrics as DeepSpeech 0.9's evaluate.py and util/evaluate_tools.py compute them:
+ * Levenshtein distances over Unicode codepoints (UTF-8 text) and over whitespace-separated words,
+ * per-sample CER/WER, the clipped corpus WER/CER (wer_cer_batch), and the order and selection of the
+ * samples its report prints (best, median and worst). */
+
+
+
+/* Levenshtein distance (insertion, deletion and substitution each cost 1) between two sequences of
+ * integers. */
+cls_status cls_levenshtein(const int32_t *a, int na, const int32_t *b, int nb, int *distance);
+
+/* The codepoints of NUL-terminated UTF-8 text: writes up to `cap` of them to `out` (may be NULL when
+ * cap is 0) and their total number to *n. CLS_ERR_INVALID_ARGUMENT for text that is not valid UTF-8
+ * (a truncated or overlong sequence, a surrogate, a value above U+10FFFF). */
+cls_status cls_utf8_codepoints(const char *text, int32_t *out, int cap, int *n);
+
+/* Whether a codepoint is whitespace as Python's str.isspace() says (what str.split() splits on):
+ * U+0009..U+000D, U+001C..U+001F, space, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029,
+ * U+202F, U+205F, U+3000. */
+bool cls_is_space(int32_t codepoint);
+
+/* Distance between the codepoint sequences of two UTF-8 texts, and the number of codepoints of `a`
+ * (the ground truth): DeepSpeech's levenshtein(gt, pred) and len(gt). */
+cls_status cls_char_distance(const char *a, const char *b, int *distance, int *length_a);
+
+/* Distance between the word sequences of two UTF-8 texts (split on runs of whitespace, as Python's
+ * str.split() with no argument), and the number of words of `a`: levenshtein(gt.split(), pred.split())
+ * and len(gt.split()). Words are equal when their codepoints are. */
+cls_status cls_word_distance(const char *a, const char *b, int *distance, int *words_a);
+
+/* One sample's figures (evaluate_tools.py's process_decode_result). cer = char_distance/char_length
+ * and wer = word_distance/word_length; they are not clipped and can exceed 1. DeepSpeech divides by
+ * zero for a ground truth without characters or words (an exception); here a zero length counts as 1,
+ * so that rate is the distance itself (0 when the prediction is empty too). */
+typedef struct cls_wer_sample {
+  int char_distance, char_length;
+  int word_distance, word_length;
+  double cer, wer;
+} cls_wer_sample;
+
+cls_status cls_wer_sample_compute(const char *ground_truth, const char *prediction, cls_wer_sample *out);
+
+/* Corpus figures (wer_cer_batch): WER = sum of word distances / sum of word lengths and CER = sum of
+ * char distances / sum of char lengths, each clipped to at most 1.0 (a zero total length counts as
+ * 1, as above). Either output may be NULL. */
+void cls_wer_corpus(const cls_wer_sample *samples, int n, double *wer, double *cer);
+
+/* The order of DeepSpeech's report: the samples sorted by loss, highest first, then stably by WER
+ * ascending (by CER when by_cer, DeepSpeech's --bytes_output_mode). Equivalently: WER ascending, then
+ * loss descending, then the original position. A NaN loss counts as higher than any other (an
+ * infinite loss comes next). Writes the permutation to order[0..n): order[i] is the index of the
+ * sample at report position i. */
+cls_status cls_report_order(const cls_wer_sample *samples, const double *losses, int n, bool by_cer, int *order);
+
+/* Which report positions (into the order above) DeepSpeech prints for report_count N (default 5):
+ * best = samples[:N], median = samples[n//2 - N//2 : n//2 + ceil(N/2)], worst = samples[-N:], with
+ * Python's slice rules, which this reproduces exactly: with fewer than N samples every section holds
+ * them all except the median, whose negative start wraps around (n = 2, N = 5 prints only sample 1),
+ * and N = 0 prints nothing as best or median but every sample as worst (samples[-0:]). Each section
+ * is the half-open range [begin, end) of positions. CLS_ERR_INVALID_ARGUMENT for n or N below 0. */
+typedef struct cls_report_sections {
+  int best_begin, best_end;
+  int median_begin, median_end;
+  int worst_begin, worst_end;
+} cls_report_sections;
+
+cls_status cls_report_select(int n, int report_count, cls_report_sections *out);
+
+#endif

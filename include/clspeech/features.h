@@ -1,0 +1,139 @@
+/* clspeech public API, features layer: audio input (libsndfile, downmix, resampling), DeepSpeech's
+ * MFCC features on the host (the reference, exactly TensorFlow's ops) and on an OpenCL device, and
+ * the on-disk feature cache. */
+#ifndef CLSPEECH_FEATURES_H
+#define CLSPEECH_FEATURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "base.h"
+
+/* ---- audio ---- */
+/* Audio input through libsndfile (WAV of any PCM width or float, FLAC, Ogg Vorbis): decoding to
+ * float samples, downmixing several channels to mono by averaging, and resampling to the model's
+ * rate with libsamplerate's best sinc converter. */
+
+
+
+typedef struct cls_audio {
+  float *samples;        /* mono, at sample_rate */
+  size_t n_samples;
+  int sample_rate;
+  int source_rate;       /* the file's rate; differs from sample_rate when resampled */
+  int source_channels;
+} cls_audio;
+
+typedef struct cls_audio_header {
+  long long frames;   /* samples per channel */
+  int sample_rate;
+  int channels;
+} cls_audio_header;
+
+typedef enum cls_audio_problem {
+  CLS_AUDIO_FINE = 0,
+  CLS_AUDIO_MISSING = 1,    /* cannot be opened (detail: the system's reason) */
+  CLS_AUDIO_NOT_AUDIO = 2,  /* libsndfile does not read it (detail: libsndfile's reason) */
+  CLS_AUDIO_EMPTY = 3,      /* no samples */
+  CLS_AUDIO_TRUNCATED = 4   /* the header promises more sample data than the file holds */
+} cls_audio_problem;
+
+/* Checks a file from its header alone, without decoding samples: it opens, libsndfile reads it, it
+ * holds samples, and it is not cut short. `detail` receives the system's or libsndfile's reason for
+ * the first two problems (callers word their own messages). */
+cls_audio_problem cls_audio_probe(const char *path, cls_audio_header *header, char *detail, size_t cap);
+
+/* Reads `path` into mono float samples at `target_rate` (0: keep the file's rate). 16-bit PCM is
+ * scaled by 1/32767, as DeepSpeech's training reads WAV (numpy int16 / iinfo(int16).max); wider PCM
+ * by 1/(2^(bits-1)-1) likewise; float and Vorbis data are taken as decoded. On an error `err` names
+ * the file and says what is wrong (missing, not audio, truncated, no samples). */
+cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, char *err, size_t err_cap);
+void cls_audio_free(cls_audio *audio);
+
+/* ---- mfcc ---- */
+/* DeepSpeech's features, exactly as TensorFlow's AudioSpectrogram + Mfcc ops compute them: a
+ * periodic Hann window, a real FFT of the next power of two, the squared magnitude, 40 triangular
+ * mel channels over the square-rooted magnitudes (20 Hz .. rate/2), log with a 1e-12 floor, and a
+ * DCT-II scaled by sqrt(2/40) keeping 26 coefficients. This file holds the configuration, the
+ * tables derived from it (shared with the device path) and the plain-C host implementation. */
+
+
+
+typedef struct cls_mfcc_config {
+  int sample_rate;    /* Hz (--audio_sample_rate, 16000) */
+  int win_len_ms;     /* --feature_win_len: 32 */
+  int win_step_ms;    /* --feature_win_step: 20 */
+  int n_coeff;        /* DCT coefficients kept: 26 */
+  int n_channels;     /* mel channels: 40 */
+  double lower_hz;    /* 20 */
+  double upper_hz;    /* sample_rate / 2 */
+} cls_mfcc_config;
+
+/* DeepSpeech's defaults at a sample rate. */
+cls_mfcc_config cls_mfcc_default(int sample_rate);
+
+typedef struct cls_mfcc_tables {
+  cls_mfcc_config cfg;
+  int window;          /* samples per frame: rate * win_len / 1000 */
+  int step;            /* samples between frames */
+  int fft_len;         /* next power of two >= window */
+  int n_bins;          /* fft_len / 2 + 1 */
+  int start, end;      /* spectrum bins that feed the filterbank, inclusive */
+  double *hann;        /* [window] periodic Hann */
+  int *band;           /* [n_bins] channel whose falling side bin i feeds (-1: only the first rising side; -2 unused) */
+  double *weight;      /* [n_bins] share of bin i for channel band[i]; 1 - share goes to band[i] + 1 */
+  double *dct;         /* [n_coeff, n_channels] sqrt(2/n) cos(i pi/n (j + 1/2)) */
+  double *twiddle;     /* [fft_len] cos, sin of -2 pi k / fft_len for k < fft_len/2 (host FFT) */
+} cls_mfcc_tables;
+
+/* Validates the configuration (window and step must be whole samples, as DeepSpeech requires) and
+ * derives the tables; `err` says what is wrong otherwise. */
+cls_status cls_mfcc_tables_create(const cls_mfcc_config *cfg, cls_mfcc_tables **out, char *err, size_t err_cap);
+void cls_mfcc_tables_destroy(cls_mfcc_tables *t);
+
+/* Frames in n samples: 1 + (n - window) / step, 0 when shorter than one window (no end padding). */
+size_t cls_mfcc_frames(const cls_mfcc_tables *t, size_t n_samples);
+
+/* Host features: out [frames, n_coeff] for cls_mfcc_frames(t, n) frames. Double precision inside,
+ * with the spectrogram rounded to float between the two stages as TensorFlow's ops pass it. */
+void cls_mfcc_host(const cls_mfcc_tables *t, const float *samples, size_t n, float *out);
+
+/* ---- feature_cache ---- */
+/* On-disk cache of per-file features (--feature_cache DIR), so that later epochs skip decoding
+ * and feature computation. An entry is keyed by a SHA-256 of the file's path, size and
+ * modification time and of every feature parameter; it carries a checksum and is written to a
+ * temporary file and renamed. A stale, corrupt or unreadable entry is a miss, never an error. */
+
+
+
+/* Key of `audio_path` under `cfg`; fails (CLS_ERR_IO, err names the file) when it cannot be stat'ed. */
+cls_status cls_feature_cache_key(const char *audio_path, const cls_mfcc_config *cfg, char key[65], char *err,
+                                 size_t err_cap);
+
+/* On a hit, *features (malloc'ed, [*frames, n_coeff]) and *frames; 1 hit, 0 miss. */
+int cls_feature_cache_load(const char *dir, const char *key, int n_coeff, float **features, size_t *frames);
+
+/* Stores an entry (creating dir); CLS_ERR_IO with err set when it cannot. */
+cls_status cls_feature_cache_store(const char *dir, const char *key, int n_coeff, const float *features, size_t frames,
+                                   char *err, size_t err_cap);
+
+/* ---- features on an OpenCL device ---- */
+/* DeepSpeech's features computed on a device (framing and window kernel, clFFT, filterbank + log +
+ * DCT kernel), for `clspeech features --features_device` and benchmarks; training uses the same
+ * plan through the engine's own entry. The engine type is declared here only by name, so that the
+ * host features above need nothing of the device layer. */
+typedef struct cls_engine cls_engine;
+typedef struct cls_mfcc_plan cls_mfcc_plan;
+
+/* A plan for engine device `device` with the tables' configuration (the plan keeps a pointer to
+ * `tables`). */
+cls_status cls_mfcc_create(cls_engine *engine, int device, const cls_mfcc_tables *tables, cls_mfcc_plan **out);
+void cls_mfcc_destroy(cls_mfcc_plan *plan);
+
+/* Features of `batch` utterances (host samples, mono at the tables' rate) on the plan's device,
+ * through its own queue, read back to the host: features [sum frames, n_coeff], the utterances'
+ * frames concatenated; frames[b] (may be NULL) receives each utterance's frame count. Blocks until
+ * the features are on the host. */
+cls_status cls_mfcc_compute_host(cls_mfcc_plan *plan, int batch, const float *const *samples, const size_t *n_samples,
+                                 int *frames, float *features);
+
+#endif

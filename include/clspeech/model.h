@@ -1,0 +1,135 @@
+/* clspeech public API: model. */
+#ifndef CLSPEECH_MODEL_H
+#define CLSPEECH_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ops.h"
+
+/* ---- model ---- */
+/* The DeepSpeech 0.9 network on one device (one tower): the parameter layout of the flat parameter
+ * buffer under DeepSpeech's variable names, and the forward pass, CTC loss and backward pass
+ * assembled from the op plans (dense, LSTM, CTC). Owns the tower's activation buffers; it owns no
+ * parameters (the caller's flat buffers are passed in) and does no optimisation (see adam.h). */
+
+
+
+#define CLS_MODEL_N_TENSORS 12
+
+typedef struct cls_model_config {
+  int n_input;     /* MFCC coefficients per frame: 26 */
+  int n_context;   /* frames of context on each side: 9 (window 2*9+1) */
+  int n_hidden;    /* --n_hidden */
+  int n_classes;   /* alphabet size + 1; the blank is the last class */
+  float relu_clip; /* --relu_clip: 20 */
+} cls_model_config;
+
+/* Width of the first layer's input: n_input * (2 * n_context + 1) = 494. */
+int cls_model_input_width(const cls_model_config *cfg);
+
+typedef struct cls_param_view {
+  const char *name;  /* DeepSpeech's variable name, e.g. "layer_1/weights" */
+  size_t offset;     /* in floats, into the flat parameter (and gradient) buffer */
+  size_t count;
+  int ndim;
+  int64_t shape[2];
+} cls_param_view;
+
+/* Fills the views in DeepSpeech's order (layer_1 .. layer_3, the LSTM kernel and bias, layer_5,
+ * layer_6; weights then bias) and returns the number of floats in the flat buffer. */
+size_t cls_model_layout(const cls_model_config *cfg, cls_param_view views[CLS_MODEL_N_TENSORS]);
+
+typedef struct cls_model cls_model;
+
+/* A tower on `device` for batches up to max_time x max_batch with labels up to max_label_length. */
+cls_status cls_model_create(cls_engine *engine, int device, const cls_model_config *cfg, int max_time, int max_batch,
+                            int max_label_length, cls_model **out);
+void cls_model_destroy(cls_model *model);
+/* Device memory the tower holds for activations, gradients in flight and workspaces, in bytes. */
+size_t cls_model_activation_bytes(const cls_model *model);
+
+typedef struct cls_model_batch {
+  int time;           /* T: frames of the longest utterance (padded length) */
+  int batch;          /* B: utterances in this tower's batch */
+  cls_buf features;   /* [T*B, input width] time-major context windows, zero-padded */
+  cls_buf seq_len;    /* int32 [B] frames per utterance */
+  cls_buf labels;     /* int32 [B, max_label_length] */
+  cls_buf label_len;  /* int32 [B] */
+} cls_model_batch;
+
+typedef struct cls_model_dropout {
+  float rate[6];          /* DeepSpeech's dropout[0..5]: [0] layer 1, [1] layer 2, [2] layer 3, [5] layer 5;
+                             [3] and [4] are unused by the model, as in DeepSpeech */
+  uint32_t seed, step;
+  int utterance_offset;   /* this tower's first utterance in the global batch */
+} cls_model_dropout;
+
+/* Forward pass and CTC loss; per-utterance losses are read back into losses[B] (+inf marks an
+ * impossible alignment). dropout NULL: no dropout (evaluation). */
+cls_status cls_model_forward(cls_model *model, cl_command_queue queue, const cls_model_batch *batch, cls_buf params,
+                             const cls_model_dropout *dropout, float *losses);
+
+/* One training pass: forward, CTC loss and backward. Writes (or adds, mode) the gradient of
+ * grad_scale * (sum of the utterance losses) into the flat gradient buffer, laid out as the
+ * parameters are; per-utterance losses go to losses[B]. An utterance with an impossible alignment
+ * contributes no gradient. */
+cls_status cls_model_train_step(cls_model *model, cl_command_queue queue, const cls_model_batch *batch, cls_buf params,
+                                const cls_model_dropout *dropout, cls_buf grads, float grad_scale, cls_write_mode mode,
+                                float *losses);
+
+/* Called after the backward pass of one layer has been enqueued: its gradient (parameter
+ * tensors first_tensor .. first_tensor+n_tensors-1, contiguous in the flat buffer) will be final
+ * once the queue reaches this point. Layers are reported from the output (layer 6) back to layer 1. */
+typedef cls_status (*cls_layer_done_fn)(void *user, cl_command_queue queue, int first_tensor, int n_tensors);
+
+/* cls_model_train_step, calling layer_done (may be NULL) after each layer's backward pass. */
+cls_status cls_model_train_step_layers(cls_model *model, cl_command_queue queue, const cls_model_batch *batch,
+                                       cls_buf params, const cls_model_dropout *dropout, cls_buf grads, float grad_scale,
+                                       cls_write_mode mode, float *losses, cls_layer_done_fn layer_done, void *user);
+
+/* The logits [T*B, n_classes] of the last forward pass (time-major, before softmax). */
+cls_buf cls_model_logits(const cls_model *model);
+
+/* ---- checkpoint ---- */
+/* Training checkpoints as safetensors files: every parameter under DeepSpeech's variable name, the
+ * Adam slots as "<name>/Adam" (m) and "<name>/Adam_1" (v), beta1_power, beta2_power, global_step
+ * and learning_rate as DeepSpeech's checkpoints hold them, and the trainer's own state (epoch, best
+ * dev loss, random seed) in the metadata. Written atomically; a checkpoint folder keeps DeepSpeech's
+ * "train" series (max_to_keep, index file `checkpoint`) and "best_dev" (index `best_dev_checkpoint`). */
+
+
+
+typedef struct cls_train_state {
+  int64_t global_step;
+  int epoch;                       /* epochs completed */
+  float learning_rate;
+  double best_dev_loss;            /* +inf when there is none yet */
+  int epochs_without_improvement;
+  uint32_t random_seed;
+  cls_adam_state adam;
+} cls_train_state;
+
+/* params, m, v: [n] flat host buffers in cls_model_layout order. */
+cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, const float *params, const float *m,
+                               const float *v, const cls_train_state *state, char *err, size_t err_cap);
+
+/* Loads a checkpoint made for the same model shape (any mismatch is an error naming the tensor);
+ * m and v may be NULL (evaluation). *state is filled from the file. */
+cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
+                               cls_train_state *state, char *err, size_t err_cap);
+
+/* Reads n_hidden and n_classes from a checkpoint's metadata, to build the model before loading. */
+cls_status cls_checkpoint_peek(const char *path, int *n_hidden, int *n_classes, char *err, size_t err_cap);
+
+/* DeepSpeech's checkpoint folder. Kind "train" or "best_dev": saving writes
+ * DIR/<kind>-<global_step>.safetensors, updates the index file (`checkpoint` or
+ * `best_dev_checkpoint`) atomically, and for "train" removes the oldest beyond max_to_keep
+ * (best_dev keeps one). */
+cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_keep, const cls_model_config *cfg,
+                                  const float *params, const float *m, const float *v, const cls_train_state *state,
+                                  char *saved_path, size_t path_cap, char *err, size_t err_cap);
+
+/* The path the index of `kind` names, or CLS_ERR_IO when there is none. */
+cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, char *err, size_t err_cap);
+
+#endif

@@ -1,0 +1,116 @@
+/* clspeech public API: train. */
+#ifndef CLSPEECH_TRAIN_H
+#define CLSPEECH_TRAIN_H
+
+#include <stdint.h>
+#include "data.h"
+#include "features.h"
+#include "model.h"
+
+/* ---- trainer ---- */
+/* The training loop with DeepSpeech 0.9's rules: epochs over the
+ * size-sorted training set, dev evaluation every epoch (step-weighted over dev sets), train and
+ * best_dev checkpoints, --checkpoint_secs, reduce-on-plateau (reload best, then reduce) and early
+ * stop; loading by --load_train auto|best|last|init; and evaluation passes that hand each batch's
+ * logits to the caller for decoding. Training runs on one or more towers (tower.h) under the hybrid,
+ * sync or async strategy (train_parallel.c, train_async.c). Messages go through the engine's log callback; progress
+ * through the caller's callback. */
+
+
+
+typedef struct cls_train_options {
+  cls_model_config model;
+  cls_mfcc_config features;
+  int train_batch_size, dev_batch_size, test_batch_size;
+  int epochs;
+  float learning_rate, beta1, beta2, epsilon;
+  float dropout[6];                 /* DeepSpeech's dropout[0..5] */
+  uint32_t random_seed;
+  const char *load_checkpoint_dir;  /* where to load from */
+  const char *save_checkpoint_dir;  /* where to save to */
+  int checkpoint_secs;              /* 0: no time-based train checkpoints */
+  int max_to_keep;
+  const char *load_train;           /* "auto", "best", "last" or "init" */
+  const char *load_evaluate;        /* "auto", "best" or "last" */
+  int force_initialize_learning_rate;
+  int reduce_lr_on_plateau, plateau_epochs;
+  float plateau_reduction;
+  int early_stop, es_epochs;
+  float es_min_delta;
+  int host_features;                /* features on the host (else on the device) */
+  const char *feature_cache;
+  /* Towers (see tower.h): one per selected device, towers_per_device on each. */
+  const char *strategy;             /* "hybrid" (NULL: default), "sync" or "async" */
+  const char *balance;              /* "auto" (NULL: default) or "equal": hybrid's split of the global batch */
+  int towers_per_device;            /* 0 or 1: one */
+  int replica_check_steps;          /* compare the replicas every N steps (0: never) */
+  int no_overlap;                   /* read each tower's gradient back only after its whole backward pass */
+  int log_placement;                /* log each tower's device, queues, programs, share and buffers */
+  double max_train_seconds;         /* > 0: stop training after a step once this much wall time passed */
+} cls_train_options;
+
+/* DeepSpeech 0.9's defaults (its flags.py) for a model of n_hidden units and n_classes outputs
+ * (alphabet + blank): batch sizes 1, 75 epochs, Adam lr 0.001 / 0.9 / 0.999 / 1e-8, dropout 0.05 on
+ * layers 1, 2, 3 and 5, relu_clip 20, seed 4568, checkpoints every 600 s keeping 5, load auto,
+ * plateau 10 epochs x 0.1 and early stop 25 epochs / 0.05 (both off), 16 kHz features on the device;
+ * towers: hybrid, auto balance, replica checks every 100 steps, overlapped read-back. No folders. */
+cls_train_options cls_train_options_default(int n_hidden, int n_classes);
+
+typedef struct cls_eval_set {
+  const char *name;                 /* e.g. the CSV path */
+  const cls_utterance *utts;
+  int n;
+} cls_eval_set;
+
+typedef struct cls_progress {
+  const char *phase;                /* "Training", "Validation" or "Test" */
+  const char *set;                  /* the data set's name */
+  int epoch;                        /* counted from 0 in this run */
+  int64_t steps, total_steps;       /* done / expected in this pass */
+  double mean_loss;                 /* mean of the step losses so far */
+  double elapsed_s, audio_s;        /* wall time and audio seconds of this pass */
+  int finished;                     /* the pass is over */
+} cls_progress;
+
+typedef void (*cls_progress_fn)(void *user, const cls_progress *progress);
+
+/* Per-batch results of an evaluation pass: logits [time*batch, n_classes] time-major on the host,
+ * frames per utterance, per-utterance losses, for utterances first .. first+batch-1. */
+typedef void (*cls_batch_fn)(void *user, int first, int batch, int time, const float *logits, const int *frames,
+                             const float *losses);
+
+typedef struct cls_trainer cls_trainer;
+
+/* A trainer with a tower on each of devices[0 .. n_devices) (options->towers_per_device on each),
+ * sized for batches of up to max_batch utterances per tower, max_frames frames and max_label
+ * labels. Under "hybrid" the global batch is train_batch_size per tower, as in DeepSpeech.
+ * Parameters are uninitialised until cls_trainer_load. Fault injection for tests: the environment
+ * variable CLSPEECH_FAULT="fail:tower=K,step=S" makes tower K fail at global step S, and
+ * "perturb:tower=K,step=S" changes one parameter of tower K's replica after step S. */
+cls_status cls_trainer_create(cls_engine *engine, const int *devices, int n_devices, const cls_train_options *options,
+                              int max_batch, int max_frames, int max_label, cls_trainer **out);
+/* Towers still training (a tower whose device fails is dropped). */
+int cls_trainer_tower_count(const cls_trainer *trainer);
+void cls_trainer_destroy(cls_trainer *trainer);
+
+/* Initialises or loads the parameters: `mode` "auto" (best_dev, else last train, else fresh),
+ * "best", "last", "init" (fresh: Glorot-uniform weights, zero biases, seeded by random_seed), or
+ * for evaluation "auto"/"best"/"last" without falling back to fresh (`evaluation` 1). */
+cls_status cls_trainer_load(cls_trainer *trainer, const char *mode, int evaluation);
+
+/* Trains for options->epochs epochs (dev sets may be empty). */
+cls_status cls_trainer_train(cls_trainer *trainer, const cls_utterance *train, int n_train, const cls_eval_set *dev,
+                             int n_dev, cls_progress_fn progress, void *user);
+
+/* One pass without dropout over a set: mean step loss in *mean_loss; per batch, on_batch(batch_user,
+ * ...) (may be NULL); progress(progress_user, ...) (may be NULL). */
+cls_status cls_trainer_evaluate(cls_trainer *trainer, const cls_eval_set *set, int batch_size, const char *phase,
+                                cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *progress_user,
+                                double *mean_loss, int64_t *steps);
+
+const cls_train_state *cls_trainer_state(const cls_trainer *trainer);
+/* The parameters, read back from the device into host memory [n] (cls_model_layout order). */
+cls_status cls_trainer_read_params(cls_trainer *trainer, float *params, size_t n);
+size_t cls_trainer_param_count(const cls_trainer *trainer);
+
+#endif
