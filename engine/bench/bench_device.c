@@ -10,7 +10,7 @@
 
 #include "clspeech/bench.h"
 #include "device/log.h"
-#include "device/ops_util.h"
+#include "ops/ops_util.h"
 #include "device/program.h"
 
 #define DEVICE_FMT "device %d:%d (%s)"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "device/log.h"
-#include "device/ops_util.h"
+#include "ops/ops_util.h"
 #include "device/program.h"
 
 /* clFFT keeps process-wide state: set up with the first plan, torn down after the last. */

@@ -7,7 +7,7 @@
 
 #include "clspeech/ops.h"
 #include "device/log.h"
-#include "device/ops_util.h"
+#include "ops/ops_util.h"
 
 #define LSTM_SCOPE "cudnn_lstm/rnn/multi_rnn_cell/cell_0/cudnn_compatible_lstm_cell"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "device/log.h"
-#include "device/ops_util.h"
+#include "ops/ops_util.h"
 #include "device/program.h"
 
 struct cls_ctc_plan {

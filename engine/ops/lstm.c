@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "device/log.h"
-#include "device/ops_util.h"
+#include "ops/ops_util.h"
 #include "device/program.h"
 
 struct cls_lstm_plan {

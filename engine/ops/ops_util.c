@@ -1,5 +1,5 @@
 /* Shared plumbing of the op plans (see ops_util.h). */
-#include "device/ops_util.h"
+#include "ops/ops_util.h"
 
 #include <stdarg.h>
 
