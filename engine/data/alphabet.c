@@ -1,4 +1,4 @@
-/* The label alphabet (see alphabet.h): alphabet.txt parsing with DeepSpeech's rules, a UTF-8
+/* The label alphabet (see clspeech/data.h): alphabet.txt parsing with DeepSpeech's rules, a UTF-8
  * decoder, transcript encoding with a report of the missing characters, and decoding labels back
  * to text. */
 #include "clspeech/data.h"

@@ -1,4 +1,4 @@
-/* DeepSpeech CSV sets (see dataset.h): an RFC 4180 reader with line numbers, the header's columns,
+/* DeepSpeech CSV sets (see clspeech/data.h): an RFC 4180 reader with line numbers, the header's columns,
  * path resolution, DeepSpeech's size order with reverse and limit, per-sample validation (alphabet,
  * audio header through cls_audio_probe, frames for CTC) with the skip report, and batch ranges. */
 #include "clspeech/data.h"

@@ -1,4 +1,4 @@
-/* Audio decoding, downmixing and resampling (see audio.h). Owns the libsndfile and libsamplerate
+/* Audio decoding, downmixing and resampling (see clspeech/features.h). Owns the libsndfile and libsamplerate
  * calls; no feature computation here. */
 #include "clspeech/features.h"
 

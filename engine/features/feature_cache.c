@@ -1,4 +1,4 @@
-/* Per-file feature cache (see feature_cache.h). Entry file <key>.feat:
+/* Per-file feature cache (see clspeech/features.h). Entry file <key>.feat:
  *   8 bytes "CLSFEAT1", 8 bytes frames (LE), 4 bytes n_coeff (LE), 4 bytes zero,
  *   32 bytes SHA-256 of the data, then frames * n_coeff float32 (LE). */
 #include "clspeech/features.h"

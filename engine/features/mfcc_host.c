@@ -1,4 +1,4 @@
-/* MFCC configuration, tables and the plain-C host implementation (see mfcc.h): the reference for
+/* MFCC configuration, tables and the plain-C host implementation (see clspeech/features.h): the reference for
  * the device path and the --features_device host fallback. */
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Checkpoint files and folders (see checkpoint.h): the mapping of the flat parameter, Adam and
+/* Checkpoint files and folders (see clspeech/model.h): the mapping of the flat parameter, Adam and
  * trainer state onto named safetensors tensors, and DeepSpeech's train/best_dev series. */
 #include "clspeech/model.h"
 

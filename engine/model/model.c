@@ -1,4 +1,4 @@
-/* The DeepSpeech network on one device (see model.h): parameter layout, and forward/backward
+/* The DeepSpeech network on one device (see clspeech/model.h): parameter layout, and forward/backward
  * assembled from the dense, LSTM and CTC plans over the tower's activation buffers. */
 #include "clspeech/model.h"
 

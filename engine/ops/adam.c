@@ -1,4 +1,4 @@
-/* Adam op plan (see adam.h): owns the adam_update kernel of one device and the host-side beta
+/* Adam op plan (see clspeech/ops.h): owns the adam_update kernel of one device and the host-side beta
  * powers arithmetic. */
 #include "clspeech/ops.h"
 

@@ -1,4 +1,4 @@
-/* CTC op plan (see ctc.h): owns the ctc_loss_grad_{local,global} and ctc_greedy_decode kernels of one
+/* CTC op plan (see clspeech/ops.h): owns the ctc_loss_grad_{local,global} and ctc_greedy_decode kernels of one
  * device, the choice between local memory and the global workspace for the forward-backward tables,
  * and the argument checks (shapes against the plan, buffer sizes against their views). */
 #include "clspeech/ops.h"

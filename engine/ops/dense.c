@@ -1,4 +1,4 @@
-/* Dense layer op plan (see dense.h): CLBlast GEMMs for the products, kernels/dense.cl for the
+/* Dense layer op plan (see clspeech/ops.h): CLBlast GEMMs for the products, kernels/dense.cl for the
  * fused activation, its backward and the bias gradient. */
 #include "clspeech/ops.h"
 

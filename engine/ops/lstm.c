@@ -1,4 +1,4 @@
-/* LSTM op plan (see lstm.h): owns the lstm_* kernels of one device, the workspace layout, and the
+/* LSTM op plan (see clspeech/ops.h): owns the lstm_* kernels of one device, the workspace layout, and the
  * sequence of GEMMs (CLBlast) and fused gate kernels of forward, backward through time and
  * streaming inference. Everything is enqueued on the caller's in-order queue; nothing waits. */
 #include "clspeech/ops.h"

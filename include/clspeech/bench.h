@@ -1,4 +1,6 @@
-/* clspeech public API: bench. */
+/* clspeech public API, bench layer (library clspeech_bench, above the engine): device benchmarks
+ * (peaks, SGEMM at the model's shapes, ops, the training step, all devices as towers) and the
+ * search for CLBlast GEMM parameters behind `clspeech bench --tune`. */
 #ifndef CLSPEECH_BENCH_H
 #define CLSPEECH_BENCH_H
 

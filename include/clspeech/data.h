@@ -1,4 +1,5 @@
-/* clspeech public API: data. */
+/* clspeech public API, data layer: the label alphabet, DeepSpeech CSV data sets (validation,
+ * order, batches, skip reports) and the utterances the trainer takes. Host-only: no OpenCL. */
 #ifndef CLSPEECH_DATA_H
 #define CLSPEECH_DATA_H
 

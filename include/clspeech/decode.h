@@ -1,4 +1,5 @@
-/* clspeech public API: decode. */
+/* clspeech public API, decode layer: CTC decoding on the host (greedy and DeepSpeech's prefix beam
+ * search) and the evaluation metrics (WER, CER, DeepSpeech's report order). Host-only: no OpenCL. */
 #ifndef CLSPEECH_DECODE_H
 #define CLSPEECH_DECODE_H
 

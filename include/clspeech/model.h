@@ -1,4 +1,5 @@
-/* clspeech public API: model. */
+/* clspeech public API, model layer: DeepSpeech 0.9's network on one device (geometry, parameter
+ * layout under DeepSpeech's variable names, forward, CTC loss, backward) and its checkpoints. */
 #ifndef CLSPEECH_MODEL_H
 #define CLSPEECH_MODEL_H
 
@@ -10,7 +11,7 @@
 /* The DeepSpeech 0.9 network on one device (one tower): the parameter layout of the flat parameter
  * buffer under DeepSpeech's variable names, and the forward pass, CTC loss and backward pass
  * assembled from the op plans (dense, LSTM, CTC). Owns the tower's activation buffers; it owns no
- * parameters (the caller's flat buffers are passed in) and does no optimisation (see adam.h). */
+ * parameters (the caller's flat buffers are passed in) and does no optimisation (see the Adam op in ops.h). */
 
 
 

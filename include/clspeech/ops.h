@@ -1,4 +1,5 @@
-/* clspeech public API: ops. */
+/* clspeech public API, ops layer: the op plans (dense + clipped ReLU + dropout, LSTM, softmax +
+ * CTC, Adam) that the model is built from, and their conventions (buffer views, write modes). */
 #ifndef CLSPEECH_OPS_H
 #define CLSPEECH_OPS_H
 
@@ -6,8 +7,8 @@
 #include <CL/cl.h>
 #include "clspeech.h"
 
-/* ---- clspeech_ops ---- */
-/* Conventions shared by the op plans (dense.h, lstm.h, ctc.h, adam.h): device buffer views, the
+/* ---- conventions ---- */
+/* Conventions shared by the op plans below: device buffer views, the
  * overwrite/accumulate switch of backward ops, and access to a device's OpenCL handles.
  *
  * Every op family is a small plan object: cls_<op>_create() picks kernels and sizes once for a

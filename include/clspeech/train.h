@@ -1,4 +1,6 @@
-/* clspeech public API: train. */
+/* clspeech public API, train layer: training options with DeepSpeech 0.9's defaults, the trainer
+ * (towers on every selected device, strategies, DeepSpeech's epoch rules, checkpoints, evaluation
+ * passes) and its progress reports. */
 #ifndef CLSPEECH_TRAIN_H
 #define CLSPEECH_TRAIN_H
 
