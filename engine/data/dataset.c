@@ -1,5 +1,5 @@
-/* DeepSpeech CSV sets (see clspeech/data.h): an RFC 4180 reader with line numbers, the header's columns,
- * path resolution, DeepSpeech's size order with reverse and limit, per-sample validation (alphabet,
+/* DeepSpeech CSV sets (see clspeech/data.h): the header's columns (records from data/csv.h), path
+ * resolution, DeepSpeech's size order with reverse and limit, per-sample validation (alphabet,
  * audio header through cls_audio_probe, frames for CTC) with the skip report, and batch ranges. */
 #include "clspeech/data.h"
 
@@ -12,6 +12,7 @@
 
 #include "clspeech/features.h"
 #include "base/file_util.h"
+#include "data/csv.h"
 
 typedef struct item {
   cls_sample s;
@@ -63,123 +64,6 @@ const char *cls_skip_reason_name(cls_skip_reason reason) {
   }
 }
 
-/* ---- RFC 4180 records ---- */
-
-typedef struct csv {
-  const char *name;
-  const char *s;
-  size_t len, pos;
-  int line;         /* the line at pos */
-  char *buf;        /* the record's fields, each NUL-terminated */
-  size_t buf_len, buf_cap;
-  size_t *off;      /* [n_fields] start of each field in buf */
-  int n_fields, off_cap;
-} csv;
-
-static int csv_push(csv *c, char ch) {
-  if (c->buf_len == c->buf_cap) {
-    size_t cap = c->buf_cap ? c->buf_cap * 2 : 256;
-    char *b = realloc(c->buf, cap);
-    if (!b) return 0;
-    c->buf = b;
-    c->buf_cap = cap;
-  }
-  c->buf[c->buf_len++] = ch;
-  return 1;
-}
-
-static int csv_end_field(csv *c, size_t start) {
-  if (!csv_push(c, '\0')) return 0;
-  if (c->n_fields == c->off_cap) {
-    int cap = c->off_cap ? c->off_cap * 2 : 8;
-    size_t *o = realloc(c->off, (size_t)cap * sizeof *o);
-    if (!o) return 0;
-    c->off = o;
-    c->off_cap = cap;
-  }
-  c->off[c->n_fields++] = start;
-  return 1;
-}
-
-static int at_eol(const csv *c) { return c->pos < c->len && (c->s[c->pos] == '\r' || c->s[c->pos] == '\n'); }
-
-/* Consumes one line end (CRLF, CR or LF) at pos; `keep` appends it to the current field. */
-static int csv_eol(csv *c, int keep) {
-  if (c->s[c->pos] == '\r') {
-    if (keep && !csv_push(c, '\r')) return 0;
-    c->pos++;
-  }
-  if (c->pos < c->len && c->s[c->pos] == '\n') {
-    if (keep && !csv_push(c, '\n')) return 0;
-    c->pos++;
-  }
-  c->line++;
-  return 1;
-}
-
-static const char *csv_field(const csv *c, int i) { return c->buf + c->off[i]; }
-
-/* Reads the next record, skipping empty lines: 1 with *line its first line, 0 at the end, or an error
- * status (err set) as a negative number. */
-static int csv_record(csv *c, int *line, char *err, size_t err_cap) {
-  while (at_eol(c)) csv_eol(c, 0);
-  if (c->pos >= c->len) return 0;
-  *line = c->line;
-  c->buf_len = 0;
-  c->n_fields = 0;
-  for (;;) {
-    size_t start = c->buf_len;
-    if (c->pos < c->len && c->s[c->pos] == '"') {
-      const int open_line = c->line;
-      c->pos++;
-      for (;;) {
-        if (c->pos >= c->len) {
-          snprintf(err, err_cap, "%s:%d: unterminated quoted field: the quote opened on this line is never closed",
-                   c->name, open_line);
-          return -CLS_ERR_INVALID_ARGUMENT;
-        }
-        char ch = c->s[c->pos];
-        if (ch == '"') {
-          if (c->pos + 1 < c->len && c->s[c->pos + 1] == '"') {
-            if (!csv_push(c, '"')) goto oom;
-            c->pos += 2;
-            continue;
-          }
-          c->pos++;
-          break;
-        }
-        if (ch == '\r' || ch == '\n') {
-          if (!csv_eol(c, 1)) goto oom;
-          continue;
-        }
-        if (!csv_push(c, ch)) goto oom;
-        c->pos++;
-      }
-      if (c->pos < c->len && c->s[c->pos] != ',' && !at_eol(c)) {
-        snprintf(err, err_cap,
-                 "%s:%d: text after the closing quote of field %d (a quote inside a quoted field is written \"\")",
-                 c->name, c->line, c->n_fields + 1);
-        return -CLS_ERR_INVALID_ARGUMENT;
-      }
-    } else {
-      while (c->pos < c->len && c->s[c->pos] != ',' && !at_eol(c)) {
-        if (!csv_push(c, c->s[c->pos])) goto oom;
-        c->pos++;
-      }
-    }
-    if (!csv_end_field(c, start)) goto oom;
-    if (c->pos < c->len && c->s[c->pos] == ',') {
-      c->pos++;
-      continue;
-    }
-    if (at_eol(c)) csv_eol(c, 0);
-    return 1;
-  }
-oom:
-  snprintf(err, err_cap, "%s: out of memory", c->name);
-  return -CLS_ERR_OUT_OF_MEMORY;
-}
-
 /* ---- one CSV file ---- */
 
 /* Parses an integer with optional spaces around and an optional sign, as Python's int(). */
@@ -226,18 +110,14 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, char *e
   size_t len = 0;
   cls_status st = cls_read_file(name, &text, &len, err, err_cap);
   if (st != CLS_OK) return st;
-  csv c = {.name = name, .s = text, .len = len, .line = 1};
-  const char *nul = memchr(text, '\0', len);
-  if (nul) {
-    for (const char *p = text; p < nul; p++)
-      if (*p == '\n' || (*p == '\r' && p[1] != '\n')) c.line++;
-    snprintf(err, err_cap, "%s:%d: holds a NUL byte; this is not a CSV text file", name, c.line);
+  cls_csv c;
+  st = cls_csv_open(&c, name, text, len, err, err_cap);
+  if (st != CLS_OK) {
     free(text);
-    return CLS_ERR_INVALID_ARGUMENT;
+    return st;
   }
-  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) c.pos = 3;
   int line = 0, col[3] = {-1, -1, -1}, n_header = 0;
-  int r = csv_record(&c, &line, err, err_cap);
+  int r = cls_csv_record(&c, &line, err, err_cap);
   if (r == 0) {
     snprintf(err, err_cap, "%s: empty file; a CSV needs a header row naming wav_filename, wav_filesize and transcript",
              name);
@@ -248,10 +128,10 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, char *e
     st = (cls_status)-r;
     goto done;
   }
-  n_header = c.n_fields;
+  n_header = cls_csv_fields(&c);
   for (int i = 0; i < n_header; i++) {
     for (int k = 0; k < 3; k++) {
-      if (strcmp(csv_field(&c, i), column_names[k]) != 0) continue;
+      if (strcmp(cls_csv_field(&c, i), column_names[k]) != 0) continue;
       if (col[k] >= 0) {
         snprintf(err, err_cap, "%s:%d: the header names the column %s twice", name, line, column_names[k]);
         st = CLS_ERR_INVALID_ARGUMENT;
@@ -265,7 +145,7 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, char *e
     char names[256] = "";
     size_t used = 0;
     for (int i = 0; i < n_header && used + 1 < sizeof names; i++) {
-      int w = snprintf(names + used, sizeof names - used, "%s\"%s\"", i ? ", " : "", csv_field(&c, i));
+      int w = snprintf(names + used, sizeof names - used, "%s\"%s\"", i ? ", " : "", cls_csv_field(&c, i));
       if (w < 0) break;
       used += (size_t)w;
     }
@@ -274,22 +154,22 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, char *e
     st = CLS_ERR_INVALID_ARGUMENT;
     goto done;
   }
-  while ((r = csv_record(&c, &line, err, err_cap)) > 0) {
-    if (c.n_fields != n_header) {
-      snprintf(err, err_cap, "%s:%d: the row has %d field%s, the header %d", name, line, c.n_fields,
-               c.n_fields == 1 ? "" : "s", n_header);
+  while ((r = cls_csv_record(&c, &line, err, err_cap)) > 0) {
+    if (cls_csv_fields(&c) != n_header) {
+      snprintf(err, err_cap, "%s:%d: the row has %d field%s, the header %d", name, line, cls_csv_fields(&c),
+               cls_csv_fields(&c) == 1 ? "" : "s", n_header);
       st = CLS_ERR_INVALID_ARGUMENT;
       goto done;
     }
-    const char *wav = csv_field(&c, col[0]);
+    const char *wav = cls_csv_field(&c, col[0]);
     if (!wav[0]) {
       snprintf(err, err_cap, "%s:%d: the wav_filename field is empty", name, line);
       st = CLS_ERR_INVALID_ARGUMENT;
       goto done;
     }
     int64_t size = 0;
-    if (col[1] >= 0 && !parse_int64(csv_field(&c, col[1]), &size)) {
-      snprintf(err, err_cap, "%s:%d: wav_filesize \"%.64s\" is not an integer", name, line, csv_field(&c, col[1]));
+    if (col[1] >= 0 && !parse_int64(cls_csv_field(&c, col[1]), &size)) {
+      snprintf(err, err_cap, "%s:%d: wav_filesize \"%.64s\" is not an integer", name, line, cls_csv_field(&c, col[1]));
       st = CLS_ERR_INVALID_ARGUMENT;
       goto done;
     }
@@ -308,7 +188,7 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, char *e
     it->s.source = name;
     it->s.line = line;
     it->s.path = resolve(name, wav);
-    it->s.transcript = dup_str(csv_field(&c, col[2]));
+    it->s.transcript = dup_str(cls_csv_field(&c, col[2]));
     items->n++;
     if (!it->s.path || !it->s.transcript) goto oom;
   }
@@ -318,8 +198,7 @@ oom:
   snprintf(err, err_cap, "%s: out of memory", name);
   st = CLS_ERR_OUT_OF_MEMORY;
 done:
-  free(c.buf);
-  free(c.off);
+  cls_csv_close(&c);
   free(text);
   return st;
 }
