@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "clspeech/data.h"
+#include "clspeech/model.h"
 #include "cli.h"
 #include "data_sets.h"
 #include "progress.h"
@@ -102,6 +103,11 @@ int cmd_train(int argc, char **argv) {
       snprintf(path, sizeof path, "%s/flags.txt", f.save_checkpoint_dir);
       if (make_dirs(f.save_checkpoint_dir) != 0 || train_flags_write(&f, path) != 0)
         fprintf(stderr, "clspeech: warning: cannot write %s: %s\n", path, strerror(errno));
+      /* What transcription needs beside the weights: the alphabet and the feature geometry. */
+      char why[2048];
+      if (cls_checkpoint_describe(f.save_checkpoint_dir, f.alphabet_config_path, f.audio_sample_rate, f.feature_win_len,
+                                  f.feature_win_step, why, sizeof why) != CLS_OK)
+        fprintf(stderr, "clspeech: warning: %s\n", why);
       cls_eval_set *dev_sets = calloc((size_t)(n_dev ? n_dev : 1), sizeof *dev_sets);
       for (int i = 0; i < n_dev; i++) dev_sets[i] = (cls_eval_set){dev[i].name, dev[i].utts, dev[i].n};
       st = cls_trainer_train(trainer, train[0].utts, train[0].n, dev_sets, n_dev, progress_print, &progress);

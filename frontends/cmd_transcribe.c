@@ -1,9 +1,13 @@
 /* `clspeech transcribe --checkpoint_dir DIR --audio FILE [FILE...]`: the transcript of each audio
  * file (any format and rate the audio frontend reads) from a trained checkpoint (--load_evaluate:
- * best_dev, else the latest train checkpoint), decoded with the CTC beam search. */
+ * best_dev, else the latest train checkpoint), decoded with the CTC beam search. The network's
+ * geometry comes from the checkpoint, the alphabet and the feature geometry from the checkpoint
+ * folder (alphabet.txt, features.txt, written by `clspeech train`); a flag given for one of them must
+ * agree. Folders from before those files take them from the flags. The model runs forward only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "clspeech/data.h"
 #include "clspeech/features.h"
@@ -20,10 +24,8 @@ typedef struct transcribe_ctx {
   int failed;
 } transcribe_ctx;
 
-static void on_batch(void *user, int first, int batch, int time, const float *logits, const int *frames,
-                     const float *losses) {
+static void on_batch(void *user, int first, int batch, int time, const float *logits, const int *frames) {
   transcribe_ctx *c = user;
-  (void)losses;
   const size_t cap = (size_t)time * 8 + 8;
   char *text = malloc(cap);
   for (int b = 0; b < batch; b++) {
@@ -37,6 +39,102 @@ static void on_batch(void *user, int first, int batch, int time, const float *lo
   }
   free(text);
   fflush(stdout);
+}
+
+static int seen(const cli_flag *flags, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(flags[i].name, name)) return flags[i].seen;
+  return 0;
+}
+
+/* An explicit flag that disagrees with the checkpoint folder is a usage error naming both. */
+static int disagrees(const cli_flag *flags, int n, const char *name, int given, int stored, const char *file) {
+  if (!seen(flags, n, name) || given == stored) return 0;
+  fprintf(stderr, "clspeech transcribe: --%s %d disagrees with %s %d in %s\n", name, given, name, stored, file);
+  return 1;
+}
+
+/* The first difference between two alphabets, or 0 when they hold the same labels in order. */
+static int alphabet_differs(const cls_alphabet *a, const cls_alphabet *b, char *why, size_t cap) {
+  if (cls_alphabet_size(a) != cls_alphabet_size(b)) {
+    snprintf(why, cap, "%d labels against %d", cls_alphabet_size(a), cls_alphabet_size(b));
+    return 1;
+  }
+  for (int i = 0; i < cls_alphabet_size(a); i++)
+    if (strcmp(cls_alphabet_label(a, i), cls_alphabet_label(b, i))) {
+      snprintf(why, cap, "label %d is \"%s\" against \"%s\"", i, cls_alphabet_label(a, i), cls_alphabet_label(b, i));
+      return 1;
+    }
+  return 0;
+}
+
+/* The alphabet: the checkpoint folder's copy, checked against an explicit --alphabet_config_path,
+ * else (a folder from before the copy) --alphabet_config_path; `stored` receives the file it came
+ * from. 0 or the exit status. */
+static int load_alphabet(const train_flags *f, const cli_flag *flags, int n_flags, cls_alphabet **out, char *stored,
+                         size_t cap) {
+  char err[2048], why[256];
+  snprintf(stored, cap, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_ALPHABET);
+  struct stat sb;
+  const int in_folder = stat(stored, &sb) == 0;
+  const int given = seen(flags, n_flags, "alphabet_config_path") || !in_folder;
+  cls_alphabet *flag_alphabet = NULL;
+  if (given && cls_alphabet_load(f->alphabet_config_path, &flag_alphabet, err, sizeof err) != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: --alphabet_config_path: %s\n", err);
+    return CLI_EXIT_USAGE;
+  }
+  if (!in_folder) {
+    snprintf(stored, cap, "%s", f->alphabet_config_path);
+    *out = flag_alphabet;
+    return 0;
+  }
+  if (cls_alphabet_load(stored, out, err, sizeof err) != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: %s\n", err);
+    cls_alphabet_destroy(flag_alphabet);
+    return CLI_EXIT_FAILURE;
+  }
+  int rc = 0;
+  if (flag_alphabet && alphabet_differs(flag_alphabet, *out, why, sizeof why)) {
+    fprintf(stderr, "clspeech transcribe: --alphabet_config_path %s disagrees with %s: %s\n", f->alphabet_config_path,
+            stored, why);
+    cls_alphabet_destroy(*out);
+    *out = NULL;
+    rc = CLI_EXIT_USAGE;
+  }
+  cls_alphabet_destroy(flag_alphabet);
+  return rc;
+}
+
+/* The feature geometry: the checkpoint folder's features.txt, checked against explicit flags, else
+ * the flags. 0 or the exit status. */
+static int load_features(train_flags *f, const cli_flag *flags, int n_flags) {
+  char err[2048], file[4200];
+  int rate = 0, len = 0, step = 0, found = 0;
+  if (cls_checkpoint_read_features(f->load_checkpoint_dir, &rate, &len, &step, &found, err, sizeof err) != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: %s\n", err);
+    return CLI_EXIT_FAILURE;
+  }
+  if (!found) return 0;
+  snprintf(file, sizeof file, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_FEATURES);
+  if (disagrees(flags, n_flags, "audio_sample_rate", f->audio_sample_rate, rate, file) ||
+      disagrees(flags, n_flags, "feature_win_len", f->feature_win_len, len, file) ||
+      disagrees(flags, n_flags, "feature_win_step", f->feature_win_step, step, file))
+    return CLI_EXIT_USAGE;
+  f->audio_sample_rate = rate;
+  f->feature_win_len = len;
+  f->feature_win_step = step;
+  return 0;
+}
+
+static int parse_pick(const char *text, cls_checkpoint_pick *pick) {
+  if (!strcmp(text, "auto")) *pick = CLS_PICK_AUTO;
+  else if (!strcmp(text, "best")) *pick = CLS_PICK_BEST;
+  else if (!strcmp(text, "last")) *pick = CLS_PICK_LAST;
+  else {
+    fprintf(stderr, "clspeech transcribe: --load_evaluate must be auto, best or last, not \"%s\"\n", text);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
 }
 
 int cmd_transcribe(int argc, char **argv) {
@@ -63,39 +161,48 @@ int cmd_transcribe(int argc, char **argv) {
     fprintf(stderr, "clspeech transcribe: --audio FILE is required\n");
     return CLI_EXIT_USAGE;
   }
+  cls_checkpoint_pick pick = CLS_PICK_AUTO;
+  if ((rc = parse_pick(f.load_evaluate, &pick))) return rc;
   char err[2048], path[4400];
-  const char *kind = !strcmp(f.load_evaluate, "last") ? "train" : "best_dev";
-  if (cls_checkpoint_find(f.load_checkpoint_dir, kind, path, sizeof path, err, sizeof err) != CLS_OK &&
-      (strcmp(f.load_evaluate, "auto") ||
-       cls_checkpoint_find(f.load_checkpoint_dir, "train", path, sizeof path, err, sizeof err) != CLS_OK)) {
+  if (cls_checkpoint_choose(f.load_checkpoint_dir, pick, path, sizeof path, NULL, err, sizeof err) != CLS_OK) {
     fprintf(stderr, "clspeech transcribe: %s\n", err);
     return CLI_EXIT_FAILURE;
   }
-  int n_hidden = 0, n_classes = 0;
-  if (cls_checkpoint_peek(path, &n_hidden, &n_classes, err, sizeof err) != CLS_OK) {
+  cls_model_config model;
+  if (cls_checkpoint_peek_model(path, &model, err, sizeof err) != CLS_OK) {
     fprintf(stderr, "clspeech transcribe: %s\n", err);
     return CLI_EXIT_FAILURE;
   }
-  cls_alphabet *alphabet = NULL;
-  if (cls_alphabet_load(f.alphabet_config_path, &alphabet, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: --alphabet_config_path: %s\n", err);
+  if (disagrees(all, n_flags, "n_hidden", f.n_hidden, model.n_hidden, path)) return CLI_EXIT_USAGE;
+  if (seen(all, n_flags, "relu_clip") && (float)f.relu_clip != model.relu_clip) {
+    fprintf(stderr, "clspeech transcribe: --relu_clip %g disagrees with relu_clip %g in %s\n", f.relu_clip,
+            (double)model.relu_clip, path);
     return CLI_EXIT_USAGE;
   }
-  if (cls_alphabet_size(alphabet) + 1 != n_classes) {
-    fprintf(stderr, "clspeech transcribe: %s has %d classes, but %s gives %d labels (+1 blank)\n", path, n_classes,
-            f.alphabet_config_path, cls_alphabet_size(alphabet));
+  if ((rc = load_features(&f, all, n_flags))) return rc;
+  cls_alphabet *alphabet = NULL;
+  char alphabet_file[4200];
+  if ((rc = load_alphabet(&f, all, n_flags, &alphabet, alphabet_file, sizeof alphabet_file))) return rc;
+  if (cls_alphabet_size(alphabet) + 1 != model.n_classes) {
+    fprintf(stderr, "clspeech transcribe: %s has %d classes, but %s gives %d labels (+1 blank)\n", path,
+            model.n_classes, alphabet_file, cls_alphabet_size(alphabet));
     cls_alphabet_destroy(alphabet);
     return CLI_EXIT_USAGE;
   }
-  f.n_hidden = n_hidden;
-  cls_train_options opt = train_flags_options(&f, n_classes);
+  f.n_hidden = model.n_hidden;
+  cls_infer_config ic = {model, cls_mfcc_default(f.audio_sample_rate), !strcmp(f.features_device, "host"),
+                         f.feature_cache, 1, 1, f.log_placement};
+  ic.features.win_len_ms = f.feature_win_len;
+  ic.features.win_step_ms = f.feature_win_step;
   cls_mfcc_tables *tables = NULL;
-  cls_mfcc_tables_create(&opt.features, &tables, err, sizeof err);
-  cls_utterance *utts = calloc((size_t)n_files, sizeof *utts);
-  int max_frames = 1;
+  if (cls_mfcc_tables_create(&ic.features, &tables, err, sizeof err) != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: %s\n", err);
+    cls_alphabet_destroy(alphabet);
+    return CLI_EXIT_USAGE;
+  }
   for (int i = 0; i < n_files && !rc; i++) {
-    /* The header is enough to size the model: frames at the model's rate, rounded up by one
-       sample for the resampler. The batch loader decodes the audio once, on its thread. */
+    /* The header is enough to size the model: the frames training's data set counts, with room for
+       the resampler's extra sample. The audio is decoded once, on the batch loader's thread. */
     cls_audio_header h;
     char why[512];
     if (cls_audio_probe(files[i], &h, why, sizeof why) != CLS_AUDIO_FINE) {
@@ -106,34 +213,29 @@ int cmd_transcribe(int argc, char **argv) {
       rc = CLI_EXIT_FAILURE;
       break;
     }
-    long long n = h.sample_rate == f.audio_sample_rate ? h.frames
-                                                       : h.frames * f.audio_sample_rate / h.sample_rate + 1;
-    int frames = tables ? (int)cls_mfcc_frames(tables, (size_t)n) : 0;
-    if (frames <= 0) {
+    cls_frame_count count = cls_audio_frame_count(&h, f.audio_sample_rate, tables->window, tables->step);
+    if (count.max_frames <= 0) {
       fprintf(stderr, "clspeech transcribe: %s: shorter than one feature window\n", files[i]);
       rc = CLI_EXIT_FAILURE;
     }
-    if (frames > max_frames) max_frames = frames;
-    utts[i] = (cls_utterance){files[i], NULL, 0};
+    if (count.max_frames > ic.max_frames) ic.max_frames = (int)count.max_frames;
   }
+  cls_mfcc_tables_destroy(tables);
   cls_engine *engine = NULL;
-  cls_trainer *trainer = NULL;
+  cls_infer *infer = NULL;
   int sel[64], n_sel = 0;
-  cls_status st = CLS_OK;
   if (!rc) rc = cli_open_devices("transcribe", f.devices, &engine, sel, 64, &n_sel);
   if (!rc) {
-    st = cls_trainer_create(engine, sel, 1, &opt, 1, max_frames, 1, &trainer);
-    if (st == CLS_OK) st = cls_trainer_load(trainer, f.load_evaluate, 1);
-    transcribe_ctx c = {alphabet, &f, files, n_classes, 0};
-    cls_eval_set set = {"audio", utts, n_files};
-    if (st == CLS_OK) st = cls_trainer_evaluate(trainer, &set, 1, "Transcribe", on_batch, &c, NULL, NULL, NULL, NULL);
+    /* One device: transcription has no use for towers. */
+    cls_status st = cls_infer_create(engine, sel[0], &ic, &infer);
+    if (st == CLS_OK) st = cls_infer_load(infer, path);
+    transcribe_ctx c = {alphabet, &f, files, model.n_classes, 0};
+    if (st == CLS_OK) st = cls_infer_run(infer, files, n_files, 1, on_batch, &c);
     if (st != CLS_OK) rc = cli_report("transcribe", engine, st);
     else if (c.failed) rc = CLI_EXIT_FAILURE;
   }
-  cls_trainer_destroy(trainer);
+  cls_infer_destroy(infer);
   cls_engine_destroy(engine);
-  cls_mfcc_tables_destroy(tables);
   cls_alphabet_destroy(alphabet);
-  free(utts);
   return rc;
 }

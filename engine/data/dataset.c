@@ -315,9 +315,9 @@ static cls_status check_sample(checker *ck, item *it, char *detail, size_t cap) 
   s->source_rate = info.sample_rate;
   s->source_channels = info.channels;
   s->seconds = (double)info.frames / info.sample_rate;
-  s->n_samples = info.sample_rate == ck->rate ? (int64_t)info.frames
-                                              : (int64_t)info.frames * ck->rate / info.sample_rate;
-  int64_t frames = s->n_samples < ck->window ? 0 : 1 + (s->n_samples - ck->window) / ck->step;
+  const cls_frame_count count = cls_audio_frame_count(&info, ck->rate, ck->window, ck->step);
+  s->n_samples = count.n_samples;
+  const int64_t frames = count.frames;
   s->frames = frames > INT_MAX ? INT_MAX : (int)frames;
   const int64_t need = (int64_t)s->n_labels + s->repeats;
   if (frames < need) {

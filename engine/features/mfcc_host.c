@@ -1,5 +1,6 @@
-/* MFCC configuration, tables and the plain-C host implementation (see clspeech/features.h): the reference for
- * the device path and the --features_device host fallback. */
+/* MFCC configuration, tables and the plain-C host implementation (see clspeech/features.h): the
+ * reference for the device path and the --features_device host fallback; and the one count of an
+ * audio file's frames from its header. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,8 +99,17 @@ void cls_mfcc_tables_destroy(cls_mfcc_tables *t) {
   free(t);
 }
 
-size_t cls_mfcc_frames(const cls_mfcc_tables *t, size_t n) {
-  return n < (size_t)t->window ? 0 : 1 + (n - (size_t)t->window) / (size_t)t->step;
+static int64_t frames_of(int64_t n, int window, int step) { return n < window ? 0 : 1 + (n - window) / step; }
+
+size_t cls_mfcc_frames(const cls_mfcc_tables *t, size_t n) { return (size_t)frames_of((int64_t)n, t->window, t->step); }
+
+cls_frame_count cls_audio_frame_count(const cls_audio_header *h, int rate, int window, int step) {
+  cls_frame_count c;
+  const int resampled = h->sample_rate != rate;
+  c.n_samples = resampled ? (int64_t)h->frames * rate / h->sample_rate : (int64_t)h->frames;
+  c.frames = frames_of(c.n_samples, window, step);
+  c.max_frames = resampled ? frames_of(c.n_samples + 1, window, step) : c.frames;
+  return c;
 }
 
 /* In-place iterative radix-2 FFT of n (a power of two) complex values; tw holds the n/2 twiddles. */

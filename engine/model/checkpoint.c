@@ -1,5 +1,6 @@
 /* Checkpoint files and folders (see clspeech/model.h): the mapping of the flat parameter, Adam and
- * trainer state onto named safetensors tensors, and DeepSpeech's train/best_dev series. */
+ * trainer state onto named safetensors tensors, DeepSpeech's train/best_dev series, the one choice
+ * of the checkpoint to load, and the folder's description for inference (alphabet, features). */
 #include "clspeech/model.h"
 
 #include <errno.h>
@@ -66,18 +67,11 @@ static const char *meta_or(const cls_safetensors *st, const char *key, const cha
 }
 
 cls_status cls_checkpoint_peek(const char *path, int *n_hidden, int *n_classes, char *err, size_t err_cap) {
-  cls_safetensors *st = NULL;
-  cls_status s = cls_safetensors_read(path, &st, err, err_cap);
+  cls_model_config cfg;
+  cls_status s = cls_checkpoint_peek_model(path, &cfg, err, err_cap);
   if (s != CLS_OK) return s;
-  const char *h = cls_safetensors_meta(st, "n_hidden"), *c = cls_safetensors_meta(st, "n_classes");
-  if (!h || !c) {
-    snprintf(err, err_cap, "%s: not a clspeech checkpoint (no n_hidden/n_classes metadata)", path);
-    cls_safetensors_free(st);
-    return CLS_ERR_IO;
-  }
-  *n_hidden = atoi(h);
-  *n_classes = atoi(c);
-  cls_safetensors_free(st);
+  *n_hidden = cfg.n_hidden;
+  *n_classes = cfg.n_classes;
   return CLS_OK;
 }
 
@@ -200,4 +194,112 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
     unlink(stale);
   }
   return CLS_OK;
+}
+
+/* ---- the checkpoint choice and the folder's description ---- */
+
+cls_status cls_checkpoint_choose(const char *dir, cls_checkpoint_pick pick, char *path, size_t path_cap, int *is_best,
+                                 char *err, size_t err_cap) {
+  const int has_dir = dir && *dir, want_best = pick != CLS_PICK_LAST, want_last = pick != CLS_PICK_BEST;
+  const char *where = has_dir ? dir : "(no --checkpoint_dir)";
+  char why[1024];
+  if (is_best) *is_best = 0;
+  if (has_dir && want_best && cls_checkpoint_find(dir, "best_dev", path, path_cap, why, sizeof why) == CLS_OK) {
+    if (is_best) *is_best = 1;
+    return CLS_OK;
+  }
+  if (!want_last) {
+    snprintf(err, err_cap, "no best validating checkpoint in %s", where);
+    return CLS_ERR_IO;
+  }
+  if (has_dir && cls_checkpoint_find(dir, "train", path, path_cap, why, sizeof why) == CLS_OK) return CLS_OK;
+  snprintf(err, err_cap, "no checkpoint to load in %s", where);
+  return CLS_ERR_IO;
+}
+
+cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, char *err, size_t err_cap) {
+  cls_safetensors *st = NULL;
+  cls_status s = cls_safetensors_read(path, &st, err, err_cap);
+  if (s != CLS_OK) return s;
+  const char *h = cls_safetensors_meta(st, "n_hidden"), *c = cls_safetensors_meta(st, "n_classes");
+  if (!h || !c) {
+    snprintf(err, err_cap, "%s: not a clspeech checkpoint (no n_hidden/n_classes metadata)", path);
+    cls_safetensors_free(st);
+    return CLS_ERR_IO;
+  }
+  cfg->n_hidden = atoi(h);
+  cfg->n_classes = atoi(c);
+  cfg->n_input = atoi(meta_or(st, "n_input", "26"));
+  cfg->n_context = atoi(meta_or(st, "n_context", "9"));
+  cfg->relu_clip = strtof(meta_or(st, "relu_clip", "20"), NULL);
+  cls_safetensors_free(st);
+  return CLS_OK;
+}
+
+cls_status cls_checkpoint_describe(const char *dir, const char *alphabet_path, int audio_sample_rate,
+                                   int feature_win_len, int feature_win_step, char *err, size_t err_cap) {
+  char *alphabet = NULL, path[4200];
+  size_t len = 0;
+  cls_status rc = cls_read_file(alphabet_path, &alphabet, &len, err, err_cap);
+  if (rc != CLS_OK) return rc;
+  snprintf(path, sizeof path, "%s/%s", dir, CLS_CHECKPOINT_ALPHABET);
+  const void *chunks[1] = {alphabet};
+  size_t sizes[1] = {len};
+  rc = cls_write_atomic(path, chunks, sizes, 1, err, err_cap);
+  free(alphabet);
+  if (rc != CLS_OK) return rc;
+  char text[256];
+  int n = snprintf(text, sizeof text, "audio_sample_rate=%d\nfeature_win_len=%d\nfeature_win_step=%d\n",
+                   audio_sample_rate, feature_win_len, feature_win_step);
+  snprintf(path, sizeof path, "%s/%s", dir, CLS_CHECKPOINT_FEATURES);
+  chunks[0] = text;
+  sizes[0] = (size_t)n;
+  return cls_write_atomic(path, chunks, sizes, 1, err, err_cap);
+}
+
+cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate, int *feature_win_len,
+                                        int *feature_win_step, int *found, char *err, size_t err_cap) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, CLS_CHECKPOINT_FEATURES);
+  *found = 0;
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    if (errno == ENOENT) return CLS_OK;
+    snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
+    return CLS_ERR_IO;
+  }
+  struct {
+    const char *name;
+    int *value;
+    int seen;
+  } keys[3] = {{"audio_sample_rate", audio_sample_rate, 0},
+               {"feature_win_len", feature_win_len, 0},
+               {"feature_win_step", feature_win_step, 0}};
+  char line[256];
+  cls_status rc = CLS_OK;
+  for (int no = 1; rc == CLS_OK && fgets(line, sizeof line, f); no++) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (!line[0] || line[0] == '#') continue;
+    char *eq = strchr(line, '='), *end = NULL;
+    int k = -1;
+    for (int i = 0; eq && i < 3; i++)
+      if ((size_t)(eq - line) == strlen(keys[i].name) && !strncmp(line, keys[i].name, (size_t)(eq - line))) k = i;
+    long v = eq ? strtol(eq + 1, &end, 10) : 0;
+    if (k < 0 || end == eq + 1 || *end || v < 1 || v > 1000000000L) {
+      snprintf(err, err_cap,
+               "%s:%d: expected audio_sample_rate, feature_win_len or feature_win_step = a positive integer", path, no);
+      rc = CLS_ERR_IO;
+    } else {
+      *keys[k].value = (int)v;
+      keys[k].seen = 1;
+    }
+  }
+  fclose(f);
+  for (int i = 0; rc == CLS_OK && i < 3; i++)
+    if (!keys[i].seen) {
+      snprintf(err, err_cap, "%s: no %s", path, keys[i].name);
+      rc = CLS_ERR_IO;
+    }
+  if (rc == CLS_OK) *found = 1;
+  return rc;
 }

@@ -1,5 +1,6 @@
-/* One model replica on one device (see tower.h): its device buffers and queues, putting a share of
- * a host batch on the device, the gradient with per-layer read-back, and the Adam update. */
+/* One model replica on one device (see tower.h): its device buffers and queues, the gradient with
+ * per-layer read-back, and the Adam update. Putting a share of a host batch on the device is
+ * batch_input.c's. */
 #include "model/tower.h"
 
 #include <stdlib.h>
@@ -7,7 +8,7 @@
 
 #include "device/engine.h"
 #include "device/log.h"
-#include "features/mfcc_device.h"
+#include "model/batch_input.h"
 
 #define MAX_LAYERS 8
 
@@ -19,15 +20,10 @@ struct cls_tower {
   cl_command_queue q, xfer;           /* compute queue; gradient read-back queue */
   cls_model *model;
   cls_adam_plan *adam;
-  cls_mfcc_plan *mfcc;
+  cls_batch_input *input;             /* the chunk's device batch */
   cls_param_view views[CLS_MODEL_N_TENSORS];
-  int width;
   size_t n_params, bytes;
   cl_mem params, grads, m, v;         /* [n_params] */
-  cl_mem features;                    /* [max_frames*capacity, width] */
-  cl_mem seq_len, labels, label_len;  /* int32 [capacity], [capacity, max_label], [capacity] */
-  float *windows;                     /* host staging of a chunk's windows */
-  int32_t *label_stage;               /* [capacity, max_label] */
   /* per-layer read-back of the step in flight */
   float *host_grad;
   int n_reads;
@@ -61,7 +57,6 @@ cls_status cls_tower_create(cls_engine *e, int device, const cls_tower_config *c
   t->device = device;
   t->c = *c;
   if (t->c.max_label < 1) t->c.max_label = 1;
-  t->width = cls_model_input_width(&c->model);
   t->n_params = cls_model_layout(&c->model, t->views);
   cl_device_id id = NULL;
   cls_status st = cls_engine_device_cl(e, device, &t->ctx, &id, NULL);
@@ -77,23 +72,14 @@ cls_status cls_tower_create(cls_engine *e, int device, const cls_tower_config *c
   }
   if (st == CLS_OK) st = cls_model_create(e, device, &c->model, c->max_frames, c->capacity, t->c.max_label, &t->model);
   if (st == CLS_OK) st = cls_adam_create(e, device, &t->adam);
-  if (st == CLS_OK && !c->host_features) st = cls_mfcc_create(e, device, c->tables, &t->mfcc);
-  size_t pb = t->n_params * sizeof(float), rows = (size_t)c->max_frames * (size_t)c->capacity;
+  size_t pb = t->n_params * sizeof(float);
   t->params = buffer(t, pb, &st);
   t->grads = buffer(t, pb, &st);
   t->m = buffer(t, pb, &st);
   t->v = buffer(t, pb, &st);
-  t->features = buffer(t, rows * (size_t)t->width * sizeof(float), &st);
-  t->seq_len = buffer(t, (size_t)c->capacity * sizeof(int32_t), &st);
-  t->labels = buffer(t, (size_t)c->capacity * (size_t)t->c.max_label * sizeof(int32_t), &st);
-  t->label_len = buffer(t, (size_t)c->capacity * sizeof(int32_t), &st);
-  if (st == CLS_OK) {
-    t->bytes += cls_model_activation_bytes(t->model);
-    t->windows = c->host_features ? malloc(rows * (size_t)t->width * sizeof(float)) : NULL;
-    t->label_stage = malloc((size_t)c->capacity * (size_t)t->c.max_label * sizeof(int32_t));
-    if ((c->host_features && !t->windows) || !t->label_stage)
-      st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for a tower's staging buffers");
-  }
+  cls_batch_input_config ic = {c->model, c->tables, c->host_features, c->capacity, c->max_frames, t->c.max_label};
+  if (st == CLS_OK) st = cls_batch_input_create(e, device, t->ctx, &ic, &t->input);
+  if (st == CLS_OK) t->bytes += cls_batch_input_device_bytes(t->input) + cls_model_activation_bytes(t->model);
   if (st != CLS_OK) {
     cls_tower_destroy(t);
     return st;
@@ -109,14 +95,12 @@ void cls_tower_destroy(cls_tower *t) {
   for (int i = 0; i < t->n_reads; i++) clReleaseEvent(t->reads[i]);
   cls_model_destroy(t->model);
   cls_adam_destroy(t->adam);
-  cls_mfcc_destroy(t->mfcc);
-  cl_mem mems[] = {t->params, t->grads, t->m, t->v, t->features, t->seq_len, t->labels, t->label_len};
+  cls_batch_input_destroy(t->input);
+  cl_mem mems[] = {t->params, t->grads, t->m, t->v};
   for (size_t i = 0; i < sizeof mems / sizeof *mems; i++)
     if (mems[i]) clReleaseMemObject(mems[i]);
   if (t->q) clReleaseCommandQueue(t->q);
   if (t->xfer) clReleaseCommandQueue(t->xfer);
-  free(t->windows);
-  free(t->label_stage);
   free(t);
 }
 
@@ -124,71 +108,6 @@ int cls_tower_device(const cls_tower *t) { return t->device; }
 size_t cls_tower_param_count(const cls_tower *t) { return t->n_params; }
 size_t cls_tower_device_bytes(const cls_tower *t) { return t->bytes; }
 int cls_tower_capacity(const cls_tower *t) { return t->c.capacity; }
-
-/* Puts utterances b[first .. first+count) on the device: features (computed on the device from the
- * decoded audio, or the host's windows repacked for the sub-batch), lengths and labels. Blocks until
- * the host staging may be reused. */
-static cls_status put_batch(cls_tower *t, const cls_host_batch *b, int first, int count, cls_model_batch *mb) {
-  if (b->status != CLS_OK) return cls_fail(t->e, b->status, "%s", b->err);
-  if (count <= 0 || count > t->c.capacity || first < 0 || first + count > b->batch || b->time > t->c.max_frames ||
-      b->max_label > t->c.max_label)
-    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT,
-                    "a share of %d utterances x %d frames exceeds the tower's %d x %d (or the batch)", count, b->time,
-                    t->c.capacity, t->c.max_frames);
-  int time = 0;
-  for (int i = first; i < first + count; i++) {
-    if (b->frames[i] <= 0)
-      return cls_fail(t->e, CLS_ERR_IO, "utterance %d of the batch is shorter than one feature window", b->first + i);
-    if (b->frames[i] > time) time = b->frames[i];
-  }
-  cls_status st = CLS_OK;
-  if (t->c.host_features) {
-    const size_t row = (size_t)t->width;
-    if (first == 0 && count == b->batch) {
-      time = b->time;
-      st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->features, CL_FALSE, 0, (size_t)time * count * row * sizeof(float),
-                                         b->windows, 0, NULL, NULL),
-                 "uploading features");
-    } else {
-      for (int s = 0; s < time; s++)
-        memcpy(t->windows + (size_t)s * count * row, b->windows + ((size_t)s * b->batch + first) * row,
-               (size_t)count * row * sizeof(float));
-      st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->features, CL_FALSE, 0, (size_t)time * count * row * sizeof(float),
-                                         t->windows, 0, NULL, NULL),
-                 "uploading features");
-    }
-  } else {
-    st = cls_mfcc_compute(t->mfcc, t->q, count, (const float *const *)(b->audio + first), b->n_audio + first,
-                          t->c.model.n_context, cls_buf_of(t->features), &time, NULL, NULL);
-  }
-  const int L = t->c.max_label;
-  for (int i = 0; i < count; i++) {
-    int32_t *dst = t->label_stage + (size_t)i * L;
-    memset(dst, 0, (size_t)L * sizeof(int32_t));
-    if (b->label_len[first + i] > 0)
-      memcpy(dst, b->labels + (size_t)(first + i) * b->max_label, (size_t)b->label_len[first + i] * sizeof(int32_t));
-  }
-  if (st == CLS_OK)
-    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->seq_len, CL_FALSE, 0, (size_t)count * sizeof(int32_t), b->frames + first,
-                                       0, NULL, NULL),
-               "uploading lengths");
-  if (st == CLS_OK)
-    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->labels, CL_FALSE, 0, (size_t)count * L * sizeof(int32_t), t->label_stage,
-                                       0, NULL, NULL),
-               "uploading labels");
-  if (st == CLS_OK)
-    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->label_len, CL_FALSE, 0, (size_t)count * sizeof(int32_t),
-                                       b->label_len + first, 0, NULL, NULL),
-               "uploading label lengths");
-  if (st == CLS_OK) st = cl_ok(t, clFinish(t->q), "waiting for the batch upload");
-  mb->time = time;
-  mb->batch = count;
-  mb->features = cls_buf_of(t->features);
-  mb->seq_len = cls_buf_of(t->seq_len);
-  mb->labels = cls_buf_of(t->labels);
-  mb->label_len = cls_buf_of(t->label_len);
-  return st;
-}
 
 /* Layer callback: once the compute queue reaches this point, read the layer's gradient on the
  * transfer queue, so that the read overlaps the rest of the backward pass. */
@@ -228,7 +147,7 @@ cls_status cls_tower_gradient(cls_tower *t, const cls_host_batch *b, int first, 
     int chunk = count - done < t->c.capacity ? count - done : t->c.capacity;
     int last = done + chunk == count;
     cls_model_batch mb;
-    st = put_batch(t, b, first + done, chunk, &mb);
+    st = cls_batch_input_put(t->input, t->q, b, first + done, chunk, &mb);
     cls_model_dropout drop = *dropout;
     drop.utterance_offset = dropout->utterance_offset + first + done;
     if (st == CLS_OK)
@@ -271,7 +190,7 @@ cls_status cls_tower_apply(cls_tower *t, const float *g, float lr, float beta1, 
 
 cls_status cls_tower_evaluate(cls_tower *t, const cls_host_batch *b, float *losses, float *logits, int *time) {
   cls_model_batch mb;
-  cls_status st = put_batch(t, b, 0, b->batch, &mb);
+  cls_status st = cls_batch_input_put(t->input, t->q, b, 0, b->batch, &mb);
   if (st == CLS_OK) st = cls_model_forward(t->model, t->q, &mb, cls_buf_of(t->params), NULL, losses);
   if (st == CLS_OK && logits) {
     size_t bytes = (size_t)mb.time * (size_t)mb.batch * (size_t)t->c.model.n_classes * sizeof(float);

@@ -93,6 +93,20 @@ void cls_mfcc_tables_destroy(cls_mfcc_tables *t);
 /* Frames in n samples: 1 + (n - window) / step, 0 when shorter than one window (no end padding). */
 size_t cls_mfcc_frames(const cls_mfcc_tables *t, size_t n_samples);
 
+/* The frames of an audio file from its header alone, as training's data set and transcription count
+ * them (the one rule; the decoded audio then gives `frames`, or one more when resampled). */
+typedef struct cls_frame_count {
+  int64_t n_samples;   /* samples at `rate`: the header's, or when the file's rate differs
+                          frames * rate / file rate rounded down */
+  int64_t frames;      /* 1 + (n_samples - window) / step, 0 when shorter than one window */
+  int64_t max_frames;  /* the most decoding can give, to size buffers by: when resampled, the frames of
+                          one sample more (the resampler may give one more); else `frames` */
+} cls_frame_count;
+
+/* For a header at the model's `rate` with feature window and step in samples (the tables' window
+ * and step). */
+cls_frame_count cls_audio_frame_count(const cls_audio_header *header, int rate, int window, int step);
+
 /* Host features: out [frames, n_coeff] for cls_mfcc_frames(t, n) frames. Double precision inside,
  * with the spectrogram rounded to float between the two stages as TensorFlow's ops pass it. */
 void cls_mfcc_host(const cls_mfcc_tables *t, const float *samples, size_t n, float *out);

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "features.h"
 #include "ops.h"
 
 /* ---- model ---- */
@@ -132,5 +133,72 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
 
 /* The path the index of `kind` names, or CLS_ERR_IO when there is none. */
 cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, char *err, size_t err_cap);
+
+/* ---- checkpoint choice and the folder's description for inference ---- */
+/* Which checkpoint of a folder evaluation and transcription load (--load_evaluate): auto (the
+ * best_dev checkpoint, else the latest train checkpoint), best (best_dev only) or last (the latest
+ * train checkpoint only). Training's --load_train adds "init" on top of the same rule. */
+typedef enum cls_checkpoint_pick { CLS_PICK_AUTO = 0, CLS_PICK_BEST = 1, CLS_PICK_LAST = 2 } cls_checkpoint_pick;
+
+/* The path of the checkpoint `pick` chooses in `dir` (NULL or "" is no folder); *is_best (may be
+ * NULL) says whether it is the best_dev one. CLS_ERR_IO when there is none: err reads "no best
+ * validating checkpoint in DIR" (best) or "no checkpoint to load in DIR" (auto, last), DIR being
+ * "(no --checkpoint_dir)" without a folder. */
+cls_status cls_checkpoint_choose(const char *dir, cls_checkpoint_pick pick, char *path, size_t path_cap, int *is_best,
+                                 char *err, size_t err_cap);
+
+/* The whole model geometry of a checkpoint from its metadata (n_input, n_context and relu_clip
+ * default to DeepSpeech's 26, 9 and 20 in files that lack them), to build the model before loading. */
+cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, char *err, size_t err_cap);
+
+/* Beside a checkpoint folder's safetensors files (which carry the network geometry in their
+ * metadata) the folder keeps what inference needs and the weights do not say: the alphabet, a byte
+ * copy of the file training used, and the feature geometry (sample rate, window and step) in a
+ * small text file of "name=value" lines (audio_sample_rate, feature_win_len, feature_win_step). */
+#define CLS_CHECKPOINT_ALPHABET "alphabet.txt"
+#define CLS_CHECKPOINT_FEATURES "features.txt"
+
+/* Writes DIR/alphabet.txt (a byte copy of alphabet_path) and DIR/features.txt, each atomically. */
+cls_status cls_checkpoint_describe(const char *dir, const char *alphabet_path, int audio_sample_rate,
+                                   int feature_win_len, int feature_win_step, char *err, size_t err_cap);
+
+/* Reads DIR/features.txt: *found 0 (and CLS_OK) when the folder has none (made before it was written);
+ * CLS_ERR_IO naming the file and line when it is unreadable or malformed. */
+cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate, int *feature_win_len,
+                                        int *feature_win_step, int *found, char *err, size_t err_cap);
+
+/* ---- forward-only replica ---- */
+/* The model on one device for inference: parameters, activations and the batch buffers only (no
+ * gradient, no Adam slots, no reduction buffers), a checkpoint's parameters, and logits for audio
+ * files decoded and featurised as training does (the same batch loader and feature path). */
+typedef struct cls_infer_config {
+  cls_model_config model;
+  cls_mfcc_config features;    /* its sample rate is the model's; its n_coeff must be model.n_input */
+  int host_features;           /* features on the host (else the device MFCC) */
+  const char *feature_cache;   /* host-features path: a feature cache folder, or NULL/"" */
+  int max_batch, max_frames;   /* the largest batch and utterance (in frames) it will run */
+  int log_placement;           /* log its device and device memory (a notice) */
+} cls_infer_config;
+
+typedef struct cls_infer cls_infer;
+
+cls_status cls_infer_create(cls_engine *engine, int device, const cls_infer_config *config, cls_infer **out);
+void cls_infer_destroy(cls_infer *infer);
+
+/* Device memory the replica holds, in bytes (parameters, activations and workspaces, batch). */
+size_t cls_infer_device_bytes(const cls_infer *infer);
+
+/* Loads a checkpoint's parameters (its Adam slots are not read); the checkpoint must be made for the
+ * replica's model (a mismatch is an error naming the tensor). */
+cls_status cls_infer_load(cls_infer *infer, const char *checkpoint_path);
+
+/* Called per batch, in order: utterances first .. first+batch-1; logits [time*batch, n_classes]
+ * time-major (before softmax; utterance b's frame t at row t*batch + b), frames[batch] each one's
+ * frames. The pointers are valid during the call only. */
+typedef void (*cls_infer_fn)(void *user, int first, int batch, int time, const float *logits, const int *frames);
+
+/* Runs the audio files paths[0 .. n) through the model, batch_size (<= max_batch) at a time. */
+cls_status cls_infer_run(cls_infer *infer, const char *const *paths, int n, int batch_size, cls_infer_fn on_batch,
+                         void *user);
 
 #endif

@@ -1,0 +1,150 @@
+/* A replica's batch on the device (see batch_input.h): its buffers, host staging, and the upload or
+ * device MFCC of one chunk of a host batch. */
+#include "model/batch_input.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/engine.h"
+#include "device/log.h"
+#include "features/mfcc_device.h"
+
+struct cls_batch_input {
+  cls_engine *e;
+  int device;
+  cls_batch_input_config c;
+  cl_context ctx;
+  cls_mfcc_plan *mfcc;
+  int width;
+  size_t bytes;
+  cl_mem features;                    /* [max_frames*capacity, width] */
+  cl_mem seq_len, labels, label_len;  /* int32 [capacity], [capacity, max_label], [capacity] */
+  float *windows;                     /* host staging of a chunk's windows */
+  int32_t *label_stage;               /* [capacity, max_label] */
+};
+
+static cls_status cl_ok(cls_batch_input *t, cl_int err, const char *what) {
+  if (err == CL_SUCCESS) return CLS_OK;
+  const cls_device_info *d = cls_engine_device(t->e, t->device);
+  return cls_fail(t->e, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ? CLS_ERR_OUT_OF_MEMORY
+                                                                                              : CLS_ERR_OPENCL,
+                  "device %d:%d (%s): %s failed: %s", d->platform_index, d->device_index, d->name, what,
+                  cls_cl_error_name(err));
+}
+
+static cl_mem buffer(cls_batch_input *t, size_t bytes, cls_status *st) {
+  if (*st != CLS_OK) return NULL;
+  cl_int err = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(t->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
+  *st = cl_ok(t, m ? CL_SUCCESS : err, "allocating device memory");
+  t->bytes += bytes;
+  return m;
+}
+
+cls_status cls_batch_input_create(cls_engine *e, int device, cl_context ctx, const cls_batch_input_config *c,
+                                  cls_batch_input **out) {
+  *out = NULL;
+  cls_batch_input *t = calloc(1, sizeof *t);
+  if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  t->e = e;
+  t->device = device;
+  t->c = *c;
+  t->ctx = ctx;
+  if (t->c.max_label < 1) t->c.max_label = 1;
+  t->width = cls_model_input_width(&c->model);
+  cls_status st = CLS_OK;
+  if (!c->host_features) st = cls_mfcc_create(e, device, c->tables, &t->mfcc);
+  const size_t rows = (size_t)c->max_frames * (size_t)c->capacity;
+  t->features = buffer(t, rows * (size_t)t->width * sizeof(float), &st);
+  t->seq_len = buffer(t, (size_t)c->capacity * sizeof(int32_t), &st);
+  t->labels = buffer(t, (size_t)c->capacity * (size_t)t->c.max_label * sizeof(int32_t), &st);
+  t->label_len = buffer(t, (size_t)c->capacity * sizeof(int32_t), &st);
+  if (st == CLS_OK) {
+    t->windows = c->host_features ? malloc(rows * (size_t)t->width * sizeof(float)) : NULL;
+    t->label_stage = malloc((size_t)c->capacity * (size_t)t->c.max_label * sizeof(int32_t));
+    if ((c->host_features && !t->windows) || !t->label_stage)
+      st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for a tower's staging buffers");
+  }
+  if (st != CLS_OK) {
+    cls_batch_input_destroy(t);
+    return st;
+  }
+  *out = t;
+  return CLS_OK;
+}
+
+void cls_batch_input_destroy(cls_batch_input *t) {
+  if (!t) return;
+  cls_mfcc_destroy(t->mfcc);
+  cl_mem mems[] = {t->features, t->seq_len, t->labels, t->label_len};
+  for (size_t i = 0; i < sizeof mems / sizeof *mems; i++)
+    if (mems[i]) clReleaseMemObject(mems[i]);
+  free(t->windows);
+  free(t->label_stage);
+  free(t);
+}
+
+size_t cls_batch_input_device_bytes(const cls_batch_input *t) { return t->bytes; }
+
+cls_status cls_batch_input_put(cls_batch_input *t, cl_command_queue q, const cls_host_batch *b, int first, int count,
+                               cls_model_batch *mb) {
+  if (b->status != CLS_OK) return cls_fail(t->e, b->status, "%s", b->err);
+  if (count <= 0 || count > t->c.capacity || first < 0 || first + count > b->batch || b->time > t->c.max_frames ||
+      b->max_label > t->c.max_label)
+    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT,
+                    "a share of %d utterances x %d frames exceeds the tower's %d x %d (or the batch)", count, b->time,
+                    t->c.capacity, t->c.max_frames);
+  int time = 0;
+  for (int i = first; i < first + count; i++) {
+    if (b->frames[i] <= 0)
+      return cls_fail(t->e, CLS_ERR_IO, "utterance %d of the batch is shorter than one feature window", b->first + i);
+    if (b->frames[i] > time) time = b->frames[i];
+  }
+  cls_status st = CLS_OK;
+  if (t->c.host_features) {
+    const size_t row = (size_t)t->width;
+    if (first == 0 && count == b->batch) {
+      time = b->time;
+      st = cl_ok(t, clEnqueueWriteBuffer(q, t->features, CL_FALSE, 0, (size_t)time * count * row * sizeof(float),
+                                         b->windows, 0, NULL, NULL),
+                 "uploading features");
+    } else {
+      for (int s = 0; s < time; s++)
+        memcpy(t->windows + (size_t)s * count * row, b->windows + ((size_t)s * b->batch + first) * row,
+               (size_t)count * row * sizeof(float));
+      st = cl_ok(t, clEnqueueWriteBuffer(q, t->features, CL_FALSE, 0, (size_t)time * count * row * sizeof(float),
+                                         t->windows, 0, NULL, NULL),
+                 "uploading features");
+    }
+  } else {
+    st = cls_mfcc_compute(t->mfcc, q, count, (const float *const *)(b->audio + first), b->n_audio + first,
+                          t->c.model.n_context, cls_buf_of(t->features), &time, NULL, NULL);
+  }
+  const int L = t->c.max_label;
+  for (int i = 0; i < count; i++) {
+    int32_t *dst = t->label_stage + (size_t)i * L;
+    memset(dst, 0, (size_t)L * sizeof(int32_t));
+    if (b->label_len[first + i] > 0)
+      memcpy(dst, b->labels + (size_t)(first + i) * b->max_label, (size_t)b->label_len[first + i] * sizeof(int32_t));
+  }
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueWriteBuffer(q, t->seq_len, CL_FALSE, 0, (size_t)count * sizeof(int32_t), b->frames + first,
+                                       0, NULL, NULL),
+               "uploading lengths");
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueWriteBuffer(q, t->labels, CL_FALSE, 0, (size_t)count * L * sizeof(int32_t), t->label_stage,
+                                       0, NULL, NULL),
+               "uploading labels");
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueWriteBuffer(q, t->label_len, CL_FALSE, 0, (size_t)count * sizeof(int32_t),
+                                       b->label_len + first, 0, NULL, NULL),
+               "uploading label lengths");
+  if (st == CLS_OK) st = cl_ok(t, clFinish(q), "waiting for the batch upload");
+  mb->time = time;
+  mb->batch = count;
+  mb->features = cls_buf_of(t->features);
+  mb->seq_len = cls_buf_of(t->seq_len);
+  mb->labels = cls_buf_of(t->labels);
+  mb->label_len = cls_buf_of(t->label_len);
+  return st;
+}
