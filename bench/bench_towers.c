@@ -39,7 +39,7 @@ typedef struct setup {
   double seconds;
 } setup;
 
-static int run(const setup *s, const int *devs, int n_devs, const char *strategy, const char *balance, int per_device,
+static int run(const setup *s, const int *devs, int n_devs, cls_strategy strategy, cls_balance balance, int per_device,
                int batch, int no_overlap, run_result *r) {
   cls_train_options o = cls_train_options_default(s->H, s->C);
   o.train_batch_size = batch;
@@ -47,7 +47,7 @@ static int run(const setup *s, const int *devs, int n_devs, const char *strategy
   o.epochs = 100000;
   o.checkpoint_secs = 0;
   o.max_to_keep = 1;
-  o.load_train = "init";
+  o.load_train = CLS_LOAD_INIT;
   o.host_features = 1;
   o.strategy = strategy;
   o.balance = balance;
@@ -58,7 +58,7 @@ static int run(const setup *s, const int *devs, int n_devs, const char *strategy
   int max_batch = batch * 2 > s->B ? batch * 2 : s->B;
   cls_trainer *t = NULL;
   cls_status st = cls_trainer_create(s->e, devs, n_devs, &o, max_batch, s->max_frames, s->max_labels, &t);
-  if (st == CLS_OK) st = cls_trainer_load(t, "init", 0);
+  if (st == CLS_OK) st = cls_trainer_load(t, CLS_LOAD_INIT, 0);
   pass_audio = 0;
   double t0 = cls_now_ms();
   if (st == CLS_OK) st = cls_trainer_train(t, s->train, s->n_train, NULL, 0, on_progress, NULL);
@@ -117,8 +117,8 @@ int main(int argc, char **argv) {
     }
   }
   if (!train_csv || !dev_csv || !alphabet) {
-    fprintf(stderr, "usage: bench_towers --train_files CSV --dev_files CSV --alphabet_config_path TXT [--devices SEL] "
-                    "[--seconds S] [--n_hidden H] [--batch B] [--json]\n");
+    fprintf(stderr, "usage: bench_towers --train_files CSV --dev_files CSV --alphabet_config_path TXT "
+                    "[--devices SEL] [--seconds S] [--n_hidden H] [--batch B] [--json]\n");
     return 2;
   }
   char err[1024];
@@ -153,17 +153,18 @@ int main(int argc, char **argv) {
   struct {
     const char *name;
     int devs, first, per_device, batch_mult, no_overlap;
-    const char *strategy, *balance;
+    cls_strategy strategy;
+    cls_balance balance;
   } configs[] = {
-      {"A alone", 1, 0, 1, 1, 0, "hybrid", "equal"},
-      {"B alone", 1, 1, 1, 1, 0, "hybrid", "equal"},
-      {"sync A+B", 2, 0, 1, 1, 0, "sync", "equal"},
-      {"async A+B", 2, 0, 1, 1, 0, "async", "equal"},
-      {"hybrid-equal A+B", 2, 0, 1, 1, 0, "hybrid", "equal"},
-      {"hybrid-auto A+B", 2, 0, 1, 1, 0, "hybrid", "auto"},
-      {"hybrid-auto A+B, no overlap", 2, 0, 1, 1, 1, "hybrid", "auto"},
-      {"A alone, batch 2B", 1, 0, 1, 2, 0, "hybrid", "equal"},
-      {"2 towers on A", 1, 0, 2, 1, 0, "hybrid", "equal"},
+      {"A alone", 1, 0, 1, 1, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_EQUAL},
+      {"B alone", 1, 1, 1, 1, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_EQUAL},
+      {"sync A+B", 2, 0, 1, 1, 0, CLS_STRATEGY_SYNC, CLS_BALANCE_EQUAL},
+      {"async A+B", 2, 0, 1, 1, 0, CLS_STRATEGY_ASYNC, CLS_BALANCE_EQUAL},
+      {"hybrid-equal A+B", 2, 0, 1, 1, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_EQUAL},
+      {"hybrid-auto A+B", 2, 0, 1, 1, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_AUTO},
+      {"hybrid-auto A+B, no overlap", 2, 0, 1, 1, 1, CLS_STRATEGY_HYBRID, CLS_BALANCE_AUTO},
+      {"A alone, batch 2B", 1, 0, 1, 2, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_EQUAL},
+      {"2 towers on A", 1, 0, 2, 1, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_EQUAL},
   };
   const int n_configs = (int)(sizeof configs / sizeof *configs);
   run_result r[16];

@@ -123,7 +123,7 @@ int cmd_transcribe(int argc, char **argv) {
   if (!rc) rc = cli_open_devices("transcribe", f.devices, &engine, sel, 64, &n_sel);
   if (!rc) {
     st = cls_trainer_create(engine, sel, 1, &opt, 1, max_frames, 1, &trainer);
-    if (st == CLS_OK) st = cls_trainer_load(trainer, f.load_evaluate, 1);
+    if (st == CLS_OK) st = cls_trainer_load(trainer, f.load_evaluate_mode, 1);
     transcribe_ctx c = {alphabet, &f, files, n_classes, 0};
     cls_eval_set set = {"audio", utts, n_files};
     if (st == CLS_OK) st = cls_trainer_evaluate(trainer, &set, 1, "Transcribe", on_batch, &c, NULL, NULL, NULL, NULL);
