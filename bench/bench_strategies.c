@@ -5,8 +5,8 @@
  * the same global batch there (A is the device with more compute units). Prints a table (and --json lines) with audio-seconds/s, steps/s,
  * the dev loss, the straggler efficiency (hybrid-auto throughput / sum of the single-device
  * throughputs) and the overlap saving.
- *   bench_towers --train_files CSV --dev_files CSV --alphabet_config_path TXT [--devices 0:0,0:1]
- *                [--seconds 60] [--n_hidden 256] [--batch 8] [--json] */
+ *   bench_strategies --train_files CSV --dev_files CSV --alphabet_config_path TXT [--devices 0:0,0:1]
+ *                    [--seconds 60] [--n_hidden 256] [--batch 8] [--json] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +67,7 @@ static int run(const setup *s, const int *devs, int n_devs, cls_strategy strateg
   if (st == CLS_OK) r->steps = (double)cls_trainer_state(t)->global_step;
   cls_eval_set dev = {"dev", s->dev, s->n_dev};
   if (st == CLS_OK) st = cls_trainer_evaluate(t, &dev, s->B, "Validation", NULL, NULL, NULL, NULL, &r->dev_loss, NULL);
-  if (st != CLS_OK) fprintf(stderr, "bench_towers: %s\n", cls_engine_error(s->e));
+  if (st != CLS_OK) fprintf(stderr, "bench_strategies: %s\n", cls_engine_error(s->e));
   cls_trainer_destroy(t);
   return st == CLS_OK ? 0 : 1;
 }
@@ -77,7 +77,7 @@ static int load_set(const char *csv, cls_alphabet *a, cls_utterance **u, int *n,
   char err[1024];
   cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
   if (cls_dataset_load(csv, &dopt, keep, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "bench_towers: %s\n", err);
+    fprintf(stderr, "bench_strategies: %s\n", err);
     return 1;
   }
   *n = cls_dataset_size(*keep);
@@ -112,19 +112,19 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--batch")) s.B = atoi(v), i++;
     else if (!strcmp(argv[i], "--json")) json = 1;
     else {
-      fprintf(stderr, "bench_towers: unknown argument %s\n", argv[i]);
+      fprintf(stderr, "bench_strategies: unknown argument %s\n", argv[i]);
       return 2;
     }
   }
   if (!train_csv || !dev_csv || !alphabet) {
-    fprintf(stderr, "usage: bench_towers --train_files CSV --dev_files CSV --alphabet_config_path TXT "
+    fprintf(stderr, "usage: bench_strategies --train_files CSV --dev_files CSV --alphabet_config_path TXT "
                     "[--devices SEL] [--seconds S] [--n_hidden H] [--batch B] [--json]\n");
     return 2;
   }
   char err[1024];
   cls_alphabet *a = NULL;
   if (cls_alphabet_load(alphabet, &a, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "bench_towers: %s\n", err);
+    fprintf(stderr, "bench_strategies: %s\n", err);
     return 1;
   }
   s.C = cls_alphabet_size(a) + 1;
@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
   int sel[8], n_sel = 0;
   if (cls_engine_create(&eo, &s.e) != CLS_OK || cls_engine_select(s.e, devices, sel, 8, &n_sel) != CLS_OK ||
       cls_engine_prepare(s.e, sel, &n_sel) != CLS_OK || n_sel < 2) {
-    fprintf(stderr, "bench_towers: need two devices (%s): %s\n", devices, s.e ? cls_engine_error(s.e) : "");
+    fprintf(stderr, "bench_strategies: need two devices (%s): %s\n", devices, s.e ? cls_engine_error(s.e) : "");
     return 1;
   }
   /* Device A is the one with more compute units (the fast one; it also holds two towers). */
@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
     sel[1] = x;
   }
   const cls_device_info *d0 = cls_engine_device(s.e, sel[0]), *d1 = cls_engine_device(s.e, sel[1]);
-  printf("bench_towers: H=%d, batch %d per tower, %.0f s of training per configuration, %d training / %d dev "
+  printf("bench_strategies: H=%d, batch %d per tower, %.0f s of training per configuration, %d training / %d dev "
          "utterances\n  device A = %d:%d %s\n  device B = %d:%d %s\n",
          s.H, s.B, s.seconds, s.n_train, s.n_dev, d0->platform_index, d0->device_index, d0->name, d1->platform_index,
          d1->device_index, d1->name);
