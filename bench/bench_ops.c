@@ -204,7 +204,7 @@ static cls_status bench_device(cls_engine *e, int dev, const bench_opts *o, int 
 
   /* Adam over the parameters of the whole model at this H */
   if (st == CLS_OK) {
-    cls_model_config cfg = {26, 9, H, c.C, 20.0f};
+    cls_model_config cfg = cls_model_config_deepspeech(H, c.C);
     cls_param_view views[CLS_MODEL_N_TENSORS];
     c.n_params = cls_model_layout(&cfg, views);
     c.p = buffer(ctx, c.q, c.n_params * sizeof(float), 0.1f);

@@ -34,7 +34,7 @@ static cl_mem ints(cl_context ctx, const int32_t *v, size_t n) {
 }
 
 static cls_status bench(cls_engine *e, int dev, int H, int B, int T, int L, int steps, int json) {
-  cls_model_config cfg = {26, 9, H, 29, 20.0f};
+  cls_model_config cfg = cls_model_config_deepspeech(H, 29);
   cls_param_view views[CLS_MODEL_N_TENSORS];
   size_t n = cls_model_layout(&cfg, views);
   cl_context ctx = NULL;

@@ -47,6 +47,16 @@ int cmd_train(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   cls_train_options opt = train_flags_options(&f, cls_alphabet_size(alphabet) + 1);
+  /* Fault injection for tests: the one environment variable of training (the engine reads none). */
+  const char *fault = getenv("CLSPEECH_FAULT");
+  if (cls_train_fault_parse(fault, &opt.fault, err, sizeof err) != CLS_OK) {
+    fprintf(stderr, "clspeech train: CLSPEECH_FAULT=%s\n", err);
+    cls_alphabet_destroy(alphabet);
+    return CLI_EXIT_USAGE;
+  }
+  if (opt.fault.kind != CLS_FAULT_NONE)
+    fprintf(stderr, "clspeech: warning: fault injection: %s tower %d at step %lld (CLSPEECH_FAULT)\n",
+            opt.fault.kind == CLS_FAULT_FAIL ? "fail" : "perturb", opt.fault.tower, (long long)opt.fault.step);
   cls_mfcc_tables *tables = NULL;
   if (cls_mfcc_tables_create(&opt.features, &tables, err, sizeof err) != CLS_OK) {
     fprintf(stderr, "clspeech train: %s\n", err);
@@ -97,7 +107,7 @@ int cmd_train(int argc, char **argv) {
   progress_printer progress;
   progress_init(&progress, f.show_progressbar);
   if (!rc && n_train > 0 && f.epochs > 0) {
-    st = cls_trainer_load(trainer, f.load_train, 0);
+    st = cls_trainer_load(trainer, f.load_train_mode, 0);
     if (st == CLS_OK) {
       char path[4200];
       snprintf(path, sizeof path, "%s/flags.txt", f.save_checkpoint_dir);
@@ -119,7 +129,7 @@ int cmd_train(int argc, char **argv) {
               (long long)cls_trainer_state(trainer)->global_step);
   }
   if (!rc && n_test > 0) {
-    st = cls_trainer_load(trainer, f.load_evaluate, 1);
+    st = cls_trainer_load(trainer, f.load_evaluate_mode, 1);
     if (st != CLS_OK) rc = cli_report("train", engine, st);
     if (!rc) rc = test_report_run(engine, trainer, alphabet, &f, test, n_test, &progress);
   }

@@ -9,34 +9,56 @@
 
 static char default_checkpoint_dir[4096];
 
+/* A float default as the decimal it was written as (0.05f -> 0.05, not 0.0500000007...): the
+   shortest decimal that reads back as the same float, so that --help and flags.txt show it so. */
+static double decimal(float x) {
+  char text[32];
+  for (int digits = 6; digits < 9; digits++) {
+    snprintf(text, sizeof text, "%.*g", digits, (double)x);
+    if ((float)strtod(text, NULL) == x) return strtod(text, NULL);
+  }
+  return (double)x;
+}
+
 void train_flags_defaults(train_flags *f) {
+  /* DeepSpeech's training defaults come from the engine's; the rest are the command's. */
+  const int n_hidden = 2048; /* DeepSpeech's --n_hidden */
+  const cls_train_options d = cls_train_options_default(n_hidden, 0);
   memset(f, 0, sizeof *f);
   f->train_files = f->dev_files = f->test_files = "";
   f->alphabet_config_path = "data/alphabet.txt";
-  f->train_batch_size = f->dev_batch_size = f->test_batch_size = 1;
-  f->epochs = 75;
-  f->learning_rate = 0.001;
-  f->beta1 = 0.9;
-  f->beta2 = 0.999;
-  f->epsilon = 1e-8;
-  f->dropout_rate = 0.05;
-  f->dropout_rate2 = f->dropout_rate3 = f->dropout_rate6 = -1.0;
-  f->relu_clip = 20.0;
-  f->n_hidden = 2048;
-  f->random_seed = 4568;
+  f->train_batch_size = d.train_batch_size;
+  f->dev_batch_size = d.dev_batch_size;
+  f->test_batch_size = d.test_batch_size;
+  f->epochs = d.epochs;
+  f->learning_rate = decimal(d.learning_rate);
+  f->beta1 = decimal(d.beta1);
+  f->beta2 = decimal(d.beta2);
+  f->epsilon = decimal(d.epsilon);
+  f->dropout_rate = decimal(d.dropout[0]);
+  f->dropout_rate2 = f->dropout_rate3 = f->dropout_rate6 = -1.0; /* -1: --dropout_rate */
+  f->dropout_rate4 = decimal(d.dropout[3]);
+  f->dropout_rate5 = decimal(d.dropout[4]);
+  f->relu_clip = decimal(d.model.relu_clip);
+  f->n_hidden = n_hidden;
+  f->random_seed = (int)d.random_seed;
   f->checkpoint_dir = f->load_checkpoint_dir = f->save_checkpoint_dir = "";
-  f->checkpoint_secs = 600;
-  f->max_to_keep = 5;
-  f->load_train = f->load_evaluate = "auto";
-  f->plateau_epochs = 10;
-  f->plateau_reduction = 0.1;
-  f->es_epochs = 25;
-  f->es_min_delta = 0.05;
-  f->audio_sample_rate = 16000;
-  f->feature_win_len = 32;
-  f->feature_win_step = 20;
+  f->checkpoint_secs = d.checkpoint_secs;
+  f->max_to_keep = d.max_to_keep;
+  f->load_train = cls_load_mode_name(d.load_train);
+  f->load_evaluate = cls_load_mode_name(d.load_evaluate);
+  f->force_initialize_learning_rate = d.force_initialize_learning_rate;
+  f->reduce_lr_on_plateau = d.reduce_lr_on_plateau;
+  f->plateau_epochs = d.plateau_epochs;
+  f->plateau_reduction = decimal(d.plateau_reduction);
+  f->early_stop = d.early_stop;
+  f->es_epochs = d.es_epochs;
+  f->es_min_delta = decimal(d.es_min_delta);
+  f->audio_sample_rate = d.features.sample_rate;
+  f->feature_win_len = d.features.win_len_ms;
+  f->feature_win_step = d.features.win_step_ms;
   f->feature_cache = "";
-  f->features_device = "device";
+  f->features_device = d.host_features ? "host" : "device";
   f->devices = "";
   f->show_progressbar = true;
   f->report_count = 5;
@@ -44,11 +66,12 @@ void train_flags_defaults(train_flags *f) {
   f->cutoff_prob = 1.0;
   f->cutoff_top_n = 300;
   f->test_output_file = "";
-  f->strategy = "hybrid";
-  f->balance = "auto";
-  f->towers_per_device = 1;
-  f->replica_check_steps = 100;
-  f->overlap_reduction = true;
+  f->strategy = cls_strategy_name(d.strategy);
+  f->balance = cls_balance_name(d.balance);
+  f->towers_per_device = d.towers_per_device;
+  f->replica_check_steps = d.replica_check_steps;
+  f->overlap_reduction = !d.no_overlap;
+  f->log_placement = d.log_placement;
   f->audio = "";
 }
 
@@ -144,11 +167,18 @@ int train_flags_finish(train_flags *f, const char *command) {
   if (f->dropout_rate6 < 0) f->dropout_rate6 = f->dropout_rate;
   if (*f->feature_cache) f->features_device = "host";
   const char *bad = NULL;
+  char why[256];
   if (f->train_batch_size < 1 || f->dev_batch_size < 1 || f->test_batch_size < 1) bad = "batch sizes must be at least 1";
   else if (f->epochs < 0) bad = "--epochs must not be negative";
-  else if (strcmp(f->strategy, "hybrid") && strcmp(f->strategy, "sync") && strcmp(f->strategy, "async"))
+  else if (cls_strategy_parse(f->strategy, &f->strategy_mode) != CLS_OK)
     bad = "--strategy must be hybrid, sync or async";
-  else if (strcmp(f->balance, "auto") && strcmp(f->balance, "equal")) bad = "--balance must be auto or equal";
+  else if (cls_balance_parse(f->balance, &f->balance_mode) != CLS_OK) bad = "--balance must be auto or equal";
+  else if (cls_load_mode_parse(f->load_train, &f->load_train_mode) != CLS_OK) {
+    snprintf(why, sizeof why, "--load_train must be auto, best, last or init, not \"%s\"", f->load_train);
+    bad = why;
+  } else if (cls_load_mode_parse(f->load_evaluate, &f->load_evaluate_mode) != CLS_OK ||
+             f->load_evaluate_mode == CLS_LOAD_INIT)
+    bad = "--load_evaluate must be auto, best or last";
   else if (f->towers_per_device < 1) bad = "--towers_per_device must be at least 1";
   else if (f->replica_check_steps < 0) bad = "--replica_check_steps must not be negative";
   else if (f->n_hidden < 1) bad = "--n_hidden must be at least 1";
@@ -168,9 +198,8 @@ int train_flags_finish(train_flags *f, const char *command) {
 }
 
 cls_train_options train_flags_options(const train_flags *f, int n_classes) {
-  cls_train_options o;
-  memset(&o, 0, sizeof o);
-  o.model = (cls_model_config){26, 9, f->n_hidden, n_classes, (float)f->relu_clip};
+  cls_train_options o = cls_train_options_default(f->n_hidden, n_classes);
+  o.model.relu_clip = (float)f->relu_clip;
   o.features = cls_mfcc_default(f->audio_sample_rate);
   o.features.win_len_ms = f->feature_win_len;
   o.features.win_step_ms = f->feature_win_step;
@@ -190,8 +219,8 @@ cls_train_options train_flags_options(const train_flags *f, int n_classes) {
   o.save_checkpoint_dir = f->save_checkpoint_dir;
   o.checkpoint_secs = f->checkpoint_secs;
   o.max_to_keep = f->max_to_keep;
-  o.load_train = f->load_train;
-  o.load_evaluate = f->load_evaluate;
+  o.load_train = f->load_train_mode;
+  o.load_evaluate = f->load_evaluate_mode;
   o.force_initialize_learning_rate = f->force_initialize_learning_rate;
   o.reduce_lr_on_plateau = f->reduce_lr_on_plateau;
   o.plateau_epochs = f->plateau_epochs;
@@ -201,8 +230,8 @@ cls_train_options train_flags_options(const train_flags *f, int n_classes) {
   o.es_min_delta = (float)f->es_min_delta;
   o.host_features = !strcmp(f->features_device, "host");
   o.feature_cache = f->feature_cache;
-  o.strategy = f->strategy;
-  o.balance = f->balance;
+  o.strategy = f->strategy_mode;
+  o.balance = f->balance_mode;
   o.towers_per_device = f->towers_per_device;
   o.replica_check_steps = f->replica_check_steps;
   o.no_overlap = !f->overlap_reduction;

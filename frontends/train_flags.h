@@ -32,13 +32,20 @@ typedef struct train_flags {
   int towers_per_device, replica_check_steps;
   bool overlap_reduction, log_placement;
   const char *audio; /* transcribe */
+  /* The values of --strategy, --balance, --load_train and --load_evaluate (train_flags_finish). */
+  cls_strategy strategy_mode;
+  cls_balance balance_mode;
+  cls_load_mode load_train_mode, load_evaluate_mode;
 } train_flags;
 
+/* DeepSpeech's defaults: its training options from the engine's (cls_train_options_default), and
+ * the command's own (--n_hidden 2048, decoding, reports). */
 void train_flags_defaults(train_flags *f);
 /* The table for cli_parse_flags; `n` receives its length. */
 cli_flag *train_flags_table(train_flags *f, int *n);
-/* Resolves derived defaults (checkpoint folders, dropout -1 = dropout_rate) and checks values;
- * prints the problem and returns CLI_EXIT_USAGE, or 0. */
+/* Resolves derived defaults (checkpoint folders, dropout -1 = dropout_rate), checks values and parses
+ * the modes (strategy, balance, load) into their enums; prints the problem and returns
+ * CLI_EXIT_USAGE, or 0. */
 int train_flags_finish(train_flags *f, const char *command);
 /* The engine's options for these flags (n_classes from the alphabet). */
 cls_train_options train_flags_options(const train_flags *f, int n_classes);

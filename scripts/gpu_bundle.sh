@@ -14,7 +14,7 @@ for lib in $(ldd build/clspeech | awk '/=>/ {print $3}'); do
     *) cp -L "$lib" "$out/lib/" ;;
   esac
 done
-for p in clspeech bench_ops bench_train bench_features bench_towers; do cp build/$p "$out/bin/"; done
+for p in clspeech bench_ops bench_train bench_features bench_strategies; do cp build/$p "$out/bin/"; done
 for t in build/tests/test_*; do cp "$t" "$out/bin/"; done
 cp -r ../shared/data "$out/shared/"
 [ -n "${1:-}" ] && cp -r "$1" "$out/corpus"

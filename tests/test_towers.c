@@ -36,7 +36,7 @@ static void on_progress(void *user, const cls_progress *p) {
   last_loss = p->mean_loss;
 }
 
-static cls_model_config model = {26, 9, 24, 29, 20.0f};
+static cls_model_config model; /* DeepSpeech's, H = 24, 29 classes (set in main) */
 
 static cls_train_options options(int batch, int epochs, const char *strategy, const char *balance) {
   cls_train_options o = cls_train_options_default(model.n_hidden, model.n_classes);
@@ -46,11 +46,18 @@ static cls_train_options options(int batch, int epochs, const char *strategy, co
   o.random_seed = 1234;
   o.checkpoint_secs = 0;
   o.max_to_keep = 1;
-  o.load_train = "init";
+  o.load_train = CLS_LOAD_INIT;
   o.host_features = 1;
-  o.strategy = strategy;
-  o.balance = balance;
+  CHECK_INT(cls_strategy_parse(strategy, &o.strategy), CLS_OK);
+  CHECK_INT(cls_balance_parse(balance, &o.balance), CLS_OK);
   o.replica_check_steps = 1;
+  return o;
+}
+
+/* The options with a fault injected ("fail:tower=K,step=S" or "perturb:tower=K,step=S"). */
+static cls_train_options with_fault(cls_train_options o, const char *spec) {
+  char err[256];
+  CHECK(cls_train_fault_parse(spec, &o.fault, err, sizeof err) == CLS_OK, "fault %s: %s", spec, err);
   return o;
 }
 
@@ -67,7 +74,7 @@ static float *train(cls_engine *e, const int *dev, int n_dev, const data *d, int
   *st = cls_trainer_create(e, dev, n_dev, &o, o.train_batch_size * 2, d->max_frames, d->max_labels, &t);
   CHECK(*st == CLS_OK, "trainer: %s", cls_engine_error(e));
   if (!t) return NULL;
-  *st = cls_trainer_load(t, "init", 0);
+  *st = cls_trainer_load(t, CLS_LOAD_INIT, 0);
   if (*st == CLS_OK) *st = cls_trainer_train(t, d->u, n, NULL, 0, on_progress, NULL);
   *np = cls_trainer_param_count(t);
   float *p = malloc(*np * sizeof *p);
@@ -176,6 +183,7 @@ static void check_reduction(cls_engine *e, const int *dev, const data *d) {
 }
 
 int main(void) {
+  model = cls_model_config_deepspeech(24, 29);
   char err[1024], alpha_path[512], csv[1600];
   snprintf(alpha_path, sizeof alpha_path, "%s/deepspeech-smoke/alphabet.txt", CLS_SHARED_DATA);
   snprintf(csv, sizeof csv, "%s/formats/formats.csv,%s/deepspeech-smoke/ldc93s1.csv,%s/deepspeech-smoke/new-home-in-the-stars-16k.csv",
@@ -248,8 +256,7 @@ int main(void) {
   CHECK_CONTAINS(log_text, "async staleness");
 
   /* A perturbed replica is detected by the replica check. */
-  setenv("CLSPEECH_FAULT", "perturb:tower=1,step=2", 1);
-  p = train(e, sel, 3, &d, 6, options(2, 5, "hybrid", "equal"), &n3, &st, NULL);
+  p = train(e, sel, 3, &d, 6, with_fault(options(2, 5, "hybrid", "equal"), "perturb:tower=1,step=2"), &n3, &st, NULL);
   CHECK_INT(st, CLS_ERR_DIVERGED);
   CHECK_CONTAINS(cls_engine_error(e), "tower 1 on device");
   printf("  perturbed replica: %s\n", cls_engine_error(e));
@@ -258,16 +265,15 @@ int main(void) {
   /* An injected fault drops the tower; training finishes on the others (hybrid and async). */
   for (int k = 0; k < 2; k++) {
     log_text[0] = '\0';
-    setenv("CLSPEECH_FAULT", "fail:tower=1,step=2", 1);
     int left = 0;
-    p = train(e, sel, 3, &d, 6, options(2, 4, k ? "async" : "hybrid", "equal"), &n3, &st, &left);
+    p = train(e, sel, 3, &d, 6, with_fault(options(2, 4, k ? "async" : "hybrid", "equal"), "fail:tower=1,step=2"), &n3,
+              &st, &left);
     CHECK(st == CLS_OK, "training goes on after the fault (%s): %s", k ? "async" : "hybrid", cls_engine_error(e));
     CHECK_INT(left, 2);
     CHECK_CONTAINS(log_text, "tower 1 on device");
     CHECK_CONTAINS(log_text, "is dropped; 2 towers left");
     free(p);
   }
-  unsetenv("CLSPEECH_FAULT");
 
   cls_engine_destroy(e);
   cls_dataset_destroy(ds);

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "train/train_rules.h"
+#include "train/rules.h"
 
 /* Runs a loss sequence; writes per-epoch decisions as a string of letters: B new best, S stop,
    R reduce, '.' nothing (several letters may stand for one epoch, then '|'). */

@@ -41,7 +41,9 @@ static float *train(cls_engine *e, int dev, const cls_dataset *ds, const char *d
     const cls_sample *s = cls_dataset_sample(ds, i);
     u[i] = (cls_utterance){s->path, s->labels, s->n_labels};
   }
-  st = cls_trainer_load(t, load, 0);
+  cls_load_mode mode = CLS_LOAD_AUTO;
+  CHECK_INT(cls_load_mode_parse(load, &mode), CLS_OK);
+  st = cls_trainer_load(t, mode, 0);
   CHECK(st == CLS_OK, "load: %s", cls_engine_error(e));
   st = cls_trainer_train(t, u, cls_dataset_size(ds), NULL, 0, on_progress, NULL);
   CHECK(st == CLS_OK, "train: %s", cls_engine_error(e));
@@ -138,7 +140,7 @@ int main(void) {
   cls_trainer *t = NULL;
   CHECK_INT(cls_trainer_create(e, &dev, 1, &o, 1, 200, 60, &t), CLS_OK);
   if (t) {
-    CHECK_INT(cls_trainer_load(t, "last", 0), CLS_ERR_IO);
+    CHECK_INT(cls_trainer_load(t, CLS_LOAD_LAST, 0), CLS_ERR_IO);
     CHECK_CONTAINS(cls_engine_error(e), "train-6.safetensors");
     cls_trainer_destroy(t);
   }

@@ -176,7 +176,7 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
   if (st == CLS_OK) cls_bench_progress(cfg, "ctc loss + gradient (B=%d, T=%d, %d labels)", c.B, c.T, L);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, ctc_op, &c, cfg->runs, &out->ctc_ms);
   /* Adam over every parameter of the model at this H */
-  cls_model_config mc = {26, 9, c.H, CLS_BENCH_CLASSES, 20.0f};
+  cls_model_config mc = cls_model_config_deepspeech(c.H, CLS_BENCH_CLASSES);
   cls_param_view views[CLS_MODEL_N_TENSORS];
   c.n_params = out->n_params = cls_model_layout(&mc, views);
   out->adam_bytes = 28.0 * (double)c.n_params;
@@ -289,7 +289,7 @@ cls_status cls_bench_train_run(cls_engine *e, int device, const cls_bench_config
   buffers b;
   cls_status st = open_buffers(e, device, &b);
   const int B = cfg->batch, T = cfg->time, L = cls_bench_label_length(T);
-  cls_model_config mc = {26, 9, cfg->n_hidden, CLS_BENCH_CLASSES, 20.0f};
+  cls_model_config mc = cls_model_config_deepspeech(cfg->n_hidden, CLS_BENCH_CLASSES);
   cls_param_view views[CLS_MODEL_N_TENSORS];
   train_ctx c;
   memset(&c, 0, sizeof c);

@@ -7,7 +7,8 @@
 #include "clspeech/bench.h"
 #include "clspeech/base.h"
 #include "device/log.h"
-#include "train/train_internal.h"
+#include "train/step.h"
+#include "train/trainer.h"
 
 static int compare_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -21,7 +22,7 @@ cls_status cls_bench_towers_run(cls_engine *e, const int *devices, int n, const 
   cls_train_options o = cls_train_options_default(cfg->n_hidden, CLS_BENCH_CLASSES);
   o.train_batch_size = o.dev_batch_size = o.test_batch_size = B;
   o.learning_rate = 1e-4f;
-  o.load_train = "init";
+  o.load_train = CLS_LOAD_INIT;
   o.host_features = 1;
   o.replica_check_steps = 0;
   cls_param_view views[CLS_MODEL_N_TENSORS];
@@ -53,21 +54,25 @@ cls_status cls_bench_towers_run(cls_engine *e, const int *devices, int n, const 
   }
   cls_trainer *t = NULL;
   if (st == CLS_OK) st = cls_trainer_create(e, devices, n, &o, B, T, L, &t);
-  if (st == CLS_OK) st = cls_trainer_load(t, "init", 0);
+  if (st == CLS_OK) st = cls_trainer_load(t, CLS_LOAD_INIT, 0);
+  cls_crew *crew = t ? cls_trainer_crew(t) : NULL;
+  cls_hybrid *h = NULL;
+  if (st == CLS_OK) st = cls_hybrid_create(crew, &h);
   if (st == CLS_OK)
     cls_bench_progress(cfg, "all %d devices as towers: hybrid step H=%d, %d utterances per tower", n, cfg->n_hidden, B);
   double times[CLS_BENCH_MAX_RUNS];
   for (int r = -2; st == CLS_OK && r < cfg->runs; r++) {
     double t0 = cls_now_ms();
-    st = cls_train_hybrid_step(t, &b);
-    for (int i = 0; st == CLS_OK && i < t->n_towers; i++)
-      if (t->towers[i].tower) st = cls_tower_finish(t->towers[i].tower);
+    st = cls_hybrid_step(h, &b);
+    for (int i = 0; st == CLS_OK && i < crew->n_towers; i++)
+      if (crew->towers[i].tower) st = cls_tower_finish(crew->towers[i].tower);
     if (r >= 0) times[r] = cls_now_ms() - t0;
   }
   if (st == CLS_OK) {
     qsort(times, (size_t)cfg->runs, sizeof *times, compare_double);
     out->ms = times[cfg->runs / 2];
   }
+  cls_hybrid_destroy(h);
   cls_trainer_destroy(t);
   free(b.frames);
   free(b.windows);

@@ -13,6 +13,11 @@
 
 enum { P_W1, P_B1, P_W2, P_B2, P_W3, P_B3, P_WL, P_BL, P_W5, P_B5, P_W6, P_B6 };
 
+cls_model_config cls_model_config_deepspeech(int n_hidden, int n_classes) {
+  cls_model_config c = {26, 9, n_hidden, n_classes, 20.0f};
+  return c;
+}
+
 int cls_model_input_width(const cls_model_config *cfg) { return cfg->n_input * (2 * cfg->n_context + 1); }
 
 size_t cls_model_layout(const cls_model_config *cfg, cls_param_view v[CLS_MODEL_N_TENSORS]) {

@@ -26,6 +26,10 @@ typedef struct cls_model_config {
   float relu_clip; /* --relu_clip: 20 */
 } cls_model_config;
 
+/* DeepSpeech's geometry: 26 MFCC inputs, 9 frames of context on each side, relu_clip 20, with n_hidden
+ * units and n_classes outputs (alphabet + blank). */
+cls_model_config cls_model_config_deepspeech(int n_hidden, int n_classes);
+
 /* Width of the first layer's input: n_input * (2 * n_context + 1) = 494. */
 int cls_model_input_width(const cls_model_config *cfg);
 

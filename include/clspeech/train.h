@@ -4,6 +4,7 @@
 #ifndef CLSPEECH_TRAIN_H
 #define CLSPEECH_TRAIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "data.h"
 #include "features.h"
@@ -14,11 +15,63 @@
  * size-sorted training set, dev evaluation every epoch (step-weighted over dev sets), train and
  * best_dev checkpoints, --checkpoint_secs, reduce-on-plateau (reload best, then reduce) and early
  * stop; loading by --load_train auto|best|last|init; and evaluation passes that hand each batch's
- * logits to the caller for decoding. Training runs on one or more towers (tower.h) under the hybrid,
- * sync or async strategy (train_parallel.c, train_async.c). Messages go through the engine's log callback; progress
- * through the caller's callback. */
+ * logits to the caller for decoding. Training runs on one or more towers (a model replica each)
+ * under the hybrid, sync or async strategy (engine/train/: trainer.c the loop, crew.c the towers,
+ * hybrid.c, sync.c and async.c the strategies). Messages go through the engine's log callback;
+ * progress through the caller's callback. */
 
+/* The most towers one trainer drives. */
+#define CLS_MAX_TOWERS 64
 
+/* How the towers share the work of a step. */
+typedef enum cls_strategy {
+  CLS_STRATEGY_HYBRID, /* DeepSpeech's: the global batch split between the towers, one update of the averaged
+                          gradient on every replica */
+  CLS_STRATEGY_SYNC,   /* one tower at a time takes a whole batch */
+  CLS_STRATEGY_ASYNC   /* each tower pulls, computes and pushes on its own; the host applies each gradient */
+} cls_strategy;
+
+/* Hybrid's split of the global batch between the towers. */
+typedef enum cls_balance {
+  CLS_BALANCE_AUTO, /* adjusted step by step until the towers finish together */
+  CLS_BALANCE_EQUAL /* equal counts, as DeepSpeech */
+} cls_balance;
+
+/* Which parameters cls_trainer_load starts from (--load_train, --load_evaluate). */
+typedef enum cls_load_mode {
+  CLS_LOAD_AUTO, /* best_dev, else the last train checkpoint, else (training only) fresh */
+  CLS_LOAD_BEST, /* the best_dev checkpoint */
+  CLS_LOAD_LAST, /* the last train checkpoint */
+  CLS_LOAD_INIT  /* fresh parameters (training only) */
+} cls_load_mode;
+
+/* Names ("hybrid", "sync", "async"; "auto", "equal"; "auto", "best", "last", "init") to values:
+ * CLS_OK, or CLS_ERR_INVALID_ARGUMENT (and *out unchanged) for any other string or NULL. */
+cls_status cls_strategy_parse(const char *name, cls_strategy *out);
+cls_status cls_balance_parse(const char *name, cls_balance *out);
+cls_status cls_load_mode_parse(const char *name, cls_load_mode *out);
+/* Values to names ("?" for a value out of range). */
+const char *cls_strategy_name(cls_strategy strategy);
+const char *cls_balance_name(cls_balance balance);
+const char *cls_load_mode_name(cls_load_mode mode);
+
+/* Fault injection, for tests of the towers' fault handling. */
+typedef enum cls_fault_kind {
+  CLS_FAULT_NONE,
+  CLS_FAULT_FAIL,   /* tower `tower` fails (an injected device error) when it first works at or after global
+                       step `step`, and is dropped */
+  CLS_FAULT_PERTURB /* one parameter of tower `tower`'s replica changes after global step `step` */
+} cls_fault_kind;
+
+typedef struct cls_train_fault {
+  cls_fault_kind kind;
+  int tower;
+  int64_t step;
+} cls_train_fault;
+
+/* Parses "fail:tower=K,step=S" or "perturb:tower=K,step=S" (K, S >= 0); NULL or "" is no fault.
+ * CLS_ERR_INVALID_ARGUMENT with the reason in err (quoting spec) otherwise. */
+cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, char *err, size_t err_cap);
 
 typedef struct cls_train_options {
   cls_model_config model;
@@ -32,8 +85,8 @@ typedef struct cls_train_options {
   const char *save_checkpoint_dir;  /* where to save to */
   int checkpoint_secs;              /* 0: no time-based train checkpoints */
   int max_to_keep;
-  const char *load_train;           /* "auto", "best", "last" or "init" */
-  const char *load_evaluate;        /* "auto", "best" or "last" */
+  cls_load_mode load_train;         /* auto, best, last or init */
+  cls_load_mode load_evaluate;      /* auto, best or last */
   int force_initialize_learning_rate;
   int reduce_lr_on_plateau, plateau_epochs;
   float plateau_reduction;
@@ -42,20 +95,22 @@ typedef struct cls_train_options {
   int host_features;                /* features on the host (else on the device) */
   const char *feature_cache;
   /* Towers (see tower.h): one per selected device, towers_per_device on each. */
-  const char *strategy;             /* "hybrid" (NULL: default), "sync" or "async" */
-  const char *balance;              /* "auto" (NULL: default) or "equal": hybrid's split of the global batch */
+  cls_strategy strategy;            /* hybrid (0, the default), sync or async */
+  cls_balance balance;              /* auto (0, the default) or equal: hybrid's split of the global batch */
   int towers_per_device;            /* 0 or 1: one */
   int replica_check_steps;          /* compare the replicas every N steps (0: never) */
   int no_overlap;                   /* read each tower's gradient back only after its whole backward pass */
   int log_placement;                /* log each tower's device, queues, programs, share and buffers */
   double max_train_seconds;         /* > 0: stop training after a step once this much wall time passed */
+  cls_train_fault fault;            /* for tests: a fault to inject (kind CLS_FAULT_NONE: none) */
 } cls_train_options;
 
 /* DeepSpeech 0.9's defaults (its flags.py) for a model of n_hidden units and n_classes outputs
  * (alphabet + blank): batch sizes 1, 75 epochs, Adam lr 0.001 / 0.9 / 0.999 / 1e-8, dropout 0.05 on
  * layers 1, 2, 3 and 5, relu_clip 20, seed 4568, checkpoints every 600 s keeping 5, load auto,
  * plateau 10 epochs x 0.1 and early stop 25 epochs / 0.05 (both off), 16 kHz features on the device;
- * towers: hybrid, auto balance, replica checks every 100 steps, overlapped read-back. No folders. */
+ * towers: hybrid, auto balance, replica checks every 100 steps, overlapped read-back. No folders,
+ * no fault. */
 cls_train_options cls_train_options_default(int n_hidden, int n_classes);
 
 typedef struct cls_eval_set {
@@ -86,19 +141,18 @@ typedef struct cls_trainer cls_trainer;
 /* A trainer with a tower on each of devices[0 .. n_devices) (options->towers_per_device on each),
  * sized for batches of up to max_batch utterances per tower, max_frames frames and max_label
  * labels. Under "hybrid" the global batch is train_batch_size per tower, as in DeepSpeech.
- * Parameters are uninitialised until cls_trainer_load. Fault injection for tests: the environment
- * variable CLSPEECH_FAULT="fail:tower=K,step=S" makes tower K fail at global step S, and
- * "perturb:tower=K,step=S" changes one parameter of tower K's replica after step S. */
+ * Between 1 and CLS_MAX_TOWERS towers in all. Parameters are uninitialised until cls_trainer_load.
+ * options->fault injects a fault (for tests). */
 cls_status cls_trainer_create(cls_engine *engine, const int *devices, int n_devices, const cls_train_options *options,
                               int max_batch, int max_frames, int max_label, cls_trainer **out);
 /* Towers still training (a tower whose device fails is dropped). */
 int cls_trainer_tower_count(const cls_trainer *trainer);
 void cls_trainer_destroy(cls_trainer *trainer);
 
-/* Initialises or loads the parameters: `mode` "auto" (best_dev, else last train, else fresh),
- * "best", "last", "init" (fresh: Glorot-uniform weights, zero biases, seeded by random_seed), or
- * for evaluation "auto"/"best"/"last" without falling back to fresh (`evaluation` 1). */
-cls_status cls_trainer_load(cls_trainer *trainer, const char *mode, int evaluation);
+/* Initialises or loads the parameters: `mode` auto (best_dev, else last train, else fresh), best,
+ * last, init (fresh: Glorot-uniform weights, zero biases, seeded by random_seed), or for evaluation
+ * auto/best/last without falling back to fresh (`evaluation` 1; init is CLS_ERR_INVALID_ARGUMENT). */
+cls_status cls_trainer_load(cls_trainer *trainer, cls_load_mode mode, int evaluation);
 
 /* Trains for options->epochs epochs (dev sets may be empty). */
 cls_status cls_trainer_train(cls_trainer *trainer, const cls_utterance *train, int n_train, const cls_eval_set *dev,

@@ -3,8 +3,8 @@
  * not more than es_min_delta below the best; early stop when the count of consecutive epochs without
  * improvement equals es_epochs; reduce-on-plateau when that count is a positive multiple of
  * plateau_epochs (the count is not reset by a reduction). */
-#ifndef CLS_TRAIN_RULES_H
-#define CLS_TRAIN_RULES_H
+#ifndef CLS_RULES_H
+#define CLS_RULES_H
 
 typedef struct cls_rule_options {
   int early_stop, es_epochs;

@@ -5,8 +5,8 @@
  * the same global batch there (A is the device with more compute units). Prints a table (and --json lines) with audio-seconds/s, steps/s,
  * the dev loss, the straggler efficiency (hybrid-auto throughput / sum of the single-device
  * throughputs) and the overlap saving.
- *   bench_towers --train_files CSV --dev_files CSV --alphabet_config_path TXT [--devices 0:0,0:1]
- *                [--seconds 60] [--n_hidden 256] [--batch 8] [--json] */
+ *   bench_strategies --train_files CSV --dev_files CSV --alphabet_config_path TXT [--devices 0:0,0:1]
+ *                    [--seconds 60] [--n_hidden 256] [--batch 8] [--json] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ typedef struct setup {
   double seconds;
 } setup;
 
-static int run(const setup *s, const int *devs, int n_devs, const char *strategy, const char *balance, int per_device,
+static int run(const setup *s, const int *devs, int n_devs, cls_strategy strategy, cls_balance balance, int per_device,
                int batch, int no_overlap, run_result *r) {
   cls_train_options o = cls_train_options_default(s->H, s->C);
   o.train_batch_size = batch;
@@ -47,7 +47,7 @@ static int run(const setup *s, const int *devs, int n_devs, const char *strategy
   o.epochs = 100000;
   o.checkpoint_secs = 0;
   o.max_to_keep = 1;
-  o.load_train = "init";
+  o.load_train = CLS_LOAD_INIT;
   o.host_features = 1;
   o.strategy = strategy;
   o.balance = balance;
@@ -58,7 +58,7 @@ static int run(const setup *s, const int *devs, int n_devs, const char *strategy
   int max_batch = batch * 2 > s->B ? batch * 2 : s->B;
   cls_trainer *t = NULL;
   cls_status st = cls_trainer_create(s->e, devs, n_devs, &o, max_batch, s->max_frames, s->max_labels, &t);
-  if (st == CLS_OK) st = cls_trainer_load(t, "init", 0);
+  if (st == CLS_OK) st = cls_trainer_load(t, CLS_LOAD_INIT, 0);
   pass_audio = 0;
   double t0 = cls_now_ms();
   if (st == CLS_OK) st = cls_trainer_train(t, s->train, s->n_train, NULL, 0, on_progress, NULL);
@@ -67,7 +67,7 @@ static int run(const setup *s, const int *devs, int n_devs, const char *strategy
   if (st == CLS_OK) r->steps = (double)cls_trainer_state(t)->global_step;
   cls_eval_set dev = {"dev", s->dev, s->n_dev};
   if (st == CLS_OK) st = cls_trainer_evaluate(t, &dev, s->B, "Validation", NULL, NULL, NULL, NULL, &r->dev_loss, NULL);
-  if (st != CLS_OK) fprintf(stderr, "bench_towers: %s\n", cls_engine_error(s->e));
+  if (st != CLS_OK) fprintf(stderr, "bench_strategies: %s\n", cls_engine_error(s->e));
   cls_trainer_destroy(t);
   return st == CLS_OK ? 0 : 1;
 }
@@ -77,7 +77,7 @@ static int load_set(const char *csv, cls_alphabet *a, cls_utterance **u, int *n,
   char err[1024];
   cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
   if (cls_dataset_load(csv, &dopt, keep, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "bench_towers: %s\n", err);
+    fprintf(stderr, "bench_strategies: %s\n", err);
     return 1;
   }
   *n = cls_dataset_size(*keep);
@@ -112,19 +112,19 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--batch")) s.B = atoi(v), i++;
     else if (!strcmp(argv[i], "--json")) json = 1;
     else {
-      fprintf(stderr, "bench_towers: unknown argument %s\n", argv[i]);
+      fprintf(stderr, "bench_strategies: unknown argument %s\n", argv[i]);
       return 2;
     }
   }
   if (!train_csv || !dev_csv || !alphabet) {
-    fprintf(stderr, "usage: bench_towers --train_files CSV --dev_files CSV --alphabet_config_path TXT [--devices SEL] "
-                    "[--seconds S] [--n_hidden H] [--batch B] [--json]\n");
+    fprintf(stderr, "usage: bench_strategies --train_files CSV --dev_files CSV --alphabet_config_path TXT "
+                    "[--devices SEL] [--seconds S] [--n_hidden H] [--batch B] [--json]\n");
     return 2;
   }
   char err[1024];
   cls_alphabet *a = NULL;
   if (cls_alphabet_load(alphabet, &a, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "bench_towers: %s\n", err);
+    fprintf(stderr, "bench_strategies: %s\n", err);
     return 1;
   }
   s.C = cls_alphabet_size(a) + 1;
@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
   int sel[8], n_sel = 0;
   if (cls_engine_create(&eo, &s.e) != CLS_OK || cls_engine_select(s.e, devices, sel, 8, &n_sel) != CLS_OK ||
       cls_engine_prepare(s.e, sel, &n_sel) != CLS_OK || n_sel < 2) {
-    fprintf(stderr, "bench_towers: need two devices (%s): %s\n", devices, s.e ? cls_engine_error(s.e) : "");
+    fprintf(stderr, "bench_strategies: need two devices (%s): %s\n", devices, s.e ? cls_engine_error(s.e) : "");
     return 1;
   }
   /* Device A is the one with more compute units (the fast one; it also holds two towers). */
@@ -146,24 +146,25 @@ int main(int argc, char **argv) {
     sel[1] = x;
   }
   const cls_device_info *d0 = cls_engine_device(s.e, sel[0]), *d1 = cls_engine_device(s.e, sel[1]);
-  printf("bench_towers: H=%d, batch %d per tower, %.0f s of training per configuration, %d training / %d dev "
+  printf("bench_strategies: H=%d, batch %d per tower, %.0f s of training per configuration, %d training / %d dev "
          "utterances\n  device A = %d:%d %s\n  device B = %d:%d %s\n",
          s.H, s.B, s.seconds, s.n_train, s.n_dev, d0->platform_index, d0->device_index, d0->name, d1->platform_index,
          d1->device_index, d1->name);
   struct {
     const char *name;
     int devs, first, per_device, batch_mult, no_overlap;
-    const char *strategy, *balance;
+    cls_strategy strategy;
+    cls_balance balance;
   } configs[] = {
-      {"A alone", 1, 0, 1, 1, 0, "hybrid", "equal"},
-      {"B alone", 1, 1, 1, 1, 0, "hybrid", "equal"},
-      {"sync A+B", 2, 0, 1, 1, 0, "sync", "equal"},
-      {"async A+B", 2, 0, 1, 1, 0, "async", "equal"},
-      {"hybrid-equal A+B", 2, 0, 1, 1, 0, "hybrid", "equal"},
-      {"hybrid-auto A+B", 2, 0, 1, 1, 0, "hybrid", "auto"},
-      {"hybrid-auto A+B, no overlap", 2, 0, 1, 1, 1, "hybrid", "auto"},
-      {"A alone, batch 2B", 1, 0, 1, 2, 0, "hybrid", "equal"},
-      {"2 towers on A", 1, 0, 2, 1, 0, "hybrid", "equal"},
+      {"A alone", 1, 0, 1, 1, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_EQUAL},
+      {"B alone", 1, 1, 1, 1, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_EQUAL},
+      {"sync A+B", 2, 0, 1, 1, 0, CLS_STRATEGY_SYNC, CLS_BALANCE_EQUAL},
+      {"async A+B", 2, 0, 1, 1, 0, CLS_STRATEGY_ASYNC, CLS_BALANCE_EQUAL},
+      {"hybrid-equal A+B", 2, 0, 1, 1, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_EQUAL},
+      {"hybrid-auto A+B", 2, 0, 1, 1, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_AUTO},
+      {"hybrid-auto A+B, no overlap", 2, 0, 1, 1, 1, CLS_STRATEGY_HYBRID, CLS_BALANCE_AUTO},
+      {"A alone, batch 2B", 1, 0, 1, 2, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_EQUAL},
+      {"2 towers on A", 1, 0, 2, 1, 0, CLS_STRATEGY_HYBRID, CLS_BALANCE_EQUAL},
   };
   const int n_configs = (int)(sizeof configs / sizeof *configs);
   run_result r[16];

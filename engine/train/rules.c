@@ -1,5 +1,5 @@
-/* DeepSpeech's dev-loss rules (see train_rules.h). */
-#include "train/train_rules.h"
+/* DeepSpeech's dev-loss rules (see rules.h). */
+#include "train/rules.h"
 
 cls_rule_decision cls_dev_rules(cls_rule_state *s, double dev_loss, const cls_rule_options *o) {
   cls_rule_decision d = {0, 0, 0};

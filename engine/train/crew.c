@@ -1,0 +1,330 @@
+/* The crew of towers (see crew.h): creating and dropping towers, the lead, fault injection, the
+ * warm-up step, the placement log, the replica check, the state's way to and from the towers and
+ * checkpoint files, and the helpers the strategies' epochs share. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clspeech/base.h"
+#include "device/kernel_sources.h"
+#include "device/log.h"
+#include "train/crew.h"
+
+static void log_placement(cls_crew *c);
+static cls_status warm_up(cls_crew *c);
+
+cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, const cls_train_options *o, int max_batch,
+                           int max_frames, int max_label, cls_crew **out) {
+  *out = NULL;
+  const int per_device = o->towers_per_device > 1 ? o->towers_per_device : 1;
+  if (n_devices <= 0 || n_devices * per_device > CLS_MAX_TOWERS)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "between 1 and %d towers are supported (asked for %d)", CLS_MAX_TOWERS,
+                    n_devices * per_device);
+  for (int i = 0; per_device > 1 && i < n_devices; i++) {
+    const cls_device_info *d = cls_engine_device(e, devices[i]);
+    /* PoCL's basic device runs kernels on the thread that waits for them, and two such threads on
+       one device trip an assertion in its kernel-handle cache (pocl_release_dlhandle_cache). */
+    if (d && !strncmp(d->name, "basic", 5) && strstr(d->platform_name, "Portable Computing Language"))
+      return cls_fail(e, CLS_ERR_INVALID_ARGUMENT,
+                      "device %d:%d (%s) cannot hold %d towers: PoCL's basic device is not safe for several threads "
+                      "at once; use --towers_per_device 1 or PoCL's pthread device",
+                      d->platform_index, d->device_index, d->name, per_device);
+  }
+  cls_crew *c = calloc(1, sizeof *c);
+  if (!c) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  c->e = e;
+  c->o = *o;
+  c->max_batch = max_batch;
+  c->max_frames = max_frames;
+  c->max_label = max_label > 0 ? max_label : 1;
+  pthread_mutex_init(&c->fault_lock, NULL);
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  c->n_params = cls_model_layout(&o->model, views);
+  char err[1024];
+  cls_status st = CLS_OK;
+  if (cls_mfcc_tables_create(&o->features, &c->tables, err, sizeof err) != CLS_OK)
+    st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "%s", err);
+  c->n_towers = n_devices * per_device;
+  c->towers = calloc((size_t)c->n_towers, sizeof *c->towers);
+  /* A tower takes its share of the global batch in chunks of at most `capacity` utterances; room
+     for twice the per-tower batch lets the balancer shift work without chunking. */
+  c->capacity = max_batch;
+  if (c->n_towers > 1 && 2 * o->train_batch_size > c->capacity) c->capacity = 2 * o->train_batch_size;
+  const size_t pb = c->n_params * sizeof(float);
+  c->params = malloc(pb);
+  c->m = malloc(pb);
+  c->v = malloc(pb);
+  int checks = c->n_towers > 1 && o->replica_check_steps > 0;
+  if (checks) {
+    c->check_lead = malloc(pb);
+    c->check_other = malloc(pb);
+  }
+  if (st == CLS_OK &&
+      (!c->towers || !c->params || !c->m || !c->v || (checks && (!c->check_lead || !c->check_other))))
+    st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", c->n_params);
+  cls_tower_config tc = {o->model, c->tables, o->host_features, c->capacity, max_frames, c->max_label};
+  for (int i = 0; st == CLS_OK && i < c->n_towers; i++) {
+    cls_crew_slot *s = &c->towers[i];
+    s->index = i;
+    s->grad = malloc(pb);
+    s->losses = malloc((size_t)c->capacity * sizeof(float));
+    if (!s->grad || !s->losses) st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for tower %d", i);
+    if (st == CLS_OK) st = cls_tower_create(e, devices[i / per_device], &tc, &s->tower);
+    if (st != CLS_OK) {
+      const cls_device_info *d = cls_engine_device(e, devices[i / per_device]);
+      cls_error_append(e, " (creating tower %d on device %d:%d %s)", i, d ? d->platform_index : -1,
+                       d ? d->device_index : -1, d ? d->name : "?");
+    }
+  }
+  if (st == CLS_OK && o->log_placement) log_placement(c);
+  if (st == CLS_OK && c->n_towers > 1) st = warm_up(c);
+  if (st != CLS_OK) {
+    cls_crew_destroy(c);
+    return st;
+  }
+  *out = c;
+  return CLS_OK;
+}
+
+void cls_crew_destroy(cls_crew *c) {
+  if (!c) return;
+  for (int i = 0; c->towers && i < c->n_towers; i++) {
+    cls_tower_destroy(c->towers[i].tower);
+    free(c->towers[i].grad);
+    free(c->towers[i].losses);
+  }
+  free(c->towers);
+  cls_mfcc_tables_destroy(c->tables);
+  free(c->params);
+  free(c->m);
+  free(c->v);
+  free(c->check_lead);
+  free(c->check_other);
+  pthread_mutex_destroy(&c->fault_lock);
+  free(c);
+}
+
+/* ---- the towers ---- */
+
+int cls_crew_count(const cls_crew *c) {
+  int n = 0;
+  for (int i = 0; i < c->n_towers; i++) n += c->towers[i].tower != NULL;
+  return n;
+}
+
+cls_crew_slot *cls_crew_lead(cls_crew *c) {
+  for (int i = 0; i < c->n_towers; i++)
+    if (c->towers[i].tower) return &c->towers[i];
+  return NULL;
+}
+
+cls_status cls_crew_no_tower(cls_crew *c) { return cls_fail(c->e, CLS_ERR_NO_DEVICE, "no tower is left to train on"); }
+
+int cls_crew_is_device_fault(cls_status st) {
+  return st == CLS_ERR_OPENCL || st == CLS_ERR_OUT_OF_MEMORY || st == CLS_ERR_BLAS;
+}
+
+void cls_crew_drop(cls_crew *c, cls_crew_slot *s, const char *what) {
+  const cls_device_info *d = cls_engine_device(c->e, cls_tower_device(s->tower));
+  cls_tower_destroy(s->tower);
+  s->tower = NULL;
+  const int left = cls_crew_count(c);
+  cls_log(c->e, CLS_LOG_WARNING,
+          "tower %d on device %d:%d (%s) failed at step %lld and is dropped; %d tower%s left: %s", s->index,
+          d->platform_index, d->device_index, d->name, (long long)c->state.global_step, left, left == 1 ? "" : "s",
+          what);
+}
+
+/* ---- faults and checks ---- */
+
+cls_status cls_crew_injected_failure(cls_crew *c, cls_crew_slot *s, int64_t step) {
+  const cls_train_fault *f = &c->o.fault;
+  if (f->kind != CLS_FAULT_FAIL || s->index != f->tower || step < f->step) return CLS_OK;
+  pthread_mutex_lock(&c->fault_lock);
+  int fire = !c->fault_fired;
+  c->fault_fired = 1;
+  pthread_mutex_unlock(&c->fault_lock);
+  if (!fire) return CLS_OK;
+  const cls_device_info *d = cls_engine_device(c->e, cls_tower_device(s->tower));
+  return cls_fail(c->e, CLS_ERR_OPENCL, "device %d:%d (%s): clFinish failed: CL_OUT_OF_RESOURCES (injected fault)",
+                  d->platform_index, d->device_index, d->name);
+}
+
+cls_status cls_crew_perturb_if_due(cls_crew *c) {
+  const cls_train_fault *f = &c->o.fault;
+  if (f->kind != CLS_FAULT_PERTURB || c->fault_fired || c->state.global_step < f->step || f->tower >= c->n_towers ||
+      !c->towers[f->tower].tower)
+    return CLS_OK;
+  c->fault_fired = 1;
+  cls_log(c->e, CLS_LOG_WARNING, "fault injection: perturbing tower %d's replica after step %lld", f->tower,
+          (long long)c->state.global_step);
+  return cls_tower_perturb(c->towers[f->tower].tower, c->n_params / 2, 1e-3f);
+}
+
+cls_status cls_crew_check_replicas(cls_crew *c) {
+  cls_crew_slot *lead = cls_crew_lead(c);
+  if (!lead || !c->check_lead) return CLS_OK;
+  float *a = c->check_lead, *b = c->check_other;
+  cls_status st = cls_tower_read_state(lead->tower, a, NULL, NULL);
+  for (int i = lead->index + 1; st == CLS_OK && i < c->n_towers; i++) {
+    cls_crew_slot *s = &c->towers[i];
+    if (!s->tower) continue;
+    st = cls_tower_read_state(s->tower, b, NULL, NULL);
+    if (st != CLS_OK || !memcmp(a, b, c->n_params * sizeof(float))) continue;
+    size_t first = 0, differ = 0;
+    for (size_t p = c->n_params; p-- > 0;)
+      if (memcmp(&a[p], &b[p], sizeof(float))) {
+        first = p;
+        differ++;
+      }
+    cls_param_view v[CLS_MODEL_N_TENSORS];
+    cls_model_layout(&c->o.model, v);
+    int tensor = 0;
+    while (tensor + 1 < CLS_MODEL_N_TENSORS && v[tensor + 1].offset <= first) tensor++;
+    const cls_device_info *dl = cls_engine_device(c->e, cls_tower_device(lead->tower));
+    const cls_device_info *ds = cls_engine_device(c->e, cls_tower_device(s->tower));
+    return cls_fail(c->e, CLS_ERR_DIVERGED,
+                    "replica check at step %lld: tower %d on device %d:%d (%s) no longer holds tower %d's parameters "
+                    "(device %d:%d %s): %zu of %zu differ, the first %s[%zu] = %.9g against %.9g",
+                    (long long)c->state.global_step, s->index, ds->platform_index, ds->device_index, ds->name,
+                    lead->index, dl->platform_index, dl->device_index, dl->name, differ, c->n_params, v[tensor].name,
+                    first - v[tensor].offset, (double)b[first], (double)a[first]);
+  }
+  return st;
+}
+
+/* ---- placement and warm-up ---- */
+
+/* Logs where each tower lives. */
+static void log_placement(cls_crew *c) {
+  const cls_train_options *o = &c->o;
+  const int live = cls_crew_count(c), hybrid = o->strategy == CLS_STRATEGY_HYBRID;
+  const int balance_auto = o->balance == CLS_BALANCE_AUTO;
+  cls_log(c->e, CLS_LOG_NOTICE,
+          "placement: %d tower%s, strategy %s, balance %s, gradient read-back %s, global batch %d", live,
+          live == 1 ? "" : "s", cls_strategy_name(o->strategy), cls_balance_name(o->balance),
+          o->no_overlap ? "after the backward pass" : "overlapped per layer",
+          hybrid ? o->train_batch_size * live : o->train_batch_size);
+  char programs[512] = "";
+  for (int i = 0; i < cls_kernel_source_count; i++)
+    snprintf(programs + strlen(programs), sizeof programs - strlen(programs), "%s%s", i ? " " : "",
+             cls_kernel_sources[i].family);
+  const size_t pb = c->n_params * sizeof(float);
+  for (int i = 0; i < c->n_towers; i++) {
+    cls_crew_slot *s = &c->towers[i];
+    if (!s->tower) continue;
+    const cls_device_info *d = cls_engine_device(c->e, cls_tower_device(s->tower));
+    size_t bytes = cls_tower_device_bytes(s->tower);
+    cls_log(c->e, CLS_LOG_NOTICE,
+            "placement: tower %d on device %d:%d (%s, %s): own compute and transfer queues (in-order); programs: %s "
+            "+ CLBlast; batch share %s%d; capacity %d utterances x %d frames; device memory %.1f MiB (parameters, "
+            "gradient, Adam m and v %.1f MiB; activations, batch and workspaces %.1f MiB)",
+            i, d->platform_index, d->device_index, d->name, d->driver_version, programs,
+            hybrid && balance_auto && live > 1 ? "measured each step, starting at " : "", o->train_batch_size,
+            cls_tower_capacity(s->tower), c->max_frames, (double)bytes / 1048576.0, 4.0 * (double)pb / 1048576.0,
+            (double)(bytes - 4 * pb) / 1048576.0);
+  }
+}
+
+/* Runs one tiny step on each tower in turn (one utterance of silence, 2 frames or 1, label 0), so
+   that no two towers make CLBlast's first calls at once. */
+static cls_status warm_up(cls_crew *c) {
+  const cls_mfcc_tables *tab = c->tables;
+  int frames = c->max_frames >= 2 ? 2 : 1;
+  size_t n_audio = (size_t)tab->window + (size_t)(frames - 1) * (size_t)tab->step;
+  const int width = cls_model_input_width(&c->o.model);
+  float *audio = calloc(n_audio, sizeof(float));
+  float *windows = calloc((size_t)frames * (size_t)width, sizeof(float));
+  int frame_count = frames;
+  int32_t label = 0, label_len = 1;
+  cls_host_batch b;
+  memset(&b, 0, sizeof b);
+  b.batch = 1;
+  b.time = frames;
+  b.max_label = 1;
+  b.frames = &frame_count;
+  b.audio = &audio;
+  b.n_audio = &n_audio;
+  b.windows = windows;
+  b.labels = &label;
+  b.label_len = &label_len;
+  cls_status st = audio && windows ? CLS_OK : cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  cls_model_dropout drop;
+  memset(&drop, 0, sizeof drop);
+  float loss = 0;
+  for (int i = 0; st == CLS_OK && i < c->n_towers; i++)
+    st = cls_tower_gradient(c->towers[i].tower, &b, 0, 1, &drop, 0, c->towers[i].grad, &loss, NULL, NULL);
+  free(audio);
+  free(windows);
+  return st;
+}
+
+/* ---- the state ---- */
+
+cls_status cls_crew_read_state(cls_crew *c, float *p, float *m, float *v) {
+  cls_crew_slot *lead = cls_crew_lead(c);
+  return lead ? cls_tower_read_state(lead->tower, p, m, v) : cls_crew_no_tower(c);
+}
+
+cls_status cls_crew_write_state(cls_crew *c, const float *p, const float *m, const float *v) {
+  cls_status st = CLS_OK;
+  for (int i = 0; st == CLS_OK && i < c->n_towers; i++)
+    if (c->towers[i].tower) st = cls_tower_write_state(c->towers[i].tower, p, m, v);
+  return st;
+}
+
+cls_status cls_crew_save_staged(cls_crew *c, const char *kind) {
+  const char *dir = c->o.save_checkpoint_dir;
+  if (!dir || !*dir) return CLS_OK;
+  char path[4400], err[1024];
+  if (cls_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, c->params, c->m, c->v, &c->state, path,
+                             sizeof path, err, sizeof err) != CLS_OK)
+    return cls_fail(c->e, CLS_ERR_IO, "%s", err);
+  c->last_save_ms = cls_now_ms();
+  cls_log(c->e, CLS_LOG_INFO, "Saved %s checkpoint %s", kind, path);
+  return CLS_OK;
+}
+
+cls_status cls_crew_save(cls_crew *c, const char *kind) {
+  const char *dir = c->o.save_checkpoint_dir;
+  if (!dir || !*dir) return CLS_OK;
+  cls_status st = cls_crew_read_state(c, c->params, c->m, c->v);
+  return st == CLS_OK ? cls_crew_save_staged(c, kind) : st;
+}
+
+int cls_crew_checkpoint_due(const cls_crew *c) {
+  return c->o.checkpoint_secs > 0 && cls_now_ms() - c->last_save_ms > c->o.checkpoint_secs * 1e3;
+}
+
+int cls_crew_out_of_time(cls_crew *c) {
+  if (!c->out_of_time && c->deadline_ms > 0 && cls_now_ms() > c->deadline_ms) c->out_of_time = 1;
+  return c->out_of_time;
+}
+
+/* ---- what every epoch uses ---- */
+
+cls_status cls_crew_start_loader(cls_crew *c, const cls_utterance *u, int n, int batch, int depth, cls_loader **l) {
+  cls_loader_options lo = {c->tables, c->o.model.n_context, c->o.host_features, c->o.feature_cache, depth};
+  char err[1024];
+  if (cls_loader_start(u, n, batch, &lo, l, err, sizeof err) != CLS_OK)
+    return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "%s", err);
+  return CLS_OK;
+}
+
+void cls_crew_report(cls_progress_fn fn, void *user, const char *phase, const char *set, int epoch, int64_t steps,
+                     int64_t total, double loss_sum, double t0, double audio, int finished) {
+  if (!fn) return;
+  cls_progress p = {phase, set, epoch, steps, total, steps ? loss_sum / (double)steps : 0.0, (cls_now_ms() - t0) / 1e3,
+                    audio, finished};
+  fn(user, &p);
+}
+
+void cls_crew_warn_nonfinite(cls_crew *c, const cls_host_batch *b, const float *losses, const cls_utterance *u) {
+  char names[1024] = "";
+  for (int i = 0; i < b->batch; i++)
+    if (!isfinite(losses[i]) && strlen(names) < 700)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "", u[b->first + i].path);
+  cls_log(c->e, CLS_LOG_WARNING, "the following files caused an infinite (or NaN) loss; the step was not applied: %s",
+          names);
+}

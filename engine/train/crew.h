@@ -1,0 +1,111 @@
+/* The crew of towers: the layer of engine/train below the strategies (hybrid.c, sync.c, async.c)
+ * and the loop (trainer.c). It owns the towers (a model replica on a device each, model/tower.h) and
+ * what they hold in common: the training state every replica shares, the host staging of a whole
+ * state (checkpoints), the lead tower (the first one still training, which evaluation and
+ * checkpoints read), dropping a tower whose device failed, the fault option's injection, the serial
+ * warm-up step, the placement log, the replica check, and the helpers every strategy's epoch uses
+ * (loader start, progress report, non-finite warning, checkpoint and time-limit clocks).
+ *
+ * It may call model/, data/, features/ and device/; it knows nothing of the strategies or the loop.
+ * Strategies include this header (and their own step header), never trainer.c's internals. */
+#ifndef CLS_CREW_H
+#define CLS_CREW_H
+
+#include <pthread.h>
+
+#include "clspeech/train.h"
+#include "device/engine.h"
+#include "model/tower.h"
+
+/* A tower's seat, with the per-tower scratch the strategies' threads work in. */
+typedef struct cls_crew_slot {
+  cls_tower *tower;          /* NULL once dropped */
+  int index;                 /* position in the crew (stable) */
+  float *grad;               /* host copy of the tower's gradient [n_params] */
+  float *losses;             /* [capacity] the losses of a batch of the tower's own (async) */
+  double speed;              /* utterance-frames per second, recent average (0: not measured yet) */
+  int share, first;          /* this step's utterances: `share` of them from the batch's `first` */
+  int planned;               /* --balance auto: this tower's share of the next global batch */
+  double ms;                 /* this step's time */
+  cls_status status;         /* this step's outcome, its text in err */
+  char err[CLS_ERROR_CAP];
+} cls_crew_slot;
+
+typedef struct cls_crew {
+  cls_engine *e;
+  cls_train_options o;       /* the trainer's options (read only) */
+  cls_mfcc_tables *tables;
+  int max_batch, max_frames, max_label;
+  int capacity;              /* utterances a tower takes in one chunk */
+  size_t n_params;
+  int n_towers;
+  cls_crew_slot *towers;     /* [n_towers] */
+  /* Host staging of a whole training state, [n_params] each: the parameters and Adam's m and v on
+     their way between a checkpoint file and the towers. The async strategy keeps its master copy
+     here during an epoch, so that a checkpoint saves it as it stands (cls_crew_save_staged). */
+  float *params, *m, *v;
+  /* The replica check's own scratch [n_params] each: the lead's parameters and another tower's
+     (NULL with one tower or --replica_check_steps 0). */
+  float *check_lead, *check_other;
+  cls_train_state state;     /* step, learning rate, Adam's powers, epochs, dev-loss record: one for every replica */
+  double last_save_ms;       /* when the last checkpoint was saved (--checkpoint_secs) */
+  double deadline_ms;        /* max_train_seconds as a cls_now_ms() time (0: none) */
+  int out_of_time;
+  int fault_fired;           /* the fault option has fired (once) */
+  pthread_mutex_t fault_lock;
+} cls_crew;
+
+/* Creates n_devices * options->towers_per_device towers (1 .. CLS_MAX_TOWERS) on devices[] for
+ * chunks of up to `capacity` utterances (max_batch, or twice train_batch_size with several towers,
+ * so that the balancer can shift work), max_frames frames and max_label labels; logs the placement
+ * under options->log_placement, and with several towers runs one tiny step on each in turn (CLBlast
+ * 1.5.3 corrupts its program cache when two threads make a device's first calls at once,
+ * CNugteren/CLBlast#486). The parameters are uninitialised. */
+cls_status cls_crew_create(cls_engine *engine, const int *devices, int n_devices, const cls_train_options *options,
+                           int max_batch, int max_frames, int max_label, cls_crew **out);
+void cls_crew_destroy(cls_crew *crew);
+
+/* Towers still training. */
+int cls_crew_count(const cls_crew *crew);
+/* The first tower still training, or NULL. */
+cls_crew_slot *cls_crew_lead(cls_crew *crew);
+/* CLS_ERR_NO_DEVICE: "no tower is left to train on". */
+cls_status cls_crew_no_tower(cls_crew *crew);
+/* 1 when a tower's status is a device fault (the tower is dropped), 0 for errors of the input. */
+int cls_crew_is_device_fault(cls_status status);
+/* Drops a tower after a device fault, with a warning naming it, its device, the step and `what`. */
+void cls_crew_drop(cls_crew *crew, cls_crew_slot *slot, const char *what);
+
+/* The fault option's "fail": the first time tower `slot` works at or after the fault's step,
+ * returns the injected device error (text in this thread's error buffer), else CLS_OK. Thread-safe. */
+cls_status cls_crew_injected_failure(cls_crew *crew, cls_crew_slot *slot, int64_t step);
+/* The fault option's "perturb": once the global step has reached the fault's, changes one
+ * parameter of the tower's replica (once). */
+cls_status cls_crew_perturb_if_due(cls_crew *crew);
+/* Compares every live replica's parameters with the lead's, bit for bit: CLS_ERR_DIVERGED naming
+ * the tower, its device and the first difference. */
+cls_status cls_crew_check_replicas(cls_crew *crew);
+
+/* The lead tower's state into host buffers (any may be NULL). */
+cls_status cls_crew_read_state(cls_crew *crew, float *params, float *m, float *v);
+/* A state onto every live tower (m, v may be NULL: kept). */
+cls_status cls_crew_write_state(cls_crew *crew, const float *params, const float *m, const float *v);
+/* Saves a "train" or "best_dev" checkpoint of the lead tower's state with crew->state, through the
+ * staging buffers (no-op without a save directory). */
+cls_status cls_crew_save(cls_crew *crew, const char *kind);
+/* Saves a checkpoint of the staging buffers as they stand (the async master copy). */
+cls_status cls_crew_save_staged(cls_crew *crew, const char *kind);
+/* 1 when --checkpoint_secs asks for a train checkpoint now. */
+int cls_crew_checkpoint_due(const cls_crew *crew);
+/* 1 (and out_of_time set) once the training time limit has passed. */
+int cls_crew_out_of_time(cls_crew *crew);
+
+/* Starts a batch loader over u[0 .. n) in batches of `batch` with the crew's feature settings. */
+cls_status cls_crew_start_loader(cls_crew *crew, const cls_utterance *u, int n, int batch, int depth, cls_loader **l);
+/* Calls the progress callback (if any) with a pass's counts so far. */
+void cls_crew_report(cls_progress_fn fn, void *user, const char *phase, const char *set, int epoch, int64_t steps,
+                     int64_t total, double loss_sum, double t0, double audio, int finished);
+/* Logs the files of a batch whose loss is not finite (the step is not applied). */
+void cls_crew_warn_nonfinite(cls_crew *crew, const cls_host_batch *b, const float *losses, const cls_utterance *u);
+
+#endif

@@ -1,0 +1,335 @@
+/* The hybrid strategy (DeepSpeech's hybrid parallel optimization) and its step (see step.h), which
+ * the sync strategy shares. A step splits the global batch between the live towers (equal counts,
+ * or --balance auto: after each step one utterance moves from the tower that finished last to the
+ * one that finished first, so that their finish times meet), runs each tower's forward and backward
+ * pass on its own host thread, reduces g = sum_i (n_i/N) g_i into one host buffer layer by layer as
+ * the towers' gradients arrive, and sends g back to every tower, which applies Adam to its own
+ * replica. A tower whose device fails is dropped and the step redone on the others.
+ *
+ * Why one host thread per tower: a step has blocking points (the batch upload, the loss read-back
+ * that the CTC report needs, the waits on the gradient reads) and CLBlast enqueues from the calling
+ * thread, so one thread driving every queue would serialise the towers at each of them. (The
+ * towers' first CLBlast calls are made one after the other by the crew's warm-up, crew.h.) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clspeech/base.h"
+#include "device/log.h"
+#include "train/grad_reduce.h"
+#include "train/step.h"
+#include "train/strategy.h"
+
+enum { MAX_RANGES = 16 }; /* gradient ranges a tower hands over in one step (its layers) */
+
+struct cls_hybrid {
+  cls_crew *c;
+  float *g;                                   /* the reduced gradient of this step: gbuf[parity] */
+  float *gbuf[2];                             /* two, so a step reduces while the last one uploads */
+  int parity;
+  cl_event uploads[2][CLS_MAX_TOWERS];        /* per buffer and tower: its last upload (or NULL) */
+  float *losses;                              /* [global batch] the utterances' losses of this step */
+  /* the reduction of the step in flight */
+  pthread_mutex_t lock;
+  int n_active;
+  const float *reduce_src[CLS_MAX_TOWERS];
+  float reduce_w[CLS_MAX_TOWERS];
+  size_t arrive_off[MAX_RANGES];
+  int arrive_count[MAX_RANGES], n_arrive_ranges;
+};
+
+cls_status cls_hybrid_create(cls_crew *c, cls_hybrid **out) {
+  *out = NULL;
+  cls_hybrid *h = calloc(1, sizeof *h);
+  if (!h) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  h->c = c;
+  pthread_mutex_init(&h->lock, NULL);
+  const int per_step = c->o.train_batch_size * c->n_towers;
+  const int n_losses = c->capacity > per_step ? c->capacity : per_step;
+  const size_t pb = c->n_params * sizeof(float);
+  h->gbuf[0] = malloc(pb);
+  h->gbuf[1] = malloc(pb);
+  h->g = h->gbuf[0];
+  h->losses = malloc((size_t)n_losses * sizeof(float));
+  if (!h->gbuf[0] || !h->gbuf[1] || !h->losses) {
+    cls_hybrid_destroy(h);
+    return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", c->n_params);
+  }
+  *out = h;
+  return CLS_OK;
+}
+
+void cls_hybrid_destroy(cls_hybrid *h) {
+  if (!h) return;
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < CLS_MAX_TOWERS; i++)
+      if (h->uploads[k][i]) {
+        clWaitForEvents(1, &h->uploads[k][i]); /* the upload reads gbuf[k] */
+        clReleaseEvent(h->uploads[k][i]);
+      }
+  free(h->gbuf[0]);
+  free(h->gbuf[1]);
+  free(h->losses);
+  pthread_mutex_destroy(&h->lock);
+  free(h);
+}
+
+typedef struct step_job {
+  cls_hybrid *h;
+  cls_crew_slot *s;
+  const cls_host_batch *b;
+  cls_model_dropout drop;
+  int overlap;
+} step_job;
+
+/* A tower's gradient has reached the host for floats [off, off+count): the last tower to deliver
+ * a range reduces it, in the fixed tower order, while the others may still be computing. */
+static void arrive(void *user, size_t off, size_t count) {
+  step_job *j = user;
+  cls_hybrid *h = j->h;
+  pthread_mutex_lock(&h->lock);
+  int k = 0;
+  while (k < h->n_arrive_ranges && h->arrive_off[k] != off) k++;
+  if (k == h->n_arrive_ranges && k < MAX_RANGES) {
+    h->arrive_off[k] = off;
+    h->arrive_count[k] = 0;
+    h->n_arrive_ranges++;
+  }
+  int last = k < MAX_RANGES && ++h->arrive_count[k] == h->n_active;
+  pthread_mutex_unlock(&h->lock);
+  if (last) cls_grad_reduce(h->g, h->reduce_src, h->reduce_w, h->n_active, off, count);
+}
+
+static void *run_job(void *arg) {
+  step_job *j = arg;
+  cls_crew_slot *s = j->s;
+  cls_crew *c = j->h->c;
+  cls_error_redirect(s->err);
+  s->err[0] = '\0';
+  double t0 = cls_now_ms();
+  s->status = cls_crew_injected_failure(c, s, c->state.global_step);
+  if (s->status == CLS_OK)
+    s->status = cls_tower_gradient(s->tower, j->b, s->first, s->share, &j->drop, j->overlap, s->grad,
+                                   j->h->losses + s->first, arrive, j);
+  s->ms = cls_now_ms() - t0;
+  cls_error_redirect(NULL);
+  return NULL;
+}
+
+/* Makes h->g the buffer not used by the last step, once every upload from its previous use is done. */
+static void take_reduce_buffer(cls_hybrid *h) {
+  h->parity ^= 1;
+  h->g = h->gbuf[h->parity];
+  for (int i = 0; i < CLS_MAX_TOWERS; i++)
+    if (h->uploads[h->parity][i]) {
+      clWaitForEvents(1, &h->uploads[h->parity][i]); /* a failed upload is reported by its tower's queue */
+      clReleaseEvent(h->uploads[h->parity][i]);
+      h->uploads[h->parity][i] = NULL;
+    }
+}
+
+/* Computes the reduced gradient of batch b into h->g and the utterances' losses into h->losses.
+ * only >= 0: the sync strategy's turn (the only tower that works this step, among the live ones). */
+static cls_status gradient_step(cls_hybrid *h, const cls_host_batch *b, int only) {
+  cls_crew *c = h->c;
+  const int balance_auto = c->o.balance == CLS_BALANCE_AUTO;
+  take_reduce_buffer(h);
+  for (;;) {
+    cls_crew_slot *live[CLS_MAX_TOWERS];
+    int k = 0;
+    for (int i = 0; i < c->n_towers; i++)
+      if (c->towers[i].tower) live[k++] = &c->towers[i];
+    if (k == 0) return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed; the last error was: %s", c->e->error);
+    if (only >= 0) {
+      live[0] = live[only % k];
+      k = 1;
+    }
+    /* Equal counts (DeepSpeech's split), or under --balance auto the shares the feedback of the
+       last steps planned, while the batch and the towers are the same. */
+    int shares[CLS_MAX_TOWERS], planned = balance_auto && k > 1;
+    for (int i = 0, sum = 0; planned && i < k; i++) {
+      shares[i] = live[i]->planned;
+      sum += shares[i];
+      planned &= shares[i] > 0 && (i + 1 < k || sum == b->batch);
+    }
+    if (!planned) cls_batch_split(b->batch, k, shares);
+    step_job jobs[CLS_MAX_TOWERS];
+    pthread_t threads[CLS_MAX_TOWERS];
+    int started[CLS_MAX_TOWERS] = {0};
+    h->n_active = 0;
+    h->n_arrive_ranges = 0;
+    for (int i = 0, first = 0; i < k; i++) {
+      cls_crew_slot *s = live[i];
+      s->share = shares[i];
+      s->first = first;
+      first += shares[i];
+      s->status = CLS_OK;
+      if (!s->share) continue;
+      h->reduce_src[h->n_active] = s->grad;
+      h->reduce_w[h->n_active] = (float)s->share / (float)b->batch;
+      h->n_active++;
+      jobs[i] = (step_job){h, s, b, {{0}, 0, 0, 0}, !c->o.no_overlap};
+      memcpy(jobs[i].drop.rate, c->o.dropout, sizeof jobs[i].drop.rate);
+      jobs[i].drop.seed = c->state.random_seed;
+      jobs[i].drop.step = (uint32_t)c->state.global_step;
+    }
+    /* One worker runs on this thread; the others get their own. */
+    int inline_job = -1;
+    for (int i = 0; i < k; i++) {
+      if (!live[i]->share) continue;
+      if (inline_job < 0) {
+        inline_job = i;
+        continue;
+      }
+      started[i] = pthread_create(&threads[i], NULL, run_job, &jobs[i]) == 0;
+      if (!started[i]) run_job(&jobs[i]);
+    }
+    if (inline_job >= 0) run_job(&jobs[inline_job]);
+    for (int i = 0; i < k; i++)
+      if (started[i]) pthread_join(threads[i], NULL);
+    int dropped = 0;
+    for (int i = 0; i < k; i++) {
+      cls_crew_slot *s = live[i];
+      if (!s->share || s->status == CLS_OK) continue;
+      if (!cls_crew_is_device_fault(s->status)) return cls_fail(c->e, s->status, "%s", s->err);
+      snprintf(c->e->error, CLS_ERROR_CAP, "%s", s->err);
+      cls_crew_drop(c, s, s->err);
+      dropped++;
+    }
+    if (dropped) {
+      if (cls_crew_count(c) > 0)
+        cls_log(c->e, CLS_LOG_WARNING, "redoing step %lld on the remaining towers", (long long)c->state.global_step);
+      continue;
+    }
+    /* Balance feedback: each tower's speed, and the shares of the next step. */
+    double ms[CLS_MAX_TOWERS];
+    int next[CLS_MAX_TOWERS];
+    for (int i = 0; i < k; i++) {
+      cls_crew_slot *s = live[i];
+      ms[i] = s->share ? s->ms : 0;
+      next[i] = s->share;
+      if (!s->share || s->ms <= 0) continue;
+      int longest = 0; /* the tower's padded work: its utterances x frames of its longest */
+      for (int u = s->first; u < s->first + s->share; u++)
+        if (b->frames[u] > longest) longest = b->frames[u];
+      double v = (double)s->share * (double)longest / (s->ms / 1e3);
+      s->speed = s->speed > 0 ? 0.7 * s->speed + 0.3 * v : v;
+    }
+    if (balance_auto && k > 1) cls_balance_adjust(k, ms, next);
+    for (int i = 0; i < k; i++) live[i]->planned = next[i];
+    return CLS_OK;
+  }
+}
+
+/* Applies h->g on every live tower (Adam on each replica); a tower that fails here is dropped. */
+static cls_status apply_step(cls_hybrid *h) {
+  cls_crew *c = h->c;
+  cls_adam_state next = c->state.adam;
+  int applied = 0;
+  for (int i = 0; i < c->n_towers; i++) {
+    cls_crew_slot *s = &c->towers[i];
+    if (!s->tower) continue;
+    cls_adam_state mine = c->state.adam;
+    cls_status st = cls_tower_apply(s->tower, h->g, c->state.learning_rate, c->o.beta1, c->o.beta2, c->o.epsilon, &mine,
+                                    &h->uploads[h->parity][i]);
+    if (st == CLS_OK) {
+      next = mine;
+      applied++;
+    } else if (cls_crew_is_device_fault(st)) {
+      cls_crew_drop(c, s, c->e->error);
+    } else {
+      return st;
+    }
+  }
+  if (!applied) return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed: %s", c->e->error);
+  c->state.adam = next;
+  return CLS_OK;
+}
+
+cls_status cls_hybrid_step(cls_hybrid *h, const cls_host_batch *b) {
+  cls_status st = gradient_step(h, b, -1);
+  double mean = 0;
+  for (int i = 0; st == CLS_OK && i < b->batch; i++) mean += h->losses[i];
+  if (st == CLS_OK && isfinite(mean)) {
+    st = apply_step(h);
+    if (st == CLS_OK) h->c->state.global_step++;
+  }
+  return st;
+}
+
+cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n, int global, int one_at_a_time,
+                                cls_progress_fn progress, void *user) {
+  cls_hybrid *h = NULL;
+  cls_loader *l = NULL;
+  cls_status st = cls_hybrid_create(c, &h);
+  if (st == CLS_OK) st = cls_crew_start_loader(c, u, n, global, 3, &l);
+  if (st != CLS_OK) {
+    cls_hybrid_destroy(h);
+    return st;
+  }
+  double t0 = cls_now_ms(), loss_sum = 0, audio = 0;
+  int64_t steps = 0, total = n / global, turn = 0;
+  for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
+    if (b->status != CLS_OK) st = cls_fail(c->e, b->status, "%s", b->err);
+    if (st == CLS_OK) st = gradient_step(h, b, one_at_a_time ? (int)(turn++) : -1);
+    if (st == CLS_OK) {
+      double mean = 0;
+      for (int i = 0; i < b->batch; i++) mean += h->losses[i];
+      mean /= b->batch;
+      if (!isfinite(mean)) {
+        cls_crew_warn_nonfinite(c, b, h->losses, u);
+      } else {
+        st = apply_step(h);
+        if (st == CLS_OK) {
+          c->state.global_step++;
+          loss_sum += mean;
+          steps++;
+          st = cls_crew_perturb_if_due(c);
+        }
+        if (st == CLS_OK && c->o.replica_check_steps > 0 && c->state.global_step % c->o.replica_check_steps == 0)
+          st = cls_crew_check_replicas(c);
+      }
+      audio += b->audio_seconds;
+      cls_crew_report(progress, user, "Training", "train", epoch, steps, total, loss_sum, t0, audio, 0);
+    }
+    cls_loader_done(l, b);
+    if (st == CLS_OK && cls_crew_checkpoint_due(c)) st = cls_crew_save(c, "train");
+    if (cls_crew_out_of_time(c)) break;
+  }
+  cls_loader_stop(l);
+  cls_hybrid_destroy(h);
+  if (st == CLS_OK && cls_crew_count(c) > 1) {
+    char shares[512] = "";
+    for (int i = 0; i < c->n_towers; i++)
+      if (c->towers[i].tower)
+        snprintf(shares + strlen(shares), sizeof shares - strlen(shares), "%s%d:%d (%.0f frames/s)",
+                 *shares ? ", " : "", i, c->towers[i].share, c->towers[i].speed);
+    cls_log(c->e, CLS_LOG_NOTICE, "Epoch %d: last step's shares by tower: %s", epoch, shares);
+  }
+  if (st == CLS_OK) cls_crew_report(progress, user, "Training", "train", epoch, steps, total, loss_sum, t0, audio, 1);
+  return st;
+}
+
+cls_status cls_hybrid_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n, cls_progress_fn progress,
+                            void *user) {
+  const int B = c->o.train_batch_size;
+  int towers = cls_crew_count(c);
+  /* --train_batch_size per tower, as DeepSpeech. A training set smaller than a global batch keeps
+     the extra towers idle rather than failing. */
+  if (towers > 1 && n / B < towers) {
+    int use = n / B > 0 ? n / B : 1;
+    if (epoch == 0)
+      cls_log(c->e, CLS_LOG_WARNING, "%d training sample%s of --train_batch_size %d keep%s only %d of %d towers busy",
+              n, n == 1 ? "" : "s", B, n == 1 ? "s" : "", use, towers);
+    towers = use;
+  }
+  const int global = B * towers;
+  /* DeepSpeech drops the last partial training batch (drop_remainder). */
+  const int usable = n / global * global;
+  if (usable == 0)
+    return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT,
+                    "fewer training samples (%d) than one global batch (%d: --train_batch_size %d x %d towers)", n,
+                    global, B, towers);
+  return cls_hybrid_run_epoch(c, epoch, u, usable, global, 0, progress, user);
+}

@@ -1,0 +1,19 @@
+/* The sync strategy, DeepSpeech's one-tower-at-a-time comparison: every step is one whole
+ * --train_batch_size batch on one tower, the live towers taking the steps in turn, and the update
+ * is applied on every replica so that they stay identical. It is hybrid's step (step.h) with one
+ * working tower. */
+#include "device/log.h"
+#include "train/step.h"
+#include "train/strategy.h"
+
+cls_status cls_sync_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n, cls_progress_fn progress,
+                          void *user) {
+  const int B = c->o.train_batch_size;
+  /* DeepSpeech drops the last partial training batch (drop_remainder). */
+  const int usable = n / B * B;
+  if (usable == 0)
+    return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT,
+                    "fewer training samples (%d) than one global batch (%d: --train_batch_size %d x %d towers)", n, B,
+                    B, 1);
+  return cls_hybrid_run_epoch(c, epoch, u, usable, B, 1, progress, user);
+}
