@@ -126,17 +126,6 @@ static int load_features(train_flags *f, const cli_flag *flags, int n_flags) {
   return 0;
 }
 
-static int parse_pick(const char *text, cls_checkpoint_pick *pick) {
-  if (!strcmp(text, "auto")) *pick = CLS_PICK_AUTO;
-  else if (!strcmp(text, "best")) *pick = CLS_PICK_BEST;
-  else if (!strcmp(text, "last")) *pick = CLS_PICK_LAST;
-  else {
-    fprintf(stderr, "clspeech transcribe: --load_evaluate must be auto, best or last, not \"%s\"\n", text);
-    return CLI_EXIT_USAGE;
-  }
-  return 0;
-}
-
 int cmd_transcribe(int argc, char **argv) {
   train_flags f;
   train_flags_defaults(&f);
@@ -161,10 +150,8 @@ int cmd_transcribe(int argc, char **argv) {
     fprintf(stderr, "clspeech transcribe: --audio FILE is required\n");
     return CLI_EXIT_USAGE;
   }
-  cls_checkpoint_pick pick = CLS_PICK_AUTO;
-  if ((rc = parse_pick(f.load_evaluate, &pick))) return rc;
   char err[2048], path[4400];
-  if (cls_checkpoint_choose(f.load_checkpoint_dir, pick, path, sizeof path, NULL, err, sizeof err) != CLS_OK) {
+  if (cls_checkpoint_choose(f.load_checkpoint_dir, f.load_evaluate_mode, path, sizeof path, NULL, err, sizeof err) != CLS_OK) {
     fprintf(stderr, "clspeech transcribe: %s\n", err);
     return CLI_EXIT_FAILURE;
   }

@@ -68,11 +68,11 @@ static void check_choice_and_folder(void) {
   char dir[700], path[4400], err[1024];
   snprintf(dir, sizeof dir, "%s", tmp_path("ckpt"));
   int is_best = -1;
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_PICK_AUTO, path, sizeof path, &is_best, err, sizeof err), CLS_ERR_IO);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_AUTO, path, sizeof path, &is_best, err, sizeof err), CLS_ERR_IO);
   CHECK(strstr(err, "no checkpoint to load in ") && strstr(err, dir), "auto without checkpoints: %s", err);
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_PICK_BEST, path, sizeof path, NULL, err, sizeof err), CLS_ERR_IO);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_BEST, path, sizeof path, NULL, err, sizeof err), CLS_ERR_IO);
   CHECK(strstr(err, "no best validating checkpoint in ") && strstr(err, dir), "best without checkpoints: %s", err);
-  CHECK_INT(cls_checkpoint_choose("", CLS_PICK_LAST, path, sizeof path, NULL, err, sizeof err), CLS_ERR_IO);
+  CHECK_INT(cls_checkpoint_choose("", CLS_LOAD_LAST, path, sizeof path, NULL, err, sizeof err), CLS_ERR_IO);
   CHECK_CONTAINS(err, "no checkpoint to load in (no --checkpoint_dir)");
 
   cls_param_view views[CLS_MODEL_N_TENSORS];
@@ -87,18 +87,18 @@ static void check_choice_and_folder(void) {
   CHECK_INT(cls_checkpoint_save_in(dir, "train", 2, &model, p, p, p, &s, saved, sizeof saved, err, sizeof err), CLS_OK);
   remember(saved);
   remember(tmp_path("ckpt/checkpoint"));
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_PICK_AUTO, path, sizeof path, &is_best, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_AUTO, path, sizeof path, &is_best, err, sizeof err), CLS_OK);
   CHECK(!strcmp(path, saved) && is_best == 0, "auto with a train checkpoint: %s (best %d)", path, is_best);
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_PICK_BEST, path, sizeof path, NULL, err, sizeof err), CLS_ERR_IO);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_BEST, path, sizeof path, NULL, err, sizeof err), CLS_ERR_IO);
   s.global_step = 2;
   char best[4400];
   CHECK_INT(cls_checkpoint_save_in(dir, "best_dev", 1, &model, p, p, p, &s, best, sizeof best, err, sizeof err),
             CLS_OK);
   remember(best);
   remember(tmp_path("ckpt/best_dev_checkpoint"));
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_PICK_AUTO, path, sizeof path, &is_best, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_AUTO, path, sizeof path, &is_best, err, sizeof err), CLS_OK);
   CHECK(!strcmp(path, best) && is_best == 1, "auto with best_dev: %s (best %d)", path, is_best);
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_PICK_LAST, path, sizeof path, &is_best, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_LAST, path, sizeof path, &is_best, err, sizeof err), CLS_OK);
   CHECK(!strcmp(path, saved) && is_best == 0, "last: %s", path);
   free(p);
 

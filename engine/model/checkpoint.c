@@ -198,9 +198,26 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
 
 /* ---- the checkpoint choice and the folder's description ---- */
 
-cls_status cls_checkpoint_choose(const char *dir, cls_checkpoint_pick pick, char *path, size_t path_cap, int *is_best,
+static const char *const load_mode_names[] = {"auto", "best", "last", "init"};
+
+cls_status cls_load_mode_parse(const char *name, cls_load_mode *out) {
+  for (int i = 0; name && i < 4; i++)
+    if (!strcmp(name, load_mode_names[i])) {
+      *out = (cls_load_mode)i;
+      return CLS_OK;
+    }
+  return CLS_ERR_INVALID_ARGUMENT;
+}
+
+const char *cls_load_mode_name(cls_load_mode m) { return (int)m >= 0 && (int)m < 4 ? load_mode_names[m] : "?"; }
+
+cls_status cls_checkpoint_choose(const char *dir, cls_load_mode mode, char *path, size_t path_cap, int *is_best,
                                  char *err, size_t err_cap) {
-  const int has_dir = dir && *dir, want_best = pick != CLS_PICK_LAST, want_last = pick != CLS_PICK_BEST;
+  if (mode != CLS_LOAD_AUTO && mode != CLS_LOAD_BEST && mode != CLS_LOAD_LAST) {
+    snprintf(err, err_cap, "the checkpoint choice must be auto, best or last, not %s", cls_load_mode_name(mode));
+    return CLS_ERR_INVALID_ARGUMENT;
+  }
+  const int has_dir = dir && *dir, want_best = mode != CLS_LOAD_LAST, want_last = mode != CLS_LOAD_BEST;
   const char *where = has_dir ? dir : "(no --checkpoint_dir)";
   char why[1024];
   if (is_best) *is_best = 0;

@@ -1,5 +1,5 @@
 /* The training options' values (see clspeech/train.h): DeepSpeech 0.9's defaults in one place, the
- * names of the strategies, balance and load modes (one parse and one name function each, so that
+ * names of the strategies and balance modes (one parse and one name function each, so that
  * a frontend validates a flag once and the engine carries enums), and the fault specification. */
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +8,6 @@
 
 static const char *const strategy_names[] = {"hybrid", "sync", "async"};
 static const char *const balance_names[] = {"auto", "equal"};
-static const char *const load_mode_names[] = {"auto", "best", "last", "init"};
 
 #define N_NAMES(a) ((int)(sizeof(a) / sizeof *(a)))
 
@@ -33,23 +32,12 @@ cls_status cls_balance_parse(const char *name, cls_balance *out) {
   return CLS_OK;
 }
 
-cls_status cls_load_mode_parse(const char *name, cls_load_mode *out) {
-  int i = find_name(load_mode_names, N_NAMES(load_mode_names), name);
-  if (i < 0) return CLS_ERR_INVALID_ARGUMENT;
-  *out = (cls_load_mode)i;
-  return CLS_OK;
-}
-
 const char *cls_strategy_name(cls_strategy s) {
   return (int)s >= 0 && (int)s < N_NAMES(strategy_names) ? strategy_names[s] : "?";
 }
 
 const char *cls_balance_name(cls_balance b) {
   return (int)b >= 0 && (int)b < N_NAMES(balance_names) ? balance_names[b] : "?";
-}
-
-const char *cls_load_mode_name(cls_load_mode m) {
-  return (int)m >= 0 && (int)m < N_NAMES(load_mode_names) ? load_mode_names[m] : "?";
 }
 
 cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, char *err, size_t err_cap) {

@@ -120,21 +120,15 @@ cls_status cls_trainer_load(cls_trainer *t, cls_load_mode mode, int evaluation) 
                     evaluation ? "evaluate" : "train", evaluation ? "" : " or init", (int)mode);
   if (evaluation && mode == CLS_LOAD_INIT)
     return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "--load_evaluate must be auto, best or last");
-  const int want_best = mode == CLS_LOAD_AUTO || mode == CLS_LOAD_BEST;
-  const int want_last = mode == CLS_LOAD_AUTO || mode == CLS_LOAD_LAST;
-  if (dir && *dir && want_best && cls_checkpoint_find(dir, "best_dev", path, sizeof path, err, sizeof err) == CLS_OK) {
-    cls_log(c->e, CLS_LOG_INFO, "Loading best validating checkpoint from %s", path);
-    return load_file(c, path, o->force_initialize_learning_rate && !evaluation);
+  if (mode != CLS_LOAD_INIT) {
+    /* The same choice transcription makes (cls_checkpoint_choose); training's auto falls back to fresh. */
+    int is_best = 0;
+    if (cls_checkpoint_choose(dir, mode, path, sizeof path, &is_best, err, sizeof err) == CLS_OK) {
+      cls_log(c->e, CLS_LOG_INFO, "Loading %s checkpoint from %s", is_best ? "best validating" : "most recent", path);
+      return load_file(c, path, o->force_initialize_learning_rate && !evaluation);
+    }
+    if (evaluation || mode != CLS_LOAD_AUTO) return cls_fail(c->e, CLS_ERR_IO, "%s", err);
   }
-  if (want_best && !want_last)
-    return cls_fail(c->e, CLS_ERR_IO, "no best validating checkpoint in %s",
-                    dir && *dir ? dir : "(no --checkpoint_dir)");
-  if (dir && *dir && want_last && cls_checkpoint_find(dir, "train", path, sizeof path, err, sizeof err) == CLS_OK) {
-    cls_log(c->e, CLS_LOG_INFO, "Loading most recent checkpoint from %s", path);
-    return load_file(c, path, o->force_initialize_learning_rate && !evaluation);
-  }
-  if (evaluation || (want_last && !want_best))
-    return cls_fail(c->e, CLS_ERR_IO, "no checkpoint to load in %s", dir && *dir ? dir : "(no --checkpoint_dir)");
   cls_log(c->e, CLS_LOG_INFO, "Initializing all variables (random seed %u)", (unsigned)o->random_seed);
   init_params(o, c->params);
   memset(c->m, 0, c->n_params * sizeof(float));

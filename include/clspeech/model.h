@@ -139,16 +139,28 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
 cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, char *err, size_t err_cap);
 
 /* ---- checkpoint choice and the folder's description for inference ---- */
-/* Which checkpoint of a folder evaluation and transcription load (--load_evaluate): auto (the
- * best_dev checkpoint, else the latest train checkpoint), best (best_dev only) or last (the latest
- * train checkpoint only). Training's --load_train adds "init" on top of the same rule. */
-typedef enum cls_checkpoint_pick { CLS_PICK_AUTO = 0, CLS_PICK_BEST = 1, CLS_PICK_LAST = 2 } cls_checkpoint_pick;
+/* Which parameters training and evaluation start from (DeepSpeech's --load_train and
+ * --load_evaluate): auto (the best_dev checkpoint, else the latest train checkpoint, else — training
+ * only — fresh parameters), best (best_dev only), last (the latest train checkpoint only) or init
+ * (fresh parameters; training only). */
+typedef enum cls_load_mode {
+  CLS_LOAD_AUTO,
+  CLS_LOAD_BEST,
+  CLS_LOAD_LAST,
+  CLS_LOAD_INIT
+} cls_load_mode;
 
-/* The path of the checkpoint `pick` chooses in `dir` (NULL or "" is no folder); *is_best (may be
- * NULL) says whether it is the best_dev one. CLS_ERR_IO when there is none: err reads "no best
- * validating checkpoint in DIR" (best) or "no checkpoint to load in DIR" (auto, last), DIR being
- * "(no --checkpoint_dir)" without a folder. */
-cls_status cls_checkpoint_choose(const char *dir, cls_checkpoint_pick pick, char *path, size_t path_cap, int *is_best,
+/* "auto", "best", "last", "init" to values: CLS_OK, or CLS_ERR_INVALID_ARGUMENT (and *out
+ * unchanged) for any other string or NULL; and back ("?" for a value out of range). */
+cls_status cls_load_mode_parse(const char *name, cls_load_mode *out);
+const char *cls_load_mode_name(cls_load_mode mode);
+
+/* The path of the checkpoint `mode` (auto, best or last) chooses in `dir` (NULL or "" is no
+ * folder); *is_best (may be NULL) says whether it is the best_dev one. CLS_ERR_IO when there is
+ * none: err reads "no best validating checkpoint in DIR" (best) or "no checkpoint to load in DIR"
+ * (auto, last), DIR being "(no --checkpoint_dir)" without a folder. CLS_ERR_INVALID_ARGUMENT for
+ * init, which chooses no checkpoint. */
+cls_status cls_checkpoint_choose(const char *dir, cls_load_mode mode, char *path, size_t path_cap, int *is_best,
                                  char *err, size_t err_cap);
 
 /* The whole model geometry of a checkpoint from its metadata (n_input, n_context and relu_clip

@@ -37,23 +37,15 @@ typedef enum cls_balance {
   CLS_BALANCE_EQUAL /* equal counts, as DeepSpeech */
 } cls_balance;
 
-/* Which parameters cls_trainer_load starts from (--load_train, --load_evaluate). */
-typedef enum cls_load_mode {
-  CLS_LOAD_AUTO, /* best_dev, else the last train checkpoint, else (training only) fresh */
-  CLS_LOAD_BEST, /* the best_dev checkpoint */
-  CLS_LOAD_LAST, /* the last train checkpoint */
-  CLS_LOAD_INIT  /* fresh parameters (training only) */
-} cls_load_mode;
+/* cls_load_mode (--load_train, --load_evaluate) is the model layer's: see clspeech/model.h. */
 
-/* Names ("hybrid", "sync", "async"; "auto", "equal"; "auto", "best", "last", "init") to values:
+/* Names ("hybrid", "sync", "async"; "auto", "equal") to values:
  * CLS_OK, or CLS_ERR_INVALID_ARGUMENT (and *out unchanged) for any other string or NULL. */
 cls_status cls_strategy_parse(const char *name, cls_strategy *out);
 cls_status cls_balance_parse(const char *name, cls_balance *out);
-cls_status cls_load_mode_parse(const char *name, cls_load_mode *out);
 /* Values to names ("?" for a value out of range). */
 const char *cls_strategy_name(cls_strategy strategy);
 const char *cls_balance_name(cls_balance balance);
-const char *cls_load_mode_name(cls_load_mode mode);
 
 /* Fault injection, for tests of the towers' fault handling. */
 typedef enum cls_fault_kind {
