@@ -127,8 +127,8 @@ void bench_print_device(FILE *out, const bench_run *run, const bench_device_resu
     fprintf(out, "  GEMM tuning     %s %s: %s\n",
             d->stored_applied ? "loaded from"
             : run->tune       ? "found (not loaded: --tune) in"
-            : cls_gemm_tuning_enabled() ? "found in"
-                                        : "found (not loaded: CLSPEECH_GEMM_TUNING) in",
+            : run->gemm_tuning ? "found in"
+                               : "found (not loaded: CLSPEECH_GEMM_TUNING) in",
             d->stored_path, d->stored_text);
   else if (d->stored == CLS_TUNING_BAD)
     fprintf(out, "  GEMM tuning     %s ignored: %s\n", d->stored_path, d->stored_text);

@@ -163,7 +163,7 @@ int cmd_devices(int argc, char **argv) {
     cls_engine_destroy(engine);
     return CLI_EXIT_FAILURE;
   }
-  const char *env = getenv("CLSPEECH_DEVICES");
+  const char *env = cls_engine_get_options(engine)->default_devices; /* CLSPEECH_DEVICES */
   const char *spec = *devices ? devices : env && *env ? env : NULL;
   const char *source = *devices ? "--devices" : env && *env ? "CLSPEECH_DEVICES" : "default";
   int n_sel = 0;
