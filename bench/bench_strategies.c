@@ -132,7 +132,9 @@ int main(int argc, char **argv) {
   if (load_set(train_csv, a, &s.train, &s.n_train, &s.max_frames, &s.max_labels, &dtrain) ||
       load_set(dev_csv, a, &s.dev, &s.n_dev, &s.max_frames, &s.max_labels, &ddev))
     return 1;
-  cls_engine_options eo = {on_log, NULL, CLS_LOG_NOTICE};
+  cls_engine_options eo = cls_engine_options_from_environment();
+  eo.log = on_log;
+  eo.log_level = CLS_LOG_NOTICE;
   int sel[8], n_sel = 0;
   if (cls_engine_create(&eo, &s.e) != CLS_OK || cls_engine_select(s.e, devices, sel, 8, &n_sel) != CLS_OK ||
       cls_engine_prepare(s.e, sel, &n_sel) != CLS_OK || n_sel < 2) {

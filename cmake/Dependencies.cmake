@@ -49,6 +49,18 @@ if(NOT SAMPLERATE_FOUND)
 endif()
 clspeech_found("libsamplerate" "${SAMPLERATE_LINK_LIBRARIES} (version ${SAMPLERATE_VERSION})")
 
+pkg_check_modules(NETTLE QUIET IMPORTED_TARGET nettle)
+if(NOT NETTLE_FOUND)
+  clspeech_missing("nettle (SHA-256 of cache keys and files)" "nettle-dev")
+endif()
+clspeech_found("nettle" "${NETTLE_LINK_LIBRARIES} (version ${NETTLE_VERSION})")
+
+pkg_check_modules(JANSSON QUIET IMPORTED_TARGET jansson)
+if(NOT JANSSON_FOUND)
+  clspeech_missing("jansson (the command's JSON output)" "libjansson-dev")
+endif()
+clspeech_found("jansson" "${JANSSON_LINK_LIBRARIES} (version ${JANSSON_VERSION})")
+
 # PoCL is a run-time dependency (the CPU OpenCL driver), not a build one: report, never fail.
 file(GLOB CLSPEECH_ICDS /etc/OpenCL/vendors/*.icd)
 if(CLSPEECH_ICDS)

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "json_writer.h"
+#include "json_out.h"
 
 double bench_gflops(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0; }
 
@@ -127,8 +127,8 @@ void bench_print_device(FILE *out, const bench_run *run, const bench_device_resu
     fprintf(out, "  GEMM tuning     %s %s: %s\n",
             d->stored_applied ? "loaded from"
             : run->tune       ? "found (not loaded: --tune) in"
-            : cls_gemm_tuning_enabled() ? "found in"
-                                        : "found (not loaded: CLSPEECH_GEMM_TUNING) in",
+            : run->gemm_tuning ? "found in"
+                               : "found (not loaded: CLSPEECH_GEMM_TUNING) in",
             d->stored_path, d->stored_text);
   else if (d->stored == CLS_TUNING_BAD)
     fprintf(out, "  GEMM tuning     %s ignored: %s\n", d->stored_path, d->stored_text);
@@ -171,241 +171,205 @@ void bench_print_summary(FILE *out, const bench_run *run) {
 
 /* ---- JSON ---- */
 
-static void key_double(json_writer *w, const char *k, double v) {
-  json_key(w, k);
-  json_double(w, v);
+static json_t *json_params(const cls_gemm_params *p) {
+  json_t *o = json_object();
+  for (int i = 0; i < p->n; i++) o = jo_set(o, p->names[i], json_integer((json_int_t)p->values[i]));
+  return o;
 }
 
-static void json_params(json_writer *w, const cls_gemm_params *p) {
-  json_begin_object(w);
-  for (int i = 0; i < p->n; i++) {
-    json_key(w, p->names[i]);
-    json_int(w, (int64_t)p->values[i]);
-  }
-  json_end_object(w);
+static json_t *json_train(const cls_bench_train *t) {
+  json_t *o = json_object();
+  o = jo_set(o, "ms", jo_real(t->ms));
+  o = jo_set(o, "frames", jo_real(t->frames));
+  o = jo_set(o, "frames_per_second", jo_real(per_second(t->frames, t->ms)));
+  o = jo_set(o, "audio_seconds_per_second", jo_real(per_second(t->frames * t->frame_ms / 1e3, t->ms)));
+  o = jo_set(o, "parameters", json_integer((json_int_t)t->n_params));
+  return o;
 }
 
-static void json_train(json_writer *w, const cls_bench_train *t) {
-  json_begin_object(w);
-  key_double(w, "ms", t->ms);
-  key_double(w, "frames", t->frames);
-  key_double(w, "frames_per_second", per_second(t->frames, t->ms));
-  key_double(w, "audio_seconds_per_second", per_second(t->frames * t->frame_ms / 1e3, t->ms));
-  json_key(w, "parameters");
-  json_int(w, (int64_t)t->n_params);
-  json_end_object(w);
-}
-
-static void json_model(json_writer *w, const bench_run *run, const bench_device_result *d, const bench_model_result *m) {
+static json_t *json_model(const bench_run *run, const bench_device_result *d, const bench_model_result *m) {
   const double peak = d->have_peak ? d->peak.fma_gflops : 0;
-  json_begin_object(w);
-  json_key(w, "n_hidden");
-  json_int(w, m->n_hidden);
-  json_key(w, "gemm");
-  json_begin_array(w);
+  json_t *gemm = json_array();
   for (int i = 0; i < m->n_shapes; i++) {
     const cls_gemm_shape *s = &m->shapes[i];
     double g = bench_gflops(cls_gemm_flops(s), m->gemm_ms[i]);
-    json_begin_object(w);
-    json_key(w, "name"); json_string(w, s->name);
-    json_key(w, "m"); json_int(w, s->m);
-    json_key(w, "n"); json_int(w, s->n);
-    json_key(w, "k"); json_int(w, s->k);
-    json_key(w, "trans_a"); json_bool(w, s->trans_a);
-    json_key(w, "trans_b"); json_bool(w, s->trans_b);
-    json_key(w, "calls_per_step"); json_int(w, s->calls);
-    key_double(w, "ms", m->gemm_ms[i]);
-    key_double(w, "gflops", g);
-    key_double(w, "percent_of_peak", peak > 0 ? 100 * g / peak : NAN);
-    json_end_object(w);
+    json_t *o = json_object();
+    o = jo_set(o, "name", jo_text(s->name));
+    o = jo_set(o, "m", json_integer(s->m));
+    o = jo_set(o, "n", json_integer(s->n));
+    o = jo_set(o, "k", json_integer(s->k));
+    o = jo_set(o, "trans_a", json_boolean(s->trans_a));
+    o = jo_set(o, "trans_b", json_boolean(s->trans_b));
+    o = jo_set(o, "calls_per_step", json_integer(s->calls));
+    o = jo_set(o, "ms", jo_real(m->gemm_ms[i]));
+    o = jo_set(o, "gflops", jo_real(g));
+    o = jo_set(o, "percent_of_peak", jo_real(peak > 0 ? 100 * g / peak : NAN));
+    gemm = jo_push(gemm, o);
   }
-  json_end_array(w);
   double ms, flops;
   gemm_step(m, &ms, &flops);
-  json_key(w, "gemm_step");
-  json_begin_object(w);
-  key_double(w, "ms", ms);
-  key_double(w, "gflops", bench_gflops(flops, ms));
-  key_double(w, "percent_of_peak", peak > 0 ? 100 * bench_gflops(flops, ms) / peak : NAN);
-  json_end_object(w);
-  json_key(w, "lstm");
-  json_begin_object(w);
-  key_double(w, "forward_ms_per_step", m->ops.lstm_fwd_ms / run->time);
-  key_double(w, "backward_ms_per_step", m->ops.lstm_bwd_ms / run->time);
-  key_double(w, "forward_gflops", bench_gflops(m->ops.lstm_fwd_flops, m->ops.lstm_fwd_ms));
-  key_double(w, "backward_gflops", bench_gflops(m->ops.lstm_bwd_flops, m->ops.lstm_bwd_ms));
-  json_end_object(w);
-  json_key(w, "ctc");
-  json_begin_object(w);
-  key_double(w, "ms", m->ops.ctc_ms);
-  json_key(w, "labels"); json_int(w, m->ops.ctc_labels);
-  key_double(w, "frames_per_second", per_second(m->train.frames, m->ops.ctc_ms));
-  json_end_object(w);
-  json_key(w, "adam");
-  json_begin_object(w);
-  key_double(w, "ms", m->ops.adam_ms);
-  json_key(w, "parameters"); json_int(w, (int64_t)m->ops.n_params);
-  key_double(w, "gbs", m->ops.adam_ms > 0 ? m->ops.adam_bytes / (m->ops.adam_ms * 1e6) : 0);
-  json_end_object(w);
-  json_key(w, "train_step");
-  json_train(w, &m->train);
-  json_key(w, "train_step_after_tuning");
-  if (m->have_train_after) json_train(w, &m->train_after);
-  else json_null(w);
-  json_end_object(w);
+  json_t *step = json_object();
+  step = jo_set(step, "ms", jo_real(ms));
+  step = jo_set(step, "gflops", jo_real(bench_gflops(flops, ms)));
+  step = jo_set(step, "percent_of_peak", jo_real(peak > 0 ? 100 * bench_gflops(flops, ms) / peak : NAN));
+  json_t *lstm = json_object();
+  lstm = jo_set(lstm, "forward_ms_per_step", jo_real(m->ops.lstm_fwd_ms / run->time));
+  lstm = jo_set(lstm, "backward_ms_per_step", jo_real(m->ops.lstm_bwd_ms / run->time));
+  lstm = jo_set(lstm, "forward_gflops", jo_real(bench_gflops(m->ops.lstm_fwd_flops, m->ops.lstm_fwd_ms)));
+  lstm = jo_set(lstm, "backward_gflops", jo_real(bench_gflops(m->ops.lstm_bwd_flops, m->ops.lstm_bwd_ms)));
+  json_t *ctc = json_object();
+  ctc = jo_set(ctc, "ms", jo_real(m->ops.ctc_ms));
+  ctc = jo_set(ctc, "labels", json_integer(m->ops.ctc_labels));
+  ctc = jo_set(ctc, "frames_per_second", jo_real(per_second(m->train.frames, m->ops.ctc_ms)));
+  json_t *adam = json_object();
+  adam = jo_set(adam, "ms", jo_real(m->ops.adam_ms));
+  adam = jo_set(adam, "parameters", json_integer((json_int_t)m->ops.n_params));
+  adam = jo_set(adam, "gbs", jo_real(m->ops.adam_ms > 0 ? m->ops.adam_bytes / (m->ops.adam_ms * 1e6) : 0));
+  json_t *o = json_object();
+  o = jo_set(o, "n_hidden", json_integer(m->n_hidden));
+  o = jo_set(o, "gemm", gemm);
+  o = jo_set(o, "gemm_step", step);
+  o = jo_set(o, "lstm", lstm);
+  o = jo_set(o, "ctc", ctc);
+  o = jo_set(o, "adam", adam);
+  o = jo_set(o, "train_step", json_train(&m->train));
+  o = jo_set(o, "train_step_after_tuning", m->have_train_after ? json_train(&m->train_after) : json_null());
+  return o;
 }
 
-static void json_tuning(json_writer *w, const bench_device_result *d) {
+static json_t *json_tuning(const bench_device_result *d) {
   const cls_gemm_tune_result *t = &d->tune;
-  json_begin_object(w);
-  json_key(w, "stored"); json_bool(w, t->stored);
-  json_key(w, "file"); json_string(w, t->stored ? t->path : NULL);
-  json_key(w, "kept_defaults"); json_bool(w, t->winners.n == 0);
-  json_key(w, "winners");
-  json_begin_object(w);
-  for (int k = 0; k < t->winners.n; k++) {
-    json_key(w, t->winners.kernels[k].kernel);
-    json_params(w, &t->winners.kernels[k]);
-  }
-  json_end_object(w);
-  json_key(w, "candidate_pairs"); json_int(w, t->candidates);
-  json_key(w, "pair_min_indirect_size"); json_int(w, t->split);
-  json_key(w, "candidates");
-  json_begin_array(w);
+  json_t *winners = json_object();
+  for (int k = 0; k < t->winners.n; k++)
+    winners = jo_set(winners, t->winners.kernels[k].kernel, json_params(&t->winners.kernels[k]));
+  json_t *candidates = json_array();
   for (int c = 0; c < t->candidates; c++) {
     const cls_gemm_candidate *k = &t->candidate[c];
     const cls_gemm_params *p[2] = {&k->xgemm, &k->direct};
     const cls_tune_state state[2] = {k->xgemm_state, k->direct_state};
     const double ms[2] = {k->xgemm_ms, k->direct_ms};
     const bool best[2] = {c == t->best_xgemm, c == t->best_direct};
-    json_begin_object(w);
+    json_t *pair = json_object();
     for (int j = 0; j < 2; j++) {
-      json_key(w, p[j]->kernel);
-      json_begin_object(w);
-      json_key(w, "state"); json_string(w, cls_tune_state_name(state[j]));
-      json_key(w, "step_ms");
-      if (state[j] == CLS_TUNE_TIMED || state[j] == CLS_TUNE_DROPPED) json_double(w, ms[j]);
-      else json_null(w);
-      json_key(w, "best"); json_bool(w, best[j]);
-      json_key(w, "parameters"); json_params(w, p[j]);
-      json_end_object(w);
+      bool timed = state[j] == CLS_TUNE_TIMED || state[j] == CLS_TUNE_DROPPED;
+      json_t *o = json_object();
+      o = jo_set(o, "state", jo_text(cls_tune_state_name(state[j])));
+      o = jo_set(o, "step_ms", timed ? jo_real(ms[j]) : json_null());
+      o = jo_set(o, "best", json_boolean(best[j]));
+      o = jo_set(o, "parameters", json_params(p[j]));
+      pair = jo_set(pair, p[j]->kernel, o);
     }
-    json_end_object(w);
+    candidates = jo_push(candidates, pair);
   }
-  json_end_array(w);
-  json_key(w, "rejected"); json_int(w, t->rejected);
-  json_key(w, "last_rejection"); json_string(w, t->rejected ? t->last_rejection : NULL);
-  key_double(w, "seconds", t->seconds);
-  key_double(w, "before_step_ms", t->before_step_ms);
-  key_double(w, "after_step_ms", t->after_step_ms);
-  json_key(w, "shapes");
-  json_begin_array(w);
+  json_t *shapes = json_array();
   for (int i = 0; i < t->n_shapes; i++) {
     const cls_gemm_shape *s = &d->tune_shapes[i];
-    json_begin_object(w);
-    json_key(w, "name"); json_string(w, s->name);
-    json_key(w, "n_hidden"); json_int(w, s->n_hidden);
-    json_key(w, "m"); json_int(w, s->m);
-    json_key(w, "n"); json_int(w, s->n);
-    json_key(w, "k"); json_int(w, s->k);
-    key_double(w, "before_gflops", bench_gflops(cls_gemm_flops(s), t->before_ms[i]));
-    key_double(w, "after_gflops", bench_gflops(cls_gemm_flops(s), t->after_ms[i]));
-    json_end_object(w);
+    json_t *o = json_object();
+    o = jo_set(o, "name", jo_text(s->name));
+    o = jo_set(o, "n_hidden", json_integer(s->n_hidden));
+    o = jo_set(o, "m", json_integer(s->m));
+    o = jo_set(o, "n", json_integer(s->n));
+    o = jo_set(o, "k", json_integer(s->k));
+    o = jo_set(o, "before_gflops", jo_real(bench_gflops(cls_gemm_flops(s), t->before_ms[i])));
+    o = jo_set(o, "after_gflops", jo_real(bench_gflops(cls_gemm_flops(s), t->after_ms[i])));
+    shapes = jo_push(shapes, o);
   }
-  json_end_array(w);
-  json_end_object(w);
+  json_t *o = json_object();
+  o = jo_set(o, "stored", json_boolean(t->stored));
+  o = jo_set(o, "file", jo_text(t->stored ? t->path : NULL));
+  o = jo_set(o, "kept_defaults", json_boolean(t->winners.n == 0));
+  o = jo_set(o, "winners", winners);
+  o = jo_set(o, "candidate_pairs", json_integer(t->candidates));
+  o = jo_set(o, "pair_min_indirect_size", json_integer(t->split));
+  o = jo_set(o, "candidates", candidates);
+  o = jo_set(o, "rejected", json_integer(t->rejected));
+  o = jo_set(o, "last_rejection", jo_text(t->rejected ? t->last_rejection : NULL));
+  o = jo_set(o, "seconds", jo_real(t->seconds));
+  o = jo_set(o, "before_step_ms", jo_real(t->before_step_ms));
+  o = jo_set(o, "after_step_ms", jo_real(t->after_step_ms));
+  o = jo_set(o, "shapes", shapes);
+  return o;
 }
 
-static void json_device(json_writer *w, const bench_run *run, const bench_device_result *d) {
+static json_t *json_device(const bench_run *run, const bench_device_result *d) {
   const cls_device_info *i = d->info;
   char id[16];
   device_id(i, id, sizeof id);
-  json_begin_object(w);
-  json_key(w, "id"); json_string(w, id);
-  json_key(w, "name"); json_string(w, i->name);
-  json_key(w, "kind"); json_string(w, cls_device_kind_name(i->kind));
-  json_key(w, "vendor"); json_string(w, i->vendor);
-  json_key(w, "platform_name"); json_string(w, i->platform_name);
-  json_key(w, "driver_version"); json_string(w, i->driver_version);
-  json_key(w, "compute_units"); json_int(w, i->compute_units);
-  json_key(w, "error"); json_string(w, d->error);
-  json_key(w, "gemm_tuning");
-  json_begin_object(w);
-  json_key(w, "file"); json_string(w, d->stored != CLS_TUNING_NONE ? d->stored_path : NULL);
-  json_key(w, "state");
-  json_string(w, d->stored == CLS_TUNING_NONE  ? "none"
-                 : d->stored == CLS_TUNING_BAD ? "ignored"
-                 : d->stored_applied           ? "loaded"
-                                               : "not_loaded");
-  json_key(w, "detail"); json_string(w, d->stored != CLS_TUNING_NONE ? d->stored_text : NULL);
-  json_end_object(w);
-  json_key(w, "peak");
+  json_t *tuning = json_object();
+  tuning = jo_set(tuning, "file", jo_text(d->stored != CLS_TUNING_NONE ? d->stored_path : NULL));
+  tuning = jo_set(tuning, "state",
+                  jo_text(d->stored == CLS_TUNING_NONE  ? "none"
+                          : d->stored == CLS_TUNING_BAD ? "ignored"
+                          : d->stored_applied           ? "loaded"
+                                                        : "not_loaded"));
+  tuning = jo_set(tuning, "detail", jo_text(d->stored != CLS_TUNING_NONE ? d->stored_text : NULL));
+  json_t *peak = json_null();
   if (d->have_peak) {
-    json_begin_object(w);
-    key_double(w, "fma_gflops", d->peak.fma_gflops);
-    key_double(w, "copy_gbs", d->peak.copy_gbs);
-    key_double(w, "host_to_device_gbs", d->peak.host_to_device_gbs);
-    key_double(w, "device_to_host_gbs", d->peak.device_to_host_gbs);
-    json_key(w, "transfer_bytes"); json_int(w, (int64_t)d->peak.transfer_bytes);
-    json_end_object(w);
-  } else {
-    json_null(w);
+    peak = json_object();
+    peak = jo_set(peak, "fma_gflops", jo_real(d->peak.fma_gflops));
+    peak = jo_set(peak, "copy_gbs", jo_real(d->peak.copy_gbs));
+    peak = jo_set(peak, "host_to_device_gbs", jo_real(d->peak.host_to_device_gbs));
+    peak = jo_set(peak, "device_to_host_gbs", jo_real(d->peak.device_to_host_gbs));
+    peak = jo_set(peak, "transfer_bytes", json_integer((json_int_t)d->peak.transfer_bytes));
   }
-  json_key(w, "mfcc");
+  json_t *mfcc = json_null();
   if (d->have_mfcc) {
-    json_begin_object(w);
-    key_double(w, "ms", d->mfcc.ms);
-    key_double(w, "audio_seconds", d->mfcc.audio_seconds);
-    key_double(w, "audio_seconds_per_second", per_second(d->mfcc.audio_seconds, d->mfcc.ms));
-    json_end_object(w);
-  } else {
-    json_null(w);
+    mfcc = json_object();
+    mfcc = jo_set(mfcc, "ms", jo_real(d->mfcc.ms));
+    mfcc = jo_set(mfcc, "audio_seconds", jo_real(d->mfcc.audio_seconds));
+    mfcc = jo_set(mfcc, "audio_seconds_per_second", jo_real(per_second(d->mfcc.audio_seconds, d->mfcc.ms)));
   }
-  json_key(w, "models");
-  json_begin_array(w);
+  json_t *models = json_array();
   for (int h = 0; h < d->n_models; h++)
-    if (d->models[h].done) json_model(w, run, d, &d->models[h]);
-  json_end_array(w);
-  json_key(w, "tuning");
-  if (d->tuned) json_tuning(w, d);
-  else json_null(w);
-  json_end_object(w);
+    if (d->models[h].done) models = jo_push(models, json_model(run, d, &d->models[h]));
+  json_t *o = json_object();
+  o = jo_set(o, "id", jo_text(id));
+  o = jo_set(o, "name", jo_text(i->name));
+  o = jo_set(o, "kind", jo_text(cls_device_kind_name(i->kind)));
+  o = jo_set(o, "vendor", jo_text(i->vendor));
+  o = jo_set(o, "platform_name", jo_text(i->platform_name));
+  o = jo_set(o, "driver_version", jo_text(i->driver_version));
+  o = jo_set(o, "compute_units", json_integer(i->compute_units));
+  o = jo_set(o, "error", jo_text(d->error));
+  o = jo_set(o, "gemm_tuning", tuning);
+  o = jo_set(o, "peak", peak);
+  o = jo_set(o, "mfcc", mfcc);
+  o = jo_set(o, "models", models);
+  o = jo_set(o, "tuning", d->tuned ? json_tuning(d) : json_null());
+  return o;
 }
 
 int bench_write_json(const char *path, const bench_run *run, char *err, size_t err_cap) {
+  json_t *n_hidden = json_array();
+  for (int h = 0; h < run->n_n_hidden; h++) n_hidden = jo_push(n_hidden, json_integer(run->n_hidden[h]));
+  json_t *config = json_object();
+  config = jo_set(config, "n_hidden", n_hidden);
+  config = jo_set(config, "batch", json_integer(run->batch));
+  config = jo_set(config, "time", json_integer(run->time));
+  config = jo_set(config, "frame_ms", json_integer(20));
+  config = jo_set(config, "runs", json_integer(run->runs));
+  config = jo_set(config, "tune", json_boolean(run->tune));
+  config = jo_set(config, "selection", jo_text(run->selection));
+  json_t *devices = json_array();
+  for (int k = 0; k < run->n_devices; k++) devices = jo_push(devices, json_device(run, &run->devices[k]));
+  json_t *root = json_object();
+  root = jo_set(root, "clspeech_version", jo_text(cls_version()));
+  root = jo_set(root, "schema", jo_text("clspeech-bench-1"));
+  root = jo_set(root, "config", config);
+  root = jo_set(root, "devices", devices);
+  root = jo_set(root, "towers", run->towers_measured ? json_train(&run->towers) : json_null());
+  if (!root) {
+    snprintf(err, err_cap, "%s: out of memory building the JSON", path);
+    return -1;
+  }
   FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
   if (!f) {
+    json_decref(root);
     snprintf(err, err_cap, "%s: cannot write", path);
     return -1;
   }
-  json_writer w;
-  json_init(&w, f);
-  json_begin_object(&w);
-  json_key(&w, "clspeech_version"); json_string(&w, cls_version());
-  json_key(&w, "schema"); json_string(&w, "clspeech-bench-1");
-  json_key(&w, "config");
-  json_begin_object(&w);
-  json_key(&w, "n_hidden");
-  json_begin_array(&w);
-  for (int h = 0; h < run->n_n_hidden; h++) json_int(&w, run->n_hidden[h]);
-  json_end_array(&w);
-  json_key(&w, "batch"); json_int(&w, run->batch);
-  json_key(&w, "time"); json_int(&w, run->time);
-  json_key(&w, "frame_ms"); json_int(&w, 20);
-  json_key(&w, "runs"); json_int(&w, run->runs);
-  json_key(&w, "tune"); json_bool(&w, run->tune);
-  json_key(&w, "selection"); json_string(&w, run->selection);
-  json_end_object(&w);
-  json_key(&w, "devices");
-  json_begin_array(&w);
-  for (int k = 0; k < run->n_devices; k++) json_device(&w, run, &run->devices[k]);
-  json_end_array(&w);
-  json_key(&w, "towers");
-  if (run->towers_measured) json_train(&w, &run->towers);
-  else json_null(&w);
-  json_end_object(&w);
-  fputc('\n', f);
-  int bad = ferror(f);
+  int bad = jo_dump(root, f) != 0;
+  bad |= ferror(f);
   if (f != stdout) bad |= fclose(f) != 0;
   else fflush(f);
   if (bad) {

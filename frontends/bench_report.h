@@ -49,6 +49,7 @@ typedef struct bench_run {
   int n_n_hidden;
   int batch, time, runs;
   bool tune;
+  bool gemm_tuning;             /* the engine loads stored GEMM tuning (CLSPEECH_GEMM_TUNING not off) */
   int tune_candidates;
   const char *selection;        /* --devices, or NULL */
   int n_devices;

@@ -1,5 +1,6 @@
-/* Shared plumbing of the clspeech subcommands (see cli.h): engine creation with a stderr log,
- * error reporting and exit statuses. */
+/* Shared plumbing of the clspeech subcommands (see cli.h): engine creation (the environment's
+ * options, cls_engine_options_from_environment, with a stderr log), error reporting and exit
+ * statuses. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -26,7 +27,9 @@ int cli_report(const char *command, cls_engine *engine, cls_status status) {
 }
 
 int cli_engine_open(cls_engine **engine) {
-  cls_engine_options options = {log_to_stderr, NULL, CLS_LOG_NOTICE};
+  cls_engine_options options = cls_engine_options_from_environment();
+  options.log = log_to_stderr;
+  options.log_level = CLS_LOG_NOTICE;
   cls_status st = cls_engine_create(&options, engine);
   if (st == CLS_OK) return 0;
   int rc = cli_report("error", *engine, st);

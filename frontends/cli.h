@@ -13,8 +13,10 @@ enum {
   CLI_EXIT_NO_DEVICE = 3  /* no OpenCL platform or no usable device */
 };
 
-/* Creates the engine with notices, warnings and errors going to stderr. On failure prints the
- * engine's error and returns the exit status to use (the engine is destroyed); 0 on success. */
+/* Creates the engine with the options the environment sets (CLSPEECH_DEVICES, CLSPEECH_KERNEL_CACHE,
+ * ...: cls_engine_options_from_environment) and notices, warnings and errors going to stderr. On
+ * failure prints the engine's error and returns the exit status to use (the engine is destroyed); 0
+ * on success. */
 int cli_engine_open(cls_engine **engine);
 
 /* Opens the engine and the devices `devices` selects (NULL/"": CLSPEECH_DEVICES or the default),

@@ -122,7 +122,7 @@ static void bench_device(cls_engine *engine, bench_run *run, bench_device_result
   d->stored = cls_gemm_tuning_read(engine, d->index, &stored, d->stored_path, sizeof d->stored_path, why, sizeof why);
   if (d->stored == CLS_TUNING_OK) cls_gemm_tuning_format(&stored, d->stored_text, sizeof d->stored_text);
   if (d->stored == CLS_TUNING_BAD) snprintf(d->stored_text, sizeof d->stored_text, "%s", why);
-  d->stored_applied = d->stored == CLS_TUNING_OK && !run->tune && stored.n > 0 && cls_gemm_tuning_enabled();
+  d->stored_applied = d->stored == CLS_TUNING_OK && !run->tune && stored.n > 0 && run->gemm_tuning;
   cls_status st = cls_bench_peak_run(engine, d->index, &cfg, &d->peak);
   d->have_peak = st == CLS_OK;
   if (st != CLS_OK) device_failed(engine, d, "peak");
@@ -192,6 +192,7 @@ int cmd_bench(int argc, char **argv) {
 
   cls_engine *engine = NULL;
   if ((rc = cli_engine_open(&engine))) return rc;
+  run.gemm_tuning = cls_engine_get_options(engine)->gemm_tuning;
   int n = cls_engine_device_count(engine), n_sel = 0;
   int *sel = calloc((size_t)n, sizeof *sel);
   cls_status st = sel ? cls_engine_select(engine, devices, sel, n, &n_sel) : CLS_ERR_OUT_OF_MEMORY;

@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "flags.h"
-#include "json_writer.h"
+#include "json_out.h"
 
 #define MAX_PROGRAMS 64
 
@@ -75,75 +75,66 @@ static void print_table(cls_engine *engine, const device_report *reports, bool s
   }
 }
 
-static void print_json(cls_engine *engine, const device_report *reports, bool selftest, const char *spec,
-                       const char *source) {
-  json_writer w;
-  json_init(&w, stdout);
-  json_begin_object(&w);
-  json_key(&w, "clspeech_version");
-  json_string(&w, cls_version());
-  json_key(&w, "kernel_cache_dir");
-  json_string(&w, cls_engine_cache_dir(engine));
-  json_key(&w, "selection");
-  json_begin_object(&w);
-  json_key(&w, "spec");
-  json_string(&w, spec);
-  json_key(&w, "source");
-  json_string(&w, source);
-  json_end_object(&w);
-  json_key(&w, "devices");
-  json_begin_array(&w);
-  for (int i = 0; i < cls_engine_device_count(engine); i++) {
-    const cls_device_info *d = cls_engine_device(engine, i);
-    const device_report *r = &reports[i];
-    char id[16];
-    snprintf(id, sizeof id, "%d:%d", d->platform_index, d->device_index);
-    json_begin_object(&w);
-    json_key(&w, "id"); json_string(&w, id);
-    json_key(&w, "platform_index"); json_int(&w, d->platform_index);
-    json_key(&w, "device_index"); json_int(&w, d->device_index);
-    json_key(&w, "kind"); json_string(&w, cls_device_kind_name(d->kind));
-    json_key(&w, "name"); json_string(&w, d->name);
-    json_key(&w, "vendor"); json_string(&w, d->vendor);
-    json_key(&w, "platform_name"); json_string(&w, d->platform_name);
-    json_key(&w, "platform_version"); json_string(&w, d->platform_version);
-    json_key(&w, "driver_version"); json_string(&w, d->driver_version);
-    json_key(&w, "device_version"); json_string(&w, d->device_version);
-    json_key(&w, "opencl_c_version"); json_string(&w, d->opencl_c_version);
-    json_key(&w, "compute_units"); json_int(&w, d->compute_units);
-    json_key(&w, "clock_mhz"); json_int(&w, d->clock_mhz);
-    json_key(&w, "global_mem_bytes"); json_int(&w, (int64_t)d->global_mem_bytes);
-    json_key(&w, "local_mem_bytes"); json_int(&w, (int64_t)d->local_mem_bytes);
-    json_key(&w, "max_alloc_bytes"); json_int(&w, (int64_t)d->max_alloc_bytes);
-    json_key(&w, "max_work_group_size"); json_int(&w, (int64_t)d->max_work_group_size);
-    json_key(&w, "preferred_work_group_multiple"); json_int(&w, (int64_t)d->preferred_work_group_multiple);
-    json_key(&w, "fp16"); json_bool(&w, d->fp16);
-    json_key(&w, "fp64"); json_bool(&w, d->fp64);
-    json_key(&w, "selected"); json_bool(&w, r->selected);
-    json_key(&w, "build");
-    json_begin_object(&w);
-    json_key(&w, "options"); json_string(&w, cls_engine_build_options(engine, i));
-    json_key(&w, "ms"); json_double(&w, r->build_ms);
-    json_key(&w, "programs");
-    json_begin_array(&w);
-    for (int k = 0; k < r->n_records; k++) {
-      json_begin_object(&w);
-      json_key(&w, "name"); json_string(&w, r->records[k].program);
-      json_key(&w, "ok"); json_bool(&w, r->records[k].status == CLS_OK);
-      json_key(&w, "cache_hit"); json_bool(&w, r->records[k].cache_hit);
-      json_key(&w, "ms"); json_double(&w, r->records[k].ms);
-      json_end_object(&w);
-    }
-    json_end_array(&w);
-    json_end_object(&w);
-    json_key(&w, "selftest");
-    json_string(&w, r->status != CLS_OK ? "FAIL" : selftest ? "PASS" : "SKIPPED");
-    json_key(&w, "reason");
-    json_string(&w, r->reason);
-    json_end_object(&w);
+static json_t *device_json(cls_engine *engine, int i, const device_report *r, bool selftest) {
+  const cls_device_info *d = cls_engine_device(engine, i);
+  char id[16];
+  snprintf(id, sizeof id, "%d:%d", d->platform_index, d->device_index);
+  json_t *programs = json_array();
+  for (int k = 0; k < r->n_records; k++) {
+    json_t *p = json_object();
+    p = jo_set(p, "name", jo_text(r->records[k].program));
+    p = jo_set(p, "ok", json_boolean(r->records[k].status == CLS_OK));
+    p = jo_set(p, "cache_hit", json_boolean(r->records[k].cache_hit));
+    p = jo_set(p, "ms", jo_real(r->records[k].ms));
+    programs = jo_push(programs, p);
   }
-  json_end_array(&w);
-  json_end_object(&w);
+  json_t *build = json_object();
+  build = jo_set(build, "options", jo_text(cls_engine_build_options(engine, i)));
+  build = jo_set(build, "ms", jo_real(r->build_ms));
+  build = jo_set(build, "programs", programs);
+  json_t *o = json_object();
+  o = jo_set(o, "id", jo_text(id));
+  o = jo_set(o, "platform_index", json_integer(d->platform_index));
+  o = jo_set(o, "device_index", json_integer(d->device_index));
+  o = jo_set(o, "kind", jo_text(cls_device_kind_name(d->kind)));
+  o = jo_set(o, "name", jo_text(d->name));
+  o = jo_set(o, "vendor", jo_text(d->vendor));
+  o = jo_set(o, "platform_name", jo_text(d->platform_name));
+  o = jo_set(o, "platform_version", jo_text(d->platform_version));
+  o = jo_set(o, "driver_version", jo_text(d->driver_version));
+  o = jo_set(o, "device_version", jo_text(d->device_version));
+  o = jo_set(o, "opencl_c_version", jo_text(d->opencl_c_version));
+  o = jo_set(o, "compute_units", json_integer(d->compute_units));
+  o = jo_set(o, "clock_mhz", json_integer(d->clock_mhz));
+  o = jo_set(o, "global_mem_bytes", json_integer((json_int_t)d->global_mem_bytes));
+  o = jo_set(o, "local_mem_bytes", json_integer((json_int_t)d->local_mem_bytes));
+  o = jo_set(o, "max_alloc_bytes", json_integer((json_int_t)d->max_alloc_bytes));
+  o = jo_set(o, "max_work_group_size", json_integer((json_int_t)d->max_work_group_size));
+  o = jo_set(o, "preferred_work_group_multiple", json_integer((json_int_t)d->preferred_work_group_multiple));
+  o = jo_set(o, "fp16", json_boolean(d->fp16));
+  o = jo_set(o, "fp64", json_boolean(d->fp64));
+  o = jo_set(o, "selected", json_boolean(r->selected));
+  o = jo_set(o, "build", build);
+  o = jo_set(o, "selftest", jo_text(r->status != CLS_OK ? "FAIL" : selftest ? "PASS" : "SKIPPED"));
+  o = jo_set(o, "reason", jo_text(r->reason));
+  return o;
+}
+
+/* 0, or -1 when out of memory or stdout cannot be written. */
+static int print_json(cls_engine *engine, const device_report *reports, bool selftest, const char *spec,
+                      const char *source) {
+  json_t *selection = json_object();
+  selection = jo_set(selection, "spec", jo_text(spec));
+  selection = jo_set(selection, "source", jo_text(source));
+  json_t *devices = json_array();
+  for (int i = 0; i < cls_engine_device_count(engine); i++)
+    devices = jo_push(devices, device_json(engine, i, &reports[i], selftest));
+  json_t *root = json_object();
+  root = jo_set(root, "clspeech_version", jo_text(cls_version()));
+  root = jo_set(root, "kernel_cache_dir", jo_text(cls_engine_cache_dir(engine)));
+  root = jo_set(root, "selection", selection);
+  root = jo_set(root, "devices", devices);
+  return jo_dump(root, stdout);
 }
 
 int cmd_devices(int argc, char **argv) {
@@ -172,7 +163,7 @@ int cmd_devices(int argc, char **argv) {
     cls_engine_destroy(engine);
     return CLI_EXIT_FAILURE;
   }
-  const char *env = getenv("CLSPEECH_DEVICES");
+  const char *env = cls_engine_get_options(engine)->default_devices; /* CLSPEECH_DEVICES */
   const char *spec = *devices ? devices : env && *env ? env : NULL;
   const char *source = *devices ? "--devices" : env && *env ? "CLSPEECH_DEVICES" : "default";
   int n_sel = 0;
@@ -186,11 +177,13 @@ int cmd_devices(int argc, char **argv) {
       run_checks(engine, i, selftest, &reports[i]);
       any_failed |= reports[i].status != CLS_OK;
     }
-    if (json)
-      print_json(engine, reports, selftest, spec, source);
-    else
-      print_table(engine, reports, selftest);
     rc = any_failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+    if (!json) {
+      print_table(engine, reports, selftest);
+    } else if (print_json(engine, reports, selftest, spec, source) != 0) {
+      fprintf(stderr, "clspeech devices: cannot write the JSON (out of memory, or stdout failed)\n");
+      rc = CLI_EXIT_FAILURE;
+    }
   }
   for (int i = 0; i < n; i++) free(reports[i].reason);
   free(reports);

@@ -15,18 +15,6 @@
 #include "test_report.h"
 #include "train_flags.h"
 
-static int make_dirs(const char *dir) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s", dir);
-  for (char *p = path + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(path, 0755) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 int cmd_train(int argc, char **argv) {
   train_flags f;
   train_flags_defaults(&f);
@@ -111,7 +99,7 @@ int cmd_train(int argc, char **argv) {
     if (st == CLS_OK) {
       char path[4200];
       snprintf(path, sizeof path, "%s/flags.txt", f.save_checkpoint_dir);
-      if (make_dirs(f.save_checkpoint_dir) != 0 || train_flags_write(&f, path) != 0)
+      if (cls_make_dirs(f.save_checkpoint_dir) != CLS_OK || train_flags_write(&f, path) != 0)
         fprintf(stderr, "clspeech: warning: cannot write %s: %s\n", path, strerror(errno));
       /* What transcription needs beside the weights: the alphabet and the feature geometry. */
       char why[2048];

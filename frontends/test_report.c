@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "transcript.h"
-#include "json_writer.h"
+#include "json_out.h"
 #include "clspeech/decode.h"
 
 typedef struct sample_result {
@@ -63,15 +63,14 @@ static void print_sample(const sample_result *r, const char *path) {
 int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet *alphabet, const train_flags *f,
                     const data_set *sets, int n_sets, progress_printer *progress) {
   FILE *json_out = NULL;
-  json_writer w;
+  json_t *samples = NULL; /* every sample of every set, written at the end */
   if (*f->test_output_file) {
     json_out = fopen(f->test_output_file, "w");
     if (!json_out) {
       fprintf(stderr, "clspeech train: --test_output_file %s: cannot write\n", f->test_output_file);
       return CLI_EXIT_FAILURE;
     }
-    json_init(&w, json_out);
-    json_begin_array(&w);
+    samples = json_array();
   }
   int rc = 0;
   for (int s = 0; s < n_sets && !rc; s++) {
@@ -115,18 +114,18 @@ int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet
       }
       for (int i = 0; json_out && i < set->n; i++) {
         const sample_result *r = &c.results[i];
-        json_begin_object(&w);
-        json_key(&w, "wav_filename"); json_string(&w, set->utts[i].path);
-        json_key(&w, "src"); json_string(&w, r->src);
-        json_key(&w, "res"); json_string(&w, r->res);
-        json_key(&w, "loss"); json_double(&w, r->loss);
-        json_key(&w, "char_distance"); json_int(&w, r->stats.char_distance);
-        json_key(&w, "char_length"); json_int(&w, r->stats.char_length);
-        json_key(&w, "word_distance"); json_int(&w, r->stats.word_distance);
-        json_key(&w, "word_length"); json_int(&w, r->stats.word_length);
-        json_key(&w, "cer"); json_double(&w, r->stats.cer);
-        json_key(&w, "wer"); json_double(&w, r->stats.wer);
-        json_end_object(&w);
+        json_t *o = json_object();
+        o = jo_set(o, "wav_filename", jo_text(set->utts[i].path));
+        o = jo_set(o, "src", jo_text(r->src));
+        o = jo_set(o, "res", jo_text(r->res));
+        o = jo_set(o, "loss", jo_real(r->loss));
+        o = jo_set(o, "char_distance", json_integer(r->stats.char_distance));
+        o = jo_set(o, "char_length", json_integer(r->stats.char_length));
+        o = jo_set(o, "word_distance", json_integer(r->stats.word_distance));
+        o = jo_set(o, "word_length", json_integer(r->stats.word_length));
+        o = jo_set(o, "cer", jo_real(r->stats.cer));
+        o = jo_set(o, "wer", jo_real(r->stats.wer));
+        samples = jo_push(samples, o);
       }
       free(order);
       free(stats);
@@ -139,8 +138,8 @@ int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet
     free(c.results);
   }
   if (json_out) {
-    json_end_array(&w);
-    if (fclose(json_out) != 0 && !rc) {
+    bool written = jo_dump(samples, json_out) == 0;
+    if ((fclose(json_out) != 0 || !written) && !rc) {
       fprintf(stderr, "clspeech train: --test_output_file %s: write failed\n", f->test_output_file);
       rc = CLI_EXIT_FAILURE;
     }

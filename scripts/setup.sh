@@ -12,6 +12,8 @@ packages=(
   libclfft-dev                              # FFT
   libsndfile1-dev                           # audio input
   libsamplerate0-dev                        # resampling
+  nettle-dev                                # SHA-256 (kernel cache keys, checksums of cache and tuning files)
+  libjansson-dev                            # JSON output (devices --json, bench --json, --test_output_file)
   python3                                   # a test reads checkpoints with Python's standard library
 )
 missing=()

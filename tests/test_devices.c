@@ -17,7 +17,9 @@ static void capture_log(void *user, cls_log_level level, const char *message) {
 }
 
 static cls_engine *open_engine(void) {
-  cls_engine_options options = {capture_log, NULL, CLS_LOG_DEBUG};
+  cls_engine_options options = cls_engine_options_from_environment();
+  options.log = capture_log;
+  options.log_level = CLS_LOG_DEBUG;
   cls_engine *e = NULL;
   cls_status st = cls_engine_create(&options, &e);
   CHECK(st == CLS_OK, "cls_engine_create: %s: %s", cls_status_string(st), cls_engine_error(e));
@@ -54,8 +56,10 @@ int main(void) {
 
   /* Selection through the engine: the default on a CPU-only machine notes the fallback. */
   int sel[64], count = 0;
-  log_text[0] = '\0';
   unsetenv("CLSPEECH_DEVICES");
+  cls_engine_destroy(e); /* an engine takes CLSPEECH_DEVICES when it is created */
+  e = open_engine();
+  log_text[0] = '\0';
   CHECK_INT(cls_engine_select(e, NULL, sel, 64, &count), CLS_OK);
   if (gpus == 0) {
     CHECK_INT(count, n);
@@ -64,6 +68,8 @@ int main(void) {
     CHECK_INT(count, gpus);
   }
   setenv("CLSPEECH_DEVICES", "basic", 1);
+  cls_engine_destroy(e);
+  e = open_engine();
   CHECK_INT(cls_engine_select(e, NULL, sel, 64, &count), CLS_OK);
   CHECK(count == 1 && strstr(cls_engine_device(e, sel[0])->name, "basic"), "CLSPEECH_DEVICES=basic picks basic");
   CHECK_INT(cls_engine_select(e, "pthread", sel, 64, &count), CLS_OK); /* the flag wins over the variable */

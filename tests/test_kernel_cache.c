@@ -29,7 +29,9 @@ typedef struct run {
 static run build_all(void) {
   run r;
   memset(&r, 0, sizeof r);
-  cls_engine_options options = {capture_log, NULL, CLS_LOG_DEBUG};
+  cls_engine_options options = cls_engine_options_from_environment();
+  options.log = capture_log;
+  options.log_level = CLS_LOG_DEBUG;
   cls_engine *e = NULL;
   cls_status st = cls_engine_create(&options, &e);
   CHECK(st == CLS_OK, "engine: %s", cls_engine_error(e));
@@ -134,7 +136,7 @@ int main(void) {
   for (int i = 0; i < after_truncate.n; i++) CHECK(after_truncate.ms[i] > 0, "device %d built", i);
 
   /* A well-formed entry whose binary the driver rejects is rebuilt from source, never trusted. */
-  cls_engine_options quiet = {NULL, NULL, CLS_LOG_DEBUG};
+  cls_engine_options quiet = cls_engine_options_from_environment();
   cls_engine *e = NULL;
   CHECK_INT(cls_engine_create(&quiet, &e), CLS_OK);
   static const unsigned char garbage[] = "this is not a program binary";
@@ -161,6 +163,7 @@ int main(void) {
   CHECK(mkdtemp(off_dir) != NULL, "mkdtemp");
   setenv("CLSPEECH_KERNEL_CACHE_DIR", off_dir, 1);
   setenv("CLSPEECH_KERNEL_CACHE", "0", 1);
+  quiet = cls_engine_options_from_environment();
   CHECK_INT(cls_engine_create(&quiet, &e), CLS_OK);
   CHECK(cls_engine_cache_dir(e) == NULL, "cache is off");
   cls_engine_destroy(e);

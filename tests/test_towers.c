@@ -193,7 +193,9 @@ int main(void) {
   cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
   cls_dataset *ds = NULL;
   CHECK_INT(cls_dataset_load(csv, &dopt, &ds, err, sizeof err), CLS_OK);
-  cls_engine_options eo = {on_log, NULL, CLS_LOG_INFO};
+  cls_engine_options eo = cls_engine_options_from_environment();
+  eo.log = on_log;
+  eo.log_level = CLS_LOG_INFO;
   cls_engine *e = NULL;
   CHECK_INT(cls_engine_create(&eo, &e), CLS_OK);
   int sel[8], n_sel = 0;

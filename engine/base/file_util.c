@@ -1,10 +1,12 @@
-/* Atomic file writing and whole-file reading (see file_util.h). */
+/* Atomic file writing, whole-file reading, making folders, the cache folder's place and on/off
+ * settings (see file_util.h). */
 #include "base/file_util.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, char *err,
@@ -71,3 +73,48 @@ cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *er
   return CLS_OK;
 }
 
+
+cls_status cls_make_dirs(const char *path) {
+  char buf[4096];
+  size_t len = strlen(path);
+  if (len == 0) {
+    errno = ENOENT;
+    return CLS_ERR_IO;
+  }
+  if (len >= sizeof buf) {
+    errno = ENAMETOOLONG;
+    return CLS_ERR_IO;
+  }
+  memcpy(buf, path, len + 1);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    int rc = mkdir(buf, 0755);
+    *p = '/';
+    if (rc != 0 && errno != EEXIST) return CLS_ERR_IO;
+  }
+  return mkdir(buf, 0755) != 0 && errno != EEXIST ? CLS_ERR_IO : CLS_OK;
+}
+
+bool cls_setting_off(const char *v) {
+  return v && (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "OFF") || !strcmp(v, "no") || !strcmp(v, "false"));
+}
+
+bool cls_cache_dir_resolve(const char *dir, const char *xdg_cache_home, const char *home, const char *leaf,
+                           char *out, size_t cap) {
+  if (!cap) return false;
+  int n;
+  if (dir && *dir)
+    n = snprintf(out, cap, "%s", dir);
+  else if (xdg_cache_home && *xdg_cache_home)
+    n = snprintf(out, cap, "%s/clspeech/%s", xdg_cache_home, leaf);
+  else if (home && *home)
+    n = snprintf(out, cap, "%s/.cache/clspeech/%s", home, leaf);
+  else
+    n = -1;
+  if (n <= 0 || (size_t)n >= cap) {
+    out[0] = '\0';
+    return false;
+  }
+  return true;
+}

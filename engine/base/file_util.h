@@ -1,10 +1,13 @@
 /* Small file helpers shared by every writer and reader of files (checkpoints, caches, .npy): the
- * atomic write (declared in clspeech/base.h: temporary file in the same folder, fsync, rename, so
- * that a crash leaves either the old file or the new one), whole-file reads, and little-endian
- * integer encoding for binary headers. */
+ * atomic write and the folder maker (declared in clspeech/base.h: the write goes to a temporary file
+ * in the same folder, fsync, rename, so that a crash leaves either the old file or the new one),
+ * whole-file reads, little-endian integer encoding for binary headers, the cache folder's default
+ * place and the reading of an on/off setting. Nothing here reads the environment: the caller passes
+ * the values in (engine/device/engine_options.c is where they come from). */
 #ifndef CLS_FILE_UTIL_H
 #define CLS_FILE_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +16,17 @@
 /* Reads the whole file into *out (malloc'ed, not NUL-terminated; *out_len bytes). CLS_ERR_IO with
  * `err` naming the file when it cannot be opened or read. */
 cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *err, size_t err_cap);
+
+/* true when a setting's value turns something off: "0", "off", "OFF", "no" or "false" (NULL, "" and
+ * anything else leave it on). */
+bool cls_setting_off(const char *value);
+
+/* The folder of one of clspeech's caches, `leaf` being its name under clspeech/ ("kernels"):
+ * `dir` when given (non-empty), else <xdg_cache_home>/clspeech/<leaf>, else <home>/.cache/clspeech/<leaf>
+ * (the XDG base-directory rule; each argument may be NULL or ""). false, with `out` empty, when none
+ * is given or the path does not fit in `cap` bytes. */
+bool cls_cache_dir_resolve(const char *dir, const char *xdg_cache_home, const char *home, const char *leaf,
+                           char *out, size_t cap);
 
 static inline void cls_put_le(unsigned char *p, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));

@@ -120,8 +120,17 @@ cls_status cls_engine_create(const cls_engine_options *options, cls_engine **out
   *out = NULL;
   cls_engine *e = calloc(1, sizeof *e);
   if (!e) return CLS_ERR_OUT_OF_MEMORY;
-  if (options) e->options = *options;
+  e->options = options ? *options : cls_engine_options_from_environment();
+  e->options.kernel_cache_dir[sizeof e->options.kernel_cache_dir - 1] = '\0';
   *out = e;
+  const char *strings[2] = {e->options.kernel_options, e->options.default_devices};
+  char **copies[2] = {&e->kernel_options, &e->default_devices};
+  for (int i = 0; i < 2; i++) {
+    if (strings[i] && !(*copies[i] = strdup(strings[i])))
+      return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory copying the engine options");
+  }
+  e->options.kernel_options = e->kernel_options;
+  e->options.default_devices = e->default_devices;
   cls_kernel_cache_init(e);
   return enumerate(e);
 }
@@ -141,8 +150,12 @@ void cls_engine_destroy(cls_engine *e) {
     free(d->build_options);
   }
   free(e->devices);
+  free(e->kernel_options);
+  free(e->default_devices);
   free(e);
 }
+
+const cls_engine_options *cls_engine_get_options(const cls_engine *e) { return e ? &e->options : NULL; }
 
 const char *cls_engine_error(const cls_engine *e) { return e ? e->error : "no engine (out of host memory)"; }
 int cls_engine_device_count(const cls_engine *e) { return e ? e->n_devices : 0; }

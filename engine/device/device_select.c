@@ -1,6 +1,7 @@
 /* Device selection strings: `all`, `gpu`, `cpu`, `accelerator`, `P:D` indices and name substrings,
  * comma-separated (see clspeech.h, cls_engine_select). Owns parsing and matching only; it opens no
- * device and reads no environment (the engine entry point at the end does that). */
+ * device and reads no environment (the engine entry point at the end takes the engine's
+ * default_devices option, CLSPEECH_DEVICES, for an empty selection). */
 #include "device/device_select.h"
 
 #include <ctype.h>
@@ -175,7 +176,7 @@ cls_status cls_engine_select(cls_engine *e, const char *spec, int *out, int cap,
   if (!e || !out || !count) return CLS_ERR_INVALID_ARGUMENT;
   const char *source = "--devices";
   if (!spec || !*spec) {
-    spec = getenv("CLSPEECH_DEVICES");
+    spec = e->options.default_devices;
     source = "CLSPEECH_DEVICES";
   }
   cls_device_info *infos = calloc((size_t)(e->n_devices ? e->n_devices : 1), sizeof *infos);

@@ -23,12 +23,13 @@ typedef struct cls_device {
 } cls_device;
 
 struct cls_engine {
-  cls_engine_options options;
+  cls_engine_options options; /* as created; its two strings point to the engine's copies below */
+  char *kernel_options;       /* copies of options.kernel_options and default_devices (NULL when none) */
+  char *default_devices;
   cls_device *devices;      /* [n_devices], in platform order then device order */
   int n_devices;
   int n_platforms;
-  bool cache_enabled;
-  char cache_dir[1024];
+  bool cache_enabled;       /* options.kernel_cache with a usable options.kernel_cache_dir */
   char error[CLS_ERROR_CAP];
 };
 

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "device/engine.h"
 #include "base/file_util.h"
@@ -108,17 +107,6 @@ static void header(const cls_device_info *d, const char *shapes, char *out, size
            pname, pver, sh);
 }
 
-static int make_dirs(char *path) {
-  for (char *p = path + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    int rc = mkdir(path, 0755);
-    *p = '/';
-    if (rc != 0 && errno != EEXIST) return -1;
-  }
-  return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tuning *t, char *path, size_t path_cap) {
   cls_status st = cls_gemm_tuning_path(e, device, path, path_cap);
   if (st != CLS_OK) return st;
@@ -144,7 +132,7 @@ cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tunin
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
   if (slash) *slash = '\0';
-  if (make_dirs(dir) != 0) return cls_fail(e, CLS_ERR_IO, "GEMM tuning: cannot create folder %s: %s", dir, strerror(errno));
+  if (cls_make_dirs(dir) != CLS_OK) return cls_fail(e, CLS_ERR_IO, "GEMM tuning: cannot create folder %s: %s", dir, strerror(errno));
   const void *chunks[1] = {text};
   size_t sizes[1] = {strlen(text)};
   char err[1400];
@@ -278,15 +266,9 @@ done:
   return result;
 }
 
-static bool env_off(const char *v) {
-  return v && (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "OFF") || !strcmp(v, "no") || !strcmp(v, "false"));
-}
-
-bool cls_gemm_tuning_enabled(void) { return !env_off(getenv("CLSPEECH_GEMM_TUNING")); }
-
 void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
   if (applied) *applied = false;
-  if (!e || device < 0 || device >= e->n_devices || !cls_gemm_tuning_enabled()) return;
+  if (!e || device < 0 || device >= e->n_devices || !e->options.gemm_tuning) return;
   cls_device *d = &e->devices[device];
   cls_gemm_tuning t;
   char path[1200], why[512];

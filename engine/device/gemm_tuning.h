@@ -3,7 +3,7 @@
  * text file per device and driver in the kernel cache folder, written atomically, checked by a
  * SHA-256 line, and applied with CLBlastOverrideParameters when the engine prepares a device (so
  * that training uses them). A missing file changes nothing; a bad one is ignored with a warning.
- * CLSPEECH_GEMM_TUNING=0 (or off/no/false) turns loading off. */
+ * The engine's gemm_tuning option (CLSPEECH_GEMM_TUNING=0, off, no or false) turns loading off. */
 #ifndef CLS_GEMM_TUNING_H
 #define CLS_GEMM_TUNING_H
 
@@ -24,7 +24,7 @@ cls_status cls_gemm_tuning_store(cls_engine *engine, int device, const cls_gemm_
 
 /* Loads the device's stored winners and applies them, logging a notice naming the file and the
  * parameters; a bad file, or parameters CLBlast refuses, give a warning and change nothing. Never
- * fails: *applied says whether anything was applied. Does nothing when CLSPEECH_GEMM_TUNING is off. */
+ * fails: *applied says whether anything was applied. Does nothing when the gemm_tuning option is off. */
 void cls_gemm_tuning_load(cls_engine *engine, int device, bool *applied);
 
 #endif

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/file_util.h"
@@ -25,34 +24,15 @@
 #define HEADER_SIZE 56
 static const char magic[8] = {'C', 'L', 'S', 'P', 'K', 'B', 'I', 'N'};
 
-static bool env_off(const char *v) {
-  return v && (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "OFF") || !strcmp(v, "no") || !strcmp(v, "false"));
-}
-
 void cls_kernel_cache_init(cls_engine *e) {
-  e->cache_enabled = false;
-  e->cache_dir[0] = '\0';
-  if (env_off(getenv("CLSPEECH_KERNEL_CACHE"))) return;
-  const char *dir = getenv("CLSPEECH_KERNEL_CACHE_DIR");
-  const char *xdg = getenv("XDG_CACHE_HOME");
-  const char *home = getenv("HOME");
-  int n;
-  if (dir && *dir)
-    n = snprintf(e->cache_dir, sizeof e->cache_dir, "%s", dir);
-  else if (xdg && *xdg)
-    n = snprintf(e->cache_dir, sizeof e->cache_dir, "%s/clspeech/kernels", xdg);
-  else if (home && *home)
-    n = snprintf(e->cache_dir, sizeof e->cache_dir, "%s/.cache/clspeech/kernels", home);
-  else
-    return;
-  if (n <= 0 || (size_t)n >= sizeof e->cache_dir - 80) {
-    e->cache_dir[0] = '\0';
-    return;
-  }
-  e->cache_enabled = true;
+  const cls_engine_options *o = &e->options;
+  size_t len = strnlen(o->kernel_cache_dir, sizeof o->kernel_cache_dir);
+  e->cache_enabled = o->kernel_cache && len > 0 && len <= CLS_KERNEL_CACHE_DIR_MAX;
 }
 
-const char *cls_engine_cache_dir(const cls_engine *e) { return e && e->cache_enabled ? e->cache_dir : NULL; }
+const char *cls_engine_cache_dir(const cls_engine *e) {
+  return e && e->cache_enabled ? e->options.kernel_cache_dir : NULL;
+}
 
 static void hash_field(cls_sha256 *h, const void *data, size_t n) {
   uint64_t len = n;
@@ -85,7 +65,7 @@ cls_cache_result cls_kernel_cache_load(const cls_engine *e, const char *key, uns
   *size = 0;
   if (!e->cache_enabled) return CLS_CACHE_MISS;
   char path[1200];
-  snprintf(path, sizeof path, "%s/%s.clbin", e->cache_dir, key);
+  snprintf(path, sizeof path, "%s/%s.clbin", e->options.kernel_cache_dir, key);
   FILE *f = fopen(path, "rb");
   if (!f) return CLS_CACHE_MISS;
   unsigned char header[HEADER_SIZE];
@@ -114,25 +94,13 @@ done:
   return result;
 }
 
-static int make_dirs(char *path) {
-  for (char *p = path + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    int rc = mkdir(path, 0755);
-    *p = '/';
-    if (rc != 0 && errno != EEXIST) return -1;
-  }
-  return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 cls_status cls_kernel_cache_store(cls_engine *e, const char *key, const unsigned char *data, size_t size) {
   if (!e->cache_enabled) return CLS_OK;
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s", e->cache_dir);
-  if (make_dirs(dir) != 0)
-    return cls_fail(e, CLS_ERR_IO, "kernel cache: cannot create folder %s: %s", e->cache_dir, strerror(errno));
+  const char *dir = e->options.kernel_cache_dir;
+  if (cls_make_dirs(dir) != CLS_OK)
+    return cls_fail(e, CLS_ERR_IO, "kernel cache: cannot create folder %s: %s", dir, strerror(errno));
   char path[1200], err[1400];
-  snprintf(path, sizeof path, "%s/%s.clbin", e->cache_dir, key);
+  snprintf(path, sizeof path, "%s/%s.clbin", e->options.kernel_cache_dir, key);
   unsigned char header[HEADER_SIZE] = {0};
   memcpy(header, magic, 8);
   cls_put_le(header + 8, CACHE_FORMAT_VERSION, 4);

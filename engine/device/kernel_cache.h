@@ -10,8 +10,12 @@
 
 #include "device/engine.h"
 
-/* Reads CLSPEECH_KERNEL_CACHE (0/off/no/false turns the cache off) and CLSPEECH_KERNEL_CACHE_DIR
- * (default $XDG_CACHE_HOME/clspeech/kernels, else $HOME/.cache/clspeech/kernels). */
+/* The longest cache folder path: an entry's name (a 64-digit key and ".clbin", or
+ * "gemm-tuning/<16 digits>.txt") and a temporary suffix must still fit in the engine's 1024 bytes. */
+#define CLS_KERNEL_CACHE_DIR_MAX 943
+
+/* Turns the cache on when the engine's options ask for it (kernel_cache, and a kernel_cache_dir of 1
+ * to CLS_KERNEL_CACHE_DIR_MAX bytes). */
 void cls_kernel_cache_init(cls_engine *engine);
 
 /* Hex key for a program built from `source` with `options` on `device`. */

@@ -7,7 +7,7 @@
 #include "clspeech/clspeech.h"
 
 /* Newly allocated option string for the device (free() it), or NULL when out of memory.
- * `overrides` is the value of CLSPEECH_KERNEL_OPTIONS (may be NULL): "SEL=OPTIONS;SEL=OPTIONS",
+ * `overrides` is the engine's kernel_options option, CLSPEECH_KERNEL_OPTIONS (may be NULL): "SEL=OPTIONS;SEL=OPTIONS",
  * each SEL a device selection item (`gpu`, `0:2`, a name substring); the options of every entry
  * whose item matches the device are appended, so they win over the table. A malformed entry
  * (no '=') is reported in *bad_entry (points into `overrides`) and skipped. */

@@ -29,7 +29,7 @@ const char *cls_engine_build_options(cls_engine *e, int index) {
   cls_device *d = &e->devices[index];
   if (!d->build_options) {
     const char *bad = NULL;
-    d->build_options = cls_kernel_options_for(&d->info, getenv("CLSPEECH_KERNEL_OPTIONS"), &bad);
+    d->build_options = cls_kernel_options_for(&d->info, e->options.kernel_options, &bad);
     if (bad)
       cls_log(e, CLS_LOG_WARNING, "CLSPEECH_KERNEL_OPTIONS: entry \"%s\" has no '=' (expected DEVICE=OPTIONS); ignored",
               bad);
@@ -109,7 +109,7 @@ cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_sour
     free(bin);
   } else if (cached == CLS_CACHE_CORRUPT) {
     cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": kernel cache entry %s/%s.clbin is corrupt; rebuilding it", DEVICE_ARGS(d),
-            e->cache_dir, key);
+            cls_engine_cache_dir(e), key);
   }
   if (p) {
     if (cache_hit) *cache_hit = true;

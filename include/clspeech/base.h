@@ -1,6 +1,6 @@
 /* clspeech public API, base layer: the status codes every engine function returns, the log
- * callback's types, and the two small services the frontends share with the engine (an atomic file
- * write and a monotonic clock). Nothing here touches OpenCL. */
+ * callback's types, and the small services the frontends share with the engine (an atomic file write,
+ * making a folder with its parents, and a monotonic clock). Nothing here touches OpenCL. */
 #ifndef CLSPEECH_BASE_H
 #define CLSPEECH_BASE_H
 
@@ -36,6 +36,10 @@ typedef void (*cls_log_fn)(void *user, cls_log_level level, const char *message)
  * says what failed and where. */
 cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, char *err,
                             size_t err_cap);
+
+/* Creates the folder and every missing parent (mode 0755); an existing folder is fine. CLS_ERR_IO
+ * with errno saying why when one cannot be made (ENAMETOOLONG for a path past 4095 bytes). */
+cls_status cls_make_dirs(const char *path);
 
 /* Monotonic wall clock in milliseconds, for timings and progress. */
 static inline double cls_now_ms(void) {

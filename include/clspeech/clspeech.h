@@ -43,18 +43,44 @@ typedef struct cls_device_info {
   int sub_index, sub_count;  /* k of N for a sub-device made by a ":split=N" selection; 0, 0 for a whole device */
 } cls_device_info;
 
+/* How an engine is set up. The engine reads no environment variable itself: the fields below the log
+ * are what the CLSPEECH_* variables used to say, and cls_engine_options_from_environment() fills
+ * them from those variables. A zeroed struct is an engine that touches no file: no binary cache, no
+ * extra build options, the default device selection, no stored GEMM tuning. */
 typedef struct cls_engine_options {
   cls_log_fn log;            /* optional: receives notices, warnings and errors */
   void *log_user;
   cls_log_level log_level;   /* messages below this level are not sent (0 = everything) */
+  bool kernel_cache;         /* keep built kernel binaries (and GEMM tuning files) in kernel_cache_dir */
+  char kernel_cache_dir[1024]; /* the cache folder, made when first written; "" (or a path longer than
+                                  943 bytes, which leaves no room for entry names) turns the cache off */
+  const char *kernel_options;  /* extra build options per device, "SEL=OPTIONS;SEL=OPTIONS" (SEL a selection
+                                  item, applied after the per-device table's); NULL or "" for none */
+  const char *default_devices; /* the selection cls_engine_select uses for a NULL or "" spec; NULL or "": every
+                                  GPU, else every CPU device */
+  bool gemm_tuning;          /* apply the stored GEMM tuning when a device is prepared */
 } cls_engine_options;
+
+/* The options as the environment sets them (log: none, every level), reading exactly these variables:
+ *   CLSPEECH_KERNEL_CACHE      0, off, OFF, no or false: kernel_cache false (anything else, or unset: true)
+ *   CLSPEECH_KERNEL_CACHE_DIR  kernel_cache_dir; when unset or empty $XDG_CACHE_HOME/clspeech/kernels, and
+ *   XDG_CACHE_HOME, HOME       when that is unset or empty $HOME/.cache/clspeech/kernels ("" without HOME)
+ *   CLSPEECH_KERNEL_OPTIONS    kernel_options
+ *   CLSPEECH_DEVICES           default_devices
+ *   CLSPEECH_GEMM_TUNING       0, off, OFF, no or false: gemm_tuning false (anything else, or unset: true)
+ * The two strings point into the environment; cls_engine_create copies them. This is the only place
+ * where the engine reads the environment (engine/device/engine_options.c). */
+cls_engine_options cls_engine_options_from_environment(void);
 
 typedef struct cls_engine cls_engine;
 
-/* Finds every OpenCL platform and device and reads their capabilities; opens nothing yet.
+/* Finds every OpenCL platform and device and reads their capabilities; opens nothing yet. `options`
+ * is copied (strings included); NULL means cls_engine_options_from_environment() with no log.
  * On failure *out is still set when memory allowed, so that cls_engine_error() can be read; the
  * caller destroys it either way. CLS_ERR_NO_PLATFORM when no OpenCL driver is installed. */
 cls_status cls_engine_create(const cls_engine_options *options, cls_engine **out);
+/* The options the engine was created with (its own copies of the strings). Never NULL for an engine. */
+const cls_engine_options *cls_engine_get_options(const cls_engine *engine);
 void cls_engine_destroy(cls_engine *engine);
 /* The text of the last error: what failed, on which device or file, and what to do. Never NULL. */
 const char *cls_engine_error(const cls_engine *engine);
@@ -67,8 +93,9 @@ const cls_device_info *cls_engine_device(const cls_engine *engine, int index);
  *   P:D                             platform P, device D (indices as `clspeech devices` lists them)
  *   any other text                  every device whose name, vendor or platform name contains it
  *                                   (case-insensitive)
- * NULL or "" means the CLSPEECH_DEVICES environment variable, or when that is unset or empty the
- * default: every GPU, and when there is none, every CPU device (with a notice through the log).
+ * NULL or "" means the engine's default_devices option (the CLSPEECH_DEVICES environment variable
+ * for an engine made from the environment), or when that is NULL or empty the default: every GPU, and
+ * when there is none, every CPU device (with a notice through the log).
  * Indices into the engine's device list are written to `out` (capacity `cap`) in enumeration order,
  * each at most once; an item that matches nothing is an error naming the item. */
 cls_status cls_engine_select(cls_engine *engine, const char *spec, int *out, int cap, int *count);
@@ -102,15 +129,18 @@ cls_status cls_engine_prepare(cls_engine *engine, int *sel, int *count);
  * error text says what failed. */
 cls_status cls_engine_selftest(cls_engine *engine, int index);
 
-/* The OpenCL build options used for the device (from the per-device table and CLSPEECH_KERNEL_OPTIONS). */
+/* The OpenCL build options used for the device (from the per-device table and the kernel_options
+ * option, CLSPEECH_KERNEL_OPTIONS). */
 const char *cls_engine_build_options(cls_engine *engine, int index);
 
-/* Directory of the on-disk kernel binary cache, or NULL when it is off (CLSPEECH_KERNEL_CACHE=0). */
+/* Directory of the on-disk kernel binary cache, or NULL when it is off (the kernel_cache option false,
+ * CLSPEECH_KERNEL_CACHE=0, or no folder). */
 const char *cls_engine_cache_dir(const cls_engine *engine);
 
 /* ---- stored GEMM tuning ----
  * CLBlast GEMM parameters found by `clspeech bench --tune` (the search is in bench.h), stored per
- * device and driver in the kernel cache folder and applied whenever the engine prepares a device. */
+ * device and driver in the kernel cache folder and applied whenever the engine prepares a device
+ * (unless the engine's gemm_tuning option, CLSPEECH_GEMM_TUNING, is off). */
 #define CLS_GEMM_MAX_PARAMS 16
 
 /* One CLBlast kernel's parameters, as CLBlastOverrideParameters takes them. */
@@ -145,9 +175,6 @@ cls_tuning_read cls_gemm_tuning_read(cls_engine *engine, int device, cls_gemm_tu
 /* cls_engine_prepare without loading the stored tuning (what `clspeech bench --tune` measures its
  * "before" with); engine/device/program.c. */
 cls_status cls_engine_prepare_untuned(cls_engine *engine, int *sel, int *count);
-
-/* false when CLSPEECH_GEMM_TUNING turns loading off. */
-bool cls_gemm_tuning_enabled(void);
 
 const char *cls_version(void);
 
