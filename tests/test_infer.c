@@ -239,7 +239,8 @@ int main(void) {
   if (!data_files_open("test_infer")) return 1;
   check_frame_count();
   check_choice_and_folder();
-  cls_engine_options eo = {NULL, NULL, CLS_LOG_INFO};
+  cls_engine_options eo = cls_engine_options_from_environment();
+  eo.log_level = CLS_LOG_INFO;
   cls_engine *e = NULL;
   CHECK_INT(cls_engine_create(&eo, &e), CLS_OK);
   int sel[8], n_sel = 0;
