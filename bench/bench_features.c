@@ -70,8 +70,8 @@ int main(int argc, char **argv) {
 
   cls_engine *e = NULL;
   cls_status st = cls_engine_create(NULL, &e);
-  int sel[64], nsel = 0;
-  if (st == CLS_OK) st = cls_engine_select(e, devices, sel, 64, &nsel);
+  int sel[CLS_MAX_DEVICES], nsel = 0;
+  if (st == CLS_OK) st = cls_engine_select(e, devices, sel, CLS_MAX_DEVICES, &nsel);
   if (st == CLS_OK) st = cls_engine_prepare(e, sel, &nsel);
   for (int i = 0; st == CLS_OK && i < nsel; i++) {
     cls_mfcc_plan *plan = NULL;

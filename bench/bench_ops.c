@@ -258,8 +258,8 @@ int main(int argc, char **argv) {
   }
   cls_engine *e = NULL;
   cls_status st = cls_engine_create(NULL, &e);
-  int sel[64], n = 0;
-  if (st == CLS_OK) st = cls_engine_select(e, o.devices, sel, 64, &n);
+  int sel[CLS_MAX_DEVICES], n = 0;
+  if (st == CLS_OK) st = cls_engine_select(e, o.devices, sel, CLS_MAX_DEVICES, &n);
   if (st == CLS_OK) st = cls_engine_prepare(e, sel, &n);
   if (st != CLS_OK) {
     fprintf(stderr, "bench_ops: %s\n", cls_engine_error(e));

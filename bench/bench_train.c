@@ -121,8 +121,8 @@ int main(int argc, char **argv) {
   }
   cls_engine *e = NULL;
   cls_status st = cls_engine_create(NULL, &e);
-  int sel[64], n = 0;
-  if (st == CLS_OK) st = cls_engine_select(e, devices, sel, 64, &n);
+  int sel[CLS_MAX_DEVICES], n = 0;
+  if (st == CLS_OK) st = cls_engine_select(e, devices, sel, CLS_MAX_DEVICES, &n);
   if (st == CLS_OK) st = cls_engine_prepare(e, sel, &n);
   for (char *tok = strtok(hidden, ","); st == CLS_OK && tok; tok = strtok(NULL, ","))
     for (int i = 0; st == CLS_OK && i < n; i++) {

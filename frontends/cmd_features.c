@@ -14,8 +14,8 @@
 static int device_features(const char *devices, const cls_mfcc_tables *t, const cls_audio *a, float *out, char *where,
                            size_t where_cap) {
   cls_engine *engine = NULL;
-  int sel[64], n = 0;
-  int rc = cli_open_devices("features", devices, &engine, sel, 64, &n);
+  int sel[CLS_MAX_DEVICES], n = 0;
+  int rc = cli_open_devices("features", devices, &engine, sel, CLS_MAX_DEVICES, &n);
   if (rc) return rc;
   cls_status st = CLS_OK;
   cls_mfcc_plan *plan = NULL;

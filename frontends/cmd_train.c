@@ -69,9 +69,9 @@ int cmd_train(int argc, char **argv) {
   }
   cls_engine *engine = NULL;
   cls_trainer *trainer = NULL;
-  int sel[64], n_sel = 0;
+  int sel[CLS_MAX_DEVICES], n_sel = 0;
   cls_status st = CLS_OK;
-  if (!rc) rc = cli_open_devices("train", f.devices, &engine, sel, 64, &n_sel);
+  if (!rc) rc = cli_open_devices("train", f.devices, &engine, sel, CLS_MAX_DEVICES, &n_sel);
   if (!rc) {
     const int training = n_train > 0 && f.epochs > 0, used = training ? n_sel : 1;
     for (int i = 0; i < used; i++) {

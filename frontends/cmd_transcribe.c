@@ -210,8 +210,8 @@ int cmd_transcribe(int argc, char **argv) {
   cls_mfcc_tables_destroy(tables);
   cls_engine *engine = NULL;
   cls_infer *infer = NULL;
-  int sel[64], n_sel = 0;
-  if (!rc) rc = cli_open_devices("transcribe", f.devices, &engine, sel, 64, &n_sel);
+  int sel[CLS_MAX_DEVICES], n_sel = 0;
+  if (!rc) rc = cli_open_devices("transcribe", f.devices, &engine, sel, CLS_MAX_DEVICES, &n_sel);
   if (!rc) {
     /* One device: transcription has no use for towers. */
     cls_status st = cls_infer_create(engine, sel[0], &ic, &infer);

@@ -175,7 +175,7 @@ cls_status cls_device_split(cls_engine *e, int index, int parts, int *first) {
                     "device %d:%d (%s) cannot be split into %d: it has %u compute units and allows %u sub-devices",
                     in->platform_index, in->device_index, in->name, parts, in->compute_units, (unsigned)max_sub);
   cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, (cl_device_partition_property)(in->compute_units / (unsigned)parts), 0};
-  cl_device_id ids[64];
+  cl_device_id ids[CLS_MAX_DEVICES];
   cl_uint made = 0;
   cl_int err = clCreateSubDevices(parent.id, props, (cl_uint)parts, ids, &made);
   if (err != CL_SUCCESS || made < (cl_uint)parts) {

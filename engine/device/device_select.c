@@ -81,7 +81,7 @@ static int split_suffix(char *item) {
   char *end = NULL;
   long parts = strtol(at + 7, &end, 10);
   *at = '\0';
-  return end && *end == '\0' && end != at + 7 && parts >= 2 && parts <= 64 ? (int)parts : 0;
+  return end && *end == '\0' && end != at + 7 && parts >= 2 && parts <= CLS_MAX_DEVICES ? (int)parts : 0;
 }
 
 cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec, int *out, int cap, int *count,
@@ -137,7 +137,8 @@ cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec
     }
     int parts = split_suffix(item);
     if (parts == 0) {
-      snprintf(err, err_cap, "device selection \"%s\": a split is written DEVICES:split=N with N from 2 to 64", spec);
+      snprintf(err, err_cap, "device selection \"%s\": a split is written DEVICES:split=N with N from 2 to %d", spec,
+               CLS_MAX_DEVICES);
       status = CLS_ERR_INVALID_ARGUMENT;
       break;
     }
@@ -195,7 +196,7 @@ cls_status cls_engine_select(cls_engine *e, const char *spec, int *out, int cap,
     return cls_fail(e, st, "%s: %s", spec && *spec ? source : "default selection", err);
   }
   /* Devices to split are replaced by their sub-devices (appended to the device table). */
-  int kept = 0, extra[64], n_extra = 0;
+  int kept = 0, extra[CLS_MAX_DEVICES], n_extra = 0;
   for (int k = 0; k < *count && st == CLS_OK; k++) {
     int i = out[k], parts = split[i];
     if (parts <= 1) {
@@ -204,7 +205,7 @@ cls_status cls_engine_select(cls_engine *e, const char *spec, int *out, int cap,
     }
     int first = 0;
     st = cls_device_split(e, i, parts, &first);
-    for (int s = 0; st == CLS_OK && s < parts && n_extra < 64; s++) extra[n_extra++] = first + s;
+    for (int s = 0; st == CLS_OK && s < parts && n_extra < CLS_MAX_DEVICES; s++) extra[n_extra++] = first + s;
   }
   free(split);
   if (st != CLS_OK) {

@@ -72,6 +72,9 @@ typedef struct cls_engine_options {
  * where the engine reads the environment (engine/device/engine_options.c). */
 cls_engine_options cls_engine_options_from_environment(void);
 
+/* The most devices one engine lists or one selection holds (sub-devices included). */
+#define CLS_MAX_DEVICES 64
+
 typedef struct cls_engine cls_engine;
 
 /* Finds every OpenCL platform and device and reads their capabilities; opens nothing yet. `options`
