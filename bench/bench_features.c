@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clspeech/base.h"
 #include "clspeech/clspeech.h"
 #include "clspeech/features.h"
-#include "clspeech/base.h"
 
 static int compare_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/ops.h"
 #include "clspeech/base.h"
 #include "clspeech/model.h"
+#include "clspeech/ops.h"
 
 typedef struct bench_opts {
   char hidden[128];

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/data.h"
 #include "clspeech/base.h"
+#include "clspeech/data.h"
 #include "clspeech/train.h"
 
 typedef struct run_result {

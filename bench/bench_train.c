@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/ops.h"
 #include "clspeech/base.h"
 #include "clspeech/model.h"
+#include "clspeech/ops.h"
 
 static int compare_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/features.h"
 #include "cli.h"
+#include "clspeech/features.h"
 #include "flags.h"
 #include "npy_writer.h"
 

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "clspeech/data.h"
 #include "clspeech/model.h"
-#include "cli.h"
 #include "data_sets.h"
 #include "progress.h"
 #include "test_report.h"

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "clspeech/data.h"
 #include "clspeech/features.h"
 #include "clspeech/model.h"
-#include "cli.h"
-#include "transcript.h"
 #include "train_flags.h"
+#include "transcript.h"
 
 typedef struct transcribe_ctx {
   const cls_alphabet *alphabet;

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "transcript.h"
-#include "json_out.h"
 #include "clspeech/decode.h"
+#include "json_out.h"
+#include "transcript.h"
 
 typedef struct sample_result {
   char *src, *res;

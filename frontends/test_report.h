@@ -5,10 +5,10 @@
 #define CLS_TEST_REPORT_H
 
 #include "clspeech/data.h"
+#include "clspeech/train.h"
 #include "data_sets.h"
 #include "progress.h"
 #include "train_flags.h"
-#include "clspeech/train.h"
 
 /* Returns 0 or an exit status (after printing the error). */
 int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet *alphabet, const train_flags *flags,

@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 
-#include "flags.h"
 #include "clspeech/train.h"
+#include "flags.h"
 
 typedef struct train_flags {
   const char *train_files, *dev_files, *test_files, *alphabet_config_path;

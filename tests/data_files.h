@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clspeech/data.h"
 #include "base/file_util.h"
+#include "clspeech/data.h"
 
 #ifndef CLS_SHARED_DATA
 #error "CLS_SHARED_DATA must name ../shared/data"

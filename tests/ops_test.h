@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "clspeech/ops.h"
 #include "base/safetensors.h"
+#include "clspeech/ops.h"
 
 #ifndef CLS_FIXTURE_DIR
 #error "CLS_FIXTURE_DIR must name tests/fixtures"

@@ -2,8 +2,8 @@
  * ten steps, parameters, both moments and the beta powers after every step, on every device; plus a
  * finite-difference check that the update is a descent step on a quadratic. */
 #include "check.h"
-#include "ops_test.h"
 #include "clspeech/ops.h"
+#include "ops_test.h"
 
 static void run_case(tst_env *env, int dev, const char *file) {
   cls_safetensors *fx = tst_fixture(file);

@@ -2,8 +2,8 @@
  * transcript encoding and decoding with the report of missing characters. Needs ../shared/data;
  * writes its own files under a mkdtemp folder and removes them. */
 #include "check.h"
-#include "data_files.h"
 #include "clspeech/data.h"
+#include "data_files.h"
 
 /* Loads and expects failure with exactly `msg`. */
 static void expect_alphabet_error(const char *text, cls_status want, const char *msg) {

@@ -4,8 +4,8 @@
  * resampling, and bad input with the messages a user sees. Needs ../shared/data. */
 #include <unistd.h>
 
-#include "clspeech/features.h"
 #include "check.h"
+#include "clspeech/features.h"
 #include "features/mfcc_device.h"
 #include "ops_test.h"
 

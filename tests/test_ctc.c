@@ -3,8 +3,8 @@
  * which a finite-difference check also ties to the device gradient; the local-memory and workspace
  * paths, accumulate, scale, views at offsets, impossible alignments, argument checks, greedy decoding. */
 #include "check.h"
-#include "ops_test.h"
 #include "clspeech/ops.h"
+#include "ops_test.h"
 
 /* A CTC problem on the host: logits [T*B, C] time-major, labels [B, Lmax]. */
 typedef struct ctc_case {

@@ -2,8 +2,8 @@
  * validation with the skip report and strict mode, and batch ranges. Needs ../shared/data; writes
  * its own files under a mkdtemp folder and removes them. */
 #include "check.h"
-#include "data_files.h"
 #include "clspeech/data.h"
+#include "data_files.h"
 
 /* ---- datasets ---- */
 

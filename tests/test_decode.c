@@ -6,9 +6,9 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "ops_test.h"
 #include "clspeech/base.h"
 #include "clspeech/decode.h"
+#include "ops_test.h"
 
 /* ---- helpers ---- */
 

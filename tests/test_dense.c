@@ -5,8 +5,8 @@
  * Tolerances: each value within 8 ulp (2^-21) of the sum of the magnitudes its dot product adds up,
  * the error bound of a float32 sum in any order of that length, for TF and us alike. */
 #include "check.h"
-#include "ops_test.h"
 #include "clspeech/ops.h"
+#include "ops_test.h"
 #include "philox.h"
 
 #define ULP8 0x1p-21

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "data_files.h"
 #include "clspeech/features.h"
 #include "clspeech/model.h"
+#include "data_files.h"
 #include "model/infer.h"
 #include "model/tower.h"
 

@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "ops_test.h"
 #include "clspeech/ops.h"
+#include "ops_test.h"
 
 #define PAD 11                  /* elements before and after every view */
 static const float GUARD = 4242.0f; /* what the padding holds; no op may change it */

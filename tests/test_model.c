@@ -4,9 +4,9 @@
  * Tolerances are relative to each tensor's largest magnitude (float32 sums in a different order,
  * through six layers and 40 recurrent steps), stated at each comparison. */
 #include "check.h"
-#include "ops_test.h"
-#include "clspeech/ops.h"
 #include "clspeech/model.h"
+#include "clspeech/ops.h"
+#include "ops_test.h"
 
 static double max_abs(const float *v, size_t n) {
   double m = 0;

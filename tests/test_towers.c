@@ -12,9 +12,9 @@
 
 #include "check.h"
 #include "clspeech/data.h"
-#include "train/grad_reduce.h"
-#include "model/tower.h"
 #include "clspeech/train.h"
+#include "model/tower.h"
+#include "train/grad_reduce.h"
 
 static char log_text[1 << 16];
 static void on_log(void *user, cls_log_level level, const char *msg) {

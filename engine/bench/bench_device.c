@@ -10,8 +10,8 @@
 
 #include "clspeech/bench.h"
 #include "device/log.h"
-#include "ops/ops_util.h"
 #include "device/program.h"
+#include "ops/ops_util.h"
 
 #define DEVICE_FMT "device %d:%d (%s)"
 #define DEVICE_ARGS(d) (d)->info.platform_index, (d)->info.device_index, (d)->info.name

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/ops.h"
 #include "clspeech/bench.h"
+#include "clspeech/model.h"
+#include "clspeech/ops.h"
 #include "device/log.h"
 #include "features/mfcc_device.h"
-#include "clspeech/model.h"
 
 /* Device buffers of one bench, released together. */
 #define MAX_BUFFERS 24

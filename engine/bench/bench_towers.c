@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/bench.h"
 #include "clspeech/base.h"
+#include "clspeech/bench.h"
 #include "device/log.h"
 #include "train/step.h"
 #include "train/trainer.h"

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "clspeech/base.h"
+#include "clspeech/bench.h"
 #include "device/engine.h"
 #include "device/gemm_tuning.h"
-#include "clspeech/bench.h"
 #include "device/log.h"
 
 #define MAX_SHAPES (CLS_BENCH_MAX_SHAPES * 4)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/features.h"
 #include "base/file_util.h"
+#include "clspeech/features.h"
 #include "data/csv.h"
 
 typedef struct item {

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/engine.h"
 #include "base/file_util.h"
-#include "device/log.h"
 #include "base/sha256.h"
+#include "device/engine.h"
+#include "device/log.h"
 
 #define MAGIC "clspeech-gemm-tuning 1"
 #define DEVICE_FMT "device %d:%d (%s)"

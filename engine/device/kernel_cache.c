@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "base/file_util.h"
-#include "device/log.h"
 #include "base/sha256.h"
+#include "device/log.h"
 
 #define CACHE_FORMAT_VERSION 1u
 #define HEADER_SIZE 56

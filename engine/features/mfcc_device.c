@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "device/log.h"
-#include "ops/ops_util.h"
 #include "device/program.h"
+#include "ops/ops_util.h"
 
 /* clFFT keeps process-wide state: set up with the first plan, torn down after the last. */
 static pthread_mutex_t clfft_lock = PTHREAD_MUTEX_INITIALIZER;

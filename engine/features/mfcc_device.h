@@ -5,8 +5,8 @@
 #ifndef CLS_MFCC_DEVICE_H
 #define CLS_MFCC_DEVICE_H
 
-#include "clspeech/ops.h"
 #include "clspeech/features.h"
+#include "clspeech/ops.h"
 
 /* The plan's create, destroy and host-to-host compute are public (clspeech/features.h); this is the
  * engine's own entry, on a caller-given queue, that can also write the first layer's input.

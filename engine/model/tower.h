@@ -7,9 +7,9 @@
 #ifndef CLS_TOWER_H
 #define CLS_TOWER_H
 
+#include "clspeech/model.h"
 #include "clspeech/ops.h"
 #include "data/batch_loader.h"
-#include "clspeech/model.h"
 
 typedef struct cls_tower_config {
   cls_model_config model;

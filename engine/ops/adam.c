@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "device/log.h"
-#include "ops/ops_util.h"
 #include "device/program.h"
+#include "ops/ops_util.h"
 
 struct cls_adam_plan {
   cls_engine *engine;

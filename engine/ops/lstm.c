@@ -10,8 +10,8 @@
 #include <stdlib.h>
 
 #include "device/log.h"
-#include "ops/ops_util.h"
 #include "device/program.h"
+#include "ops/ops_util.h"
 
 struct cls_lstm_plan {
   cls_engine *engine;
