@@ -8,6 +8,7 @@
 #include "device/engine.h"
 #include "device/log.h"
 #include "features/mfcc_device.h"
+#include "ops/ops_util.h"
 
 struct cls_batch_input {
   cls_engine *e;
@@ -24,21 +25,11 @@ struct cls_batch_input {
 };
 
 static cls_status cl_ok(cls_batch_input *t, cl_int err, const char *what) {
-  if (err == CL_SUCCESS) return CLS_OK;
-  const cls_device_info *d = cls_engine_device(t->e, t->device);
-  return cls_fail(t->e, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ? CLS_ERR_OUT_OF_MEMORY
-                                                                                              : CLS_ERR_OPENCL,
-                  "device %d:%d (%s): %s failed: %s", d->platform_index, d->device_index, d->name, what,
-                  cls_cl_error_name(err));
+  return cls_ops_cl_check(t->e, t->device, err, what);
 }
 
 static cl_mem buffer(cls_batch_input *t, size_t bytes, cls_status *st) {
-  if (*st != CLS_OK) return NULL;
-  cl_int err = CL_SUCCESS;
-  cl_mem m = clCreateBuffer(t->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
-  *st = cl_ok(t, m ? CL_SUCCESS : err, "allocating device memory");
-  t->bytes += bytes;
-  return m;
+  return cls_ops_buffer(t->e, t->device, t->ctx, bytes, &t->bytes, st);
 }
 
 cls_status cls_batch_input_create(cls_engine *e, int device, cl_context ctx, const cls_batch_input_config *c,

@@ -9,6 +9,7 @@
 #include "device/engine.h"
 #include "device/log.h"
 #include "model/batch_input.h"
+#include "ops/ops_util.h"
 
 struct cls_infer {
   cls_engine *e;
@@ -26,12 +27,7 @@ struct cls_infer {
 };
 
 static cls_status cl_ok(cls_infer *t, cl_int err, const char *what) {
-  if (err == CL_SUCCESS) return CLS_OK;
-  const cls_device_info *d = cls_engine_device(t->e, t->device);
-  return cls_fail(t->e, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ? CLS_ERR_OUT_OF_MEMORY
-                                                                                              : CLS_ERR_OPENCL,
-                  "device %d:%d (%s): %s failed: %s", d->platform_index, d->device_index, d->name, what,
-                  cls_cl_error_name(err));
+  return cls_ops_cl_check(t->e, t->device, err, what);
 }
 
 static void log_placement(cls_infer *t) {
