@@ -321,6 +321,232 @@ void ctc_loss_grad_global(CTC_LOSS_ARGS, __global float *work, const int work_of
                 red, flag);
 }
 
+/* ---- one work-item per utterance (CPU devices) ----
+ * The same recurrences, for devices where a work-group barrier costs a loop over the work-items (CPU
+ * OpenCL): one work-item walks its utterance's frames and works on 8 states at a time in float8, so
+ * that exp/log run as vector code and no barrier is needed. Tables in a global workspace (utterance
+ * b's at work + work_off + b*stride), words from its start, with R = round_up(S, 8) + 8 for the
+ * utterance's S = 2L + 1 and Rmax the same for max_label (engine/ctc.c: item_words):
+ *   alpha [rows][Rmax]  rows = time with the gradient, else 2 (a ring); state s at 2 + s
+ *   emit  [time][Rmax]  log p_t(l'_s) at 2 + s (only with the gradient)
+ *   beta  [2][Rmax]     a ring of beta_t(s) + log p_t(l'_s), state s at 2 + s
+ *   gam   [Rmax]        alpha + beta of one frame, then its exponentials
+ *   prob  [time][C]     softmax of each frame (only with the gradient)
+ *   lse   [time]        log-sum-exp of each frame's logits
+ *   occ   [C]           occupancy of each class in one frame
+ *   pen   [Rmax + 8]    0 where state s (at 2 + s) may be entered from s - 2, else -inf
+ *   ext   [Rmax] (int)  the class of state s, blank past S
+ * Row entries before state 0 and from state S on hold -inf, so s - 2 .. s + 9 load without tests. */
+
+/* ctc_lse3 over 8 lanes; differences below -87 are clamped (exp stays normal, log1p ignores it). */
+float8 ctc_lse3_v(const float8 a, const float8 b, const float8 c) {
+  const float8 hi = fmax(a, b), lo = fmin(a, b);
+  const int8 c_top = isgreaterequal(c, hi);
+  const float8 m = select(hi, c, c_top), o1 = select(lo, hi, c_top), o2 = select(c, lo, c_top);
+  const float8 floor_ = (float8)(-87.0f);
+  const float8 r = m + log1p(exp(fmax(o1 - m, floor_)) + exp(fmax(o2 - m, floor_)));
+  return select(r, (float8)(-INFINITY), isequal(m, (float8)(-INFINITY)));
+}
+
+float ctc_hmax8(const float8 v) {
+  const float4 a = fmax(v.lo, v.hi);
+  const float2 c = fmax(a.lo, a.hi);
+  return fmax(c.x, c.y);
+}
+
+float ctc_hsum8(const float8 v) {
+  const float4 a = v.lo + v.hi;
+  const float2 c = a.lo + a.hi;
+  return c.x + c.y;
+}
+
+/* Log-sum-exp of one frame's C logits; writes the softmax to p when p is not NULL. */
+float ctc_frame_lse(__global const float *x, const int C, __global float *p) {
+  float m = -INFINITY, s = 0.0f;
+  if (C < 8) {
+    for (int k = 0; k < C; k++) m = fmax(m, x[k]);
+    for (int k = 0; k < C; k++) s += exp(x[k] - m);
+    if (p)
+      for (int k = 0; k < C; k++) p[k] = exp(x[k] - m) / s;
+    return m + log(s);
+  }
+  /* Chunks of 8; the last one ends at C and overlaps the one before (its repeated lanes are left
+     out of the sum and written twice with the same value). */
+  const int full = C & ~7;
+  float8 vm = (float8)(-INFINITY);
+  for (int k = 0; k < full; k += 8) vm = fmax(vm, vload8(0, x + k));
+  if (full < C) vm = fmax(vm, vload8(0, x + C - 8));
+  m = ctc_hmax8(vm);
+  float8 vs = (float8)(0.0f);
+  for (int k = 0; k < full; k += 8) vs += exp(vload8(0, x + k) - m);
+  const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+  if (full < C) vs += select(exp(vload8(0, x + C - 8) - m), (float8)(0.0f), (int8)(C - 8) + lane < (int8)(full));
+  s = ctc_hsum8(vs);
+  if (p) {
+    for (int k = 0; k < full; k += 8) vstore8(exp(vload8(0, x + k) - m) / s, 0, p + k);
+    if (full < C) vstore8(exp(vload8(0, x + C - 8) - m) / s, 0, p + C - 8);
+  }
+  return m + log(s);
+}
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void ctc_loss_grad_item(CTC_LOSS_ARGS, __global float *work, const int work_off, const int stride) {
+  const int b = (int)get_global_id(0);
+  const int C = num_classes, blank = C - 1;
+  logits += logits_off;
+  labels += labels_off + (size_t)b * max_label;
+  grad += grad_off;
+  const int len = input_lengths[input_lengths_off + b];
+  const int L = label_lengths[label_lengths_off + b];
+  int status = (len < 0 || len > time || L < 0 || L > max_label) ? 2 : 0;
+  int need = 0;
+  for (int j = 0; status == 0 && j < L; j++) {
+    const int v = labels[j];
+    if (v < 0 || v >= blank) status = 2;
+    need += 1 + (j > 0 && labels[j - 1] == v);
+  }
+  if (status == 0 && len < need) status = 1;
+
+  /* Padded frames (and every frame of an unusable utterance) get a zero gradient. */
+  if (want_grad && !accumulate)
+    for (int t = status ? 0 : len; t < time; t++) {
+      __global float *g = grad + ((size_t)t * batch + b) * C;
+      for (int k = 0; k < C; k++) g[k] = 0.0f;
+    }
+  if (status) {
+    loss[loss_off + b] = status == 1 ? INFINITY : NAN;
+    return;
+  }
+  if (len == 0) { /* an empty label over no frames: probability 1 */
+    loss[loss_off + b] = 0.0f;
+    return;
+  }
+
+  const int S = 2 * L + 1, R = ((S + 7) & ~7) + 8;
+  const int Rmax = ((2 * max_label + 1 + 7) & ~7) + 8;
+  const int rows = want_grad ? time : 2;
+  __global float *alpha = work + work_off + (size_t)b * stride;
+  __global float *emit = alpha + (size_t)rows * Rmax;
+  __global float *beta = emit + (want_grad ? (size_t)time * Rmax : 0);
+  __global float *gam = beta + 2 * Rmax;
+  __global float *prob = gam + Rmax;
+  __global float *lse = prob + (want_grad ? (size_t)time * C : 0);
+  __global float *occ = lse + time;
+  __global float *pen = occ + C;
+  __global int *ext = (__global int *)(pen + Rmax + 8);
+
+  for (int s = 0; s < R; s++) ext[s] = (s < S && (s & 1)) ? labels[s >> 1] : blank;
+  for (int i = 0; i < R + 8; i++) {
+    const int s = i - 2;
+    pen[i] = (s >= 3 && s < S && (s & 1) && labels[s >> 1] != labels[(s >> 1) - 1]) ? 0.0f : -INFINITY;
+  }
+  for (int t = 0; t < len; t++)
+    lse[t] = ctc_frame_lse(logits + ((size_t)t * batch + b) * C, C, want_grad ? prob + (size_t)t * C : 0);
+
+  const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+  const float8 ninf = (float8)(-INFINITY);
+
+  /* Forward, row t relative to the offsets c_0..c_{t-1} (each the maximum of the row before). */
+  float csum = 0.0f, ccomp = 0.0f, c = 0.0f;
+  for (int t = 0; t < len; t++) {
+    __global float *row = alpha + (size_t)(want_grad ? t : (t & 1)) * Rmax;
+    __global const float *prev = t == 0 ? row : alpha + (size_t)(want_grad ? t - 1 : ((t - 1) & 1)) * Rmax;
+    __global const float *x = logits + ((size_t)t * batch + b) * C;
+    const float lse_t = lse[t];
+    row[0] = row[1] = -INFINITY;
+    for (int i = S + 2; i < R; i++) row[i] = -INFINITY;
+    float8 vm = ninf;
+    for (int s0 = 0; s0 < S; s0 += 8) {
+      const int8 k = vload8(0, ext + s0);
+      const float8 em = (float8)(x[k.s0], x[k.s1], x[k.s2], x[k.s3], x[k.s4], x[k.s5], x[k.s6], x[k.s7]) - lse_t;
+      const int8 sv = (int8)(s0) + lane;
+      float8 v;
+      if (t == 0) {
+        v = select(ninf, (float8)(0.0f), sv < (int8)(2));
+      } else {
+        const float8 a0 = vload8(0, prev + 2 + s0), a1 = vload8(0, prev + 1 + s0);
+        const float8 a2 = vload8(0, prev + s0) + vload8(0, pen + 2 + s0);
+        v = ctc_lse3_v(a0, a1, a2) - c;
+      }
+      v = select(v + em, ninf, sv >= (int8)(S));
+      vstore8(v, 0, row + 2 + s0);
+      if (want_grad) vstore8(em, 0, emit + (size_t)t * Rmax + 2 + s0);
+      vm = fmax(vm, v);
+    }
+    c = ctc_hmax8(vm);
+    if (c == -INFINITY) c = 0.0f;
+    if (t + 1 < len) {
+      const float y = c - ccomp, sum = csum + y;
+      ccomp = (sum - csum) - y;
+      csum = sum;
+    }
+  }
+  __global const float *last = alpha + (size_t)(want_grad ? len - 1 : ((len - 1) & 1)) * Rmax + 2;
+  const float logp = csum + (ctc_lse2(last[S - 1], S > 1 ? last[S - 2] : -INFINITY) - ccomp);
+  if (!(logp > -INFINITY)) { /* no path survived (cannot happen with finite logits) */
+    if (want_grad && !accumulate)
+      for (int t = 0; t < len; t++)
+        for (int k = 0; k < C; k++) grad[((size_t)t * batch + b) * C + k] = 0.0f;
+    loss[loss_off + b] = INFINITY;
+    return;
+  }
+  loss[loss_off + b] = -logp;
+  if (!want_grad) return;
+
+  /* Backward: beta_t(s) = lse(B_{t+1}(s), B_{t+1}(s+1), B_{t+1}(s+2) where allowed) - d, with
+   * B_{t+1} = beta_{t+1} + log p_{t+1}(l'_s) as stored and d its maximum; gamma = alpha + beta. */
+  for (int i = 0; i < 2; i++) {
+    __global float *r = beta + i * Rmax;
+    r[0] = r[1] = -INFINITY;
+    for (int j = S + 2; j < R; j++) r[j] = -INFINITY;
+  }
+  for (int k = 0; k < C; k++) occ[k] = 0.0f;
+  float d = 0.0f;
+  for (int t = len - 1; t >= 0; t--) {
+    __global const float *arow = alpha + (size_t)t * Rmax + 2, *erow = emit + (size_t)t * Rmax + 2;
+    __global const float *bnext = beta + (size_t)((t + 1) & 1) * Rmax + 2;
+    __global float *bout = beta + (size_t)(t & 1) * Rmax + 2;
+    float8 gm = ninf, bm = ninf;
+    for (int s0 = 0; s0 < S; s0 += 8) {
+      const int8 sv = (int8)(s0) + lane;
+      float8 bt;
+      if (t == len - 1) {
+        bt = select(ninf, (float8)(0.0f), sv >= (int8)(S - 2));
+      } else {
+        const float8 b0 = vload8(0, bnext + s0), b1 = vload8(0, bnext + s0 + 1);
+        const float8 b2 = vload8(0, bnext + s0 + 2) + vload8(0, pen + 4 + s0);
+        bt = ctc_lse3_v(b0, b1, b2) - d;
+      }
+      bt = select(bt, ninf, sv >= (int8)(S));
+      const float8 g = vload8(0, arow + s0) + bt;
+      vstore8(g, 0, gam + s0);
+      gm = fmax(gm, g);
+      const float8 bh = bt + vload8(0, erow + s0);
+      vstore8(bh, 0, bout + s0);
+      bm = fmax(bm, bh);
+    }
+    d = ctc_hmax8(bm);
+    if (d == -INFINITY) d = 0.0f;
+    float M = ctc_hmax8(gm);
+    if (M == -INFINITY) M = 0.0f;
+    float8 vs = (float8)(0.0f);
+    for (int s0 = 0; s0 < S; s0 += 8) {
+      const float8 e = exp(vload8(0, gam + s0) - M);
+      vstore8(e, 0, gam + s0);
+      vs += e;
+    }
+    const float total = ctc_hsum8(vs);
+    for (int s = 0; s < S; s++) occ[ext[s]] += gam[s];
+    __global const float *p = prob + (size_t)t * C;
+    __global float *out = grad + ((size_t)t * batch + b) * C;
+    for (int k = 0; k < C; k++) {
+      const float g = scale * (p[k] - occ[k] / total);
+      occ[k] = 0.0f;
+      out[k] = accumulate ? out[k] + g : g;
+    }
+  }
+}
+
 /* Greedy (best path) decoding of utterance b = group: the argmax class of each frame t < len (the
  * first on ties), repeats merged, blanks dropped; out_labels [batch][time] padded with -1,
  * out_lengths [batch]. An input length outside [0, time] is clamped. */

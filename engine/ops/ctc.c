@@ -1,6 +1,7 @@
-/* CTC op plan (see clspeech/ops.h): owns the ctc_loss_grad_{local,global} and ctc_greedy_decode kernels of one
- * device, the choice between local memory and the global workspace for the forward-backward tables,
- * and the argument checks (shapes against the plan, buffer sizes against their views). */
+/* CTC op plan (see clspeech/ops.h): owns the ctc_loss_grad_{local,global,item} and ctc_greedy_decode kernels of
+ * one device, the choice between them (one work-item per utterance on CPU devices; on others local memory,
+ * else the global workspace, for the forward-backward tables), and the argument checks (shapes against the
+ * plan, buffer sizes against their views). */
 #include "clspeech/ops.h"
 
 #include <limits.h>
@@ -13,9 +14,10 @@
 struct cls_ctc_plan {
   cls_engine *engine;
   int max_time, max_batch, num_classes, max_label;
-  cl_kernel loss_local, loss_global, decode;
+  cl_kernel loss_local, loss_global, loss_item, decode;
   size_t wg;          /* work-group size the kernels were built for (CLS_WG_1D) */
   size_t local_bytes; /* local memory left for the tables of ctc_loss_grad_local */
+  int item_first;     /* AUTO takes ctc_loss_grad_item (a CPU device) */
   cls_ctc_path path;
 };
 
@@ -31,8 +33,20 @@ static size_t words_per_utterance(const cls_ctc_plan *p, int time, int with_grad
   return table_floats(p, time, with_grad) + 2 * (size_t)p->max_label + (size_t)p->num_classes;
 }
 
+/* Words of one utterance's tables for ctc_loss_grad_item, laid out as kernels/ctc.cl describes: alpha
+ * [rows][Rmax], emit [time][Rmax] and prob [time][C] with the gradient, beta [2][Rmax], gam [Rmax],
+ * lse [time], occ [C], pen [Rmax + 8], int ext [Rmax]; rounded up to 64 bytes, so that utterances on
+ * different cores do not share a cache line. */
+static size_t item_words(const cls_ctc_plan *p, int time, int with_grad) {
+  size_t rmax = ((2 * (size_t)p->max_label + 1 + 7) & ~(size_t)7) + 8, T = (size_t)time, C = (size_t)p->num_classes;
+  size_t rows = with_grad ? T : 2;
+  size_t w = rows * rmax + (with_grad ? T * rmax + T * C : 0) + 3 * rmax + T + C + rmax + 8 + rmax;
+  return (w + 15) & ~(size_t)15;
+}
+
 cls_ctc_path cls_ctc_path_for(const cls_ctc_plan *p, int time, int with_grad) {
   if (p->path != CLS_CTC_PATH_AUTO) return p->path;
+  if (p->item_first) return CLS_CTC_PATH_ITEM;
   return words_per_utterance(p, time, with_grad) * sizeof(float) <= p->local_bytes ? CLS_CTC_PATH_LOCAL
                                                                                     : CLS_CTC_PATH_GLOBAL;
 }
@@ -41,8 +55,12 @@ size_t cls_ctc_workspace_bytes(const cls_ctc_plan *p, int time, int batch) {
   if (!p || time < 1 || batch < 1) return 0;
   size_t bytes = 0; /* the larger of the calls with and without the gradient (time 1: without) */
   for (int with_grad = 0; with_grad <= 1; with_grad++) {
-    size_t b = (size_t)batch * words_per_utterance(p, time, with_grad) * sizeof(float);
-    if (cls_ctc_path_for(p, time, with_grad) == CLS_CTC_PATH_GLOBAL && b > bytes) bytes = b;
+    const cls_ctc_path path = cls_ctc_path_for(p, time, with_grad);
+    size_t words = path == CLS_CTC_PATH_GLOBAL ? words_per_utterance(p, time, with_grad)
+                   : path == CLS_CTC_PATH_ITEM ? item_words(p, time, with_grad)
+                                               : 0;
+    size_t b = (size_t)batch * words * sizeof(float);
+    if (b > bytes) bytes = b;
   }
   return bytes;
 }
@@ -82,6 +100,7 @@ cls_status cls_ctc_create(cls_engine *e, int device, int max_time, int max_batch
   }
   st = cls_device_kernel(e, d, "ctc", "ctc_loss_grad_local", &p->loss_local);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "ctc", "ctc_loss_grad_global", &p->loss_global);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "ctc", "ctc_loss_grad_item", &p->loss_item);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "ctc", "ctc_greedy_decode", &p->decode);
   if (st != CLS_OK) {
     cls_ctc_destroy(p);
@@ -110,13 +129,18 @@ cls_status cls_ctc_create(cls_engine *e, int device, int max_time, int max_batch
   }
   uint64_t local_mem = d->info.local_mem_bytes;
   p->local_bytes = local_mem > static_local ? (size_t)(local_mem - static_local) : 0;
+  /* Measured with bench_ops (B=16, T=150, 40 labels) on PoCL's CPU devices: the work-group kernels spend
+     most of their time in barriers there, one work-item per utterance is many times faster. GPUs keep
+     the work-group kernels. */
+  p->item_first = d->info.kind == CLS_DEVICE_CPU && item_words(p, max_time, 1) <= INT_MAX;
   *out = p;
   return CLS_OK;
 }
 
 cls_status cls_ctc_set_path(cls_ctc_plan *p, cls_ctc_path path) {
   if (!p) return CLS_ERR_INVALID_ARGUMENT;
-  if (path != CLS_CTC_PATH_AUTO && path != CLS_CTC_PATH_LOCAL && path != CLS_CTC_PATH_GLOBAL)
+  if (path != CLS_CTC_PATH_AUTO && path != CLS_CTC_PATH_LOCAL && path != CLS_CTC_PATH_GLOBAL &&
+      path != CLS_CTC_PATH_ITEM)
     return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "ctc: unknown path %d", (int)path);
   p->path = path;
   return CLS_OK;
@@ -173,16 +197,24 @@ cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch
   if (st != CLS_OK) return st;
 
   const cls_ctc_path path = cls_ctc_path_for(p, time, want_grad);
-  const size_t words = words_per_utterance(p, time, want_grad);
+  const int item = path == CLS_CTC_PATH_ITEM;
+  const size_t words = item ? item_words(p, time, want_grad) : words_per_utterance(p, time, want_grad);
   const int floats = (int)table_floats(p, time, want_grad);
-  cl_kernel k = path == CLS_CTC_PATH_LOCAL ? p->loss_local : p->loss_global;
-  const char *kname = path == CLS_CTC_PATH_LOCAL ? "ctc_loss_grad_local" : "ctc_loss_grad_global";
+  cl_kernel k = path == CLS_CTC_PATH_LOCAL ? p->loss_local : item ? p->loss_item : p->loss_global;
+  const char *kname = path == CLS_CTC_PATH_LOCAL ? "ctc_loss_grad_local"
+                      : item                     ? "ctc_loss_grad_item"
+                                                 : "ctc_loss_grad_global";
   if (path == CLS_CTC_PATH_LOCAL && words * sizeof(float) > p->local_bytes)
     return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
                     "%s: the local-memory path needs %zu bytes per utterance (time %d, max_label_length %d) but the "
                     "device has %zu bytes of local memory left for it; use CLS_CTC_PATH_AUTO or _GLOBAL",
                     what, words * sizeof(float), time, p->max_label, p->local_bytes);
-  if (path == CLS_CTC_PATH_GLOBAL) {
+  if (item && words > INT_MAX)
+    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
+                    "%s: the per-utterance path needs %zu words per utterance (time %d, max_label_length %d), more "
+                    "than 2^31-1; use CLS_CTC_PATH_GLOBAL",
+                    what, words, time, p->max_label);
+  if (path != CLS_CTC_PATH_LOCAL) {
     st = check_view(p, what, "workspace (cls_ctc_workspace_bytes)", workspace, (size_t)batch * words, sizeof(float));
     if (st != CLS_OK) return st;
   }
@@ -210,10 +242,14 @@ cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch
     cl_int err = clSetKernelArg(k, 19, sizeof workspace.mem, &workspace.mem);
     if (err == CL_SUCCESS) err = clSetKernelArg(k, 20, sizeof wo, &wo);
     if (err == CL_SUCCESS) err = clSetKernelArg(k, 21, sizeof stride, &stride);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 22, sizeof floats, &floats);
+    if (err == CL_SUCCESS && !item) err = clSetKernelArg(k, 22, sizeof floats, &floats);
     if (err != CL_SUCCESS)
       return cls_fail(p->engine, CLS_ERR_OPENCL, "%s: clSetKernelArg(workspace) failed: %s", kname,
                       cls_cl_error_name(err));
+  }
+  if (item) { /* one work-item, and work-group, per utterance */
+    size_t global = (size_t)batch, one = 1;
+    return cls_ops_launch(p->engine, q, k, kname, 1, &global, &one, event);
   }
   size_t global = (size_t)batch * p->wg;
   return cls_ops_launch(p->engine, q, k, kname, 1, &global, &p->wg, event);
@@ -247,6 +283,7 @@ void cls_ctc_destroy(cls_ctc_plan *p) {
   if (!p) return;
   if (p->loss_local) clReleaseKernel(p->loss_local);
   if (p->loss_global) clReleaseKernel(p->loss_global);
+  if (p->loss_item) clReleaseKernel(p->loss_item);
   if (p->decode) clReleaseKernel(p->decode);
   free(p);
 }
