@@ -529,14 +529,18 @@ void ctc_loss_grad_item(CTC_LOSS_ARGS, __global float *work, const int work_off,
     if (d == -INFINITY) d = 0.0f;
     float M = ctc_hmax8(gm);
     if (M == -INFINITY) M = 0.0f;
-    float8 vs = (float8)(0.0f);
+    /* exp(gamma - M): summed over every state and over the blank states (even lanes) as vectors; the
+       label states' added into their classes one by one. */
+    float8 vs = (float8)(0.0f), vb = (float8)(0.0f);
     for (int s0 = 0; s0 < S; s0 += 8) {
       const float8 e = exp(vload8(0, gam + s0) - M);
       vstore8(e, 0, gam + s0);
       vs += e;
+      vb += select(e, (float8)(0.0f), (lane & (int8)(1)) != (int8)(0));
     }
     const float total = ctc_hsum8(vs);
-    for (int s = 0; s < S; s++) occ[ext[s]] += gam[s];
+    occ[blank] = ctc_hsum8(vb);
+    for (int s = 1; s < S; s += 2) occ[ext[s]] += gam[s];
     __global const float *p = prob + (size_t)t * C;
     __global float *out = grad + ((size_t)t * batch + b) * C;
     for (int k = 0; k < C; k++) {
