@@ -75,6 +75,18 @@ static void print_model(FILE *out, const bench_run *run, const bench_device_resu
 }
 
 /* One training step by op: ms, % of the step's wall time, and GFLOP/s with % of the FMA peak for GEMMs. */
+static void profile_row(FILE *out, const cls_bench_profile_row *r, double wall, double peak, const char *indent) {
+  char name[64], calls[16] = "", rate[32] = "", pct[16] = "";
+  snprintf(name, sizeof name, "%s%s", indent, r->name);
+  if (r->calls) snprintf(calls, sizeof calls, "%d", r->calls);
+  if (r->flops > 0) {
+    double g = bench_gflops(r->flops, r->ms);
+    snprintf(rate, sizeof rate, "%.2f GFLOP/s", g);
+    if (peak > 0) snprintf(pct, sizeof pct, "%.1f", 100 * g / peak);
+  }
+  fprintf(out, "  %-34.34s %6s %11.3f %7.1f %18s %7s\n", name, calls, r->ms, wall > 0 ? 100 * r->ms / wall : 0, rate, pct);
+}
+
 static void print_profile(FILE *out, const bench_device_result *d, const bench_model_result *m) {
   const cls_bench_profile *p = &m->profile;
   const double peak = d->have_peak ? d->peak.fma_gflops : 0, wall = p->wall_ms;
@@ -82,21 +94,11 @@ static void print_profile(FILE *out, const bench_device_result *d, const bench_m
   fprintf(out, "\n  one training step by op (the batch's MFCC, forward, CTC, backward, Adam; profiled once): wall %.3f ms, "
                "device %.3f ms, %d commands recorded\n",
           wall, p->device_ms, p->commands);
-  fprintf(out, "  %-32s %6s %11s %7s %18s %7s\n", "op", "calls", "ms", "% step", "rate", "% peak");
-  bool estimated = false;
-  for (int i = 0; i < p->n_rows; i++) {
-    const cls_bench_profile_row *r = &p->rows[i];
-    char name[64], calls[16] = "", rate[32] = "", pct[16] = "";
-    snprintf(name, sizeof name, "%s%s", r->name, r->estimated ? " (est.)" : "");
-    if (r->calls) snprintf(calls, sizeof calls, "%d", r->calls);
-    if (r->flops > 0) {
-      double g = bench_gflops(r->flops, r->ms);
-      snprintf(rate, sizeof rate, "%.2f GFLOP/s", g);
-      if (peak > 0) snprintf(pct, sizeof pct, "%.1f", 100 * g / peak);
-    }
-    estimated |= r->estimated;
-    fprintf(out, "  %-32.32s %6s %11.3f %7.1f %18s %7s\n", name, calls, r->ms, wall > 0 ? 100 * r->ms / wall : 0, rate,
-            pct);
+  fprintf(out, "  %-34s %6s %11s %7s %18s %7s\n", "op", "calls", "ms", "% step", "rate", "% peak");
+  for (int i = 0; i < p->n_rows; i++) profile_row(out, &p->rows[i], wall, peak, "");
+  if (p->n_gemm_estimates) {
+    fprintf(out, "  of which GEMMs, as timed alone above (calls x ms; estimates: the step's GEMMs report no events):\n");
+    for (int i = 0; i < p->n_gemm_estimates; i++) profile_row(out, &p->gemm_estimates[i], wall, peak, "  ~");
   }
   double group_ms[CLS_PROFILE_WAIT + 1] = {0};
   for (int i = 0; i < p->n_rows; i++)
@@ -106,9 +108,6 @@ static void print_profile(FILE *out, const bench_device_result *d, const bench_m
     if (group_ms[g] != 0)
       fprintf(out, " %s %.1f", cls_profile_group_name((cls_profile_group)g), wall > 0 ? 100 * group_ms[g] / wall : 0);
   fprintf(out, "\n");
-  if (estimated)
-    fprintf(out, "  (est.): the step's GEMMs report no events yet: calls x ms of the SGEMM section above (timed alone); "
-                 "the last row absorbs the difference\n");
 }
 
 static void print_tuning(FILE *out, const bench_device_result *d) {
@@ -227,29 +226,34 @@ static json_t *json_train(const cls_bench_train *t) {
   return o;
 }
 
-static json_t *json_profile(const bench_device_result *d, const cls_bench_profile *p) {
+static json_t *json_profile_rows(const bench_device_result *d, const cls_bench_profile *p,
+                                 const cls_bench_profile_row *r, int n) {
   const double peak = d->have_peak ? d->peak.fma_gflops : 0;
   json_t *rows = json_array();
-  for (int i = 0; i < p->n_rows; i++) {
-    const cls_bench_profile_row *r = &p->rows[i];
-    const double g = bench_gflops(r->flops, r->ms);
+  for (int i = 0; i < n; i++) {
+    const double g = bench_gflops(r[i].flops, r[i].ms);
     json_t *o = json_object();
-    o = jo_set(o, "name", jo_text(r->name));
-    o = jo_set(o, "group", jo_text(cls_profile_group_name(r->group)));
-    o = jo_set(o, "calls", json_integer(r->calls));
-    o = jo_set(o, "ms", jo_real(r->ms));
-    o = jo_set(o, "percent_of_step", jo_real(p->wall_ms > 0 ? 100 * r->ms / p->wall_ms : NAN));
-    o = jo_set(o, "gflops", r->flops > 0 ? jo_real(g) : json_null());
-    o = jo_set(o, "percent_of_peak", r->flops > 0 && peak > 0 ? jo_real(100 * g / peak) : json_null());
-    o = jo_set(o, "estimated", json_boolean(r->estimated));
+    o = jo_set(o, "name", jo_text(r[i].name));
+    o = jo_set(o, "group", jo_text(cls_profile_group_name(r[i].group)));
+    o = jo_set(o, "calls", json_integer(r[i].calls));
+    o = jo_set(o, "ms", jo_real(r[i].ms));
+    o = jo_set(o, "percent_of_step", jo_real(p->wall_ms > 0 ? 100 * r[i].ms / p->wall_ms : NAN));
+    o = jo_set(o, "gflops", r[i].flops > 0 ? jo_real(g) : json_null());
+    o = jo_set(o, "percent_of_peak", r[i].flops > 0 && peak > 0 ? jo_real(100 * g / peak) : json_null());
+    o = jo_set(o, "estimated", json_boolean(r[i].estimated));
     rows = jo_push(rows, o);
   }
+  return rows;
+}
+
+static json_t *json_profile(const bench_device_result *d, const cls_bench_profile *p) {
   json_t *o = json_object();
   o = jo_set(o, "wall_ms", jo_real(p->wall_ms));
   o = jo_set(o, "device_ms", jo_real(p->device_ms));
   o = jo_set(o, "commands", json_integer(p->commands));
   o = jo_set(o, "gemm_events", json_boolean(p->gemm_events));
-  o = jo_set(o, "rows", rows);
+  o = jo_set(o, "rows", json_profile_rows(d, p, p->rows, p->n_rows));
+  o = jo_set(o, "gemm_estimates", json_profile_rows(d, p, p->gemm_estimates, p->n_gemm_estimates));
   return o;
 }
 

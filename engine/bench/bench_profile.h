@@ -14,9 +14,9 @@ cls_status cls_bench_recorder_open(cls_engine *engine, cl_command_queue q, cls_b
 void cls_bench_recorder_close(cls_bench_recorder *r);
 
 /* Once the queue is finished: out's rows from the recorded commands (MFCC kernels left out: mfcc_ms,
- * the span of the MFCC part, is its row), GEMMs named by `shapes` or, when none reported an event,
- * estimated from gemm_ms; the wait row is wall_ms - the rest. out->wall_ms and device_ms are the
- * caller's. */
+ * the span of the MFCC part, is its row), GEMMs named by `shapes`; the wait row is wall_ms - the rest.
+ * When no GEMM reported an event, out->gemm_estimates from gemm_ms (calls x ms per shape). out->wall_ms
+ * and device_ms are the caller's. */
 cls_status cls_bench_recorder_rows(cls_bench_recorder *r, double mfcc_ms, const cls_gemm_shape *shapes,
                                    const double *gemm_ms, int n_shapes, cls_bench_profile *out);
 

@@ -154,7 +154,7 @@ typedef enum cls_profile_group {
   CLS_PROFILE_MFCC = 5,  /* the batch's features: upload, framing, FFT, filterbank, context windows (marker span) */
   CLS_PROFILE_COPY = 6,  /* fills, copies, transfers that report themselves */
   CLS_PROFILE_OTHER = 7, /* a kernel of no group above */
-  CLS_PROFILE_WAIT = 8   /* the rest: wall time - every row above */
+  CLS_PROFILE_WAIT = 8   /* the rest: wall time - every row above (with the GEMMs when they report no events) */
 } cls_profile_group;
 /* "gemm", "lstm", "dense", "ctc", "adam", "mfcc", "copy", "other", "wait" */
 const char *cls_profile_group_name(cls_profile_group group);
@@ -165,23 +165,27 @@ typedef struct cls_bench_profile_row {
   int calls;              /* commands in the step */
   double ms;              /* sum of their device times (CL_PROFILING_COMMAND_END - START) */
   double flops;           /* GEMM rows: calls x 2mnk; else 0 */
-  bool estimated;         /* a GEMM row from the SGEMM section (calls x the shape's ms timed alone), because the
-                             step's GEMMs did not report events */
+  bool estimated;         /* an estimate: calls x the shape's ms timed alone in the SGEMM section */
 } cls_bench_profile_row;
 
 typedef struct cls_bench_profile {
   double wall_ms;         /* host clock: before the first enqueue to the return of clFinish */
   double device_ms;       /* device span: end of a marker before the step to the end of one after it */
   int commands;           /* commands recorded by the hook (MFCC's included) */
-  bool gemm_events;       /* the GEMMs reported events (else their rows are estimated, or absent) */
+  bool gemm_events;       /* the GEMMs reported events: their rows are among rows[] */
   int n_rows;
-  cls_bench_profile_row rows[CLS_BENCH_MAX_PROFILE_ROWS]; /* by group, then by ms; the last row is the wait row */
+  cls_bench_profile_row rows[CLS_BENCH_MAX_PROFILE_ROWS]; /* by group, then by ms; the last row is the wait row;
+                                                             they sum to wall_ms */
+  /* When the GEMMs reported no events their time is inside the wait row; these say how much of it they
+   * would take as timed alone (estimated rows, heaviest first; 0 when gemm_events or no shapes given). */
+  int n_gemm_estimates;
+  cls_bench_profile_row gemm_estimates[CLS_BENCH_MAX_SHAPES];
 } cls_bench_profile;
 
 /* cls_bench_train_run, then (profile not NULL) one profiled step: the MFCC of the batch (B utterances of T
  * frames) into the step's input, then the training step and Adam. shapes/gemm_ms: the SGEMM section's
- * shapes at this H, B, T (cls_bench_gemm_shapes) and ms per call, for estimated GEMM rows when the GEMMs
- * report no events (n_shapes 0: no GEMM rows then; their time falls in the wait row). */
+ * shapes at this H, B, T (cls_bench_gemm_shapes), which name the GEMM rows, and ms per call, for the
+ * estimates when the GEMMs report no events (NULL: none). */
 cls_status cls_bench_train_profile_run(cls_engine *engine, int device, const cls_bench_config *cfg,
                                        const cls_gemm_shape *shapes, const double *gemm_ms, int n_shapes,
                                        cls_bench_train *train, cls_bench_profile *profile);

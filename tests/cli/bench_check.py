@@ -32,35 +32,45 @@ def positive(obj, key, where):
 GROUPS = ("gemm", "lstm", "dense", "ctc", "adam", "mfcc", "copy", "other", "wait")
 
 
+def check_profile_row(p, r, rw):
+    need(isinstance(r.get("name"), str) and r["name"], f"{rw}.name")
+    need(r.get("group") in GROUPS, f"{rw}.group = {r.get('group')!r}")
+    need(isinstance(r.get("calls"), int) and r["calls"] >= 0, f"{rw}.calls = {r.get('calls')!r}")
+    need(isinstance(r.get("ms"), (int, float)) and (r["ms"] >= 0 or r.get("group") == "wait"), f"{rw}.ms = {r.get('ms')!r}")
+    need(isinstance(r.get("percent_of_step"), (int, float)), f"{rw}.percent_of_step")
+    need(isinstance(r.get("estimated"), bool), f"{rw}.estimated")
+    if r.get("group") == "gemm":
+        positive(r, "calls", rw)
+        positive(r, "gflops", rw)
+        positive(r, "percent_of_peak", rw)
+    else:
+        need(r.get("gflops") is None and r.get("percent_of_peak") is None, f"{rw}: GFLOP/s on a row that is no GEMM")
+
+
 def check_profile(p, where):
-    """One training step by op: rows in docs/bench.md's groups, the wait row last, the rows summing to wall_ms."""
+    """One training step by op: rows in docs/bench.md's groups, the wait row last, the rows summing to wall_ms;
+    GEMM rows from events, or GEMM estimates beside the rows."""
     if not need(isinstance(p, dict), f"{where} is not an object"):
         return
     for k in ("wall_ms", "device_ms", "commands"):
         positive(p, k, where)
-    need(isinstance(p.get("gemm_events"), bool), f"{where}.gemm_events is not a bool")
-    rows = p.get("rows")
-    if not need(isinstance(rows, list) and len(rows) >= 2, f"{where}.rows is not a list of rows"):
+    events = p.get("gemm_events")
+    need(isinstance(events, bool), f"{where}.gemm_events is not a bool")
+    rows, estimates = p.get("rows"), p.get("gemm_estimates")
+    if not need(isinstance(rows, list) and len(rows) >= 2 and isinstance(estimates, list),
+                f"{where}.rows or .gemm_estimates is not a list"):
         return
     for r in rows:
-        rw = f"{where}.rows[{r.get('name')}]"
-        need(isinstance(r.get("name"), str) and r["name"], f"{rw}.name")
-        need(r.get("group") in GROUPS, f"{rw}.group = {r.get('group')!r}")
-        need(isinstance(r.get("calls"), int) and r["calls"] >= 0, f"{rw}.calls = {r.get('calls')!r}")
-        need(isinstance(r.get("ms"), (int, float)) and (r["ms"] >= 0 or r.get("group") == "wait"), f"{rw}.ms = {r.get('ms')!r}")
-        need(isinstance(r.get("percent_of_step"), (int, float)), f"{rw}.percent_of_step")
-        need(isinstance(r.get("estimated"), bool), f"{rw}.estimated")
-        if r.get("group") == "gemm":
-            positive(r, "calls", rw)
-            positive(r, "gflops", rw)
-            positive(r, "percent_of_peak", rw)
-            need(r.get("estimated") is not p.get("gemm_events"), f"{rw}: estimated disagrees with gemm_events")
-        else:
-            need(r.get("gflops") is None and r.get("percent_of_peak") is None, f"{rw}: GFLOP/s on a row that is no GEMM")
-            need(r.get("estimated") is False, f"{rw}: estimated on a row that is no GEMM")
+        check_profile_row(p, r, f"{where}.rows[{r.get('name')}]")
+        need(r.get("estimated") is False, f"{where}.rows[{r.get('name')}]: estimated")
+    for r in estimates:
+        check_profile_row(p, r, f"{where}.gemm_estimates[{r.get('name')}]")
+        need(r.get("group") == "gemm" and r.get("estimated") is True, f"{where}.gemm_estimates[{r.get('name')}]")
     groups = [r.get("group") for r in rows]
-    for g in ("gemm", "lstm", "dense", "ctc", "adam", "mfcc"):
+    for g in ("lstm", "dense", "ctc", "adam", "mfcc"):
         need(g in groups, f"{where}: no {g} row")
+    need(("gemm" in groups) == events, f"{where}: GEMM rows {'missing' if events else 'present'} with gemm_events {events}")
+    need(len(estimates) == (0 if events else 14), f"{where}: {len(estimates)} GEMM estimates with gemm_events {events}")
     need(groups[-1] == "wait" and groups.count("wait") == 1, f"{where}: the wait row is not the one last row")
     order = [GROUPS.index(g) for g in groups if g in GROUPS]
     need(order == sorted(order), f"{where}: rows not in group order")
