@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Feature throughput of clspeech (host path and each OpenCL device) beside TensorFlow's own
-AudioSpectrogram + Mfcc ops on the same batch, in one run, with the ratio (clspeech audio-s/s over
-TensorFlow's: above 1 means clspeech is faster).
+AudioSpectrogram + Mfcc ops on the same batch (tensorflow-cpu from PyPI, its default threads: every
+core), in one run, with the ratio (clspeech audio-s/s over TensorFlow's: above 1 means clspeech is
+faster).
 
-    pip install tensorflow-cpu
-    python3 bench/compare_features.py [--audio ../shared/data/deepspeech-smoke/LDC93S1.wav] [--batch 16]"""
+    python3 bench/compare_features.py [--audio ../shared/data/deepspeech-smoke/LDC93S1.wav] [--batch 16]
+
+The first run installs tensorflow-cpu into the comparisons' venv (build/bench-venv, or
+$CLSPEECH_BENCH_VENV; see bench/peer.py), beside PyTorch."""
 import argparse
 import json
 import os
@@ -14,12 +17,14 @@ import sys
 import time
 import wave
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer  # noqa: E402
 
-try:
-    import tensorflow as tf
-except ImportError:
-    sys.exit("compare_features.py: TensorFlow is missing: pip install tensorflow-cpu")
+if __name__ == "__main__":
+    peer.enter(["tensorflow-cpu", "numpy"], ["tensorflow", "numpy"])
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -56,13 +61,17 @@ def main():
         times.append(time.perf_counter() - t0)
     audio_s = len(samples) / rate * args.batch
     tf_rate = audio_s / statistics.median(times)
+    tag = f"TF {tf.__version__} CPU"
     print(f"{args.batch} x {len(samples) / rate:.2f} s of {os.path.basename(args.audio)}, median of {args.reps}")
-    print(f"{'path':<52} {'ms/batch':>10} {'audio-s/s':>12} {'vs TF':>7}")
+    print(f"peer: TensorFlow {tf.__version__} ({'PyPI venv' if sys.prefix != sys.base_prefix else sys.prefix}), "
+          f"CPU, intra-op threads {tf.config.threading.get_intra_op_parallelism_threads() or 'default (every core)'}, "
+          f"oneDNN {'on' if os.environ.get('TF_ENABLE_ONEDNN_OPTS', '1') != '0' else 'off'}")
+    print(f"{'path':<52} {'ms/batch':>10} {'audio-s/s':>12} {'vs TF':>7}  peer")
     print(f"{'TensorFlow ' + tf.__version__ + ' AudioSpectrogram+Mfcc (CPU)':<52} {statistics.median(times) * 1e3:>10.2f} "
-          f"{tf_rate:>12.1f} {1.0:>7.2f}")
+          f"{tf_rate:>12.1f} {1.0:>7.2f}  {tag}")
     for r in ours:
         print(f"{r['path'][:52]:<52} {r['ms']:>10.2f} {r['audio_seconds_per_second']:>12.1f} "
-              f"{r['audio_seconds_per_second'] / tf_rate:>7.2f}")
+              f"{r['audio_seconds_per_second'] / tf_rate:>7.2f}  {tag}")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Per-op speed of clspeech on each OpenCL device beside the same op in PyTorch on the CPU,
-measured in the same run, with the ratio (PyTorch ms / clspeech ms: above 1 means clspeech is faster).
+"""Per-op speed of clspeech on each OpenCL device beside the same op in PyTorch from PyPI on the CPU
+(all physical cores, MKL/oneDNN), measured in the same run, with the ratio (PyTorch ms / clspeech ms:
+above 1 means clspeech is faster) and each side's rate as a fraction of the device's measured limit
+(GFLOP/s of the FMA peak; Adam's GB/s of the device copy bandwidth).
 
-    apt-get install -y python3-torch        # Debian's PyTorch (CPU)
-    /usr/bin/python3 bench/compare_ops.py [--n_hidden 512,2048] [--batch 16] [--time 150] [--reps 5]
+    python3 bench/compare_ops.py [--n_hidden 512,2048] [--batch 16] [--time 150] [--reps 5]
+        [--torch_threads N] [--build DIR] [--devices SEL]
 
+The first run makes the peer's venv (build/bench-venv, or $CLSPEECH_BENCH_VENV; see bench/peer.py).
 Shapes are DeepSpeech's: T frames x B utterances, H hidden units, 29 classes, 40-label transcripts.
 The PyTorch side times: addmm + clamp + dropout (dense), nn.LSTM (LSTM, cuDNN-style gates, same
 FLOPs), F.ctc_loss + backward (CTC), optim.Adam.step over the whole model's parameter count (Adam)."""
@@ -16,11 +19,14 @@ import subprocess
 import sys
 import time
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:
-    sys.exit("compare_ops.py: PyTorch is missing: apt-get install -y python3-torch (then run with /usr/bin/python3)")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer  # noqa: E402
+
+if __name__ == "__main__":
+    peer.enter(["torch", "numpy"], ["torch", "numpy"])
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 
 def median_ms(fn, reps):
@@ -101,14 +107,19 @@ def torch_ops(H, B, T, L, reps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
+    ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
     ap.add_argument("--n_hidden", default="512,2048")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--time", type=int, default=150)
     ap.add_argument("--labels", type=int, default=40)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--devices", default=None)
+    ap.add_argument("--torch_threads", type=int, default=None, help="PyTorch's threads (default: every physical core)")
     args = ap.parse_args()
+    _, desc = peer.torch_peer("cpu", args.torch_threads)
+    tag = peer.torch_tag(torch)
+    limits = peer.clspeech_limits(args.build, args.devices)
+    cpu = {k: max((v[k] for v in limits.values()), default=0) for k in ("fma_gflops", "copy_gbs")}
     cmd = [os.path.join(args.build, "bench_ops"), "--json", "--n_hidden", args.n_hidden, "--batch", str(args.batch),
            "--time", str(args.time), "--labels", str(args.labels), "--reps", str(args.reps)]
     if args.devices:
@@ -116,14 +127,30 @@ def main():
     print(f"clspeech: {' '.join(cmd)}", file=sys.stderr)
     ours = [json.loads(line) for line in subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
             if line.startswith("{")]
-    print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads", file=sys.stderr)
     theirs = {int(H): torch_ops(int(H), args.batch, args.time, args.labels, args.reps) for H in args.n_hidden.split(",")}
     print(f"B={args.batch} T={args.time} labels={args.labels}, median of {args.reps}; ratio = PyTorch ms / clspeech ms")
-    print(f"{'op':<14} {'H':>5}  {'device':<40} {'clspeech ms':>12} {'GFLOP/s':>8} {'GB/s':>7} {'PyTorch ms':>11} {'ratio':>6}")
+    print(f"peer: {desc}")
+    for dev, lim in limits.items():
+        print(f"limit: {dev}: FMA peak {lim['fma_gflops']:.1f} GFLOP/s, device copy {lim['copy_gbs']:.1f} GB/s "
+              "(clspeech bench)")
+    print("% limit: GFLOP/s of the FMA peak, or (Adam) GB/s of the copy bandwidth, of clspeech's device; PyTorch's of "
+          "the CPU's largest")
+    print(f"{'op':<14} {'H':>5}  {'device':<36} {'clspeech ms':>12} {'rate':>14} {'% limit':>7} {'PyTorch ms':>11} "
+          f"{'rate':>14} {'% limit':>7} {'ratio':>6}  peer")
     for r in ours:
         pt = theirs[r["n_hidden"]][r["op"]]
-        print(f"{r['op']:<14} {r['n_hidden']:>5}  {r['device'][:40]:<40} {r['ms']:>12.2f} {r['gflops']:>8.1f} "
-              f"{r['gbs']:>7.2f} {pt:>11.2f} {pt / r['ms']:>6.2f}")
+        lim = limits.get(r["device"], {})
+        if r.get("gflops"):
+            unit, ours_rate, key = "GFLOP/s", r["gflops"], "fma_gflops"
+        elif r.get("gbs"):
+            unit, ours_rate, key = "GB/s", r["gbs"], "copy_gbs"
+        else:
+            unit, ours_rate, key = "", 0, None
+        pt_rate = ours_rate * r["ms"] / pt if ours_rate else 0  # the same work in PyTorch's time
+        fmt = (lambda v: f"{v:.1f} {unit}") if unit else (lambda v: "-")
+        print(f"{r['op']:<14} {r['n_hidden']:>5}  {r['device'][:36]:<36} {r['ms']:>12.2f} {fmt(ours_rate):>14} "
+              f"{peer.percent(ours_rate, lim.get(key, 0) if key else 0):>7} {pt:>11.2f} {fmt(pt_rate):>14} "
+              f"{peer.percent(pt_rate, cpu.get(key, 0) if key else 0):>7} {pt / r['ms']:>6.2f}  {tag}")
 
 
 if __name__ == "__main__":

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """One-device training throughput of the DeepSpeech model in clspeech (each OpenCL device) beside
-the same model trained by PyTorch on the CPU, in one run, with the ratio (PyTorch ms/step over
-clspeech's: above 1 means clspeech is faster). Same H, B, T, 29 classes, 40-label transcripts,
-dropout 0.05, CTC loss averaged over the batch, Adam.
+the same model trained by PyTorch from PyPI on the CPU (all physical cores, MKL/oneDNN), in one run,
+with the ratio (clspeech frames/s over PyTorch's: above 1 means clspeech is faster) and each side's
+GEMM GFLOP/s as a fraction of the device's measured FMA peak. Same H, B, T, 29 classes, 40-label
+transcripts, dropout 0.05, CTC loss averaged over the batch, Adam.
 
-    apt-get install -y python3-torch
-    /usr/bin/python3 bench/compare_train.py [--n_hidden 512,2048] [--batch 16] [--time 150] [--steps 5]
-        [--torch_device cpu|cuda]
+    python3 bench/compare_train.py [--n_hidden 512,2048] [--batch 16] [--time 150] [--steps 5]
+        [--torch_device cpu|cuda] [--torch_threads N] [--build DIR] [--devices SEL]
 
-With --torch_device cuda the peer is PyTorch on an NVIDIA GPU (beside clspeech on that GPU's OpenCL
-driver); its steps are timed with torch.cuda.synchronize()."""
+The first run makes the peer's venv (build/bench-venv, or $CLSPEECH_BENCH_VENV; see bench/peer.py)
+and installs torch from PyPI into it. With --torch_device cuda the peer is PyTorch on an NVIDIA GPU
+(beside clspeech on that GPU's OpenCL driver); its steps are timed with torch.cuda.synchronize()."""
 import argparse
 import json
 import os
@@ -18,11 +19,14 @@ import subprocess
 import sys
 import time
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:
-    sys.exit("compare_train.py: PyTorch is missing: apt-get install -y python3-torch (then run with /usr/bin/python3)")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer  # noqa: E402
+
+if __name__ == "__main__":
+    peer.enter(["torch", "numpy"], ["torch", "numpy"])
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 
 class DeepSpeech(torch.nn.Module):
@@ -75,24 +79,43 @@ def main():
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--devices", default=None)
     ap.add_argument("--torch_device", default="cpu", help="cpu, or cuda for PyTorch on an NVIDIA GPU")
+    ap.add_argument("--torch_threads", type=int, default=None, help="PyTorch's threads (default: every physical core)")
     a = ap.parse_args()
+    _, desc = peer.torch_peer(a.torch_device, a.torch_threads)
+    tag = peer.torch_tag(torch, a.torch_device)
+    limits = peer.clspeech_limits(a.build, a.devices)
+    cpu_peak = max((v["fma_gflops"] for v in limits.values()), default=0)
     cmd = [os.path.join(a.build, "bench_train"), "--json", "--n_hidden", a.n_hidden, "--batch", str(a.batch),
            "--time", str(a.time), "--labels", str(a.labels), "--steps", str(a.steps)]
     if a.devices:
         cmd += ["--devices", a.devices]
+    print("clspeech: " + " ".join(cmd), file=sys.stderr)
     ours = [json.loads(l) for l in subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
             if l.startswith("{")]
-    print(f"B={a.batch} T={a.time}, median of {a.steps} steps; PyTorch {torch.__version__} with "
-          f"{torch.get_num_threads()} threads; ratio = PyTorch ms / clspeech ms")
-    print(f"{'H':>5} {'who':<44} {'ms/step':>10} {'frames/s':>10} {'audio-s/s':>10} {'ratio':>6}")
+    print(f"B={a.batch} T={a.time}, median of {a.steps} steps; ratio = clspeech frames/s / PyTorch frames/s")
+    print(f"peer: {desc}")
+    for dev, lim in limits.items():
+        print(f"limit: {dev}: FMA peak {lim['fma_gflops']:.1f} GFLOP/s, device copy {lim['copy_gbs']:.1f} GB/s "
+              "(clspeech bench)")
+    print("GFLOP/s = GEMM flops of a step / step time; % peak = of the FMA peak of the device (PyTorch: the largest, "
+          "the CPU's)")
+    print(f"{'H':>5} {'who':<44} {'ms/step':>10} {'frames/s':>10} {'audio-s/s':>10} {'GFLOP/s':>8} {'% peak':>7} "
+          f"{'ratio':>6}  peer")
     for H in [int(h) for h in a.n_hidden.split(",")]:
         ms, frames = torch_step_ms(H, a.batch, a.time, a.labels, a.steps, a.torch_device)
+        flops = peer.step_gemm_flops(H, a.batch, a.time)
         who = "PyTorch (CPU)" if a.torch_device == "cpu" else f"PyTorch ({torch.cuda.get_device_name()})"
-        print(f"{H:>5} {who[:44]:<44} {ms:>10.1f} {frames / ms * 1e3:>10.1f} {frames * 0.02 / ms * 1e3:>10.2f} {1.0:>6.2f}")
+        g = flops / ms / 1e6
+        print(f"{H:>5} {who[:44]:<44} {ms:>10.1f} {frames / ms * 1e3:>10.1f} {frames * 0.02 / ms * 1e3:>10.2f} "
+              f"{g:>8.1f} {peer.percent(g, cpu_peak if a.torch_device == 'cpu' else 0):>7} {1.0:>6.2f}  {tag}")
         for r in ours:
             if r["n_hidden"] == H:
+                g = flops / r["ms"] / 1e6
+                peak = limits.get(r["device"], {}).get("fma_gflops", 0)
                 print(f"{H:>5} {'clspeech ' + r['device'][:35]:<44} {r['ms']:>10.1f} {r['frames_per_second']:>10.1f} "
-                      f"{r['audio_seconds_per_second']:>10.2f} {ms / r['ms']:>6.2f}")
+                      f"{r['audio_seconds_per_second']:>10.2f} {g:>8.1f} {peer.percent(g, peak):>7} "
+                      f"{ms / r['ms']:>6.2f}  {tag}")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -74,6 +74,42 @@ static void print_model(FILE *out, const bench_run *run, const bench_device_resu
           per_second(m->train.frames * m->train.frame_ms / 1e3, m->train.ms));
 }
 
+/* One training step by op: ms, % of the step's wall time, and GFLOP/s with % of the FMA peak for GEMMs. */
+static void profile_row(FILE *out, const cls_bench_profile_row *r, double wall, double peak, const char *indent) {
+  char name[64], calls[16] = "", rate[32] = "", pct[16] = "";
+  snprintf(name, sizeof name, "%s%s", indent, r->name);
+  if (r->calls) snprintf(calls, sizeof calls, "%d", r->calls);
+  if (r->flops > 0) {
+    double g = bench_gflops(r->flops, r->ms);
+    snprintf(rate, sizeof rate, "%.2f GFLOP/s", g);
+    if (peak > 0) snprintf(pct, sizeof pct, "%.1f", 100 * g / peak);
+  }
+  fprintf(out, "  %-34.34s %6s %11.3f %7.1f %18s %7s\n", name, calls, r->ms, wall > 0 ? 100 * r->ms / wall : 0, rate, pct);
+}
+
+static void print_profile(FILE *out, const bench_device_result *d, const bench_model_result *m) {
+  const cls_bench_profile *p = &m->profile;
+  const double peak = d->have_peak ? d->peak.fma_gflops : 0, wall = p->wall_ms;
+  if (p->n_rows == 0) return;
+  fprintf(out, "\n  one training step by op (the batch's MFCC, forward, CTC, backward, Adam; profiled once): wall %.3f ms, "
+               "device %.3f ms, %d commands recorded\n",
+          wall, p->device_ms, p->commands);
+  fprintf(out, "  %-34s %6s %11s %7s %18s %7s\n", "op", "calls", "ms", "% step", "rate", "% peak");
+  for (int i = 0; i < p->n_rows; i++) profile_row(out, &p->rows[i], wall, peak, "");
+  if (p->n_gemm_estimates) {
+    fprintf(out, "  of which GEMMs, as timed alone above (calls x ms; estimates: the step's GEMMs report no events):\n");
+    for (int i = 0; i < p->n_gemm_estimates; i++) profile_row(out, &p->gemm_estimates[i], wall, peak, "  ~");
+  }
+  double group_ms[CLS_PROFILE_WAIT + 1] = {0};
+  for (int i = 0; i < p->n_rows; i++)
+    if ((unsigned)p->rows[i].group <= CLS_PROFILE_WAIT) group_ms[p->rows[i].group] += p->rows[i].ms;
+  fprintf(out, "  by group, %% of the step:");
+  for (int g = 0; g <= CLS_PROFILE_WAIT; g++)
+    if (group_ms[g] != 0)
+      fprintf(out, " %s %.1f", cls_profile_group_name((cls_profile_group)g), wall > 0 ? 100 * group_ms[g] / wall : 0);
+  fprintf(out, "\n");
+}
+
 static void print_tuning(FILE *out, const bench_device_result *d) {
   const cls_gemm_tune_result *t = &d->tune;
   char text[1024];
@@ -144,7 +180,10 @@ void bench_print_device(FILE *out, const bench_run *run, const bench_device_resu
     fprintf(out, "  MFCC on device  %d x %.2f s of audio: %.3f ms, %.1f audio-s/s\n", run->batch,
             d->mfcc.audio_seconds / run->batch, d->mfcc.ms, per_second(d->mfcc.audio_seconds, d->mfcc.ms));
   for (int h = 0; h < d->n_models; h++)
-    if (d->models[h].done) print_model(out, run, d, &d->models[h]);
+    if (d->models[h].done) {
+      print_model(out, run, d, &d->models[h]);
+      print_profile(out, d, &d->models[h]);
+    }
   if (d->tuned) print_tuning(out, d);
   if (d->error) fprintf(out, "  FAILED: %s\n", d->error);
   fprintf(out, "\n");
@@ -184,6 +223,37 @@ static json_t *json_train(const cls_bench_train *t) {
   o = jo_set(o, "frames_per_second", jo_real(per_second(t->frames, t->ms)));
   o = jo_set(o, "audio_seconds_per_second", jo_real(per_second(t->frames * t->frame_ms / 1e3, t->ms)));
   o = jo_set(o, "parameters", json_integer((json_int_t)t->n_params));
+  return o;
+}
+
+static json_t *json_profile_rows(const bench_device_result *d, const cls_bench_profile *p,
+                                 const cls_bench_profile_row *r, int n) {
+  const double peak = d->have_peak ? d->peak.fma_gflops : 0;
+  json_t *rows = json_array();
+  for (int i = 0; i < n; i++) {
+    const double g = bench_gflops(r[i].flops, r[i].ms);
+    json_t *o = json_object();
+    o = jo_set(o, "name", jo_text(r[i].name));
+    o = jo_set(o, "group", jo_text(cls_profile_group_name(r[i].group)));
+    o = jo_set(o, "calls", json_integer(r[i].calls));
+    o = jo_set(o, "ms", jo_real(r[i].ms));
+    o = jo_set(o, "percent_of_step", jo_real(p->wall_ms > 0 ? 100 * r[i].ms / p->wall_ms : NAN));
+    o = jo_set(o, "gflops", r[i].flops > 0 ? jo_real(g) : json_null());
+    o = jo_set(o, "percent_of_peak", r[i].flops > 0 && peak > 0 ? jo_real(100 * g / peak) : json_null());
+    o = jo_set(o, "estimated", json_boolean(r[i].estimated));
+    rows = jo_push(rows, o);
+  }
+  return rows;
+}
+
+static json_t *json_profile(const bench_device_result *d, const cls_bench_profile *p) {
+  json_t *o = json_object();
+  o = jo_set(o, "wall_ms", jo_real(p->wall_ms));
+  o = jo_set(o, "device_ms", jo_real(p->device_ms));
+  o = jo_set(o, "commands", json_integer(p->commands));
+  o = jo_set(o, "gemm_events", json_boolean(p->gemm_events));
+  o = jo_set(o, "rows", json_profile_rows(d, p, p->rows, p->n_rows));
+  o = jo_set(o, "gemm_estimates", json_profile_rows(d, p, p->gemm_estimates, p->n_gemm_estimates));
   return o;
 }
 
@@ -233,6 +303,7 @@ static json_t *json_model(const bench_run *run, const bench_device_result *d, co
   o = jo_set(o, "ctc", ctc);
   o = jo_set(o, "adam", adam);
   o = jo_set(o, "train_step", json_train(&m->train));
+  o = jo_set(o, "step_profile", m->profile.n_rows ? json_profile(d, &m->profile) : json_null());
   o = jo_set(o, "train_step_after_tuning", m->have_train_after ? json_train(&m->train_after) : json_null());
   return o;
 }

@@ -19,6 +19,7 @@ typedef struct bench_model_result {
   double gemm_ms[CLS_BENCH_MAX_SHAPES];
   cls_bench_ops ops;
   cls_bench_train train;
+  cls_bench_profile profile;    /* one step by op (measured with train) */
   bool have_train_after;        /* the training step again, after --tune */
   cls_bench_train train_after;
 } bench_model_result;

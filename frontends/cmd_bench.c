@@ -1,6 +1,7 @@
 /* `clspeech bench [--devices SEL] [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5]
  * [--json FILE] [--plot FILE.svg] [--tune [--tune_candidates 6]]`: per selected device, the measured
- * peak, SGEMM at the model's shapes, the ops, MFCC and the whole training step (engine/bench.h); with
+ * peak, SGEMM at the model's shapes, the ops, MFCC, the whole training step and one step profiled by op
+ * (clspeech/bench.h); with
  * --tune, the CLBlast GEMM search whose winners training then loads (engine/gemm_tuning.h), reported
  * before and after. Progress goes to stderr, the table to stdout, JSON and SVG to files
  * (bench_report.c). */
@@ -79,7 +80,8 @@ static cls_status bench_model(cls_engine *engine, bench_run *run, bench_device_r
   cls_gemm_cases_destroy(cases);
   if (q) clReleaseCommandQueue(q);
   if (st == CLS_OK) st = cls_bench_ops_run(engine, d->index, cfg, &m->ops);
-  if (st == CLS_OK) st = cls_bench_train_run(engine, d->index, cfg, &m->train);
+  if (st == CLS_OK)
+    st = cls_bench_train_profile_run(engine, d->index, cfg, m->shapes, m->gemm_ms, m->n_shapes, &m->train, &m->profile);
   m->done = st == CLS_OK;
   return st;
 }
@@ -166,8 +168,8 @@ int cmd_bench(int argc, char **argv) {
        false},
   };
   int rc = cli_parse_flags(argc, argv, 2, flags, (int)(sizeof flags / sizeof flags[0]), "bench",
-                           "Benchmarks each device: measured peak, SGEMM at the model's shapes, LSTM, CTC, Adam, MFCC and "
-                           "the whole training step;\nwith --tune, searches and stores CLBlast GEMM parameters per device.",
+                           "Benchmarks each device: measured peak, SGEMM at the model's shapes, LSTM, CTC, Adam, MFCC, "
+                           "the whole training step and one step by op;\nwith --tune, searches and stores CLBlast GEMM parameters per device.",
                            NULL, 0, NULL);
   if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
   bench_run run;

@@ -25,7 +25,7 @@ nvidia-smi -L
 run devices "$g/bin/clspeech" devices
 for t in test_dense test_lstm test_ctc test_adam test_model test_trainer; do run "$t" "$g/bin/$t"; done
 run bench_ops "$g/bin/bench_ops" --n_hidden 512,2048 --reps 5
-run compare_train python3 bench/compare_train.py --build "$g/bin" --n_hidden 512,2048 --steps 5 --torch_device cuda
+run compare_train env CLSPEECH_BENCH_VENV=none python3 bench/compare_train.py --build "$g/bin" --n_hidden 512,2048 --steps 5 --torch_device cuda
 smoke=$g/shared/data/deepspeech-smoke
 run ldc93s1 "$g/bin/clspeech" train --train_files "$smoke/ldc93s1.csv" --test_files "$smoke/ldc93s1.csv" \
   --alphabet_config_path "$smoke/alphabet.txt" --n_hidden 100 --epochs 250 --train_batch_size 1 \

@@ -1,13 +1,15 @@
 /* Benchmarks of the model's ops and of the whole training step (see bench.h), built from the
  * engine's own plans (lstm.h, ctc.h, adam.h, mfcc_device.h, model.h) on synthetic data, timed with
- * cls_bench_time on the bench's profiling queue (all devices as towers: bench_towers.c). Prints
- * nothing. */
+ * cls_bench_time on the bench's profiling queue, and one step profiled by op (the recorder and the
+ * sums: bench_profile.c; all devices as towers: bench_towers.c). Prints nothing. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "bench/bench_profile.h"
 #include "clspeech/bench.h"
 #include "clspeech/model.h"
 #include "clspeech/ops.h"
@@ -211,7 +213,47 @@ typedef struct mfcc_ctx {
   const float *const *samples;
   const size_t *n_samples;
   cl_mem windows;
+  float *audio;          /* one synthetic utterance of n samples, which every utterance of the batch reads */
+  size_t n;
 } mfcc_ctx;
+
+static void mfcc_teardown(mfcc_ctx *c) {
+  cls_mfcc_destroy(c->plan);
+  free(c->audio);
+  free((void *)c->samples);
+  free((void *)c->n_samples);
+  memset(c, 0, sizeof *c);
+}
+
+/* The plan and B utterances of exactly T frames of synthetic audio (two tones and noise at 16 kHz). */
+static cls_status mfcc_setup(cls_engine *e, int device, const cls_mfcc_tables *t, int B, int T, mfcc_ctx *c) {
+  memset(c, 0, sizeof *c);
+  c->batch = B;
+  c->n = (size_t)(T - 1) * (size_t)t->step + (size_t)t->window; /* exactly T frames */
+  c->audio = malloc(c->n * sizeof *c->audio);
+  const float **samples = malloc((size_t)B * sizeof *samples);
+  size_t *lengths = malloc((size_t)B * sizeof *lengths);
+  c->samples = samples;
+  c->n_samples = lengths;
+  if (!c->audio || !samples || !lengths) {
+    mfcc_teardown(c);
+    return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  unsigned seed = 7;
+  for (size_t i = 0; i < c->n; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    double x = (double)i / 16000.0;
+    c->audio[i] = (float)(0.3 * sin(2 * PI * 220.0 * x) + 0.2 * sin(2 * PI * 1375.0 * x) +
+                          0.05 * ((double)(seed >> 8) / 8388608.0 - 1.0));
+  }
+  for (int u = 0; u < B; u++) {
+    samples[u] = c->audio;
+    lengths[u] = c->n;
+  }
+  cls_status st = cls_mfcc_create(e, device, t, &c->plan);
+  if (st != CLS_OK) mfcc_teardown(c);
+  return st;
+}
 
 static cls_status mfcc_op(void *c_, cl_command_queue q) {
   mfcc_ctx *c = c_;
@@ -229,34 +271,15 @@ cls_status cls_bench_mfcc_run(cls_engine *e, int device, const cls_bench_config 
   buffers b;
   cls_status st = open_buffers(e, device, &b);
   const int B = cfg->batch, T = cfg->time;
-  const size_t n = (size_t)(T - 1) * (size_t)t->step + (size_t)t->window; /* exactly T frames */
-  float *audio = malloc(n * sizeof *audio);
-  const float **samples = malloc((size_t)B * sizeof *samples);
-  size_t *lengths = malloc((size_t)B * sizeof *lengths);
-  if (st == CLS_OK && (!audio || !samples || !lengths)) st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  unsigned seed = 7;
-  for (size_t i = 0; st == CLS_OK && i < n; i++) {
-    seed = seed * 1664525u + 1013904223u;
-    double x = (double)i / 16000.0;
-    audio[i] = (float)(0.3 * sin(2 * PI * 220.0 * x) + 0.2 * sin(2 * PI * 1375.0 * x) +
-                       0.05 * ((double)(seed >> 8) / 8388608.0 - 1.0));
-  }
-  for (int u = 0; st == CLS_OK && u < B; u++) {
-    samples[u] = audio;
-    lengths[u] = n;
-  }
-  mfcc_ctx c = {NULL, B, samples, lengths, NULL};
-  if (st == CLS_OK) st = cls_mfcc_create(e, device, t, &c.plan);
+  mfcc_ctx c;
+  if (st == CLS_OK) st = mfcc_setup(e, device, t, B, T, &c);
   if (st == CLS_OK) st = floats(&b, (size_t)T * B * CLS_BENCH_INPUT_WIDTH, 0, 0, 0, &c.windows);
   if (st == CLS_OK) cls_bench_progress(cfg, "mfcc on the device (B=%d, T=%d)", B, T);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, mfcc_op, &c, cfg->runs, &out->ms);
-  out->audio_seconds = (double)n * B / 16000.0;
+  out->audio_seconds = (double)c.n * B / 16000.0;
   close_buffers(&b);
-  cls_mfcc_destroy(c.plan);
+  mfcc_teardown(&c);
   cls_mfcc_tables_destroy(t);
-  free(audio);
-  free(samples);
-  free(lengths);
   return st;
 }
 
@@ -285,7 +308,67 @@ static cls_status train_op(void *c_, cl_command_queue q) {
 }
 
 cls_status cls_bench_train_run(cls_engine *e, int device, const cls_bench_config *cfg, cls_bench_train *out) {
+  return cls_bench_train_profile_run(e, device, cfg, NULL, NULL, 0, out, NULL);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static cls_status marker_end(cls_engine *e, cl_event ev, cl_ulong *end) {
+  cl_int err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *end, end, NULL);
+  if (err != CL_SUCCESS)
+    return cls_fail(e, CLS_ERR_OPENCL, "bench: reading a marker's profiling event failed: %s", cls_cl_error_name(err));
+  return CLS_OK;
+}
+
+/* One step of c on q, the batch's MFCC into its input first, every command recorded (bench_profile.h). */
+static cls_status profile_step(cls_engine *e, int device, cl_command_queue q, train_ctx *c, const cls_gemm_shape *shapes,
+                               const double *gemm_ms, int n_shapes, cls_bench_profile *out) {
+  char err_text[512];
+  cls_mfcc_config fc = cls_mfcc_default(16000);
+  cls_mfcc_tables *t = NULL;
+  if (cls_mfcc_tables_create(&fc, &t, err_text, sizeof err_text) != CLS_OK)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "bench: %s", err_text);
+  mfcc_ctx mc;
+  cls_status st = mfcc_setup(e, device, t, c->batch.batch, c->batch.time, &mc);
+  mc.windows = c->batch.features.mem;
+  if (st == CLS_OK) st = mfcc_op(&mc, q); /* its first run builds clFFT's plan */
+  if (st == CLS_OK && clFinish(q) != CL_SUCCESS) st = cls_fail(e, CLS_ERR_OPENCL, "bench: clFinish failed");
+  cls_bench_recorder *r = NULL;
+  if (st == CLS_OK) st = cls_bench_recorder_open(e, q, &r);
+  cl_event marks[3] = {NULL, NULL, NULL};
+  double t0 = now_ms();
+  cl_int err = st == CLS_OK ? clEnqueueMarkerWithWaitList(q, 0, NULL, &marks[0]) : CL_SUCCESS;
+  if (st == CLS_OK && err == CL_SUCCESS) st = mfcc_op(&mc, q);
+  if (st == CLS_OK && err == CL_SUCCESS) err = clEnqueueMarkerWithWaitList(q, 0, NULL, &marks[1]);
+  if (st == CLS_OK && err == CL_SUCCESS) st = train_op(c, q);
+  if (st == CLS_OK && err == CL_SUCCESS) err = clEnqueueMarkerWithWaitList(q, 0, NULL, &marks[2]);
+  if (st == CLS_OK && err == CL_SUCCESS) err = clFinish(q);
+  out->wall_ms = now_ms() - t0;
+  if (st == CLS_OK && err != CL_SUCCESS)
+    st = cls_fail(e, CLS_ERR_OPENCL, "bench: profiling the training step failed: %s", cls_cl_error_name(err));
+  cl_ulong end[3] = {0, 0, 0};
+  for (int i = 0; i < 3 && st == CLS_OK; i++) st = marker_end(e, marks[i], &end[i]);
+  out->device_ms = end[2] > end[0] ? (double)(end[2] - end[0]) * 1e-6 : 0;
+  double mfcc_ms = end[1] > end[0] ? (double)(end[1] - end[0]) * 1e-6 : 0;
+  if (st == CLS_OK) st = cls_bench_recorder_rows(r, mfcc_ms, shapes, gemm_ms, n_shapes, out);
+  if (st != CLS_OK) clFinish(q);
+  cls_bench_recorder_close(r);
+  for (int i = 0; i < 3; i++)
+    if (marks[i]) clReleaseEvent(marks[i]);
+  mfcc_teardown(&mc);
+  cls_mfcc_tables_destroy(t);
+  return st;
+}
+
+cls_status cls_bench_train_profile_run(cls_engine *e, int device, const cls_bench_config *cfg,
+                                       const cls_gemm_shape *shapes, const double *gemm_ms, int n_shapes,
+                                       cls_bench_train *out, cls_bench_profile *profile) {
   memset(out, 0, sizeof *out);
+  if (profile) memset(profile, 0, sizeof *profile);
   buffers b;
   cls_status st = open_buffers(e, device, &b);
   const int B = cfg->batch, T = cfg->time, L = cls_bench_label_length(T);
@@ -314,6 +397,10 @@ cls_status cls_bench_train_run(cls_engine *e, int device, const cls_bench_config
   c.dropout = dropout;
   if (st == CLS_OK) cls_bench_progress(cfg, "training step H=%d (forward, CTC, backward, Adam)", cfg->n_hidden);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, train_op, &c, cfg->runs, &out->ms);
+  if (st == CLS_OK && profile) {
+    cls_bench_progress(cfg, "training step H=%d once more, profiled by op (with the batch's MFCC)", cfg->n_hidden);
+    st = profile_step(e, device, b.q, &c, shapes, gemm_ms, n_shapes, profile);
+  }
   close_buffers(&b);
   cls_adam_destroy(c.adam);
   cls_model_destroy(c.model);

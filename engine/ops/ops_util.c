@@ -1,7 +1,10 @@
-/* Shared plumbing of the op plans (see ops_util.h). */
+/* Shared plumbing of the op plans (see ops_util.h), and the per-queue profiling hook. */
 #include "ops/ops_util.h"
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <string.h>
 
 #include "device/log.h"
 
@@ -42,6 +45,104 @@ cls_status cls_ops_args(cls_engine *e, cl_kernel kernel, const char *name, int n
   return st;
 }
 
+/* ---- profiling hook ---- */
+
+typedef struct profile_slot {
+  cl_command_queue q;
+  cls_ops_profile_fn fn;
+  void *user;
+  cls_ops_profile_cmd gemm; /* the GEMM being enqueued (gemm.gemm_call 0: none) */
+  int gemm_calls;
+} profile_slot;
+
+static profile_slot profile_slots[CLS_OPS_PROFILE_QUEUES];
+static atomic_int profile_attached; /* slots in use: 0 keeps every launch off the lock */
+static pthread_mutex_t profile_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static profile_slot *profile_find(cl_command_queue q) {
+  for (int i = 0; i < CLS_OPS_PROFILE_QUEUES; i++)
+    if (profile_slots[i].q == q) return &profile_slots[i];
+  return NULL;
+}
+
+static bool profile_off(cl_command_queue q) {
+  return atomic_load_explicit(&profile_attached, memory_order_acquire) == 0 || !q;
+}
+
+cls_status cls_ops_profile_attach(cl_command_queue q, cls_ops_profile_fn fn, void *user) {
+  if (!q || !fn) return CLS_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&profile_lock);
+  profile_slot *s = profile_find(q);
+  if (!s && (s = profile_find(NULL))) atomic_fetch_add(&profile_attached, 1);
+  if (s) {
+    memset(s, 0, sizeof *s);
+    s->q = q;
+    s->fn = fn;
+    s->user = user;
+  }
+  pthread_mutex_unlock(&profile_lock);
+  return s ? CLS_OK : CLS_ERR_INVALID_ARGUMENT;
+}
+
+void cls_ops_profile_detach(cl_command_queue q) {
+  if (!q) return;
+  pthread_mutex_lock(&profile_lock);
+  profile_slot *s = profile_find(q);
+  if (s) {
+    memset(s, 0, sizeof *s);
+    atomic_fetch_sub(&profile_attached, 1);
+  }
+  pthread_mutex_unlock(&profile_lock);
+}
+
+bool cls_ops_profiling(cl_command_queue q) {
+  if (profile_off(q)) return false;
+  pthread_mutex_lock(&profile_lock);
+  bool on = profile_find(q) != NULL;
+  pthread_mutex_unlock(&profile_lock);
+  return on;
+}
+
+void cls_ops_profile_note(cl_command_queue q, const cls_ops_profile_cmd *cmd, cl_event event) {
+  if (profile_off(q) || !event) return;
+  pthread_mutex_lock(&profile_lock);
+  profile_slot *s = profile_find(q);
+  if (s) {
+    cls_ops_profile_cmd c = *cmd;
+    if (s->gemm.gemm_call) {
+      c.m = s->gemm.m;
+      c.n = s->gemm.n;
+      c.k = s->gemm.k;
+      c.trans_a = s->gemm.trans_a;
+      c.trans_b = s->gemm.trans_b;
+      c.gemm_call = s->gemm.gemm_call;
+    }
+    s->fn(s->user, &c, event);
+  }
+  pthread_mutex_unlock(&profile_lock);
+}
+
+void cls_ops_profile_gemm_begin(cl_command_queue q, size_t m, size_t n, size_t k, bool trans_a, bool trans_b) {
+  if (profile_off(q)) return;
+  pthread_mutex_lock(&profile_lock);
+  profile_slot *s = profile_find(q);
+  if (s) {
+    cls_ops_profile_cmd g = {"gemm", (int)m, (int)n, (int)k, trans_a, trans_b, ++s->gemm_calls};
+    s->gemm = g;
+  }
+  pthread_mutex_unlock(&profile_lock);
+}
+
+void cls_ops_profile_gemm_end(cl_command_queue q) {
+  if (profile_off(q)) return;
+  pthread_mutex_lock(&profile_lock);
+  profile_slot *s = profile_find(q);
+  if (s) memset(&s->gemm, 0, sizeof s->gemm);
+  pthread_mutex_unlock(&profile_lock);
+}
+
+/* ---- launches ---- */
+
 cls_status cls_ops_launch(cls_engine *e, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
                           const size_t *global, const size_t *local, cl_event *event) {
   size_t rounded[3];
@@ -50,7 +151,15 @@ cls_status cls_ops_launch(cls_engine *e, cl_command_queue queue, cl_kernel kerne
     rounded[i] = (global[i] + l - 1) / l * l;
     if (rounded[i] == 0) return CLS_OK; /* nothing to do */
   }
-  cl_int err = clEnqueueNDRangeKernel(queue, kernel, (cl_uint)dims, NULL, rounded, local, 0, NULL, event);
+  cl_event own = NULL;
+  const bool prof = cls_ops_profiling(queue);
+  cl_int err = clEnqueueNDRangeKernel(queue, kernel, (cl_uint)dims, NULL, rounded, local, 0, NULL,
+                                      event ? event : prof ? &own : NULL);
+  if (err == CL_SUCCESS && prof) {
+    cls_ops_profile_cmd c = {name, 0, 0, 0, 0, 0, 0};
+    cls_ops_profile_note(queue, &c, event ? *event : own);
+  }
+  if (own) clReleaseEvent(own);
   if (err != CL_SUCCESS)
     return cls_fail(e, CLS_ERR_OPENCL, "%s: clEnqueueNDRangeKernel failed: %s", name, cls_cl_error_name(err));
   return CLS_OK;
@@ -58,8 +167,15 @@ cls_status cls_ops_launch(cls_engine *e, cl_command_queue queue, cl_kernel kerne
 
 cls_status cls_ops_fill(cls_engine *e, cl_command_queue queue, cls_buf buf, size_t n, float value) {
   if (n == 0) return CLS_OK;
+  cl_event own = NULL;
+  const bool prof = cls_ops_profiling(queue);
   cl_int err = clEnqueueFillBuffer(queue, buf.mem, &value, sizeof value, buf.offset * sizeof(float), n * sizeof(float), 0,
-                                   NULL, NULL);
+                                   NULL, prof ? &own : NULL);
+  if (err == CL_SUCCESS && prof) {
+    cls_ops_profile_cmd c = {"fill", 0, 0, 0, 0, 0, 0};
+    cls_ops_profile_note(queue, &c, own);
+  }
+  if (own) clReleaseEvent(own);
   if (err != CL_SUCCESS) return cls_fail(e, CLS_ERR_OPENCL, "clEnqueueFillBuffer failed: %s", cls_cl_error_name(err));
   return CLS_OK;
 }

@@ -1,7 +1,10 @@
 /* Helpers the op plans share: the device record behind an engine index, kernel argument setting with
- * error reporting, and 1-D/2-D launches rounded up to the work-group size. Internal to the engine. */
+ * error reporting, 1-D/2-D launches rounded up to the work-group size, and the profiling hook through
+ * which `clspeech bench` sees every command of a training step. Internal to the engine. */
 #ifndef CLS_OPS_UTIL_H
 #define CLS_OPS_UTIL_H
+
+#include <stdbool.h>
 
 #include "clspeech/ops.h"
 #include "device/engine.h"
@@ -29,5 +32,50 @@ cl_mem cls_ops_buffer(cls_engine *engine, int index, cl_context context, size_t 
 
 /* Fills n floats of a buffer view with a value. */
 cls_status cls_ops_fill(cls_engine *engine, cl_command_queue queue, cls_buf buf, size_t n, float value);
+
+/* ---- profiling hook ----
+ * A recorder attached to a queue is told of every command the ops enqueue on that queue, with its event
+ * (which it retains if it keeps it): cls_ops_launch and cls_ops_fill report themselves; any other
+ * enqueue (a CLBlast call, a copy) reports itself with cls_ops_profile_note. Commands reported between
+ * cls_ops_profile_gemm_begin and _end belong to that GEMM (its packing and inner kernels alike), so the
+ * bench sums them by GEMM shape. With no recorder attached anywhere, the cost is one atomic load per
+ * command. Thread-safe: recorders are kept per queue, at most CLS_OPS_PROFILE_QUEUES at once; a
+ * recorder is called from the thread that enqueues, under a lock. */
+
+#define CLS_OPS_PROFILE_QUEUES 8
+
+typedef struct cls_ops_profile_cmd {
+  const char *name;              /* kernel name ("lstm_gates_fwd", "gemm_pack_b"), "fill", "copy", "gemm" */
+  int m, n, k, trans_a, trans_b; /* inside a GEMM: its row-major C[m,n] = op(A)[m,k] op(B)[k,n]; else 0 */
+  int gemm_call;                 /* inside a GEMM: its number on this queue (1, 2, ...); else 0 */
+} cls_ops_profile_cmd;
+
+/* Called for each command on the queue it was attached to; `event` is valid for the call only (retain it
+ * to keep it). */
+typedef void (*cls_ops_profile_fn)(void *user, const cls_ops_profile_cmd *cmd, cl_event event);
+
+/* Attaches fn to queue q (replacing a recorder it had); CLS_ERR_INVALID_ARGUMENT when
+ * CLS_OPS_PROFILE_QUEUES queues already have one. Detach before releasing the queue. */
+cls_status cls_ops_profile_attach(cl_command_queue q, cls_ops_profile_fn fn, void *user);
+void cls_ops_profile_detach(cl_command_queue q);
+
+/* True when a recorder is attached to q: then the caller enqueues with an event and reports it. */
+bool cls_ops_profiling(cl_command_queue q);
+
+/* Reports one enqueued command (no-op when q has no recorder or event is NULL). */
+void cls_ops_profile_note(cl_command_queue q, const cls_ops_profile_cmd *cmd, cl_event event);
+
+/* The GEMM entry point's brackets (no-ops when q has no recorder). Wiring, in the one function every
+ * GEMM goes through:
+ *     cls_ops_profile_gemm_begin(q, m, n, k, trans_a, trans_b);
+ *     ... kernels through cls_ops_launch (they report themselves), or for a library call:
+ *         cl_event own = NULL;
+ *         bool prof = cls_ops_profiling(q);
+ *         CLBlastSgemm(..., &q, event ? event : prof ? &own : NULL);
+ *         if (prof) cls_ops_profile_note(q, &(cls_ops_profile_cmd){.name = "gemm"}, event ? *event : own);
+ *         if (own) clReleaseEvent(own);
+ *     cls_ops_profile_gemm_end(q); */
+void cls_ops_profile_gemm_begin(cl_command_queue q, size_t m, size_t n, size_t k, bool trans_a, bool trans_b);
+void cls_ops_profile_gemm_end(cl_command_queue q);
 
 #endif

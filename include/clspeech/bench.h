@@ -138,6 +138,58 @@ typedef struct cls_bench_train {
 
 cls_status cls_bench_train_run(cls_engine *engine, int device, const cls_bench_config *cfg, cls_bench_train *out);
 
+/* ---- one training step by op (bench_profile.c, bench_model.c) ----
+ * One more step after the timed ones, with the batch's MFCC on the device first (as training with device
+ * features does), every command's OpenCL profiling event recorded through the ops' profiling hook
+ * (ops_util.h), summed by op. */
+
+#define CLS_BENCH_MAX_PROFILE_ROWS 64
+
+typedef enum cls_profile_group {
+  CLS_PROFILE_GEMM = 0,  /* one row per GEMM shape of the step */
+  CLS_PROFILE_LSTM = 1,  /* LSTM kernels: gates forward and backward, bias gradient */
+  CLS_PROFILE_DENSE = 2, /* dense layers' bias + activation (+ dropout) kernels, forward and backward */
+  CLS_PROFILE_CTC = 3,
+  CLS_PROFILE_ADAM = 4,
+  CLS_PROFILE_MFCC = 5,  /* the batch's features: upload, framing, FFT, filterbank, context windows (marker span) */
+  CLS_PROFILE_COPY = 6,  /* fills, copies, transfers that report themselves */
+  CLS_PROFILE_OTHER = 7, /* a kernel of no group above */
+  CLS_PROFILE_WAIT = 8   /* the rest: wall time - every row above (with the GEMMs when they report no events) */
+} cls_profile_group;
+/* "gemm", "lstm", "dense", "ctc", "adam", "mfcc", "copy", "other", "wait" */
+const char *cls_profile_group_name(cls_profile_group group);
+
+typedef struct cls_bench_profile_row {
+  char name[48];          /* kernel name ("lstm_gates_fwd"), "gemm lstm_rec_fwd" (the shape's name), ... */
+  cls_profile_group group;
+  int calls;              /* commands in the step */
+  double ms;              /* sum of their device times (CL_PROFILING_COMMAND_END - START) */
+  double flops;           /* GEMM rows: calls x 2mnk; else 0 */
+  bool estimated;         /* an estimate: calls x the shape's ms timed alone in the SGEMM section */
+} cls_bench_profile_row;
+
+typedef struct cls_bench_profile {
+  double wall_ms;         /* host clock: before the first enqueue to the return of clFinish */
+  double device_ms;       /* device span: end of a marker before the step to the end of one after it */
+  int commands;           /* commands recorded by the hook (MFCC's included) */
+  bool gemm_events;       /* the GEMMs reported events: their rows are among rows[] */
+  int n_rows;
+  cls_bench_profile_row rows[CLS_BENCH_MAX_PROFILE_ROWS]; /* by group, then by ms; the last row is the wait row;
+                                                             they sum to wall_ms */
+  /* When the GEMMs reported no events their time is inside the wait row; these say how much of it they
+   * would take as timed alone (estimated rows, heaviest first; 0 when gemm_events or no shapes given). */
+  int n_gemm_estimates;
+  cls_bench_profile_row gemm_estimates[CLS_BENCH_MAX_SHAPES];
+} cls_bench_profile;
+
+/* cls_bench_train_run, then (profile not NULL) one profiled step: the MFCC of the batch (B utterances of T
+ * frames) into the step's input, then the training step and Adam. shapes/gemm_ms: the SGEMM section's
+ * shapes at this H, B, T (cls_bench_gemm_shapes), which name the GEMM rows, and ms per call, for the
+ * estimates when the GEMMs report no events (NULL: none). */
+cls_status cls_bench_train_profile_run(cls_engine *engine, int device, const cls_bench_config *cfg,
+                                       const cls_gemm_shape *shapes, const double *gemm_ms, int n_shapes,
+                                       cls_bench_train *train, cls_bench_profile *profile);
+
 /* ---- all devices together as towers (bench_towers.c) ----
  * The hybrid training step of the multi-tower trainer on `n` devices: a global batch of
  * cfg->batch utterances per tower (as DeepSpeech), split by measured speed (--balance auto), every

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks and edits for the `clspeech bench` CLI tests (tests/CMakeLists.txt, label bench).
 
-  bench_check.py json FILE [--tuned]   the JSON parses and has docs/bench.md's fields, positive figures
+  bench_check.py json FILE [--tuned]   the JSON parses and has docs/bench.md's fields, positive figures, and
+                                       a step profile whose rows sum to its wall time
   bench_check.py svg FILE              the SVG is well-formed XML with a bar per device and figure
   bench_check.py tuning DIR MODE       rewrites the one GEMM tuning file under DIR/gemm-tuning/:
       params    valid, with known Xgemm and XgemmDirect parameters and a correct checksum
@@ -26,6 +27,57 @@ def need(cond, what):
 def positive(obj, key, where):
     v = obj.get(key) if isinstance(obj, dict) else None
     need(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, f"{where}.{key} = {v!r}, expected a positive number")
+
+
+GROUPS = ("gemm", "lstm", "dense", "ctc", "adam", "mfcc", "copy", "other", "wait")
+
+
+def check_profile_row(p, r, rw):
+    need(isinstance(r.get("name"), str) and r["name"], f"{rw}.name")
+    need(r.get("group") in GROUPS, f"{rw}.group = {r.get('group')!r}")
+    need(isinstance(r.get("calls"), int) and r["calls"] >= 0, f"{rw}.calls = {r.get('calls')!r}")
+    need(isinstance(r.get("ms"), (int, float)) and (r["ms"] >= 0 or r.get("group") == "wait"), f"{rw}.ms = {r.get('ms')!r}")
+    need(isinstance(r.get("percent_of_step"), (int, float)), f"{rw}.percent_of_step")
+    need(isinstance(r.get("estimated"), bool), f"{rw}.estimated")
+    if r.get("group") == "gemm":
+        positive(r, "calls", rw)
+        positive(r, "gflops", rw)
+        positive(r, "percent_of_peak", rw)
+    else:
+        need(r.get("gflops") is None and r.get("percent_of_peak") is None, f"{rw}: GFLOP/s on a row that is no GEMM")
+
+
+def check_profile(p, where):
+    """One training step by op: rows in docs/bench.md's groups, the wait row last, the rows summing to wall_ms;
+    GEMM rows from events, or GEMM estimates beside the rows."""
+    if not need(isinstance(p, dict), f"{where} is not an object"):
+        return
+    for k in ("wall_ms", "device_ms", "commands"):
+        positive(p, k, where)
+    events = p.get("gemm_events")
+    need(isinstance(events, bool), f"{where}.gemm_events is not a bool")
+    rows, estimates = p.get("rows"), p.get("gemm_estimates")
+    if not need(isinstance(rows, list) and len(rows) >= 2 and isinstance(estimates, list),
+                f"{where}.rows or .gemm_estimates is not a list"):
+        return
+    for r in rows:
+        check_profile_row(p, r, f"{where}.rows[{r.get('name')}]")
+        need(r.get("estimated") is False, f"{where}.rows[{r.get('name')}]: estimated")
+    for r in estimates:
+        check_profile_row(p, r, f"{where}.gemm_estimates[{r.get('name')}]")
+        need(r.get("group") == "gemm" and r.get("estimated") is True, f"{where}.gemm_estimates[{r.get('name')}]")
+    groups = [r.get("group") for r in rows]
+    for g in ("lstm", "dense", "ctc", "adam", "mfcc"):
+        need(g in groups, f"{where}: no {g} row")
+    need(("gemm" in groups) == events, f"{where}: GEMM rows {'missing' if events else 'present'} with gemm_events {events}")
+    need(len(estimates) == (0 if events else 14), f"{where}: {len(estimates)} GEMM estimates with gemm_events {events}")
+    need(groups[-1] == "wait" and groups.count("wait") == 1, f"{where}: the wait row is not the one last row")
+    order = [GROUPS.index(g) for g in groups if g in GROUPS]
+    need(order == sorted(order), f"{where}: rows not in group order")
+    total = sum(r.get("ms", 0) for r in rows if isinstance(r.get("ms"), (int, float)))
+    wall = p.get("wall_ms", 0)
+    need(isinstance(wall, (int, float)) and abs(total - wall) <= 1e-3 * max(wall, 1e-3),
+         f"{where}: rows sum to {total} ms, wall_ms {wall}")
 
 
 def check_json(path, tuned):
@@ -73,6 +125,7 @@ def check_json(path, tuned):
             for k in ("ms", "frames", "frames_per_second", "audio_seconds_per_second", "parameters"):
                 positive(m.get("train_step"), k, f"{mw}.train_step")
             need("train_step_after_tuning" in m, f"{mw} lacks train_step_after_tuning")
+            check_profile(m.get("step_profile"), f"{mw}.step_profile")
         t = dev.get("tuning")
         if not tuned:
             need(t is None, f"{w}.tuning is {t!r} without --tune")

@@ -1,0 +1,144 @@
+"""The peer of the comparison scripts (compare-pytorch, compare_train.py, compare_ops.py,
+compare_features.py): what a user would install, PyTorch (or TensorFlow) from PyPI, in a virtual
+environment the scripts make once and reuse, never Debian's python3-torch (1.13, single-threaded).
+
+    venv: $CLSPEECH_BENCH_VENV, else build/bench-venv in this checkout
+    CLSPEECH_BENCH_VENV=none   use the interpreter that runs the script as it is (a machine without
+                               network whose Python already has the peer, e.g. scripts/gpu_check.sh)
+
+enter() makes the venv when it is missing (python3 -m venv; Debian: apt-get install -y python3-venv),
+pip-installs the packages it lacks (PyTorch's wheel pulls several GB of CUDA libraries: minutes, once),
+then runs the script again with the venv's Python. CI never runs the comparisons and never needs it.
+
+Also here: the peer's description printed beside every ratio (version, threads, MKL/oneDNN), the
+physical core count the peer is pinned to, clspeech's measured limits (FMA peak, copy bandwidth) from
+`clspeech bench`, and the GEMM flops of one training step, for GFLOP/s and the fraction of the peak."""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+_REEXEC = "CLSPEECH_BENCH_IN_VENV"
+
+
+def venv_path():
+    v = os.environ.get("CLSPEECH_BENCH_VENV", "")
+    return v if v else os.path.join(ROOT, "build", "bench-venv")
+
+
+def _say(msg):
+    print(f"peer: {msg}", file=sys.stderr, flush=True)
+
+
+def _has_modules(python, modules):
+    code = "import importlib.util, sys; sys.exit(0 if all(importlib.util.find_spec(m) for m in sys.argv[1:]) else 1)"
+    return subprocess.run([python, "-c", code] + list(modules)).returncode == 0
+
+
+def enter(packages, modules):
+    """Runs the calling script inside the peer's venv (made and filled on first use): returns when this
+    interpreter already is the venv's (or CLSPEECH_BENCH_VENV=none), else replaces the process."""
+    venv = venv_path()
+    if venv == "none":
+        return
+    venv = os.path.abspath(venv)
+    if os.path.realpath(sys.prefix) == os.path.realpath(venv):
+        return
+    if os.environ.get(_REEXEC):
+        sys.exit(f"peer: {sys.executable} is not the venv's Python ({venv}); giving up")
+    python = os.path.join(venv, "bin", "python")
+    if not os.path.exists(python):
+        try:
+            import ensurepip  # noqa: F401  (Debian splits it out of python3 into python3-venv)
+            import venv as _venv  # noqa: F401
+        except ImportError:
+            sys.exit("peer: Python's venv module is missing: apt-get install -y python3-venv")
+        _say(f"making the peer's virtual environment {venv} (once; reused after)")
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    if not _has_modules(python, modules):
+        cuda = "; the torch wheel pulls several GB of CUDA libraries: minutes" if "torch" in packages else ""
+        _say(f"installing {' '.join(packages)} from PyPI into {venv} (once{cuda})")
+        subprocess.run([python, "-m", "pip", "install", "--progress-bar", "off"] + list(packages), check=True)
+        if not _has_modules(python, modules):
+            sys.exit(f"peer: {' '.join(modules)} still missing from {venv} after pip install")
+    env = dict(os.environ, **{_REEXEC: "1"})
+    os.execve(python, [python, os.path.abspath(sys.argv[0])] + sys.argv[1:], env)
+
+
+def physical_cores():
+    """Physical cores of this machine (hyper-threads counted once), from sysfs; os.cpu_count() otherwise."""
+    cores = set()
+    for topo in glob.glob("/sys/devices/system/cpu/cpu[0-9]*/topology"):
+        try:
+            with open(os.path.join(topo, "physical_package_id")) as f:
+                pkg = f.read().strip()
+            with open(os.path.join(topo, "core_id")) as f:
+                core = f.read().strip()
+            cores.add((pkg, core))
+        except OSError:
+            pass
+    return len(cores) or os.cpu_count() or 1
+
+
+def torch_peer(device="cpu", threads=None):
+    """Imports PyTorch, pins it to all physical cores (or `threads`), and returns (torch, description):
+    the description names the version, where it comes from, threads, MKL and oneDNN (or the GPU)."""
+    import torch
+    n = threads or physical_cores()
+    torch.set_num_threads(n)
+    origin = "PyPI venv" if os.path.realpath(sys.prefix) == os.path.realpath(os.path.abspath(venv_path())) else sys.prefix
+    if device == "cuda":
+        desc = f"PyTorch {torch.__version__} ({origin}) on {torch.cuda.get_device_name()}"
+    else:
+        desc = (f"PyTorch {torch.__version__} ({origin}), CPU, {torch.get_num_threads()} threads of {physical_cores()} "
+                f"physical cores, MKL {'yes' if torch.backends.mkl.is_available() else 'no'}, "
+                f"oneDNN {'yes' if torch.backends.mkldnn.is_available() else 'no'}")
+    if int(torch.__version__.split(".")[0]) < 2:
+        _say(f"WARNING: PyTorch {torch.__version__} is not what a user installs today (Debian's 1.13 runs "
+             "single-threaded): ratios against it flatter clspeech")
+    return torch, desc
+
+
+def torch_tag(torch, device="cpu"):
+    """The peer in a few words, for a column beside each ratio: "torch 2.15.0 2thr MKL+DNN"."""
+    v = torch.__version__.split("+")[0]
+    if device == "cuda":
+        return f"torch {v} cuda"
+    libs = "+".join(n for n, ok in (("MKL", torch.backends.mkl.is_available()),
+                                    ("DNN", torch.backends.mkldnn.is_available())) if ok) or "no MKL"
+    return f"torch {v} {torch.get_num_threads()}thr {libs}"
+
+
+def clspeech_limits(build, devices=None):
+    """{"P:D name": {"fma_gflops", "copy_gbs"}} measured by `clspeech bench` at a tiny model (the peaks do not
+    depend on it; a few seconds). {} when it fails: the fractions of the peak are then left out."""
+    cmd = [os.path.join(build, "clspeech"), "bench", "--n_hidden", "16", "--batch", "2", "--time", "8", "--runs", "1",
+           "--json", "-"]
+    if devices:
+        cmd += ["--devices", devices]
+    _say("measuring the devices' FMA peak and copy bandwidth: " + " ".join(cmd))
+    try:
+        out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+        d = json.loads(out)
+    except (OSError, subprocess.CalledProcessError, ValueError) as e:
+        _say(f"no peak figures ({e})")
+        return {}
+    return {f"{x['id']} {x['name']}": x["peak"] for x in d.get("devices", []) if x.get("peak")}
+
+
+def step_gemm_flops(H, B, T, C=29, n_in=494):
+    """GEMM flops of one training step of the DeepSpeech model (clspeech bench's SGEMM shapes: forward,
+    weight and input gradients, the recurrent products over T-1 steps), 2mnk each."""
+    R = T * B
+    shapes = [(R, H, n_in, 1), (R, H, H, 3), (R, 4 * H, H, 1), (B, 4 * H, H, T - 1), (R, C, H, 1),  # forward
+              (H, C, R, 1), (R, H, C, 1), (H, H, R, 3), (R, H, H, 3), (n_in, H, R, 1),          # dense backward
+              (B, H, 4 * H, T - 1), (H, 4 * H, R, 1), (H, 4 * H, R - B, 1), (R, H, 4 * H, 1)]  # LSTM backward
+    return sum(2.0 * m * n * k * calls for m, n, k, calls in shapes)
+
+
+def percent(value, limit):
+    """"12.3%" of a limit, or "-" without one."""
+    return f"{100.0 * value / limit:.1f}%" if value and limit else "-"
