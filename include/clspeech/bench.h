@@ -86,6 +86,8 @@ typedef struct cls_gemm_shape {
   int m, n, k;
   int calls;           /* calls per training step */
   int n_hidden;        /* H the shape belongs to */
+  int packed_b;        /* B packed once and used by every call (the LSTM's recurrent products): timed as
+                          cls_gemm_packed on a B packed beforehand */
 } cls_gemm_shape;
 
 /* The GEMMs of one training step (forward and backward of the dense layers, the LSTM and the output
