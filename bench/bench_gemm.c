@@ -5,7 +5,7 @@
  * of --runs, after one warm-up each. The recurrent products run on a B packed beforehand, as the LSTM
  * does. --check compares each backend's result with a double host GEMM first (sampled rows).
  *   bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--devices SEL]
- *              [--backends own,clblast] [--check] */
+ *              [--backends own,clblast] [--shapes NAME,NAME] [--check] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,15 +26,28 @@ static double median(double *t, int n) {
 
 static void usage(void) {
   fprintf(stderr, "usage: bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--devices SEL]\n"
-                  "                  [--backends own,clblast] [--check]\n");
+                  "                  [--backends own,clblast] [--shapes NAME,NAME] [--check]\n");
 }
 
 static double gflops(const cls_gemm_shape *s, double ms) { return ms > 0 ? cls_gemm_flops(s) / (ms * 1e6) : 0; }
 
+/* Whether `name` is one of the comma-separated `list` (NULL: every name). */
+static int listed(const char *list, const char *name) {
+  if (!list) return 1;
+  size_t len = strlen(name);
+  for (const char *p = list; (p = strstr(p, name)) != NULL; p += len)
+    if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
+  return 0;
+}
+
 static int bench_model(cls_engine *e, int dev, int H, int B, int T, int runs, const cls_gemm_backend *backends,
-                       int n_backends, int check, double peak) {
-  cls_gemm_shape shapes[CLS_BENCH_MAX_SHAPES];
-  const int n = cls_bench_gemm_shapes(H, B, T, shapes);
+                       int n_backends, int check, double peak, const char *only) {
+  cls_gemm_shape all[CLS_BENCH_MAX_SHAPES], shapes[CLS_BENCH_MAX_SHAPES];
+  const int n_all = cls_bench_gemm_shapes(H, B, T, all);
+  int n = 0;
+  for (int i = 0; i < n_all; i++)
+    if (listed(only, all[i].name)) shapes[n++] = all[i];
+  if (n == 0) return 0;
   cl_command_queue q = NULL;
   cls_gemm_cases *cases = NULL;
   cls_status st = cls_bench_queue(e, dev, &q);
@@ -100,7 +113,7 @@ static int bench_model(cls_engine *e, int dev, int H, int B, int T, int runs, co
 }
 
 int main(int argc, char **argv) {
-  const char *hidden = "512,2048", *devices = NULL, *backend_list = "own,clblast";
+  const char *hidden = "512,2048", *devices = NULL, *backend_list = "own,clblast", *only = NULL;
   int B = 16, T = 150, runs = 5, check = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -118,6 +131,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--runs")) runs = atoi(v);
     else if (!strcmp(a, "--devices")) devices = v;
     else if (!strcmp(a, "--backends")) backend_list = v;
+    else if (!strcmp(a, "--shapes")) only = v;
     else {
       usage();
       return 2;
@@ -159,11 +173,12 @@ int main(int argc, char **argv) {
       rc = 1;
       continue;
     }
-    printf("device %d:%d %s (%s): FMA peak %.1f GFLOP/s; build options %s\n", info->platform_index, info->device_index,
-           info->name, info->platform_version, peak.fma_gflops, cls_engine_build_options(e, sel[d]));
+    printf("device %d:%d %s (%s): FMA peak %.1f GFLOP/s, device copy %.1f GB/s; build options %s\n",
+           info->platform_index, info->device_index, info->name, info->platform_version, peak.fma_gflops, peak.copy_gbs,
+           cls_engine_build_options(e, sel[d]));
     for (const char *h = hidden; *h;) {
       int H = atoi(h);
-      if (H > 0) rc |= bench_model(e, sel[d], H, B, T, runs, backends, n_backends, check, peak.fma_gflops);
+      if (H > 0) rc |= bench_model(e, sel[d], H, B, T, runs, backends, n_backends, check, peak.fma_gflops, only);
       const char *comma = strchr(h, ',');
       h = comma ? comma + 1 : h + strlen(h);
     }

@@ -2,14 +2,17 @@
  * C [m, n] = alpha * op(A) [m, k] * op(B) [k, n] + beta * C, op a transpose or not.
  *
  * B is packed first into panels of NR = NV x W columns, [n_tile][k][NR], by gemm_pack_b (which absorbs
- * B's transpose); the last panel holds only the n % NR columns left ([k][n % NR]), so that a packed B
- * is exactly k x n floats. gemm_tile then computes one MR x NR tile of C per work-item with
+ * B's transpose); the last panel is either padded with zeros to NR columns (the scratch of one call)
+ * or holds only the n % NR columns left ([k][n % NR]), so that a B packed for many calls is exactly
+ * k x n floats. gemm_tile then computes one MR x NR tile of C per work-item with
  * work-groups of one: a CPU driver (PoCL) compiles the work-item as a plain loop, the MR x NV float-W
  * accumulators stay in vector registers (every index below is a compile-time constant), and each step
  * of k is NV vector loads of the B panel, MR broadcasts of A and MR x NV fused multiply-adds. A is read
- * in place through two strides (a row step and a k step), which covers both of its layouts; the rows
- * of the last tile past m read row m-1 again and are not stored. The grid's first dimension is the
- * M tile, so that consecutive work-groups reuse one B panel from cache.
+ * through a tile, a row and a k stride, which covers it in place (either layout) and packed by
+ * gemm_pack_a into [m_tile][k][MR] (the host packs a transposed A that many B panels will read); the
+ * rows of the last tile past m read row m-1 again and are not stored. The grid walks bands of M
+ * tiles, N tile by N tile, so that consecutive work-groups reuse one B panel from L1 and a band of A
+ * stays in L2.
  *
  * Tunables (-D, per device from engine/device/kernel_options.c): CLS_GEMM_W the vector width (2, 4, 8
  * or 16; the device's preferred float width), CLS_GEMM_MR rows per tile, CLS_GEMM_NV vectors per
@@ -56,14 +59,16 @@ __kernel __attribute__((reqd_work_group_size(GEMM_MR, GEMM_NR, 1))) void gemm_ge
 }
 
 /* The panels of the n tiles t0 <= t < t0 + tiles: panel t - t0 starts at packed[p_off + (t - t0) * k * NR]
- * and holds op(B)[kk][t * NR + c] at [kk * w + c], w = min(NR, n - t * NR) its width. One work-item
- * per (kk, tile). op(B)[kk][j] is b[kk*ldb + j], or b[j*ldb + kk] when trans. */
+ * and holds op(B)[kk][t * NR + c] at [kk * w + c], w its width: NR when `pad` (0 past n), else
+ * min(NR, n - t * NR). One work-item per (kk, tile). op(B)[kk][j] is b[kk*ldb + j], or b[j*ldb + kk]
+ * when trans. */
 __kernel void gemm_pack_b(const int k, const int n, const int t0, const int tiles, __global const float *b,
-                          const int b_off, const int ldb, const int trans, __global float *packed, const int p_off) {
+                          const int b_off, const int ldb, const int trans, __global float *packed, const int p_off,
+                          const int pad) {
   const int kk = (int)get_global_id(0), tile = (int)get_global_id(1);
   if (kk >= k || tile >= tiles) return;
-  const int j0 = (t0 + tile) * GEMM_NR, cols = min(GEMM_NR, n - j0);
-  __global float *dst = packed + p_off + (size_t)tile * (size_t)k * GEMM_NR + (size_t)kk * (size_t)cols;
+  const int j0 = (t0 + tile) * GEMM_NR, cols = min(GEMM_NR, n - j0), w = pad ? GEMM_NR : cols;
+  __global float *dst = packed + p_off + (size_t)tile * (size_t)k * GEMM_NR + (size_t)kk * (size_t)w;
   if (!trans) {
     __global const float *src = b + b_off + (size_t)kk * (size_t)ldb + (size_t)j0;
     if (cols == GEMM_NR) {
@@ -76,6 +81,7 @@ __kernel void gemm_pack_b(const int k, const int n, const int t0, const int tile
     __global const float *src = b + b_off + (size_t)j0 * (size_t)ldb + (size_t)kk;
     for (int c = 0; c < cols; c++) dst[c] = src[(size_t)c * (size_t)ldb];
   }
+  for (int c = cols; c < w; c++) dst[c] = 0.0f;
 }
 
 /* packed [(mt * k + kk) * MR + r] = op(A)[mt * MR + r][kk] (0 past m). One work-item per (kk, m tile).
@@ -101,11 +107,12 @@ __kernel void gemm_pack_a(const int m, const int k, __global const float *a, con
  * across the band.
  * A element (i0 + r, kk) of op(A), i0 the tile's first row, is a[a_off + mt*a_ts + r*a_rs + kk*a_ks]
  * (in place: a_ts = MR*a_rs; packed: a_ts = MR*k, a_rs = 1, a_ks = MR); the packed B panels start at
- * bp[bp_off] with panel 0 holding tile t0. beta == 0 never reads C (NaN there does not propagate). */
+ * bp[bp_off] with panel 0 holding tile t0, the last one padded to NR columns when `padded`. beta == 0
+ * never reads C (NaN there does not propagate). */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tile(
     const int m, const int n, const int k, const int t0, const int tiles, const int band, const float alpha,
     __global const float *a, const int a_off, const int a_ts, const int a_rs, const int a_ks, __global const float *bp,
-    const int bp_off, const float beta, __global float *c, const int c_off, const int ldc) {
+    const int bp_off, const int padded, const float beta, __global float *c, const int c_off, const int ldc) {
   const int m_tiles = (m + GEMM_MR - 1) / GEMM_MR;
   const int g = (int)get_group_id(0), per_band = band * tiles;
   const int b0 = g / per_band * band, in_band = min(band, m_tiles - b0), rest = g - b0 * tiles;
@@ -125,7 +132,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tile(
     for (int v = 0; v < GEMM_NV; v++) acc[r][v] = (gemm_vec)(0.0f);
 
   const int cols = min(GEMM_NR, n - j0);
-  if (cols == GEMM_NR) {
+  if (cols == GEMM_NR || padded) {
     for (int kk = 0; kk < k; kk++) {
       gemm_vec bv[GEMM_NV];
 #pragma unroll

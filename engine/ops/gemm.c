@@ -172,13 +172,14 @@ static cls_status ensure_scratch(cls_gemm_plan *p, size_t floats) {
   return st;
 }
 
+/* pad: the last panel padded with zeros to NR columns (else exactly as wide as what is left of n). */
 static cls_status launch_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, int k, int n, int t0, int tiles, cls_buf b,
-                                int ldb, cl_mem dst, int dst_off) {
+                                int ldb, cl_mem dst, int dst_off, int pad) {
   if (k == 0 || tiles == 0) return CLS_OK;
   int b_off = (int)b.offset, trans = tb ? 1 : 0;
-  cls_status st = cls_ops_args(p->engine, p->pack_b, "gemm_pack_b", 10, sizeof k, &k, sizeof n, &n, sizeof t0, &t0,
+  cls_status st = cls_ops_args(p->engine, p->pack_b, "gemm_pack_b", 11, sizeof k, &k, sizeof n, &n, sizeof t0, &t0,
                                sizeof tiles, &tiles, sizeof b.mem, &b.mem, sizeof b_off, &b_off, sizeof ldb, &ldb,
-                               sizeof trans, &trans, sizeof dst, &dst, sizeof dst_off, &dst_off);
+                               sizeof trans, &trans, sizeof dst, &dst, sizeof dst_off, &dst_off, sizeof pad, &pad);
   size_t global[2] = {(size_t)k, (size_t)tiles}, local[2] = {16, 1};
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_b, "gemm_pack_b", 2, global, local, NULL);
   return st;
@@ -190,10 +191,21 @@ typedef struct a_view {
   int off, ts, rs, ks;
 } a_view;
 
-static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m, int k, cls_buf a, int lda,
+/* Whether A is packed before the product: always or never as forced; by default when it is stored
+ * transposed (in place, each k step of a tile would touch a new cache line) and read by at least 4
+ * panels of B (a narrow B does not repay the pass over A). */
+static bool packs_a(const cls_gemm_plan *p, bool ta, size_t n, size_t k) {
+  if (k == 0 || p->pack_a_mode == CLS_GEMM_PACK_A_NEVER) return false;
+  return p->pack_a_mode == CLS_GEMM_PACK_A_ALWAYS || (ta && ceil_div(n, (size_t)p->nr) >= 4);
+}
+
+static size_t packed_a_floats(const cls_gemm_plan *p, bool ta, size_t m, size_t n, size_t k) {
+  return packs_a(p, ta, n, k) ? ceil_div(m, (size_t)p->mr) * (size_t)p->mr * k : 0;
+}
+
+static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m, int n, int k, cls_buf a, int lda,
                             size_t scratch_off, a_view *out) {
-  bool pack = k > 0 && (p->pack_a_mode == CLS_GEMM_PACK_A_ALWAYS || (ta && p->pack_a_mode == CLS_GEMM_PACK_A_TRANSPOSED));
-  if (!pack) {
+  if (!packs_a(p, ta, (size_t)n, (size_t)k)) {
     out->mem = a.mem;
     out->off = (int)a.offset;
     out->rs = ta ? 1 : lda;
@@ -215,23 +227,20 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
   return st;
 }
 
-static size_t packed_a_floats(const cls_gemm_plan *p, bool ta, size_t m, size_t k) {
-  bool pack = p->pack_a_mode == CLS_GEMM_PACK_A_ALWAYS || (ta && p->pack_a_mode == CLS_GEMM_PACK_A_TRANSPOSED);
-  return pack ? ceil_div(m, (size_t)p->mr) * (size_t)p->mr * k : 0;
-}
-
 static cls_status launch_tile(cls_gemm_plan *p, cl_command_queue q, int m, int n, int k, int t0, int tiles, float alpha,
-                              const a_view *a, cl_mem bp, int bp_off, float beta, cls_buf c, int ldc, cl_event *event) {
+                              const a_view *a, cl_mem bp, int bp_off, int padded, float beta, cls_buf c, int ldc,
+                              cl_event *event) {
   const size_t m_tiles = ceil_div((size_t)m, (size_t)p->mr), tile_bytes = (size_t)p->mr * (size_t)k * sizeof(float);
   size_t band = p->band_bytes && tile_bytes ? p->band_bytes / tile_bytes : m_tiles;
   if (band < 1) band = 1;
   if (band > m_tiles) band = m_tiles;
   int c_off = (int)c.offset, band_i = (int)band;
-  cls_status st = cls_ops_args(p->engine, p->tile, "gemm_tile", 18, sizeof m, &m, sizeof n, &n, sizeof k, &k,
+  cls_status st = cls_ops_args(p->engine, p->tile, "gemm_tile", 19, sizeof m, &m, sizeof n, &n, sizeof k, &k,
                                sizeof t0, &t0, sizeof tiles, &tiles, sizeof band_i, &band_i, sizeof alpha, &alpha,
                                sizeof a->mem, &a->mem, sizeof a->off, &a->off, sizeof a->ts, &a->ts, sizeof a->rs,
-                               &a->rs, sizeof a->ks, &a->ks, sizeof bp, &bp, sizeof bp_off, &bp_off, sizeof beta,
-                               &beta, sizeof c.mem, &c.mem, sizeof c_off, &c_off, sizeof ldc, &ldc);
+                               &a->rs, sizeof a->ks, &a->ks, sizeof bp, &bp, sizeof bp_off, &bp_off, sizeof padded,
+                               &padded, sizeof beta, &beta, sizeof c.mem, &c.mem, sizeof c_off, &c_off, sizeof ldc,
+                               &ldc);
   size_t global = m_tiles * (size_t)tiles, local = 1;
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->tile, "gemm_tile", 1, &global, &local, event);
   return st;
@@ -243,18 +252,18 @@ static cls_status own_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool t
   size_t per_chunk = panel ? p->chunk_floats / panel : n_tiles;
   if (per_chunk < 1) per_chunk = 1;
   if (per_chunk > n_tiles) per_chunk = n_tiles;
-  const size_t b_floats = per_chunk * panel, a_floats = packed_a_floats(p, ta, (size_t)m, (size_t)k);
+  const size_t b_floats = per_chunk * panel, a_floats = packed_a_floats(p, ta, (size_t)m, (size_t)n, (size_t)k);
   if (b_floats + a_floats > (size_t)INT_MAX)
     return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "gemm: packing %zu floats exceeds 2^31-1", b_floats + a_floats);
   cls_status st = ensure_scratch(p, b_floats + a_floats);
   if (st == CLS_OK && k == 0) a.mem = b.mem = p->scratch; /* C = beta * C: nothing is read (A, B may be NULL) */
   a_view av;
-  if (st == CLS_OK) st = prepare_a(p, q, ta, m, k, a, lda, b_floats, &av);
+  if (st == CLS_OK) st = prepare_a(p, q, ta, m, n, k, a, lda, b_floats, &av);
   for (size_t t0 = 0; t0 < n_tiles && st == CLS_OK; t0 += per_chunk) {
     int tiles = (int)(n_tiles - t0 < per_chunk ? n_tiles - t0 : per_chunk);
-    st = launch_pack_b(p, q, tb, k, n, (int)t0, tiles, b, ldb, p->scratch, 0);
+    st = launch_pack_b(p, q, tb, k, n, (int)t0, tiles, b, ldb, p->scratch, 0, 1);
     if (st == CLS_OK)
-      st = launch_tile(p, q, m, n, k, (int)t0, tiles, alpha, &av, p->scratch, 0, beta, c, ldc,
+      st = launch_tile(p, q, m, n, k, (int)t0, tiles, alpha, &av, p->scratch, 0, 1, beta, c, ldc,
                        t0 + per_chunk >= n_tiles ? event : NULL);
   }
   return st;
@@ -309,7 +318,7 @@ cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t
   if (st != CLS_OK || k == 0 || n == 0) return st;
   if (own) {
     size_t tiles = ceil_div(n, (size_t)p->nr);
-    return launch_pack_b(p, q, tb, (int)k, (int)n, 0, (int)tiles, b, (int)ldb, packed.mem, (int)packed.offset);
+    return launch_pack_b(p, q, tb, (int)k, (int)n, 0, (int)tiles, b, (int)ldb, packed.mem, (int)packed.offset, 0);
   }
   if (tb) {
     CLBlastStatusCode s = CLBlastSomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, n, k, 1.0f, b.mem, b.offset, ldb,
@@ -345,10 +354,10 @@ cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t
     return own_gemm(p, q, ta, false, (int)m, (int)n, 0, alpha, a, 1, none, (int)n, beta, c, (int)ldc, event);
   }
   a_view av;
-  size_t a_floats = packed_a_floats(p, ta, m, k);
+  size_t a_floats = packed_a_floats(p, ta, m, n, k);
   st = a_floats ? ensure_scratch(p, a_floats) : CLS_OK;
-  if (st == CLS_OK) st = prepare_a(p, q, ta, (int)m, (int)k, a, (int)lda, 0, &av);
+  if (st == CLS_OK) st = prepare_a(p, q, ta, (int)m, (int)n, (int)k, a, (int)lda, 0, &av);
   if (st != CLS_OK) return st;
   return launch_tile(p, q, (int)m, (int)n, (int)k, 0, (int)ceil_div(n, (size_t)p->nr), alpha, &av, packed.mem,
-                     (int)packed.offset, beta, c, (int)ldc, event);
+                     (int)packed.offset, 0, beta, c, (int)ldc, event);
 }

@@ -8,8 +8,8 @@
 /* The own backend's tile: MR rows by NR columns (read from the device's built kernels). */
 void cls_gemm_geometry(const cls_gemm_plan *plan, int *mr, int *nr);
 
-/* How the own backend reads A: in place through its strides (the default), or packed first into
- * [m_tile][k][MR] panels when A is stored transposed, or always. */
+/* How the own backend reads A: in place through its strides, or packed first into [m_tile][k][MR]
+ * panels when A is stored transposed and B is at least 4 panels wide (the default), or always. */
 typedef enum cls_gemm_pack_a { CLS_GEMM_PACK_A_NEVER = 0, CLS_GEMM_PACK_A_TRANSPOSED = 1, CLS_GEMM_PACK_A_ALWAYS = 2 } cls_gemm_pack_a;
 void cls_gemm_set_pack_a(cls_gemm_plan *plan, cls_gemm_pack_a mode);
 
