@@ -1,5 +1,6 @@
-/* clspeech public API, ops layer: the op plans (dense + clipped ReLU + dropout, LSTM, softmax +
- * CTC, Adam) that the model is built from, and their conventions (buffer views, write modes). */
+/* clspeech public API, ops layer: the op plans (the GEMM entry point, dense + clipped ReLU + dropout,
+ * LSTM, softmax + CTC, Adam) that the model is built from, and their conventions (buffer views, write
+ * modes). */
 #ifndef CLSPEECH_OPS_H
 #define CLSPEECH_OPS_H
 
