@@ -210,7 +210,7 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
     out->off = (int)a.offset;
     out->rs = ta ? 1 : lda;
     out->ks = ta ? lda : 1;
-    out->ts = p->mr * out->rs;
+    out->ts = m > p->mr ? p->mr * out->rs : 0; /* (m > MR: within A, so within int) */
     return CLS_OK;
   }
   int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off;
