@@ -357,6 +357,7 @@ cls_status cls_gemm_tune(cls_engine *e, int device, const cls_gemm_shape *shapes
   cls_status st = cls_bench_queue(e, device, &q);
   search s = {e, device, o, r, NULL, shapes, n, o->runs < 3 ? o->runs : 3, 0, pairs + 3};
   if (st == CLS_OK) st = cls_gemm_cases_create(e, device, q, shapes, n, &s.cases);
+  if (st == CLS_OK) st = cls_gemm_cases_set_backend(s.cases, CLS_GEMM_BACKEND_CLBLAST); /* what this search tunes */
   double weight[MAX_SHAPES], size[MAX_SHAPES];
   for (int i = 0; i < n && st == CLS_OK; i++) {
     if (before_ms) {

@@ -51,6 +51,8 @@ static void read_capabilities(cls_device *d) {
   ul = 0;
   if (clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS) in->max_alloc_bytes = ul;
   if (clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof sz, &sz, NULL) == CL_SUCCESS) in->max_work_group_size = sz;
+  u = 0;
+  if (clGetDeviceInfo(id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof u, &u, NULL) == CL_SUCCESS) in->vector_width_float = u;
 
   char ext[8192];
   info_string(id, CL_DEVICE_EXTENSIONS, ext, sizeof ext);

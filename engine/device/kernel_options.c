@@ -22,6 +22,22 @@ static const options_row table[] = {
     {-1, NULL, "-DCLS_WG_1D=64"}, /* default row */
 };
 
+/* The CPU GEMM's tile (kernels/gemm.cl) by the device's preferred float vector width W: MR rows by NV
+ * vectors of W floats, MR x NV accumulators held in registers. 16 (AVX-512, 32 registers): 6 x 4 float16;
+ * 8 (AVX2, 16 registers): 6 x 2 float8, 12 accumulators, 2 loads and a broadcast; narrower (SSE,
+ * NEON): 6 x 2 float4. Only CPU devices run it by default (GPUs use CLBlast); a device that reports no
+ * width gets the kernel's own defaults. */
+typedef struct gemm_row {
+  unsigned min_width;
+  const char *options;
+} gemm_row;
+
+static const gemm_row gemm_table[] = {
+    {16, "-DCLS_GEMM_W=16 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=4"},
+    {8, "-DCLS_GEMM_W=8 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2"},
+    {1, "-DCLS_GEMM_W=4 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2"},
+};
+
 /* Options every build gets: the language version we write kernels in, and no relaxed math, so that
  * results match the float32 references. */
 static const char base_options[] = "-cl-std=CL1.2";
@@ -51,6 +67,11 @@ char *cls_kernel_options_for(const cls_device_info *d, const char *overrides, co
     if (row->kind >= 0 && row->kind != (int)d->kind) continue;
     if (row->match && !cls_select_item_matches(d, row->match)) continue;
     if (append(&buf, &len, &cap, row->options, strlen(row->options))) goto oom;
+    break;
+  }
+  for (size_t r = 0; d->kind == CLS_DEVICE_CPU && r < sizeof gemm_table / sizeof gemm_table[0]; r++) {
+    if (d->vector_width_float < gemm_table[r].min_width) continue;
+    if (append(&buf, &len, &cap, gemm_table[r].options, strlen(gemm_table[r].options))) goto oom;
     break;
   }
   for (const char *entry = overrides; entry && *entry;) {

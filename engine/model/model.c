@@ -49,6 +49,7 @@ struct cls_model {
   cls_dense_plan *output;    /* layer 6 */
   cls_lstm_plan *lstm;
   cls_ctc_plan *ctc;
+  cls_gemm_plan *gemm;       /* every GEMM of the tower's plans, sharing one packing scratch */
   /* Activations, all time-major [T*B, ...]. */
   cl_mem a1, a2, a3, lstm_out, a5; /* [T*B, H] */
   cl_mem logits;                   /* [T*B, C] */
@@ -92,6 +93,10 @@ cls_status cls_model_create(cls_engine *e, int device, const cls_model_config *c
   for (int i = 0; i < 4 && st == CLS_OK; i++) st = cls_dense_create(e, device, dense_in[i], H, &m->dense[i]);
   if (st == CLS_OK) st = cls_dense_create(e, device, H, C, &m->output);
   if (st == CLS_OK) st = cls_lstm_create(e, device, max_time, max_batch, H, H, &m->lstm);
+  if (st == CLS_OK) st = cls_gemm_create(e, device, &m->gemm);
+  for (int i = 0; i < 4 && st == CLS_OK; i++) st = cls_dense_set_gemm(m->dense[i], m->gemm);
+  if (st == CLS_OK) st = cls_dense_set_gemm(m->output, m->gemm);
+  if (st == CLS_OK) st = cls_lstm_set_gemm(m->lstm, m->gemm);
   if (st == CLS_OK) st = cls_ctc_create(e, device, max_time, max_batch, C, max_label_length, &m->ctc);
   cl_mem *bufs_h[] = {&m->a1, &m->a2, &m->a3, &m->lstm_out, &m->a5, &m->d1, &m->d2, &m->dense_ws};
   for (size_t i = 0; i < sizeof bufs_h / sizeof *bufs_h && st == CLS_OK; i++) st = alloc(m, ctx, fh, bufs_h[i]);
@@ -114,6 +119,7 @@ void cls_model_destroy(cls_model *m) {
   cls_dense_destroy(m->output);
   cls_lstm_destroy(m->lstm);
   cls_ctc_destroy(m->ctc);
+  cls_gemm_destroy(m->gemm); /* after the plans that use it */
   cl_mem bufs[] = {m->a1, m->a2, m->a3, m->lstm_out, m->a5, m->logits, m->dlogits, m->d1, m->d2, m->dense_ws,
                    m->lstm_ws, m->ctc_ws, m->losses};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)

@@ -1,8 +1,7 @@
-/* Dense layer op plan (see clspeech/ops.h): CLBlast GEMMs for the products, kernels/dense.cl for the
- * fused activation, its backward and the bias gradient. */
+/* Dense layer op plan (see clspeech/ops.h): the products through the GEMM plan (cls_gemm), kernels/dense.cl
+ * for the fused activation, its backward and the bias gradient. */
 #include "clspeech/ops.h"
 
-#include <clblast_c.h>
 #include <stdlib.h>
 
 #include "device/log.h"
@@ -13,6 +12,8 @@ struct cls_dense_plan {
   cls_engine *engine;
   int in, out;
   cl_kernel bias_act, act_bwd, bias_grad;
+  cls_gemm_plan *gemm;
+  bool owns_gemm; /* made by create (not one given by cls_dense_set_gemm) */
 };
 
 cls_status cls_dense_create(cls_engine *e, int device, int in, int out, cls_dense_plan **plan) {
@@ -26,7 +27,9 @@ cls_status cls_dense_create(cls_engine *e, int device, int in, int out, cls_dens
   p->engine = e;
   p->in = in;
   p->out = out;
-  st = cls_device_kernel(e, d, "dense", "dense_bias_act", &p->bias_act);
+  st = cls_gemm_create(e, device, &p->gemm);
+  p->owns_gemm = p->gemm != NULL;
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "dense", "dense_bias_act", &p->bias_act);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "dense", "dense_act_bwd", &p->act_bwd);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "dense", "dense_bias_grad", &p->bias_grad);
   if (st != CLS_OK) {
@@ -37,18 +40,16 @@ cls_status cls_dense_create(cls_engine *e, int device, int in, int out, cls_dens
   return CLS_OK;
 }
 
-size_t cls_dense_workspace_bytes(const cls_dense_plan *p, int rows) {
-  return (size_t)(rows > 0 ? rows : 0) * (size_t)p->out * sizeof(float);
+cls_status cls_dense_set_gemm(cls_dense_plan *p, cls_gemm_plan *gemm) {
+  if (!p || !gemm) return CLS_ERR_INVALID_ARGUMENT;
+  if (p->owns_gemm) cls_gemm_destroy(p->gemm);
+  p->gemm = gemm;
+  p->owns_gemm = false;
+  return CLS_OK;
 }
 
-static cls_status gemm(cls_engine *e, const char *what, CLBlastTranspose ta, CLBlastTranspose tb, size_t m, size_t n,
-                       size_t k, cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c, size_t ldc,
-                       cl_command_queue q, cl_event *event) {
-  CLBlastStatusCode s = CLBlastSgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, a.mem, a.offset, lda, b.mem, b.offset,
-                                     ldb, beta, c.mem, c.offset, ldc, &q, event);
-  if (s != CLBlastSuccess)
-    return cls_fail(e, CLS_ERR_BLAS, "dense: CLBlastSgemm (%s, %zux%zux%zu) failed with status %d", what, m, n, k, (int)s);
-  return CLS_OK;
+size_t cls_dense_workspace_bytes(const cls_dense_plan *p, int rows) {
+  return (size_t)(rows > 0 ? rows : 0) * (size_t)p->out * sizeof(float);
 }
 
 cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cls_buf x, cls_buf w, cls_buf b, cls_buf y,
@@ -59,8 +60,8 @@ cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cl
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout needs the batch size (got %d)", act->batch);
   if (act->dropout_rate < 0 || act->dropout_rate >= 1)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout rate %g is not in [0, 1)", (double)act->dropout_rate);
-  cls_status st = gemm(e, "forward", CLBlastTransposeNo, CLBlastTransposeNo, (size_t)rows, (size_t)p->out, (size_t)p->in,
-                       x, (size_t)p->in, w, (size_t)p->out, 0.0f, y, (size_t)p->out, q, NULL);
+  cls_status st = cls_gemm(p->gemm, q, false, false, (size_t)rows, (size_t)p->out, (size_t)p->in, 1.0f, x, (size_t)p->in,
+                           w, (size_t)p->out, 0.0f, y, (size_t)p->out, NULL);
   if (st != CLS_OK) return st;
   int yo = (int)y.offset, bo = (int)b.offset, relu = act->relu, batch = act->batch > 0 ? act->batch : 1;
   float rate = act->relu ? act->dropout_rate : 0.0f, scale = 1.0f / (1.0f - rate);
@@ -97,8 +98,8 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
     if (st != CLS_OK) return st;
   }
   /* dW [in, out] = X^T [in, rows] · dZ [rows, out] */
-  st = gemm(e, "weight gradient", CLBlastTransposeYes, CLBlastTransposeNo, (size_t)p->in, (size_t)p->out, (size_t)rows, x,
-            (size_t)p->in, dz, (size_t)p->out, beta, dw, (size_t)p->out, q, NULL);
+  st = cls_gemm(p->gemm, q, true, false, (size_t)p->in, (size_t)p->out, (size_t)rows, 1.0f, x, (size_t)p->in, dz,
+                (size_t)p->out, beta, dw, (size_t)p->out, NULL);
   if (st != CLS_OK) return st;
   int dzo = (int)dz.offset, dbo = (int)db.offset, acc = mode == CLS_ACCUMULATE;
   st = cls_ops_args(e, p->bias_grad, "dense_bias_grad", 7, sizeof rows, &rows, sizeof p->out, &p->out, sizeof dz.mem,
@@ -108,8 +109,8 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
   if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_grad, "dense_bias_grad", 1, &global, &local, last);
   if (st != CLS_OK || !dx.mem) return st;
   /* dX [rows, in] = dZ [rows, out] · W^T [out, in] */
-  return gemm(e, "input gradient", CLBlastTransposeNo, CLBlastTransposeYes, (size_t)rows, (size_t)p->in, (size_t)p->out,
-              dz, (size_t)p->out, w, (size_t)p->out, beta, dx, (size_t)p->in, q, event);
+  return cls_gemm(p->gemm, q, false, true, (size_t)rows, (size_t)p->in, (size_t)p->out, 1.0f, dz, (size_t)p->out, w,
+                  (size_t)p->out, beta, dx, (size_t)p->in, event);
 }
 
 void cls_dense_destroy(cls_dense_plan *p) {
@@ -117,5 +118,6 @@ void cls_dense_destroy(cls_dense_plan *p) {
   if (p->bias_act) clReleaseKernel(p->bias_act);
   if (p->act_bwd) clReleaseKernel(p->act_bwd);
   if (p->bias_grad) clReleaseKernel(p->bias_grad);
+  if (p->owns_gemm) cls_gemm_destroy(p->gemm);
   free(p);
 }

@@ -1,9 +1,9 @@
 /* LSTM op plan (see clspeech/ops.h): owns the lstm_* kernels of one device, the workspace layout, and the
- * sequence of GEMMs (CLBlast) and fused gate kernels of forward, backward through time and
- * streaming inference. Everything is enqueued on the caller's in-order queue; nothing waits. */
+ * sequence of GEMMs (cls_gemm, the recurrent weight packed once per call) and fused gate kernels of
+ * forward, backward through time and streaming inference. Everything is enqueued on the caller's
+ * in-order queue; nothing waits. */
 #include "clspeech/ops.h"
 
-#include <clblast_c.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,14 +18,14 @@ struct cls_lstm_plan {
   int max_time, max_batch, input, hidden;
   cl_kernel gates_fwd, gates_bwd, bias_grad;
   size_t local; /* the kernels' work-group size (CLS_WG_1D of the device) */
+  cls_gemm_plan *gemm;
+  bool owns_gemm; /* made by create (not one given by cls_lstm_set_gemm) */
 };
 
-/* Workspace layout, in floats from the workspace view's offset. W_h is staged first, so that with the
- * workspace at offset 0 of its buffer CLBlast's large-matrix GEMM reads it in place: a matrix at a
- * non-zero offset (W_h inside the weights) or one to be transposed (W_h^T of backward) it would
- * otherwise copy into a padded temporary on every step. */
+/* Workspace layout, in floats from the workspace view's offset. The recurrent weight comes first, packed
+ * by the GEMM plan for the products of every time step: W_h (forward, inference) or W_h^T (backward). */
 typedef struct ws_layout {
-  size_t wh;    /* [H, 4H] W_h (forward, inference) or [4H, H] W_h^T (backward) */
+  size_t wh;    /* packed W_h [H, 4H] (forward, inference) or packed W_h^T [4H, H] (backward) */
   size_t gates; /* [T*B, 4H] projection, then i, j, f, o */
   size_t cells; /* [T*B, H] c_t */
   size_t dz;    /* [T*B, 4H] */
@@ -36,9 +36,10 @@ typedef struct ws_layout {
 
 static ws_layout layout_of(const cls_lstm_plan *p, int time, int batch) {
   size_t rows = (size_t)time * (size_t)batch, h = (size_t)p->hidden;
+  size_t w_fwd = cls_gemm_packed_b_floats(p->gemm, h, 4 * h), w_bwd = cls_gemm_packed_b_floats(p->gemm, 4 * h, h);
   ws_layout l;
   l.wh = 0;
-  l.gates = l.wh + h * 4 * h;
+  l.gates = l.wh + (w_fwd > w_bwd ? w_fwd : w_bwd);
   l.cells = l.gates + rows * 4 * h;
   l.dz = l.cells + rows * h;
   l.dh_rec = l.dz + rows * 4 * h;
@@ -75,7 +76,14 @@ cls_status cls_lstm_create(cls_engine *e, int device, int max_time, int max_batc
   p->max_batch = max_batch;
   p->input = input_size;
   p->hidden = hidden;
-  st = cls_device_kernel(e, d, "lstm", "lstm_gates_fwd", &p->gates_fwd);
+  st = cls_gemm_create(e, device, &p->gemm);
+  p->owns_gemm = p->gemm != NULL;
+  if (st == CLS_OK && layout_of(p, max_time, max_batch).total > (size_t)INT_MAX)
+    st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT,
+                  "lstm: shapes too large (max_time %d, max_batch %d, input %d, hidden %d need a workspace of %zu "
+                  "floats; the limit is 2^31-1)",
+                  max_time, max_batch, input_size, hidden, layout_of(p, max_time, max_batch).total);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm", "lstm_gates_fwd", &p->gates_fwd);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm", "lstm_gates_bwd", &p->gates_bwd);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm", "lstm_bias_grad", &p->bias_grad);
   if (st == CLS_OK) {
@@ -99,7 +107,16 @@ void cls_lstm_destroy(cls_lstm_plan *p) {
   if (p->gates_fwd) clReleaseKernel(p->gates_fwd);
   if (p->gates_bwd) clReleaseKernel(p->gates_bwd);
   if (p->bias_grad) clReleaseKernel(p->bias_grad);
+  if (p->owns_gemm) cls_gemm_destroy(p->gemm);
   free(p);
+}
+
+cls_status cls_lstm_set_gemm(cls_lstm_plan *p, cls_gemm_plan *gemm) {
+  if (!p || !gemm) return CLS_ERR_INVALID_ARGUMENT;
+  if (p->owns_gemm) cls_gemm_destroy(p->gemm);
+  p->gemm = gemm;
+  p->owns_gemm = false;
+  return CLS_OK;
 }
 
 size_t cls_lstm_workspace_bytes(const cls_lstm_plan *p, int time, int batch) {
@@ -143,43 +160,27 @@ static cls_status check_view(cls_lstm_plan *p, const char *op, const char *name,
 
 /* ---- enqueue helpers ---- */
 
-/* C[m, n] = A[m, k]*B[k, n] + beta*C (A, B optionally stored transposed), row-major, offsets and
- * leading dimensions in elements. */
-static cls_status gemm(cls_lstm_plan *p, cl_command_queue *q, const char *what, bool ta, bool tb, size_t m, size_t n,
-                       size_t k, cl_mem a, size_t a_off, size_t lda, cl_mem b, size_t b_off, size_t ldb, float beta,
-                       cl_mem c, size_t c_off, size_t ldc, cl_event *event) {
-  CLBlastStatusCode s = CLBlastSgemm(CLBlastLayoutRowMajor, ta ? CLBlastTransposeYes : CLBlastTransposeNo,
-                                     tb ? CLBlastTransposeYes : CLBlastTransposeNo, m, n, k, 1.0f, a, a_off, lda, b,
-                                     b_off, ldb, beta, c, c_off, ldc, q, event);
-  if (s != CLBlastSuccess)
-    return cls_fail(p->engine, CLS_ERR_BLAS, "%s: CLBlastSgemm (m %zu, n %zu, k %zu) failed with status %d", what, m, n,
-                    k, (int)s);
-  return CLS_OK;
-}
-
 typedef struct fwd_args {
   int time, batch;
   cls_buf x, weights, bias, seq_len, h_out;
-  cl_mem ws;    /* the workspace buffer: W_h at wh_off, gates at gates_off, cells at cells_off */
+  cl_mem ws;    /* the workspace buffer: packed W_h at wh_off, gates at gates_off, cells at cells_off */
   size_t wh_off, gates_off, cells_off;
   bool infer;   /* state from and to h_state/c_state, nothing saved */
   cls_buf h_state, c_state;
 } fwd_args;
 
 /* The forward recurrence shared by training forward and inference. */
-static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const char *op, const fwd_args *a,
-                              cl_event *event) {
+static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_args *a, cl_event *event) {
   const int T = a->time, B = a->batch, I = p->input, H = p->hidden;
   const size_t H4 = 4 * (size_t)H, rows = (size_t)T * (size_t)B;
-  /* workspace W_h [H, 4H] = rows I.. of weights */
-  cl_int err = clEnqueueCopyBuffer(q, a->weights.mem, a->ws, (a->weights.offset + (size_t)I * H4) * sizeof(float),
-                                   a->wh_off * sizeof(float), (size_t)H * H4 * sizeof(float), 0, NULL, NULL);
-  if (err != CL_SUCCESS)
-    return cls_fail(p->engine, CLS_ERR_OPENCL, "%s: staging W_h: clEnqueueCopyBuffer failed: %s", op,
-                    cls_cl_error_name(err));
+  /* workspace: W_h [H, 4H] = rows I.. of weights, packed once for every step's product */
+  const cls_buf wh = cls_buf_at(a->ws, a->wh_off);
+  cls_status st = cls_gemm_pack_b(p->gemm, q, false, (size_t)H, H4, cls_buf_at(a->weights.mem, a->weights.offset + (size_t)I * H4),
+                                  H4, wh);
   /* gates [T*B, 4H] = x [T*B, I] * W_x [I, 4H] */
-  cls_status st = gemm(p, &q, op, false, false, rows, H4, (size_t)I, a->x.mem, a->x.offset, (size_t)I,
-                       a->weights.mem, a->weights.offset, H4, 0.0f, a->ws, a->gates_off, H4, NULL);
+  if (st == CLS_OK)
+    st = cls_gemm(p->gemm, q, false, false, rows, H4, (size_t)I, 1.0f, a->x, (size_t)I, a->weights, H4, 0.0f,
+                  cls_buf_at(a->ws, a->gates_off), H4, NULL);
   const int bias_off = (int)a->bias.offset, len_off = (int)a->seq_len.offset;
   const int save = a->infer ? 0 : 1, write_h_state = a->infer ? 1 : 0;
   cl_mem c_mem = a->infer ? a->c_state.mem : a->ws;
@@ -189,10 +190,9 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const char *
     const size_t g_off = a->gates_off + (size_t)t * B * H4;
     /* gates[t] [B, 4H] += h_{t-1} [B, H] * W_h [H, 4H]; h_{-1} is 0 in training, h_state in inference */
     if (a->infer || t > 0) {
-      cl_mem hp = t > 0 ? a->h_out.mem : a->h_state.mem;
-      size_t hp_off = t > 0 ? a->h_out.offset + (size_t)(t - 1) * B * H : a->h_state.offset;
-      st = gemm(p, &q, op, false, false, (size_t)B, H4, (size_t)H, hp, hp_off, (size_t)H, a->ws, a->wh_off, H4,
-                1.0f, a->ws, g_off, H4, NULL);
+      cls_buf hp = t > 0 ? cls_buf_at(a->h_out.mem, a->h_out.offset + (size_t)(t - 1) * B * H) : a->h_state;
+      st = cls_gemm_packed(p->gemm, q, false, (size_t)B, H4, (size_t)H, 1.0f, hp, (size_t)H, wh, 1.0f,
+                           cls_buf_at(a->ws, g_off), H4, NULL);
       if (st != CLS_OK) break;
     }
     int gates_off = (int)g_off, h_off = (int)(a->h_out.offset + (size_t)t * B * H);
@@ -243,7 +243,7 @@ cls_status cls_lstm_forward(cls_lstm_plan *p, cl_command_queue q, int T, int B, 
   if ((st = check_view(p, op, "workspace", workspace, l.total)) != CLS_OK) return st;
   fwd_args a = {T, B, x, weights, bias, seq_len, h_out, workspace.mem, workspace.offset + l.wh,
                 workspace.offset + l.gates, workspace.offset + l.cells, false, {NULL, 0}, {NULL, 0}};
-  return run_forward(p, q, op, &a, event);
+  return run_forward(p, q, &a, event);
 }
 
 cls_status cls_lstm_infer(cls_lstm_plan *p, cl_command_queue q, int T, int B, cls_buf x, cls_buf weights, cls_buf bias,
@@ -260,7 +260,7 @@ cls_status cls_lstm_infer(cls_lstm_plan *p, cl_command_queue q, int T, int B, cl
   if ((st = check_view(p, op, "workspace", workspace, l.cells)) != CLS_OK) return st;
   fwd_args a = {T, B, x, weights, bias, seq_len, h_out, workspace.mem, workspace.offset + l.wh,
                 workspace.offset + l.gates, 0, true, h_state, c_state};
-  return run_forward(p, q, op, &a, event);
+  return run_forward(p, q, &a, event);
 }
 
 cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B, cls_buf x, cls_buf weights,
@@ -288,19 +288,15 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   const size_t g0 = workspace.offset + l.gates, c0 = workspace.offset + l.cells, dz0 = workspace.offset + l.dz;
   const int dh_rec_off = (int)(workspace.offset + l.dh_rec), dc_off = (int)(workspace.offset + l.dc);
   const int len_off = (int)seq_len.offset, Bi = B, Hi = p->hidden;
-  /* workspace W_h^T [4H, H] = transpose of rows I.. of weights */
-  const size_t wht_off = workspace.offset + l.wh;
-  CLBlastStatusCode bs = CLBlastSomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, H, H4, 1.0f, weights.mem,
-                                          weights.offset + I * H4, H4, ws, wht_off, H, &q, NULL);
-  if (bs != CLBlastSuccess)
-    return cls_fail(p->engine, CLS_ERR_BLAS, "%s: staging W_h^T: CLBlastSomatcopy (%zu x %zu) failed with status %d", op,
-                    H, H4, (int)bs);
+  /* workspace: W_h^T [4H, H] (W_h is rows I.. of weights), packed once for every step's product */
+  const cls_buf wht = cls_buf_at(ws, workspace.offset + l.wh);
+  st = cls_gemm_pack_b(p->gemm, q, true, H4, H, cls_buf_at(weights.mem, weights.offset + I * H4), H4, wht);
   for (int t = T - 1; t >= 0 && st == CLS_OK; t--) {
     const int has_next = t < T - 1;
     /* dh_rec [B, H] = dz_{t+1} [B, 4H] * W_h^T [4H, H] */
     if (has_next) {
-      st = gemm(p, &q, op, false, false, (size_t)B, H, H4, ws, dz0 + (size_t)(t + 1) * B * H4, H4, ws, wht_off, H,
-                0.0f, ws, (size_t)dh_rec_off, H, NULL);
+      st = cls_gemm_packed(p->gemm, q, false, (size_t)B, H, H4, 1.0f, cls_buf_at(ws, dz0 + (size_t)(t + 1) * B * H4),
+                           H4, wht, 0.0f, cls_buf_at(ws, (size_t)dh_rec_off), H, NULL);
       if (st != CLS_OK) break;
     }
     int gates_off = (int)(g0 + (size_t)t * B * H4), c_off = (int)(c0 + (size_t)t * B * H);
@@ -318,20 +314,19 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   if (st != CLS_OK) return st;
 
   const float beta = mode == CLS_ACCUMULATE ? 1.0f : 0.0f;
+  const cls_buf dz = cls_buf_at(ws, dz0);
   /* dW_x [I, 4H] = x^T [I, T*B] * dz [T*B, 4H] */
-  st = gemm(p, &q, op, true, false, I, H4, rows, x.mem, x.offset, I, ws, dz0, H4, beta, dweights.mem, dweights.offset,
-            H4, NULL);
+  st = cls_gemm(p->gemm, q, true, false, I, H4, rows, 1.0f, x, I, dz, H4, beta, dweights, H4, NULL);
   /* dW_h [H, 4H] = h_prev^T [H, (T-1)*B] * dz[1..T-1] [(T-1)*B, 4H]; h_prev of step t is h_out of step
      t-1 (rows 0..(T-1)*B-1 of h_out), and 0 for t = 0, which adds nothing. */
   if (st == CLS_OK && T > 1)
-    st = gemm(p, &q, op, true, false, H, H4, rows - (size_t)B, h_out.mem, h_out.offset, H, ws, dz0 + (size_t)B * H4,
-              H4, beta, dweights.mem, dweights.offset + I * H4, H4, NULL);
+    st = cls_gemm(p->gemm, q, true, false, H, H4, rows - (size_t)B, 1.0f, h_out, H, cls_buf_at(ws, dz0 + (size_t)B * H4),
+                  H4, beta, cls_buf_at(dweights.mem, dweights.offset + I * H4), H4, NULL);
   else if (st == CLS_OK && mode == CLS_OVERWRITE)
     st = cls_ops_fill(p->engine, q, cls_buf_at(dweights.mem, dweights.offset + I * H4), H * H4, 0.0f);
   /* dx [T*B, I] = dz [T*B, 4H] * W_x^T [4H, I] */
   if (st == CLS_OK && dx.mem)
-    st = gemm(p, &q, op, false, true, rows, I, H4, ws, dz0, H4, weights.mem, weights.offset, H4, beta, dx.mem,
-              dx.offset, I, NULL);
+    st = cls_gemm(p->gemm, q, false, true, rows, I, H4, 1.0f, dz, H4, weights, H4, beta, dx, I, NULL);
   /* db [4H] = column sums of dz [T*B, 4H] */
   if (st == CLS_OK) {
     int nrows = (int)rows, ncols = (int)H4, dzo = (int)dz0, dbo = (int)dbias.offset, acc = mode == CLS_ACCUMULATE;

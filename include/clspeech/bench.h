@@ -69,7 +69,7 @@ cls_status cls_bench_time_warm(cls_engine *engine, cl_command_queue q, cls_bench
 /* ---- peak ---- */
 
 typedef struct cls_bench_peak {
-  double fma_gflops;         /* max of the float4 and float16 FMA kernels */
+  double fma_gflops;         /* max of the float4, float8 and float16 FMA kernels */
   double copy_gbs;           /* device buffer to device buffer by a kernel: (read + written bytes) / s */
   double host_to_device_gbs; /* clEnqueueWriteBuffer from pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped) */
   double device_to_host_gbs; /* clEnqueueReadBuffer into pinned host memory */
@@ -86,6 +86,8 @@ typedef struct cls_gemm_shape {
   int m, n, k;
   int calls;           /* calls per training step */
   int n_hidden;        /* H the shape belongs to */
+  int packed_b;        /* B packed once and used by every call (the LSTM's recurrent products): timed as
+                          cls_gemm_packed on a B packed beforehand */
 } cls_gemm_shape;
 
 /* The GEMMs of one training step (forward and backward of the dense layers, the LSTM and the output
@@ -100,7 +102,11 @@ typedef struct cls_gemm_cases cls_gemm_cases;
 cls_status cls_gemm_cases_create(cls_engine *engine, int device, cl_command_queue q, const cls_gemm_shape *shapes,
                                  int n, cls_gemm_cases **out);
 void cls_gemm_cases_destroy(cls_gemm_cases *cases);
-/* Median ms of CLBlastSgemm on case i, after `warmups` warm-up runs. */
+/* The cases run through cls_gemm with the device's backend (own kernels on CPUs, CLBlast elsewhere);
+ * this forces one (the CLBlast search times CLBlast whatever the device uses). */
+cls_status cls_gemm_cases_set_backend(cls_gemm_cases *cases, cls_gemm_backend backend);
+cls_gemm_backend cls_gemm_cases_backend(const cls_gemm_cases *cases);
+/* Median ms of cls_gemm on case i, after `warmups` warm-up runs. */
 cls_status cls_gemm_cases_time(cls_gemm_cases *cases, int i, int warmups, int runs, double *median_ms);
 /* Runs case i once into a NaN-filled C and compares sampled rows (the first 16, the last 16, 16
  * spread between) with a double-precision host GEMM: |C - ref| <= 1e-4 * sum_k |A_ik B_kj| + 1e-6 per

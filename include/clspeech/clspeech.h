@@ -39,6 +39,7 @@ typedef struct cls_device_info {
   size_t max_work_group_size;
   bool fp16;
   bool fp64;
+  unsigned vector_width_float; /* CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT (8: AVX2, 16: AVX-512); 0 if unknown */
   size_t preferred_work_group_multiple; /* from a built kernel; 0 until the device's kernels are built */
   int sub_index, sub_count;  /* k of N for a sub-device made by a ":split=N" selection; 0, 0 for a whole device */
 } cls_device_info;

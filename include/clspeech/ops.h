@@ -1,8 +1,10 @@
-/* clspeech public API, ops layer: the op plans (dense + clipped ReLU + dropout, LSTM, softmax +
- * CTC, Adam) that the model is built from, and their conventions (buffer views, write modes). */
+/* clspeech public API, ops layer: the op plans (the GEMM entry point, dense + clipped ReLU + dropout,
+ * LSTM, softmax + CTC, Adam) that the model is built from, and their conventions (buffer views, write
+ * modes). */
 #ifndef CLSPEECH_OPS_H
 #define CLSPEECH_OPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <CL/cl.h>
 #include "clspeech.h"
@@ -41,8 +43,55 @@ typedef enum cls_write_mode { CLS_OVERWRITE = 0, CLS_ACCUMULATE = 1 } cls_write_
 cls_status cls_engine_device_cl(cls_engine *engine, int index, cl_context *context, cl_device_id *device,
                                 cl_command_queue *queue);
 
+/* ---- gemm ---- */
+/* The one GEMM entry point of the step: row-major C [m, n] = alpha * op(A) [m, k] * op(B) [k, n] +
+ * beta * C, op(X) = X or X^T, offsets in the cls_buf views and leading dimensions in elements (as
+ * CLBlast's row-major SGEMM). Two backends behind it: our own kernels (kernels/gemm.cl: B packed into
+ * panels, one register-blocked tile per work-item) on CPU devices, CLBlast on GPUs and every other
+ * device. Everything is enqueued on the caller's in-order queue; nothing waits on the host.
+ *
+ * A plan belongs to one device and is used from one in-order queue by one host thread at a time: it
+ * owns the packing scratch (a device buffer grown as calls need it, in chunks of at most a few MiB).
+ * beta == 0 never reads C, so C's previous contents (NaN included) do not matter. */
+
+typedef struct cls_gemm_plan cls_gemm_plan;
+
+typedef enum cls_gemm_backend {
+  CLS_GEMM_BACKEND_AUTO = 0,    /* by device class: OWN on CPU devices, CLBLAST elsewhere */
+  CLS_GEMM_BACKEND_OWN = 1,     /* kernels/gemm.cl (tile geometry from the device's kernel options) */
+  CLS_GEMM_BACKEND_CLBLAST = 2  /* CLBlastSgemm (with the device's stored tuning, if any) */
+} cls_gemm_backend;
+
+cls_status cls_gemm_create(cls_engine *engine, int device, cls_gemm_plan **out);
+void cls_gemm_destroy(cls_gemm_plan *plan);
+
+/* Forces a backend (tests and benchmarks); AUTO returns to the device class's. Packed B matrices made
+ * under another backend must be packed again. */
+cls_status cls_gemm_set_backend(cls_gemm_plan *plan, cls_gemm_backend backend);
+/* The backend calls take now: OWN or CLBLAST. */
+cls_gemm_backend cls_gemm_get_backend(const cls_gemm_plan *plan);
+/* "own", "clblast" or "auto". */
+const char *cls_gemm_backend_name(cls_gemm_backend backend);
+
+cls_status cls_gemm(cls_gemm_plan *plan, cl_command_queue queue, bool trans_a, bool trans_b, size_t m, size_t n,
+                    size_t k, float alpha, cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c,
+                    size_t ldc, cl_event *event);
+
+/* A B operand packed once and used by many products (the LSTM's recurrent weight over the time steps):
+ * cls_gemm_pack_b writes op(B) [k, n] (B stored as for cls_gemm) into `packed`, a caller buffer view of
+ * cls_gemm_packed_b_floats(plan, k, n) floats (k x n on either backend); cls_gemm_packed then computes
+ * C [m, n] = alpha * op(A) [m, k] * (the packed B) + beta * C. The own backend packs into its tile
+ * panels; on the CLBlast backend the packed form is op(B) copied to [k, n] row-major, so callers need
+ * no branches. */
+size_t cls_gemm_packed_b_floats(const cls_gemm_plan *plan, size_t k, size_t n);
+cls_status cls_gemm_pack_b(cls_gemm_plan *plan, cl_command_queue queue, bool trans_b, size_t k, size_t n, cls_buf b,
+                           size_t ldb, cls_buf packed);
+cls_status cls_gemm_packed(cls_gemm_plan *plan, cl_command_queue queue, bool trans_a, size_t m, size_t n, size_t k,
+                           float alpha, cls_buf a, size_t lda, cls_buf packed, float beta, cls_buf c, size_t ldc,
+                           cl_event *event);
+
 /* ---- dense ---- */
-/* The dense (fully connected) layer op of the DeepSpeech model: Y = X·W + b through CLBlast, then
+/* The dense (fully connected) layer op of the DeepSpeech model: Y = X·W + b through cls_gemm, then
  * one fused kernel for bias, clipped ReLU and inverted dropout; backward gives dX, dW and db.
  * Rows are time-major (row = t*B + b). */
 
@@ -62,6 +111,9 @@ typedef struct cls_dense_act {
 } cls_dense_act;
 
 cls_status cls_dense_create(cls_engine *engine, int device, int in, int out, cls_dense_plan **plan);
+/* The plan makes a GEMM plan of its own; this makes it enqueue through `gemm` instead (same device and
+ * queue; not taken over: it must outlive the plan), so that the plans of one queue share one. */
+cls_status cls_dense_set_gemm(cls_dense_plan *plan, cls_gemm_plan *gemm);
 /* Workspace of the backward pass for `rows` rows (the gradient before the activation). */
 size_t cls_dense_workspace_bytes(const cls_dense_plan *plan, int rows);
 
@@ -96,9 +148,10 @@ void cls_dense_destroy(cls_dense_plan *plan);
  *
  * Work per call: one GEMM for the input projection of every step, then per step one recurrent GEMM
  * and one fused gate kernel; backward runs one gate-gradient kernel and one GEMM per step in reverse,
- * then three GEMMs (dW_x, dW_h, dx) and a column-sum kernel (db) over all steps at once; W_h (forward,
- * inference) or its transpose (backward) is staged into the workspace once per call. Nothing waits on
- * the host inside the time loop.
+ * then three GEMMs (dW_x, dW_h, dx) and a column-sum kernel (db) over all steps at once. Every product
+ * goes through cls_gemm; W_h (forward, inference) or its transpose (backward) is packed into the
+ * workspace once per call (cls_gemm_pack_b) for the recurrent products of every step. Nothing waits
+ * on the host inside the time loop.
  *
  * Every call takes the sizes T (1..max_time) and B (1..max_batch) of this batch; backward must get
  * the T, B, inputs and workspace that forward had. A plan sets its kernels' arguments when it enqueues:
@@ -112,17 +165,18 @@ typedef struct cls_lstm_plan cls_lstm_plan;
 cls_status cls_lstm_create(cls_engine *engine, int device, int max_time, int max_batch, int input_size, int hidden,
                            cls_lstm_plan **out);
 void cls_lstm_destroy(cls_lstm_plan *plan);
+/* As cls_dense_set_gemm: enqueue through `gemm` (same device and queue; it must outlive the plan)
+ * instead of the plan's own. The workspace sizes follow the GEMM plan's backend: ask for them after. */
+cls_status cls_lstm_set_gemm(cls_lstm_plan *plan, cls_gemm_plan *gemm);
 
 /* Workspace of forward + backward for T steps of B utterances, in bytes:
- *   W_h staged [H, 4H], gates [T*B, 4H] (input projection, then the activations i, j, f, o),
- *   cells [T*B, H] (c_t), dz [T*B, 4H] (pre-activation gradients), and [B, H] twice (recurrent and
- *   cell gradients).
- * Backward reads the saved activations without changing them, so it may run more than once. Give the
- * workspace at offset 0 of its buffer where you can: the staged W_h then reaches CLBlast's large-matrix
- * GEMM in place, where at another offset CLBlast copies it on every step. */
+ *   the packed recurrent weight (W_h [H, 4H] or W_h^T [4H, H], as cls_gemm_packed_b_floats sizes
+ *   them), gates [T*B, 4H] (input projection, then the activations i, j, f, o), cells [T*B, H] (c_t),
+ *   dz [T*B, 4H] (pre-activation gradients), and [B, H] twice (recurrent and cell gradients).
+ * Backward reads the saved activations without changing them, so it may run more than once. */
 size_t cls_lstm_workspace_bytes(const cls_lstm_plan *plan, int time, int batch);
-/* Workspace of cls_lstm_infer, in bytes: W_h staged [H, 4H] and gates [T*B, 4H] (the training
- * workspace also serves). */
+/* Workspace of cls_lstm_infer, in bytes: the packed W_h and gates [T*B, 4H] (the training workspace
+ * also serves). */
 size_t cls_lstm_infer_workspace_bytes(const cls_lstm_plan *plan, int time, int batch);
 
 /* Forward from a zero state, saving what backward needs in the workspace.

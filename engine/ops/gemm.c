@@ -1,0 +1,363 @@
+/* GEMM plan (see clspeech/ops.h): the backend per device class, the own backend's packing and
+ * launches (kernels/gemm.cl), the CLBlast calls, the argument and buffer checks both share, and the
+ * packing scratch. Nothing here waits on the host. */
+#include "ops/gemm.h"
+
+#include <clblast_c.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "device/log.h"
+#include "device/program.h"
+#include "ops/ops_util.h"
+
+/* Largest packed B chunk by default: 1 Mi floats (4 MiB), a few L2s' worth, so that a panel is still
+ * in cache when the tile kernel reads it and the scratch stays small beside the model. */
+#define DEFAULT_CHUNK_FLOATS ((size_t)1 << 20)
+
+/* A band of m tiles holds about this much of A (256 KiB: half a Zen 3 or Skylake-SP L2). */
+#define DEFAULT_BAND_BYTES ((size_t)256 << 10)
+
+struct cls_gemm_plan {
+  cls_engine *engine;
+  int device;
+  cl_context context;
+  cls_device_kind kind;
+  cls_gemm_backend forced;  /* AUTO: by device class */
+  cl_kernel pack_a, pack_b, tile;
+  int mr, nr;               /* the own backend's tile */
+  cls_gemm_pack_a pack_a_mode;
+  size_t chunk_floats;
+  size_t band_bytes;        /* rows of A per band of m tiles: about this many bytes */
+  cl_mem scratch;
+  size_t scratch_floats;
+};
+
+const char *cls_gemm_backend_name(cls_gemm_backend b) {
+  switch (b) {
+    case CLS_GEMM_BACKEND_OWN: return "own";
+    case CLS_GEMM_BACKEND_CLBLAST: return "clblast";
+    default: return "auto";
+  }
+}
+
+cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
+  if (!out) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "gemm: no plan pointer given");
+  *out = NULL;
+  cls_device *d = NULL;
+  cls_status st = cls_ops_device(e, device, &d);
+  if (st != CLS_OK) return st;
+  cls_gemm_plan *p = calloc(1, sizeof *p);
+  if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  p->engine = e;
+  p->device = device;
+  p->context = d->context;
+  p->kind = d->info.kind;
+  p->pack_a_mode = CLS_GEMM_PACK_A_TRANSPOSED;
+  p->chunk_floats = DEFAULT_CHUNK_FLOATS;
+  p->band_bytes = DEFAULT_BAND_BYTES;
+  cl_kernel geometry = NULL;
+  st = cls_device_kernel(e, d, "gemm", "gemm_pack_a", &p->pack_a);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_pack_b", &p->pack_b);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_tile", &p->tile);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_geometry", &geometry);
+  if (st == CLS_OK) {
+    size_t wg[3] = {0, 0, 0};
+    cl_int err = clGetKernelWorkGroupInfo(geometry, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
+    if (err != CL_SUCCESS || wg[0] < 1 || wg[1] < 1)
+      st = cls_fail(e, CLS_ERR_OPENCL, "gemm: reading the tile geometry (gemm_geometry's reqd_work_group_size) failed: %s",
+                    cls_cl_error_name(err));
+    p->mr = (int)wg[0];
+    p->nr = (int)wg[1];
+  }
+  if (geometry) clReleaseKernel(geometry);
+  if (st != CLS_OK) {
+    cls_gemm_destroy(p);
+    return st;
+  }
+  *out = p;
+  return CLS_OK;
+}
+
+void cls_gemm_destroy(cls_gemm_plan *p) {
+  if (!p) return;
+  if (p->pack_a) clReleaseKernel(p->pack_a);
+  if (p->pack_b) clReleaseKernel(p->pack_b);
+  if (p->tile) clReleaseKernel(p->tile);
+  if (p->scratch) clReleaseMemObject(p->scratch);
+  free(p);
+}
+
+cls_status cls_gemm_set_backend(cls_gemm_plan *p, cls_gemm_backend b) {
+  if (!p) return CLS_ERR_INVALID_ARGUMENT;
+  if (b != CLS_GEMM_BACKEND_AUTO && b != CLS_GEMM_BACKEND_OWN && b != CLS_GEMM_BACKEND_CLBLAST)
+    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "gemm: unknown backend %d", (int)b);
+  p->forced = b;
+  return CLS_OK;
+}
+
+cls_gemm_backend cls_gemm_get_backend(const cls_gemm_plan *p) {
+  if (p->forced != CLS_GEMM_BACKEND_AUTO) return p->forced;
+  return p->kind == CLS_DEVICE_CPU ? CLS_GEMM_BACKEND_OWN : CLS_GEMM_BACKEND_CLBLAST;
+}
+
+void cls_gemm_geometry(const cls_gemm_plan *p, int *mr, int *nr) {
+  if (mr) *mr = p->mr;
+  if (nr) *nr = p->nr;
+}
+
+void cls_gemm_set_pack_a(cls_gemm_plan *p, cls_gemm_pack_a mode) { p->pack_a_mode = mode; }
+void cls_gemm_set_chunk_floats(cls_gemm_plan *p, size_t floats) { p->chunk_floats = floats ? floats : 1; }
+void cls_gemm_set_band_bytes(cls_gemm_plan *p, size_t bytes) { p->band_bytes = bytes; }
+size_t cls_gemm_scratch_floats(const cls_gemm_plan *p) { return p->scratch_floats; }
+
+/* ---- checks ---- */
+
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* A matrix stored row-major as rows x cols with leading dimension ld, from view v: the leading
+ * dimension covers a row, the buffer holds the last element, and (own backend) every index fits the
+ * kernels' 32-bit arguments. */
+static cls_status check_matrix(cls_gemm_plan *p, const char *op, const char *name, cls_buf v, size_t rows, size_t cols,
+                               size_t ld, bool own) {
+  if (rows == 0 || cols == 0) return CLS_OK;
+  if (!v.mem) return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: no buffer given for %s", op, name);
+  if (ld < cols)
+    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: %s: leading dimension %zu is below its %zu columns", op,
+                    name, ld, cols);
+  size_t end = v.offset + (rows - 1) * ld + cols;
+  if (own && (end > (size_t)INT_MAX || ld > (size_t)INT_MAX))
+    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: %s reaches element %zu; the limit is 2^31-1", op, name,
+                    end);
+  size_t bytes = 0;
+  cl_int err = clGetMemObjectInfo(v.mem, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+  if (err != CL_SUCCESS)
+    return cls_fail(p->engine, CLS_ERR_OPENCL, "%s: %s: clGetMemObjectInfo(CL_MEM_SIZE) failed: %s", op, name,
+                    cls_cl_error_name(err));
+  if (end * sizeof(float) > bytes)
+    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
+                    "%s: %s [%zu x %zu, leading dimension %zu] at offset %zu needs %zu bytes, but its buffer holds %zu",
+                    op, name, rows, cols, ld, v.offset, end * sizeof(float), bytes);
+  return CLS_OK;
+}
+
+static cls_status check_sizes(cls_gemm_plan *p, const char *op, size_t m, size_t n, size_t k) {
+  if (m > (size_t)INT_MAX || n > (size_t)INT_MAX || k > (size_t)INT_MAX)
+    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: sizes %zu x %zu x %zu exceed 2^31-1", op, m, n, k);
+  return CLS_OK;
+}
+
+static cls_status marker(cls_gemm_plan *p, cl_command_queue q, cl_event *event) {
+  if (!event) return CLS_OK;
+  cl_int err = clEnqueueMarkerWithWaitList(q, 0, NULL, event);
+  if (err != CL_SUCCESS)
+    return cls_fail(p->engine, CLS_ERR_OPENCL, "gemm: clEnqueueMarkerWithWaitList failed: %s", cls_cl_error_name(err));
+  return CLS_OK;
+}
+
+/* ---- the own backend ---- */
+
+static cls_status ensure_scratch(cls_gemm_plan *p, size_t floats) {
+  if (floats < 64) floats = 64;
+  if (p->scratch && p->scratch_floats >= floats) return CLS_OK;
+  /* Commands already enqueued keep the old buffer alive until they finish (OpenCL's reference
+     counting), so it can be released without waiting. */
+  if (p->scratch) clReleaseMemObject(p->scratch);
+  p->scratch = NULL;
+  p->scratch_floats = 0;
+  size_t total = 0;
+  cls_status st = CLS_OK;
+  p->scratch = cls_ops_buffer(p->engine, p->device, p->context, floats * sizeof(float), &total, &st);
+  if (st == CLS_OK) p->scratch_floats = floats;
+  return st;
+}
+
+/* pad: the last panel padded with zeros to NR columns (else exactly as wide as what is left of n). */
+static cls_status launch_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, int k, int n, int t0, int tiles, cls_buf b,
+                                int ldb, cl_mem dst, int dst_off, int pad) {
+  if (k == 0 || tiles == 0) return CLS_OK;
+  int b_off = (int)b.offset, trans = tb ? 1 : 0;
+  cls_status st = cls_ops_args(p->engine, p->pack_b, "gemm_pack_b", 11, sizeof k, &k, sizeof n, &n, sizeof t0, &t0,
+                               sizeof tiles, &tiles, sizeof b.mem, &b.mem, sizeof b_off, &b_off, sizeof ldb, &ldb,
+                               sizeof trans, &trans, sizeof dst, &dst, sizeof dst_off, &dst_off, sizeof pad, &pad);
+  size_t global[2] = {(size_t)k, (size_t)tiles}, local[2] = {16, 1};
+  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_b, "gemm_pack_b", 2, global, local, NULL);
+  return st;
+}
+
+/* The A operand as the tile kernel reads it: a buffer, offset and the tile, row and k strides. */
+typedef struct a_view {
+  cl_mem mem;
+  int off, ts, rs, ks;
+} a_view;
+
+/* Whether A is packed before the product: always or never as forced; by default when it is stored
+ * transposed (in place, each k step of a tile would touch a new cache line) and read by at least 4
+ * panels of B (a narrow B does not repay the pass over A). */
+static bool packs_a(const cls_gemm_plan *p, bool ta, size_t n, size_t k) {
+  if (k == 0 || p->pack_a_mode == CLS_GEMM_PACK_A_NEVER) return false;
+  return p->pack_a_mode == CLS_GEMM_PACK_A_ALWAYS || (ta && ceil_div(n, (size_t)p->nr) >= 4);
+}
+
+static size_t packed_a_floats(const cls_gemm_plan *p, bool ta, size_t m, size_t n, size_t k) {
+  return packs_a(p, ta, n, k) ? ceil_div(m, (size_t)p->mr) * (size_t)p->mr * k : 0;
+}
+
+static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m, int n, int k, cls_buf a, int lda,
+                            size_t scratch_off, a_view *out) {
+  if (!packs_a(p, ta, (size_t)n, (size_t)k)) {
+    out->mem = a.mem;
+    out->off = (int)a.offset;
+    out->rs = ta ? 1 : lda;
+    out->ks = ta ? lda : 1;
+    out->ts = m > p->mr ? p->mr * out->rs : 0; /* (m > MR: within A, so within int) */
+    return CLS_OK;
+  }
+  int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off;
+  cls_status st = cls_ops_args(p->engine, p->pack_a, "gemm_pack_a", 8, sizeof m, &m, sizeof k, &k, sizeof a.mem, &a.mem,
+                               sizeof a_off, &a_off, sizeof lda, &lda, sizeof trans, &trans, sizeof p->scratch,
+                               &p->scratch, sizeof p_off, &p_off);
+  size_t global[2] = {(size_t)k, ceil_div((size_t)m, (size_t)p->mr)}, local[2] = {16, 1};
+  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_a, "gemm_pack_a", 2, global, local, NULL);
+  out->mem = p->scratch;
+  out->off = p_off;
+  out->rs = 1;
+  out->ks = p->mr;
+  out->ts = p->mr * k;
+  return st;
+}
+
+static cls_status launch_tile(cls_gemm_plan *p, cl_command_queue q, int m, int n, int k, int t0, int tiles, float alpha,
+                              const a_view *a, cl_mem bp, int bp_off, int padded, float beta, cls_buf c, int ldc,
+                              cl_event *event) {
+  const size_t m_tiles = ceil_div((size_t)m, (size_t)p->mr), tile_bytes = (size_t)p->mr * (size_t)k * sizeof(float);
+  size_t band = p->band_bytes && tile_bytes ? p->band_bytes / tile_bytes : m_tiles;
+  if (band < 1) band = 1;
+  if (band > m_tiles) band = m_tiles;
+  int c_off = (int)c.offset, band_i = (int)band;
+  cls_status st = cls_ops_args(p->engine, p->tile, "gemm_tile", 19, sizeof m, &m, sizeof n, &n, sizeof k, &k,
+                               sizeof t0, &t0, sizeof tiles, &tiles, sizeof band_i, &band_i, sizeof alpha, &alpha,
+                               sizeof a->mem, &a->mem, sizeof a->off, &a->off, sizeof a->ts, &a->ts, sizeof a->rs,
+                               &a->rs, sizeof a->ks, &a->ks, sizeof bp, &bp, sizeof bp_off, &bp_off, sizeof padded,
+                               &padded, sizeof beta, &beta, sizeof c.mem, &c.mem, sizeof c_off, &c_off, sizeof ldc,
+                               &ldc);
+  size_t global = m_tiles * (size_t)tiles, local = 1;
+  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->tile, "gemm_tile", 1, &global, &local, event);
+  return st;
+}
+
+static cls_status own_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, int m, int n, int k, float alpha,
+                           cls_buf a, int lda, cls_buf b, int ldb, float beta, cls_buf c, int ldc, cl_event *event) {
+  const size_t panel = (size_t)k * (size_t)p->nr, n_tiles = ceil_div((size_t)n, (size_t)p->nr);
+  size_t per_chunk = panel ? p->chunk_floats / panel : n_tiles;
+  if (per_chunk < 1) per_chunk = 1;
+  if (per_chunk > n_tiles) per_chunk = n_tiles;
+  const size_t b_floats = per_chunk * panel, a_floats = packed_a_floats(p, ta, (size_t)m, (size_t)n, (size_t)k);
+  if (b_floats + a_floats > (size_t)INT_MAX)
+    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "gemm: packing %zu floats exceeds 2^31-1", b_floats + a_floats);
+  cls_status st = ensure_scratch(p, b_floats + a_floats);
+  if (st == CLS_OK && k == 0) a.mem = b.mem = p->scratch; /* C = beta * C: nothing is read (A, B may be NULL) */
+  a_view av;
+  if (st == CLS_OK) st = prepare_a(p, q, ta, m, n, k, a, lda, b_floats, &av);
+  for (size_t t0 = 0; t0 < n_tiles && st == CLS_OK; t0 += per_chunk) {
+    int tiles = (int)(n_tiles - t0 < per_chunk ? n_tiles - t0 : per_chunk);
+    st = launch_pack_b(p, q, tb, k, n, (int)t0, tiles, b, ldb, p->scratch, 0, 1);
+    if (st == CLS_OK)
+      st = launch_tile(p, q, m, n, k, (int)t0, tiles, alpha, &av, p->scratch, 0, 1, beta, c, ldc,
+                       t0 + per_chunk >= n_tiles ? event : NULL);
+  }
+  return st;
+}
+
+/* ---- CLBlast ---- */
+
+static CLBlastTranspose tr(bool t) { return t ? CLBlastTransposeYes : CLBlastTransposeNo; }
+
+static cls_status clblast_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, size_t m, size_t n, size_t k,
+                               float alpha, cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c,
+                               size_t ldc, cl_event *event) {
+  CLBlastStatusCode s = CLBlastSgemm(CLBlastLayoutRowMajor, tr(ta), tr(tb), m, n, k, alpha, a.mem, a.offset, lda, b.mem,
+                                     b.offset, ldb, beta, c.mem, c.offset, ldc, &q, event);
+  if (s != CLBlastSuccess)
+    return cls_fail(p->engine, CLS_ERR_BLAS, "gemm: CLBlastSgemm (%c%c, m %zu, n %zu, k %zu) failed with status %d",
+                    ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, (int)s);
+  return CLS_OK;
+}
+
+/* ---- the entry points ---- */
+
+cls_status cls_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, size_t m, size_t n, size_t k, float alpha,
+                    cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c, size_t ldc, cl_event *event) {
+  if (!p) return CLS_ERR_INVALID_ARGUMENT;
+  const char *op = "gemm";
+  const bool own = cls_gemm_get_backend(p) == CLS_GEMM_BACKEND_OWN || k == 0; /* CLBlast refuses k = 0 */
+  cls_status st = check_sizes(p, op, m, n, k);
+  if (st == CLS_OK) st = check_matrix(p, op, ta ? "A^T" : "A", a, ta ? k : m, ta ? m : k, lda, own);
+  if (st == CLS_OK) st = check_matrix(p, op, tb ? "B^T" : "B", b, tb ? n : k, tb ? k : n, ldb, own);
+  if (st == CLS_OK) st = check_matrix(p, op, "C", c, m, n, ldc, own);
+  if (st != CLS_OK) return st;
+  if (m == 0 || n == 0) return marker(p, q, event);
+  if (!own) return clblast_gemm(p, q, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, event);
+  return own_gemm(p, q, ta, tb, (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc, event);
+}
+
+size_t cls_gemm_packed_b_floats(const cls_gemm_plan *p, size_t k, size_t n) {
+  (void)p; /* both backends: exactly op(B)'s k x n (the own backend's last panel is narrower) */
+  return k * n;
+}
+
+cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t k, size_t n, cls_buf b, size_t ldb,
+                           cls_buf packed) {
+  if (!p) return CLS_ERR_INVALID_ARGUMENT;
+  const char *op = "gemm pack B";
+  const bool own = cls_gemm_get_backend(p) == CLS_GEMM_BACKEND_OWN;
+  const size_t pf = cls_gemm_packed_b_floats(p, k, n);
+  cls_status st = check_sizes(p, op, 1, n, k);
+  if (st == CLS_OK) st = check_matrix(p, op, tb ? "B^T" : "B", b, tb ? n : k, tb ? k : n, ldb, own);
+  if (st == CLS_OK) st = check_matrix(p, op, "packed B", packed, 1, pf, pf, own);
+  if (st != CLS_OK || k == 0 || n == 0) return st;
+  if (own) {
+    size_t tiles = ceil_div(n, (size_t)p->nr);
+    return launch_pack_b(p, q, tb, (int)k, (int)n, 0, (int)tiles, b, (int)ldb, packed.mem, (int)packed.offset, 0);
+  }
+  if (tb) {
+    CLBlastStatusCode s = CLBlastSomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, n, k, 1.0f, b.mem, b.offset, ldb,
+                                           packed.mem, packed.offset, n, &q, NULL);
+    if (s != CLBlastSuccess)
+      return cls_fail(p->engine, CLS_ERR_BLAS, "%s: CLBlastSomatcopy (%zu x %zu) failed with status %d", op, n, k, (int)s);
+    return CLS_OK;
+  }
+  size_t src_origin[3] = {b.offset * sizeof(float), 0, 0}, dst_origin[3] = {packed.offset * sizeof(float), 0, 0};
+  size_t region[3] = {n * sizeof(float), k, 1};
+  cl_int err = clEnqueueCopyBufferRect(q, b.mem, packed.mem, src_origin, dst_origin, region, ldb * sizeof(float), 0,
+                                       n * sizeof(float), 0, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    return cls_fail(p->engine, CLS_ERR_OPENCL, "%s: clEnqueueCopyBufferRect failed: %s", op, cls_cl_error_name(err));
+  return CLS_OK;
+}
+
+cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t m, size_t n, size_t k, float alpha,
+                           cls_buf a, size_t lda, cls_buf packed, float beta, cls_buf c, size_t ldc, cl_event *event) {
+  if (!p) return CLS_ERR_INVALID_ARGUMENT;
+  const char *op = "gemm with packed B";
+  const bool own = cls_gemm_get_backend(p) == CLS_GEMM_BACKEND_OWN;
+  const size_t pf = cls_gemm_packed_b_floats(p, k, n);
+  cls_status st = check_sizes(p, op, m, n, k);
+  if (st == CLS_OK) st = check_matrix(p, op, ta ? "A^T" : "A", a, ta ? k : m, ta ? m : k, lda, own);
+  if (st == CLS_OK) st = check_matrix(p, op, "packed B", packed, 1, pf, pf, own);
+  if (st == CLS_OK) st = check_matrix(p, op, "C", c, m, n, ldc, own);
+  if (st != CLS_OK) return st;
+  if (m == 0 || n == 0) return marker(p, q, event);
+  if (!own && k > 0) return clblast_gemm(p, q, ta, false, m, n, k, alpha, a, lda, packed, n, beta, c, ldc, event);
+  if (!own) { /* k = 0 on CLBlast: C = beta * C through the own tile kernel (no B to read) */
+    cls_buf none = {packed.mem, 0};
+    return own_gemm(p, q, ta, false, (int)m, (int)n, 0, alpha, a, 1, none, (int)n, beta, c, (int)ldc, event);
+  }
+  a_view av;
+  size_t a_floats = packed_a_floats(p, ta, m, n, k);
+  st = a_floats ? ensure_scratch(p, a_floats) : CLS_OK;
+  if (st == CLS_OK) st = prepare_a(p, q, ta, (int)m, (int)n, (int)k, a, (int)lda, 0, &av);
+  if (st != CLS_OK) return st;
+  return launch_tile(p, q, (int)m, (int)n, (int)k, 0, (int)ceil_div(n, (size_t)p->nr), alpha, &av, packed.mem,
+                     (int)packed.offset, 0, beta, c, (int)ldc, event);
+}

@@ -1,0 +1,191 @@
+/* The GEMM of CPU devices (engine/ops/gemm.c chooses it for them; GPUs keep CLBlast): row-major
+ * C [m, n] = alpha * op(A) [m, k] * op(B) [k, n] + beta * C, op a transpose or not.
+ *
+ * B is packed first into panels of NR = NV x W columns, [n_tile][k][NR], by gemm_pack_b (which absorbs
+ * B's transpose); the last panel is either padded with zeros to NR columns (the scratch of one call)
+ * or holds only the n % NR columns left ([k][n % NR]), so that a B packed for many calls is exactly
+ * k x n floats. gemm_tile then computes one MR x NR tile of C per work-item with
+ * work-groups of one: a CPU driver (PoCL) compiles the work-item as a plain loop, the MR x NV float-W
+ * accumulators stay in vector registers (every index below is a compile-time constant), and each step
+ * of k is NV vector loads of the B panel, MR broadcasts of A and MR x NV fused multiply-adds. A is read
+ * through a tile, a row and a k stride, which covers it in place (either layout) and packed by
+ * gemm_pack_a into [m_tile][k][MR] (the host packs a transposed A that many B panels will read); the
+ * rows of the last tile past m read row m-1 again and are not stored. The grid walks bands of M
+ * tiles, N tile by N tile, so that consecutive work-groups reuse one B panel from L1 and a band of A
+ * stays in L2.
+ *
+ * Tunables (-D, per device from engine/device/kernel_options.c): CLS_GEMM_W the vector width (2, 4, 8
+ * or 16; the device's preferred float width), CLS_GEMM_MR rows per tile, CLS_GEMM_NV vectors per
+ * tile row. MR x NV accumulators plus NV loads and a broadcast should fit the register file: 6 x 2 of
+ * float8 on AVX2 (16 registers), 6 x 4 of float16 on AVX-512 (32 registers). The host reads MR and NR
+ * back from gemm_geometry's reqd_work_group_size, so host and kernels always agree. */
+#include "common.h"
+
+#ifndef CLS_GEMM_W
+#define CLS_GEMM_W 8
+#endif
+#ifndef CLS_GEMM_MR
+#define CLS_GEMM_MR 6
+#endif
+#ifndef CLS_GEMM_NV
+#define CLS_GEMM_NV 2
+#endif
+#if CLS_GEMM_W != 2 && CLS_GEMM_W != 4 && CLS_GEMM_W != 8 && CLS_GEMM_W != 16
+#error "CLS_GEMM_W must be 2, 4, 8 or 16"
+#endif
+#if CLS_GEMM_MR < 1 || CLS_GEMM_MR > 16 || CLS_GEMM_NV < 1 || CLS_GEMM_NV > 8
+#error "CLS_GEMM_MR must be 1..16 and CLS_GEMM_NV 1..8"
+#endif
+
+#define GEMM_MR CLS_GEMM_MR
+#define GEMM_NV CLS_GEMM_NV
+#define GEMM_W CLS_GEMM_W
+#define GEMM_NR (CLS_GEMM_NV * CLS_GEMM_W)
+
+#define GEMM_CAT_(a, b) a##b
+#define GEMM_CAT(a, b) GEMM_CAT_(a, b)
+typedef GEMM_CAT(float, CLS_GEMM_W) gemm_vec;
+#define GEMM_VLOAD GEMM_CAT(vload, CLS_GEMM_W)
+#define GEMM_VSTORE GEMM_CAT(vstore, CLS_GEMM_W)
+
+/* a * b + c contracted: one fused multiply-add where the device has them (mad() is a multiply and an
+ * add on PoCL, and fma() would be emulated where there is no hardware FMA). */
+#pragma OPENCL FP_CONTRACT ON
+#define GEMM_FMA(a, b, c) ((a) * (b) + (c))
+
+/* Never launched: its required work-group size (MR, NR, 1) tells the host the tile geometry. */
+__kernel __attribute__((reqd_work_group_size(GEMM_MR, GEMM_NR, 1))) void gemm_geometry(__global float *unused) {
+  (void)unused;
+}
+
+/* The panels of the n tiles t0 <= t < t0 + tiles: panel t - t0 starts at packed[p_off + (t - t0) * k * NR]
+ * and holds op(B)[kk][t * NR + c] at [kk * w + c], w its width: NR when `pad` (0 past n), else
+ * min(NR, n - t * NR). One work-item per (kk, tile). op(B)[kk][j] is b[kk*ldb + j], or b[j*ldb + kk]
+ * when trans. */
+__kernel void gemm_pack_b(const int k, const int n, const int t0, const int tiles, __global const float *b,
+                          const int b_off, const int ldb, const int trans, __global float *packed, const int p_off,
+                          const int pad) {
+  const int kk = (int)get_global_id(0), tile = (int)get_global_id(1);
+  if (kk >= k || tile >= tiles) return;
+  const int j0 = (t0 + tile) * GEMM_NR, cols = min(GEMM_NR, n - j0), w = pad ? GEMM_NR : cols;
+  __global float *dst = packed + p_off + (size_t)tile * (size_t)k * GEMM_NR + (size_t)kk * (size_t)w;
+  if (!trans) {
+    __global const float *src = b + b_off + (size_t)kk * (size_t)ldb + (size_t)j0;
+    if (cols == GEMM_NR) {
+#pragma unroll
+      for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(GEMM_VLOAD(v, src), v, dst);
+    } else {
+      for (int c = 0; c < cols; c++) dst[c] = src[c];
+    }
+  } else {
+    __global const float *src = b + b_off + (size_t)j0 * (size_t)ldb + (size_t)kk;
+    for (int c = 0; c < cols; c++) dst[c] = src[(size_t)c * (size_t)ldb];
+  }
+  for (int c = cols; c < w; c++) dst[c] = 0.0f;
+}
+
+/* packed [(mt * k + kk) * MR + r] = op(A)[mt * MR + r][kk] (0 past m). One work-item per (kk, m tile).
+ * op(A)[i][kk] is a[i*lda + kk], or a[kk*lda + i] when trans. */
+__kernel void gemm_pack_a(const int m, const int k, __global const float *a, const int a_off, const int lda,
+                          const int trans, __global float *packed, const int p_off) {
+  const int kk = (int)get_global_id(0), mt = (int)get_global_id(1);
+  if (kk >= k || mt * GEMM_MR >= m) return;
+  const int i0 = mt * GEMM_MR, rows = min(GEMM_MR, m - i0);
+  __global float *dst = packed + p_off + ((size_t)mt * (size_t)k + (size_t)kk) * GEMM_MR;
+  if (!trans) {
+    __global const float *src = a + a_off + (size_t)i0 * (size_t)lda + (size_t)kk;
+    for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[(size_t)r * (size_t)lda] : 0.0f;
+  } else {
+    __global const float *src = a + a_off + (size_t)kk * (size_t)lda + (size_t)i0;
+    for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[r] : 0.0f;
+  }
+}
+
+/* One MR x NR tile of C per work-group of a 1-D grid over m_tiles x tiles, the n tiles t0 <= t < t0 + tiles.
+ * The grid walks bands of `band` m tiles: within a band, every n tile in turn, and within an n tile
+ * the band's m tiles, so that the band's rows of A stay in cache across the n tiles and each B panel
+ * across the band.
+ * A element (i0 + r, kk) of op(A), i0 the tile's first row, is a[a_off + mt*a_ts + r*a_rs + kk*a_ks]
+ * (in place: a_ts = MR*a_rs; packed: a_ts = MR*k, a_rs = 1, a_ks = MR); the packed B panels start at
+ * bp[bp_off] with panel 0 holding tile t0, the last one padded to NR columns when `padded`. beta == 0
+ * never reads C (NaN there does not propagate). */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tile(
+    const int m, const int n, const int k, const int t0, const int tiles, const int band, const float alpha,
+    __global const float *a, const int a_off, const int a_ts, const int a_rs, const int a_ks, __global const float *bp,
+    const int bp_off, const int padded, const float beta, __global float *c, const int c_off, const int ldc) {
+  const int m_tiles = (m + GEMM_MR - 1) / GEMM_MR;
+  const int g = (int)get_group_id(0), per_band = band * tiles;
+  const int b0 = g / per_band * band, in_band = min(band, m_tiles - b0), rest = g - b0 * tiles;
+  const int panel = rest / in_band, mt = b0 + (rest - panel * in_band);
+  const int i0 = mt * GEMM_MR, j0 = (t0 + panel) * GEMM_NR;
+  const int rows = min(GEMM_MR, m - i0);
+  __global const float *ar[GEMM_MR];
+#pragma unroll
+  for (int r = 0; r < GEMM_MR; r++)
+    ar[r] = a + a_off + (size_t)mt * (size_t)a_ts + (size_t)min(r, rows - 1) * (size_t)a_rs;
+  __global const float *b = bp + bp_off + (size_t)panel * (size_t)k * GEMM_NR;
+
+  gemm_vec acc[GEMM_MR][GEMM_NV];
+#pragma unroll
+  for (int r = 0; r < GEMM_MR; r++)
+#pragma unroll
+    for (int v = 0; v < GEMM_NV; v++) acc[r][v] = (gemm_vec)(0.0f);
+
+  const int cols = min(GEMM_NR, n - j0);
+  if (cols == GEMM_NR || padded) {
+    for (int kk = 0; kk < k; kk++) {
+      gemm_vec bv[GEMM_NV];
+#pragma unroll
+      for (int v = 0; v < GEMM_NV; v++) bv[v] = GEMM_VLOAD(v, b);
+      b += GEMM_NR;
+#pragma unroll
+      for (int r = 0; r < GEMM_MR; r++) {
+        const gemm_vec av = (gemm_vec)(*ar[r]);
+        ar[r] += a_ks;
+#pragma unroll
+        for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(av, bv[v], acc[r][v]);
+      }
+    }
+  } else { /* the narrower last panel, rows of `cols` floats: read element by element, zero past them */
+    float row[GEMM_NR];
+    for (int kk = 0; kk < k; kk++) {
+      for (int j = 0; j < GEMM_NR; j++) row[j] = j < cols ? b[j] : 0.0f;
+      b += cols;
+      gemm_vec bv[GEMM_NV];
+#pragma unroll
+      for (int v = 0; v < GEMM_NV; v++) bv[v] = GEMM_VLOAD(v, row);
+#pragma unroll
+      for (int r = 0; r < GEMM_MR; r++) {
+        const gemm_vec av = (gemm_vec)(*ar[r]);
+        ar[r] += a_ks;
+#pragma unroll
+        for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(av, bv[v], acc[r][v]);
+      }
+    }
+  }
+
+  __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)j0;
+  if (cols == GEMM_NR) {
+#pragma unroll
+    for (int r = 0; r < GEMM_MR; r++) {
+      if (r >= rows) break;
+      __global float *row = cp + (size_t)r * (size_t)ldc;
+#pragma unroll
+      for (int v = 0; v < GEMM_NV; v++) {
+        gemm_vec out = alpha * acc[r][v];
+        if (beta != 0.0f) out += beta * GEMM_VLOAD(v, row);
+        GEMM_VSTORE(out, v, row);
+      }
+    }
+  } else {
+    float tmp[GEMM_NR];
+#pragma unroll
+    for (int r = 0; r < GEMM_MR; r++) {
+      if (r >= rows) break;
+      __global float *row = cp + (size_t)r * (size_t)ldc;
+#pragma unroll
+      for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(acc[r][v], v, tmp);
+      for (int j = 0; j < cols; j++) row[j] = beta != 0.0f ? alpha * tmp[j] + beta * row[j] : alpha * tmp[j];
+    }
+  }
+}
