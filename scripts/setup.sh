@@ -17,6 +17,7 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler     # TensorBoard event files: Event messages (protoc-c at build time)
   libisal-dev                               # CRC-32C of the event files' records (ISA-L's crc32_iscsi)
   python3                                   # a test reads checkpoints with Python's standard library
+  python3-venv                              # the tests' venv with TensorBoard (PyPI), which reads our summaries
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -3,7 +3,7 @@
  * record is ignored at every cut, a flipped bit is reported; TF's default histogram limits (1551,
  * TF's loop, the float limits decide as the double ones); an event file decoded back with protobuf-c:
  * the file_version first, steps, tags, scalar values, a histogram whose counts sum to the tensor's
- * size and whose empty runs are collapsed as TF does; the flush thread puts an event on disk before
+ * size and whose empty runs are collapsed as TF does, and one of 90 values; the flush thread puts an event on disk before
  * close; a folder that cannot be made is an error naming it. TensorBoard's own reader is
  * tests/summaries/check_tensorboard.py's. */
 #include <dirent.h>
@@ -274,6 +274,46 @@ static void test_event_file(const char *dir) {
   rmdir(sub);
 }
 
+/* A summary of many values (its arrays grow while histograms are added), as a summary step's 72. */
+static void test_many_values(const char *dir) {
+  char err[1024], path[1024];
+  cls_event_file *f = NULL;
+  CHECK_INT(cls_event_file_open(dir, 3600, &f, err, sizeof err), CLS_OK);
+  if (!f) return;
+  snprintf(path, sizeof path, "%s", cls_event_file_path(f));
+  cls_summary *s = cls_summary_create();
+  float x[100];
+  for (int k = 0; k < 100; k++) x[k] = (float)k;
+  for (int i = 0; i < 90; i++) {
+    char tag[32];
+    snprintf(tag, sizeof tag, "v%d", i);
+    cls_tensor_stats st;
+    cls_tensor_stats_host(x, (size_t)(i % 3 ? 100 : 1 + i), &st);
+    CHECK_INT(i % 2 ? cls_summary_histogram(s, tag, &st) : cls_summary_scalar(s, tag, i), CLS_OK);
+  }
+  CHECK_INT(cls_event_file_write(f, 3, s, err, sizeof err), CLS_OK);
+  cls_summary_destroy(s);
+  CHECK_INT(cls_event_file_close(f, err, sizeof err), CLS_OK);
+  size_t len = 0, pos = 0, n = 0;
+  unsigned char *buf = slurp(path, &len);
+  const unsigned char *data = NULL;
+  int right = 0;
+  for (int r = 0; buf && cls_tfrecord_next(buf, len, &pos, &data, &n) == CLS_TFRECORD_RECORD; r++) {
+    Tensorflow__Event *ev = tensorflow__event__unpack(NULL, n, data);
+    if (ev && r == 1 && ev->summary && ev->summary->n_value == 90)
+      for (int i = 0; i < 90; i++) {
+        Tensorflow__Summary__Value *v = ev->summary->value[i];
+        double want = i % 3 ? 100 : 1 + i;
+        right += i % 2 ? v->value_case == TENSORFLOW__SUMMARY__VALUE__VALUE_HISTO && v->histo->num == want
+                       : v->simple_value == (float)i;
+      }
+    if (ev) tensorflow__event__free_unpacked(ev, NULL);
+  }
+  CHECK_INT(right, 90);
+  free(buf);
+  unlink(path);
+}
+
 /* The flush thread puts a written event on disk while the file is open (polled, up to 20 s). */
 static void test_flush_thread(const char *dir) {
   char err[1024];
@@ -321,6 +361,7 @@ int main(void) {
   test_limits();
   test_host_stats();
   test_event_file(dir);
+  test_many_values(dir);
   test_flush_thread(dir);
   test_errors(dir);
   CHECK(rmdir(dir) == 0, "%s is not empty after the test: %s", dir, strerror(errno));

@@ -20,7 +20,7 @@
 struct cls_summary {
   int n, cap;
   Tensorflow__Summary__Value *values;       /* [cap] */
-  Tensorflow__HistogramProto *histos;       /* [cap], used by the histogram values */
+  Tensorflow__HistogramProto *histos;       /* [cap], histos[i] the histogram of values[i] when it has one */
   Tensorflow__Summary__Value **pointers;    /* [cap], what Tensorflow__Summary lists */
 };
 
@@ -115,8 +115,7 @@ cls_status cls_summary_histogram(cls_summary *s, const char *tag, const cls_tens
   h->num = (double)stats->n;
   h->sum = cls_tensor_stats_sum(stats);
   h->sum_squares = cls_tensor_stats_sum_squares(stats);
-  v->value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_HISTO;
-  v->histo = h;
+  v->value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_HISTO; /* v->histo is set when the event is written */
   return CLS_OK;
 }
 
@@ -256,7 +255,11 @@ cls_status cls_event_file_open(const char *dir, double flush_secs, cls_event_fil
 
 cls_status cls_event_file_write(cls_event_file *f, int64_t step, const cls_summary *s, char *err, size_t cap) {
   Tensorflow__Summary sum = TENSORFLOW__SUMMARY__INIT;
-  for (int i = 0; i < s->n; i++) s->pointers[i] = &s->values[i];
+  for (int i = 0; i < s->n; i++) {
+    s->pointers[i] = &s->values[i];
+    /* The histograms' array may have moved since the value was added (realloc). */
+    if (s->values[i].value_case == TENSORFLOW__SUMMARY__VALUE__VALUE_HISTO) s->values[i].histo = &s->histos[i];
+  }
   sum.n_value = (size_t)s->n;
   sum.value = s->pointers;
   Tensorflow__Event ev = TENSORFLOW__EVENT__INIT;
