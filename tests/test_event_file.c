@@ -3,9 +3,9 @@
  * record is ignored at every cut, a flipped bit is reported; TF's default histogram limits (1551,
  * TF's loop, the float limits decide as the double ones); an event file decoded back with protobuf-c:
  * the file_version first, steps, tags, scalar values, a histogram whose counts sum to the tensor's
- * size and whose empty runs are collapsed as TF does, and one of 90 values; the flush thread puts an event on disk before
- * close; a folder that cannot be made is an error naming it. TensorBoard's own reader is
- * tests/summaries/check_tensorboard.py's. */
+ * size and whose empty runs are collapsed as TF does, and an event of 90 values; the flush thread
+ * puts an event on disk before close; a folder that cannot be made is an error naming it.
+ * TensorBoard's own reader is tests/summaries/check_tensorboard.py's. */
 #include <dirent.h>
 #include <errno.h>
 #include <float.h>

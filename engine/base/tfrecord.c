@@ -34,7 +34,8 @@ cls_status cls_tfrecord_write(FILE *f, const void *data, size_t n) {
   unsigned char h[CLS_TFRECORD_HEADER], t[CLS_TFRECORD_FOOTER];
   cls_tfrecord_header(n, h);
   cls_tfrecord_footer(data, n, t);
-  if (fwrite(h, 1, sizeof h, f) != sizeof h || (n && fwrite(data, 1, n, f) != n) || fwrite(t, 1, sizeof t, f) != sizeof t)
+  if (fwrite(h, 1, sizeof h, f) != sizeof h || (n && fwrite(data, 1, n, f) != n) ||
+      fwrite(t, 1, sizeof t, f) != sizeof t)
     return CLS_ERR_IO;
   return CLS_OK;
 }

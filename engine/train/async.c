@@ -109,7 +109,8 @@ static void *async_worker(void *arg) {
       if (c->summaries) {
         double now = cls_now_ms();
         cls_tower_summary part = {s->index, now - pull_ms, 1.0, stale};
-        cls_status sv = cls_crew_summarize_step(c, mean, b->audio_seconds, (now - r->last_push) / 1e3, &part, 1, s->grad);
+        cls_status sv =
+            cls_crew_summarize_step(c, mean, b->audio_seconds, (now - r->last_push) / 1e3, &part, 1, s->grad);
         if (sv != CLS_OK && r->status == CLS_OK) r->status = sv;
         r->last_push = now;
       }

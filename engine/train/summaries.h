@@ -25,7 +25,13 @@
 #include "base/histogram.h"
 #include "clspeech/model.h"
 
-typedef enum cls_summary_set { CLS_SUMMARY_TRAIN, CLS_SUMMARY_DEV, CLS_SUMMARY_METRICS, CLS_SUMMARY_SETS } cls_summary_set;
+/* The event files, DIR/train, DIR/dev and DIR/metrics (CLS_SUMMARY_SETS: their number, or none). */
+typedef enum cls_summary_set {
+  CLS_SUMMARY_TRAIN,
+  CLS_SUMMARY_DEV,
+  CLS_SUMMARY_METRICS,
+  CLS_SUMMARY_SETS
+} cls_summary_set;
 
 typedef struct cls_summaries cls_summaries;
 

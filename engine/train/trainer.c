@@ -281,7 +281,8 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *t, const cls_utterance *t
     for (int m = 0; st == CLS_OK && !stop && m < n_metrics; m++)
       st = evaluate(t, &metrics[m], o->dev_batch_size, "Metrics", CLS_SUMMARY_METRICS, NULL, NULL, progress, user,
                     NULL, NULL);
-    if (st == CLS_OK && !stop && n_metrics > 0) cls_summaries_epoch(c->summaries, CLS_SUMMARY_METRICS, state->global_step);
+    if (st == CLS_OK && !stop && n_metrics > 0)
+      cls_summaries_epoch(c->summaries, CLS_SUMMARY_METRICS, state->global_step);
     if (stop) break;
   }
   cls_summaries_close(c->summaries);
