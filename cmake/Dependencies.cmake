@@ -61,6 +61,22 @@ if(NOT JANSSON_FOUND)
 endif()
 clspeech_found("jansson" "${JANSSON_LINK_LIBRARIES} (version ${JANSSON_VERSION})")
 
+pkg_check_modules(PROTOBUF_C QUIET IMPORTED_TARGET libprotobuf-c)
+if(NOT PROTOBUF_C_FOUND)
+  clspeech_missing("protobuf-c (the Event messages of TensorBoard's event files)" "libprotobuf-c-dev")
+endif()
+find_program(CLSPEECH_PROTOC_C protoc-c)
+if(NOT CLSPEECH_PROTOC_C)
+  clspeech_missing("protoc-c (generates the C code of engine/base/tf_event.proto)" "protobuf-c-compiler")
+endif()
+clspeech_found("protobuf-c" "${PROTOBUF_C_LINK_LIBRARIES} (version ${PROTOBUF_C_VERSION}), ${CLSPEECH_PROTOC_C}")
+
+pkg_check_modules(ISAL QUIET IMPORTED_TARGET libisal)
+if(NOT ISAL_FOUND)
+  clspeech_missing("ISA-L (CRC-32C of the event files' records)" "libisal-dev")
+endif()
+clspeech_found("ISA-L" "${ISAL_LINK_LIBRARIES} (version ${ISAL_VERSION})")
+
 # PoCL is a run-time dependency (the CPU OpenCL driver), not a build one: report, never fail.
 file(GLOB CLSPEECH_ICDS /etc/OpenCL/vendors/*.icd)
 if(CLSPEECH_ICDS)

@@ -1,6 +1,7 @@
 /* `clspeech train`: DeepSpeech-compatible training with a tower on each selected OpenCL device
  * (DeepSpeech's flags and defaults), then the test report. Loads and validates the data sets, builds the trainer, loads or
- * initialises the parameters, runs the epochs with progress lines, and evaluates --test_files. */
+ * initialises the parameters, runs the epochs with progress lines (and --metrics_files' loss after each validation,
+ * summaries under --summary_dir), and evaluates --test_files. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,12 +54,13 @@ int cmd_train(int argc, char **argv) {
   }
   cls_dataset_options dopt = {alphabet, f.audio_sample_rate, tables->window, tables->step, f.reverse_train,
                               f.limit_train, f.strict};
-  data_set *train = NULL, *dev = NULL, *test = NULL;
-  int n_train = 0, n_dev = 0, n_test = 0;
+  data_set *train = NULL, *dev = NULL, *test = NULL, *metrics = NULL;
+  int n_train = 0, n_dev = 0, n_test = 0, n_metrics = 0;
   rc = data_sets_load("training set", f.train_files, 0, &dopt, &train, &n_train);
   dopt.reverse = f.reverse_dev;
   dopt.limit = f.limit_dev;
   if (!rc) rc = data_sets_load("validation set", f.dev_files, 1, &dopt, &dev, &n_dev);
+  if (!rc) rc = data_sets_load("metrics set", f.metrics_files, 1, &dopt, &metrics, &n_metrics);
   dopt.reverse = f.reverse_test;
   dopt.limit = f.limit_test;
   if (!rc) rc = data_sets_load("test set", f.test_files, 1, &dopt, &test, &n_test);
@@ -83,6 +85,7 @@ int cmd_train(int argc, char **argv) {
     int max_frames = 1, max_labels = 1;
     data_sets_max(train, n_train, &max_frames, &max_labels);
     data_sets_max(dev, n_dev, &max_frames, &max_labels);
+    data_sets_max(metrics, n_metrics, &max_frames, &max_labels);
     data_sets_max(test, n_test, &max_frames, &max_labels);
     int max_batch = f.train_batch_size;
     if (f.dev_batch_size > max_batch) max_batch = f.dev_batch_size;
@@ -106,9 +109,12 @@ int cmd_train(int argc, char **argv) {
       if (cls_checkpoint_describe(f.save_checkpoint_dir, f.alphabet_config_path, f.audio_sample_rate, f.feature_win_len,
                                   f.feature_win_step, why, sizeof why) != CLS_OK)
         fprintf(stderr, "clspeech: warning: %s\n", why);
-      cls_eval_set *dev_sets = calloc((size_t)(n_dev ? n_dev : 1), sizeof *dev_sets);
+      cls_eval_set *dev_sets = calloc((size_t)(n_dev + n_metrics + 1), sizeof *dev_sets);
       for (int i = 0; i < n_dev; i++) dev_sets[i] = (cls_eval_set){dev[i].name, dev[i].utts, dev[i].n};
-      st = cls_trainer_train(trainer, train[0].utts, train[0].n, dev_sets, n_dev, progress_print, &progress);
+      for (int i = 0; i < n_metrics; i++)
+        dev_sets[n_dev + i] = (cls_eval_set){metrics[i].name, metrics[i].utts, metrics[i].n};
+      st = cls_trainer_train_with_metrics(trainer, train[0].utts, train[0].n, dev_sets, n_dev, dev_sets + n_dev,
+                                          n_metrics, progress_print, &progress);
       free(dev_sets);
     }
     if (st != CLS_OK) rc = cli_report("train", engine, st);
@@ -125,6 +131,7 @@ int cmd_train(int argc, char **argv) {
   cls_engine_destroy(engine);
   data_sets_free(train, n_train);
   data_sets_free(dev, n_dev);
+  data_sets_free(metrics, n_metrics);
   data_sets_free(test, n_test);
   cls_mfcc_tables_destroy(tables);
   cls_alphabet_destroy(alphabet);

@@ -7,7 +7,16 @@
 
 #include "cli.h"
 
-static char default_checkpoint_dir[4096];
+static char default_checkpoint_dir[4096], default_summary_dir[4096];
+
+/* DeepSpeech's data folders: $XDG_DATA_HOME/clspeech/<leaf>, else ~/.local/share/clspeech/<leaf>. */
+static void data_dir(const char *leaf, char *out, size_t cap) {
+  const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+  if (xdg && *xdg)
+    snprintf(out, cap, "%s/clspeech/%s", xdg, leaf);
+  else
+    snprintf(out, cap, "%s/.local/share/clspeech/%s", home ? home : ".", leaf);
+}
 
 /* A float default as the decimal it was written as (0.05f -> 0.05, not 0.0500000007...): the
    shortest decimal that reads back as the same float, so that --help and flags.txt show it so. */
@@ -25,7 +34,7 @@ void train_flags_defaults(train_flags *f) {
   const int n_hidden = 2048; /* DeepSpeech's --n_hidden */
   const cls_train_options d = cls_train_options_default(n_hidden, 0);
   memset(f, 0, sizeof *f);
-  f->train_files = f->dev_files = f->test_files = "";
+  f->train_files = f->dev_files = f->test_files = f->metrics_files = "";
   f->alphabet_config_path = "data/alphabet.txt";
   f->train_batch_size = d.train_batch_size;
   f->dev_batch_size = d.dev_batch_size;
@@ -66,6 +75,10 @@ void train_flags_defaults(train_flags *f) {
   f->cutoff_prob = 1.0;
   f->cutoff_top_n = 300;
   f->test_output_file = "";
+  /* Summaries are on by default, where DeepSpeech's went; an empty --summary_dir turns them off. */
+  data_dir("summaries", default_summary_dir, sizeof default_summary_dir);
+  f->summary_dir = default_summary_dir;
+  f->summary_steps = d.summary_steps;
   f->strategy = cls_strategy_name(d.strategy);
   f->balance = cls_balance_name(d.balance);
   f->towers_per_device = d.towers_per_device;
@@ -85,6 +98,7 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
   S(train_files, "comma-separated training CSVs (wav_filename,wav_filesize,transcript)");
   S(dev_files, "comma-separated validation CSVs, evaluated after every epoch");
   S(test_files, "comma-separated test CSVs, evaluated after training (WER, CER, loss)");
+  S(metrics_files, "comma-separated CSVs whose loss is only reported (and summarised) after validation");
   S(alphabet_config_path, "the alphabet file (one label per line)");
   I(train_batch_size, "utterances per training step");
   I(dev_batch_size, "utterances per validation step");
@@ -142,6 +156,8 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
   D(cutoff_prob, "beam search: keep classes within this cumulative probability (1.0: off)");
   I(cutoff_top_n, "beam search: keep at most this many classes per frame");
   S(test_output_file, "write every test sample's result as JSON here");
+  S(summary_dir, "TensorBoard event files go to DIR/train, DIR/dev and DIR/metrics (\"\": none)");
+  I(summary_steps, "each variable's statistics and histograms (and its gradient's) every N steps (0: never)");
 #undef S
 #undef I
 #undef D
@@ -152,12 +168,7 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
 
 int train_flags_finish(train_flags *f, const char *command) {
   if (!*f->checkpoint_dir) {
-    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg)
-      snprintf(default_checkpoint_dir, sizeof default_checkpoint_dir, "%s/clspeech/checkpoints", xdg);
-    else
-      snprintf(default_checkpoint_dir, sizeof default_checkpoint_dir, "%s/.local/share/clspeech/checkpoints",
-               home ? home : ".");
+    data_dir("checkpoints", default_checkpoint_dir, sizeof default_checkpoint_dir);
     f->checkpoint_dir = default_checkpoint_dir;
   }
   if (!*f->load_checkpoint_dir) f->load_checkpoint_dir = f->checkpoint_dir;
@@ -181,6 +192,7 @@ int train_flags_finish(train_flags *f, const char *command) {
     bad = "--load_evaluate must be auto, best or last";
   else if (f->towers_per_device < 1) bad = "--towers_per_device must be at least 1";
   else if (f->replica_check_steps < 0) bad = "--replica_check_steps must not be negative";
+  else if (f->summary_steps < 0) bad = "--summary_steps must not be negative";
   else if (f->n_hidden < 1) bad = "--n_hidden must be at least 1";
   else if (!(f->learning_rate > 0)) bad = "--learning_rate must be positive";
   else if (f->dropout_rate < 0 || f->dropout_rate >= 1 || f->dropout_rate2 >= 1 || f->dropout_rate3 >= 1 ||
@@ -236,6 +248,8 @@ cls_train_options train_flags_options(const train_flags *f, int n_classes) {
   o.replica_check_steps = f->replica_check_steps;
   o.no_overlap = !f->overlap_reduction;
   o.log_placement = f->log_placement;
+  o.summary_dir = f->summary_dir;
+  o.summary_steps = f->summary_steps;
   return o;
 }
 

@@ -10,7 +10,7 @@
 #include "flags.h"
 
 typedef struct train_flags {
-  const char *train_files, *dev_files, *test_files, *alphabet_config_path;
+  const char *train_files, *dev_files, *test_files, *metrics_files, *alphabet_config_path;
   int train_batch_size, dev_batch_size, test_batch_size, epochs;
   double learning_rate, beta1, beta2, epsilon;
   double dropout_rate, dropout_rate2, dropout_rate3, dropout_rate4, dropout_rate5, dropout_rate6, relu_clip;
@@ -28,6 +28,8 @@ typedef struct train_flags {
   int report_count, beam_width, cutoff_top_n;
   double cutoff_prob;
   const char *test_output_file;
+  const char *summary_dir;
+  int summary_steps;
   const char *strategy, *balance;
   int towers_per_device, replica_check_steps;
   bool overlap_reduction, log_placement;

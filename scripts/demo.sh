@@ -2,7 +2,8 @@
 # The main job on a fresh Debian 12 machine: installs what is missing, builds, makes a small speech
 # corpus with espeak-ng (scripts/make_corpus.sh), trains a DeepSpeech model on it on the default
 # OpenCL device (PoCL on the CPU when there is no GPU), tests it (WER, CER) and transcribes a file.
-# Everything goes under build/demo/. About 5 minutes on a 2-core machine.
+# Everything goes under build/demo/ (the TensorBoard summaries in build/demo/summaries). About 5
+# minutes on a 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh build
@@ -14,9 +15,10 @@ epochs=${DEMO_EPOCHS:-14}
   --alphabet_config_path "$demo/corpus/alphabet.txt" \
   --n_hidden 128 --train_batch_size 8 --dev_batch_size 8 --test_batch_size 8 \
   --epochs "$epochs" --learning_rate 0.002 --dropout_rate 0.1 \
-  --checkpoint_dir "$demo/checkpoints" --load_train init --checkpoint_secs 0 \
+  --checkpoint_dir "$demo/checkpoints" --load_train init --checkpoint_secs 0 --summary_dir "$demo/summaries" \
   --beam_width 64 --report_count 3 --test_output_file "$demo/test-results.json"
 first=$(sed -n 2p "$demo/corpus/test.csv" | cut -d, -f1)
 ./build/clspeech transcribe --checkpoint_dir "$demo/checkpoints" --alphabet_config_path "$demo/corpus/alphabet.txt" \
   --beam_width 64 --audio "$demo/corpus/$first"
 echo "demo: reference transcript: $(sed -n 2p "$demo/corpus/test.csv" | cut -d, -f3)"
+echo "demo: watch the run in TensorBoard (pip install tensorboard): tensorboard --logdir $demo/summaries"

@@ -14,7 +14,10 @@ packages=(
   libsamplerate0-dev                        # resampling
   nettle-dev                                # SHA-256 (kernel cache keys, checksums of cache and tuning files)
   libjansson-dev                            # JSON output (devices --json, bench --json, --test_output_file)
+  libprotobuf-c-dev protobuf-c-compiler     # TensorBoard event files: Event messages (protoc-c at build time)
+  libisal-dev                               # CRC-32C of the event files' records (ISA-L's crc32_iscsi)
   python3                                   # a test reads checkpoints with Python's standard library
+  python3-venv                              # the tests' venv with TensorBoard (PyPI), which reads our summaries
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -16,6 +16,8 @@ echo "=== tests ==="
 (cd build && ctest "${ctest_args[@]}")
 
 echo "=== build with AddressSanitizer + UndefinedBehaviorSanitizer ==="
-bash scripts/setup.sh build-asan -DCLSPEECH_WERROR=ON -DCLSPEECH_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+# (the TensorBoard venv the first build's tests made serves these too)
+bash scripts/setup.sh build-asan -DCLSPEECH_WERROR=ON -DCLSPEECH_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+  -DCLSPEECH_TB_VENV="$PWD/build/tb-venv"
 echo "=== tests under the sanitizers (less the slow LDC93S1 overfit, label slow) ==="
 (cd build-asan && ctest "${ctest_args[@]}" -LE slow)

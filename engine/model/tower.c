@@ -10,6 +10,7 @@
 #include "device/log.h"
 #include "model/batch_input.h"
 #include "ops/ops_util.h"
+#include "ops/stats.h"
 
 #define MAX_LAYERS 8
 
@@ -21,6 +22,7 @@ struct cls_tower {
   cl_command_queue q, xfer;           /* compute queue; gradient read-back queue */
   cls_model *model;
   cls_adam_plan *adam;
+  cls_stats_plan *stats;              /* summary statistics, made on first use (NULL until then) */
   cls_batch_input *input;             /* the chunk's device batch */
   cls_param_view views[CLS_MODEL_N_TENSORS];
   size_t n_params, bytes;
@@ -86,6 +88,7 @@ void cls_tower_destroy(cls_tower *t) {
   for (int i = 0; i < t->n_reads; i++) clReleaseEvent(t->reads[i]);
   cls_model_destroy(t->model);
   cls_adam_destroy(t->adam);
+  cls_stats_destroy(t->stats);
   cls_batch_input_destroy(t->input);
   cl_mem mems[] = {t->params, t->grads, t->m, t->v};
   for (size_t i = 0; i < sizeof mems / sizeof *mems; i++)
@@ -208,6 +211,17 @@ cls_status cls_tower_read_state(cls_tower *t, float *p, float *m, float *v) {
   if (st == CLS_OK && m) st = cl_ok(t, clEnqueueReadBuffer(t->q, t->m, CL_TRUE, 0, b, m, 0, NULL, NULL), "reading Adam m");
   if (st == CLS_OK && v) st = cl_ok(t, clEnqueueReadBuffer(t->q, t->v, CL_TRUE, 0, b, v, 0, NULL, NULL), "reading Adam v");
   return st;
+}
+
+cls_status cls_tower_stats(cls_tower *t, cls_tensor_stats *stats) {
+  cls_status st = CLS_OK;
+  if (!t->stats) st = cls_stats_create(t->e, t->device, 2 * CLS_MODEL_N_TENSORS, &t->stats);
+  for (int i = 0; st == CLS_OK && i < 2 * CLS_MODEL_N_TENSORS; i++) {
+    const cls_param_view *v = &t->views[i % CLS_MODEL_N_TENSORS];
+    st = cls_stats_enqueue(t->stats, t->q, i, cls_buf_at(i < CLS_MODEL_N_TENSORS ? t->params : t->grads, v->offset),
+                           v->count);
+  }
+  return st == CLS_OK ? cls_stats_read(t->stats, t->q, 2 * CLS_MODEL_N_TENSORS, stats) : st;
 }
 
 cls_status cls_tower_perturb(cls_tower *t, size_t index, float delta) {

@@ -7,6 +7,7 @@
 #ifndef CLS_TOWER_H
 #define CLS_TOWER_H
 
+#include "base/histogram.h"
 #include "clspeech/model.h"
 #include "clspeech/ops.h"
 #include "data/batch_loader.h"
@@ -56,6 +57,13 @@ cls_status cls_tower_evaluate(cls_tower *tower, const cls_host_batch *b, float *
 /* Parameter and Adam-slot transfers (blocking); m and v may be NULL. */
 cls_status cls_tower_write_state(cls_tower *tower, const float *params, const float *m, const float *v);
 cls_status cls_tower_read_state(cls_tower *tower, float *params, float *m, float *v);
+/* Summary statistics (ops/stats.h: reduced on the device, a few thousand numbers read back per
+ * tensor) of each parameter tensor of the replica into stats[0 .. CLS_MODEL_N_TENSORS) and of each
+ * tensor of the gradient buffer into stats[CLS_MODEL_N_TENSORS .. 2*CLS_MODEL_N_TENSORS). After
+ * cls_tower_apply the gradient buffer holds the gradient that update applied and the parameters are
+ * the updated ones. Enqueued behind everything on the compute queue; blocks for one read. The
+ * statistics plan is made on the first call. */
+cls_status cls_tower_stats(cls_tower *tower, cls_tensor_stats *stats);
 /* Adds delta to parameter `index` of this replica (fault injection: a perturbed replica). */
 cls_status cls_tower_perturb(cls_tower *tower, size_t index, float delta);
 /* Waits for everything enqueued on the tower's queues. */

@@ -24,6 +24,7 @@ typedef struct async_run {
   cls_status status;         /* first error that stops the epoch */
   int64_t steps, total, stale_sum, stale_max;
   double loss_sum, audio, t0;
+  double last_push;          /* when the last gradient was applied (a step's wall time, for its summary) */
   int epoch;
   cls_progress_fn progress;
   void *user;
@@ -58,6 +59,7 @@ static void *async_worker(void *arg) {
     }
     /* Pull: the host's parameters as of now. */
     int64_t pulled = c->state.global_step;
+    double pull_ms = cls_now_ms();
     cls_status st = b->status != CLS_OK ? cls_fail(c->e, b->status, "%s", b->err)
                                         : cls_tower_write_state(s->tower, c->params, NULL, NULL);
     if (st == CLS_OK) st = cls_crew_injected_failure(c, s, pulled);
@@ -104,6 +106,14 @@ static void *async_worker(void *arg) {
       c->state.global_step++;
       r->loss_sum += mean;
       r->steps++;
+      if (c->summaries) {
+        double now = cls_now_ms();
+        cls_tower_summary part = {s->index, now - pull_ms, 1.0, stale};
+        cls_status sv =
+            cls_crew_summarize_step(c, mean, b->audio_seconds, (now - r->last_push) / 1e3, &part, 1, s->grad);
+        if (sv != CLS_OK && r->status == CLS_OK) r->status = sv;
+        r->last_push = now;
+      }
     }
     r->audio += b->audio_seconds;
     cls_crew_report(r->progress, r->user, "Training", "train", r->epoch, r->steps, r->total, r->loss_sum, r->t0,
@@ -140,7 +150,7 @@ cls_status cls_async_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n
   r.epoch = epoch;
   r.progress = progress;
   r.user = user;
-  r.t0 = cls_now_ms();
+  r.t0 = r.last_push = cls_now_ms();
   if (st == CLS_OK) st = cls_crew_start_loader(c, u, usable, B, c->n_towers + 2, &r.loader);
   if (st != CLS_OK) return st;
   pthread_mutex_init(&r.lock, NULL);

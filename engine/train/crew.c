@@ -320,6 +320,31 @@ void cls_crew_report(cls_progress_fn fn, void *user, const char *phase, const ch
   fn(user, &p);
 }
 
+cls_status cls_crew_summarize_step(cls_crew *c, double loss, double audio_s, double wall_s,
+                                   const cls_tower_summary *towers, int n_towers, const float *host_grad) {
+  cls_summaries *s = c->summaries;
+  const int64_t step = c->state.global_step;
+  if (!s) return CLS_OK;
+  cls_summaries_train_step(s, step, loss, c->state.learning_rate, audio_s, wall_s, towers, n_towers);
+  if (!cls_summaries_variables_due(s, step)) return CLS_OK;
+  cls_tensor_stats *stats = cls_summaries_scratch(s);
+  if (host_grad) {
+    cls_param_view v[CLS_MODEL_N_TENSORS];
+    cls_model_layout(&c->o.model, v);
+    for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+      cls_tensor_stats_host(c->params + v[i].offset, v[i].count, &stats[i]);
+      cls_tensor_stats_host(host_grad + v[i].offset, v[i].count, &stats[CLS_MODEL_N_TENSORS + i]);
+    }
+  } else {
+    cls_crew_slot *lead = cls_crew_lead(c);
+    if (!lead) return cls_crew_no_tower(c);
+    cls_status st = cls_tower_stats(lead->tower, stats);
+    if (st != CLS_OK) return st;
+  }
+  cls_summaries_variables(s, step, &c->o.model);
+  return CLS_OK;
+}
+
 void cls_crew_warn_nonfinite(cls_crew *c, const cls_host_batch *b, const float *losses, const cls_utterance *u) {
   char names[1024] = "";
   for (int i = 0; i < b->batch; i++)

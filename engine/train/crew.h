@@ -16,6 +16,7 @@
 #include "clspeech/train.h"
 #include "device/engine.h"
 #include "model/tower.h"
+#include "train/summaries.h"
 
 /* A tower's seat, with the per-tower scratch the strategies' threads work in. */
 typedef struct cls_crew_slot {
@@ -52,6 +53,7 @@ typedef struct cls_crew {
   double deadline_ms;        /* max_train_seconds as a cls_now_ms() time (0: none) */
   int out_of_time;
   int fault_fired;           /* the fault option has fired (once) */
+  cls_summaries *summaries;  /* TensorBoard summaries of the training run (the loop opens them; NULL: none) */
   pthread_mutex_t fault_lock;
 } cls_crew;
 
@@ -105,6 +107,13 @@ cls_status cls_crew_start_loader(cls_crew *crew, const cls_utterance *u, int n, 
 /* Calls the progress callback (if any) with a pass's counts so far. */
 void cls_crew_report(cls_progress_fn fn, void *user, const char *phase, const char *set, int epoch, int64_t steps,
                      int64_t total, double loss_sum, double t0, double audio, int finished);
+/* After a step's update (crew->state.global_step counted): its summaries, when the crew has them
+ * (crew->summaries): the step's scalars (loss, learning rate, audio_s over wall_s, the towers' parts)
+ * and, when due, the variables' statistics: with host_grad NULL from the lead tower, which holds the
+ * updated parameters and the gradient it applied (hybrid, sync); else on the host from the staging
+ * parameters and host_grad (async's master copy and the gradient it applied). */
+cls_status cls_crew_summarize_step(cls_crew *crew, double loss, double audio_s, double wall_s,
+                                   const cls_tower_summary *towers, int n_towers, const float *host_grad);
 /* Logs the files of a batch whose loss is not finite (the step is not applied). */
 void cls_crew_warn_nonfinite(cls_crew *crew, const cls_host_batch *b, const float *losses, const cls_utterance *u);
 

@@ -37,6 +37,9 @@ struct cls_hybrid {
   float reduce_w[CLS_MAX_TOWERS];
   size_t arrive_off[MAX_RANGES];
   int arrive_count[MAX_RANGES], n_arrive_ranges;
+  /* the towers that worked on the last step (its summary) */
+  cls_crew_slot *workers[CLS_MAX_TOWERS];
+  int n_workers;
 };
 
 cls_status cls_hybrid_create(cls_crew *c, cls_hybrid **out) {
@@ -218,6 +221,9 @@ static cls_status gradient_step(cls_hybrid *h, const cls_host_batch *b, int only
     }
     if (balance_auto && k > 1) cls_balance_adjust(k, ms, next);
     for (int i = 0; i < k; i++) live[i]->planned = next[i];
+    h->n_workers = 0;
+    for (int i = 0; i < k; i++)
+      if (live[i]->share) h->workers[h->n_workers++] = live[i];
     return CLS_OK;
   }
 }
@@ -268,7 +274,7 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
     cls_hybrid_destroy(h);
     return st;
   }
-  double t0 = cls_now_ms(), loss_sum = 0, audio = 0;
+  double t0 = cls_now_ms(), loss_sum = 0, audio = 0, last_end = t0;
   int64_t steps = 0, total = n / global, turn = 0;
   for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
     if (b->status != CLS_OK) st = cls_fail(c->e, b->status, "%s", b->err);
@@ -285,13 +291,22 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
           c->state.global_step++;
           loss_sum += mean;
           steps++;
-          st = cls_crew_perturb_if_due(c);
+          if (c->summaries) {
+            cls_tower_summary parts[CLS_MAX_TOWERS];
+            for (int i = 0; i < h->n_workers; i++)
+              parts[i] = (cls_tower_summary){h->workers[i]->index, h->workers[i]->ms,
+                                             (double)h->workers[i]->share / (double)b->batch, -1};
+            st = cls_crew_summarize_step(c, mean, b->audio_seconds, (cls_now_ms() - last_end) / 1e3, parts,
+                                         h->n_workers, NULL);
+          }
         }
+        if (st == CLS_OK) st = cls_crew_perturb_if_due(c);
         if (st == CLS_OK && c->o.replica_check_steps > 0 && c->state.global_step % c->o.replica_check_steps == 0)
           st = cls_crew_check_replicas(c);
       }
       audio += b->audio_seconds;
       cls_crew_report(progress, user, "Training", "train", epoch, steps, total, loss_sum, t0, audio, 0);
+      last_end = cls_now_ms();
     }
     cls_loader_done(l, b);
     if (st == CLS_OK && cls_crew_checkpoint_due(c)) st = cls_crew_save(c, "train");

@@ -82,6 +82,7 @@ cls_train_options cls_train_options_default(int n_hidden, int n_classes) {
   o.balance = CLS_BALANCE_AUTO;
   o.towers_per_device = 1;
   o.replica_check_steps = 100;
+  o.summary_steps = 100;
   o.fault.kind = CLS_FAULT_NONE;
   return o;
 }

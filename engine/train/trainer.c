@@ -1,7 +1,9 @@
 /* The training loop (see clspeech/train.h): the trainer is the crew of towers (crew.h) plus the
  * loop over epochs, which hands each epoch to the strategy's function (strategy.h), evaluates the
  * dev sets, applies DeepSpeech's epoch rules (rules.h), saves checkpoints and reloads the best on a
- * plateau; loading and initialising the parameters; and evaluation passes on the lead tower. */
+ * plateau, evaluates the metrics sets, and opens and closes the run's summaries (summaries.h), which
+ * the strategies fill through the crew; loading and initialising the parameters; and evaluation
+ * passes on the lead tower. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "philox.h"
 #include "train/rules.h"
 #include "train/strategy.h"
+#include "train/summaries.h"
 #include "train/trainer.h"
 
 /* Each strategy's epoch, by cls_strategy. */
@@ -143,9 +146,10 @@ cls_status cls_trainer_load(cls_trainer *t, cls_load_mode mode, int evaluation) 
 
 /* ---- passes ---- */
 
-cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
-                                cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *user,
-                                double *mean_loss, int64_t *steps_out) {
+/* An evaluation pass whose step losses go to the summaries' `summary_set` (CLS_SUMMARY_SETS: none). */
+static cls_status evaluate(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
+                           cls_summary_set summary_set, cls_batch_fn on_batch, void *batch_user,
+                           cls_progress_fn progress, void *user, double *mean_loss, int64_t *steps_out) {
   cls_crew *c = t->crew;
   cls_crew_slot *lead = cls_crew_lead(c);
   if (!lead) return cls_crew_no_tower(c);
@@ -165,6 +169,8 @@ cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int bat
       for (int i = 0; i < b->batch; i++) mean += t->losses[i];
       loss_sum += mean / b->batch;
       audio += b->audio_seconds;
+      if (summary_set != CLS_SUMMARY_SETS)
+        cls_summaries_eval_step(c->summaries, summary_set, c->state.global_step, mean / b->batch);
       steps++;
       cls_crew_report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 0);
     }
@@ -177,10 +183,75 @@ cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int bat
   return st;
 }
 
+cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
+                                cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *user,
+                                double *mean_loss, int64_t *steps_out) {
+  return evaluate(t, set, batch_size, phase, CLS_SUMMARY_SETS, on_batch, batch_user, progress, user, mean_loss,
+                  steps_out);
+}
+
 /* ---- the loop ---- */
+
+/* The dev sets' pass after an epoch and DeepSpeech's rules on its loss: best_dev checkpoint, early
+ * stop (*stop set), reduce-on-plateau. */
+static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, cls_progress_fn progress, void *user,
+                           int *stop) {
+  cls_crew *c = t->crew;
+  const cls_train_options *o = &c->o;
+  cls_train_state *state = &c->state;
+  cls_status st = CLS_OK;
+  double weighted = 0;
+  int64_t total_steps = 0;
+  for (int d = 0; st == CLS_OK && d < n_dev; d++) {
+    double loss = 0;
+    int64_t steps = 0;
+    st = evaluate(t, &dev[d], o->dev_batch_size, "Validation", CLS_SUMMARY_DEV, NULL, NULL, progress, user, &loss,
+                  &steps);
+    weighted += loss * (double)steps;
+    total_steps += steps;
+  }
+  if (st != CLS_OK) return st;
+  cls_summaries_epoch(c->summaries, CLS_SUMMARY_DEV, state->global_step);
+  double dev_loss = total_steps ? weighted / (double)total_steps : INFINITY;
+  cls_rule_options ro = {o->early_stop, o->es_epochs, o->es_min_delta, o->reduce_lr_on_plateau, o->plateau_epochs};
+  cls_rule_state rs = {state->best_dev_loss, state->epochs_without_improvement};
+  cls_rule_decision dec = cls_dev_rules(&rs, dev_loss, &ro);
+  state->best_dev_loss = rs.best_dev_loss;
+  state->epochs_without_improvement = rs.epochs_without_improvement;
+  cls_log(c->e, CLS_LOG_INFO, "Epoch %d: dev loss %f (best %f, %d epochs without improvement)", state->epoch - 1,
+          dev_loss, state->best_dev_loss, state->epochs_without_improvement);
+  if (dec.new_best) {
+    st = cls_crew_save(c, "best_dev");
+    if (st == CLS_OK) cls_log(c->e, CLS_LOG_INFO, "Saved new best validating model with loss %f", dev_loss);
+  }
+  if (st == CLS_OK && dec.early_stop) {
+    cls_log(c->e, CLS_LOG_INFO, "Early stop triggered as the loss did not improve the last %d epochs", o->es_epochs);
+    *stop = 1;
+    return st;
+  }
+  if (st == CLS_OK && dec.reduce_lr) {
+    /* Reload the best weights (and Adam state, step, learning rate), keep the counters, reduce. */
+    int streak = state->epochs_without_improvement, ep = state->epoch;
+    char path[4400], err[1024];
+    if (cls_checkpoint_find(o->save_checkpoint_dir, "best_dev", path, sizeof path, err, sizeof err) == CLS_OK)
+      st = load_file(c, path, 0);
+    state->epochs_without_improvement = streak;
+    state->epoch = ep;
+    state->learning_rate *= o->plateau_reduction;
+    cls_log(c->e, CLS_LOG_INFO, "Encountered a plateau, reducing learning rate to %g", (double)state->learning_rate);
+    if (st == CLS_OK) st = cls_crew_save(c, "best_dev");
+  }
+  return st;
+}
 
 cls_status cls_trainer_train(cls_trainer *t, const cls_utterance *train, int n_train, const cls_eval_set *dev,
                              int n_dev, cls_progress_fn progress, void *user) {
+  return cls_trainer_train_with_metrics(t, train, n_train, dev, n_dev, NULL, 0, progress, user);
+}
+
+cls_status cls_trainer_train_with_metrics(cls_trainer *t, const cls_utterance *train, int n_train,
+                                          const cls_eval_set *dev, int n_dev, const cls_eval_set *metrics,
+                                          int n_metrics, cls_progress_fn progress, void *user) {
   cls_crew *c = t->crew;
   const cls_train_options *o = &c->o;
   cls_train_state *state = &c->state;
@@ -189,10 +260,13 @@ cls_status cls_trainer_train(cls_trainer *t, const cls_utterance *train, int n_t
   c->deadline_ms = o->max_train_seconds > 0 ? cls_now_ms() + o->max_train_seconds * 1e3 : 0;
   c->out_of_time = 0;
   cls_status st = CLS_OK;
+  if (o->summary_dir && *o->summary_dir)
+    st = cls_summaries_open(c->e, o->summary_dir, o->summary_steps, n_metrics > 0, &c->summaries);
   for (int epoch = 0; st == CLS_OK && epoch < o->epochs && !c->out_of_time; epoch++) {
     t->epoch = epoch;
     st = run_epoch(c, epoch, train, n_train, progress, user);
     if (st != CLS_OK) break;
+    cls_summaries_epoch(c->summaries, CLS_SUMMARY_TRAIN, state->global_step);
     if (c->out_of_time) {
       cls_log(c->e, CLS_LOG_NOTICE, "Training time limit of %g s reached in epoch %d at step %lld",
               o->max_train_seconds, epoch, (long long)state->global_step);
@@ -201,45 +275,17 @@ cls_status cls_trainer_train(cls_trainer *t, const cls_utterance *train, int n_t
     }
     state->epoch++;
     st = cls_crew_save(c, "train");
-    if (st != CLS_OK || n_dev == 0) continue;
-    double weighted = 0;
-    int64_t total_steps = 0;
-    for (int d = 0; st == CLS_OK && d < n_dev; d++) {
-      double loss = 0;
-      int64_t steps = 0;
-      st = cls_trainer_evaluate(t, &dev[d], o->dev_batch_size, "Validation", NULL, NULL, progress, user, &loss, &steps);
-      weighted += loss * (double)steps;
-      total_steps += steps;
-    }
-    if (st != CLS_OK) break;
-    double dev_loss = total_steps ? weighted / (double)total_steps : INFINITY;
-    cls_rule_options ro = {o->early_stop, o->es_epochs, o->es_min_delta, o->reduce_lr_on_plateau, o->plateau_epochs};
-    cls_rule_state rs = {state->best_dev_loss, state->epochs_without_improvement};
-    cls_rule_decision dec = cls_dev_rules(&rs, dev_loss, &ro);
-    state->best_dev_loss = rs.best_dev_loss;
-    state->epochs_without_improvement = rs.epochs_without_improvement;
-    cls_log(c->e, CLS_LOG_INFO, "Epoch %d: dev loss %f (best %f, %d epochs without improvement)", state->epoch - 1,
-            dev_loss, state->best_dev_loss, state->epochs_without_improvement);
-    if (dec.new_best) {
-      st = cls_crew_save(c, "best_dev");
-      if (st == CLS_OK) cls_log(c->e, CLS_LOG_INFO, "Saved new best validating model with loss %f", dev_loss);
-    }
-    if (st == CLS_OK && dec.early_stop) {
-      cls_log(c->e, CLS_LOG_INFO, "Early stop triggered as the loss did not improve the last %d epochs", o->es_epochs);
-      break;
-    }
-    if (st == CLS_OK && dec.reduce_lr) {
-      /* Reload the best weights (and Adam state, step, learning rate), keep the counters, reduce. */
-      int streak = state->epochs_without_improvement, ep = state->epoch;
-      char path[4400], err[1024];
-      if (cls_checkpoint_find(o->save_checkpoint_dir, "best_dev", path, sizeof path, err, sizeof err) == CLS_OK)
-        st = load_file(c, path, 0);
-      state->epochs_without_improvement = streak;
-      state->epoch = ep;
-      state->learning_rate *= o->plateau_reduction;
-      cls_log(c->e, CLS_LOG_INFO, "Encountered a plateau, reducing learning rate to %g", (double)state->learning_rate);
-      if (st == CLS_OK) st = cls_crew_save(c, "best_dev");
-    }
+    int stop = 0;
+    if (st == CLS_OK && n_dev > 0) st = validate(t, dev, n_dev, progress, user, &stop);
+    /* DeepSpeech's --metrics_files: loss only, after the dev sets and their rules. */
+    for (int m = 0; st == CLS_OK && !stop && m < n_metrics; m++)
+      st = evaluate(t, &metrics[m], o->dev_batch_size, "Metrics", CLS_SUMMARY_METRICS, NULL, NULL, progress, user,
+                    NULL, NULL);
+    if (st == CLS_OK && !stop && n_metrics > 0)
+      cls_summaries_epoch(c->summaries, CLS_SUMMARY_METRICS, state->global_step);
+    if (stop) break;
   }
+  cls_summaries_close(c->summaries);
+  c->summaries = NULL;
   return st;
 }

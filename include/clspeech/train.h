@@ -94,6 +94,11 @@ typedef struct cls_train_options {
   int no_overlap;                   /* read each tower's gradient back only after its whole backward pass */
   int log_placement;                /* log each tower's device, queues, programs, share and buffers */
   double max_train_seconds;         /* > 0: stop training after a step once this much wall time passed */
+  /* TensorBoard summaries (engine/train/summaries.h): event files in summary_dir/train, /dev and
+     /metrics; every step's losses and learning rate, and every summary_steps global steps each
+     variable's mean, stddev, max, min and histograms of its values and of the applied gradient. */
+  const char *summary_dir;          /* NULL or "": no summaries */
+  int summary_steps;                /* the variables' statistics every N global steps (0: never) */
   cls_train_fault fault;            /* for tests: a fault to inject (kind CLS_FAULT_NONE: none) */
 } cls_train_options;
 
@@ -101,8 +106,8 @@ typedef struct cls_train_options {
  * (alphabet + blank): batch sizes 1, 75 epochs, Adam lr 0.001 / 0.9 / 0.999 / 1e-8, dropout 0.05 on
  * layers 1, 2, 3 and 5, relu_clip 20, seed 4568, checkpoints every 600 s keeping 5, load auto,
  * plateau 10 epochs x 0.1 and early stop 25 epochs / 0.05 (both off), 16 kHz features on the device;
- * towers: hybrid, auto balance, replica checks every 100 steps, overlapped read-back. No folders,
- * no fault. */
+ * towers: hybrid, auto balance, replica checks every 100 steps, overlapped read-back; the variables'
+ * summaries every 100 steps once a summary folder is given. No folders, no fault. */
 cls_train_options cls_train_options_default(int n_hidden, int n_classes);
 
 typedef struct cls_eval_set {
@@ -112,7 +117,7 @@ typedef struct cls_eval_set {
 } cls_eval_set;
 
 typedef struct cls_progress {
-  const char *phase;                /* "Training", "Validation" or "Test" */
+  const char *phase;                /* "Training", "Validation", "Metrics" or "Test" */
   const char *set;                  /* the data set's name */
   int epoch;                        /* counted from 0 in this run */
   int64_t steps, total_steps;       /* done / expected in this pass */
@@ -146,9 +151,17 @@ void cls_trainer_destroy(cls_trainer *trainer);
  * auto/best/last without falling back to fresh (`evaluation` 1; init is CLS_ERR_INVALID_ARGUMENT). */
 cls_status cls_trainer_load(cls_trainer *trainer, cls_load_mode mode, int evaluation);
 
-/* Trains for options->epochs epochs (dev sets may be empty). */
+/* Trains for options->epochs epochs (dev sets may be empty), writing summaries when
+ * options->summary_dir is set. */
 cls_status cls_trainer_train(cls_trainer *trainer, const cls_utterance *train, int n_train, const cls_eval_set *dev,
                              int n_dev, cls_progress_fn progress, void *user);
+
+/* cls_trainer_train with loss-only sets (DeepSpeech's --metrics_files) evaluated after the dev sets
+ * every epoch (unless early stop ends training there), at dev_batch_size; they decide nothing and
+ * appear in the progress reports ("Metrics") and the summaries (summary_dir/metrics) only. */
+cls_status cls_trainer_train_with_metrics(cls_trainer *trainer, const cls_utterance *train, int n_train,
+                                          const cls_eval_set *dev, int n_dev, const cls_eval_set *metrics,
+                                          int n_metrics, cls_progress_fn progress, void *user);
 
 /* One pass without dropout over a set: mean step loss in *mean_loss; per batch, on_batch(batch_user,
  * ...) (may be NULL); progress(progress_user, ...) (may be NULL). */
