@@ -77,7 +77,9 @@ static cls_profile_group group_of(const char *name) {
   static const struct {
     const char *prefix;
     cls_profile_group group;
-  } map[] = {{"gemm", CLS_PROFILE_GEMM}, {"lstm_", CLS_PROFILE_LSTM}, {"dense_", CLS_PROFILE_DENSE},
+  } map[] = {/* packing a GEMM operand once for several GEMMs (the LSTM's weight) moves data */
+             {"gemm_pack", CLS_PROFILE_COPY},
+             {"gemm", CLS_PROFILE_GEMM}, {"lstm_", CLS_PROFILE_LSTM}, {"dense_", CLS_PROFILE_DENSE},
              {"ctc_", CLS_PROFILE_CTC},  {"adam", CLS_PROFILE_ADAM},  {"mfcc", CLS_PROFILE_MFCC},
              {"fill", CLS_PROFILE_COPY}, {"copy", CLS_PROFILE_COPY},  {"read", CLS_PROFILE_COPY},
              {"write", CLS_PROFILE_COPY}};

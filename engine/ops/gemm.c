@@ -276,8 +276,14 @@ static CLBlastTranspose tr(bool t) { return t ? CLBlastTransposeYes : CLBlastTra
 static cls_status clblast_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, size_t m, size_t n, size_t k,
                                float alpha, cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c,
                                size_t ldc, cl_event *event) {
+  cl_event own = NULL; /* the call's event for a profiling recorder when the caller wants none */
+  const bool profiling = cls_ops_profiling(q);
   CLBlastStatusCode s = CLBlastSgemm(CLBlastLayoutRowMajor, tr(ta), tr(tb), m, n, k, alpha, a.mem, a.offset, lda, b.mem,
-                                     b.offset, ldb, beta, c.mem, c.offset, ldc, &q, event);
+                                     b.offset, ldb, beta, c.mem, c.offset, ldc, &q,
+                                     event ? event : profiling ? &own : NULL);
+  if (s == CLBlastSuccess && profiling)
+    cls_ops_profile_note(q, &(cls_ops_profile_cmd){.name = "gemm"}, event ? *event : own);
+  if (own) clReleaseEvent(own);
   if (s != CLBlastSuccess)
     return cls_fail(p->engine, CLS_ERR_BLAS, "gemm: CLBlastSgemm (%c%c, m %zu, n %zu, k %zu) failed with status %d",
                     ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, (int)s);
@@ -297,8 +303,12 @@ cls_status cls_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, size
   if (st == CLS_OK) st = check_matrix(p, op, "C", c, m, n, ldc, own);
   if (st != CLS_OK) return st;
   if (m == 0 || n == 0) return marker(p, q, event);
-  if (!own) return clblast_gemm(p, q, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, event);
-  return own_gemm(p, q, ta, tb, (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc, event);
+  /* A profiling recorder on the queue sums every command of this call (packing included) as one GEMM. */
+  cls_ops_profile_gemm_begin(q, m, n, k, ta, tb);
+  if (!own) st = clblast_gemm(p, q, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, event);
+  else st = own_gemm(p, q, ta, tb, (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc, event);
+  cls_ops_profile_gemm_end(q);
+  return st;
 }
 
 size_t cls_gemm_packed_b_floats(const cls_gemm_plan *p, size_t k, size_t n) {
@@ -348,16 +358,21 @@ cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t
   if (st == CLS_OK) st = check_matrix(p, op, "C", c, m, n, ldc, own);
   if (st != CLS_OK) return st;
   if (m == 0 || n == 0) return marker(p, q, event);
-  if (!own && k > 0) return clblast_gemm(p, q, ta, false, m, n, k, alpha, a, lda, packed, n, beta, c, ldc, event);
-  if (!own) { /* k = 0 on CLBlast: C = beta * C through the own tile kernel (no B to read) */
+  cls_ops_profile_gemm_begin(q, m, n, k, ta, false);
+  if (!own && k > 0) {
+    st = clblast_gemm(p, q, ta, false, m, n, k, alpha, a, lda, packed, n, beta, c, ldc, event);
+  } else if (!own) { /* k = 0 on CLBlast: C = beta * C through the own tile kernel (no B to read) */
     cls_buf none = {packed.mem, 0};
-    return own_gemm(p, q, ta, false, (int)m, (int)n, 0, alpha, a, 1, none, (int)n, beta, c, (int)ldc, event);
+    st = own_gemm(p, q, ta, false, (int)m, (int)n, 0, alpha, a, 1, none, (int)n, beta, c, (int)ldc, event);
+  } else {
+    a_view av;
+    size_t a_floats = packed_a_floats(p, ta, m, n, k);
+    st = a_floats ? ensure_scratch(p, a_floats) : CLS_OK;
+    if (st == CLS_OK) st = prepare_a(p, q, ta, (int)m, (int)n, (int)k, a, (int)lda, 0, &av);
+    if (st == CLS_OK)
+      st = launch_tile(p, q, (int)m, (int)n, (int)k, 0, (int)ceil_div(n, (size_t)p->nr), alpha, &av, packed.mem,
+                       (int)packed.offset, 0, beta, c, (int)ldc, event);
   }
-  a_view av;
-  size_t a_floats = packed_a_floats(p, ta, m, n, k);
-  st = a_floats ? ensure_scratch(p, a_floats) : CLS_OK;
-  if (st == CLS_OK) st = prepare_a(p, q, ta, (int)m, (int)n, (int)k, a, (int)lda, 0, &av);
-  if (st != CLS_OK) return st;
-  return launch_tile(p, q, (int)m, (int)n, (int)k, 0, (int)ceil_div(n, (size_t)p->nr), alpha, &av, packed.mem,
-                     (int)packed.offset, 0, beta, c, (int)ldc, event);
+  cls_ops_profile_gemm_end(q);
+  return st;
 }
