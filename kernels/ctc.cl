@@ -1,7 +1,8 @@
 /* CTC loss with TensorFlow's semantics (tf.compat.v1.nn.ctc_loss, ctc_merge_repeated, blank = last
- * class) and greedy decoding, one work-group per utterance. ctc_loss_grad_local/_global: log-softmax,
- * forward-backward in log space, the loss and the gradient with respect to the logits, with the
- * per-utterance tables in local memory or in a global workspace; ctc_greedy_decode: the best path. */
+ * class) and greedy decoding. ctc_loss_grad_local/_global: log-softmax, forward-backward in log space,
+ * the loss and the gradient with respect to the logits, one work-group per utterance, with the
+ * per-utterance tables in local memory or in a global workspace; ctc_loss_grad_item: the same with one
+ * work-item per utterance and 8 states per vector (CPU devices); ctc_greedy_decode: the best path. */
 #include "common.h"
 
 /* The local and the global variant must give the same bits, and results should not depend on what
@@ -326,9 +327,8 @@ void ctc_loss_grad_global(CTC_LOSS_ARGS, __global float *work, const int work_of
  * OpenCL): one work-item walks its utterance's frames and works on 8 states at a time in float8, so
  * that exp/log run as vector code and no barrier is needed. Tables in a global workspace (utterance
  * b's at work + work_off + b*stride), words from its start, with R = round_up(S, 8) + 8 for the
- * utterance's S = 2L + 1 and Rmax the same for max_label (engine/ctc.c: item_words):
+ * utterance's S = 2L + 1 and Rmax the same for max_label (engine/ops/ctc.c: item_words):
  *   alpha [rows][Rmax]  rows = time with the gradient, else 2 (a ring); state s at 2 + s
- *   emit  [time][Rmax]  log p_t(l'_s) at 2 + s (only with the gradient)
  *   beta  [2][Rmax]     a ring of beta_t(s) + log p_t(l'_s), state s at 2 + s
  *   gam   [Rmax]        alpha + beta of one frame, then its exponentials
  *   prob  [time][C]     softmax of each frame (only with the gradient)
@@ -428,8 +428,7 @@ void ctc_loss_grad_item(CTC_LOSS_ARGS, __global float *work, const int work_off,
   const int Rmax = ((2 * max_label + 1 + 7) & ~7) + 8;
   const int rows = want_grad ? time : 2;
   __global float *alpha = work + work_off + (size_t)b * stride;
-  __global float *emit = alpha + (size_t)rows * Rmax;
-  __global float *beta = emit + (want_grad ? (size_t)time * Rmax : 0);
+  __global float *beta = alpha + (size_t)rows * Rmax;
   __global float *gam = beta + 2 * Rmax;
   __global float *prob = gam + Rmax;
   __global float *lse = prob + (want_grad ? (size_t)time * C : 0);
@@ -472,7 +471,6 @@ void ctc_loss_grad_item(CTC_LOSS_ARGS, __global float *work, const int work_off,
       }
       v = select(v + em, ninf, sv >= (int8)(S));
       vstore8(v, 0, row + 2 + s0);
-      if (want_grad) vstore8(em, 0, emit + (size_t)t * Rmax + 2 + s0);
       vm = fmax(vm, v);
     }
     c = ctc_hmax8(vm);
@@ -505,7 +503,9 @@ void ctc_loss_grad_item(CTC_LOSS_ARGS, __global float *work, const int work_off,
   for (int k = 0; k < C; k++) occ[k] = 0.0f;
   float d = 0.0f;
   for (int t = len - 1; t >= 0; t--) {
-    __global const float *arow = alpha + (size_t)t * Rmax + 2, *erow = emit + (size_t)t * Rmax + 2;
+    __global const float *arow = alpha + (size_t)t * Rmax + 2;
+    __global const float *x = logits + ((size_t)t * batch + b) * C;
+    const float lse_t = lse[t];
     __global const float *bnext = beta + (size_t)((t + 1) & 1) * Rmax + 2;
     __global float *bout = beta + (size_t)(t & 1) * Rmax + 2;
     float8 gm = ninf, bm = ninf;
@@ -523,7 +523,9 @@ void ctc_loss_grad_item(CTC_LOSS_ARGS, __global float *work, const int work_off,
       const float8 g = vload8(0, arow + s0) + bt;
       vstore8(g, 0, gam + s0);
       gm = fmax(gm, g);
-      const float8 bh = bt + vload8(0, erow + s0);
+      const int8 k = vload8(0, ext + s0);
+      const float8 em = (float8)(x[k.s0], x[k.s1], x[k.s2], x[k.s3], x[k.s4], x[k.s5], x[k.s6], x[k.s7]) - lse_t;
+      const float8 bh = bt + em;
       vstore8(bh, 0, bout + s0);
       bm = fmax(bm, bh);
     }

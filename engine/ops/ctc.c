@@ -34,13 +34,13 @@ static size_t words_per_utterance(const cls_ctc_plan *p, int time, int with_grad
 }
 
 /* Words of one utterance's tables for ctc_loss_grad_item, laid out as kernels/ctc.cl describes: alpha
- * [rows][Rmax], emit [time][Rmax] and prob [time][C] with the gradient, beta [2][Rmax], gam [Rmax],
- * lse [time], occ [C], pen [Rmax + 8], int ext [Rmax]; rounded up to 64 bytes, so that utterances on
- * different cores do not share a cache line. */
+ * [rows][Rmax], beta [2][Rmax], gam [Rmax], prob [time][C] with the gradient, lse [time], occ [C],
+ * pen [Rmax + 8], int ext [Rmax]; rounded up to 64 bytes, so that utterances on different cores do
+ * not share a cache line. */
 static size_t item_words(const cls_ctc_plan *p, int time, int with_grad) {
   size_t rmax = ((2 * (size_t)p->max_label + 1 + 7) & ~(size_t)7) + 8, T = (size_t)time, C = (size_t)p->num_classes;
   size_t rows = with_grad ? T : 2;
-  size_t w = rows * rmax + (with_grad ? T * rmax + T * C : 0) + 3 * rmax + T + C + rmax + 8 + rmax;
+  size_t w = rows * rmax + 3 * rmax + (with_grad ? T * C : 0) + T + C + rmax + 8 + rmax;
   return (w + 15) & ~(size_t)15;
 }
 
