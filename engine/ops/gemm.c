@@ -15,6 +15,9 @@
  * in cache when the tile kernel reads it and the scratch stays small beside the model. */
 #define DEFAULT_CHUNK_FLOATS ((size_t)1 << 20)
 
+/* M tiles per work-item of gemm_pack_a. */
+#define PACK_A_RUN 16
+
 /* A band of m tiles holds about this much of A (256 KiB: half a Zen 3 or Skylake-SP L2). */
 #define DEFAULT_BAND_BYTES ((size_t)256 << 10)
 
@@ -214,11 +217,11 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
     out->ts = m > p->mr ? p->mr * out->rs : 0; /* (m > MR: within A, so within int) */
     return CLS_OK;
   }
-  int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off;
-  cls_status st = cls_ops_args(p->engine, p->pack_a, "gemm_pack_a", 8, sizeof m, &m, sizeof k, &k, sizeof a.mem, &a.mem,
+  int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, run = PACK_A_RUN;
+  cls_status st = cls_ops_args(p->engine, p->pack_a, "gemm_pack_a", 9, sizeof m, &m, sizeof k, &k, sizeof a.mem, &a.mem,
                                sizeof a_off, &a_off, sizeof lda, &lda, sizeof trans, &trans, sizeof p->scratch,
-                               &p->scratch, sizeof p_off, &p_off);
-  size_t global[2] = {(size_t)k, ceil_div((size_t)m, (size_t)p->mr)}, local[2] = {16, 1};
+                               &p->scratch, sizeof p_off, &p_off, sizeof run, &run);
+  size_t global[2] = {(size_t)k, ceil_div(ceil_div((size_t)m, (size_t)p->mr), (size_t)run)}, local[2] = {16, 1};
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_a, "gemm_pack_a", 2, global, local, NULL);
   out->mem = p->scratch;
   out->off = p_off;
