@@ -59,7 +59,8 @@ static int bench_model(cls_engine *e, int dev, int H, int B, int T, int runs, co
   }
   printf("\n  H=%d, B=%d, T=%d; %% of the measured FMA peak (%.1f GFLOP/s)\n", H, B, T, peak);
   printf("  %-13s %-20s %5s", "shape", "m x n x k", "calls");
-  for (int b = 0; b < n_backends; b++) printf(" | %-7s %9s %8s %6s", cls_gemm_backend_name(backends[b]), "ms", "GFLOP/s", "%");
+  for (int b = 0; b < n_backends; b++)
+    printf(" | %-7s %9s %8s %6s", cls_gemm_backend_name(backends[b]), "ms", "GFLOP/s", "%");
   printf("%s\n", n_backends == 2 ? " | speed-up" : "");
   double step_ms[2] = {0, 0}, step_flops = 0;
   int failed = 0;
@@ -72,7 +73,8 @@ static int bench_model(cls_engine *e, int dev, int H, int B, int T, int runs, co
       st = cls_gemm_cases_set_backend(cases, backends[b]);
       if (st == CLS_OK) st = cls_gemm_cases_check(cases, i, &ok, detail, sizeof detail);
       if (st == CLS_OK && !ok) {
-        fprintf(stderr, "bench_gemm: %s on %s: wrong result: %s\n", s->name, cls_gemm_backend_name(backends[b]), detail);
+        fprintf(stderr, "bench_gemm: %s on %s: wrong result: %s\n", s->name, cls_gemm_backend_name(backends[b]),
+                detail);
         failed = 1;
       }
     }

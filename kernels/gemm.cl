@@ -84,20 +84,26 @@ __kernel void gemm_pack_b(const int k, const int n, const int t0, const int tile
   for (int c = cols; c < w; c++) dst[c] = 0.0f;
 }
 
-/* packed [(mt * k + kk) * MR + r] = op(A)[mt * MR + r][kk] (0 past m). One work-item per (kk, m tile).
- * op(A)[i][kk] is a[i*lda + kk], or a[kk*lda + i] when trans. */
+/* packed [(mt * k + kk) * MR + r] = op(A)[mt * MR + r][kk] (0 past m). One work-item per (kk, run of
+ * `run` m tiles): a transposed A is read along its rows, run x MR floats at a time (whole cache lines)
+ * rather than MR floats of a line per work-item. op(A)[i][kk] is a[i*lda + kk], or a[kk*lda + i] when
+ * trans. */
 __kernel void gemm_pack_a(const int m, const int k, __global const float *a, const int a_off, const int lda,
-                          const int trans, __global float *packed, const int p_off) {
-  const int kk = (int)get_global_id(0), mt = (int)get_global_id(1);
-  if (kk >= k || mt * GEMM_MR >= m) return;
-  const int i0 = mt * GEMM_MR, rows = min(GEMM_MR, m - i0);
-  __global float *dst = packed + p_off + ((size_t)mt * (size_t)k + (size_t)kk) * GEMM_MR;
-  if (!trans) {
-    __global const float *src = a + a_off + (size_t)i0 * (size_t)lda + (size_t)kk;
-    for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[(size_t)r * (size_t)lda] : 0.0f;
-  } else {
-    __global const float *src = a + a_off + (size_t)kk * (size_t)lda + (size_t)i0;
-    for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[r] : 0.0f;
+                          const int trans, __global float *packed, const int p_off, const int run) {
+  const int kk = (int)get_global_id(0), mt0 = (int)get_global_id(1) * run;
+  const int m_tiles = (m + GEMM_MR - 1) / GEMM_MR;
+  if (kk >= k || mt0 >= m_tiles) return;
+  const int mt1 = min(mt0 + run, m_tiles);
+  for (int mt = mt0; mt < mt1; mt++) {
+    const int i0 = mt * GEMM_MR, rows = min(GEMM_MR, m - i0);
+    __global float *dst = packed + p_off + ((size_t)mt * (size_t)k + (size_t)kk) * GEMM_MR;
+    if (!trans) {
+      __global const float *src = a + a_off + (size_t)i0 * (size_t)lda + (size_t)kk;
+      for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[(size_t)r * (size_t)lda] : 0.0f;
+    } else {
+      __global const float *src = a + a_off + (size_t)kk * (size_t)lda + (size_t)i0;
+      for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[r] : 0.0f;
+    }
   }
 }
 

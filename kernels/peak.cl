@@ -5,8 +5,9 @@
  * on float4 (GPUs: one lane per work-item, the chains hide the latency) or float8 / float16 (CPUs:
  * PoCL and other CPU drivers turn them into whole SIMD registers, since they cannot vectorise across
  * work-items around an inner loop; float8 for AVX2, whose 16 registers cannot hold 8 float16 chains
- * and the two constants without spilling, float16 for AVX-512). Per round: 8 chains x width lanes x 2 flops. The result is written so
- * that the compiler cannot drop the loop; x = fma(x, a, b) with |a| < 1 stays finite and normal. */
+ * and the two constants without spilling, float16 for AVX-512). Per round: 8 chains x width lanes x
+ * 2 flops. The result is written so that the compiler cannot drop the loop; x = fma(x, a, b) with
+ * |a| < 1 stays finite and normal. */
 #include "common.h"
 
 #define PEAK_ROUND(x, a, b) \

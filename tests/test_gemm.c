@@ -4,10 +4,11 @@
  * small chunks and bands (several launches per call, partial ones at the edges), A packed or read in
  * place, k = 0, and the step's own shapes (sampled rows); then the CLBlast backend through the same
  * entry points on some of them, and argument errors.
- * Tolerance per element: |C - ref| <= 2^-20 * (|alpha| * sum_k |a_ik b_kj| + |beta c_ij|) + 1e-12, i.e. 16
- * ulp of the magnitudes summed (a float32 sum of k terms in any order is within k * 2^-24 of that
- * magnitude; random signs keep it near sqrt(k) * 2^-24, 2^-18.5 for the longest sum here, k = 2400). Padding around and between the rows holds NaN (A, B) or a guard value (C): it must
- * be neither read nor written. */
+ * Tolerance per element: |C - ref| <= 2^-20 * (|alpha| * sum_k |a_ik b_kj| + |beta c_ij|) + 1e-12, i.e.
+ * 16 ulp of the magnitudes summed (a float32 sum of k terms in any order is within k * 2^-24 of that
+ * magnitude; random signs keep it near sqrt(k) * 2^-24, 2^-18.5 for the longest sum here, k = 2400).
+ * Padding around and between the rows holds NaN (A, B) or a guard value (C): it must be neither read
+ * nor written. */
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -384,8 +384,8 @@ static cls_status ensure_packed(cls_gemm_cases *g, gemm_case *c, cl_command_queu
   if (c->packed) clReleaseMemObject(c->packed);
   size_t total = 0;
   cls_status st = CLS_OK;
-  c->packed = cls_ops_buffer(g->engine, g->device, g->ctx, cls_gemm_packed_b_floats(g->plan, (size_t)s->k, (size_t)s->n) * 4,
-                             &total, &st);
+  const size_t floats = cls_gemm_packed_b_floats(g->plan, (size_t)s->k, (size_t)s->n);
+  c->packed = cls_ops_buffer(g->engine, g->device, g->ctx, floats * sizeof(float), &total, &st);
   if (st != CLS_OK) return st;
   c->packed_backend = backend;
   return cls_gemm_pack_b(g->plan, q, s->trans_b != 0, (size_t)s->k, (size_t)s->n, cls_buf_of(c->b),

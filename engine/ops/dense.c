@@ -60,8 +60,8 @@ cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cl
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout needs the batch size (got %d)", act->batch);
   if (act->dropout_rate < 0 || act->dropout_rate >= 1)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout rate %g is not in [0, 1)", (double)act->dropout_rate);
-  cls_status st = cls_gemm(p->gemm, q, false, false, (size_t)rows, (size_t)p->out, (size_t)p->in, 1.0f, x, (size_t)p->in,
-                           w, (size_t)p->out, 0.0f, y, (size_t)p->out, NULL);
+  cls_status st = cls_gemm(p->gemm, q, false, false, (size_t)rows, (size_t)p->out, (size_t)p->in, 1.0f, x,
+                           (size_t)p->in, w, (size_t)p->out, 0.0f, y, (size_t)p->out, NULL);
   if (st != CLS_OK) return st;
   int yo = (int)y.offset, bo = (int)b.offset, relu = act->relu, batch = act->batch > 0 ? act->batch : 1;
   float rate = act->relu ? act->dropout_rate : 0.0f, scale = 1.0f / (1.0f - rate);

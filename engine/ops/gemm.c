@@ -15,6 +15,9 @@
  * in cache when the tile kernel reads it and the scratch stays small beside the model. */
 #define DEFAULT_CHUNK_FLOATS ((size_t)1 << 20)
 
+/* M tiles per work-item of gemm_pack_a. */
+#define PACK_A_RUN 16
+
 /* A band of m tiles holds about this much of A (256 KiB: half a Zen 3 or Skylake-SP L2). */
 #define DEFAULT_BAND_BYTES ((size_t)256 << 10)
 
@@ -65,7 +68,8 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
     size_t wg[3] = {0, 0, 0};
     cl_int err = clGetKernelWorkGroupInfo(geometry, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
     if (err != CL_SUCCESS || wg[0] < 1 || wg[1] < 1)
-      st = cls_fail(e, CLS_ERR_OPENCL, "gemm: reading the tile geometry (gemm_geometry's reqd_work_group_size) failed: %s",
+      st = cls_fail(e, CLS_ERR_OPENCL,
+                    "gemm: reading the tile geometry (gemm_geometry's reqd_work_group_size) failed: %s",
                     cls_cl_error_name(err));
     p->mr = (int)wg[0];
     p->nr = (int)wg[1];
@@ -173,8 +177,8 @@ static cls_status ensure_scratch(cls_gemm_plan *p, size_t floats) {
 }
 
 /* pad: the last panel padded with zeros to NR columns (else exactly as wide as what is left of n). */
-static cls_status launch_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, int k, int n, int t0, int tiles, cls_buf b,
-                                int ldb, cl_mem dst, int dst_off, int pad) {
+static cls_status launch_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, int k, int n, int t0, int tiles,
+                                cls_buf b, int ldb, cl_mem dst, int dst_off, int pad) {
   if (k == 0 || tiles == 0) return CLS_OK;
   int b_off = (int)b.offset, trans = tb ? 1 : 0;
   cls_status st = cls_ops_args(p->engine, p->pack_b, "gemm_pack_b", 11, sizeof k, &k, sizeof n, &n, sizeof t0, &t0,
@@ -213,11 +217,11 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
     out->ts = m > p->mr ? p->mr * out->rs : 0; /* (m > MR: within A, so within int) */
     return CLS_OK;
   }
-  int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off;
-  cls_status st = cls_ops_args(p->engine, p->pack_a, "gemm_pack_a", 8, sizeof m, &m, sizeof k, &k, sizeof a.mem, &a.mem,
+  int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, run = PACK_A_RUN;
+  cls_status st = cls_ops_args(p->engine, p->pack_a, "gemm_pack_a", 9, sizeof m, &m, sizeof k, &k, sizeof a.mem, &a.mem,
                                sizeof a_off, &a_off, sizeof lda, &lda, sizeof trans, &trans, sizeof p->scratch,
-                               &p->scratch, sizeof p_off, &p_off);
-  size_t global[2] = {(size_t)k, ceil_div((size_t)m, (size_t)p->mr)}, local[2] = {16, 1};
+                               &p->scratch, sizeof p_off, &p_off, sizeof run, &run);
+  size_t global[2] = {(size_t)k, ceil_div(ceil_div((size_t)m, (size_t)p->mr), (size_t)run)}, local[2] = {16, 1};
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_a, "gemm_pack_a", 2, global, local, NULL);
   out->mem = p->scratch;
   out->off = p_off;
@@ -254,7 +258,8 @@ static cls_status own_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool t
   if (per_chunk > n_tiles) per_chunk = n_tiles;
   const size_t b_floats = per_chunk * panel, a_floats = packed_a_floats(p, ta, (size_t)m, (size_t)n, (size_t)k);
   if (b_floats + a_floats > (size_t)INT_MAX)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "gemm: packing %zu floats exceeds 2^31-1", b_floats + a_floats);
+    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "gemm: packing %zu floats exceeds 2^31-1",
+                    b_floats + a_floats);
   cls_status st = ensure_scratch(p, b_floats + a_floats);
   if (st == CLS_OK && k == 0) a.mem = b.mem = p->scratch; /* C = beta * C: nothing is read (A, B may be NULL) */
   a_view av;
@@ -334,7 +339,8 @@ cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t
     CLBlastStatusCode s = CLBlastSomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, n, k, 1.0f, b.mem, b.offset, ldb,
                                            packed.mem, packed.offset, n, &q, NULL);
     if (s != CLBlastSuccess)
-      return cls_fail(p->engine, CLS_ERR_BLAS, "%s: CLBlastSomatcopy (%zu x %zu) failed with status %d", op, n, k, (int)s);
+      return cls_fail(p->engine, CLS_ERR_BLAS, "%s: CLBlastSomatcopy (%zu x %zu) failed with status %d", op, n, k,
+                      (int)s);
     return CLS_OK;
   }
   size_t src_origin[3] = {b.offset * sizeof(float), 0, 0}, dst_origin[3] = {packed.offset * sizeof(float), 0, 0};

@@ -10,7 +10,11 @@ void cls_gemm_geometry(const cls_gemm_plan *plan, int *mr, int *nr);
 
 /* How the own backend reads A: in place through its strides, or packed first into [m_tile][k][MR]
  * panels when A is stored transposed and B is at least 4 panels wide (the default), or always. */
-typedef enum cls_gemm_pack_a { CLS_GEMM_PACK_A_NEVER = 0, CLS_GEMM_PACK_A_TRANSPOSED = 1, CLS_GEMM_PACK_A_ALWAYS = 2 } cls_gemm_pack_a;
+typedef enum cls_gemm_pack_a {
+  CLS_GEMM_PACK_A_NEVER = 0,
+  CLS_GEMM_PACK_A_TRANSPOSED = 1,
+  CLS_GEMM_PACK_A_ALWAYS = 2
+} cls_gemm_pack_a;
 void cls_gemm_set_pack_a(cls_gemm_plan *plan, cls_gemm_pack_a mode);
 
 /* The largest packed B chunk, in floats, that one cls_gemm call packs before computing on it (B

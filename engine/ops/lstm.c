@@ -175,8 +175,8 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_ar
   const size_t H4 = 4 * (size_t)H, rows = (size_t)T * (size_t)B;
   /* workspace: W_h [H, 4H] = rows I.. of weights, packed once for every step's product */
   const cls_buf wh = cls_buf_at(a->ws, a->wh_off);
-  cls_status st = cls_gemm_pack_b(p->gemm, q, false, (size_t)H, H4, cls_buf_at(a->weights.mem, a->weights.offset + (size_t)I * H4),
-                                  H4, wh);
+  cls_status st = cls_gemm_pack_b(p->gemm, q, false, (size_t)H, H4,
+                                  cls_buf_at(a->weights.mem, a->weights.offset + (size_t)I * H4), H4, wh);
   /* gates [T*B, 4H] = x [T*B, I] * W_x [I, 4H] */
   if (st == CLS_OK)
     st = cls_gemm(p->gemm, q, false, false, rows, H4, (size_t)I, 1.0f, a->x, (size_t)I, a->weights, H4, 0.0f,
@@ -320,8 +320,9 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   /* dW_h [H, 4H] = h_prev^T [H, (T-1)*B] * dz[1..T-1] [(T-1)*B, 4H]; h_prev of step t is h_out of step
      t-1 (rows 0..(T-1)*B-1 of h_out), and 0 for t = 0, which adds nothing. */
   if (st == CLS_OK && T > 1)
-    st = cls_gemm(p->gemm, q, true, false, H, H4, rows - (size_t)B, 1.0f, h_out, H, cls_buf_at(ws, dz0 + (size_t)B * H4),
-                  H4, beta, cls_buf_at(dweights.mem, dweights.offset + I * H4), H4, NULL);
+    st = cls_gemm(p->gemm, q, true, false, H, H4, rows - (size_t)B, 1.0f, h_out, H,
+                  cls_buf_at(ws, dz0 + (size_t)B * H4), H4, beta, cls_buf_at(dweights.mem, dweights.offset + I * H4), H4,
+                  NULL);
   else if (st == CLS_OK && mode == CLS_OVERWRITE)
     st = cls_ops_fill(p->engine, q, cls_buf_at(dweights.mem, dweights.offset + I * H4), H * H4, 0.0f);
   /* dx [T*B, I] = dz [T*B, 4H] * W_x^T [4H, I] */
