@@ -155,8 +155,8 @@ static void odd_shapes(tst_env *env, int dev, cls_gemm_plan *plan, bool packed, 
         }
 }
 
-/* The own plan again with chunks of 2 panels and bands of 3 m tiles (partial ones at the edges), A
- * read in place, packed when transposed, or always packed (by case). */
+/* The own plan again with chunks of 2 panels and bands of 2 m tiles (for an A of more than 8 tiles;
+ * partial ones at the edges), A read in place, packed when transposed, or always packed (by case). */
 static void small_chunks(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
   int mr = 0, nr = 0, index = 0;
   cls_gemm_geometry(plan, &mr, &nr);
@@ -168,7 +168,7 @@ static void small_chunks(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
           gemm_case g = {t & 1, (t >> 1) & 1, false, sizes[im], sizes[in], sizes[ik], 1.0f, index % 2 ? 1.0f : 0.0f,
                          1, 2, 0};
           cls_gemm_set_chunk_floats(plan, 2 * (size_t)g.k * (size_t)nr + 1);
-          cls_gemm_set_band_bytes(plan, 3 * (size_t)mr * (size_t)g.k * sizeof(float));
+          cls_gemm_set_band_bytes(plan, 2 * (size_t)mr * (size_t)g.k * sizeof(float));
           cls_gemm_set_pack_a(plan, (cls_gemm_pack_a)(index % 3));
           run_case(env, dev, plan, &g, s);
         }

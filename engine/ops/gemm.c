@@ -235,9 +235,11 @@ static cls_status launch_tile(cls_gemm_plan *p, cl_command_queue q, int m, int n
                               const a_view *a, cl_mem bp, int bp_off, int padded, float beta, cls_buf c, int ldc,
                               cl_event *event) {
   const size_t m_tiles = ceil_div((size_t)m, (size_t)p->mr), tile_bytes = (size_t)p->mr * (size_t)k * sizeof(float);
+  /* Bands keep A in L2 while B streams band after band; an A of at most 4 bands (the recurrent products'
+     few rows, whatever k) is one band, so that B, the large operand there, streams from memory once. */
   size_t band = p->band_bytes && tile_bytes ? p->band_bytes / tile_bytes : m_tiles;
   if (band < 1) band = 1;
-  if (band > m_tiles) band = m_tiles;
+  if (band > m_tiles || (p->band_bytes && m_tiles * tile_bytes <= 4 * p->band_bytes)) band = m_tiles;
   int c_off = (int)c.offset, band_i = (int)band;
   cls_status st = cls_ops_args(p->engine, p->tile, "gemm_tile", 19, sizeof m, &m, sizeof n, &n, sizeof k, &k,
                                sizeof t0, &t0, sizeof tiles, &tiles, sizeof band_i, &band_i, sizeof alpha, &alpha,
