@@ -102,7 +102,11 @@ cls_status cls_gemm_set_backend(cls_gemm_plan *p, cls_gemm_backend b) {
 
 cls_gemm_backend cls_gemm_get_backend(const cls_gemm_plan *p) {
   if (p->forced != CLS_GEMM_BACKEND_AUTO) return p->forced;
-  return p->kind == CLS_DEVICE_CPU ? CLS_GEMM_BACKEND_OWN : CLS_GEMM_BACKEND_CLBLAST;
+  return cls_gemm_backend_for(p->kind);
+}
+
+cls_gemm_backend cls_gemm_backend_for(cls_device_kind kind) {
+  return kind == CLS_DEVICE_CPU ? CLS_GEMM_BACKEND_OWN : CLS_GEMM_BACKEND_CLBLAST;
 }
 
 void cls_gemm_geometry(const cls_gemm_plan *p, int *mr, int *nr) {

@@ -72,6 +72,8 @@ cls_status cls_gemm_set_backend(cls_gemm_plan *plan, cls_gemm_backend backend);
 cls_gemm_backend cls_gemm_get_backend(const cls_gemm_plan *plan);
 /* "own", "clblast" or "auto". */
 const char *cls_gemm_backend_name(cls_gemm_backend backend);
+/* The backend AUTO takes on a kind of device (the one rule, for plans and for messages). */
+cls_gemm_backend cls_gemm_backend_for(cls_device_kind kind);
 
 cls_status cls_gemm(cls_gemm_plan *plan, cl_command_queue queue, bool trans_a, bool trans_b, size_t m, size_t n,
                     size_t k, float alpha, cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c,
