@@ -40,6 +40,16 @@ int main(void) {
   }
   CHECK(access(path, F_OK) == 0, "written");
 
+  /* The header alone: the same index and metadata, no data read. */
+  CHECK_INT(cls_safetensors_read_header(path, &st, err, sizeof err), CLS_OK);
+  if (st) {
+    const cls_tensor_info *tw = cls_safetensors_find(st, "layer_1/weights");
+    CHECK(tw && tw->ndim == 2 && tw->shape[0] == 2 && tw->shape[1] == 3, "header only: weights info");
+    CHECK(!strcmp(cls_safetensors_meta(st, "epoch"), "3"), "header only: metadata");
+    CHECK(st->data == NULL, "header only: no data section");
+    cls_safetensors_free(st);
+  }
+
   /* A fixture written by tests/ref/fixture_io.py. */
   st = tst_fixture("adam_odd.safetensors");
   CHECK(st && cls_safetensors_find(st, "theta0") && cls_safetensors_meta(st, "generator"), "python fixture readable");
@@ -56,12 +66,16 @@ int main(void) {
   write_bytes(bad, lie, sizeof lie);
   CHECK_INT(cls_safetensors_read(bad, &st, err, sizeof err), CLS_ERR_IO);
   CHECK_CONTAINS(err, "exceeds the file");
+  CHECK_INT(cls_safetensors_read_header(bad, &st, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, "exceeds the file");
   const char hdr[] = "{\"x\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}";
   unsigned char buf[128] = {0};
   buf[0] = (unsigned char)(sizeof hdr - 1);
   memcpy(buf + 8, hdr, sizeof hdr - 1);
   write_bytes(bad, buf, 8 + sizeof hdr - 1 + 8); /* only 8 of 16 data bytes */
   CHECK_INT(cls_safetensors_read(bad, &st, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, "lies past the end of the data");
+  CHECK_INT(cls_safetensors_read_header(bad, &st, err, sizeof err), CLS_ERR_IO); /* checked against the size */
   CHECK_CONTAINS(err, "lies past the end of the data");
   const char hdr2[] = "{\"x\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,16]}}";
   memset(buf, 0, sizeof buf);

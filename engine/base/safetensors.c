@@ -239,7 +239,10 @@ static int parse_header(parser *ps, cls_safetensors *st) {
   return expect(ps, '}');
 }
 
-cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *err, size_t err_cap) {
+/* Reads the file (all of it, or with header_only its length and header), then parses and checks the
+ * header against the file's size. */
+static cls_status read_safetensors(const char *path, bool header_only, cls_safetensors **out, char *err,
+                                   size_t err_cap) {
   *out = NULL;
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -250,8 +253,16 @@ cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *e
   long size = -1;
   if (st && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
   if (size >= 0) rewind(f);
-  if (st && size >= 8) st->file = malloc((size_t)size);
-  if (!st || size < 8 || !st->file || fread(st->file, 1, (size_t)size, f) != (size_t)size) {
+  unsigned char len8[8];
+  uint64_t want = (uint64_t)(size > 0 ? size : 0); /* bytes to read: the whole file, or 8 + the header */
+  if (header_only && st && size >= 8 && fread(len8, 1, 8, f) == 8) {
+    uint64_t header_len = 0;
+    for (int i = 7; i >= 0; i--) header_len = header_len << 8 | len8[i];
+    if (header_len <= (uint64_t)size - 8) want = 8 + header_len; /* else the check below names it */
+    rewind(f);
+  }
+  if (st && size >= 8) st->file = malloc((size_t)want);
+  if (!st || size < 8 || !st->file || fread(st->file, 1, (size_t)want, f) != (size_t)want) {
     fclose(f);
     snprintf(err, err_cap, "%s: %s", path, size >= 0 && size < 8 ? "too short to be a safetensors file" : "cannot read");
     cls_safetensors_free(st);
@@ -270,7 +281,7 @@ cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *e
   const char *header = (const char *)st->file + 8;
   parser ps = {header, header, header + header_len, err, err_cap, path, 0};
   parse_header(&ps, st);
-  st->data = st->file + 8 + header_len;
+  st->data = header_only ? NULL : st->file + 8 + header_len;
   size_t data_size = st->file_size - 8 - (size_t)header_len;
   for (int i = 0; i < st->n_tensors && !ps.failed; i++) {
     cls_tensor_info *t = &st->tensors[i];
@@ -285,6 +296,14 @@ cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *e
   }
   *out = st;
   return CLS_OK;
+}
+
+cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *err, size_t err_cap) {
+  return read_safetensors(path, false, out, err, err_cap);
+}
+
+cls_status cls_safetensors_read_header(const char *path, cls_safetensors **out, char *err, size_t err_cap) {
+  return read_safetensors(path, true, out, err, err_cap);
 }
 
 void cls_safetensors_free(cls_safetensors *st) {

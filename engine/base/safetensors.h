@@ -25,9 +25,9 @@ typedef struct cls_tensor_info {
 } cls_tensor_info;
 
 typedef struct cls_safetensors {
-  unsigned char *file;      /* the whole file */
+  unsigned char *file;      /* the whole file (cls_safetensors_read_header: the length and header only) */
   size_t file_size;
-  const unsigned char *data; /* start of the data section */
+  const unsigned char *data; /* start of the data section (NULL after cls_safetensors_read_header) */
   cls_tensor_info *tensors;
   int n_tensors;
   char **meta;              /* key, value, key, value, ... */
@@ -40,6 +40,9 @@ int64_t cls_tensor_elements(const cls_tensor_info *t);
 /* Reads and validates the file (offsets inside the data, sizes agree with dtype and shape). On an
  * error, `err` names the file and says what is wrong; CLS_ERR_IO for a missing or malformed file. */
 cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *err, size_t err_cap);
+/* The same checks, reading only the header (tensor index and metadata) and not the tensors' data,
+ * e.g. to learn a checkpoint's geometry; cls_safetensors_tensor_data must not be called on it. */
+cls_status cls_safetensors_read_header(const char *path, cls_safetensors **out, char *err, size_t err_cap);
 void cls_safetensors_free(cls_safetensors *st);
 const cls_tensor_info *cls_safetensors_find(const cls_safetensors *st, const char *name);
 const void *cls_safetensors_tensor_data(const cls_safetensors *st, const cls_tensor_info *t);

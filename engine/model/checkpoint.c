@@ -236,7 +236,7 @@ cls_status cls_checkpoint_choose(const char *dir, cls_load_mode mode, char *path
 
 cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, char *err, size_t err_cap) {
   cls_safetensors *st = NULL;
-  cls_status s = cls_safetensors_read(path, &st, err, err_cap);
+  cls_status s = cls_safetensors_read_header(path, &st, err, err_cap);
   if (s != CLS_OK) return s;
   const char *h = cls_safetensors_meta(st, "n_hidden"), *c = cls_safetensors_meta(st, "n_classes");
   if (!h || !c) {
