@@ -275,15 +275,6 @@ cls_status cls_event_file_write(cls_event_file *f, int64_t step, const cls_summa
   return st;
 }
 
-cls_status cls_event_file_flush(cls_event_file *f, char *err, size_t cap) {
-  pthread_mutex_lock(&f->lock);
-  flush_locked(f);
-  cls_status st = f->status;
-  if (st != CLS_OK) set_err(err, cap, f->why);
-  pthread_mutex_unlock(&f->lock);
-  return st;
-}
-
 cls_status cls_event_file_close(cls_event_file *f, char *err, size_t cap) {
   if (!f) return CLS_OK;
   pthread_mutex_lock(&f->lock);

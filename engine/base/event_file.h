@@ -38,8 +38,6 @@ cls_status cls_event_file_open(const char *dir, double flush_secs, cls_event_fil
  * flush has failed, every call fails with that first error (CLS_ERR_IO, text in err). */
 cls_status cls_event_file_write(cls_event_file *file, int64_t step, const cls_summary *summary, char *err,
                                 size_t err_cap);
-/* Hands what is buffered to the operating system now. */
-cls_status cls_event_file_flush(cls_event_file *file, char *err, size_t err_cap);
 /* Flushes, stops the flush thread and closes; the status of the file's writes (NULL: CLS_OK). */
 cls_status cls_event_file_close(cls_event_file *file, char *err, size_t err_cap);
 const char *cls_event_file_path(const cls_event_file *file);

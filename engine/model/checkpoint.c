@@ -66,15 +66,6 @@ static const char *meta_or(const cls_safetensors *st, const char *key, const cha
   return v ? v : fallback;
 }
 
-cls_status cls_checkpoint_peek(const char *path, int *n_hidden, int *n_classes, char *err, size_t err_cap) {
-  cls_model_config cfg;
-  cls_status s = cls_checkpoint_peek_model(path, &cfg, err, err_cap);
-  if (s != CLS_OK) return s;
-  *n_hidden = cfg.n_hidden;
-  *n_classes = cfg.n_classes;
-  return CLS_OK;
-}
-
 static cls_status load_tensor(const cls_safetensors *st, const char *path, const char *name, cls_dtype dtype,
                               size_t count, void *out, char *err, size_t err_cap) {
   const cls_tensor_info *t = cls_safetensors_find(st, name);

@@ -124,9 +124,6 @@ cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, co
 cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
                                cls_train_state *state, char *err, size_t err_cap);
 
-/* Reads n_hidden and n_classes from a checkpoint's metadata, to build the model before loading. */
-cls_status cls_checkpoint_peek(const char *path, int *n_hidden, int *n_classes, char *err, size_t err_cap);
-
 /* DeepSpeech's checkpoint folder. Kind "train" or "best_dev": saving writes
  * DIR/<kind>-<global_step>.safetensors, updates the index file (`checkpoint` or
  * `best_dev_checkpoint`) atomically, and for "train" removes the oldest beyond max_to_keep
