@@ -88,8 +88,39 @@ int main(void) {
   CHECK_INT(cls_safetensors_read(bad, &st, err, sizeof err), CLS_ERR_IO);
   CHECK_CONTAINS(err, "cannot open");
 
-  unlink(path);
+  /* Hostile headers (issue 15): a header ending the file on a digit is read within its bytes (ASan
+   * caught strtoll reading past them); a shape whose element count passes 2^63 is refused, not
+   * wrapped to 0 bytes; a folder is not read as a file of 2^63 bytes; a name twice is refused. */
+  const char *hostile[][2] = {
+      {"{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4", "expected"},
+      {"{\"x\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,0]}}",
+       "do not match its shape"},
+      {"{\"x\":{\"dtype\":\"F32\",\"shape\":[99999999999999999999],\"data_offsets\":[0,0]}}", "too large"},
+      {"{\"x\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]},"
+       "\"x\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", "appears twice"},
+      {"{\"\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", "empty"}};
   snprintf(bad, sizeof bad, "%s/bad.safetensors", dir);
+  for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {
+    const size_t hl = strlen(hostile[i][0]);
+    unsigned char *h = calloc(1, 8 + hl);
+    h[0] = (unsigned char)hl;
+    memcpy(h + 8, hostile[i][0], hl);
+    write_bytes(bad, h, 8 + hl);
+    CHECK_INT(cls_safetensors_read(bad, &st, err, sizeof err), CLS_ERR_IO);
+    CHECK_CONTAINS(err, hostile[i][1]);
+    CHECK_CONTAINS(err, bad);
+    CHECK_INT(cls_safetensors_parse(h, 8 + hl, "in-memory", &st, err, sizeof err), CLS_ERR_IO);
+    CHECK_CONTAINS(err, hostile[i][1]);
+    free(h);
+  }
+  cls_tensor_info huge = {.ndim = 2, .shape = {(int64_t)1 << 32, (int64_t)1 << 32}};
+  CHECK_INT(cls_tensor_elements(&huge), -1);
+  CHECK_INT(cls_safetensors_read(dir, &st, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, "not a regular file");
+  CHECK_INT(cls_safetensors_read_header(dir, &st, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, "not a regular file");
+
+  unlink(path);
   unlink(bad);
   rmdir(dir);
   return check_finish("test_safetensors");

@@ -5,10 +5,12 @@
 #include "base/file_util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *dtype_names[] = {"F32", "F64", "I32", "I64", "U8"};
@@ -24,7 +26,11 @@ size_t cls_dtype_size(cls_dtype d) {
 
 int64_t cls_tensor_elements(const cls_tensor_info *t) {
   int64_t n = 1;
-  for (int i = 0; i < t->ndim; i++) n *= t->shape[i];
+  for (int i = 0; i < t->ndim; i++) {
+    if (t->shape[i] < 0) return -1;
+    if (t->shape[i] != 0 && n > INT64_MAX / t->shape[i]) return -1;
+    n *= t->shape[i];
+  }
   return n;
 }
 
@@ -116,16 +122,23 @@ static char *parse_string(parser *ps) {
   return s;
 }
 
+/* A non-negative decimal integer below 2^62, read within the header's bytes only (the header need
+ * not end in a NUL, and may end the file on a digit). */
 static int parse_int(parser *ps, int64_t *out) {
   skip_ws(ps);
-  char *endp = NULL;
-  errno = 0;
-  long long v = strtoll(ps->p, &endp, 10);
-  if (endp == ps->p || endp > ps->end || errno || v < 0) {
-    perr(ps, "expected a non-negative integer");
+  int64_t v = 0;
+  const char *start = ps->p;
+  while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
+    if (v > (((int64_t)1 << 62) - 9) / 10) {
+      perr(ps, "integer at header byte %ld too large", (long)(start - ps->start));
+      return 0;
+    }
+    v = v * 10 + (*ps->p++ - '0');
+  }
+  if (ps->p == start) {
+    perr(ps, "expected a non-negative integer at header byte %ld", (long)(start - ps->start));
     return 0;
   }
-  ps->p = endp;
   *out = v;
   return 1;
 }
@@ -232,11 +245,58 @@ static int parse_header(parser *ps, cls_safetensors *st) {
       cls_tensor_info *t = &st->tensors[st->n_tensors++];
       memset(t, 0, sizeof *t);
       t->name = name;
+      if (!name[0] || strlen(name) > 1024) {
+        perr(ps, "a tensor name is empty or longer than 1024 bytes");
+        return 0;
+      }
+      for (const char *c = name; *c; c++)
+        if ((unsigned char)*c < 0x20) {
+          perr(ps, "tensor name \"%.60s\" holds a control character", name);
+          return 0;
+        }
+      if (cls_safetensors_find(st, name) != t) {
+        perr(ps, "tensor \"%.200s\" appears twice", name);
+        return 0;
+      }
       if (!parse_tensor(ps, t)) return 0;
     }
     if (peek(ps, ',')) expect(ps, ',');
   }
   return expect(ps, '}');
+}
+
+/* Checks and indexes st->file (st->file_size bytes, or with header_only the length and header):
+ * the header against the file's size, every tensor's offsets and byte count. Frees st on an error. */
+static cls_status parse_loaded(cls_safetensors *st, const char *path, bool header_only, cls_safetensors **out,
+                               char *err, size_t err_cap) {
+  uint64_t header_len = 0;
+  for (int i = 7; i >= 0; i--) header_len = header_len << 8 | st->file[i];
+  if (header_len > st->file_size - 8) {
+    snprintf(err, err_cap, "%s: header length %llu exceeds the file (%zu bytes): not a safetensors file, or truncated", path,
+             (unsigned long long)header_len, st->file_size);
+    cls_safetensors_free(st);
+    return CLS_ERR_IO;
+  }
+  const char *header = (const char *)st->file + 8;
+  parser ps = {header, header, header + header_len, err, err_cap, path, 0};
+  parse_header(&ps, st);
+  st->data = header_only ? NULL : st->file + 8 + header_len;
+  size_t data_size = st->file_size - 8 - (size_t)header_len;
+  for (int i = 0; i < st->n_tensors && !ps.failed; i++) {
+    cls_tensor_info *t = &st->tensors[i];
+    const int64_t elements = cls_tensor_elements(t);
+    const size_t size = cls_dtype_size(t->dtype);
+    if (t->offset > data_size || t->nbytes > data_size - t->offset)
+      perr(&ps, "tensor \"%s\" lies past the end of the data (file truncated?)", t->name);
+    else if (elements < 0 || (uint64_t)elements > SIZE_MAX / size || (size_t)elements * size != t->nbytes)
+      perr(&ps, "tensor \"%s\": %zu bytes do not match its shape and dtype", t->name, t->nbytes);
+  }
+  if (ps.failed) {
+    cls_safetensors_free(st);
+    return CLS_ERR_IO;
+  }
+  *out = st;
+  return CLS_OK;
 }
 
 /* Reads the file (all of it, or with header_only its length and header), then parses and checks the
@@ -249,10 +309,14 @@ static cls_status read_safetensors(const char *path, bool header_only, cls_safet
     snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
     return CLS_ERR_IO;
   }
+  struct stat sb;
+  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    fclose(f);
+    snprintf(err, err_cap, "%s: not a regular file", path);
+    return CLS_ERR_IO;
+  }
   cls_safetensors *st = calloc(1, sizeof *st);
-  long size = -1;
-  if (st && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
-  if (size >= 0) rewind(f);
+  long size = sb.st_size > (off_t)LONG_MAX ? -1 : (long)sb.st_size;
   unsigned char len8[8];
   uint64_t want = (uint64_t)(size > 0 ? size : 0); /* bytes to read: the whole file, or 8 + the header */
   if (header_only && st && size >= 8 && fread(len8, 1, 8, f) == 8) {
@@ -270,32 +334,7 @@ static cls_status read_safetensors(const char *path, bool header_only, cls_safet
   }
   fclose(f);
   st->file_size = (size_t)size;
-  uint64_t header_len = 0;
-  for (int i = 7; i >= 0; i--) header_len = header_len << 8 | st->file[i];
-  if (header_len > st->file_size - 8) {
-    snprintf(err, err_cap, "%s: header length %llu exceeds the file (%zu bytes): not a safetensors file, or truncated", path,
-             (unsigned long long)header_len, st->file_size);
-    cls_safetensors_free(st);
-    return CLS_ERR_IO;
-  }
-  const char *header = (const char *)st->file + 8;
-  parser ps = {header, header, header + header_len, err, err_cap, path, 0};
-  parse_header(&ps, st);
-  st->data = header_only ? NULL : st->file + 8 + header_len;
-  size_t data_size = st->file_size - 8 - (size_t)header_len;
-  for (int i = 0; i < st->n_tensors && !ps.failed; i++) {
-    cls_tensor_info *t = &st->tensors[i];
-    if (t->offset + t->nbytes > data_size || t->offset + t->nbytes < t->offset)
-      perr(&ps, "tensor \"%s\" lies past the end of the data (file truncated?)", t->name);
-    else if ((uint64_t)cls_tensor_elements(t) * cls_dtype_size(t->dtype) != t->nbytes)
-      perr(&ps, "tensor \"%s\": %zu bytes do not match its shape and dtype", t->name, t->nbytes);
-  }
-  if (ps.failed) {
-    cls_safetensors_free(st);
-    return CLS_ERR_IO;
-  }
-  *out = st;
-  return CLS_OK;
+  return parse_loaded(st, path, header_only, out, err, err_cap);
 }
 
 cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *err, size_t err_cap) {
@@ -304,6 +343,25 @@ cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *e
 
 cls_status cls_safetensors_read_header(const char *path, cls_safetensors **out, char *err, size_t err_cap) {
   return read_safetensors(path, true, out, err, err_cap);
+}
+
+cls_status cls_safetensors_parse(const void *bytes, size_t len, const char *name, cls_safetensors **out, char *err,
+                                 size_t err_cap) {
+  *out = NULL;
+  if (len < 8) {
+    snprintf(err, err_cap, "%s: too short to be a safetensors file", name);
+    return CLS_ERR_IO;
+  }
+  cls_safetensors *st = calloc(1, sizeof *st);
+  if (st) st->file = malloc(len);
+  if (!st || !st->file) {
+    cls_safetensors_free(st);
+    snprintf(err, err_cap, "%s: out of memory", name);
+    return CLS_ERR_OUT_OF_MEMORY;
+  }
+  memcpy(st->file, bytes, len);
+  st->file_size = len;
+  return parse_loaded(st, name, false, out, err, err_cap);
 }
 
 void cls_safetensors_free(cls_safetensors *st) {

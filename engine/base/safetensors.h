@@ -35,6 +35,7 @@ typedef struct cls_safetensors {
 } cls_safetensors;
 
 size_t cls_dtype_size(cls_dtype dtype);
+/* The product of the shape; -1 when a dimension is negative or the product passes INT64_MAX. */
 int64_t cls_tensor_elements(const cls_tensor_info *t);
 
 /* Reads and validates the file (offsets inside the data, sizes agree with dtype and shape). On an
@@ -43,6 +44,9 @@ cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *e
 /* The same checks, reading only the header (tensor index and metadata) and not the tensors' data,
  * e.g. to learn a checkpoint's geometry; cls_safetensors_tensor_data must not be called on it. */
 cls_status cls_safetensors_read_header(const char *path, cls_safetensors **out, char *err, size_t err_cap);
+/* The same checks on a file's bytes already in memory (copied); `name` is used in messages. */
+cls_status cls_safetensors_parse(const void *bytes, size_t len, const char *name, cls_safetensors **out, char *err,
+                                 size_t err_cap);
 void cls_safetensors_free(cls_safetensors *st);
 const cls_tensor_info *cls_safetensors_find(const cls_safetensors *st, const char *name);
 const void *cls_safetensors_tensor_data(const cls_safetensors *st, const cls_tensor_info *t);

@@ -4,6 +4,9 @@
 #include "clspeech/model.h"
 
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,19 +69,70 @@ static const char *meta_or(const cls_safetensors *st, const char *key, const cha
   return v ? v : fallback;
 }
 
-static cls_status load_tensor(const cls_safetensors *st, const char *path, const char *name, cls_dtype dtype,
-                              size_t count, void *out, char *err, size_t err_cap) {
+/* Metadata integer `key` (or `fallback` when absent): a whole decimal number in [lo, hi], else an
+ * error naming the file and the key. */
+static cls_status meta_int(const cls_safetensors *st, const char *path, const char *key, const char *fallback,
+                           long long lo, long long hi, long long *out, char *err, size_t err_cap) {
+  const char *text = meta_or(st, key, fallback);
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (!*text || *end || errno || v < lo || v > hi) {
+    snprintf(err, err_cap, "%s: metadata %s is \"%.40s\", not a whole number in %lld..%lld", path, key, text, lo, hi);
+    return CLS_ERR_IO;
+  }
+  *out = v;
+  return CLS_OK;
+}
+
+/* Metadata number `key`: finite, in [lo, hi]. */
+static cls_status meta_real(const cls_safetensors *st, const char *path, const char *key, const char *fallback,
+                            double lo, double hi, double *out, char *err, size_t err_cap) {
+  const char *text = meta_or(st, key, fallback);
+  char *end = NULL;
+  double v = strtod(text, &end);
+  if (!*text || *end || isnan(v) || v < lo || v > hi) {
+    snprintf(err, err_cap, "%s: metadata %s is \"%.40s\", not a number in %g..%g", path, key, text, lo, hi);
+    return CLS_ERR_IO;
+  }
+  *out = v;
+  return CLS_OK;
+}
+
+/* Tensor `name`: present, of `dtype` and of exactly this shape (ndim 0: a scalar), copied to out. */
+static cls_status load_tensor(const cls_safetensors *st, const char *path, const char *name, cls_dtype dtype, int ndim,
+                              const int64_t *shape, void *out, char *err, size_t err_cap) {
+  static const char *const dtype_names[] = {"F32", "F64", "I32", "I64", "U8"};
   const cls_tensor_info *t = cls_safetensors_find(st, name);
   if (!t) {
     snprintf(err, err_cap, "%s: checkpoint has no tensor \"%s\"", path, name);
     return CLS_ERR_IO;
   }
-  if (t->dtype != dtype || (size_t)cls_tensor_elements(t) != count) {
-    snprintf(err, err_cap, "%s: tensor \"%s\" has %lld elements of another shape or type than this model's %zu", path,
-             name, (long long)cls_tensor_elements(t), count);
+  int same = t->ndim == ndim;
+  for (int d = 0; same && d < ndim; d++) same = t->shape[d] == shape[d];
+  if (t->dtype != dtype || !same) {
+    char want[64] = "", have[160] = "";
+    for (int d = 0; d < ndim; d++)
+      snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d ? ", " : "", (long long)shape[d]);
+    for (int d = 0; d < t->ndim; d++)
+      snprintf(have + strlen(have), sizeof have - strlen(have), "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    snprintf(err, err_cap, "%s: tensor \"%s\" is %s [%s]; this model's is %s [%s]", path, name,
+             dtype_names[t->dtype], have, dtype_names[dtype], want);
     return CLS_ERR_IO;
   }
-  memcpy(out, cls_safetensors_tensor_data(st, t), count * cls_dtype_size(dtype));
+  memcpy(out, cls_safetensors_tensor_data(st, t), t->nbytes);
+  return CLS_OK;
+}
+
+/* Every value finite (a NaN or infinite weight or Adam moment would train on as NaN). */
+static cls_status check_finite(const char *path, const char *name, const float *x, size_t n, char *err,
+                               size_t err_cap) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) {
+      snprintf(err, err_cap, "%s: tensor \"%s\" holds %s at element %zu", path, name, isnan(x[i]) ? "NaN" : "infinity",
+               i);
+      return CLS_ERR_IO;
+    }
   return CLS_OK;
 }
 
@@ -91,33 +145,82 @@ cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, fl
   cls_model_layout(cfg, views);
   char name[200];
   for (int i = 0; rc == CLS_OK && i < CLS_MODEL_N_TENSORS; i++) {
-    rc = load_tensor(st, path, views[i].name, CLS_F32, views[i].count, params + views[i].offset, err, err_cap);
+    const cls_param_view *pv = &views[i];
+    rc = load_tensor(st, path, pv->name, CLS_F32, pv->ndim, pv->shape, params + pv->offset, err, err_cap);
+    if (rc == CLS_OK) rc = check_finite(path, pv->name, params + pv->offset, pv->count, err, err_cap);
     if (rc == CLS_OK && m) {
-      snprintf(name, sizeof name, "%s/Adam", views[i].name);
-      rc = load_tensor(st, path, name, CLS_F32, views[i].count, m + views[i].offset, err, err_cap);
+      snprintf(name, sizeof name, "%s/Adam", pv->name);
+      rc = load_tensor(st, path, name, CLS_F32, pv->ndim, pv->shape, m + pv->offset, err, err_cap);
+      if (rc == CLS_OK) rc = check_finite(path, name, m + pv->offset, pv->count, err, err_cap);
     }
     if (rc == CLS_OK && v) {
-      snprintf(name, sizeof name, "%s/Adam_1", views[i].name);
-      rc = load_tensor(st, path, name, CLS_F32, views[i].count, v + views[i].offset, err, err_cap);
+      snprintf(name, sizeof name, "%s/Adam_1", pv->name);
+      rc = load_tensor(st, path, name, CLS_F32, pv->ndim, pv->shape, v + pv->offset, err, err_cap);
+      if (rc == CLS_OK) rc = check_finite(path, name, v + pv->offset, pv->count, err, err_cap);
+      for (size_t k = 0; rc == CLS_OK && k < pv->count; k++)
+        if (v[pv->offset + k] < 0) {
+          snprintf(err, err_cap, "%s: tensor \"%s\" holds a negative second moment at element %zu", path, name, k);
+          rc = CLS_ERR_IO;
+        }
     }
   }
   memset(s, 0, sizeof *s);
-  if (rc == CLS_OK) rc = load_tensor(st, path, "beta1_power", CLS_F32, 1, &s->adam.beta1_power, err, err_cap);
-  if (rc == CLS_OK) rc = load_tensor(st, path, "beta2_power", CLS_F32, 1, &s->adam.beta2_power, err, err_cap);
-  if (rc == CLS_OK) rc = load_tensor(st, path, "global_step", CLS_I64, 1, &s->global_step, err, err_cap);
-  if (rc == CLS_OK) rc = load_tensor(st, path, "learning_rate", CLS_F32, 1, &s->learning_rate, err, err_cap);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "beta1_power", CLS_F32, 0, NULL, &s->adam.beta1_power, err, err_cap);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "beta2_power", CLS_F32, 0, NULL, &s->adam.beta2_power, err, err_cap);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "global_step", CLS_I64, 0, NULL, &s->global_step, err, err_cap);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "learning_rate", CLS_F32, 0, NULL, &s->learning_rate, err, err_cap);
+  /* beta^t lies in [0, 1): 0 once it underflows after many steps, never 1 or more (the bias
+   * correction divides by 1 - beta^t). */
+  const struct { const char *name; float value; } powers[2] = {{"beta1_power", s->adam.beta1_power},
+                                                               {"beta2_power", s->adam.beta2_power}};
+  for (int i = 0; rc == CLS_OK && i < 2; i++)
+    if (!(powers[i].value >= 0 && powers[i].value < 1)) {
+      snprintf(err, err_cap, "%s: tensor \"%s\" is %g; it must lie in [0, 1)", path, powers[i].name,
+               (double)powers[i].value);
+      rc = CLS_ERR_IO;
+    }
+  if (rc == CLS_OK && !(isfinite(s->learning_rate) && s->learning_rate >= 0)) {
+    snprintf(err, err_cap, "%s: tensor \"learning_rate\" is %g; it must be finite and not negative", path,
+             (double)s->learning_rate);
+    rc = CLS_ERR_IO;
+  }
+  if (rc == CLS_OK && s->global_step < 0) {
+    snprintf(err, err_cap, "%s: tensor \"global_step\" is %lld; it must not be negative", path,
+             (long long)s->global_step);
+    rc = CLS_ERR_IO;
+  }
+  long long epoch = 0, streak = 0, seed = 0, adam_step = 0;
+  double best = 0;
+  if (rc == CLS_OK) rc = meta_int(st, path, "epoch", "0", 0, INT_MAX, &epoch, err, err_cap);
+  if (rc == CLS_OK) rc = meta_real(st, path, "best_dev_loss", "inf", -INFINITY, INFINITY, &best, err, err_cap);
+  if (rc == CLS_OK)
+    rc = meta_int(st, path, "epochs_without_improvement", "0", 0, INT_MAX, &streak, err, err_cap);
+  if (rc == CLS_OK) rc = meta_int(st, path, "random_seed", "4568", 0, UINT32_MAX, &seed, err, err_cap);
+  if (rc == CLS_OK) rc = meta_int(st, path, "adam_step", "0", 0, INT64_MAX, &adam_step, err, err_cap);
   if (rc == CLS_OK) {
-    s->epoch = atoi(meta_or(st, "epoch", "0"));
-    s->best_dev_loss = strtod(meta_or(st, "best_dev_loss", "inf"), NULL);
-    s->epochs_without_improvement = atoi(meta_or(st, "epochs_without_improvement", "0"));
-    s->random_seed = (uint32_t)strtoul(meta_or(st, "random_seed", "4568"), NULL, 10);
-    s->adam.step = strtoll(meta_or(st, "adam_step", "0"), NULL, 10);
+    s->epoch = (int)epoch;
+    s->best_dev_loss = best;
+    s->epochs_without_improvement = (int)streak;
+    s->random_seed = (uint32_t)seed;
+    s->adam.step = adam_step;
   }
   cls_safetensors_free(st);
   return rc;
 }
 
 static const char *index_name(const char *kind) { return strcmp(kind, "best_dev") ? "checkpoint" : "best_dev_checkpoint"; }
+
+/* An index line names a checkpoint file in the folder: letters, digits, '_', '-' and '.', not
+ * starting with '.', ending in ".safetensors" (never "..", a path or a special name). */
+static bool index_entry_ok(const char *line) {
+  const size_t len = strlen(line), ext = strlen(".safetensors");
+  if (len <= ext || len > 200 || line[0] == '.' || strcmp(line + len - ext, ".safetensors")) return false;
+  for (const char *c = line; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+          *c == '-' || *c == '.'))
+      return false;
+  return true;
+}
 
 cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, char *err,
                                size_t err_cap) {
@@ -132,8 +235,9 @@ cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, si
   char *got = fgets(line, sizeof line, f);
   fclose(f);
   line[strcspn(line, "\r\n")] = '\0';
-  if (!got || !line[0] || strchr(line, '/')) {
-    snprintf(err, err_cap, "%s: malformed index file", index);
+  if (!got || !index_entry_ok(line)) {
+    snprintf(err, err_cap, "%s: malformed index file (the first line must name a .safetensors file in the folder)",
+             index);
     return CLS_ERR_IO;
   }
   snprintf(path, path_cap, "%s/%s", dir, line);
@@ -162,7 +266,7 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
     char line[256];
     while (n_old < 64 && fgets(line, sizeof line, f)) {
       line[strcspn(line, "\r\n")] = '\0';
-      if (line[0] && strcmp(line, file) && !strchr(line, '/')) snprintf(old[n_old++], sizeof old[0], "%s", line);
+      if (index_entry_ok(line) && strcmp(line, file)) snprintf(old[n_old++], sizeof old[0], "%s", line);
     }
     fclose(f);
   }
@@ -229,19 +333,27 @@ cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, ch
   cls_safetensors *st = NULL;
   cls_status s = cls_safetensors_read_header(path, &st, err, err_cap);
   if (s != CLS_OK) return s;
-  const char *h = cls_safetensors_meta(st, "n_hidden"), *c = cls_safetensors_meta(st, "n_classes");
-  if (!h || !c) {
+  if (!cls_safetensors_meta(st, "n_hidden") || !cls_safetensors_meta(st, "n_classes")) {
     snprintf(err, err_cap, "%s: not a clspeech checkpoint (no n_hidden/n_classes metadata)", path);
     cls_safetensors_free(st);
     return CLS_ERR_IO;
   }
-  cfg->n_hidden = atoi(h);
-  cfg->n_classes = atoi(c);
-  cfg->n_input = atoi(meta_or(st, "n_input", "26"));
-  cfg->n_context = atoi(meta_or(st, "n_context", "9"));
-  cfg->relu_clip = strtof(meta_or(st, "relu_clip", "20"), NULL);
+  long long hidden = 0, classes = 0, input = 0, context = 0;
+  double clip = 0;
+  s = meta_int(st, path, "n_hidden", "", 1, CLS_MODEL_MAX_WIDTH, &hidden, err, err_cap);
+  if (s == CLS_OK) s = meta_int(st, path, "n_classes", "", 2, CLS_MODEL_MAX_WIDTH, &classes, err, err_cap);
+  if (s == CLS_OK) s = meta_int(st, path, "n_input", "26", 1, CLS_MODEL_MAX_WIDTH, &input, err, err_cap);
+  if (s == CLS_OK) s = meta_int(st, path, "n_context", "9", 0, 1024, &context, err, err_cap);
+  if (s == CLS_OK) s = meta_real(st, path, "relu_clip", "20", FLT_MIN, FLT_MAX, &clip, err, err_cap);
+  if (s == CLS_OK) {
+    cfg->n_hidden = (int)hidden;
+    cfg->n_classes = (int)classes;
+    cfg->n_input = (int)input;
+    cfg->n_context = (int)context;
+    cfg->relu_clip = (float)clip;
+  }
   cls_safetensors_free(st);
-  return CLS_OK;
+  return s;
 }
 
 cls_status cls_checkpoint_describe(const char *dir, const char *alphabet_path, int audio_sample_rate,

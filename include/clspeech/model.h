@@ -17,6 +17,8 @@
 
 
 #define CLS_MODEL_N_TENSORS 12
+/* The widest n_hidden, n_classes or n_input a checkpoint may declare. */
+#define CLS_MODEL_MAX_WIDTH 65536
 
 typedef struct cls_model_config {
   int n_input;     /* MFCC coefficients per frame: 26 */
@@ -119,7 +121,10 @@ typedef struct cls_train_state {
 cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, const float *params, const float *m,
                                const float *v, const cls_train_state *state, char *err, size_t err_cap);
 
-/* Loads a checkpoint made for the same model shape (any mismatch is an error naming the tensor);
+/* Loads a checkpoint made for the same model shape, validating what it holds: every tensor of the
+ * model's dtype and exact shape (a transposed matrix is refused), every weight and Adam moment
+ * finite, beta1_power and beta2_power in [0, 1), a finite learning_rate not below 0, and the trainer
+ * metadata whole numbers in range; any problem is an error naming the file and the tensor or key.
  * m and v may be NULL (evaluation). *state is filled from the file. */
 cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
                                cls_train_state *state, char *err, size_t err_cap);
@@ -161,7 +166,9 @@ cls_status cls_checkpoint_choose(const char *dir, cls_load_mode mode, char *path
                                  char *err, size_t err_cap);
 
 /* The whole model geometry of a checkpoint from its metadata (n_input, n_context and relu_clip
- * default to DeepSpeech's 26, 9 and 20 in files that lack them), to build the model before loading. */
+ * default to DeepSpeech's 26, 9 and 20 in files that lack them), to build the model before loading.
+ * Each value is a whole number in range (n_hidden 1..CLS_MODEL_MAX_WIDTH, ...), else an error
+ * naming the file and the key. */
 cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, char *err, size_t err_cap);
 
 /* Beside a checkpoint folder's safetensors files (which carry the network geometry in their
