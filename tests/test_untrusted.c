@@ -1,12 +1,16 @@
 /* Untrusted bytes refused with a message naming the file and what is wrong (issue 15): checkpoint
  * contents (dtype, exact shape, finite values, Adam powers, metadata as checked integers), the
- * checkpoint index naming "..". Every case here was accepted, crashed or misreported before. */
+ * checkpoint index naming "..", GEMM tuning values against CLBlast's kernel constraints, kernel
+ * cache entries whose header lies. Every case here was accepted, crashed or misreported before. */
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/safetensors.h"
+#include "base/sha256.h"
+#include "device/gemm_tuning.h"
+#include "device/kernel_cache.h"
 #include "check.h"
 #include "clspeech/model.h"
 #include "clspeech/ops.h"
@@ -167,10 +171,82 @@ static void test_checkpoint_index(void) {
   unlink(index);
 }
 
+/* Tuning values against CLBlast's kernel constraints: a valid set passes, each broken rule fails. */
+static cls_gemm_params params(const char *kernel, const char *text) {
+  cls_gemm_params p;
+  memset(&p, 0, sizeof p);
+  snprintf(p.kernel, sizeof p.kernel, "%s", kernel);
+  char name[24];
+  unsigned long long v;
+  int used = 0;
+  while (p.n < CLS_GEMM_MAX_PARAMS && sscanf(text, " %23[A-Z_]=%llu%n", name, &v, &used) == 2) {
+    snprintf(p.names[p.n], sizeof p.names[0], "%s", name);
+    p.values[p.n++] = (size_t)v;
+    text += used;
+  }
+  return p;
+}
+
+static void test_tuning_values(void) {
+  cls_device_info d;
+  memset(&d, 0, sizeof d);
+  d.max_work_group_size = 256;
+  d.local_mem_bytes = 32768;
+  const char *base = "GEMMK=0 KREG=1 KWG=32 KWI=2 MDIMA=8 MDIMC=8 MWG=64 NDIMB=8 NDIMC=8 NWG=64 SA=1 SB=1 STRM=0 STRN=0 "
+                     "VWM=4 VWN=4";
+  char why[256], text[400];
+  cls_gemm_params p = params("Xgemm", base);
+  CHECK(p.n == 16 && cls_gemm_params_check(&p, &d, why, sizeof why), "valid Xgemm refused: %s", why);
+  struct {
+    const char *from, *to, *needle;
+  } broken[] = {{"MDIMC=8", "MDIMC=0", "MDIMC=0 must be 1..1024"},
+                {"KWI=2", "KWI=3", "KWG=32 is not a multiple of KWI=3"},
+                {"VWM=4", "VWM=3", "VWM=3 must be 1, 2, 4, 8 or 16"},
+                {"MWG=64", "MWG=48", "MWG=48 is not a multiple of MDIMC*VWM=32"},
+                {"SA=1", "SA=2", "SA=2 must be 0 or 1"},
+                {"MDIMC=8 MWG=64 NDIMB=8 NDIMC=8 NWG=64", "MDIMC=32 MWG=128 NDIMB=8 NDIMC=32 NWG=128",
+                 "exceeds the device's work-group"},
+                {"KWG=32", "KWG=1024", "local memory"}};
+  for (size_t i = 0; i < sizeof broken / sizeof *broken; i++) {
+    const char *at = strstr(base, broken[i].from);
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - base), base, broken[i].to, at + strlen(broken[i].from));
+    p = params("Xgemm", text);
+    CHECK(!cls_gemm_params_check(&p, &d, why, sizeof why), "accepted: %s", text);
+    CHECK_CONTAINS(why, broken[i].needle);
+  }
+  p = params("XgemmDirect", "KWID=2 MDIMAD=8 MDIMCD=8 NDIMBD=8 NDIMCD=8 PADA=1 PADB=1 VWMD=4 VWND=4 WGD=32");
+  CHECK(cls_gemm_params_check(&p, &d, why, sizeof why), "valid XgemmDirect refused: %s", why);
+  p = params("XgemmDirect", "KWID=2 MDIMAD=8 MDIMCD=8 NDIMBD=8 NDIMCD=8 PADA=1 PADB=1 VWMD=4 VWND=4 WGD=0");
+  CHECK(!cls_gemm_params_check(&p, &d, why, sizeof why), "WGD=0 accepted");
+  CHECK_CONTAINS(why, "WGD=0 must be 1..1024");
+}
+
+/* A kernel cache entry: well formed, or refused whatever its header claims. */
+static void test_cache_entry(void) {
+  unsigned char e[64 + 8];
+  memset(e, 0, sizeof e);
+  memcpy(e, "CLSPKBIN", 8);
+  e[8] = 1;
+  e[16] = 16; /* payload length */
+  memset(e + 56, 7, 16);
+  cls_sha256 h;
+  cls_sha256_init(&h);
+  cls_sha256_update(&h, e + 56, 16);
+  cls_sha256_final(&h, e + 24);
+  size_t n = 0;
+  CHECK(cls_kernel_cache_entry_check(e, 72, &n) && n == 16, "a good entry: %zu", n);
+  CHECK(!cls_kernel_cache_entry_check(e, 71, &n), "a truncated entry");
+  e[16] = 0;
+  e[20] = 0x80; /* 2^39 bytes claimed */
+  CHECK(!cls_kernel_cache_entry_check(e, 72, &n), "a length past the file");
+}
+
 int main(void) {
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
   test_checkpoint_contents();
   test_checkpoint_index();
+  test_tuning_values();
+  test_cache_entry();
   rmdir(dir);
   return check_finish("test_untrusted");
 }

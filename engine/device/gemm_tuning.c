@@ -1,5 +1,6 @@
-/* Stored CLBlast GEMM tuning per device (see gemm_tuning.h): the file's path, format, checked
- * reading, atomic writing, and applying it through CLBlastOverrideParameters. Prints nothing.
+/* Stored CLBlast GEMM tuning per device (see gemm_tuning.h): the file's path, reading, atomic
+ * writing, and applying it through CLBlastOverrideParameters once its values pass the kernels'
+ * constraints (the text's format, parsing and those constraints: gemm_tuning_file.c). Prints nothing.
  *
  * File (text, one item per line):
  *   clspeech-gemm-tuning 1
@@ -23,35 +24,8 @@
 #include "device/engine.h"
 #include "device/log.h"
 
-#define MAGIC "clspeech-gemm-tuning 1"
 #define DEVICE_FMT "device %d:%d (%s)"
 #define DEVICE_ARGS(d) (d)->info.platform_index, (d)->info.device_index, (d)->info.name
-
-void cls_gemm_params_format(const cls_gemm_params *p, char *out, size_t cap) {
-  size_t used = 0;
-  if (cap) out[0] = '\0';
-  for (int i = 0; i < p->n && used < cap; i++) {
-    int w = snprintf(out + used, cap - used, "%s%s=%zu", i ? " " : "", p->names[i], p->values[i]);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
-}
-
-void cls_gemm_tuning_format(const cls_gemm_tuning *t, char *out, size_t cap) {
-  if (t->n == 0) {
-    snprintf(out, cap, "CLBlast defaults");
-    return;
-  }
-  size_t used = 0;
-  out[0] = '\0';
-  for (int k = 0; k < t->n && used < cap; k++) {
-    char params[512];
-    cls_gemm_params_format(&t->kernels[k], params, sizeof params);
-    int w = snprintf(out + used, cap - used, "%s%s %s", k ? "; " : "", t->kernels[k].kernel, params);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
-}
 
 cls_status cls_gemm_params_apply(cls_engine *e, int device, const cls_gemm_params *p) {
   if (!e || device < 0 || device >= e->n_devices) return CLS_ERR_INVALID_ARGUMENT;
@@ -63,13 +37,6 @@ cls_status cls_gemm_params_apply(cls_engine *e, int device, const cls_gemm_param
     return cls_fail(e, CLS_ERR_BLAS, DEVICE_FMT ": CLBlastOverrideParameters(%s) refused the parameters (status %d)",
                     DEVICE_ARGS(d), p->kernel, (int)s);
   return CLS_OK;
-}
-
-/* A device string on one line (newlines and carriage returns become spaces). */
-static void one_line(const char *in, char *out, size_t cap) {
-  snprintf(out, cap, "%s", in);
-  for (char *c = out; *c; c++)
-    if (*c == '\n' || *c == '\r') *c = ' ';
 }
 
 cls_status cls_gemm_tuning_path(cls_engine *e, int device, char *out, size_t cap) {
@@ -94,24 +61,11 @@ cls_status cls_gemm_tuning_path(cls_engine *e, int device, char *out, size_t cap
   return CLS_OK;
 }
 
-/* The header lines that tie a file to its device (the same text is written and compared). */
-static void header(const cls_device_info *d, const char *shapes, char *out, size_t cap) {
-  char name[300], vendor[160], driver[160], pname[160], pver[160], sh[160];
-  one_line(d->name, name, sizeof name);
-  one_line(d->vendor, vendor, sizeof vendor);
-  one_line(d->driver_version, driver, sizeof driver);
-  one_line(d->platform_name, pname, sizeof pname);
-  one_line(d->platform_version, pver, sizeof pver);
-  one_line(shapes, sh, sizeof sh);
-  snprintf(out, cap, MAGIC "\ndevice %s\nvendor %s\ndriver %s\nplatform %s | %s\nshapes %s\n", name, vendor, driver,
-           pname, pver, sh);
-}
-
 cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tuning *t, char *path, size_t path_cap) {
   cls_status st = cls_gemm_tuning_path(e, device, path, path_cap);
   if (st != CLS_OK) return st;
   char text[8192];
-  header(&e->devices[device].info, t->shapes, text, sizeof text);
+  cls_gemm_tuning_header(&e->devices[device].info, t->shapes, text, sizeof text);
   size_t used = strlen(text);
   for (int k = 0; k < t->n && used < sizeof text; k++) {
     char params[1024];
@@ -141,49 +95,6 @@ cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tunin
   return CLS_OK;
 }
 
-/* Parses "kernel NAME A=1 B=2 ..." (line without the newline). */
-static bool parse_kernel(const char *line, cls_gemm_params *p, char *why, size_t why_cap) {
-  memset(p, 0, sizeof *p);
-  const char *s = line + strlen("kernel ");
-  size_t len = strcspn(s, " ");
-  if (len == 0 || len >= sizeof p->kernel) {
-    snprintf(why, why_cap, "a kernel line without a kernel name");
-    return false;
-  }
-  memcpy(p->kernel, s, len);
-  if (strcmp(p->kernel, "Xgemm") && strcmp(p->kernel, "XgemmDirect") && strcmp(p->kernel, "GemmRoutine")) {
-    snprintf(why, why_cap, "unknown kernel \"%s\"", p->kernel);
-    return false;
-  }
-  s += len;
-  while (*s == ' ') s++;
-  while (*s) {
-    size_t item = strcspn(s, " ");
-    const char *eq = memchr(s, '=', item);
-    if (!eq || eq == s || (size_t)(eq - s) >= sizeof p->names[0] || p->n == CLS_GEMM_MAX_PARAMS) {
-      snprintf(why, why_cap, "%s: malformed parameter \"%.*s\"", p->kernel, (int)item, s);
-      return false;
-    }
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(eq + 1, &end, 10);
-    if (end == eq + 1 || end != s + item || errno || v > (1ull << 40)) {
-      snprintf(why, why_cap, "%s: parameter \"%.*s\" has no valid value", p->kernel, (int)item, s);
-      return false;
-    }
-    memcpy(p->names[p->n], s, (size_t)(eq - s));
-    p->names[p->n][eq - s] = '\0';
-    p->values[p->n++] = (size_t)v;
-    s += item;
-    while (*s == ' ') s++;
-  }
-  if (p->n == 0) {
-    snprintf(why, why_cap, "%s: no parameters", p->kernel);
-    return false;
-  }
-  return true;
-}
-
 cls_tuning_read cls_gemm_tuning_read(cls_engine *e, int device, cls_gemm_tuning *out, char *path, size_t path_cap,
                                      char *why, size_t why_cap) {
   memset(out, 0, sizeof *out);
@@ -207,61 +118,9 @@ cls_tuning_read cls_gemm_tuning_read(cls_engine *e, int device, cls_gemm_tuning 
     snprintf(why, why_cap, "%s", err);
     return CLS_TUNING_BAD;
   }
-  cls_tuning_read result = CLS_TUNING_BAD;
-  char *buf = malloc(len + 1);
-  if (!buf) goto done;
-  memcpy(buf, text, len);
-  buf[len] = '\0';
-  /* the checksum line: the last line, over every byte before it */
-  char *sum = len > 1 ? buf + len - 1 : buf; /* the final newline */
-  while (sum > buf && sum[-1] != '\n') sum--;
-  if (strlen(buf) != len || strncmp(sum, "sha256 ", 7) != 0 || strlen(sum) != 7 + 64 + 1) {
-    snprintf(why, why_cap, "no checksum line at the end (truncated or not a tuning file)");
-    goto done;
-  }
-  cls_sha256 h;
-  uint8_t digest[32];
-  char hex[65];
-  cls_sha256_init(&h);
-  cls_sha256_update(&h, buf, (size_t)(sum - buf));
-  cls_sha256_final(&h, digest);
-  cls_sha256_hex(digest, hex);
-  if (memcmp(hex, sum + 7, 64) != 0) {
-    snprintf(why, why_cap, "checksum mismatch (the file was changed or damaged)");
-    goto done;
-  }
-  *sum = '\0';
-  /* the header must be this device's, byte for byte (the shapes line aside) */
-  char *shapes = strstr(buf, "\nshapes ");
-  char *shapes_end = shapes ? strchr(shapes + 1, '\n') : NULL;
-  if (!shapes || !shapes_end) {
-    snprintf(why, why_cap, "no shapes line");
-    goto done;
-  }
-  snprintf(out->shapes, sizeof out->shapes, "%.*s", (int)(shapes_end - shapes - 8), shapes + 8);
-  char expect[4096];
-  header(&e->devices[device].info, out->shapes, expect, sizeof expect);
-  size_t head_len = (size_t)(shapes_end + 1 - buf);
-  if (head_len != strlen(expect) || memcmp(buf, expect, head_len) != 0) {
-    snprintf(why, why_cap, "written for another device, driver or format");
-    goto done;
-  }
-  for (char *line = shapes_end + 1; *line;) {
-    char *nl = strchr(line, '\n');
-    if (!nl) break;
-    *nl = '\0';
-    if (strncmp(line, "kernel ", 7) != 0 || out->n == 3) {
-      snprintf(why, why_cap, "unexpected line \"%.60s\"", line);
-      goto done;
-    }
-    if (!parse_kernel(line, &out->kernels[out->n], why, why_cap)) goto done;
-    out->n++;
-    line = nl + 1;
-  }
-  result = CLS_TUNING_OK;
-done:
-  if (result != CLS_TUNING_OK) memset(out, 0, sizeof *out);
-  free(buf);
+  cls_tuning_read result = cls_gemm_tuning_parse(text, len, &e->devices[device].info, out, why, why_cap)
+                               ? CLS_TUNING_OK
+                               : CLS_TUNING_BAD;
   free(text);
   return result;
 }
@@ -283,7 +142,12 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
   memcpy(saved, e->error, sizeof saved);
   int ok = 0;
   for (int k = 0; k < t.n; k++) {
-    if (cls_gemm_params_apply(e, device, &t.kernels[k]) == CLS_OK) {
+    char bad[256];
+    if (!cls_gemm_params_check(&t.kernels[k], &d->info, bad, sizeof bad)) {
+      cls_log(e, CLS_LOG_WARNING,
+              DEVICE_FMT ": GEMM tuning file %s: %s parameters ignored (CLBlast's defaults kept): %s", DEVICE_ARGS(d),
+              path, t.kernels[k].kernel, bad);
+    } else if (cls_gemm_params_apply(e, device, &t.kernels[k]) == CLS_OK) {
       ok++;
     } else {
       cls_log(e, CLS_LOG_WARNING, "%s; that part of GEMM tuning file %s is ignored", e->error, path);

@@ -12,6 +12,21 @@
 
 #include "clspeech/clspeech.h"
 
+/* The file's header lines for a device (the same text is written and compared). */
+void cls_gemm_tuning_header(const cls_device_info *device, const char *shapes, char *out, size_t cap);
+
+/* Parses a tuning file's text for `device`: the checksum line, the header (this device's, byte for
+ * byte), the kernel lines. false with `why` set when the file is bad. */
+bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *device, cls_gemm_tuning *out,
+                           char *why, size_t why_cap);
+
+/* Whether one kernel's stored values meet what CLBlast's kernels need (Xgemm: KWG a multiple of KWI,
+ * MWG of MDIMC*VWM and MDIMA*VWM, NWG of NDIMC*VWN and NDIMB*VWN, KWG of MDIMC*NDIMC/MDIMA and /NDIMB,
+ * vector widths 1..16 powers of two, flags 0 or 1, sizes 1..1024, the work group and local memory
+ * within the device's; XgemmDirect likewise around WGD). A value 0 would make CLBlast divide by zero,
+ * others compute garbage. false with `why` naming the first broken rule. */
+bool cls_gemm_params_check(const cls_gemm_params *p, const cls_device_info *device, char *why, size_t why_cap);
+
 /* CLBlastOverrideParameters for the device; CLS_ERR_BLAS (with the CLBlast status) when refused. */
 cls_status cls_gemm_params_apply(cls_engine *engine, int device, const cls_gemm_params *p);
 
@@ -23,7 +38,8 @@ cls_status cls_gemm_tuning_path(cls_engine *engine, int device, char *out, size_
 cls_status cls_gemm_tuning_store(cls_engine *engine, int device, const cls_gemm_tuning *t, char *path, size_t path_cap);
 
 /* Loads the device's stored winners and applies them, logging a notice naming the file and the
- * parameters; a bad file, or parameters CLBlast refuses, give a warning and change nothing. Never
+ * parameters; a bad file, parameters that fail cls_gemm_params_check, or parameters CLBlast refuses
+ * give a warning and change nothing (for that kernel: CLBlast's defaults stay). Never
  * fails: *applied says whether anything was applied. Does nothing when the gemm_tuning option is off. */
 void cls_gemm_tuning_load(cls_engine *engine, int device, bool *applied);
 

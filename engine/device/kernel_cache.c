@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/file_util.h"
@@ -60,6 +61,23 @@ void cls_kernel_cache_key(const cls_device_info *d, const char *source, size_t s
   cls_sha256_hex(digest, key);
 }
 
+bool cls_kernel_cache_entry_check(const unsigned char *entry, size_t len, size_t *payload_len) {
+  *payload_len = 0;
+  if (len < HEADER_SIZE || memcmp(entry, magic, 8) != 0 || cls_get_le(entry + 8, 4) != CACHE_FORMAT_VERSION ||
+      cls_get_le(entry + 12, 4) != 0)
+    return false;
+  const uint64_t n = cls_get_le(entry + 16, 8);
+  if (n == 0 || n > CLS_KERNEL_CACHE_MAX_PAYLOAD || n != len - HEADER_SIZE) return false;
+  cls_sha256 h;
+  uint8_t digest[32];
+  cls_sha256_init(&h);
+  cls_sha256_update(&h, entry + HEADER_SIZE, (size_t)n);
+  cls_sha256_final(&h, digest);
+  if (memcmp(digest, entry + 24, 32) != 0) return false;
+  *payload_len = (size_t)n;
+  return true;
+}
+
 cls_cache_result cls_kernel_cache_load(const cls_engine *e, const char *key, unsigned char **data, size_t *size) {
   *data = NULL;
   *size = 0;
@@ -68,28 +86,25 @@ cls_cache_result cls_kernel_cache_load(const cls_engine *e, const char *key, uns
   snprintf(path, sizeof path, "%s/%s.clbin", e->options.kernel_cache_dir, key);
   FILE *f = fopen(path, "rb");
   if (!f) return CLS_CACHE_MISS;
-  unsigned char header[HEADER_SIZE];
   cls_cache_result result = CLS_CACHE_CORRUPT;
-  unsigned char *payload = NULL;
-  if (fread(header, 1, HEADER_SIZE, f) != HEADER_SIZE) goto done;
-  if (memcmp(header, magic, 8) != 0 || cls_get_le(header + 8, 4) != CACHE_FORMAT_VERSION) goto done;
-  uint64_t n = cls_get_le(header + 16, 8);
-  if (n == 0 || n > ((uint64_t)1 << 31)) goto done;
-  payload = malloc((size_t)n);
-  if (!payload) goto done;
-  if (fread(payload, 1, (size_t)n, f) != n || fgetc(f) != EOF) goto done;
-  cls_sha256 h;
-  uint8_t digest[32];
-  cls_sha256_init(&h);
-  cls_sha256_update(&h, payload, (size_t)n);
-  cls_sha256_final(&h, digest);
-  if (memcmp(digest, header + 24, 32) != 0) goto done;
-  *data = payload;
-  *size = (size_t)n;
-  payload = NULL;
+  unsigned char *entry = NULL;
+  /* The file's real size bounds what is read: a header claiming more is corrupt, not an allocation. */
+  struct stat sb;
+  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < HEADER_SIZE ||
+      (uint64_t)sb.st_size > HEADER_SIZE + CLS_KERNEL_CACHE_MAX_PAYLOAD)
+    goto done;
+  const size_t len = (size_t)sb.st_size;
+  entry = malloc(len);
+  size_t n = 0;
+  if (!entry || fread(entry, 1, len, f) != len || fgetc(f) != EOF || !cls_kernel_cache_entry_check(entry, len, &n))
+    goto done;
+  memmove(entry, entry + HEADER_SIZE, n);
+  *data = entry;
+  *size = n;
+  entry = NULL;
   result = CLS_CACHE_HIT;
 done:
-  free(payload);
+  free(entry);
   fclose(f);
   return result;
 }

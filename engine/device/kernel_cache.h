@@ -5,6 +5,7 @@
 #ifndef CLS_KERNEL_CACHE_H
 #define CLS_KERNEL_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,14 @@ void cls_kernel_cache_key(const cls_device_info *device, const char *source, siz
                           char key[65]);
 
 typedef enum cls_cache_result { CLS_CACHE_HIT = 0, CLS_CACHE_MISS = 1, CLS_CACHE_CORRUPT = 2 } cls_cache_result;
+
+/* The largest program binary an entry may hold (2 GiB). */
+#define CLS_KERNEL_CACHE_MAX_PAYLOAD ((uint64_t)1 << 31)
+
+/* Whether `entry` [len] (a whole entry file) is well formed: magic, version, a reserved zero, a
+ * payload length of 1 .. CLS_KERNEL_CACHE_MAX_PAYLOAD that is exactly the rest of the entry, and the
+ * payload's SHA-256. *payload_len receives the length (the payload starts at byte 56). */
+bool cls_kernel_cache_entry_check(const unsigned char *entry, size_t len, size_t *payload_len);
 
 /* On a hit, *data (malloc'ed; free it) and *size hold the binary. */
 cls_cache_result cls_kernel_cache_load(const cls_engine *engine, const char *key, unsigned char **data, size_t *size);

@@ -7,6 +7,8 @@
   bench_check.py tuning DIR MODE       rewrites the one GEMM tuning file under DIR/gemm-tuning/:
       params    valid, with known Xgemm and XgemmDirect parameters and a correct checksum
       refused   a correct checksum but a parameter CLBlast does not know
+      zero      a correct checksum but Xgemm's MDIMC=0 (CLBlast would divide by zero) and an
+                XgemmDirect WGD=24 that is no multiple of MDIMCD*VWMD (it would compute garbage)
       corrupt   one byte changed (the checksum no longer matches)
 Prints "bench_check: ok ..." on success; exits 1 with the reasons otherwise."""
 import glob
@@ -190,6 +192,10 @@ def rewrite_tuning(directory, mode):
             body += ("kernel Xgemm GEMMK=0 KREG=1 KWG=32 KWI=2 MDIMA=8 MDIMC=8 MWG=64 NDIMB=8 NDIMC=8 NWG=64 "
                      "SA=0 SB=0 STRM=1 STRN=1 VWM=8 VWN=8\n"
                      "kernel XgemmDirect KWID=2 MDIMAD=8 MDIMCD=8 NDIMBD=8 NDIMCD=8 PADA=1 PADB=1 VWMD=4 VWND=4 WGD=32\n")
+        elif mode == "zero":
+            body += ("kernel Xgemm GEMMK=0 KREG=1 KWG=32 KWI=2 MDIMA=8 MDIMC=0 MWG=64 NDIMB=8 NDIMC=8 NWG=64 "
+                     "SA=0 SB=0 STRM=1 STRN=1 VWM=8 VWN=8\n"
+                     "kernel XgemmDirect KWID=2 MDIMAD=8 MDIMCD=8 NDIMBD=8 NDIMCD=8 PADA=1 PADB=1 VWMD=4 VWND=4 WGD=24\n")
         else:
             body += "kernel Xgemm NOT_A_PARAMETER=3\n"
         text = body + "sha256 " + hashlib.sha256(body.encode("utf-8")).hexdigest() + "\n"
@@ -203,7 +209,7 @@ def main(argv):
         what = check_json(argv[2], "--tuned" in argv[3:])
     elif len(argv) == 3 and argv[1] == "svg":
         what = check_svg(argv[2])
-    elif len(argv) == 4 and argv[1] == "tuning" and argv[3] in ("params", "refused", "corrupt"):
+    elif len(argv) == 4 and argv[1] == "tuning" and argv[3] in ("params", "refused", "corrupt", "zero"):
         what = rewrite_tuning(argv[2], argv[3])
     else:
         print(__doc__, file=sys.stderr)
