@@ -124,5 +124,20 @@ int cli_parse_flags(int argc, char **argv, int first, cli_flag *flags, int n, co
     int rc = set_value(f, text, command);
     if (rc) return rc;
   }
+  for (int i = 0; i < n; i++) {
+    const cli_flag *f = &flags[i];
+    const cli_rule *r = f->type == CLI_INT || f->type == CLI_DOUBLE ? cli_flag_rule(f->name) : NULL;
+    if (!f->seen || !r) continue;
+    const double v = f->type == CLI_INT ? (double)*(int *)f->value : *(double *)f->value;
+    if (cli_rule_allows(r, v)) continue;
+    char want[96], got[48];
+    cli_rule_describe(r, f->type == CLI_INT, want, sizeof want);
+    if (f->type == CLI_INT)
+      snprintf(got, sizeof got, "%d", *(int *)f->value);
+    else
+      snprintf(got, sizeof got, "%g", v);
+    fprintf(stderr, "clspeech %s: --%s must %s (got %s)\n", command, f->name, want, got);
+    return 2;
+  }
   return 0;
 }

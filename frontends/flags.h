@@ -4,6 +4,7 @@
 #define CLS_FLAGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum cli_flag_type { CLI_STRING, CLI_INT, CLI_DOUBLE, CLI_BOOL } cli_flag_type;
 
@@ -15,8 +16,25 @@ typedef struct cli_flag {
   bool seen;            /* set when the flag was given */
 } cli_flag;
 
+/* A numeric flag's allowed values: finite, min..max, each end open or closed. The one table of them,
+ * by flag name, is flag_rules.c; cli_parse_flags applies it to every int and float flag it parses. */
+typedef struct cli_rule {
+  const char *name;
+  double min, max;
+  bool min_open, max_open;
+} cli_rule;
+
+/* The rule for a flag name, NULL when it has none. */
+const cli_rule *cli_flag_rule(const char *name);
+/* Whether v is finite and in the rule's range. */
+bool cli_rule_allows(const cli_rule *rule, double v);
+/* What the value must do, after "must": "be a finite number in (0, 10]", "not be negative". */
+void cli_rule_describe(const cli_rule *rule, bool integer, char *out, size_t cap);
+
 /* Parses argv[first..argc) into the table. Positional arguments are an error unless `positional`
  * is given (then they are collected into it, up to `max_positional`).
+ * Every numeric flag given is then checked against its rule (cli_flag_rule): a value outside it is
+ * a usage error naming the flag and the range.
  * Returns 0 on success, 2 on a usage error (message already printed to stderr), or 1 when --help
  * was asked for (usage already printed to stdout). */
 int cli_parse_flags(int argc, char **argv, int first, cli_flag *flags, int n_flags, const char *command,

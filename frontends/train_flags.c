@@ -179,9 +179,8 @@ int train_flags_finish(train_flags *f, const char *command) {
   if (*f->feature_cache) f->features_device = "host";
   const char *bad = NULL;
   char why[256];
-  if (f->train_batch_size < 1 || f->dev_batch_size < 1 || f->test_batch_size < 1) bad = "batch sizes must be at least 1";
-  else if (f->epochs < 0) bad = "--epochs must not be negative";
-  else if (cls_strategy_parse(f->strategy, &f->strategy_mode) != CLS_OK)
+  /* The numeric flags were checked against their rules (flag_rules.c) while parsing. */
+  if (cls_strategy_parse(f->strategy, &f->strategy_mode) != CLS_OK)
     bad = "--strategy must be hybrid, sync or async";
   else if (cls_balance_parse(f->balance, &f->balance_mode) != CLS_OK) bad = "--balance must be auto or equal";
   else if (cls_load_mode_parse(f->load_train, &f->load_train_mode) != CLS_OK) {
@@ -190,18 +189,8 @@ int train_flags_finish(train_flags *f, const char *command) {
   } else if (cls_load_mode_parse(f->load_evaluate, &f->load_evaluate_mode) != CLS_OK ||
              f->load_evaluate_mode == CLS_LOAD_INIT)
     bad = "--load_evaluate must be auto, best or last";
-  else if (f->towers_per_device < 1) bad = "--towers_per_device must be at least 1";
-  else if (f->replica_check_steps < 0) bad = "--replica_check_steps must not be negative";
-  else if (f->summary_steps < 0) bad = "--summary_steps must not be negative";
-  else if (f->n_hidden < 1) bad = "--n_hidden must be at least 1";
-  else if (!(f->learning_rate > 0)) bad = "--learning_rate must be positive";
-  else if (f->dropout_rate < 0 || f->dropout_rate >= 1 || f->dropout_rate2 >= 1 || f->dropout_rate3 >= 1 ||
-           f->dropout_rate6 >= 1)
-    bad = "dropout rates must be in [0, 1)";
   else if (strcmp(f->features_device, "device") && strcmp(f->features_device, "host"))
     bad = "--features_device must be device or host";
-  else if (f->beam_width < 1) bad = "--beam_width must be at least 1";
-  else if (f->plateau_epochs < 1 || f->es_epochs < 1) bad = "--plateau_epochs and --es_epochs must be at least 1";
   if (bad) {
     fprintf(stderr, "clspeech %s: %s\n", command, bad);
     return CLI_EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include "device/gemm_tuning.h"
 #include "device/kernel_cache.h"
 #include "check.h"
+#include "clspeech/features.h"
 #include "clspeech/model.h"
 #include "clspeech/ops.h"
 
@@ -241,12 +242,35 @@ static void test_cache_entry(void) {
   CHECK(!cls_kernel_cache_entry_check(e, 72, &n), "a length past the file");
 }
 
+/* Feature configurations beyond the bounds are refused at once (the FFT length once doubled past
+ * INT_MAX and looped forever). */
+static void test_feature_bounds(void) {
+  const int cases[][3] = {{16000, 100000000, 20}, {2000000000, 1000, 1000}, {16000, 32, 5000}, {999, 32, 20}};
+  char err[512];
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    cls_mfcc_config c = cls_mfcc_default(cases[i][0]);
+    c.win_len_ms = cases[i][1];
+    c.win_step_ms = cases[i][2];
+    cls_mfcc_tables *t = NULL;
+    CHECK_INT(cls_mfcc_tables_create(&c, &t, err, sizeof err), CLS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err, "out of bounds");
+    cls_mfcc_tables_destroy(t);
+  }
+  cls_mfcc_config c = cls_mfcc_default(CLS_MFCC_MAX_RATE);
+  c.win_len_ms = CLS_MFCC_MAX_MS;
+  cls_mfcc_tables *t = NULL;
+  CHECK_INT(cls_mfcc_tables_create(&c, &t, err, sizeof err), CLS_OK);
+  CHECK(t && t->fft_len == 1 << 19, "the largest window's FFT: %d points", t ? t->fft_len : 0);
+  cls_mfcc_tables_destroy(t);
+}
+
 int main(void) {
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
   test_checkpoint_contents();
   test_checkpoint_index();
   test_tuning_values();
   test_cache_entry();
+  test_feature_bounds();
   rmdir(dir);
   return check_finish("test_untrusted");
 }

@@ -3,6 +3,7 @@
  * the batch loader. */
 #include "model/infer.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,9 +81,15 @@ cls_status cls_infer_create(cls_engine *e, int device, const cls_infer_config *c
   if (st == CLS_OK) {
     t->bytes += cls_batch_input_device_bytes(t->input) + cls_model_activation_bytes(t->model);
     t->host = malloc(pb);
-    t->logits = malloc((size_t)c->max_frames * (size_t)c->max_batch * (size_t)c->model.n_classes * sizeof(float));
-    if (!t->host || !t->logits)
+    const size_t rows = (size_t)c->max_frames * (size_t)c->max_batch, classes = (size_t)c->model.n_classes;
+    const size_t logits = rows <= SIZE_MAX / sizeof(float) / classes ? rows * classes * sizeof(float) : SIZE_MAX;
+    t->logits = logits < SIZE_MAX ? malloc(logits) : NULL;
+    if (!t->host)
       st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", t->n_params);
+    else if (!t->logits)
+      st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY,
+                    "out of host memory for the logits buffer (%d frames x %d utterances x %d classes)", c->max_frames,
+                    c->max_batch, c->model.n_classes);
   }
   if (st != CLS_OK) {
     cls_infer_destroy(t);

@@ -6,6 +6,7 @@
  * passes on the lead tower. */
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,8 +47,12 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
   if (st == CLS_OK) {
     size_t rows = (size_t)max_frames * (size_t)max_batch;
     t->losses = malloc((size_t)(max_batch > 0 ? max_batch : 1) * sizeof(float));
-    t->logits = malloc(rows * (size_t)o->model.n_classes * sizeof(float));
-    if (!t->losses || !t->logits) st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for the evaluation");
+    const size_t classes = (size_t)(o->model.n_classes > 0 ? o->model.n_classes : 1);
+    t->logits = rows <= SIZE_MAX / sizeof(float) / classes ? malloc(rows * classes * sizeof(float)) : NULL;
+    if (!t->losses || !t->logits)
+      st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY,
+                    "out of host memory for the evaluation's logits buffer (%d frames x %d utterances x %d classes)",
+                    max_frames, max_batch, o->model.n_classes);
   }
   if (st != CLS_OK) {
     cls_trainer_destroy(t);

@@ -85,8 +85,14 @@ typedef struct cls_mfcc_tables {
   double *twiddle;     /* [fft_len] cos, sin of -2 pi k / fft_len for k < fft_len/2 (host FFT) */
 } cls_mfcc_tables;
 
-/* Validates the configuration (window and step must be whole samples, as DeepSpeech requires) and
- * derives the tables; `err` says what is wrong otherwise. */
+/* The bounds of a feature configuration: 1000 .. 384000 Hz, windows and steps of 1 .. 1000 ms (so
+ * the FFT stays within 2^19 points). */
+#define CLS_MFCC_MIN_RATE 1000
+#define CLS_MFCC_MAX_RATE 384000
+#define CLS_MFCC_MAX_MS 1000
+
+/* Validates the configuration (within the bounds above; window and step must be whole samples, as
+ * DeepSpeech requires) and derives the tables; `err` says what is wrong otherwise. */
 cls_status cls_mfcc_tables_create(const cls_mfcc_config *cfg, cls_mfcc_tables **out, char *err, size_t err_cap);
 void cls_mfcc_tables_destroy(cls_mfcc_tables *t);
 
