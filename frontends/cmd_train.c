@@ -16,6 +16,12 @@
 #include "test_report.h"
 #include "train_flags.h"
 
+static int table_seen(const cli_flag *t, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(t[i].name, name)) return t[i].seen;
+  return 0;
+}
+
 int cmd_train(int argc, char **argv) {
   train_flags f;
   train_flags_defaults(&f);
@@ -30,6 +36,17 @@ int cmd_train(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   char err[2048];
+  if (*f.train_files && f.epochs > 0) {
+    /* The checkpoint folder proven writable (and rid of dead processes' temporary files) before any work. */
+    int stale = 0;
+    if (cls_dir_prepare_for_writing(f.save_checkpoint_dir, &stale, err, sizeof err) != CLS_OK) {
+      const char *flag = table_seen(table, n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
+      fprintf(stderr, "clspeech train: --%s: %s\n", flag, err);
+      return CLI_EXIT_FAILURE;
+    }
+    if (stale)
+      fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale, f.save_checkpoint_dir);
+  }
   cls_alphabet *alphabet = NULL;
   if (cls_alphabet_load(f.alphabet_config_path, &alphabet, err, sizeof err) != CLS_OK) {
     fprintf(stderr, "clspeech train: --alphabet_config_path: %s\n", err);

@@ -5,7 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 #include "base/safetensors.h"
 #include "base/sha256.h"
@@ -264,6 +267,52 @@ static void test_feature_bounds(void) {
   cls_mfcc_tables_destroy(t);
 }
 
+/* A folder opened for writing: a dead process's old temporary file removed, a live one's (ours,
+ * PID 1's) or a fresh one kept, other names untouched, no probe file left; a file is no folder. */
+static void test_prepare_folder(void) {
+  char sub[600], err[1024], path[700];
+  snprintf(sub, sizeof sub, "%s/ckpt", dir);
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, NULL, 0); /* its PID is now a dead process's */
+  const char *names[5];
+  char dead_old[64], dead_new[64], ours[64];
+  snprintf(dead_old, sizeof dead_old, "train-3.safetensors.tmp.%ld.0", (long)child);
+  snprintf(dead_new, sizeof dead_new, "train-4.safetensors.tmp.%ld.1", (long)child);
+  snprintf(ours, sizeof ours, "checkpoint.tmp.%ld.2", (long)getpid());
+  names[0] = dead_old;
+  names[1] = dead_new;
+  names[2] = ours;
+  names[3] = "best_dev-1.safetensors.tmp.1.0";
+  names[4] = "notes.tmp.x.0";
+  CHECK_INT(cls_dir_prepare_for_writing(sub, NULL, err, sizeof err), CLS_OK);
+  for (int i = 0; i < 5; i++) {
+    snprintf(path, sizeof path, "%s/%s", sub, names[i]);
+    write_text(path, "partial");
+    if (i != 1) {
+      struct timespec old[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+      utimensat(AT_FDCWD, path, old, 0);
+    }
+  }
+  int removed = -1;
+  CHECK_INT(cls_dir_prepare_for_writing(sub, &removed, err, sizeof err), CLS_OK);
+  CHECK_INT(removed, 1);
+  for (int i = 0; i < 5; i++) {
+    snprintf(path, sizeof path, "%s/%s", sub, names[i]);
+    CHECK(access(path, F_OK) == (i == 0 ? -1 : 0), "%s %s", names[i], i == 0 ? "not removed" : "removed");
+    unlink(path);
+  }
+  snprintf(path, sizeof path, "%s/.clspeech-write-probe.%ld", sub, (long)getpid());
+  CHECK(access(path, F_OK) != 0, "the probe file is left behind");
+  CHECK_INT(rmdir(sub), 0);
+  snprintf(path, sizeof path, "%s/a-file", dir);
+  write_text(path, "x");
+  CHECK_INT(cls_dir_prepare_for_writing(path, NULL, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, path);
+  CHECK_CONTAINS(err, "Not a directory");
+  unlink(path);
+}
+
 int main(void) {
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
   test_checkpoint_contents();
@@ -271,6 +320,7 @@ int main(void) {
   test_tuning_values();
   test_cache_entry();
   test_feature_bounds();
+  test_prepare_folder();
   rmdir(dir);
   return check_finish("test_untrusted");
 }

@@ -1,12 +1,17 @@
-/* Atomic file writing, whole-file reading, making folders, the cache folder's place and on/off
+/* Atomic file writing, whole-file reading, making folders (and preparing one for writing: stale
+ * temporary files of dead processes removed, a probe write), the cache folder's place and on/off
  * settings (see file_util.h). */
 #include "base/file_util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, char *err,
@@ -33,8 +38,10 @@ cls_status cls_write_atomic(const char *path, const void *const *chunks, const s
   return CLS_OK;
 }
 
-cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *err, size_t err_cap) {
+cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len, char *err,
+                             size_t err_cap) {
   *out = NULL;
+  *out_len = 0;
   FILE *f = fopen(path, "rb");
   if (!f) {
     snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
@@ -42,6 +49,7 @@ cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *er
   }
   size_t len = 0, cap = 1 << 16;
   char *buf = malloc(cap);
+  int too_big = 0;
   while (buf) {
     if (len == cap) {
       char *bigger = realloc(buf, cap * 2);
@@ -53,9 +61,17 @@ cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *er
       buf = bigger;
       cap *= 2;
     }
-    size_t got = fread(buf + len, 1, cap - len, f);
+    /* at most max + 1 bytes, so that a larger file (or an endless device or pipe) is found out */
+    size_t want = cap - len;
+    if (want > max + 1 - len) want = max + 1 - len;
+    size_t got = fread(buf + len, 1, want, f);
+    const int nul = stop_at_nul && memchr(buf + len, '\0', got) != NULL;
     len += got;
-    if (got == 0) break;
+    if (len > max) {
+      too_big = 1;
+      break;
+    }
+    if (got == 0 || nul) break;
   }
   int failed = ferror(f), saved = errno;
   fclose(f);
@@ -63,9 +79,12 @@ cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *er
     snprintf(err, err_cap, "%s: out of memory", path);
     return CLS_ERR_OUT_OF_MEMORY;
   }
-  if (failed) {
+  if (too_big || failed) {
     free(buf);
-    snprintf(err, err_cap, "%s: cannot read: %s", path, strerror(saved));
+    if (too_big)
+      snprintf(err, err_cap, "%s: larger than %zu bytes; refused", path, max);
+    else
+      snprintf(err, err_cap, "%s: cannot read: %s", path, strerror(saved));
     return CLS_ERR_IO;
   }
   *out = buf;
@@ -73,6 +92,9 @@ cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *er
   return CLS_OK;
 }
 
+cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *err, size_t err_cap) {
+  return cls_read_file_max(path, SIZE_MAX - 1, false, out, out_len, err, err_cap);
+}
 
 cls_status cls_make_dirs(const char *path) {
   char buf[4096];
@@ -94,6 +116,59 @@ cls_status cls_make_dirs(const char *path) {
     if (rc != 0 && errno != EEXIST) return CLS_ERR_IO;
   }
   return mkdir(buf, 0755) != 0 && errno != EEXIST ? CLS_ERR_IO : CLS_OK;
+}
+
+/* PID of a temporary file's name NAME.tmp.PID.N, or 0 when the name is not of that form. */
+static long temp_file_pid(const char *name) {
+  const char *tmp = NULL;
+  for (const char *p = strstr(name, ".tmp."); p; p = strstr(p + 1, ".tmp.")) tmp = p;
+  if (!tmp || tmp == name) return 0;
+  const char *s = tmp + 5;
+  long pid = 0;
+  for (; *s >= '0' && *s <= '9' && pid < 1000000000L; s++) pid = pid * 10 + (*s - '0');
+  if (pid <= 0 || *s != '.' || !s[1]) return 0;
+  for (s++; *s; s++)
+    if (*s < '0' || *s > '9') return 0;
+  return pid;
+}
+
+cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, char *err, size_t err_cap) {
+  if (removed) *removed = 0;
+  if (cls_make_dirs(dir) != CLS_OK) {
+    snprintf(err, err_cap, "%s: cannot make the folder: %s", dir, strerror(errno));
+    return CLS_ERR_IO;
+  }
+  DIR *d = opendir(dir);
+  if (!d) {
+    snprintf(err, err_cap, "%s: cannot open the folder: %s", dir, strerror(errno));
+    return CLS_ERR_IO;
+  }
+  const time_t now = time(NULL);
+  char path[4400];
+  for (struct dirent *ent; (ent = readdir(d));) {
+    const long pid = temp_file_pid(ent->d_name);
+    if (pid == 0 || pid == (long)getpid()) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive (or not ours to ask): kept */
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || now - sb.st_mtime < 10) continue;
+    if (unlink(path) == 0 && removed) (*removed)++;
+  }
+  closedir(d);
+  snprintf(path, sizeof path, "%s/.clspeech-write-probe.%ld", dir, (long)getpid());
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int ok = fd >= 0 && write(fd, "x", 1) == 1;
+  int saved = errno;
+  if (fd >= 0) {
+    ok = close(fd) == 0 && ok;
+    if (!ok) saved = errno;
+    unlink(path);
+  }
+  if (!ok) {
+    snprintf(err, err_cap, "%s: cannot write in the folder: %s", dir, strerror(saved));
+    return CLS_ERR_IO;
+  }
+  return CLS_OK;
 }
 
 bool cls_setting_off(const char *v) {

@@ -17,6 +17,12 @@
  * `err` naming the file when it cannot be opened or read. */
 cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *err, size_t err_cap);
 
+/* The same, reading at most `max` bytes: a longer file, or an endless device or pipe (/dev/zero), is
+ * CLS_ERR_IO ("larger than N bytes") after max + 1 bytes. With stop_at_nul the read also ends after
+ * the first block holding a NUL byte (the text readers then name that byte's line). */
+cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len, char *err,
+                             size_t err_cap);
+
 /* true when a setting's value turns something off: "0", "off", "OFF", "no" or "false" (NULL, "" and
  * anything else leave it on). */
 bool cls_setting_off(const char *value);

@@ -212,7 +212,7 @@ cls_status cls_alphabet_load(const char *path, cls_alphabet **out, char *err, si
   *out = NULL;
   char *buf = NULL;
   size_t len = 0;
-  cls_status st = cls_read_file(path, &buf, &len, err, err_cap);
+  cls_status st = cls_read_file_max(path, CLS_ALPHABET_MAX_BYTES, false, &buf, &len, err, err_cap);
   if (st != CLS_OK) return st;
   st = cls_alphabet_parse(buf, len, path, out, err, err_cap);
   free(buf);

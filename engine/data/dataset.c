@@ -108,7 +108,7 @@ static const char *const column_names[3] = {"wav_filename", "wav_filesize", "tra
 static cls_status load_csv(const char *name, item_list *items, int *seq, char *err, size_t err_cap) {
   char *text = NULL;
   size_t len = 0;
-  cls_status st = cls_read_file(name, &text, &len, err, err_cap);
+  cls_status st = cls_read_file_max(name, CLS_CSV_MAX_BYTES, true, &text, &len, err, err_cap);
   if (st != CLS_OK) return st;
   cls_csv c;
   st = cls_csv_open(&c, name, text, len, err, err_cap);

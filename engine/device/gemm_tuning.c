@@ -114,7 +114,7 @@ cls_tuning_read cls_gemm_tuning_read(cls_engine *e, int device, cls_gemm_tuning 
   FILE *probe = fopen(path, "rb");
   if (!probe) return CLS_TUNING_NONE;
   fclose(probe);
-  if (cls_read_file(path, &text, &len, err, sizeof err) != CLS_OK) {
+  if (cls_read_file_max(path, 1 << 16, false, &text, &len, err, sizeof err) != CLS_OK) {
     snprintf(why, why_cap, "%s", err);
     return CLS_TUNING_BAD;
   }

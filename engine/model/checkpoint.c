@@ -360,7 +360,8 @@ cls_status cls_checkpoint_describe(const char *dir, const char *alphabet_path, i
                                    int feature_win_len, int feature_win_step, char *err, size_t err_cap) {
   char *alphabet = NULL, path[4200];
   size_t len = 0;
-  cls_status rc = cls_read_file(alphabet_path, &alphabet, &len, err, err_cap);
+  const size_t max = (size_t)1 << 20; /* the alphabet reader's bound */
+  cls_status rc = cls_read_file_max(alphabet_path, max, false, &alphabet, &len, err, err_cap);
   if (rc != CLS_OK) return rc;
   snprintf(path, sizeof path, "%s/%s", dir, CLS_CHECKPOINT_ALPHABET);
   const void *chunks[1] = {alphabet};

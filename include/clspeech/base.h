@@ -41,6 +41,14 @@ cls_status cls_write_atomic(const char *path, const void *const *chunks, const s
  * with errno saying why when one cannot be made (ENAMETOOLONG for a path past 4095 bytes). */
 cls_status cls_make_dirs(const char *path);
 
+/* Opens a folder for writing: makes it (cls_make_dirs), removes the temporary files cls_write_atomic
+ * left behind by processes that died mid-write (NAME.tmp.PID.N whose PID no longer runs and which
+ * have not changed for 10 s; a live process's are never touched), then proves the folder writable
+ * by creating, writing and removing a probe file. CLS_ERR_IO with `err` naming the folder and the
+ * reason ("Not a directory", "Read-only file system") otherwise. *removed (may be NULL) receives
+ * the number of stale files removed. */
+cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, char *err, size_t err_cap);
+
 /* Monotonic wall clock in milliseconds, for timings and progress. */
 static inline double cls_now_ms(void) {
   struct timespec ts;

@@ -20,7 +20,9 @@ typedef struct cls_alphabet cls_alphabet;
  * or CR line ends; a line starting with '#' is a comment, the line "\#" is the label '#', empty lines
  * are skipped, a line holding one space is the space label. Every label must be exactly one Unicode
  * codepoint and appear once. On error (CLS_ERR_IO: cannot read; CLS_ERR_INVALID_ARGUMENT: bad
- * content) `err` names the file and line, and *out is NULL. */
+ * content) `err` names the file and line, and *out is NULL. A file (or device, or pipe) past
+ * CLS_ALPHABET_MAX_BYTES is refused unread beyond that. */
+#define CLS_ALPHABET_MAX_BYTES ((size_t)1 << 20)
 cls_status cls_alphabet_load(const char *path, cls_alphabet **out, char *err, size_t err_cap);
 
 /* The same from text in memory (`len` bytes); `name` stands for the file in messages. */
@@ -144,7 +146,9 @@ typedef struct cls_dataset cls_dataset;
  * byte (CLS_ERR_INVALID_ARGUMENT); in strict mode the first bad sample in CSV order, as
  * "file.csv:LINE: AUDIO: DETAIL" (CLS_ERR_IO for audio problems, CLS_ERR_INVALID_ARGUMENT for the
  * transcript ones). Without strict, bad samples are skipped and counted in the report; a set may
- * end up empty, which the caller decides about. */
+ * end up empty, which the caller decides about. A CSV past CLS_CSV_MAX_BYTES is refused, and
+ * reading stops at the first block holding a NUL byte (so /dev/zero is one block, then an error). */
+#define CLS_CSV_MAX_BYTES ((size_t)1 << 30)
 cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *options, cls_dataset **out, char *err,
                             size_t err_cap);
 void cls_dataset_destroy(cls_dataset *ds);
