@@ -30,7 +30,7 @@ static void write_text(const char *path, const char *text) {
 }
 
 /* Rewrites checkpoint `src` as `dst`, with tensor `name` given `ndim`/`shape` (when ndim >= 0) and
- * metadata `key` set to `value` (when key is given). */
+ * metadata `key` set to `value` (when key is given); ndim -2 stores the tensor as I32 instead. */
 static void rewrite(const char *src, const char *dst, const char *name, int ndim, const int64_t *shape,
                     const char *key, const char *value) {
   char err[1024];
@@ -47,6 +47,7 @@ static void rewrite(const char *src, const char *dst, const char *name, int ndim
     t[i].ndim = ti->ndim;
     memcpy(t[i].shape, ti->shape, sizeof t[i].shape);
     t[i].data = cls_safetensors_tensor_data(st, ti);
+    if (ndim == -2 && !strcmp(ti->name, name)) t[i].dtype = CLS_I32; /* the same bytes as another dtype */
     if (ndim >= 0 && !strcmp(ti->name, name)) {
       t[i].ndim = ndim;
       for (int d = 0; d < ndim; d++) t[i].shape[d] = shape[d];
@@ -97,6 +98,11 @@ static void test_checkpoint_contents(void) {
   CHECK_CONTAINS(err, bad);
   CHECK_CONTAINS(err, "tensor \"layer_1/weights\" is F32 [");
   CHECK_CONTAINS(err, "this model's is F32 [");
+  /* the same bytes as another dtype: the message says which (it once read "has N elements of another
+   * shape or type than this model's N") */
+  rewrite(good, bad, "layer_2/bias", -2, NULL, NULL, NULL);
+  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, "tensor \"layer_2/bias\" is I32 [8]; this model's is F32 [8]");
   /* a scalar stored as a 1-element vector is another shape too */
   const int64_t one[1] = {1};
   rewrite(good, bad, "learning_rate", 1, one, NULL, NULL);
