@@ -18,6 +18,7 @@ packages=(
   libisal-dev                               # CRC-32C of the event files' records (ISA-L's crc32_iscsi)
   python3                                   # a test reads checkpoints with Python's standard library
   python3-venv                              # the tests' venv with TensorBoard (PyPI), which reads our summaries
+  clang libclang-rt-14-dev                  # the libFuzzer targets (tests/fuzz, label fuzz)
 )
 missing=()
 for p in "${packages[@]}"; do

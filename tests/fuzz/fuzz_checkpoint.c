@@ -1,0 +1,70 @@
+/* libFuzzer target: a checkpoint file read as `transcribe` and training read one: the geometry from
+ * its metadata (cls_checkpoint_peek_model), then, for a small geometry, the full load with its
+ * checks (dtype, shapes, finite values, Adam powers, metadata); and the checkpoint index file (the
+ * input's first line) resolved to a file name. Files live in the target's own temporary folder. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clspeech/model.h"
+
+static char dir[64];
+static char path[64], index_path[64];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void cleanup(void) {
+  unlink(path);
+  unlink(index_path);
+  rmdir(dir);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  /* in memory where there is a tmpfs: a file written per input is far faster there */
+  snprintf(dir, sizeof dir, "%s/clspeech-fuzz-ckpt-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+  if (!mkdtemp(dir)) abort();
+  atexit(cleanup);
+  snprintf(path, sizeof path, "%s/train-1.safetensors", dir);
+  snprintf(index_path, sizeof index_path, "%s/checkpoint", dir);
+  return 0;
+}
+
+static void write_file(const char *p, const uint8_t *data, size_t size) {
+  FILE *f = fopen(p, "wb");
+  if (!f) abort();
+  fwrite(data, 1, size, f);
+  fclose(f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  char err[1024], found[256];
+  write_file(path, data, size);
+  cls_model_config cfg;
+  if (cls_checkpoint_peek_model(path, &cfg, err, sizeof err) == CLS_OK && cfg.n_hidden <= 64 &&
+      cfg.n_classes <= 64 && cfg.n_input <= 64 && cfg.n_context <= 8) {
+    cls_param_view views[CLS_MODEL_N_TENSORS];
+    const size_t n = cls_model_layout(&cfg, views);
+    float *p = malloc(n * sizeof *p), *m = malloc(n * sizeof *m), *v = malloc(n * sizeof *v);
+    cls_train_state s;
+    if (p && m && v && cls_checkpoint_load(path, &cfg, p, m, v, &s, err, sizeof err) == CLS_OK) {
+      if (!(s.adam.beta1_power >= 0 && s.adam.beta1_power < 1) || !(s.learning_rate >= 0)) abort();
+      for (size_t i = 0; i < n; i++)
+        if (p[i] != p[i] || v[i] < 0) abort(); /* loaded values are checked finite, moments non-negative */
+    }
+    free(p);
+    free(m);
+    free(v);
+  }
+  /* the same bytes as the index file naming the checkpoint to load */
+  write_file(index_path, data, size < 300 ? size : 300);
+  if (cls_checkpoint_find(dir, "train", found, sizeof found, err, sizeof err) == CLS_OK) {
+    const char *name = found + strlen(dir) + 1;
+    if (strchr(name, '/') || name[0] == '.') abort(); /* only a file in the folder */
+  }
+  return 0;
+}
