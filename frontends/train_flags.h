@@ -45,9 +45,9 @@ typedef struct train_flags {
 void train_flags_defaults(train_flags *f);
 /* The table for cli_parse_flags; `n` receives its length. */
 cli_flag *train_flags_table(train_flags *f, int *n);
-/* Resolves derived defaults (checkpoint folders, dropout -1 = dropout_rate), checks values and parses
- * the modes (strategy, balance, load) into their enums; prints the problem and returns
- * CLI_EXIT_USAGE, or 0. */
+/* Resolves derived defaults (checkpoint folders, dropout -1 = dropout_rate) and parses the modes
+ * (strategy, balance, load) into their enums (the numeric flags' ranges were checked while parsing,
+ * flag_rules.c); prints the problem and returns CLI_EXIT_USAGE, or 0. */
 int train_flags_finish(train_flags *f, const char *command);
 /* The engine's options for these flags (n_classes from the alphabet). */
 cls_train_options train_flags_options(const train_flags *f, int n_classes);

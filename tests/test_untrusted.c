@@ -169,7 +169,8 @@ static void test_checkpoint_contents(void) {
 static void test_checkpoint_index(void) {
   char index[600], path[600], err[1024];
   snprintf(index, sizeof index, "%s/checkpoint", dir);
-  const char *lines[] = {"..\n", ".\n", "../x.safetensors\n", ".hidden.safetensors\n", "train-1\n", "a b.safetensors\n"};
+  const char *lines[] = {"..\n",      ".\n",           "../x.safetensors\n", ".hidden.safetensors\n",
+                         "train-1\n", "a b.safetensors\n"};
   for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
     write_text(index, lines[i]);
     CHECK_INT(cls_checkpoint_find(dir, "train", path, sizeof path, err, sizeof err), CLS_ERR_IO);
@@ -179,6 +180,15 @@ static void test_checkpoint_index(void) {
   write_text(index, "train-12.safetensors\n");
   CHECK_INT(cls_checkpoint_find(dir, "train", path, sizeof path, err, sizeof err), CLS_OK);
   unlink(index);
+  /* features.txt within the feature configuration's bounds (a window of 10^8 ms once hung transcribe) */
+  char features[600];
+  snprintf(features, sizeof features, "%s/%s", dir, CLS_CHECKPOINT_FEATURES);
+  write_text(features, "audio_sample_rate=16000\nfeature_win_len=100000000\nfeature_win_step=20\n");
+  int rate = 0, len = 0, step = 0, found = 0;
+  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, err, sizeof err), CLS_ERR_IO);
+  CHECK_CONTAINS(err, ":2: feature_win_len 100000000 is outside 1..1000");
+  CHECK_CONTAINS(err, features);
+  unlink(features);
 }
 
 /* Tuning values against CLBlast's kernel constraints: a valid set passes, each broken rule fails. */
@@ -202,8 +212,8 @@ static void test_tuning_values(void) {
   memset(&d, 0, sizeof d);
   d.max_work_group_size = 256;
   d.local_mem_bytes = 32768;
-  const char *base = "GEMMK=0 KREG=1 KWG=32 KWI=2 MDIMA=8 MDIMC=8 MWG=64 NDIMB=8 NDIMC=8 NWG=64 SA=1 SB=1 STRM=0 STRN=0 "
-                     "VWM=4 VWN=4";
+  const char *base = "GEMMK=0 KREG=1 KWG=32 KWI=2 MDIMA=8 MDIMC=8 MWG=64 NDIMB=8 NDIMC=8 NWG=64 SA=1 SB=1 "
+                     "STRM=0 STRN=0 VWM=4 VWN=4";
   char why[256], text[400];
   cls_gemm_params p = params("Xgemm", base);
   CHECK(p.n == 16 && cls_gemm_params_check(&p, &d, why, sizeof why), "valid Xgemm refused: %s", why);

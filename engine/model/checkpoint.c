@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
-#include <stdbool.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,7 @@
 
 #include "base/file_util.h"
 #include "base/safetensors.h"
+#include "clspeech/features.h"
 
 #define N_TENSORS (3 * CLS_MODEL_N_TENSORS + 4)
 
@@ -393,9 +394,10 @@ cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate,
     const char *name;
     int *value;
     int seen;
-  } keys[3] = {{"audio_sample_rate", audio_sample_rate, 0},
-               {"feature_win_len", feature_win_len, 0},
-               {"feature_win_step", feature_win_step, 0}};
+    long lo, hi; /* the feature configuration's bounds (clspeech/features.h) */
+  } keys[3] = {{"audio_sample_rate", audio_sample_rate, 0, CLS_MFCC_MIN_RATE, CLS_MFCC_MAX_RATE},
+               {"feature_win_len", feature_win_len, 0, 1, CLS_MFCC_MAX_MS},
+               {"feature_win_step", feature_win_step, 0, 1, CLS_MFCC_MAX_MS}};
   char line[256];
   cls_status rc = CLS_OK;
   for (int no = 1; rc == CLS_OK && fgets(line, sizeof line, f); no++) {
@@ -406,9 +408,12 @@ cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate,
     for (int i = 0; eq && i < 3; i++)
       if ((size_t)(eq - line) == strlen(keys[i].name) && !strncmp(line, keys[i].name, (size_t)(eq - line))) k = i;
     long v = eq ? strtol(eq + 1, &end, 10) : 0;
-    if (k < 0 || end == eq + 1 || *end || v < 1 || v > 1000000000L) {
+    if (k < 0 || end == eq + 1 || *end) {
       snprintf(err, err_cap,
                "%s:%d: expected audio_sample_rate, feature_win_len or feature_win_step = a positive integer", path, no);
+      rc = CLS_ERR_IO;
+    } else if (v < keys[k].lo || v > keys[k].hi) {
+      snprintf(err, err_cap, "%s:%d: %s %ld is outside %ld..%ld", path, no, keys[k].name, v, keys[k].lo, keys[k].hi);
       rc = CLS_ERR_IO;
     } else {
       *keys[k].value = (int)v;
