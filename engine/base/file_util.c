@@ -132,19 +132,12 @@ static long temp_file_pid(const char *name) {
   return pid;
 }
 
-cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, char *err, size_t err_cap) {
-  if (removed) *removed = 0;
-  if (cls_make_dirs(dir) != CLS_OK) {
-    snprintf(err, err_cap, "%s: cannot make the folder: %s", dir, strerror(errno));
-    return CLS_ERR_IO;
-  }
+int cls_remove_stale_temporaries(const char *dir) {
   DIR *d = opendir(dir);
-  if (!d) {
-    snprintf(err, err_cap, "%s: cannot open the folder: %s", dir, strerror(errno));
-    return CLS_ERR_IO;
-  }
+  if (!d) return -1;
   const time_t now = time(NULL);
   char path[4400];
+  int removed = 0;
   for (struct dirent *ent; (ent = readdir(d));) {
     const long pid = temp_file_pid(ent->d_name);
     if (pid == 0 || pid == (long)getpid()) continue;
@@ -152,9 +145,25 @@ cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, char *err,
     struct stat sb;
     snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
     if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || now - sb.st_mtime < 10) continue;
-    if (unlink(path) == 0 && removed) (*removed)++;
+    if (unlink(path) == 0) removed++;
   }
   closedir(d);
+  return removed;
+}
+
+cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, char *err, size_t err_cap) {
+  if (removed) *removed = 0;
+  if (cls_make_dirs(dir) != CLS_OK) {
+    snprintf(err, err_cap, "%s: cannot make the folder: %s", dir, strerror(errno));
+    return CLS_ERR_IO;
+  }
+  const int n = cls_remove_stale_temporaries(dir);
+  if (n < 0) {
+    snprintf(err, err_cap, "%s: cannot open the folder: %s", dir, strerror(errno));
+    return CLS_ERR_IO;
+  }
+  if (removed) *removed = n;
+  char path[4400];
   snprintf(path, sizeof path, "%s/.clspeech-write-probe.%ld", dir, (long)getpid());
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int ok = fd >= 0 && write(fd, "x", 1) == 1;

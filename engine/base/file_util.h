@@ -23,6 +23,12 @@ cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *er
 cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len, char *err,
                              size_t err_cap);
 
+/* Removes the temporary files cls_write_atomic left in `dir` when a process died mid-write
+ * (NAME.tmp.PID.N whose PID no longer runs, unchanged for 10 s; a live process's are kept). Returns
+ * how many were removed, -1 (errno set) when the folder cannot be read. cls_dir_prepare_for_writing
+ * (clspeech/base.h) does this and more. */
+int cls_remove_stale_temporaries(const char *dir);
+
 /* true when a setting's value turns something off: "0", "off", "OFF", "no" or "false" (NULL, "" and
  * anything else leave it on). */
 bool cls_setting_off(const char *value);

@@ -29,6 +29,12 @@ void cls_kernel_cache_init(cls_engine *e) {
   const cls_engine_options *o = &e->options;
   size_t len = strnlen(o->kernel_cache_dir, sizeof o->kernel_cache_dir);
   e->cache_enabled = o->kernel_cache && len > 0 && len <= CLS_KERNEL_CACHE_DIR_MAX;
+  if (!e->cache_enabled) return;
+  /* Entries and tuning files half-written by processes that died are removed as the folder is opened. */
+  char tuning[1200];
+  snprintf(tuning, sizeof tuning, "%s/gemm-tuning", o->kernel_cache_dir);
+  cls_remove_stale_temporaries(o->kernel_cache_dir);
+  cls_remove_stale_temporaries(tuning);
 }
 
 const char *cls_engine_cache_dir(const cls_engine *e) {

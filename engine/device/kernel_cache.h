@@ -16,7 +16,8 @@
 #define CLS_KERNEL_CACHE_DIR_MAX 943
 
 /* Turns the cache on when the engine's options ask for it (kernel_cache, and a kernel_cache_dir of 1
- * to CLS_KERNEL_CACHE_DIR_MAX bytes). */
+ * to CLS_KERNEL_CACHE_DIR_MAX bytes), removing the temporary files of dead processes there
+ * (cls_remove_stale_temporaries). */
 void cls_kernel_cache_init(cls_engine *engine);
 
 /* Hex key for a program built from `source` with `options` on `device`. */
