@@ -18,6 +18,8 @@ packages=(
   libisal-dev                               # CRC-32C of the event files' records (ISA-L's crc32_iscsi)
   python3                                   # a test reads checkpoints with Python's standard library
   python3-venv                              # the tests' venv with TensorBoard (PyPI), which reads our summaries
+  openmpi-bin libopenmpi-dev                # --horovod: several processes under mpirun (optional at build time)
+  iproute2                                  # the mpi tests' two network namespaces (ip netns, veth)
 )
 missing=()
 for p in "${packages[@]}"; do
