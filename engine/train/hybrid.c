@@ -158,7 +158,11 @@ static cls_status gradient_step(cls_hybrid *h, const cls_host_batch *b, int only
     int k = 0;
     for (int i = 0; i < c->n_towers; i++)
       if (c->towers[i].tower) live[k++] = &c->towers[i];
-    if (k == 0) return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed; the last error was: %s", c->e->error);
+    if (k == 0) {
+      char last[CLS_ERROR_CAP]; /* the engine's error text is also where cls_fail writes */
+      snprintf(last, sizeof last, "%s", c->e->error);
+      return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed; the last error was: %s", last);
+    }
     if (only >= 0) {
       live[0] = live[only % k];
       k = 1;
@@ -268,7 +272,11 @@ static cls_status apply_step(cls_hybrid *h) {
       return st;
     }
   }
-  if (!applied) return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed: %s", c->e->error);
+  if (!applied) {
+    char last[CLS_ERROR_CAP];
+    snprintf(last, sizeof last, "%s", c->e->error);
+    return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed: %s", last);
+  }
   c->state.adam = next;
   return CLS_OK;
 }
@@ -316,8 +324,8 @@ cls_status cls_hybrid_step(cls_hybrid *h, const cls_host_batch *b) {
   return st;
 }
 
-/* Several ranks, at an epoch's end (rank 0): each rank's mean step time (the straggler named when it is 25%
- * slower than the fastest) and the mean time in MPI_Allreduce per step. */
+/* Several ranks, at an epoch's end (rank 0): each rank's mean step time (the straggler named when its
+ * steps take 50% and 20 ms longer than the fastest rank's) and the mean time in MPI_Allreduce per step. */
 static void log_ranks(cls_crew *c, cls_hybrid *h, int epoch) {
   const int ranks = cls_world_size(c->world);
   char text[1024] = "";
@@ -331,7 +339,8 @@ static void log_ranks(cls_crew *c, cls_hybrid *h, int epoch) {
   }
   cls_log(c->e, CLS_LOG_NOTICE, "Epoch %d: step time by rank: %s; MPI_Allreduce %.2f ms per step (%zu floats)", epoch,
           text, h->allreduce_ms / (double)h->world_steps, c->n_params + EXTRA_MS + (size_t)ranks);
-  if (slow != fast && h->rank_ms[slow] > 1.25 * h->rank_ms[fast])
+  const double steps = (double)h->world_steps;
+  if (slow != fast && h->rank_ms[slow] > 1.5 * h->rank_ms[fast] && (h->rank_ms[slow] - h->rank_ms[fast]) / steps > 20)
     cls_log(c->e, CLS_LOG_WARNING, "Epoch %d: rank %d on host %s is the straggler: its steps took %.0f%% longer than "
             "rank %d's (host %s), and every rank waits for it", epoch, slow, cls_world_host(c->world, slow),
             100.0 * (h->rank_ms[slow] / h->rank_ms[fast] - 1.0), fast, cls_world_host(c->world, fast));
