@@ -212,17 +212,19 @@ cls_status cls_crew_check_ranks(cls_crew *c) {
   cls_status gst = cls_world_gather(c->world, &mine, sizeof mine, sums);
   if (st == CLS_OK) st = gst;
   char differ[512] = "";
+  int n_differ = 0;
+  const uint64_t lead = sums[0];
   for (int r = 1; st == CLS_OK && r < ranks; r++)
-    if (sums[r] != sums[0] && strlen(differ) < 400)
+    if (sums[r] != lead && ++n_differ && strlen(differ) < 400)
       snprintf(differ + strlen(differ), sizeof differ - strlen(differ), "%srank %d (host %s, checksum %016llx)",
-               *differ ? ", " : "", r, cls_world_host(c->world, r), (unsigned long long)sums[r]);
+               *differ ? "; " : "", r, cls_world_host(c->world, r), (unsigned long long)sums[r]);
   free(sums);
-  if (st == CLS_OK && *differ)
+  if (st == CLS_OK && n_differ)
     st = cls_fail(c->e, CLS_ERR_DIVERGED,
                   "replica check across ranks at step %lld: %s no longer hold%s rank 0's parameters (host %s, checksum "
                   "%016llx)",
-                  (long long)c->state.global_step, differ, strchr(differ, ',') ? "" : "s", cls_world_host(c->world, 0),
-                  (unsigned long long)sums[0]);
+                  (long long)c->state.global_step, differ, n_differ > 1 ? "" : "s", cls_world_host(c->world, 0),
+                  (unsigned long long)lead);
   return st;
 }
 

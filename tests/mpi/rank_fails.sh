@@ -4,7 +4,9 @@
 #  1. rank 1 killed (SIGKILL) mid-training: mpirun ends non-zero naming rank 1, its node and the signal;
 #     the latest checkpoint rank 0 wrote then loads for a test pass;
 #  2. rank 1's only device fails (an injected device error, CLSPEECH_FAULT on rank 1 alone): rank 1
-#     names itself, its host and the error, and ends every rank's process (MPI_Abort) with a failure status.
+#     names itself, its host and the error, and ends every rank's process (MPI_Abort) with a failure status;
+#  3. rank 1's replica changes (an injected perturbation): the replica check across ranks (checksums)
+#     names rank 1 and its host, and the job ends with a failure status.
 #   rank_fails.sh CLSPEECH MPIEXEC SHARED_DATA WORK_DIR
 set -u
 export POCL_DEVICES=pthread # each rank one light PoCL device (2 ranks on a 2-core machine)
@@ -59,5 +61,17 @@ grep -Eq "clspeech train: rank 1 of 2 on host $host: .*CL_OUT_OF_RESOURCES \(inj
   { echo "FAIL: no message naming rank 1, host $host and the device error"; fail=1; }
 grep -q "rank 1 of 2 on host $host failed (exit status [0-9]*): ending every rank's process" "$work/fault.log" ||
   { echo "FAIL: rank 1 did not end the job"; fail=1; }
+
+# 3. A rank's replica diverges.
+"$mpiexec" --oversubscribe \
+  -np 1 "$cls" "${common[@]}" --epochs 3 --replica_check_steps 1 --checkpoint_dir "$work/perturb" : \
+  -np 1 env CLSPEECH_FAULT=perturb:tower=0,step=2 "$cls" "${common[@]}" --epochs 3 --replica_check_steps 1 \
+  --checkpoint_dir "$work/perturb" >"$work/perturb.log" 2>&1
+status=$?
+cat "$work/perturb.log"
+echo "--- rank 1's replica perturbed: mpirun exit status $status"
+[ $status -ne 0 ] || { echo "FAIL: the job ended with status 0"; fail=1; }
+grep -Eq "replica check across ranks at step 2: rank 1 \(host $host, checksum [0-9a-f]{16}\) no longer holds rank 0's parameters" \
+  "$work/perturb.log" || { echo "FAIL: the replica check did not name rank 1"; fail=1; }
 [ $fail -eq 0 ] && echo "rank_fails: ok"
 exit $fail

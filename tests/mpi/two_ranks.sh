@@ -3,6 +3,8 @@
 # rate L reach the same parameters after 5 steps as 1 rank x 2 towers x batch 2 at 2L (DeepSpeech's
 # Horovod rule: lr x ranks), and not those of 1 rank x 2 towers at L; the checkpoint keeps the base
 # rate L; rank 0 alone writes files (each rank is given its own folders through mpirun's MPMD form).
+# Then a resume with another world size: 2 ranks continue the 1-rank run's checkpoint (base rate 2L
+# kept, global step 5 -> 6).
 #   two_ranks.sh CLSPEECH MPIEXEC SHARED_DATA WORK_DIR
 # Tolerance: 3e-6 of each tensor's largest value, as the tower tests' parameters after 5 steps
 # (measured: 0, the same bits; dropout masks are keyed by an utterance's place in the global batch).
@@ -47,5 +49,12 @@ if [ -e "$work/rank1" ]; then
 else
   echo "rank 1 wrote no files"
 fi
+# Resume with another world size: rank 0 loads the one-rank checkpoint and broadcasts it.
+"$mpiexec" --oversubscribe -np 2 "$cls" "${common[@]/init/last}" --horovod --epochs 1 --load_checkpoint_dir "$work/towers-lr2" \
+  --save_checkpoint_dir "$work/resumed" --summary_dir "" >"$work/resumed.log" 2>&1 || { echo "FAIL: the resume"; fail=1; }
+cat "$work/resumed.log"
+grep -q "FINISHED optimization (global step 6)" "$work/resumed.log" || { echo "FAIL: the resume did not reach step 6"; fail=1; }
+python3 "$here/compare_checkpoints.py" "$work/resumed/train-6.safetensors" "$work/resumed/train-6.safetensors" 0 |
+  grep -q "learning_rate 0.00200000009" || { echo "FAIL: the resumed checkpoint lost the base rate 0.002"; fail=1; }
 [ $fail -eq 0 ] && echo "two_ranks: ok"
 exit $fail
