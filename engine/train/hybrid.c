@@ -52,6 +52,7 @@ struct cls_hybrid {
   /* several ranks: per rank, the sum of its step times; the steps summed; the time in MPI_Allreduce */
   double *rank_ms, allreduce_ms;
   int64_t world_steps;
+  double *last_rank_ms, last_allreduce_ms; /* the last step's, for its summary */
 };
 
 cls_status cls_hybrid_create(cls_crew *c, cls_hybrid **out) {
@@ -69,7 +70,8 @@ cls_status cls_hybrid_create(cls_crew *c, cls_hybrid **out) {
   h->g = h->gbuf[0];
   h->losses = malloc((size_t)n_losses * sizeof(float));
   h->rank_ms = calloc((size_t)ranks, sizeof *h->rank_ms);
-  if (!h->gbuf[0] || !h->gbuf[1] || !h->losses || !h->rank_ms) {
+  h->last_rank_ms = calloc((size_t)ranks, sizeof *h->last_rank_ms);
+  if (!h->gbuf[0] || !h->gbuf[1] || !h->losses || !h->rank_ms || !h->last_rank_ms) {
     cls_hybrid_destroy(h);
     return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", c->n_params);
   }
@@ -89,6 +91,7 @@ void cls_hybrid_destroy(cls_hybrid *h) {
   free(h->gbuf[1]);
   free(h->losses);
   free(h->rank_ms);
+  free(h->last_rank_ms);
   pthread_mutex_destroy(&h->lock);
   free(h);
 }
@@ -302,13 +305,17 @@ static cls_status world_step(cls_hybrid *h, const cls_host_batch *b, double step
   x[EXTRA_MS + cls_world_rank(c->world)] = (float)step_ms;
   double t0 = cls_now_ms();
   cls_status st = cls_world_sum(c->world, h->g, c->n_params + EXTRA_MS + (size_t)ranks);
-  h->allreduce_ms += cls_now_ms() - t0;
+  h->last_allreduce_ms = cls_now_ms() - t0;
+  h->allreduce_ms += h->last_allreduce_ms;
   if (st != CLS_OK) return st;
   const float total = x[EXTRA_COUNT], scale = 1.0f / total;
   for (size_t i = 0; i < c->n_params; i++) h->g[i] *= scale;
   *mean = (double)x[EXTRA_LOSS] / (double)total;
   if (x[EXTRA_TIME_UP] > 0) c->out_of_time = 1;
-  for (int r = 0; r < ranks; r++) h->rank_ms[r] += x[EXTRA_MS + r];
+  for (int r = 0; r < ranks; r++) {
+    h->last_rank_ms[r] = x[EXTRA_MS + r];
+    h->rank_ms[r] += x[EXTRA_MS + r];
+  }
   h->world_steps++;
   return CLS_OK;
 }
@@ -381,6 +388,9 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
                                              (double)h->workers[i]->share / (double)b->batch, -1};
             st = cls_crew_summarize_step(c, mean, b->audio_seconds, (cls_now_ms() - last_end) / 1e3, parts,
                                          h->n_workers, NULL);
+            if (h->world_steps > 0)
+              cls_summaries_ranks(c->summaries, c->state.global_step, h->last_rank_ms, cls_world_size(c->world),
+                                  h->last_allreduce_ms);
           }
         }
         if (st == CLS_OK) st = cls_crew_perturb_if_due(c);

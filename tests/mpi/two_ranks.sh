@@ -44,6 +44,8 @@ PY
 for f in flags.txt checkpoint train-5.safetensors summaries/train; do
   [ -e "$work/rank0/$f" ] || { echo "FAIL: rank 0 did not write $f"; fail=1; }
 done
+grep -aq "ranks/step_ms/1" "$work"/rank0/summaries/train/events.out.tfevents.* &&
+  echo "rank 0's summaries hold every rank's step times" || { echo "FAIL: no ranks/step_ms/1 in the summaries"; fail=1; }
 if [ -e "$work/rank1" ]; then
   echo "FAIL: rank 1 wrote files:"; find "$work/rank1"; fail=1
 else
