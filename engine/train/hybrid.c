@@ -29,8 +29,9 @@
 
 enum { MAX_RANGES = 16 }; /* gradient ranges a tower hands over in one step (its layers) */
 /* What a rank adds after its gradient in the host buffer, for the step's one reduction across ranks:
-   its utterance count, its loss sum, its deadline flag, then one step time per rank (its own slot set). */
-enum { EXTRA_COUNT, EXTRA_LOSS, EXTRA_TIME_UP, EXTRA_MS };
+   its utterance count, its loss sum, its audio seconds, its deadline flag, then one step time per rank (its
+   own slot set). */
+enum { EXTRA_COUNT, EXTRA_LOSS, EXTRA_AUDIO, EXTRA_TIME_UP, EXTRA_MS };
 
 struct cls_hybrid {
   cls_crew *c;
@@ -53,6 +54,7 @@ struct cls_hybrid {
   double *rank_ms, allreduce_ms;
   int64_t world_steps;
   double *last_rank_ms, last_allreduce_ms; /* the last step's, for its summary */
+  double step_audio;                       /* the last step's audio seconds, over every rank */
 };
 
 cls_status cls_hybrid_create(cls_crew *c, cls_hybrid **out) {
@@ -293,6 +295,7 @@ static cls_status world_step(cls_hybrid *h, const cls_host_batch *b, double step
   double local = 0;
   for (int i = 0; i < b->batch; i++) local += h->losses[i];
   const int ranks = cls_world_size(c->world);
+  h->step_audio = b->audio_seconds;
   if (ranks == 1) {
     *mean = local / b->batch;
     return CLS_OK;
@@ -301,6 +304,7 @@ static cls_status world_step(cls_hybrid *h, const cls_host_batch *b, double step
   memset(x, 0, (EXTRA_MS + (size_t)ranks) * sizeof(float));
   x[EXTRA_COUNT] = (float)b->batch;
   x[EXTRA_LOSS] = (float)local;
+  x[EXTRA_AUDIO] = (float)b->audio_seconds;
   x[EXTRA_TIME_UP] = (float)c->time_up;
   x[EXTRA_MS + cls_world_rank(c->world)] = (float)step_ms;
   double t0 = cls_now_ms();
@@ -311,6 +315,7 @@ static cls_status world_step(cls_hybrid *h, const cls_host_batch *b, double step
   const float total = x[EXTRA_COUNT], scale = 1.0f / total;
   for (size_t i = 0; i < c->n_params; i++) h->g[i] *= scale;
   *mean = (double)x[EXTRA_LOSS] / (double)total;
+  h->step_audio = x[EXTRA_AUDIO];
   if (x[EXTRA_TIME_UP] > 0) c->out_of_time = 1;
   for (int r = 0; r < ranks; r++) {
     h->last_rank_ms[r] = x[EXTRA_MS + r];
@@ -386,7 +391,7 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
             for (int i = 0; i < h->n_workers; i++)
               parts[i] = (cls_tower_summary){h->workers[i]->index, h->workers[i]->ms,
                                              (double)h->workers[i]->share / (double)b->batch, -1};
-            st = cls_crew_summarize_step(c, mean, b->audio_seconds, (cls_now_ms() - last_end) / 1e3, parts,
+            st = cls_crew_summarize_step(c, mean, h->step_audio, (cls_now_ms() - last_end) / 1e3, parts,
                                          h->n_workers, NULL);
             if (h->world_steps > 0)
               cls_summaries_ranks(c->summaries, c->state.global_step, h->last_rank_ms, cls_world_size(c->world),
@@ -399,7 +404,7 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
           if (st == CLS_OK) st = cls_crew_check_ranks(c);
         }
       }
-      audio += b->audio_seconds;
+      audio += h->step_audio; /* every rank's: the progress line's audio-s/s is the whole run's */
       cls_crew_report(progress, user, "Training", "train", epoch, steps, total, loss_sum, t0, audio, 0);
       last_end = cls_now_ms();
     }
