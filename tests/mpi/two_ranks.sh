@@ -3,8 +3,8 @@
 # rate L reach the same parameters after 5 steps as 1 rank x 2 towers x batch 2 at 2L (DeepSpeech's
 # Horovod rule: lr x ranks), and not those of 1 rank x 2 towers at L; the checkpoint keeps the base
 # rate L; rank 0 alone writes files (each rank is given its own folders through mpirun's MPMD form).
-# Then a resume with another world size: 2 ranks continue the 1-rank run's checkpoint (base rate 2L
-# kept, global step 5 -> 6).
+# The same with --strategy sync on 2 ranks (a whole batch of 2 on each rank's one tower). Then a resume
+# with another world size: 2 ranks continue the 1-rank run's checkpoint (base rate 2L kept, step 5 -> 6).
 #   two_ranks.sh CLSPEECH MPIEXEC SHARED_DATA WORK_DIR
 # Tolerance: 3e-6 of each tensor's largest value, as the tower tests' parameters after 5 steps
 # (measured: 0, the same bits; dropout masks are keyed by an utterance's place in the global batch).
@@ -51,6 +51,10 @@ if [ -e "$work/rank1" ]; then
 else
   echo "rank 1 wrote no files"
 fi
+# --strategy sync across ranks: each rank's turn tower takes a whole batch of 2, which is the same step.
+"$mpiexec" --oversubscribe -np 2 "$cls" "${common[@]}" --horovod --strategy sync --learning_rate 0.001 \
+  --checkpoint_dir "$work/sync" --summary_dir "" >"$work/sync.log" 2>&1 || { echo "FAIL: sync"; cat "$work/sync.log"; fail=1; }
+python3 "$here/compare_checkpoints.py" "$work/sync/train-5.safetensors" "$work/towers-lr2/train-5.safetensors" 3e-6 || fail=1
 # Resume with another world size: rank 0 loads the one-rank checkpoint and broadcasts it.
 "$mpiexec" --oversubscribe -np 2 "$cls" "${common[@]/init/last}" --horovod --epochs 1 --load_checkpoint_dir "$work/towers-lr2" \
   --save_checkpoint_dir "$work/resumed" --summary_dir "" >"$work/resumed.log" 2>&1 || { echo "FAIL: the resume"; fail=1; }
