@@ -14,6 +14,23 @@
 static void log_placement(cls_crew *c);
 static cls_status warm_up(cls_crew *c);
 
+/* Several ranks: every rank must train the same model (one buffer size for the step's reduction). */
+static cls_status agree(cls_crew *c) {
+  const int ranks = cls_world_size(c->world);
+  uint64_t mine = c->n_params, *all = calloc((size_t)ranks, sizeof *all);
+  if (!all) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  cls_status st = cls_world_gather(c->world, &mine, sizeof mine, all);
+  for (int r = 0; st == CLS_OK && r < ranks; r++)
+    if (all[r] != all[0])
+      st = cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT,
+                    "rank %d (host %s) has a model of %llu parameters and rank 0 (host %s) one of %llu: every rank "
+                    "needs the same --n_hidden and alphabet",
+                    r, cls_world_host(c->world, r), (unsigned long long)all[r], cls_world_host(c->world, 0),
+                    (unsigned long long)all[0]);
+  free(all);
+  return st;
+}
+
 cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, const cls_train_options *o, int max_batch,
                            int max_frames, int max_label, cls_crew **out) {
   *out = NULL;
@@ -83,6 +100,7 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
                        d ? d->device_index : -1, d ? d->name : "?");
     }
   }
+  if (st == CLS_OK && cls_world_size(c->world) > 1) st = agree(c);
   if (st == CLS_OK && o->log_placement) log_placement(c);
   if (st == CLS_OK && c->n_towers > 1) st = warm_up(c);
   if (st != CLS_OK) {

@@ -430,16 +430,25 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
 cls_status cls_hybrid_sharded_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n, int local,
                                     int one_at_a_time, cls_progress_fn progress, void *user) {
   const int ranks = cls_world_size(c->world), rank = cls_world_rank(c->world);
-  int *parts = calloc((size_t)ranks, sizeof *parts);
+  /* Every rank's part of a global batch, and its training set's size (which must agree, or the ranks
+     would take different numbers of steps and wait for each other for ever). */
+  int mine2[2] = {local, n}, *parts = calloc((size_t)ranks * 2, sizeof *parts);
   if (!parts) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  cls_status st = cls_world_gather(c->world, &local, sizeof local, parts);
-  int global = 0, first = 0;
+  cls_status st = cls_world_gather(c->world, mine2, sizeof mine2, parts);
+  int global = 0, first = 0, other = -1;
   for (int r = 0; r < ranks; r++) {
     if (r == rank) first = global;
-    global += parts[r];
+    global += parts[2 * r];
+    if (parts[2 * r + 1] != n && other < 0) other = r;
   }
+  const int other_n = other >= 0 ? parts[2 * other + 1] : 0;
   free(parts);
   if (st != CLS_OK) return st;
+  if (other >= 0)
+    return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT,
+                    "rank %d (host %s) has %d training samples and rank %d (host %s) %d: every rank must read the "
+                    "same training set (the same files at the same paths)",
+                    rank, cls_world_host(c->world, -1), n, other, cls_world_host(c->world, other), other_n);
   /* DeepSpeech drops the last partial global batch (drop_remainder): every rank takes as many steps. */
   const int steps = n / global, n_local = steps * local;
   if (steps == 0)
