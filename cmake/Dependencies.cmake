@@ -77,6 +77,18 @@ if(NOT ISAL_FOUND)
 endif()
 clspeech_found("ISA-L" "${ISAL_LINK_LIBRARIES} (version ${ISAL_VERSION})")
 
+# MPI (Open MPI) is optional: without it clspeech builds, and `train --horovod` says what to install.
+option(CLSPEECH_MPI "Build --horovod (several processes under MPI) when MPI is found" ON)
+if(CLSPEECH_MPI)
+  find_package(MPI QUIET COMPONENTS C)
+endif()
+if(MPI_C_FOUND)
+  clspeech_found("MPI" "${MPI_C_LIBRARIES} (MPI ${MPI_C_VERSION}, ${MPIEXEC_EXECUTABLE})")
+else()
+  message(STATUS "[optional] MPI not found (or CLSPEECH_MPI=OFF): train --horovod is disabled. For it: "
+                 "apt-get install -y openmpi-bin libopenmpi-dev")
+endif()
+
 # PoCL is a run-time dependency (the CPU OpenCL driver), not a build one: report, never fail.
 file(GLOB CLSPEECH_ICDS /etc/OpenCL/vendors/*.icd)
 if(CLSPEECH_ICDS)

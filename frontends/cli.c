@@ -5,10 +5,25 @@
 
 #include <stdio.h>
 
+/* --horovod: this process's rank (-1: not one of several), its host, and the lowest level it prints. */
+static int log_rank = -1;
+static char log_host[256];
+static cls_log_level log_floor = CLS_LOG_NOTICE;
+
+void cli_log_rank(int rank, const char *host, int verbose) {
+  log_rank = rank;
+  snprintf(log_host, sizeof log_host, "%s", host);
+  log_floor = rank > 0 && !verbose ? CLS_LOG_WARNING : CLS_LOG_NOTICE;
+}
+
 static void log_to_stderr(void *user, cls_log_level level, const char *message) {
   (void)user;
+  if (level < log_floor) return;
   const char *prefix = level >= CLS_LOG_ERROR ? "error: " : level >= CLS_LOG_WARNING ? "warning: " : "";
-  fprintf(stderr, "clspeech: %s%s\n", prefix, message);
+  if (log_rank > 0)
+    fprintf(stderr, "clspeech: rank %d (%s): %s%s\n", log_rank, log_host, prefix, message);
+  else
+    fprintf(stderr, "clspeech: %s%s\n", prefix, message);
 }
 
 int cli_exit_status(cls_status status) {

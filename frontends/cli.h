@@ -29,6 +29,10 @@ int cli_report(const char *command, cls_engine *engine, cls_status status);
 
 int cli_exit_status(cls_status status);
 
+/* --horovod: the engine's messages of rank `rank` > 0 are prefixed "rank R (host)" and only warnings
+ * and errors are printed (verbose 1: notices too, e.g. --log_placement); rank 0 prints as one process. */
+void cli_log_rank(int rank, const char *host, int verbose);
+
 /* Human-readable byte count: "21.5 GiB". */
 const char *cli_bytes(unsigned long long bytes, char *buf, unsigned long cap);
 

@@ -1,7 +1,9 @@
 /* `clspeech train`: DeepSpeech-compatible training with a tower on each selected OpenCL device
  * (DeepSpeech's flags and defaults), then the test report. Loads and validates the data sets, builds the trainer, loads or
  * initialises the parameters, runs the epochs with progress lines (and --metrics_files' loss after each validation,
- * summaries under --summary_dir), and evaluates --test_files. */
+ * summaries under --summary_dir), and evaluates --test_files. With --horovod under mpirun it starts MPI
+ * (cls_world_start): rank 0 alone prints progress, writes flags.txt and runs the test; the other ranks print
+ * their warnings prefixed with their rank; a rank that fails ends the whole job (cls_world_abort). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +71,20 @@ int cmd_train(int argc, char **argv) {
     cls_alphabet_destroy(alphabet);
     return CLI_EXIT_USAGE;
   }
+  int rank = 0, ranks = 1;
+  char host[256] = "", command[320] = "train";
+  if (f.horovod) {
+    char why[512];
+    cls_status wst = cls_world_start(&rank, &ranks, host, sizeof host, why, sizeof why);
+    if (wst != CLS_OK) {
+      fprintf(stderr, "clspeech train: --horovod: %s\n", why);
+      cls_mfcc_tables_destroy(tables);
+      cls_alphabet_destroy(alphabet);
+      return wst == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
+    }
+    cli_log_rank(ranks > 1 ? rank : -1, host, f.log_placement);
+    if (ranks > 1) snprintf(command, sizeof command, "train: rank %d of %d on host %s", rank, ranks, host);
+  }
   cls_dataset_options dopt = {alphabet, f.audio_sample_rate, tables->window, tables->step, f.reverse_train,
                               f.limit_train, f.strict};
   data_set *train = NULL, *dev = NULL, *test = NULL, *metrics = NULL;
@@ -90,10 +106,10 @@ int cmd_train(int argc, char **argv) {
   cls_trainer *trainer = NULL;
   int sel[CLS_MAX_DEVICES], n_sel = 0;
   cls_status st = CLS_OK;
-  if (!rc) rc = cli_open_devices("train", f.devices, &engine, sel, CLS_MAX_DEVICES, &n_sel);
+  if (!rc) rc = cli_open_devices(command, f.devices, &engine, sel, CLS_MAX_DEVICES, &n_sel);
   if (!rc) {
     const int training = n_train > 0 && f.epochs > 0, used = training ? n_sel : 1;
-    for (int i = 0; i < used; i++) {
+    for (int i = 0; i < used && rank == 0; i++) {
       const cls_device_info *d = cls_engine_device(engine, sel[i]);
       fprintf(stderr, "clspeech: %s device %d:%d (%s)%s\n", training ? "training on" : "evaluating on",
               d->platform_index, d->device_index, d->name,
@@ -110,13 +126,13 @@ int cmd_train(int argc, char **argv) {
     /* Evaluation alone runs on the first device: towers are for training. */
     if (!training) opt.towers_per_device = 1;
     st = cls_trainer_create(engine, sel, used, &opt, max_batch, max_frames, max_labels, &trainer);
-    if (st != CLS_OK) rc = cli_report("train", engine, st);
+    if (st != CLS_OK) rc = cli_report(command, engine, st);
   }
   progress_printer progress;
   progress_init(&progress, f.show_progressbar);
   if (!rc && n_train > 0 && f.epochs > 0) {
     st = cls_trainer_load(trainer, f.load_train_mode, 0);
-    if (st == CLS_OK) {
+    if (st == CLS_OK && rank == 0) {
       char path[4200];
       snprintf(path, sizeof path, "%s/flags.txt", f.save_checkpoint_dir);
       if (cls_make_dirs(f.save_checkpoint_dir) != CLS_OK || train_flags_write(&f, path) != 0)
@@ -126,20 +142,22 @@ int cmd_train(int argc, char **argv) {
       if (cls_checkpoint_describe(f.save_checkpoint_dir, f.alphabet_config_path, f.audio_sample_rate, f.feature_win_len,
                                   f.feature_win_step, why, sizeof why) != CLS_OK)
         fprintf(stderr, "clspeech: warning: %s\n", why);
+    }
+    if (st == CLS_OK) {
       cls_eval_set *dev_sets = calloc((size_t)(n_dev + n_metrics + 1), sizeof *dev_sets);
       for (int i = 0; i < n_dev; i++) dev_sets[i] = (cls_eval_set){dev[i].name, dev[i].utts, dev[i].n};
       for (int i = 0; i < n_metrics; i++)
         dev_sets[n_dev + i] = (cls_eval_set){metrics[i].name, metrics[i].utts, metrics[i].n};
       st = cls_trainer_train_with_metrics(trainer, train[0].utts, train[0].n, dev_sets, n_dev, dev_sets + n_dev,
-                                          n_metrics, progress_print, &progress);
+                                          n_metrics, rank == 0 ? progress_print : NULL, &progress);
       free(dev_sets);
     }
-    if (st != CLS_OK) rc = cli_report("train", engine, st);
-    else
+    if (st != CLS_OK) rc = cli_report(command, engine, st);
+    else if (rank == 0)
       fprintf(stderr, "clspeech: FINISHED optimization (global step %lld)\n",
               (long long)cls_trainer_state(trainer)->global_step);
   }
-  if (!rc && n_test > 0) {
+  if (!rc && n_test > 0 && rank == 0) { /* the test set: rank 0 alone, as DeepSpeech */
     st = cls_trainer_load(trainer, f.load_evaluate_mode, 1);
     if (st != CLS_OK) rc = cli_report("train", engine, st);
     if (!rc) rc = test_report_run(engine, trainer, alphabet, &f, test, n_test, &progress);
@@ -152,5 +170,11 @@ int cmd_train(int argc, char **argv) {
   data_sets_free(test, n_test);
   cls_mfcc_tables_destroy(tables);
   cls_alphabet_destroy(alphabet);
+  if (rc && ranks > 1) {
+    fprintf(stderr, "clspeech train: rank %d of %d on host %s failed (exit status %d): ending every rank's process\n",
+            rank, ranks, host, rc);
+    cls_world_abort(rc);
+  }
+  if (f.horovod) cls_world_stop();
   return rc;
 }

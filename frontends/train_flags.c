@@ -143,6 +143,7 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
   I(replica_check_steps, "compare the towers' parameter replicas every N steps (0: never)");
   B(overlap_reduction, "read each layer's gradient back while the backward pass goes on");
   B(log_placement, "print each tower's device, queues, programs, batch share and buffer sizes");
+  B(horovod, "train with the other processes of an MPI job (mpirun): gradients averaged across them, lr x ranks");
   I(limit_train, "at most this many training samples (0: all)");
   I(limit_dev, "at most this many validation samples (0: all)");
   I(limit_test, "at most this many test samples (0: all)");
@@ -182,6 +183,8 @@ int train_flags_finish(train_flags *f, const char *command) {
   /* The numeric flags were checked against their rules (flag_rules.c) while parsing. */
   if (cls_strategy_parse(f->strategy, &f->strategy_mode) != CLS_OK)
     bad = "--strategy must be hybrid, sync or async";
+  else if (f->horovod && f->strategy_mode == CLS_STRATEGY_ASYNC)
+    bad = "--horovod trains with --strategy hybrid or sync, not async";
   else if (cls_balance_parse(f->balance, &f->balance_mode) != CLS_OK) bad = "--balance must be auto or equal";
   else if (cls_load_mode_parse(f->load_train, &f->load_train_mode) != CLS_OK) {
     snprintf(why, sizeof why, "--load_train must be auto, best, last or init, not \"%s\"", f->load_train);
@@ -237,6 +240,7 @@ cls_train_options train_flags_options(const train_flags *f, int n_classes) {
   o.replica_check_steps = f->replica_check_steps;
   o.no_overlap = !f->overlap_reduction;
   o.log_placement = f->log_placement;
+  o.horovod = f->horovod;
   o.summary_dir = f->summary_dir;
   o.summary_steps = f->summary_steps;
   return o;

@@ -32,7 +32,7 @@ typedef struct train_flags {
   int summary_steps;
   const char *strategy, *balance;
   int towers_per_device, replica_check_steps;
-  bool overlap_reduction, log_placement;
+  bool overlap_reduction, log_placement, horovod;
   const char *audio; /* transcribe */
   /* The values of --strategy, --balance, --load_train and --load_evaluate (train_flags_finish). */
   cls_strategy strategy_mode;

@@ -19,6 +19,8 @@ packages=(
   python3                                   # a test reads checkpoints with Python's standard library
   python3-venv                              # the tests' venv with TensorBoard (PyPI), which reads our summaries
   clang libclang-rt-14-dev                  # the libFuzzer targets (tests/fuzz, label fuzz)
+  openmpi-bin libopenmpi-dev                # --horovod: several processes under mpirun (optional at build time)
+  iproute2                                  # the mpi tests' two network namespaces (ip netns, veth)
 )
 missing=()
 for p in "${packages[@]}"; do

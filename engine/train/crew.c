@@ -14,6 +14,23 @@
 static void log_placement(cls_crew *c);
 static cls_status warm_up(cls_crew *c);
 
+/* Several ranks: every rank must train the same model (one buffer size for the step's reduction). */
+static cls_status agree(cls_crew *c) {
+  const int ranks = cls_world_size(c->world);
+  uint64_t mine = c->n_params, *all = calloc((size_t)ranks, sizeof *all);
+  if (!all) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  cls_status st = cls_world_gather(c->world, &mine, sizeof mine, all);
+  for (int r = 0; st == CLS_OK && r < ranks; r++)
+    if (all[r] != all[0])
+      st = cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT,
+                    "rank %d (host %s) has a model of %llu parameters and rank 0 (host %s) one of %llu: every rank "
+                    "needs the same --n_hidden and alphabet",
+                    r, cls_world_host(c->world, r), (unsigned long long)all[r], cls_world_host(c->world, 0),
+                    (unsigned long long)all[0]);
+  free(all);
+  return st;
+}
+
 cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, const cls_train_options *o, int max_batch,
                            int max_frames, int max_label, cls_crew **out) {
   *out = NULL;
@@ -39,6 +56,12 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
   c->max_frames = max_frames;
   c->max_label = max_label > 0 ? max_label : 1;
   pthread_mutex_init(&c->fault_lock, NULL);
+  cls_status wst = cls_world_open(e, o->horovod, &c->world);
+  if (wst != CLS_OK) {
+    pthread_mutex_destroy(&c->fault_lock);
+    free(c);
+    return wst;
+  }
   cls_param_view views[CLS_MODEL_N_TENSORS];
   c->n_params = cls_model_layout(&o->model, views);
   char err[1024];
@@ -77,6 +100,7 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
                        d ? d->device_index : -1, d ? d->name : "?");
     }
   }
+  if (st == CLS_OK && cls_world_size(c->world) > 1) st = agree(c);
   if (st == CLS_OK && o->log_placement) log_placement(c);
   if (st == CLS_OK && c->n_towers > 1) st = warm_up(c);
   if (st != CLS_OK) {
@@ -102,6 +126,7 @@ void cls_crew_destroy(cls_crew *c) {
   free(c->check_lead);
   free(c->check_other);
   pthread_mutex_destroy(&c->fault_lock);
+  cls_world_close(c->world);
   free(c);
 }
 
@@ -194,6 +219,53 @@ cls_status cls_crew_check_replicas(cls_crew *c) {
   return st;
 }
 
+cls_status cls_crew_check_ranks(cls_crew *c) {
+  const int ranks = cls_world_size(c->world);
+  if (ranks == 1) return CLS_OK;
+  uint64_t *sums = calloc((size_t)ranks, sizeof *sums);
+  if (!sums) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  cls_status st = cls_crew_read_state(c, c->params, NULL, NULL);
+  /* A rank that cannot read its parameters still takes part (checksum 0), so that no rank waits alone. */
+  uint64_t mine = st == CLS_OK ? cls_world_checksum(c->params, c->n_params) : 0;
+  cls_status gst = cls_world_gather(c->world, &mine, sizeof mine, sums);
+  if (st == CLS_OK) st = gst;
+  char differ[512] = "";
+  int n_differ = 0;
+  const uint64_t lead = sums[0];
+  for (int r = 1; st == CLS_OK && r < ranks; r++)
+    if (sums[r] != lead && ++n_differ && strlen(differ) < 400)
+      snprintf(differ + strlen(differ), sizeof differ - strlen(differ), "%srank %d (host %s, checksum %016llx)",
+               *differ ? "; " : "", r, cls_world_host(c->world, r), (unsigned long long)sums[r]);
+  free(sums);
+  if (st == CLS_OK && n_differ)
+    st = cls_fail(c->e, CLS_ERR_DIVERGED,
+                  "replica check across ranks at step %lld: %s no longer hold%s rank 0's parameters (host %s, checksum "
+                  "%016llx)",
+                  (long long)c->state.global_step, differ, n_differ > 1 ? "" : "s", cls_world_host(c->world, 0),
+                  (unsigned long long)lead);
+  return st;
+}
+
+cls_status cls_crew_share_state(cls_crew *c, cls_status status) {
+  if (cls_world_size(c->world) == 1) return status;
+  int code = (int)status;
+  cls_status st = cls_world_broadcast(c->world, &code, sizeof code);
+  if (st != CLS_OK) return st;
+  if (code != CLS_OK)
+    return cls_world_rank(c->world) == 0
+               ? status
+               : cls_fail(c->e, CLS_ERR_WORLD, "rank 0 (host %s) could not make the initial state: %s",
+                          cls_world_host(c->world, 0), cls_status_string((cls_status)code));
+  /* Rank 0's staging buffers hold what it just loaded or initialised. */
+  const size_t pb = c->n_params * sizeof(float);
+  st = cls_world_broadcast(c->world, c->params, pb);
+  if (st == CLS_OK) st = cls_world_broadcast(c->world, c->m, pb);
+  if (st == CLS_OK) st = cls_world_broadcast(c->world, c->v, pb);
+  if (st == CLS_OK) st = cls_world_broadcast(c->world, &c->state, sizeof c->state);
+  if (st == CLS_OK && cls_world_rank(c->world) != 0) st = cls_crew_write_state(c, c->params, c->m, c->v);
+  return st;
+}
+
 /* ---- placement and warm-up ---- */
 
 /* Logs where each tower lives. */
@@ -201,6 +273,13 @@ static void log_placement(cls_crew *c) {
   const cls_train_options *o = &c->o;
   const int live = cls_crew_count(c), hybrid = o->strategy == CLS_STRATEGY_HYBRID;
   const int balance_auto = o->balance == CLS_BALANCE_AUTO;
+  const int ranks = cls_world_size(c->world);
+  if (ranks > 1)
+    cls_log(c->e, CLS_LOG_NOTICE,
+            "placement: rank %d of %d on host %s: %d local tower%s, this rank's part of each global batch %d; "
+            "gradients summed across ranks by MPI_Allreduce on the host buffer",
+            cls_world_rank(c->world), ranks, cls_world_host(c->world, -1), live, live == 1 ? "" : "s",
+            hybrid ? o->train_batch_size * live : o->train_batch_size);
   cls_log(c->e, CLS_LOG_NOTICE,
           "placement: %d tower%s, strategy %s, balance %s, gradient read-back %s, global batch %d", live,
           live == 1 ? "" : "s", cls_strategy_name(o->strategy), cls_balance_name(o->balance),
@@ -277,7 +356,7 @@ cls_status cls_crew_write_state(cls_crew *c, const float *p, const float *m, con
 
 cls_status cls_crew_save_staged(cls_crew *c, const char *kind) {
   const char *dir = c->o.save_checkpoint_dir;
-  if (!dir || !*dir) return CLS_OK;
+  if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
   char path[4400], err[1024];
   if (cls_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, c->params, c->m, c->v, &c->state, path,
                              sizeof path, err, sizeof err) != CLS_OK)
@@ -289,7 +368,7 @@ cls_status cls_crew_save_staged(cls_crew *c, const char *kind) {
 
 cls_status cls_crew_save(cls_crew *c, const char *kind) {
   const char *dir = c->o.save_checkpoint_dir;
-  if (!dir || !*dir) return CLS_OK;
+  if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
   cls_status st = cls_crew_read_state(c, c->params, c->m, c->v);
   return st == CLS_OK ? cls_crew_save_staged(c, kind) : st;
 }
@@ -299,7 +378,10 @@ int cls_crew_checkpoint_due(const cls_crew *c) {
 }
 
 int cls_crew_out_of_time(cls_crew *c) {
-  if (!c->out_of_time && c->deadline_ms > 0 && cls_now_ms() > c->deadline_ms) c->out_of_time = 1;
+  if (!c->out_of_time && c->deadline_ms > 0 && cls_now_ms() > c->deadline_ms) {
+    c->time_up = 1;
+    if (cls_world_size(c->world) == 1) c->out_of_time = 1;
+  }
   return c->out_of_time;
 }
 

@@ -17,6 +17,7 @@
 #include "device/engine.h"
 #include "model/tower.h"
 #include "train/summaries.h"
+#include "train/world.h"
 
 /* A tower's seat, with the per-tower scratch the strategies' threads work in. */
 typedef struct cls_crew_slot {
@@ -52,6 +53,10 @@ typedef struct cls_crew {
   double last_save_ms;       /* when the last checkpoint was saved (--checkpoint_secs) */
   double deadline_ms;        /* max_train_seconds as a cls_now_ms() time (0: none) */
   int out_of_time;
+  int time_up;               /* this rank's clock passed the deadline (several ranks: out_of_time follows the step's
+                                reduction, so that every rank stops after the same step) */
+  cls_world *world;          /* the processes training together (--horovod), or this one alone */
+  int rank_first;            /* this epoch: the index of this rank's first utterance in each global batch */
   int fault_fired;           /* the fault option has fired (once) */
   cls_summaries *summaries;  /* TensorBoard summaries of the training run (the loop opens them; NULL: none) */
   pthread_mutex_t fault_lock;
@@ -88,18 +93,26 @@ cls_status cls_crew_perturb_if_due(cls_crew *crew);
  * the tower, its device and the first difference. */
 cls_status cls_crew_check_replicas(cls_crew *crew);
 
+/* The replica check across ranks: every rank's checksum of its lead tower's parameters; CLS_ERR_DIVERGED
+ * naming the ranks and hosts that differ from rank 0. Collective. */
+cls_status cls_crew_check_ranks(cls_crew *crew);
+/* Rank 0's state (parameters, Adam slots and crew->state) onto every rank's towers; `status` is rank 0's
+ * outcome of making it (a load), shared first so that the other ranks fail too. Collective. */
+cls_status cls_crew_share_state(cls_crew *crew, cls_status status);
+
 /* The lead tower's state into host buffers (any may be NULL). */
 cls_status cls_crew_read_state(cls_crew *crew, float *params, float *m, float *v);
 /* A state onto every live tower (m, v may be NULL: kept). */
 cls_status cls_crew_write_state(cls_crew *crew, const float *params, const float *m, const float *v);
 /* Saves a "train" or "best_dev" checkpoint of the lead tower's state with crew->state, through the
- * staging buffers (no-op without a save directory). */
+ * staging buffers (no-op without a save directory, or on ranks other than 0). */
 cls_status cls_crew_save(cls_crew *crew, const char *kind);
 /* Saves a checkpoint of the staging buffers as they stand (the async master copy). */
 cls_status cls_crew_save_staged(cls_crew *crew, const char *kind);
 /* 1 when --checkpoint_secs asks for a train checkpoint now. */
 int cls_crew_checkpoint_due(const cls_crew *crew);
-/* 1 (and out_of_time set) once the training time limit has passed. */
+/* 1 (and out_of_time set) once the training time limit has passed (several ranks: once a step's
+ * reduction said that one rank's had). */
 int cls_crew_out_of_time(cls_crew *crew);
 
 /* Starts a batch loader over u[0 .. n) in batches of `batch` with the crew's feature settings. */

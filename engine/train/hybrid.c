@@ -6,6 +6,12 @@
  * the towers' gradients arrive, and sends g back to every tower, which applies Adam to its own
  * replica. A tower whose device fails is dropped and the step redone on the others.
  *
+ * Under --horovod (several ranks, world.h) each rank takes its own part of every global batch (the
+ * epoch's sharding, run_sharded), weights its towers' gradients by their utterance counts, and one
+ * in-place MPI_Allreduce of the host buffer (world_step) sums the ranks' gradients together with
+ * their counts, loss sums, deadline flags and step times; every rank then scales by the global count
+ * and applies the same mean gradient at the learning rate times the number of ranks.
+ *
  * Why one host thread per tower: a step has blocking points (the batch upload, the loss read-back
  * that the CTC report needs, the waits on the gradient reads) and CLBlast enqueues from the calling
  * thread, so one thread driving every queue would serialise the towers at each of them. (The
@@ -22,6 +28,10 @@
 #include "train/strategy.h"
 
 enum { MAX_RANGES = 16 }; /* gradient ranges a tower hands over in one step (its layers) */
+/* What a rank adds after its gradient in the host buffer, for the step's one reduction across ranks:
+   its utterance count, its loss sum, its audio seconds, its deadline flag, then one step time per rank (its
+   own slot set). */
+enum { EXTRA_COUNT, EXTRA_LOSS, EXTRA_AUDIO, EXTRA_TIME_UP, EXTRA_MS };
 
 struct cls_hybrid {
   cls_crew *c;
@@ -40,6 +50,11 @@ struct cls_hybrid {
   /* the towers that worked on the last step (its summary) */
   cls_crew_slot *workers[CLS_MAX_TOWERS];
   int n_workers;
+  /* several ranks: per rank, the sum of its step times; the steps summed; the time in MPI_Allreduce */
+  double *rank_ms, allreduce_ms;
+  int64_t world_steps;
+  double *last_rank_ms, last_allreduce_ms; /* the last step's, for its summary */
+  double step_audio;                       /* the last step's audio seconds, over every rank */
 };
 
 cls_status cls_hybrid_create(cls_crew *c, cls_hybrid **out) {
@@ -50,12 +65,15 @@ cls_status cls_hybrid_create(cls_crew *c, cls_hybrid **out) {
   pthread_mutex_init(&h->lock, NULL);
   const int per_step = c->o.train_batch_size * c->n_towers;
   const int n_losses = c->capacity > per_step ? c->capacity : per_step;
-  const size_t pb = c->n_params * sizeof(float);
+  const int ranks = cls_world_size(c->world);
+  const size_t pb = (c->n_params + (ranks > 1 ? EXTRA_MS + (size_t)ranks : 0)) * sizeof(float);
   h->gbuf[0] = malloc(pb);
   h->gbuf[1] = malloc(pb);
   h->g = h->gbuf[0];
   h->losses = malloc((size_t)n_losses * sizeof(float));
-  if (!h->gbuf[0] || !h->gbuf[1] || !h->losses) {
+  h->rank_ms = calloc((size_t)ranks, sizeof *h->rank_ms);
+  h->last_rank_ms = calloc((size_t)ranks, sizeof *h->last_rank_ms);
+  if (!h->gbuf[0] || !h->gbuf[1] || !h->losses || !h->rank_ms || !h->last_rank_ms) {
     cls_hybrid_destroy(h);
     return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", c->n_params);
   }
@@ -74,6 +92,8 @@ void cls_hybrid_destroy(cls_hybrid *h) {
   free(h->gbuf[0]);
   free(h->gbuf[1]);
   free(h->losses);
+  free(h->rank_ms);
+  free(h->last_rank_ms);
   pthread_mutex_destroy(&h->lock);
   free(h);
 }
@@ -136,14 +156,18 @@ static void take_reduce_buffer(cls_hybrid *h) {
  * only >= 0: the sync strategy's turn (the only tower that works this step, among the live ones). */
 static cls_status gradient_step(cls_hybrid *h, const cls_host_batch *b, int only) {
   cls_crew *c = h->c;
-  const int balance_auto = c->o.balance == CLS_BALANCE_AUTO;
+  const int balance_auto = c->o.balance == CLS_BALANCE_AUTO, ranks = cls_world_size(c->world);
   take_reduce_buffer(h);
   for (;;) {
     cls_crew_slot *live[CLS_MAX_TOWERS];
     int k = 0;
     for (int i = 0; i < c->n_towers; i++)
       if (c->towers[i].tower) live[k++] = &c->towers[i];
-    if (k == 0) return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed; the last error was: %s", c->e->error);
+    if (k == 0) {
+      char last[CLS_ERROR_CAP]; /* the engine's error text is also where cls_fail writes */
+      snprintf(last, sizeof last, "%s", c->e->error);
+      return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed; the last error was: %s", last);
+    }
     if (only >= 0) {
       live[0] = live[only % k];
       k = 1;
@@ -170,12 +194,15 @@ static cls_status gradient_step(cls_hybrid *h, const cls_host_batch *b, int only
       s->status = CLS_OK;
       if (!s->share) continue;
       h->reduce_src[h->n_active] = s->grad;
-      h->reduce_w[h->n_active] = (float)s->share / (float)b->batch;
+      /* One rank: the mean, sum_i (n_i/N) g_i. Several: the count-weighted sum, divided by the global
+         count after the reduction across ranks (world_step). */
+      h->reduce_w[h->n_active] = ranks > 1 ? (float)s->share : (float)s->share / (float)b->batch;
       h->n_active++;
       jobs[i] = (step_job){h, s, b, {{0}, 0, 0, 0}, !c->o.no_overlap};
       memcpy(jobs[i].drop.rate, c->o.dropout, sizeof jobs[i].drop.rate);
       jobs[i].drop.seed = c->state.random_seed;
       jobs[i].drop.step = (uint32_t)c->state.global_step;
+      jobs[i].drop.utterance_offset = c->rank_first; /* the same dropout masks whatever the ranks */
     }
     /* One worker runs on this thread; the others get their own. */
     int inline_job = -1;
@@ -237,7 +264,9 @@ static cls_status apply_step(cls_hybrid *h) {
     cls_crew_slot *s = &c->towers[i];
     if (!s->tower) continue;
     cls_adam_state mine = c->state.adam;
-    cls_status st = cls_tower_apply(s->tower, h->g, c->state.learning_rate, c->o.beta1, c->o.beta2, c->o.epsilon, &mine,
+    /* DeepSpeech's Horovod rule: the (checkpointed, base) learning rate times the number of ranks. */
+    const float lr = c->state.learning_rate * (float)cls_world_size(c->world);
+    cls_status st = cls_tower_apply(s->tower, h->g, lr, c->o.beta1, c->o.beta2, c->o.epsilon, &mine,
                                     &h->uploads[h->parity][i]);
     if (st == CLS_OK) {
       next = mine;
@@ -248,20 +277,85 @@ static cls_status apply_step(cls_hybrid *h) {
       return st;
     }
   }
-  if (!applied) return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed: %s", c->e->error);
+  if (!applied) {
+    char last[CLS_ERROR_CAP];
+    snprintf(last, sizeof last, "%s", c->e->error);
+    return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed: %s", last);
+  }
   c->state.adam = next;
   return CLS_OK;
 }
 
+/* After gradient_step: *mean, the step's mean loss; with several ranks the sum across ranks of the
+ * count-weighted gradients (then divided by the global count), of the counts, loss sums, deadline
+ * flags (out_of_time set on every rank when one rank's deadline passed) and step times, in one
+ * in-place MPI_Allreduce of h->g and its extras. */
+static cls_status world_step(cls_hybrid *h, const cls_host_batch *b, double step_ms, double *mean) {
+  cls_crew *c = h->c;
+  double local = 0;
+  for (int i = 0; i < b->batch; i++) local += h->losses[i];
+  const int ranks = cls_world_size(c->world);
+  h->step_audio = b->audio_seconds;
+  if (ranks == 1) {
+    *mean = local / b->batch;
+    return CLS_OK;
+  }
+  float *x = h->g + c->n_params;
+  memset(x, 0, (EXTRA_MS + (size_t)ranks) * sizeof(float));
+  x[EXTRA_COUNT] = (float)b->batch;
+  x[EXTRA_LOSS] = (float)local;
+  x[EXTRA_AUDIO] = (float)b->audio_seconds;
+  x[EXTRA_TIME_UP] = (float)c->time_up;
+  x[EXTRA_MS + cls_world_rank(c->world)] = (float)step_ms;
+  double t0 = cls_now_ms();
+  cls_status st = cls_world_sum(c->world, h->g, c->n_params + EXTRA_MS + (size_t)ranks);
+  h->last_allreduce_ms = cls_now_ms() - t0;
+  h->allreduce_ms += h->last_allreduce_ms;
+  if (st != CLS_OK) return st;
+  const float total = x[EXTRA_COUNT], scale = 1.0f / total;
+  for (size_t i = 0; i < c->n_params; i++) h->g[i] *= scale;
+  *mean = (double)x[EXTRA_LOSS] / (double)total;
+  h->step_audio = x[EXTRA_AUDIO];
+  if (x[EXTRA_TIME_UP] > 0) c->out_of_time = 1;
+  for (int r = 0; r < ranks; r++) {
+    h->last_rank_ms[r] = x[EXTRA_MS + r];
+    h->rank_ms[r] += x[EXTRA_MS + r];
+  }
+  h->world_steps++;
+  return CLS_OK;
+}
+
 cls_status cls_hybrid_step(cls_hybrid *h, const cls_host_batch *b) {
+  double t0 = cls_now_ms(), mean = 0;
   cls_status st = gradient_step(h, b, -1);
-  double mean = 0;
-  for (int i = 0; st == CLS_OK && i < b->batch; i++) mean += h->losses[i];
+  if (st == CLS_OK) st = world_step(h, b, cls_now_ms() - t0, &mean);
   if (st == CLS_OK && isfinite(mean)) {
     st = apply_step(h);
     if (st == CLS_OK) h->c->state.global_step++;
   }
   return st;
+}
+
+/* Several ranks, at an epoch's end (rank 0): each rank's mean step time (the straggler named when its
+ * steps take 50% and 20 ms longer than the fastest rank's) and the mean time in MPI_Allreduce per step. */
+static void log_ranks(cls_crew *c, cls_hybrid *h, int epoch) {
+  const int ranks = cls_world_size(c->world);
+  char text[1024] = "";
+  int slow = 0, fast = 0;
+  for (int r = 0; r < ranks; r++) {
+    if (strlen(text) < 900)
+      snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d (%s) %.1f ms", r ? ", " : "", r,
+               cls_world_host(c->world, r), h->rank_ms[r] / (double)h->world_steps);
+    if (h->rank_ms[r] > h->rank_ms[slow]) slow = r;
+    if (h->rank_ms[r] < h->rank_ms[fast]) fast = r;
+  }
+  cls_log(c->e, CLS_LOG_NOTICE, "Epoch %d: step time by rank: %s; MPI_Allreduce %.2f ms per step (%zu floats)", epoch,
+          text, h->allreduce_ms / (double)h->world_steps, c->n_params + EXTRA_MS + (size_t)ranks);
+  const double steps = (double)h->world_steps;
+  if (slow != fast && h->rank_ms[slow] > 1.5 * h->rank_ms[fast] && (h->rank_ms[slow] - h->rank_ms[fast]) / steps > 20)
+    cls_log(c->e, CLS_LOG_WARNING, "Epoch %d: rank %d on host %s is the straggler: its steps took %.0f%% longer than "
+            "rank %d's (host %s), and every rank waits for it", epoch, slow, cls_world_host(c->world, slow),
+            100.0 * (h->rank_ms[slow] / h->rank_ms[fast] - 1.0), fast, cls_world_host(c->world, fast));
 }
 
 cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n, int global, int one_at_a_time,
@@ -278,13 +372,14 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
   int64_t steps = 0, total = n / global, turn = 0;
   for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
     if (b->status != CLS_OK) st = cls_fail(c->e, b->status, "%s", b->err);
+    double step_t0 = cls_now_ms(), mean = 0;
     if (st == CLS_OK) st = gradient_step(h, b, one_at_a_time ? (int)(turn++) : -1);
+    if (st == CLS_OK) st = world_step(h, b, cls_now_ms() - step_t0, &mean);
     if (st == CLS_OK) {
-      double mean = 0;
-      for (int i = 0; i < b->batch; i++) mean += h->losses[i];
-      mean /= b->batch;
       if (!isfinite(mean)) {
-        cls_crew_warn_nonfinite(c, b, h->losses, u);
+        double local = 0;
+        for (int i = 0; i < b->batch; i++) local += h->losses[i];
+        if (!isfinite(local)) cls_crew_warn_nonfinite(c, b, h->losses, u);
       } else {
         st = apply_step(h);
         if (st == CLS_OK) {
@@ -296,15 +391,20 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
             for (int i = 0; i < h->n_workers; i++)
               parts[i] = (cls_tower_summary){h->workers[i]->index, h->workers[i]->ms,
                                              (double)h->workers[i]->share / (double)b->batch, -1};
-            st = cls_crew_summarize_step(c, mean, b->audio_seconds, (cls_now_ms() - last_end) / 1e3, parts,
+            st = cls_crew_summarize_step(c, mean, h->step_audio, (cls_now_ms() - last_end) / 1e3, parts,
                                          h->n_workers, NULL);
+            if (h->world_steps > 0)
+              cls_summaries_ranks(c->summaries, c->state.global_step, h->last_rank_ms, cls_world_size(c->world),
+                                  h->last_allreduce_ms);
           }
         }
         if (st == CLS_OK) st = cls_crew_perturb_if_due(c);
-        if (st == CLS_OK && c->o.replica_check_steps > 0 && c->state.global_step % c->o.replica_check_steps == 0)
+        if (st == CLS_OK && c->o.replica_check_steps > 0 && c->state.global_step % c->o.replica_check_steps == 0) {
           st = cls_crew_check_replicas(c);
+          if (st == CLS_OK) st = cls_crew_check_ranks(c);
+        }
       }
-      audio += b->audio_seconds;
+      audio += h->step_audio; /* every rank's: the progress line's audio-s/s is the whole run's */
       cls_crew_report(progress, user, "Training", "train", epoch, steps, total, loss_sum, t0, audio, 0);
       last_end = cls_now_ms();
     }
@@ -313,6 +413,7 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
     if (cls_crew_out_of_time(c)) break;
   }
   cls_loader_stop(l);
+  if (st == CLS_OK && h->world_steps > 0 && cls_world_rank(c->world) == 0) log_ranks(c, h, epoch);
   cls_hybrid_destroy(h);
   if (st == CLS_OK && cls_crew_count(c) > 1) {
     char shares[512] = "";
@@ -326,19 +427,58 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
   return st;
 }
 
+cls_status cls_hybrid_sharded_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n, int local,
+                                    int one_at_a_time, cls_progress_fn progress, void *user) {
+  const int ranks = cls_world_size(c->world), rank = cls_world_rank(c->world);
+  /* Every rank's part of a global batch, and its training set's size (which must agree, or the ranks
+     would take different numbers of steps and wait for each other for ever). */
+  int mine2[2] = {local, n}, *parts = calloc((size_t)ranks * 2, sizeof *parts);
+  if (!parts) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  cls_status st = cls_world_gather(c->world, mine2, sizeof mine2, parts);
+  int global = 0, first = 0, other = -1;
+  for (int r = 0; r < ranks; r++) {
+    if (r == rank) first = global;
+    global += parts[2 * r];
+    if (parts[2 * r + 1] != n && other < 0) other = r;
+  }
+  const int other_n = other >= 0 ? parts[2 * other + 1] : 0;
+  free(parts);
+  if (st != CLS_OK) return st;
+  if (other >= 0)
+    return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT,
+                    "rank %d (host %s) has %d training samples and rank %d (host %s) %d: every rank must read the "
+                    "same training set (the same files at the same paths)",
+                    rank, cls_world_host(c->world, -1), n, other, cls_world_host(c->world, other), other_n);
+  /* DeepSpeech drops the last partial global batch (drop_remainder): every rank takes as many steps. */
+  const int steps = n / global, n_local = steps * local;
+  if (steps == 0)
+    return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT,
+                    "fewer training samples (%d) than one global batch of %d ranks (%d; this rank's part %d)", n,
+                    ranks, global, local);
+  cls_utterance *mine = malloc((size_t)n_local * sizeof *mine);
+  if (!mine) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %d utterances", n_local);
+  for (int k = 0; k < steps; k++) memcpy(mine + (size_t)k * local, u + (size_t)k * global + first, local * sizeof *u);
+  c->rank_first = first;
+  st = cls_hybrid_run_epoch(c, epoch, mine, n_local, local, one_at_a_time, progress, user);
+  c->rank_first = 0;
+  free(mine);
+  return st;
+}
+
 cls_status cls_hybrid_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n, cls_progress_fn progress,
                             void *user) {
-  const int B = c->o.train_batch_size;
+  const int B = c->o.train_batch_size, ranks = cls_world_size(c->world);
   int towers = cls_crew_count(c);
   /* --train_batch_size per tower, as DeepSpeech. A training set smaller than a global batch keeps
      the extra towers idle rather than failing. */
-  if (towers > 1 && n / B < towers) {
-    int use = n / B > 0 ? n / B : 1;
+  if (towers > 1 && n / ranks / B < towers) {
+    int use = n / ranks / B > 0 ? n / ranks / B : 1;
     if (epoch == 0)
       cls_log(c->e, CLS_LOG_WARNING, "%d training sample%s of --train_batch_size %d keep%s only %d of %d towers busy",
               n, n == 1 ? "" : "s", B, n == 1 ? "s" : "", use, towers);
     towers = use;
   }
+  if (ranks > 1) return cls_hybrid_sharded_epoch(c, epoch, u, n, B * towers, 0, progress, user);
   const int global = B * towers;
   /* DeepSpeech drops the last partial training batch (drop_remainder). */
   const int usable = n / global * global;

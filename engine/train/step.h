@@ -29,4 +29,10 @@ cls_status cls_hybrid_step(cls_hybrid *hybrid, const cls_host_batch *b);
 cls_status cls_hybrid_run_epoch(cls_crew *crew, int epoch, const cls_utterance *u, int n, int global, int one_at_a_time,
                                 cls_progress_fn progress, void *user);
 
+/* Several ranks (--horovod): an epoch of cls_hybrid_run_epoch over this rank's part of every global
+ * batch, `local` utterances of each (the ranks' parts, gathered, make the global batch; the last
+ * partial global batch is dropped, so that every rank takes the same number of steps). */
+cls_status cls_hybrid_sharded_epoch(cls_crew *crew, int epoch, const cls_utterance *u, int n, int local,
+                                    int one_at_a_time, cls_progress_fn progress, void *user);
+
 #endif

@@ -106,6 +106,20 @@ void cls_summaries_train_step(cls_summaries *s, int64_t step, double loss, doubl
   pthread_mutex_unlock(&s->lock);
 }
 
+void cls_summaries_ranks(cls_summaries *s, int64_t step, const double *rank_ms, int n_ranks, double allreduce_ms) {
+  if (!s) return;
+  pthread_mutex_lock(&s->lock);
+  cls_summary *m = s->summary;
+  cls_status st = cls_summary_scalar(m, "ranks/allreduce_ms", allreduce_ms);
+  for (int r = 0; st == CLS_OK && r < n_ranks; r++) {
+    char tag[64];
+    snprintf(tag, sizeof tag, "ranks/step_ms/%d", r);
+    st = cls_summary_scalar(m, tag, rank_ms[r]);
+  }
+  write_event(s, CLS_SUMMARY_TRAIN, step, st);
+  pthread_mutex_unlock(&s->lock);
+}
+
 int cls_summaries_variables_due(const cls_summaries *s, int64_t step) {
   return s && s->variable_steps > 0 && s->files[CLS_SUMMARY_TRAIN] && step % s->variable_steps == 0;
 }

@@ -53,6 +53,10 @@ void cls_summaries_close(cls_summaries *summaries);
 /* A training step's scalars at `step` (the global step after its update). */
 void cls_summaries_train_step(cls_summaries *summaries, int64_t step, double loss, double learning_rate,
                               double audio_s, double wall_s, const cls_tower_summary *towers, int n_towers);
+/* Several ranks (--horovod): a training step's time on each rank (ranks/step_ms/R, the straggler's
+ * trace) and its time in MPI_Allreduce (ranks/allreduce_ms), at `step`. */
+void cls_summaries_ranks(cls_summaries *summaries, int64_t step, const double *rank_ms, int n_ranks,
+                         double allreduce_ms);
 /* 1 when the variables' statistics are due at `step`. */
 int cls_summaries_variables_due(const cls_summaries *summaries, int64_t step);
 /* Room for the statistics of a step: [2 * CLS_MODEL_N_TENSORS] records, the parameters' tensors then

@@ -1,7 +1,7 @@
 /* The sync strategy, DeepSpeech's one-tower-at-a-time comparison: every step is one whole
  * --train_batch_size batch on one tower, the live towers taking the steps in turn, and the update
  * is applied on every replica so that they stay identical. It is hybrid's step (step.h) with one
- * working tower. */
+ * working tower (under --horovod one per rank, each rank taking its batch of the global one). */
 #include "device/log.h"
 #include "train/step.h"
 #include "train/strategy.h"
@@ -9,6 +9,8 @@
 cls_status cls_sync_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n, cls_progress_fn progress,
                           void *user) {
   const int B = c->o.train_batch_size;
+  /* Several ranks: each rank's turn tower takes a whole batch of every global batch. */
+  if (cls_world_size(c->world) > 1) return cls_hybrid_sharded_epoch(c, epoch, u, n, B, 1, progress, user);
   /* DeepSpeech drops the last partial training batch (drop_remainder). */
   const int usable = n / B * B;
   if (usable == 0)

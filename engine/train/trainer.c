@@ -3,7 +3,8 @@
  * dev sets, applies DeepSpeech's epoch rules (rules.h), saves checkpoints and reloads the best on a
  * plateau, evaluates the metrics sets, and opens and closes the run's summaries (summaries.h), which
  * the strategies fill through the crew; loading and initialising the parameters; and evaluation
- * passes on the lead tower. */
+ * passes on the lead tower. Under --horovod (world.h) rank 0 loads and broadcasts, the dev and
+ * metrics sets are split between the ranks and their losses summed, and rank 0 alone writes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -41,6 +42,9 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--balance must be auto or equal, not %d", (int)o->balance);
   if (o->fault.kind != CLS_FAULT_NONE && o->fault.kind != CLS_FAULT_FAIL && o->fault.kind != CLS_FAULT_PERTURB)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "unknown fault kind %d", (int)o->fault.kind);
+  /* async keeps its master copy on one host: across processes it would need a parameter server. */
+  if (o->horovod && o->strategy == CLS_STRATEGY_ASYNC)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--horovod trains with --strategy hybrid or sync, not async");
   cls_trainer *t = calloc(1, sizeof *t);
   if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   cls_status st = cls_crew_create(e, devices, n_devices, o, max_batch, max_frames, max_label, &t->crew);
@@ -118,7 +122,17 @@ static cls_status load_file(cls_crew *c, const char *path, int keep_flag_lr) {
   return CLS_OK;
 }
 
+static cls_status load_here(cls_trainer *t, cls_load_mode mode, int evaluation);
+
 cls_status cls_trainer_load(cls_trainer *t, cls_load_mode mode, int evaluation) {
+  cls_crew *c = t->crew;
+  /* Several ranks training: rank 0 loads or initialises (its folders), then every rank takes its state. */
+  if (cls_world_size(c->world) == 1 || evaluation) return load_here(t, mode, evaluation);
+  cls_status st = cls_world_rank(c->world) == 0 ? load_here(t, mode, evaluation) : CLS_OK;
+  return cls_crew_share_state(c, st);
+}
+
+static cls_status load_here(cls_trainer *t, cls_load_mode mode, int evaluation) {
   cls_crew *c = t->crew;
   const cls_train_options *o = &c->o;
   const char *dir = o->load_checkpoint_dir;
@@ -195,6 +209,37 @@ cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int bat
                   steps_out);
 }
 
+/* An evaluation pass for the loop: with several ranks each takes every ranks-th batch of the set
+ * and the ranks' loss sums and step counts are summed, so that every rank has the same mean. */
+static cls_status evaluate_shared(cls_trainer *t, const cls_eval_set *set, const char *phase,
+                                  cls_summary_set summary_set, cls_progress_fn progress, void *user,
+                                  double *mean_loss, int64_t *steps_out) {
+  cls_crew *c = t->crew;
+  const int ranks = cls_world_size(c->world), rank = cls_world_rank(c->world), B = c->o.dev_batch_size;
+  if (ranks == 1)
+    return evaluate(t, set, B, phase, summary_set, NULL, NULL, progress, user, mean_loss, steps_out);
+  cls_utterance *mine = malloc((size_t)(set->n > 0 ? set->n : 1) * sizeof *mine);
+  if (!mine) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  int n = 0;
+  for (int first = rank * B; first < set->n; first += ranks * B) {
+    int count = set->n - first < B ? set->n - first : B;
+    memcpy(mine + n, set->utts + first, (size_t)count * sizeof *mine);
+    n += count;
+  }
+  cls_eval_set part = {set->name, mine, n};
+  double loss = 0;
+  int64_t steps = 0;
+  /* A rank without a batch of its own still takes part in the sum. */
+  cls_status st = n > 0 ? evaluate(t, &part, B, phase, summary_set, NULL, NULL, progress, user, &loss, &steps) : CLS_OK;
+  free(mine);
+  if (st != CLS_OK) return st;
+  double sums[2] = {loss * (double)steps, (double)steps};
+  st = cls_world_sum_double(c->world, sums, 2);
+  if (mean_loss) *mean_loss = sums[1] > 0 ? sums[0] / sums[1] : 0.0;
+  if (steps_out) *steps_out = (int64_t)sums[1];
+  return st;
+}
+
 /* ---- the loop ---- */
 
 /* The dev sets' pass after an epoch and DeepSpeech's rules on its loss: best_dev checkpoint, early
@@ -210,8 +255,7 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
   for (int d = 0; st == CLS_OK && d < n_dev; d++) {
     double loss = 0;
     int64_t steps = 0;
-    st = evaluate(t, &dev[d], o->dev_batch_size, "Validation", CLS_SUMMARY_DEV, NULL, NULL, progress, user, &loss,
-                  &steps);
+    st = evaluate_shared(t, &dev[d], "Validation", CLS_SUMMARY_DEV, progress, user, &loss, &steps);
     weighted += loss * (double)steps;
     total_steps += steps;
   }
@@ -238,8 +282,13 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
     /* Reload the best weights (and Adam state, step, learning rate), keep the counters, reduce. */
     int streak = state->epochs_without_improvement, ep = state->epoch;
     char path[4400], err[1024];
-    if (cls_checkpoint_find(o->save_checkpoint_dir, "best_dev", path, sizeof path, err, sizeof err) == CLS_OK)
+    if (cls_world_rank(c->world) == 0 &&
+        cls_checkpoint_find(o->save_checkpoint_dir, "best_dev", path, sizeof path, err, sizeof err) == CLS_OK)
       st = load_file(c, path, 0);
+    if (cls_world_size(c->world) > 1) { /* rank 0's reload onto every rank (its state unchanged without one) */
+      if (st == CLS_OK && cls_world_rank(c->world) == 0) st = cls_crew_read_state(c, c->params, c->m, c->v);
+      st = cls_crew_share_state(c, st);
+    }
     state->epochs_without_improvement = streak;
     state->epoch = ep;
     state->learning_rate *= o->plateau_reduction;
@@ -265,7 +314,7 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *t, const cls_utterance *t
   c->deadline_ms = o->max_train_seconds > 0 ? cls_now_ms() + o->max_train_seconds * 1e3 : 0;
   c->out_of_time = 0;
   cls_status st = CLS_OK;
-  if (o->summary_dir && *o->summary_dir)
+  if (o->summary_dir && *o->summary_dir && cls_world_rank(c->world) == 0)
     st = cls_summaries_open(c->e, o->summary_dir, o->summary_steps, n_metrics > 0, &c->summaries);
   for (int epoch = 0; st == CLS_OK && epoch < o->epochs && !c->out_of_time; epoch++) {
     t->epoch = epoch;
@@ -284,8 +333,7 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *t, const cls_utterance *t
     if (st == CLS_OK && n_dev > 0) st = validate(t, dev, n_dev, progress, user, &stop);
     /* DeepSpeech's --metrics_files: loss only, after the dev sets and their rules. */
     for (int m = 0; st == CLS_OK && !stop && m < n_metrics; m++)
-      st = evaluate(t, &metrics[m], o->dev_batch_size, "Metrics", CLS_SUMMARY_METRICS, NULL, NULL, progress, user,
-                    NULL, NULL);
+      st = evaluate_shared(t, &metrics[m], "Metrics", CLS_SUMMARY_METRICS, progress, user, NULL, NULL);
     if (st == CLS_OK && !stop && n_metrics > 0)
       cls_summaries_epoch(c->summaries, CLS_SUMMARY_METRICS, state->global_step);
     if (stop) break;

@@ -100,6 +100,9 @@ typedef struct cls_train_options {
   const char *summary_dir;          /* NULL or "": no summaries */
   int summary_steps;                /* the variables' statistics every N global steps (0: never) */
   cls_train_fault fault;            /* for tests: a fault to inject (kind CLS_FAULT_NONE: none) */
+  /* Several processes (DeepSpeech's --horovod): every process of the MPI job (cls_world_start) trains
+     its own towers; see "Several processes" below. 0: this process alone. */
+  int horovod;
 } cls_train_options;
 
 /* DeepSpeech 0.9's defaults (its flags.py) for a model of n_hidden units and n_classes outputs
@@ -173,5 +176,28 @@ const cls_train_state *cls_trainer_state(const cls_trainer *trainer);
 /* The parameters, read back from the device into host memory [n] (cls_model_layout order). */
 cls_status cls_trainer_read_params(cls_trainer *trainer, float *params, size_t n);
 size_t cls_trainer_param_count(const cls_trainer *trainer);
+
+/* ---- several processes (--horovod; engine/train/world.c) ----
+ * Under mpirun each process (rank) trains its own towers and the ranks act as one trainer: each step
+ * every rank reduces its towers' gradients into its host buffer weighted by utterance counts, one
+ * MPI_Allreduce sums the buffers and the counts, and every replica applies the global mean; the
+ * learning rate applied is the checkpoint's (base) rate times the number of ranks; rank 0's state is
+ * broadcast at the start and after a plateau reload; each global batch is split between the ranks
+ * (every rank takes the same number of steps); the dev loss is reduced, so that every rank takes the
+ * same decisions; only rank 0 writes checkpoints and summaries. Strategies hybrid and sync (async is
+ * refused). The frontend starts and stops MPI: */
+
+/* 1 when this build has MPI (Open MPI). */
+int cls_world_compiled(void);
+/* Starts MPI in this process (MPI_THREAD_FUNNELED; MPI errors are returned, not fatal): its rank,
+ * the number of ranks and its host name. Without MPI in the build: CLS_ERR_INVALID_ARGUMENT with
+ * the packages to install in err. */
+cls_status cls_world_start(int *rank, int *size, char *host, size_t host_cap, char *err, size_t err_cap);
+/* Stops MPI (MPI_Finalize) when it was started. */
+void cls_world_stop(void);
+/* For the frontend after a fatal error on this rank: ends every process of the job with exit
+ * status `code` (MPI_Abort; does not return) when MPI is running, else returns at once. The engine
+ * never calls it. */
+void cls_world_abort(int code);
 
 #endif
