@@ -38,17 +38,6 @@ int cmd_train(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   char err[2048];
-  if (*f.train_files && f.epochs > 0) {
-    /* The checkpoint folder proven writable (and rid of dead processes' temporary files) before any work. */
-    int stale = 0;
-    if (cls_dir_prepare_for_writing(f.save_checkpoint_dir, &stale, err, sizeof err) != CLS_OK) {
-      const char *flag = table_seen(table, n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
-      fprintf(stderr, "clspeech train: --%s: %s\n", flag, err);
-      return CLI_EXIT_FAILURE;
-    }
-    if (stale)
-      fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale, f.save_checkpoint_dir);
-  }
   cls_alphabet *alphabet = NULL;
   if (cls_alphabet_load(f.alphabet_config_path, &alphabet, err, sizeof err) != CLS_OK) {
     fprintf(stderr, "clspeech train: --alphabet_config_path: %s\n", err);
@@ -85,11 +74,23 @@ int cmd_train(int argc, char **argv) {
     cli_log_rank(ranks > 1 ? rank : -1, host, f.log_placement);
     if (ranks > 1) snprintf(command, sizeof command, "train: rank %d of %d on host %s", rank, ranks, host);
   }
+  /* The checkpoint folder proven writable (and rid of dead processes' temporary files) before any work; by
+   * rank 0 alone under --horovod (the only rank that writes there). */
+  if (*f.train_files && f.epochs > 0 && rank == 0) {
+    int stale = 0;
+    if (cls_dir_prepare_for_writing(f.save_checkpoint_dir, &stale, err, sizeof err) != CLS_OK) {
+      const char *flag = table_seen(table, n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
+      fprintf(stderr, "clspeech train: --%s: %s\n", flag, err);
+      rc = CLI_EXIT_FAILURE;
+    } else if (stale) {
+      fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale, f.save_checkpoint_dir);
+    }
+  }
   cls_dataset_options dopt = {alphabet, f.audio_sample_rate, tables->window, tables->step, f.reverse_train,
                               f.limit_train, f.strict};
   data_set *train = NULL, *dev = NULL, *test = NULL, *metrics = NULL;
   int n_train = 0, n_dev = 0, n_test = 0, n_metrics = 0;
-  rc = data_sets_load("training set", f.train_files, 0, &dopt, &train, &n_train);
+  if (!rc) rc = data_sets_load("training set", f.train_files, 0, &dopt, &train, &n_train);
   dopt.reverse = f.reverse_dev;
   dopt.limit = f.limit_dev;
   if (!rc) rc = data_sets_load("validation set", f.dev_files, 1, &dopt, &dev, &n_dev);
