@@ -1,5 +1,6 @@
-/* Stored CLBlast GEMM tuning per device (see gemm_tuning.h): the file's path, format, checked
- * reading, atomic writing, and applying it through CLBlastOverrideParameters. Prints nothing.
+/* Stored GEMM tuning per device (see gemm_tuning.h): the file's path, format, checked reading, atomic
+ * writing, applying its CLBlast parameters through CLBlastOverrideParameters and keeping its backend per
+ * shape class on the device (for cls_gemm_backend_of). Prints nothing.
  *
  * File (text, one item per line):
  *   clspeech-gemm-tuning 1
@@ -9,6 +10,7 @@
  *   platform <CL_PLATFORM_NAME> | <CL_PLATFORM_VERSION>
  *   shapes <what it was tuned for>
  *   kernel <Xgemm|XgemmDirect|GemmRoutine> NAME=VALUE ...      (zero to three lines)
+ *   backend <big|thin|packed> <own|clblast>                     (zero to three lines, one per class)
  *   sha256 <hex SHA-256 of every byte before this line> */
 #include "device/gemm_tuning.h"
 
@@ -26,6 +28,33 @@
 #define MAGIC "clspeech-gemm-tuning 1"
 #define DEVICE_FMT "device %d:%d (%s)"
 #define DEVICE_ARGS(d) (d)->info.platform_index, (d)->info.device_index, (d)->info.name
+
+static const char *const class_names[CLS_GEMM_N_CLASSES] = {"big", "thin", "packed"};
+static const char *const backend_names[3] = {NULL, "own", "clblast"}; /* by cls_gemm_backend's values */
+
+const char *cls_gemm_class_name(cls_gemm_class c) {
+  return c >= 0 && c < CLS_GEMM_N_CLASSES ? class_names[c] : "?";
+}
+
+cls_gemm_class cls_gemm_class_of(size_t m, size_t n, size_t k, bool packed) {
+  if (packed) return CLS_GEMM_CLASS_PACKED;
+  return m < CLS_GEMM_THIN_BELOW || n < CLS_GEMM_THIN_BELOW || k < CLS_GEMM_THIN_BELOW ? CLS_GEMM_CLASS_THIN
+                                                                                        : CLS_GEMM_CLASS_BIG;
+}
+
+static bool backend_valid(int b) { return b == 1 || b == 2; }
+
+/* " big=own packed=clblast" for the classes measured ("" when none). */
+static void format_backends(const cls_gemm_tuning *t, char *out, size_t cap) {
+  size_t used = 0;
+  if (cap) out[0] = '\0';
+  for (int c = 0; c < CLS_GEMM_N_CLASSES && used < cap; c++) {
+    if (!backend_valid(t->backend[c])) continue;
+    int w = snprintf(out + used, cap - used, " %s=%s", class_names[c], backend_names[t->backend[c]]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
 
 void cls_gemm_params_format(const cls_gemm_params *p, char *out, size_t cap) {
   size_t used = 0;
@@ -119,6 +148,11 @@ cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tunin
     int w = snprintf(text + used, sizeof text - used, "kernel %s %s\n", t->kernels[k].kernel, params);
     if (w > 0) used += (size_t)w;
   }
+  for (int c = 0; c < CLS_GEMM_N_CLASSES && used < sizeof text; c++) {
+    if (!backend_valid(t->backend[c])) continue;
+    int w = snprintf(text + used, sizeof text - used, "backend %s %s\n", class_names[c], backend_names[t->backend[c]]);
+    if (w > 0) used += (size_t)w;
+  }
   if (used + 80 >= sizeof text) return cls_fail(e, CLS_ERR_IO, "GEMM tuning: the file would be too long");
   cls_sha256 h;
   uint8_t digest[32];
@@ -181,6 +215,31 @@ static bool parse_kernel(const char *line, cls_gemm_params *p, char *why, size_t
     snprintf(why, why_cap, "%s: no parameters", p->kernel);
     return false;
   }
+  return true;
+}
+
+/* Parses "backend CLASS NAME" (line without the newline) into t->backend; a class named twice is an error. */
+static bool parse_backend(const char *line, cls_gemm_tuning *t, char *why, size_t why_cap) {
+  char cls[16], name[16], extra[2];
+  if (sscanf(line, "backend %15s %15s %1s", cls, name, extra) != 2) {
+    snprintf(why, why_cap, "malformed backend line \"%.60s\"", line);
+    return false;
+  }
+  int c = -1, b = 0;
+  for (int i = 0; i < CLS_GEMM_N_CLASSES; i++)
+    if (!strcmp(cls, class_names[i])) c = i;
+  for (int i = 1; i < 3; i++)
+    if (!strcmp(name, backend_names[i])) b = i;
+  if (c < 0 || !b) {
+    snprintf(why, why_cap, "backend line \"%.60s\": the class must be big, thin or packed and the backend own or clblast",
+             line);
+    return false;
+  }
+  if (t->backend[c]) {
+    snprintf(why, why_cap, "the backend of class %s is given twice", cls);
+    return false;
+  }
+  t->backend[c] = b;
   return true;
 }
 
@@ -250,6 +309,11 @@ cls_tuning_read cls_gemm_tuning_read(cls_engine *e, int device, cls_gemm_tuning 
     char *nl = strchr(line, '\n');
     if (!nl) break;
     *nl = '\0';
+    if (!strncmp(line, "backend ", 8)) {
+      if (!parse_backend(line, out, why, why_cap)) goto done;
+      line = nl + 1;
+      continue;
+    }
     if (strncmp(line, "kernel ", 7) != 0 || out->n == 3) {
       snprintf(why, why_cap, "unexpected line \"%.60s\"", line);
       goto done;
@@ -279,6 +343,7 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
             DEVICE_ARGS(d), path, why);
     return;
   }
+  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) d->gemm_backend[c] = t.backend[c];
   char saved[CLS_ERROR_CAP];
   memcpy(saved, e->error, sizeof saved);
   int ok = 0;
@@ -294,5 +359,10 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
   cls_gemm_tuning_format(&t, text, sizeof text);
   cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": GEMM tuning loaded from %s (tuned at %s): %s", DEVICE_ARGS(d), path,
           t.shapes, text);
+  char backends[128];
+  format_backends(&t, backends, sizeof backends);
+  if (backends[0])
+    cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": GEMM backend by shape class, measured (%s):%s", DEVICE_ARGS(d), path,
+            backends);
   if (applied) *applied = ok > 0;
 }

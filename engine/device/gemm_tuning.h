@@ -23,8 +23,9 @@ cls_status cls_gemm_tuning_path(cls_engine *engine, int device, char *out, size_
 cls_status cls_gemm_tuning_store(cls_engine *engine, int device, const cls_gemm_tuning *t, char *path, size_t path_cap);
 
 /* Loads the device's stored winners and applies them, logging a notice naming the file and the
- * parameters; a bad file, or parameters CLBlast refuses, give a warning and change nothing. Never
- * fails: *applied says whether anything was applied. Does nothing when the gemm_tuning option is off. */
+ * parameters, and keeps the stored backend per shape class in the device (cls_device.gemm_backend);
+ * a bad file, or parameters CLBlast refuses, give a warning and change nothing. Never fails: *applied
+ * says whether any CLBlast parameters were applied. Does nothing when the gemm_tuning option is off. */
 void cls_gemm_tuning_load(cls_engine *engine, int device, bool *applied);
 
 #endif
