@@ -282,7 +282,8 @@ static void wide_mask(tst_env *env, int dev) {
   for (int i = 0; i < ROWS * OUT; i++) ones[i] = 1.0f;
   for (int j = 0; j < OUT; j++) bias[j] = 1.0f;
   cl_mem x = tst_buffer(env, dev, ones, ROWS * IN * sizeof(float)), w = tst_buffer(env, dev, zeros, sizeof zeros);
-  cl_mem b = tst_buffer(env, dev, bias, OUT * sizeof(float)), dy = tst_buffer(env, dev, ones, ROWS * OUT * sizeof(float));
+  cl_mem b = tst_buffer(env, dev, bias, OUT * sizeof(float));
+  cl_mem dy = tst_buffer(env, dev, ones, ROWS * OUT * sizeof(float));
   cl_mem yb = tst_buffer(env, dev, NULL, ROWS * OUT * sizeof(float)), dw = tst_buffer(env, dev, NULL, sizeof zeros);
   cl_mem dbb = tst_buffer(env, dev, NULL, OUT * sizeof(float));
   cl_mem ws = tst_buffer(env, dev, NULL, ROWS * OUT * sizeof(float));

@@ -52,10 +52,11 @@ static void prepared_backends(const char *dir, bool tuning, cls_gemm_backend out
   cls_gemm_plan *g = NULL;
   st = cls_gemm_create(e, 0, &g);
   CHECK(st == CLS_OK, "gemm create: %s", cls_engine_error(e));
-  for (int c = 0; c < CLS_GEMM_N_CLASSES && g; c++)
-    CHECK(cls_gemm_get_class_backend(g, (cls_gemm_class)c) == out[c], "plan's %s backend %s, the device's %s",
-          cls_gemm_class_name((cls_gemm_class)c), cls_gemm_backend_name(cls_gemm_get_class_backend(g, (cls_gemm_class)c)),
-          cls_gemm_backend_name(out[c]));
+  for (int c = 0; c < CLS_GEMM_N_CLASSES && g; c++) {
+    const cls_gemm_backend got = cls_gemm_get_class_backend(g, (cls_gemm_class)c);
+    CHECK(got == out[c], "plan's %s backend %s, the device's %s", cls_gemm_class_name((cls_gemm_class)c),
+          cls_gemm_backend_name(got), cls_gemm_backend_name(out[c]));
+  }
   cls_gemm_destroy(g);
   cls_engine_destroy(e);
 }

@@ -231,8 +231,8 @@ static bool parse_backend(const char *line, cls_gemm_tuning *t, char *why, size_
   for (int i = 1; i < 3; i++)
     if (!strcmp(name, backend_names[i])) b = i;
   if (c < 0 || !b) {
-    snprintf(why, why_cap, "backend line \"%.60s\": the class must be big, thin or packed and the backend own or clblast",
-             line);
+    snprintf(why, why_cap,
+             "backend line \"%.60s\": the class must be big, thin or packed and the backend own or clblast", line);
     return false;
   }
   if (t->backend[c]) {

@@ -159,7 +159,11 @@ typedef struct cls_gemm_params {
  * own kernels and CLBlast on each): products whose dimensions are all at least CLS_GEMM_THIN_BELOW, those
  * with a smaller one (the output layer's 29 classes), and the products on a B packed once for many calls
  * (cls_gemm_pack_b + cls_gemm_packed: the LSTM's recurrent products). */
-typedef enum cls_gemm_class { CLS_GEMM_CLASS_BIG = 0, CLS_GEMM_CLASS_THIN = 1, CLS_GEMM_CLASS_PACKED = 2 } cls_gemm_class;
+typedef enum cls_gemm_class {
+  CLS_GEMM_CLASS_BIG = 0,
+  CLS_GEMM_CLASS_THIN = 1,
+  CLS_GEMM_CLASS_PACKED = 2
+} cls_gemm_class;
 #define CLS_GEMM_N_CLASSES 3
 #define CLS_GEMM_THIN_BELOW 64
 /* "big", "thin", "packed" */
