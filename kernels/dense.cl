@@ -117,8 +117,8 @@ __kernel void dense_act_bwd(const int n, __global const float *y, const int y_of
   }
 }
 
-/* db[j] (+)= sum over rows of dz[r, j], in row order; work-item i: columns 8i .. 8i+7. */
+/* db[j] (+)= sum over rows of dz[r, j], in row order; work-item i: columns 16i .. 16i+15. */
 __kernel void dense_bias_grad(const int rows, const int out, __global const float *dz, const int dz_off,
                               __global float *db, const int db_off, const int accumulate) {
-  cls_colsum8(rows, out, (int)get_global_id(0) * CLS_COLSUM_W, dz, dz_off, db, db_off, accumulate, 1);
+  cls_colsum16(rows, out, (int)get_global_id(0) * CLS_COLSUM_W, dz, dz_off, db, db_off, accumulate, 1);
 }

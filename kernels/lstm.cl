@@ -125,12 +125,12 @@ __kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_gates_
   lstm_store(dcs * f, dc + dc_off + e, w);
 }
 
-/* db[col] (=|+=) sum over rows of dz[row, col]; work-item i: columns 8i .. 8i+7 (colsum.h), four
+/* db[col] (=|+=) sum over rows of dz[row, col]; work-item i: columns 16i .. 16i+15 (colsum.h), four
  * interleaved partial sums keeping the rounding error of long sums down. */
 __kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_bias_grad(
     const int rows, const int cols,
     __global const float *dz, const int dz_off,   /* [rows, cols] */
     __global float *db, const int db_off,         /* [cols] */
     const int accumulate) {
-  cls_colsum8(rows, cols, (int)get_global_id(0) * CLS_COLSUM_W, dz, dz_off, db, db_off, accumulate, 4);
+  cls_colsum16(rows, cols, (int)get_global_id(0) * CLS_COLSUM_W, dz, dz_off, db, db_off, accumulate, 4);
 }

@@ -103,7 +103,7 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
   int dzo = (int)dz.offset, dbo = (int)db.offset, acc = mode == CLS_ACCUMULATE;
   st = cls_ops_args(e, p->bias_grad, "dense_bias_grad", 7, sizeof rows, &rows, sizeof p->out, &p->out, sizeof dz.mem,
                     &dz.mem, sizeof dzo, &dzo, sizeof db.mem, &db.mem, sizeof dbo, &dbo, sizeof acc, &acc);
-  size_t global = ((size_t)p->out + 7) / 8; /* a work-item per 8 columns */
+  size_t global = ((size_t)p->out + 15) / 16; /* a work-item per 16 columns */
   cl_event *last = dx.mem ? NULL : event;
   if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_grad, "dense_bias_grad", 1, &global, NULL, last);
   if (st != CLS_OK || !dx.mem) return st;

@@ -334,7 +334,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     st = cls_ops_args(p->engine, p->bias_grad, "lstm_bias_grad", 7, sizeof nrows, &nrows, sizeof ncols, &ncols,
                       sizeof ws, &ws, sizeof dzo, &dzo, sizeof dbias.mem, &dbias.mem, sizeof dbo, &dbo, sizeof acc,
                       &acc);
-    size_t global = (H4 + 7) / 8; /* a work-item per 8 columns */
+    size_t global = (H4 + 15) / 16; /* a work-item per 16 columns */
     if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->bias_grad, "lstm_bias_grad", 1, &global, &p->local, event);
   }
   return st;
