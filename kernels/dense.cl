@@ -55,14 +55,15 @@ static inline void dense_keep32(const float rate, const uint seed, const uint st
 }
 
 /* y[r, j] = dropout(min(max(y[r, j] + bias[j], 0), clip)) in place; y [rows, out], bias [out].
- * relu == 0: y = y + bias (no activation, no dropout). Work-item (u, r): units 32u .. 32u+31 of row r. */
+ * relu == 0: y = y + bias (no activation, no dropout). Work-item r * runs + u, runs = ceil(out / 32):
+ * units 32u .. 32u+31 of row r. */
 __kernel void dense_bias_act(const int rows, const int out, __global float *y, const int y_off,
                              __global const float *bias, const int bias_off, const int relu, const float clip,
                              const float rate, const float scale, const uint seed, const uint step, const uint layer,
                              const int batch, const int utterance_offset) {
-  const int j0 = (int)get_global_id(0) * DENSE_RUN;
-  const int r = (int)get_global_id(1);
-  if (j0 >= out || r >= rows) return;
+  const int runs = (out + DENSE_RUN - 1) / DENSE_RUN, item = (int)get_global_id(0);
+  const int r = item / runs, j0 = (item - r * runs) * DENSE_RUN;
+  if (r >= rows) return;
   __global float *yr = y + y_off + r * out;
   __global const float *br = bias + bias_off;
   const int drop = relu && rate > 0.0f;

@@ -127,7 +127,7 @@ __kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_gates_
 
 /* db[col] (=|+=) sum over rows of dz[row, col]; work-item i: columns 16i .. 16i+15 (colsum.h), four
  * interleaved partial sums keeping the rounding error of long sums down. */
-__kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_bias_grad(
+__kernel void lstm_bias_grad(
     const int rows, const int cols,
     __global const float *dz, const int dz_off,   /* [rows, cols] */
     __global float *db, const int db_off,         /* [cols] */

@@ -334,8 +334,9 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     st = cls_ops_args(p->engine, p->bias_grad, "lstm_bias_grad", 7, sizeof nrows, &nrows, sizeof ncols, &ncols,
                       sizeof ws, &ws, sizeof dzo, &dzo, sizeof dbias.mem, &dbias.mem, sizeof dbo, &dbo, sizeof acc,
                       &acc);
-    size_t global = (H4 + 15) / 16; /* a work-item per 16 columns */
-    if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->bias_grad, "lstm_bias_grad", 1, &global, &p->local, event);
+    /* a work-item per 16 columns, in groups of a fixed 4 (few work-items: every core gets some) */
+    size_t global = (H4 + 15) / 16, local = 4;
+    if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->bias_grad, "lstm_bias_grad", 1, &global, &local, event);
   }
   return st;
 }
