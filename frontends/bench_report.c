@@ -145,6 +145,12 @@ static void print_tuning(FILE *out, const bench_device_result *d) {
   }
   fprintf(out, "  %-14s %6s %-22s %13.1f ms %13.1f ms %6.2fx\n", "all, per step", "", "sum of calls x ms",
           t->before_step_ms, t->after_step_ms, t->after_step_ms > 0 ? t->before_step_ms / t->after_step_ms : 0);
+  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) {
+    if (!t->class_shapes[c]) continue;
+    fprintf(out, "  backend, %-6s %d shape%s: own kernels %.1f ms, CLBlast %.1f ms (sum of calls x ms): %s\n",
+            cls_gemm_class_name((cls_gemm_class)c), t->class_shapes[c], t->class_shapes[c] == 1 ? "" : "s",
+            t->class_ms[c][0], t->class_ms[c][1], cls_gemm_backend_name((cls_gemm_backend)t->winners.backend[c]));
+  }
   for (int h = 0; h < d->n_models; h++) {
     const bench_model_result *m = &d->models[h];
     if (!m->have_train_after) continue;

@@ -98,11 +98,14 @@ static void bench_tune(cls_engine *engine, bench_run *run, bench_device_result *
   }
   if (d->n_tune_shapes == 0) return;
   cls_gemm_tune_options o = {run->runs, run->tune_candidates, on_progress, cfg->user};
-  /* The SGEMM rows timed the device's GEMM backend; the search compares CLBlast with CLBlast, so it times
-     its own "before" unless that backend is CLBlast. */
-  cls_gemm_plan *g = NULL;
-  bool clblast = cls_gemm_create(engine, d->index, &g) == CLS_OK && cls_gemm_get_backend(g) == CLS_GEMM_BACKEND_CLBLAST;
-  cls_gemm_destroy(g);
+  /* The SGEMM rows timed the device's GEMM backend of each shape class; the search compares CLBlast with
+     CLBlast, so it times its own "before" unless every class is on CLBlast. */
+  bool clblast = true;
+  cls_gemm_backend before_backend[CLS_GEMM_N_CLASSES];
+  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) {
+    before_backend[c] = cls_gemm_backend_of(engine, d->index, (cls_gemm_class)c);
+    clblast = clblast && before_backend[c] == CLS_GEMM_BACKEND_CLBLAST;
+  }
   cls_status st =
       cls_gemm_tune(engine, d->index, d->tune_shapes, d->n_tune_shapes, clblast ? before : NULL, &o, &d->tune);
   if (st != CLS_OK) {
@@ -110,7 +113,10 @@ static void bench_tune(cls_engine *engine, bench_run *run, bench_device_result *
     return;
   }
   d->tuned = true;
-  if (d->tune.winners.n == 0) return; /* the defaults stay: no "after" training step */
+  bool backend_moved = false; /* a class now on another backend than before the search */
+  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++)
+    backend_moved |= d->tune.winners.backend[c] && d->tune.winners.backend[c] != (int)before_backend[c];
+  if (d->tune.winners.n == 0 && !backend_moved) return; /* the defaults stay: no "after" training step */
   for (int h = 0; h < d->n_models; h++) {
     bench_model_result *m = &d->models[h];
     if (!m->done) continue;

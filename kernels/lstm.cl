@@ -2,16 +2,39 @@
  * gradient step of backward through time, and the bias gradient (column sums of dz). The 4H gate
  * columns are i, j, f, o in that order (TF's BlockLSTM layout). Precise exp and tanh and no
  * contraction into fused multiply-adds, so that results follow TF's float32 arithmetic. */
+#include "colsum.h"
 #include "common.h"
 
 #pragma OPENCL FP_CONTRACT OFF
 
-static float lstm_sigmoid(const float z) { return 1.0f / (1.0f + exp(-z)); }
+/* A work-item takes LSTM_V = 8 neighbouring units of one utterance, in float8 (a CPU device's vector
+ * lanes; fewer, larger work-items). A run that passes the hidden size (hidden not a multiple of 8) is
+ * read and written through a private copy, its lanes past the end zero and never stored. */
+#define LSTM_V 8
 
-/* One step t of the recurrence for every (b, k), b < batch, k < hidden: one work-item each.
- * gates holds z = x_t*W_x + h_{t-1}*W_h of the step (bias not yet added); with `save` the activations
- * i, j, f, o replace it for backward. Past an utterance's length the output is 0 and nothing else is
- * written, so its state (c_out, h_state) stays at its last valid frame. */
+static inline float8 lstm_sigmoid(const float8 z) { return 1.0f / (1.0f + exp(-z)); }
+
+static inline float8 lstm_load(__global const float *p, const int w) {
+  if (w == LSTM_V) return vload8(0, p);
+  float v[LSTM_V];
+  for (int l = 0; l < LSTM_V; l++) v[l] = l < w ? p[l] : 0.0f;
+  return vload8(0, v);
+}
+
+static inline void lstm_store(const float8 x, __global float *p, const int w) {
+  if (w == LSTM_V) {
+    vstore8(x, 0, p);
+    return;
+  }
+  float v[LSTM_V];
+  vstore8(x, 0, v);
+  for (int l = 0; l < w; l++) p[l] = v[l];
+}
+
+/* One step t of the recurrence for every (b, k), b < batch, k < hidden: a work-item per run of LSTM_V
+ * units of an utterance. gates holds z = x_t*W_x + h_{t-1}*W_h of the step (bias not yet added); with
+ * `save` the activations i, j, f, o replace it for backward. Past an utterance's length the output is 0
+ * and nothing else is written, so its state (c_out, h_state) stays at its last valid frame. */
 __kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_gates_fwd(
     const int batch, const int hidden, const int time, const int t,
     __global float *gates, const int gates_off,                           /* [B, 4H] of step t */
@@ -22,39 +45,40 @@ __kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_gates_
     __global float *h_state, const int h_state_off, const int write_h_state, /* [B, H] copy of h_t */
     __global const int *seq_len, const int seq_len_off,                   /* [B] */
     const int save) {
+  const int runs = (hidden + LSTM_V - 1) / LSTM_V;
   const int n = (int)get_global_id(0);
-  if (n >= batch * hidden) return;
-  const int b = n / hidden, k = n - b * hidden;
+  if (n >= batch * runs) return;
+  const int b = n / runs, k = (n - b * runs) * LSTM_V, w = min(LSTM_V, hidden - k), e = b * hidden + k;
   const int len = clamp(seq_len[seq_len_off + b], 0, time);
   if (t >= len) {
-    h_out[h_out_off + n] = 0.0f;
+    lstm_store((float8)(0.0f), h_out + h_out_off + e, w);
     return;
   }
   __global float *z = gates + gates_off + b * 4 * hidden + k;
   __global const float *bb = bias + bias_off + k;
-  const float zi = z[0] + bb[0];
-  const float zj = z[hidden] + bb[hidden];
-  const float zf = z[2 * hidden] + bb[2 * hidden]; /* forget_bias is 0 */
-  const float zo = z[3 * hidden] + bb[3 * hidden];
-  const float i = lstm_sigmoid(zi), j = tanh(zj), f = lstm_sigmoid(zf), o = lstm_sigmoid(zo);
-  const float cp = has_c_prev ? c_prev[c_prev_off + n] : 0.0f;
-  const float c = j * i + f * cp;
-  const float h = tanh(c) * o;
-  c_out[c_out_off + n] = c;
-  h_out[h_out_off + n] = h;
-  if (write_h_state) h_state[h_state_off + n] = h;
+  const float8 zi = lstm_load(z, w) + lstm_load(bb, w);
+  const float8 zj = lstm_load(z + hidden, w) + lstm_load(bb + hidden, w);
+  const float8 zf = lstm_load(z + 2 * hidden, w) + lstm_load(bb + 2 * hidden, w); /* forget_bias is 0 */
+  const float8 zo = lstm_load(z + 3 * hidden, w) + lstm_load(bb + 3 * hidden, w);
+  const float8 i = lstm_sigmoid(zi), j = tanh(zj), f = lstm_sigmoid(zf), o = lstm_sigmoid(zo);
+  const float8 cp = has_c_prev ? lstm_load(c_prev + c_prev_off + e, w) : (float8)(0.0f);
+  const float8 c = j * i + f * cp;
+  const float8 h = tanh(c) * o;
+  lstm_store(c, c_out + c_out_off + e, w);
+  lstm_store(h, h_out + h_out_off + e, w);
+  if (write_h_state) lstm_store(h, h_state + h_state_off + e, w);
   if (save) {
-    z[0] = i;
-    z[hidden] = j;
-    z[2 * hidden] = f;
-    z[3 * hidden] = o;
+    lstm_store(i, z, w);
+    lstm_store(j, z + hidden, w);
+    lstm_store(f, z + 2 * hidden, w);
+    lstm_store(o, z + 3 * hidden, w);
   }
 }
 
-/* The gradient step t of backward through time, one work-item per (b, k): from the output gradient
- * dh_t, the recurrent gradient dh_rec = dz_{t+1}*W_h^T and the cell gradient carried in dc, the
- * pre-activation gradients dz_t (i, j, f, o) and the cell gradient for step t-1 (replacing dc).
- * In the order of TF's LSTMBlockCellBprop. Past an utterance's length dz and dc are 0. */
+/* The gradient step t of backward through time, a work-item per run of LSTM_V units of an utterance:
+ * from the output gradient dh_t, the recurrent gradient dh_rec = dz_{t+1}*W_h^T and the cell gradient
+ * carried in dc, the pre-activation gradients dz_t (i, j, f, o) and the cell gradient for step t-1
+ * (replacing dc). In the order of TF's LSTMBlockCellBprop. Past an utterance's length dz and dc are 0. */
 __kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_gates_bwd(
     const int batch, const int hidden, const int time, const int t,
     __global const float *gates, const int gates_off,                   /* [B, 4H] i, j, f, o of step t */
@@ -65,60 +89,48 @@ __kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_gates_
     __global float *dc, const int dc_off,                               /* [B, H] in: f_{t+1}*dc_{t+1}; out: f_t*dc_t */
     __global float *dz, const int dz_off,                               /* [B, 4H] dL/dz_t */
     __global const int *seq_len, const int seq_len_off) {               /* [B] */
+  const int runs = (hidden + LSTM_V - 1) / LSTM_V;
   const int n = (int)get_global_id(0);
-  if (n >= batch * hidden) return;
-  const int b = n / hidden, k = n - b * hidden;
+  if (n >= batch * runs) return;
+  const int b = n / runs, k = (n - b * runs) * LSTM_V, w = min(LSTM_V, hidden - k), e = b * hidden + k;
   const int len = clamp(seq_len[seq_len_off + b], 0, time);
   __global float *d = dz + dz_off + b * 4 * hidden + k;
   if (t >= len) {
-    d[0] = 0.0f;
-    d[hidden] = 0.0f;
-    d[2 * hidden] = 0.0f;
-    d[3 * hidden] = 0.0f;
-    dc[dc_off + n] = 0.0f;
+    const float8 zero = (float8)(0.0f);
+    lstm_store(zero, d, w);
+    lstm_store(zero, d + hidden, w);
+    lstm_store(zero, d + 2 * hidden, w);
+    lstm_store(zero, d + 3 * hidden, w);
+    lstm_store(zero, dc + dc_off + e, w);
     return;
   }
   __global const float *g = gates + gates_off + b * 4 * hidden + k;
-  const float i = g[0], j = g[hidden], f = g[2 * hidden], o = g[3 * hidden];
-  const float c = cells[c_off + n];
-  const float cp = has_c_prev ? cells[c_prev_off + n] : 0.0f;
-  const float co = tanh(c);
-  const float h_grad = has_next ? dh[dh_off + n] + dh_rec[dh_rec_off + n] : dh[dh_off + n];
-  const float c_next = has_next ? dc[dc_off + n] : 0.0f;
-  const float d_o = o * (1.0f - o) * h_grad * co;
-  const float dcs = (1.0f - co * co) * h_grad * o + c_next;
-  const float d_j = (1.0f - j * j) * dcs * i;
-  const float d_f = f * (1.0f - f) * dcs * cp;
-  const float d_i = i * (1.0f - i) * dcs * j;
-  d[0] = d_i;
-  d[hidden] = d_j;
-  d[2 * hidden] = d_f;
-  d[3 * hidden] = d_o;
-  dc[dc_off + n] = dcs * f;
+  const float8 i = lstm_load(g, w), j = lstm_load(g + hidden, w);
+  const float8 f = lstm_load(g + 2 * hidden, w), o = lstm_load(g + 3 * hidden, w);
+  const float8 c = lstm_load(cells + c_off + e, w);
+  const float8 cp = has_c_prev ? lstm_load(cells + c_prev_off + e, w) : (float8)(0.0f);
+  const float8 co = tanh(c);
+  const float8 dhv = lstm_load(dh + dh_off + e, w);
+  const float8 h_grad = has_next ? dhv + lstm_load(dh_rec + dh_rec_off + e, w) : dhv;
+  const float8 c_next = has_next ? lstm_load(dc + dc_off + e, w) : (float8)(0.0f);
+  const float8 d_o = o * (1.0f - o) * h_grad * co;
+  const float8 dcs = (1.0f - co * co) * h_grad * o + c_next;
+  const float8 d_j = (1.0f - j * j) * dcs * i;
+  const float8 d_f = f * (1.0f - f) * dcs * cp;
+  const float8 d_i = i * (1.0f - i) * dcs * j;
+  lstm_store(d_i, d, w);
+  lstm_store(d_j, d + hidden, w);
+  lstm_store(d_f, d + 2 * hidden, w);
+  lstm_store(d_o, d + 3 * hidden, w);
+  lstm_store(dcs * f, dc + dc_off + e, w);
 }
 
-/* db[col] (=|+=) sum over rows of dz[row, col], one work-item per column; four interleaved partial
- * sums keep the rounding error of long sums down. */
-__kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_bias_grad(
+/* db[col] (=|+=) sum over rows of dz[row, col]; work-item i: columns 16i .. 16i+15 (colsum.h), four
+ * interleaved partial sums keeping the rounding error of long sums down. */
+__kernel void lstm_bias_grad(
     const int rows, const int cols,
     __global const float *dz, const int dz_off,   /* [rows, cols] */
     __global float *db, const int db_off,         /* [cols] */
     const int accumulate) {
-  const int col = (int)get_global_id(0);
-  if (col >= cols) return;
-  __global const float *p = dz + dz_off + col;
-  float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
-  int r = 0;
-  for (; r + 4 <= rows; r += 4) {
-    s0 += p[(size_t)r * cols];
-    s1 += p[(size_t)(r + 1) * cols];
-    s2 += p[(size_t)(r + 2) * cols];
-    s3 += p[(size_t)(r + 3) * cols];
-  }
-  for (; r < rows; r++) s0 += p[(size_t)r * cols];
-  const float s = (s0 + s1) + (s2 + s3);
-  if (accumulate)
-    db[db_off + col] += s;
-  else
-    db[db_off + col] = s;
+  cls_colsum16(rows, cols, (int)get_global_id(0) * CLS_COLSUM_W, dz, dz_off, db, db_off, accumulate, 4);
 }

@@ -1,7 +1,8 @@
 /* The dense op against TensorFlow (fixtures from tests/ref/make_dense_fixtures.py) on every device:
  * forward (bias, clipped ReLU, inverted dropout), dX, dW and db; the Philox dropout mask against an
  * independent numpy implementation; the same activations for any split of the batch; accumulation;
- * and finite differences of a double-precision host evaluation.
+ * finite differences of a double-precision host evaluation; and the mask of a layer wider than one
+ * work-item's 32 units.
  * Tolerances: each value within 8 ulp (2^-21) of the sum of the magnitudes its dot product adds up,
  * the error bound of a float32 sum in any order of that length, for TF and us alike. */
 #include "check.h"
@@ -268,6 +269,65 @@ static void run_case(tst_env *env, int dev, const char *file) {
   cls_safetensors_free(c.fx);
 }
 
+/* The dropout mask over a wide layer (several 32-unit runs of a work-item and a tail): with w = 0 and
+ * b = 1 every unit's activation is 1, so y is exactly 1/(1-rate) where the Philox draw (philox.h, checked
+ * against Random123's vectors in test_philox) keeps the unit and 0 where it drops it; with dy = 1 the
+ * gradient passes exactly where y is kept, so db counts each column's kept units times 1/(1-rate). */
+static void wide_mask(tst_env *env, int dev) {
+  enum { T = 3, B = 5, IN = 2, OUT = 101, ROWS = T * B };
+  cls_dense_act act = {1, 20.0f, 0.3f, 4568, 9, 6, B, 11};
+  const float scale = 1.0f / (1.0f - act.dropout_rate);
+  float *ones = malloc(ROWS * OUT * sizeof *ones), *bias = malloc(OUT * sizeof *bias);
+  float *y = malloc(ROWS * OUT * sizeof *y), *db = malloc(OUT * sizeof *db), zeros[IN * OUT] = {0};
+  for (int i = 0; i < ROWS * OUT; i++) ones[i] = 1.0f;
+  for (int j = 0; j < OUT; j++) bias[j] = 1.0f;
+  cl_mem x = tst_buffer(env, dev, ones, ROWS * IN * sizeof(float)), w = tst_buffer(env, dev, zeros, sizeof zeros);
+  cl_mem b = tst_buffer(env, dev, bias, OUT * sizeof(float));
+  cl_mem dy = tst_buffer(env, dev, ones, ROWS * OUT * sizeof(float));
+  cl_mem yb = tst_buffer(env, dev, NULL, ROWS * OUT * sizeof(float)), dw = tst_buffer(env, dev, NULL, sizeof zeros);
+  cl_mem dbb = tst_buffer(env, dev, NULL, OUT * sizeof(float));
+  cl_mem ws = tst_buffer(env, dev, NULL, ROWS * OUT * sizeof(float));
+  cls_dense_plan *plan = NULL;
+  cls_status st = cls_dense_create(env->engine, dev, IN, OUT, &plan);
+  CHECK(st == CLS_OK, "dense create: %s", cls_engine_error(env->engine));
+  if (plan) {
+    cl_command_queue q = tst_queue(env, dev);
+    st = cls_dense_forward(plan, q, ROWS, cls_buf_of(x), cls_buf_of(w), cls_buf_of(b), cls_buf_of(yb), &act, NULL);
+    CHECK(st == CLS_OK, "wide forward: %s", cls_engine_error(env->engine));
+    st = cls_dense_backward(plan, q, ROWS, cls_buf_of(x), cls_buf_of(w), cls_buf_of(yb), cls_buf_of(dy),
+                            (cls_buf){NULL, 0}, cls_buf_of(dw), cls_buf_of(dbb), &act, CLS_OVERWRITE, cls_buf_of(ws),
+                            NULL);
+    CHECK(st == CLS_OK, "wide backward: %s", cls_engine_error(env->engine));
+    tst_read(env, dev, yb, y, ROWS * OUT * sizeof(float));
+    tst_read(env, dev, dbb, db, OUT * sizeof(float));
+    int wrong_y = 0, wrong_db = 0, kept_total = 0;
+    for (int j = 0; j < OUT; j++) {
+      int kept = 0;
+      for (int r = 0; r < ROWS; r++) {
+        float u = cls_dropout_uniform(act.seed, act.step, act.layer, (cls_u32)(act.utterance_offset + r % B),
+                                      (cls_u32)(r / B), (cls_u32)j);
+        float want = u >= act.dropout_rate ? scale : 0.0f;
+        kept += want != 0.0f;
+        wrong_y += y[r * OUT + j] != want;
+      }
+      float sum = 0.0f; /* the kernel's additions, in row order */
+      for (int r = 0; r < ROWS; r++) sum += y[r * OUT + j] != 0.0f ? scale : 0.0f;
+      wrong_db += db[j] != sum;
+      kept_total += kept;
+    }
+    CHECK_INT(wrong_y, 0);
+    CHECK_INT(wrong_db, 0);
+    CHECK(kept_total > ROWS * OUT / 2 && kept_total < ROWS * OUT, "kept %d of %d", kept_total, ROWS * OUT);
+  }
+  cls_dense_destroy(plan);
+  cl_mem mems[] = {x, w, b, dy, yb, dw, dbb, ws};
+  for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++) clReleaseMemObject(mems[i]);
+  free(ones);
+  free(bias);
+  free(y);
+  free(db);
+}
+
 int main(void) {
   tst_env env;
   if (!tst_open(&env)) return check_finish("test_dense");
@@ -276,6 +336,7 @@ int main(void) {
   for (int i = 0; i < env.n_devices; i++) {
     printf("device %s\n", tst_device_name(&env, env.devices[i]));
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) run_case(&env, env.devices[i], files[f]);
+    wide_mask(&env, env.devices[i]);
   }
   tst_close_env(&env);
   return check_finish("test_dense");

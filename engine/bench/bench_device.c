@@ -379,7 +379,7 @@ cls_gemm_backend cls_gemm_cases_backend(const cls_gemm_cases *g) { return cls_ge
 /* A packed_b case's B packed for the plan's backend (enqueued on q). */
 static cls_status ensure_packed(cls_gemm_cases *g, gemm_case *c, cl_command_queue q) {
   const cls_gemm_shape *s = &c->s;
-  const cls_gemm_backend backend = cls_gemm_get_backend(g->plan);
+  const cls_gemm_backend backend = cls_gemm_get_class_backend(g->plan, CLS_GEMM_CLASS_PACKED);
   if (!s->packed_b || (c->packed && c->packed_backend == backend)) return CLS_OK;
   if (c->packed) clReleaseMemObject(c->packed);
   size_t total = 0;

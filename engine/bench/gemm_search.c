@@ -7,7 +7,9 @@
  * every shape's result against a host reference and times it (heaviest shapes first; a kernel whose
  * partial sum already exceeds the best total is dropped); keeps the fastest valid Xgemm (over the
  * large shapes) and XgemmDirect (over the skinny ones); times the shapes on the other kernel as well
- * (two more compiles) to choose the threshold; and measures the result. Prints nothing. */
+ * (two more compiles) to choose the threshold; and measures the result. Then it times our own kernels on
+ * every shape and stores, per shape class (cls_gemm_class_of), the backend whose calls x ms sum is smaller
+ * (cls_gemm_backend_of then gives it to the device's plans). Prints nothing. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -355,7 +357,7 @@ cls_status cls_gemm_tune(cls_engine *e, int device, const cls_gemm_shape *shapes
   r->n_shapes = n;
   cl_command_queue q = NULL;
   cls_status st = cls_bench_queue(e, device, &q);
-  search s = {e, device, o, r, NULL, shapes, n, o->runs < 3 ? o->runs : 3, 0, pairs + 3};
+  search s = {e, device, o, r, NULL, shapes, n, o->runs < 3 ? o->runs : 3, 0, pairs + 4};
   if (st == CLS_OK) st = cls_gemm_cases_create(e, device, q, shapes, n, &s.cases);
   if (st == CLS_OK) st = cls_gemm_cases_set_backend(s.cases, CLS_GEMM_BACKEND_CLBLAST); /* what this search tunes */
   double weight[MAX_SHAPES], size[MAX_SHAPES];
@@ -495,11 +497,28 @@ cls_status cls_gemm_tune(cls_engine *e, int device, const cls_gemm_shape *shapes
     r->after_step_ms = r->before_step_ms;
     memcpy(r->after_ms, r->before_ms, sizeof r->after_ms);
   }
+  /* 4. our own kernels on every shape beside CLBlast as stored (after_ms): the faster backend per class */
+  s.stage = pairs + 4;
+  if (st == CLS_OK) st = cls_gemm_cases_set_backend(s.cases, CLS_GEMM_BACKEND_OWN);
+  for (int i = 0; i < n && st == CLS_OK; i++) {
+    const cls_gemm_class c = cls_gemm_class_of((size_t)shapes[i].m, (size_t)shapes[i].n, (size_t)shapes[i].k,
+                                               shapes[i].packed_b != 0);
+    r->own_ms[i] = INFINITY; /* a wrong result (counted as a rejection) keeps the class on CLBlast */
+    double ms = 0;
+    if (measure(&s, i, "own kernels", &ms, &st)) r->own_ms[i] = ms;
+    r->class_ms[c][0] += shapes[i].calls * r->own_ms[i];
+    r->class_ms[c][1] += shapes[i].calls * r->after_ms[i];
+    r->class_shapes[c]++;
+  }
+  for (int c = 0; c < CLS_GEMM_N_CLASSES && st == CLS_OK; c++)
+    if (r->class_shapes[c])
+      w->backend[c] = r->class_ms[c][0] < r->class_ms[c][1] ? CLS_GEMM_BACKEND_OWN : CLS_GEMM_BACKEND_CLBLAST;
   if (st == CLS_OK) {
     char saved[CLS_ERROR_CAP];
     memcpy(saved, e->error, sizeof saved);
     if (cls_gemm_tuning_store(e, device, w, r->path, sizeof r->path) == CLS_OK) {
       r->stored = true;
+      for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) e->devices[device].gemm_backend[c] = w->backend[c];
     } else {
       cls_log(e, CLS_LOG_WARNING, "%s", e->error);
       memcpy(e->error, saved, sizeof saved);

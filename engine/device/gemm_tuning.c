@@ -1,6 +1,7 @@
-/* Stored CLBlast GEMM tuning per device (see gemm_tuning.h): the file's path, reading, atomic
- * writing, and applying it through CLBlastOverrideParameters once its values pass the kernels'
- * constraints (the text's format, parsing and those constraints: gemm_tuning_file.c). Prints nothing.
+/* Stored GEMM tuning per device (see gemm_tuning.h): the file's path, reading, atomic writing, applying
+ * its CLBlast parameters through CLBlastOverrideParameters once they pass the kernels' constraints, and
+ * keeping its backend per shape class on the device (for cls_gemm_backend_of); the text's format,
+ * parsing and those constraints: gemm_tuning_file.c. Prints nothing.
  *
  * File (text, one item per line):
  *   clspeech-gemm-tuning 1
@@ -10,6 +11,7 @@
  *   platform <CL_PLATFORM_NAME> | <CL_PLATFORM_VERSION>
  *   shapes <what it was tuned for>
  *   kernel <Xgemm|XgemmDirect|GemmRoutine> NAME=VALUE ...      (zero to three lines)
+ *   backend <big|thin|packed> <own|clblast>                     (zero to three lines, one per class)
  *   sha256 <hex SHA-256 of every byte before this line> */
 #include "device/gemm_tuning.h"
 
@@ -72,6 +74,10 @@ cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tunin
     cls_gemm_params_format(&t->kernels[k], params, sizeof params);
     int w = snprintf(text + used, sizeof text - used, "kernel %s %s\n", t->kernels[k].kernel, params);
     if (w > 0) used += (size_t)w;
+  }
+  if (used < sizeof text) {
+    cls_gemm_tuning_backend_lines(t, text + used, sizeof text - used);
+    used += strlen(text + used);
   }
   if (used + 80 >= sizeof text) return cls_fail(e, CLS_ERR_IO, "GEMM tuning: the file would be too long");
   cls_sha256 h;
@@ -138,6 +144,7 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
             DEVICE_ARGS(d), path, why);
     return;
   }
+  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) d->gemm_backend[c] = t.backend[c];
   char saved[CLS_ERROR_CAP];
   memcpy(saved, e->error, sizeof saved);
   int ok = 0;
@@ -158,5 +165,10 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
   cls_gemm_tuning_format(&t, text, sizeof text);
   cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": GEMM tuning loaded from %s (tuned at %s): %s", DEVICE_ARGS(d), path,
           t.shapes, text);
+  char backends[128];
+  cls_gemm_tuning_format_backends(&t, backends, sizeof backends);
+  if (backends[0])
+    cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": GEMM backend by shape class, measured (%s):%s", DEVICE_ARGS(d), path,
+            backends);
   if (applied) *applied = ok > 0;
 }

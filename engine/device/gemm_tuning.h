@@ -16,9 +16,14 @@
 void cls_gemm_tuning_header(const cls_device_info *device, const char *shapes, char *out, size_t cap);
 
 /* Parses a tuning file's text for `device`: the checksum line, the header (this device's, byte for
- * byte), the kernel lines. false with `why` set when the file is bad. */
+ * byte), the kernel and backend lines. false with `why` set when the file is bad. */
 bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *device, cls_gemm_tuning *out,
                            char *why, size_t why_cap);
+
+/* The stored backend per class as " big=own packed=clblast" ("" when none), and as the file's
+ * "backend CLASS NAME" lines. */
+void cls_gemm_tuning_format_backends(const cls_gemm_tuning *t, char *out, size_t cap);
+void cls_gemm_tuning_backend_lines(const cls_gemm_tuning *t, char *out, size_t cap);
 
 /* Whether one kernel's stored values meet what CLBlast's kernels need (Xgemm: KWG a multiple of KWI,
  * MWG of MDIMC*VWM and MDIMA*VWM, NWG of NDIMC*VWN and NDIMB*VWN, KWG of MDIMC*NDIMC/MDIMA and /NDIMB,
@@ -38,7 +43,8 @@ cls_status cls_gemm_tuning_path(cls_engine *engine, int device, char *out, size_
 cls_status cls_gemm_tuning_store(cls_engine *engine, int device, const cls_gemm_tuning *t, char *path, size_t path_cap);
 
 /* Loads the device's stored winners and applies them, logging a notice naming the file and the
- * parameters; a bad file, parameters that fail cls_gemm_params_check, or parameters CLBlast refuses
+ * parameters, and keeps the stored backend per shape class in the device (cls_device.gemm_backend);
+ * a bad file, parameters that fail cls_gemm_params_check, or parameters CLBlast refuses
  * give a warning and change nothing (for that kernel: CLBlast's defaults stay). Never
  * fails: *applied says whether anything was applied. Does nothing when the gemm_tuning option is off. */
 void cls_gemm_tuning_load(cls_engine *engine, int device, bool *applied);

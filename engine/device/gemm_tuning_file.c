@@ -1,4 +1,5 @@
-/* The GEMM tuning file's text (see gemm_tuning.h): its header, parsing and checksum check, and the
+/* The GEMM tuning file's text (see gemm_tuning.h): its header, parsing and checksum check, the GEMM shape
+ * classes and the backend lines that store the faster backend per class, and the
  * check of stored parameters against the constraints CLBlast's Xgemm and XgemmDirect kernels need
  * (a file with a valid checksum may still hold values that would make them divide by zero or
  * compute garbage). Pure functions of the bytes and the device record: no OpenCL, no CLBlast, so
@@ -12,6 +13,43 @@
 #include "device/gemm_tuning.h"
 
 #define MAGIC "clspeech-gemm-tuning 1"
+
+static const char *const class_names[CLS_GEMM_N_CLASSES] = {"big", "thin", "packed"};
+static const char *const backend_names[3] = {NULL, "own", "clblast"}; /* by cls_gemm_backend's values */
+
+const char *cls_gemm_class_name(cls_gemm_class c) {
+  return c >= 0 && c < CLS_GEMM_N_CLASSES ? class_names[c] : "?";
+}
+
+cls_gemm_class cls_gemm_class_of(size_t m, size_t n, size_t k, bool packed) {
+  if (packed) return CLS_GEMM_CLASS_PACKED;
+  return m < CLS_GEMM_THIN_BELOW || n < CLS_GEMM_THIN_BELOW || k < CLS_GEMM_THIN_BELOW ? CLS_GEMM_CLASS_THIN
+                                                                                        : CLS_GEMM_CLASS_BIG;
+}
+
+static bool backend_valid(int b) { return b == 1 || b == 2; }
+
+void cls_gemm_tuning_format_backends(const cls_gemm_tuning *t, char *out, size_t cap) {
+  size_t used = 0;
+  if (cap) out[0] = '\0';
+  for (int c = 0; c < CLS_GEMM_N_CLASSES && used < cap; c++) {
+    if (!backend_valid(t->backend[c])) continue;
+    int w = snprintf(out + used, cap - used, " %s=%s", class_names[c], backend_names[t->backend[c]]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
+void cls_gemm_tuning_backend_lines(const cls_gemm_tuning *t, char *out, size_t cap) {
+  size_t used = 0;
+  if (cap) out[0] = '\0';
+  for (int c = 0; c < CLS_GEMM_N_CLASSES && used < cap; c++) {
+    if (!backend_valid(t->backend[c])) continue;
+    int w = snprintf(out + used, cap - used, "backend %s %s\n", class_names[c], backend_names[t->backend[c]]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
 
 void cls_gemm_params_format(const cls_gemm_params *p, char *out, size_t cap) {
   size_t used = 0;
@@ -102,6 +140,31 @@ static bool parse_kernel(const char *line, cls_gemm_params *p, char *why, size_t
   return true;
 }
 
+/* Parses "backend CLASS NAME" (line without the newline) into t->backend; a class named twice is an error. */
+static bool parse_backend(const char *line, cls_gemm_tuning *t, char *why, size_t why_cap) {
+  char cls[16], name[16], extra[2];
+  if (sscanf(line, "backend %15s %15s %1s", cls, name, extra) != 2) {
+    snprintf(why, why_cap, "malformed backend line \"%.60s\"", line);
+    return false;
+  }
+  int c = -1, b = 0;
+  for (int i = 0; i < CLS_GEMM_N_CLASSES; i++)
+    if (!strcmp(cls, class_names[i])) c = i;
+  for (int i = 1; i < 3; i++)
+    if (!strcmp(name, backend_names[i])) b = i;
+  if (c < 0 || !b) {
+    snprintf(why, why_cap,
+             "backend line \"%.60s\": the class must be big, thin or packed and the backend own or clblast", line);
+    return false;
+  }
+  if (t->backend[c]) {
+    snprintf(why, why_cap, "the backend of class %s is given twice", cls);
+    return false;
+  }
+  t->backend[c] = b;
+  return true;
+}
+
 bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *d, cls_gemm_tuning *out, char *why,
                            size_t why_cap) {
   memset(out, 0, sizeof *out);
@@ -152,6 +215,11 @@ bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *
     char *nl = strchr(line, '\n');
     if (!nl) break;
     *nl = '\0';
+    if (!strncmp(line, "backend ", 8)) {
+      if (!parse_backend(line, out, why, why_cap)) goto done;
+      line = nl + 1;
+      continue;
+    }
     if (strncmp(line, "kernel ", 7) != 0 || out->n == 3) {
       snprintf(why, why_cap, "unexpected line \"%.60s\"", line);
       goto done;

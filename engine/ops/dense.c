@@ -8,6 +8,12 @@
 #include "device/program.h"
 #include "ops/ops_util.h"
 
+/* Fixed work-group sizes (the grid is rounded up to them): a CPU driver compiles a kernel once per
+ * work-group size, so a size the driver picks per launch would recompile for every new number of rows.
+ * The column sums take few work-items (16 columns each): small groups, so that every core gets some. */
+#define DENSE_LOCAL 64
+#define COLSUM_LOCAL 4
+
 struct cls_dense_plan {
   cls_engine *engine;
   int in, out;
@@ -70,8 +76,9 @@ cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cl
                     &act->relu_clip, sizeof rate, &rate, sizeof scale, &scale, sizeof act->seed, &act->seed,
                     sizeof act->step, &act->step, sizeof act->layer, &act->layer, sizeof batch, &batch,
                     sizeof act->utterance_offset, &act->utterance_offset);
-  size_t global[2] = {(size_t)p->out, (size_t)rows}, local[2] = {16, 4};
-  if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_act, "dense_bias_act", 2, global, local, event);
+  /* a work-item per run of 32 units of a row (kernels/dense.cl) */
+  size_t global = ((size_t)p->out + 31) / 32 * (size_t)rows, local = DENSE_LOCAL;
+  if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_act, "dense_bias_act", 1, &global, &local, event);
   return st;
 }
 
@@ -86,15 +93,13 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
   if (act->relu) {
     if (!workspace.mem) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense backward: the activation needs a workspace");
     dz = workspace;
-    int yo = (int)y.offset, dyo = (int)dy.offset, dzo = (int)dz.offset, batch = act->batch > 0 ? act->batch : 1;
-    float rate = act->dropout_rate, scale = 1.0f / (1.0f - rate);
-    st = cls_ops_args(e, p->act_bwd, "dense_act_bwd", 16, sizeof rows, &rows, sizeof p->out, &p->out, sizeof y.mem,
-                      &y.mem, sizeof yo, &yo, sizeof dy.mem, &dy.mem, sizeof dyo, &dyo, sizeof dz.mem, &dz.mem,
-                      sizeof dzo, &dzo, sizeof act->relu_clip, &act->relu_clip, sizeof rate, &rate, sizeof scale, &scale,
-                      sizeof act->seed, &act->seed, sizeof act->step, &act->step, sizeof act->layer, &act->layer,
-                      sizeof batch, &batch, sizeof act->utterance_offset, &act->utterance_offset);
-    size_t global[2] = {(size_t)p->out, (size_t)rows}, local[2] = {16, 4};
-    if (st == CLS_OK) st = cls_ops_launch(e, q, p->act_bwd, "dense_act_bwd", 2, global, local, NULL);
+    int n = rows * p->out, yo = (int)y.offset, dyo = (int)dy.offset, dzo = (int)dz.offset;
+    float scale = 1.0f / (1.0f - act->dropout_rate);
+    st = cls_ops_args(e, p->act_bwd, "dense_act_bwd", 9, sizeof n, &n, sizeof y.mem, &y.mem, sizeof yo, &yo,
+                      sizeof dy.mem, &dy.mem, sizeof dyo, &dyo, sizeof dz.mem, &dz.mem, sizeof dzo, &dzo,
+                      sizeof act->relu_clip, &act->relu_clip, sizeof scale, &scale);
+    size_t global = ((size_t)n + 31) / 32, local = DENSE_LOCAL; /* a work-item per 32 elements */
+    if (st == CLS_OK) st = cls_ops_launch(e, q, p->act_bwd, "dense_act_bwd", 1, &global, &local, NULL);
     if (st != CLS_OK) return st;
   }
   /* dW [in, out] = X^T [in, rows] · dZ [rows, out] */
@@ -104,7 +109,7 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
   int dzo = (int)dz.offset, dbo = (int)db.offset, acc = mode == CLS_ACCUMULATE;
   st = cls_ops_args(e, p->bias_grad, "dense_bias_grad", 7, sizeof rows, &rows, sizeof p->out, &p->out, sizeof dz.mem,
                     &dz.mem, sizeof dzo, &dzo, sizeof db.mem, &db.mem, sizeof dbo, &dbo, sizeof acc, &acc);
-  size_t global = (size_t)p->out, local = 64;
+  size_t global = ((size_t)p->out + 15) / 16, local = COLSUM_LOCAL; /* a work-item per 16 columns */
   cl_event *last = dx.mem ? NULL : event;
   if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_grad, "dense_bias_grad", 1, &global, &local, last);
   if (st != CLS_OK || !dx.mem) return st;

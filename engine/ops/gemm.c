@@ -1,4 +1,4 @@
-/* GEMM plan (see clspeech/ops.h): the backend per device class, the own backend's packing and
+/* GEMM plan (see clspeech/ops.h): the backend per device and shape class, the own backend's packing and
  * launches (kernels/gemm.cl), the CLBlast calls, the argument and buffer checks both share, and the
  * packing scratch. Nothing here waits on the host. */
 #include "ops/gemm.h"
@@ -26,7 +26,8 @@ struct cls_gemm_plan {
   int device;
   cl_context context;
   cls_device_kind kind;
-  cls_gemm_backend forced;  /* AUTO: by device class */
+  cls_gemm_backend forced;  /* AUTO: by shape class, as cls_gemm_backend_of says */
+  cls_gemm_backend by_class[CLS_GEMM_N_CLASSES]; /* cls_gemm_backend_of the device, at create */
   cl_kernel pack_a, pack_b, tile;
   int mr, nr;               /* the own backend's tile */
   cls_gemm_pack_a pack_a_mode;
@@ -56,6 +57,7 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   p->device = device;
   p->context = d->context;
   p->kind = d->info.kind;
+  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) p->by_class[c] = cls_gemm_backend_of(e, device, (cls_gemm_class)c);
   p->pack_a_mode = CLS_GEMM_PACK_A_TRANSPOSED;
   p->chunk_floats = DEFAULT_CHUNK_FLOATS;
   p->band_bytes = DEFAULT_BAND_BYTES;
@@ -101,12 +103,24 @@ cls_status cls_gemm_set_backend(cls_gemm_plan *p, cls_gemm_backend b) {
 }
 
 cls_gemm_backend cls_gemm_get_backend(const cls_gemm_plan *p) {
+  return cls_gemm_get_class_backend(p, CLS_GEMM_CLASS_BIG);
+}
+
+cls_gemm_backend cls_gemm_get_class_backend(const cls_gemm_plan *p, cls_gemm_class c) {
   if (p->forced != CLS_GEMM_BACKEND_AUTO) return p->forced;
-  return cls_gemm_backend_for(p->kind);
+  return c >= 0 && c < CLS_GEMM_N_CLASSES ? p->by_class[c] : cls_gemm_backend_for(p->kind);
 }
 
 cls_gemm_backend cls_gemm_backend_for(cls_device_kind kind) {
   return kind == CLS_DEVICE_CPU ? CLS_GEMM_BACKEND_OWN : CLS_GEMM_BACKEND_CLBLAST;
+}
+
+cls_gemm_backend cls_gemm_backend_of(cls_engine *e, int device, cls_gemm_class c) {
+  if (!e || device < 0 || device >= cls_engine_device_count(e)) return CLS_GEMM_BACKEND_CLBLAST;
+  const cls_device *d = &e->devices[device];
+  const int stored = c >= 0 && c < CLS_GEMM_N_CLASSES ? d->gemm_backend[c] : 0;
+  if (stored == CLS_GEMM_BACKEND_OWN || stored == CLS_GEMM_BACKEND_CLBLAST) return (cls_gemm_backend)stored;
+  return cls_gemm_backend_for(d->info.kind);
 }
 
 void cls_gemm_geometry(const cls_gemm_plan *p, int *mr, int *nr) {
@@ -307,7 +321,8 @@ cls_status cls_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, size
                     cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c, size_t ldc, cl_event *event) {
   if (!p) return CLS_ERR_INVALID_ARGUMENT;
   const char *op = "gemm";
-  const bool own = cls_gemm_get_backend(p) == CLS_GEMM_BACKEND_OWN || k == 0; /* CLBlast refuses k = 0 */
+  const bool own = /* CLBlast refuses k = 0 */
+      cls_gemm_get_class_backend(p, cls_gemm_class_of(m, n, k, false)) == CLS_GEMM_BACKEND_OWN || k == 0;
   cls_status st = check_sizes(p, op, m, n, k);
   if (st == CLS_OK) st = check_matrix(p, op, ta ? "A^T" : "A", a, ta ? k : m, ta ? m : k, lda, own);
   if (st == CLS_OK) st = check_matrix(p, op, tb ? "B^T" : "B", b, tb ? n : k, tb ? k : n, ldb, own);
@@ -331,7 +346,7 @@ cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t
                            cls_buf packed) {
   if (!p) return CLS_ERR_INVALID_ARGUMENT;
   const char *op = "gemm pack B";
-  const bool own = cls_gemm_get_backend(p) == CLS_GEMM_BACKEND_OWN;
+  const bool own = cls_gemm_get_class_backend(p, CLS_GEMM_CLASS_PACKED) == CLS_GEMM_BACKEND_OWN;
   const size_t pf = cls_gemm_packed_b_floats(p, k, n);
   cls_status st = check_sizes(p, op, 1, n, k);
   if (st == CLS_OK) st = check_matrix(p, op, tb ? "B^T" : "B", b, tb ? n : k, tb ? k : n, ldb, own);
@@ -362,7 +377,7 @@ cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t
                            cls_buf a, size_t lda, cls_buf packed, float beta, cls_buf c, size_t ldc, cl_event *event) {
   if (!p) return CLS_ERR_INVALID_ARGUMENT;
   const char *op = "gemm with packed B";
-  const bool own = cls_gemm_get_backend(p) == CLS_GEMM_BACKEND_OWN;
+  const bool own = cls_gemm_get_class_backend(p, CLS_GEMM_CLASS_PACKED) == CLS_GEMM_BACKEND_OWN;
   const size_t pf = cls_gemm_packed_b_floats(p, k, n);
   cls_status st = check_sizes(p, op, m, n, k);
   if (st == CLS_OK) st = check_matrix(p, op, ta ? "A^T" : "A", a, ta ? k : m, ta ? m : k, lda, own);

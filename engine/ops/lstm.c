@@ -212,7 +212,7 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_ar
                       sizeof a->h_out.mem, &a->h_out.mem, sizeof h_off, &h_off, sizeof hs_mem, &hs_mem, sizeof hs_off,
                       &hs_off, sizeof write_h_state, &write_h_state, sizeof a->seq_len.mem, &a->seq_len.mem,
                       sizeof len_off, &len_off, sizeof save, &save);
-    size_t global = (size_t)B * H;
+    size_t global = (size_t)B * (((size_t)H + 7) / 8); /* a work-item per 8 units of an utterance */
     if (st == CLS_OK)
       st = cls_ops_launch(p->engine, q, p->gates_fwd, "lstm_gates_fwd", 1, &global, &p->local,
                           t == T - 1 ? event : NULL);
@@ -308,7 +308,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
                       sizeof dh_off, &dh_off, sizeof ws, &ws, sizeof dh_rec_off, &dh_rec_off, sizeof has_next,
                       &has_next, sizeof ws, &ws, sizeof dc_off, &dc_off, sizeof ws, &ws, sizeof dz_off, &dz_off,
                       sizeof seq_len.mem, &seq_len.mem, sizeof len_off, &len_off);
-    size_t global = (size_t)B * H;
+    size_t global = (size_t)B * (((size_t)H + 7) / 8); /* a work-item per 8 units of an utterance */
     if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->gates_bwd, "lstm_gates_bwd", 1, &global, &p->local, NULL);
   }
   if (st != CLS_OK) return st;
@@ -334,7 +334,9 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     st = cls_ops_args(p->engine, p->bias_grad, "lstm_bias_grad", 7, sizeof nrows, &nrows, sizeof ncols, &ncols,
                       sizeof ws, &ws, sizeof dzo, &dzo, sizeof dbias.mem, &dbias.mem, sizeof dbo, &dbo, sizeof acc,
                       &acc);
-    if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->bias_grad, "lstm_bias_grad", 1, &H4, &p->local, event);
+    /* a work-item per 16 columns, in groups of a fixed 4 (few work-items: every core gets some) */
+    size_t global = (H4 + 15) / 16, local = 4;
+    if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->bias_grad, "lstm_bias_grad", 1, &global, &local, event);
   }
   return st;
 }

@@ -295,13 +295,23 @@ static void log_placement(cls_crew *c) {
     if (!s->tower) continue;
     const cls_device_info *d = cls_engine_device(c->e, cls_tower_device(s->tower));
     size_t bytes = cls_tower_device_bytes(s->tower);
+    /* the GEMM backend per shape class: the stored winner of `bench --tune`, else the class default */
+    char gemm[160] = "";
+    cls_gemm_backend first = cls_gemm_backend_of(c->e, cls_tower_device(s->tower), (cls_gemm_class)0);
+    bool one = true;
+    for (int k = 0; k < CLS_GEMM_N_CLASSES; k++) {
+      cls_gemm_backend b = cls_gemm_backend_of(c->e, cls_tower_device(s->tower), (cls_gemm_class)k);
+      one = one && b == first;
+      snprintf(gemm + strlen(gemm), sizeof gemm - strlen(gemm), "%s%s %s", k ? ", " : "",
+               cls_gemm_class_name((cls_gemm_class)k), b == CLS_GEMM_BACKEND_OWN ? "own kernels (gemm)" : "CLBlast");
+    }
+    if (one) snprintf(gemm, sizeof gemm, "%s", first == CLS_GEMM_BACKEND_OWN ? "own kernels (gemm)" : "CLBlast");
     cls_log(c->e, CLS_LOG_NOTICE,
             "placement: tower %d on device %d:%d (%s, %s): own compute and transfer queues (in-order); programs: %s; "
             "GEMM: %s; batch share %s%d; capacity %d utterances x %d frames; device memory %.1f MiB (parameters, "
             "gradient, Adam m and v %.1f MiB; activations, batch and workspaces %.1f MiB)",
             i, d->platform_index, d->device_index, d->name, d->driver_version, programs,
-            cls_gemm_backend_for(d->kind) == CLS_GEMM_BACKEND_OWN ? "own kernels (gemm)" : "CLBlast",
-            hybrid && balance_auto && live > 1 ? "measured each step, starting at " : "", o->train_batch_size,
+            gemm, hybrid && balance_auto && live > 1 ? "measured each step, starting at " : "", o->train_batch_size,
             cls_tower_capacity(s->tower), c->max_frames, (double)bytes / 1048576.0, 4.0 * (double)pb / 1048576.0,
             (double)(bytes - 4 * pb) / 1048576.0);
   }

@@ -238,7 +238,12 @@ typedef struct cls_gemm_tune_result {
   double before_ms[CLS_BENCH_MAX_SHAPES * 4]; /* per shape, as given or measured */
   double after_ms[CLS_BENCH_MAX_SHAPES * 4];  /* with the winners (= before when the defaults are kept) */
   double before_step_ms, after_step_ms;       /* sum over shapes of calls x ms */
-  cls_gemm_tuning winners;                    /* what was stored (n == 0: the defaults were kept) */
+  cls_gemm_tuning winners;                    /* what was stored (n == 0: the defaults were kept; backend[]:
+                                                 the faster backend per shape class) */
+  double own_ms[CLS_BENCH_MAX_SHAPES * 4];    /* per shape, our own kernels (infinite: a wrong result) */
+  double class_ms[CLS_GEMM_N_CLASSES][2];     /* per shape class, sum of calls x ms: [0] own kernels, [1] CLBlast
+                                                 as stored (after_ms) */
+  int class_shapes[CLS_GEMM_N_CLASSES];       /* shapes of each class among the tuned ones */
   int candidates;                             /* pairs tried */
   cls_gemm_candidate candidate[CLS_GEMM_MAX_CANDIDATES];
   int best_xgemm, best_direct;                /* indices into candidate[], -1: none */
@@ -254,8 +259,10 @@ typedef struct cls_gemm_tune_result {
  * every candidate's result against the host reference (cls_gemm_cases_check) and timing it,
  * then chooses the GemmRoutine threshold between the direct and the indirect kernel from the
  * measured times, measures the winners ("after") and stores them when they beat `before_ms`
- * (NULL: measured first with whatever parameters are in force). The device keeps the winners
- * applied (or, when the defaults were kept, the last parameters tried; re-run to compare). */
+ * (NULL: measured first with whatever parameters are in force); times our own kernels on every shape
+ * and stores, per shape class, the faster of the two backends (cls_gemm_backend_of). The device keeps the winners
+ * applied (or, when the defaults were kept, the last parameters tried; re-run to compare) and, once stored,
+ * the backends for plans made from then on. */
 cls_status cls_gemm_tune(cls_engine *engine, int device, const cls_gemm_shape *shapes, int n_shapes,
                          const double *before_ms, const cls_gemm_tune_options *options, cls_gemm_tune_result *out);
 

@@ -155,18 +155,36 @@ typedef struct cls_gemm_params {
   size_t values[CLS_GEMM_MAX_PARAMS];
 } cls_gemm_params;
 
+/* The shape classes a tuning file names the faster GEMM backend for (`clspeech bench --tune` times our
+ * own kernels and CLBlast on each): products whose dimensions are all at least CLS_GEMM_THIN_BELOW, those
+ * with a smaller one (the output layer's 29 classes), and the products on a B packed once for many calls
+ * (cls_gemm_pack_b + cls_gemm_packed: the LSTM's recurrent products). */
+typedef enum cls_gemm_class {
+  CLS_GEMM_CLASS_BIG = 0,
+  CLS_GEMM_CLASS_THIN = 1,
+  CLS_GEMM_CLASS_PACKED = 2
+} cls_gemm_class;
+#define CLS_GEMM_N_CLASSES 3
+#define CLS_GEMM_THIN_BELOW 64
+/* "big", "thin", "packed" */
+const char *cls_gemm_class_name(cls_gemm_class c);
+/* The class of an m x n x k product (packed: on a B packed by cls_gemm_pack_b). */
+cls_gemm_class cls_gemm_class_of(size_t m, size_t n, size_t k, bool packed);
+
 /* What a tuning file holds: up to one parameter set per kernel (none: CLBlast's defaults were
- * fastest and are kept). */
+ * fastest and are kept), and the measured faster backend per shape class. */
 typedef struct cls_gemm_tuning {
   int n;
   cls_gemm_params kernels[3];
   char shapes[128];                        /* what it was tuned for: "H=512 B=16 T=150" */
+  int backend[CLS_GEMM_N_CLASSES];         /* per cls_gemm_class, as cls_gemm_backend (clspeech/ops.h): 1 our
+                                              own kernels, 2 CLBlast; 0 not measured (the class default) */
 } cls_gemm_tuning;
 
 /* "MWG=64 NWG=64 ..." */
 void cls_gemm_params_format(const cls_gemm_params *p, char *out, size_t cap);
 /* "Xgemm MWG=64 ...; XgemmDirect WGD=32 ...; GemmRoutine XGEMM_MIN_INDIRECT_SIZE=200", or
- * "CLBlast defaults" for an empty tuning. */
+ * "CLBlast defaults" for an empty tuning (the CLBlast part only: not the backends). */
 void cls_gemm_tuning_format(const cls_gemm_tuning *t, char *out, size_t cap);
 
 typedef enum cls_tuning_read { CLS_TUNING_NONE = 0, CLS_TUNING_OK = 1, CLS_TUNING_BAD = 2 } cls_tuning_read;

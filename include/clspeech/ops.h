@@ -65,15 +65,21 @@ typedef enum cls_gemm_backend {
 cls_status cls_gemm_create(cls_engine *engine, int device, cls_gemm_plan **out);
 void cls_gemm_destroy(cls_gemm_plan *plan);
 
-/* Forces a backend (tests and benchmarks); AUTO returns to the device class's. Packed B matrices made
- * under another backend must be packed again. */
+/* Forces a backend on every call (tests and benchmarks); AUTO returns to cls_gemm_backend_of's per shape
+ * class. Packed B matrices made under another backend must be packed again. */
 cls_status cls_gemm_set_backend(cls_gemm_plan *plan, cls_gemm_backend backend);
-/* The backend calls take now: OWN or CLBLAST. */
+/* The backend calls of a shape class (cls_gemm_class_of) take now: OWN or CLBLAST. */
+cls_gemm_backend cls_gemm_get_class_backend(const cls_gemm_plan *plan, cls_gemm_class shape_class);
+/* ... of the big class (every dimension at least CLS_GEMM_THIN_BELOW). */
 cls_gemm_backend cls_gemm_get_backend(const cls_gemm_plan *plan);
 /* "own", "clblast" or "auto". */
 const char *cls_gemm_backend_name(cls_gemm_backend backend);
-/* The backend AUTO takes on a kind of device (the one rule, for plans and for messages). */
+/* The class default on a kind of device: OWN on CPU devices, CLBLAST elsewhere. */
 cls_gemm_backend cls_gemm_backend_for(cls_device_kind kind);
+/* The backend AUTO takes for a shape class on a device (the one rule, for plans and for messages): the
+ * winner `clspeech bench --tune` stored for the device (loaded when the engine prepared it, unless the
+ * gemm_tuning option is off), else the class default, cls_gemm_backend_for. Plans read it at create. */
+cls_gemm_backend cls_gemm_backend_of(cls_engine *engine, int device, cls_gemm_class shape_class);
 
 cls_status cls_gemm(cls_gemm_plan *plan, cl_command_queue queue, bool trans_a, bool trans_b, size_t m, size_t n,
                     size_t k, float alpha, cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c,
