@@ -3,7 +3,9 @@
  * pulls the current parameters, computes its gradient without waiting for the others, and pushes
  * it; the host applies each gradient at once. A gradient's staleness is the number of updates
  * applied between its pull and its push; the epoch reports the mean and the largest. A tower whose
- * device fails is dropped and its batch goes to another. */
+ * device fails is dropped and its batch goes to another. Every live tower takes one batch of an epoch
+ * before any takes a second (in tower order), so a slow device is never starved of work by the
+ * scheduling of threads. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,9 @@
 typedef struct async_run {
   cls_crew *c;
   pthread_mutex_t lock;      /* held by a worker while it takes a batch, pulls, and pushes */
+  pthread_cond_t turn;       /* signalled when a tower has taken its first batch, or the epoch stops */
+  int first_taken;           /* how many towers have taken their first batch of this round */
+  int live;                  /* how many towers this round started with */
   const cls_utterance *u;
   cls_loader *loader;
   cls_host_batch *retry;     /* a failed tower's batch, for the next tower that asks */
@@ -33,6 +38,8 @@ typedef struct async_run {
 typedef struct async_job {
   async_run *r;
   cls_crew_slot *s;
+  int order; /* this tower's place among the live towers: it takes its first batch after `order` others */
+  int took;  /* it has taken a batch this round */
 } async_job;
 
 static void *async_worker(void *arg) {
@@ -43,6 +50,8 @@ static void *async_worker(void *arg) {
   cls_error_redirect(s->err);
   for (;;) {
     pthread_mutex_lock(&r->lock);
+    while (r->status == CLS_OK && !r->done && !r->retry && r->first_taken < (j->took ? r->live : j->order))
+      pthread_cond_wait(&r->turn, &r->lock);
     cls_host_batch *b = NULL;
     if (r->status == CLS_OK && r->retry) {
       b = r->retry;
@@ -53,6 +62,11 @@ static void *async_worker(void *arg) {
       b = cls_loader_next(r->loader);
       if (!b) r->done = 1;
     }
+    if (!j->took) {
+      j->took = 1;
+      r->first_taken++;
+    }
+    pthread_cond_broadcast(&r->turn); /* the next tower's turn, or: the epoch stops */
     if (!b) {
       pthread_mutex_unlock(&r->lock);
       break;
@@ -154,23 +168,30 @@ cls_status cls_async_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n
   if (st == CLS_OK) st = cls_crew_start_loader(c, u, usable, B, c->n_towers + 2, &r.loader);
   if (st != CLS_OK) return st;
   pthread_mutex_init(&r.lock, NULL);
+  pthread_cond_init(&r.turn, NULL);
   async_job jobs[CLS_MAX_TOWERS];
   pthread_t threads[CLS_MAX_TOWERS];
   /* Rounds: a batch left behind by a failed tower after the others finished gets another round. */
   do {
-    int started[CLS_MAX_TOWERS] = {0};
+    int started[CLS_MAX_TOWERS] = {0}, live = 0;
+    r.first_taken = 0;
+    r.live = cls_crew_count(c);
     for (int i = 0; i < c->n_towers; i++) {
       if (!c->towers[i].tower) continue;
-      jobs[i] = (async_job){&r, &c->towers[i]};
+      jobs[i] = (async_job){&r, &c->towers[i], live++, 0};
       started[i] = pthread_create(&threads[i], NULL, async_worker, &jobs[i]) == 0;
       if (!started[i]) {
+        pthread_mutex_lock(&r.lock);
         r.status = cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "cannot start a thread for tower %d", i);
+        pthread_cond_broadcast(&r.turn);
+        pthread_mutex_unlock(&r.lock);
         break;
       }
     }
     for (int i = 0; i < c->n_towers; i++)
       if (started[i]) pthread_join(threads[i], NULL);
   } while (r.status == CLS_OK && r.retry && cls_crew_count(c) > 0);
+  pthread_cond_destroy(&r.turn);
   pthread_mutex_destroy(&r.lock);
   /* A batch left by a failed tower when no tower could take it any more. */
   if (r.retry) cls_loader_done(r.loader, r.retry);
