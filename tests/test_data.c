@@ -572,6 +572,26 @@ static void test_validation(const cls_alphabet *a) {
   }
 }
 
+/* A header that lies (issue 15): a 1 Hz WAV is skipped at validation, the file and the rate named,
+ * instead of failing later on the device without a name. */
+static void test_implausible_header(const cls_alphabet *a) {
+  write_wav("one-hertz.wav", 2000, 1, 1, 0);
+  write_text("h.csv", "wav_filename,wav_filesize,transcript\nldc.wav,1,she had your dark suit\none-hertz.wav,2,hi\n");
+  cls_dataset_options o = {.alphabet = a};
+  cls_dataset *ds = load(tmp_path("h.csv"), &o);
+  if (ds) {
+    const cls_dataset_report *r = cls_dataset_get_report(ds);
+    CHECK_INT(r->kept, 1);
+    CHECK_INT(r->count[CLS_SKIP_AUDIO_UNREADABLE], 1);
+    const cls_skip_example *ex = &r->examples[CLS_SKIP_AUDIO_UNREADABLE][0];
+    CHECK_INT(ex->line, 3);
+    CHECK(strcmp(ex->path, tmp_path("one-hertz.wav")) == 0, "path %s", ex->path);
+    CHECK(strcmp(ex->detail, "implausible audio header: its header gives a sample rate of 1 Hz, outside 1000 .. 384000 Hz") ==
+              0, "detail %s", ex->detail);
+    cls_dataset_destroy(ds);
+  }
+}
+
 int main(void) {
   if (!data_files_open("clspeech-data")) return 1;
   copy_file(SMOKE "/LDC93S1.wav", "ldc.wav");
@@ -583,6 +603,7 @@ int main(void) {
     test_rfc4180();
     test_bad_csv(a);
     test_validation(a);
+    test_implausible_header(a);
   }
   cls_alphabet_destroy(a);
   data_files_close();

@@ -242,6 +242,9 @@ static int probe_audio(const char *path, cls_audio_header *h, char *detail, size
     case CLS_AUDIO_TRUNCATED:
       snprintf(detail, cap, "truncated audio file: its header promises more sample data than the file holds");
       return CLS_SKIP_AUDIO_UNREADABLE;
+    case CLS_AUDIO_BAD_HEADER:
+      snprintf(detail, cap, "implausible audio header: %.200s", why);
+      return CLS_SKIP_AUDIO_UNREADABLE;
   }
   return CLS_SKIP_AUDIO_UNREADABLE;
 }

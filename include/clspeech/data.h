@@ -101,7 +101,7 @@ typedef enum cls_skip_reason {
   CLS_SKIP_EMPTY_TRANSCRIPT = 0,
   CLS_SKIP_MISSING_CHARACTERS = 1, /* characters the alphabet lacks (or bytes that are not UTF-8) */
   CLS_SKIP_AUDIO_MISSING = 2,      /* the audio file cannot be opened */
-  CLS_SKIP_AUDIO_UNREADABLE = 3,   /* not audio libsndfile reads, no samples, or truncated */
+  CLS_SKIP_AUDIO_UNREADABLE = 3,   /* not audio libsndfile reads, no samples, truncated, or an implausible header */
   CLS_SKIP_TOO_LONG = 4,           /* the transcript needs more frames than the audio gives */
   CLS_SKIP_REASONS = 5
 } cls_skip_reason;
