@@ -3,7 +3,9 @@
  * best_dev, else the latest train checkpoint), decoded with the CTC beam search. The network's
  * geometry comes from the checkpoint, the alphabet and the feature geometry from the checkpoint
  * folder (alphabet.txt, features.txt, written by `clspeech train`); a flag given for one of them must
- * agree. Folders from before those files take them from the flags. The model runs forward only. */
+ * agree. Folders from before those files take them from the flags. The model runs forward only, each
+ * file streamed through it in chunks of --stream_frames frames (time linear in the file's length,
+ * memory bounded by the chunk; features on the host). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,12 +138,21 @@ int cmd_transcribe(int argc, char **argv) {
   memcpy(all, table, (size_t)n_flags * sizeof *table);
   all[n_flags++] = (cli_flag){"audio", CLI_STRING, &f.audio, "the audio file to transcribe (more may follow as arguments)",
                               false};
+  int stream_frames = 1024;
+  all[n_flags++] = (cli_flag){"stream_frames", CLI_INT, &stream_frames,
+                              "frames per chunk: each file is decoded, featurised and run through the model a chunk at a "
+                              "time, the LSTM state carried over, so memory does not grow with the file (1 .. 65536)",
+                              false};
   const char *extra[256];
   int n_extra = 0;
   int rc = cli_parse_flags(argc, argv, 2, all, n_flags, "transcribe",
                            "Transcribes audio files with a trained checkpoint.", extra, 256, &n_extra);
   if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
   if ((rc = train_flags_finish(&f, "transcribe"))) return rc;
+  if (stream_frames < 1 || stream_frames > 65536) {
+    fprintf(stderr, "clspeech transcribe: --stream_frames %d: must be 1 .. 65536\n", stream_frames);
+    return CLI_EXIT_USAGE;
+  }
   const char *files[257];
   int n_files = 0;
   if (*f.audio) files[n_files++] = f.audio;
@@ -178,7 +189,7 @@ int cmd_transcribe(int argc, char **argv) {
   }
   f.n_hidden = model.n_hidden;
   cls_infer_config ic = {model, cls_mfcc_default(f.audio_sample_rate), !strcmp(f.features_device, "host"),
-                         f.feature_cache, 1, 1, f.log_placement};
+                         f.feature_cache, 1, 1, f.log_placement, stream_frames};
   ic.features.win_len_ms = f.feature_win_len;
   ic.features.win_step_ms = f.feature_win_step;
   cls_mfcc_tables *tables = NULL;
@@ -188,8 +199,7 @@ int cmd_transcribe(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   for (int i = 0; i < n_files && !rc; i++) {
-    /* The header is enough to size the model: the frames training's data set counts, with room for
-       the resampler's extra sample. The audio is decoded once, on the batch loader's thread. */
+    /* Each file checked from its header before any work (the model then runs a chunk at a time). */
     cls_audio_header h;
     char why[512];
     if (cls_audio_probe(files[i], &h, why, sizeof why) != CLS_AUDIO_FINE) {
@@ -205,7 +215,6 @@ int cmd_transcribe(int argc, char **argv) {
       fprintf(stderr, "clspeech transcribe: %s: shorter than one feature window\n", files[i]);
       rc = CLI_EXIT_FAILURE;
     }
-    if (count.max_frames > ic.max_frames) ic.max_frames = (int)count.max_frames;
   }
   cls_mfcc_tables_destroy(tables);
   cls_engine *engine = NULL;

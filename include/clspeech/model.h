@@ -75,6 +75,14 @@ typedef struct cls_model_dropout {
 cls_status cls_model_forward(cls_model *model, cl_command_queue queue, const cls_model_batch *batch, cls_buf params,
                              const cls_model_dropout *dropout, float *losses);
 
+/* Streaming inference over one chunk of utterances: the logits (cls_model_logits) of the batch's
+ * frames, without dropout or CTC, the LSTM starting from h_state, c_state [B, n_hidden] (in/out, float)
+ * and leaving there each utterance's state after its last frame (cls_lstm_infer). Chunks of an
+ * utterance fed in order, each with the context windows of its own frames, give the logits of one
+ * forward pass over the whole utterance. */
+cls_status cls_model_infer_chunk(cls_model *model, cl_command_queue queue, const cls_model_batch *batch, cls_buf params,
+                                 cls_buf h_state, cls_buf c_state);
+
 /* One training pass: forward, CTC loss and backward. Writes (or adds, mode) the gradient of
  * grad_scale * (sum of the utterance losses) into the flat gradient buffer, laid out as the
  * parameters are; per-utterance losses go to losses[B]. An utterance with an impossible alignment
@@ -191,6 +199,10 @@ typedef struct cls_infer_config {
   const char *feature_cache;   /* host-features path: a feature cache folder, or NULL/"" */
   int max_batch, max_frames;   /* the largest batch and utterance (in frames) it will run */
   int log_placement;           /* log its device and device memory (a notice) */
+  int stream_frames;           /* > 0: each utterance streamed through the model in chunks of this many
+                                  frames, decoded and featurised (on the host) a chunk at a time with the
+                                  LSTM state carried over, so that memory is bounded by the chunk and
+                                  max_frames does not apply; 0: whole utterances in batches */
 } cls_infer_config;
 
 typedef struct cls_infer cls_infer;
@@ -210,7 +222,9 @@ cls_status cls_infer_load(cls_infer *infer, const char *checkpoint_path);
  * frames. The pointers are valid during the call only. */
 typedef void (*cls_infer_fn)(void *user, int first, int batch, int time, const float *logits, const int *frames);
 
-/* Runs the audio files paths[0 .. n) through the model, batch_size (<= max_batch) at a time. */
+/* Runs the audio files paths[0 .. n) through the model, batch_size (<= max_batch) at a time; streamed
+ * (stream_frames > 0): one file at a time, on_batch called once per file with all its logits (host
+ * memory for the logits only: frames x n_classes floats). */
 cls_status cls_infer_run(cls_infer *infer, const char *const *paths, int n, int batch_size, cls_infer_fn on_batch,
                          void *user);
 
