@@ -26,14 +26,18 @@ static int pcm_bits(int format) {
   }
 }
 
+/* Containers whose length is a number in a header rather than the size of the data. */
+static int claimed_length(int major) {
+#ifdef SF_FORMAT_MPEG
+  if (major == SF_FORMAT_MPEG) return 1;
+#endif
+  return major == SF_FORMAT_FLAC || major == SF_FORMAT_OGG;
+}
+
 /* Bytes one sample takes in the file for uncompressed data, 0 for compressed data (whose size per
    sample varies): FLAC's and Ogg's subtypes name the decoded width, not the stored one. */
 static int sample_bytes(int format) {
-  const int major = format & SF_FORMAT_TYPEMASK;
-  if (major == SF_FORMAT_FLAC || major == SF_FORMAT_OGG) return 0;
-#ifdef SF_FORMAT_MPEG
-  if (major == SF_FORMAT_MPEG) return 0;
-#endif
+  if (claimed_length(format & SF_FORMAT_TYPEMASK)) return 0;
   const int bits = pcm_bits(format);
   if (bits) return bits / 8;
   switch (format & SF_FORMAT_SUBMASK) {
@@ -46,7 +50,7 @@ static int sample_bytes(int format) {
 }
 
 /* The header's rate, channels and length against the bounds and the file's `size` in bytes, and for
-   compressed data the last promised sample sought and decoded. CLS_AUDIO_FINE or
+   a claimed length (FLAC, Ogg, MPEG) the last promised sample sought and decoded. CLS_AUDIO_FINE or
    CLS_AUDIO_BAD_HEADER with `detail` saying why. Allocates nothing from the header. */
 static cls_audio_problem check_header(SNDFILE *f, const SF_INFO *info, long long size, char *detail, size_t cap) {
   if (info->samplerate < CLS_AUDIO_MIN_RATE || info->samplerate > CLS_AUDIO_MAX_RATE) {
@@ -77,10 +81,14 @@ static cls_audio_problem check_header(SNDFILE *f, const SF_INFO *info, long long
                (double)frames / info->samplerate, size);
       return CLS_AUDIO_BAD_HEADER;
     }
-    /* Compressed: the claim must hold up to its last sample (a seek is a bisection, not a decode). */
+    /* A stream whose length is a bare claim (FLAC's STREAMINFO, Ogg's last granule position) must hold
+       up to its last sample (a seek is a bisection, not a decode). Compressed data in other containers
+       (ADPCM, GSM in WAV, ...) takes its length from the data's size, checked by libsndfile. */
+    const int major = info->format & SF_FORMAT_TYPEMASK;
     float last[CLS_AUDIO_MAX_CHANNELS];
-    if (sf_seek(f, (sf_count_t)(frames - 1), SEEK_SET) != (sf_count_t)(frames - 1) || sf_readf_float(f, last, 1) != 1 ||
-        sf_seek(f, 0, SEEK_SET) != 0) {
+    if (claimed_length(major) &&
+        (sf_seek(f, (sf_count_t)(frames - 1), SEEK_SET) != (sf_count_t)(frames - 1) || sf_readf_float(f, last, 1) != 1 ||
+         sf_seek(f, 0, SEEK_SET) != 0)) {
       snprintf(detail, cap, "its header claims %lld samples (%.2f s), but the data ends before the last of them", frames,
                (double)frames / info->samplerate);
       return CLS_AUDIO_BAD_HEADER;
