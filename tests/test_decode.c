@@ -1,7 +1,8 @@
 /* Host-side decoding and evaluation metrics: greedy and prefix beam search against TensorFlow
  * (fixtures from tests/ref/make_decode_fixtures.py), the beam search against every alignment
  * enumerated in double on tiny cases, fed in chunks against whole utterances, its options and argument
- * checks and its speed at DeepSpeech's sizes; Levenshtein distances, per-sample and corpus WER/CER, and the report's order and sections. */
+ * checks and its speed at DeepSpeech's sizes; Levenshtein distances, per-sample and corpus WER/CER, and the
+ * report's order and sections. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -628,8 +629,9 @@ static void check_streaming(void) {
       decode_chunked(x, T, C, 0, &opts[v], chunks[c], got, MAXR, &n);
       CHECK_INT(n, nref);
       for (int i = 0; i < n && i < nref; i++) {
+        const size_t fb = (size_t)got[i].length * sizeof(int32_t);
         CHECK(same_labels(got[i].labels, got[i].length, ref[i].labels, ref[i].length) &&
-                  (got[i].length == 0 || !memcmp(got[i].frames, ref[i].frames, (size_t)got[i].length * sizeof(int32_t))),
+                  (got[i].length == 0 || !memcmp(got[i].frames, ref[i].frames, fb)),
               "options %d, chunks of %d: result %d differs", v, chunks[c], i);
         CHECK(got[i].log_prob == ref[i].log_prob, "options %d, chunks of %d: result %d scores %.17g, whole %.17g", v,
               chunks[c], i, got[i].log_prob, ref[i].log_prob);
