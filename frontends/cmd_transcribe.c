@@ -19,28 +19,43 @@
 #include "transcript.h"
 
 typedef struct transcribe_ctx {
-  const cls_alphabet *alphabet;
-  const train_flags *flags;
-  const char *const *files;
+  cls_ctc_decoder *decoder; /* the file being streamed */
   int n_classes;
-  int failed;
+  cls_status decode_status; /* the decoder's error, which stopped the stream */
 } transcribe_ctx;
 
-static void on_batch(void *user, int first, int batch, int time, const float *logits, const int *frames) {
+/* Each chunk's logits go straight to the decoder: no file's logits are kept. */
+static cls_status on_chunk(void *user, int64_t first, int n, const float *logits) {
+  (void)first;
   transcribe_ctx *c = user;
-  const size_t cap = (size_t)time * 8 + 8;
-  char *text = malloc(cap);
-  for (int b = 0; b < batch; b++) {
-    if (text && transcript_decode(c->alphabet, c->flags, logits + (size_t)b * c->n_classes, frames[b], c->n_classes,
-                                  (size_t)batch * c->n_classes, text, cap) == CLS_OK) {
-      printf("%s: %s\n", c->files[first + b], text);
-    } else {
-      fprintf(stderr, "clspeech transcribe: %s: decoding failed\n", c->files[first + b]);
-      c->failed = 1;
-    }
+  c->decode_status = cls_ctc_decoder_feed(c->decoder, logits, n, (size_t)c->n_classes);
+  return c->decode_status;
+}
+
+/* One file streamed and decoded chunk by chunk, its transcript printed. 0, CLI_EXIT_FAILURE for a
+ * decoding failure (the next files still run), or -1 with *st set for an engine error. */
+static int transcribe_file(cls_infer *infer, const cls_alphabet *alphabet, const train_flags *f, int n_classes,
+                           const char *file, cls_status *st) {
+  transcribe_ctx c = {NULL, n_classes, CLS_OK};
+  c.decode_status = transcript_begin(f, n_classes, &c.decoder);
+  char *text = NULL;
+  *st = CLS_OK;
+  if (c.decode_status == CLS_OK) *st = cls_infer_stream(infer, file, on_chunk, &c, NULL);
+  if (c.decode_status == CLS_OK && *st == CLS_OK) c.decode_status = transcript_finish(c.decoder, alphabet, &text);
+  cls_ctc_decoder_free(c.decoder);
+  int rc = 0;
+  if (c.decode_status != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: %s: decoding failed (%s)\n", file, cls_status_string(c.decode_status));
+    *st = CLS_OK;
+    rc = CLI_EXIT_FAILURE;
+  } else if (*st != CLS_OK) {
+    rc = -1;
+  } else {
+    printf("%s: %s\n", file, text);
+    fflush(stdout);
   }
   free(text);
-  fflush(stdout);
+  return rc;
 }
 
 static int seen(const cli_flag *flags, int n, const char *name) {
@@ -225,10 +240,9 @@ int cmd_transcribe(int argc, char **argv) {
     /* One device: transcription has no use for towers. */
     cls_status st = cls_infer_create(engine, sel[0], &ic, &infer);
     if (st == CLS_OK) st = cls_infer_load(infer, path);
-    transcribe_ctx c = {alphabet, &f, files, model.n_classes, 0};
-    if (st == CLS_OK) st = cls_infer_run(infer, files, n_files, 1, on_batch, &c);
+    for (int i = 0; i < n_files && st == CLS_OK; i++)
+      if (transcribe_file(infer, alphabet, &f, model.n_classes, files[i], &st) > 0) rc = CLI_EXIT_FAILURE;
     if (st != CLS_OK) rc = cli_report("transcribe", engine, st);
-    else if (c.failed) rc = CLI_EXIT_FAILURE;
   }
   cls_infer_destroy(infer);
   cls_engine_destroy(engine);

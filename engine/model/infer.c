@@ -32,7 +32,8 @@ struct cls_infer {
   float *samples;          /* [(chunk + 2 n_context - 1) * step + window] decoded, not yet featurised */
   float *feats;            /* [chunk + 2 n_context, n_coeff] features of frames fbase .. fend */
   float *windows;          /* [chunk, input width] */
-  float *stream_logits;    /* all the logits of the utterance streamed, grown as they come */
+  float *chunk_logits;     /* [chunk, n_classes] the logits of the last chunk run */
+  float *stream_logits;    /* cls_infer_run only: all the logits of the utterance streamed, grown as they come */
   size_t stream_cap;       /* floats */
 };
 
@@ -107,7 +108,8 @@ cls_status cls_infer_create(cls_engine *e, int device, const cls_infer_config *c
     t->samples = malloc(((T + ctx2 - 1) * (size_t)t->tables->step + (size_t)t->tables->window) * sizeof(float));
     t->feats = malloc((T + ctx2) * (size_t)c->features.n_coeff * sizeof(float));
     t->windows = malloc(T * (size_t)cls_model_input_width(&c->model) * sizeof(float));
-    if (st == CLS_OK && (!t->zeros || !t->samples || !t->feats || !t->windows))
+    t->chunk_logits = malloc(T * (size_t)c->model.n_classes * sizeof(float));
+    if (st == CLS_OK && (!t->zeros || !t->samples || !t->feats || !t->windows || !t->chunk_logits))
       st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for streaming in chunks of %d frames",
                     c->stream_frames);
   }
@@ -139,6 +141,7 @@ void cls_infer_destroy(cls_infer *t) {
   free(t->samples);
   free(t->feats);
   free(t->windows);
+  free(t->chunk_logits);
   free(t->stream_logits);
   if (t->q) clReleaseCommandQueue(t->q);
   cls_mfcc_tables_destroy(t->tables);
@@ -178,8 +181,9 @@ cls_status cls_infer_batch(cls_infer *t, const cls_host_batch *b, float *logits,
 
 /* Output frames obase .. obase+n of the utterance streamed: their context windows from the features
  * held (frames fbase .. fend; zero before frame 0 and, once the audio has ended, from fend on), through
- * the model from the carried state, their logits appended to stream_logits. */
-static cls_status stream_chunk(cls_infer *t, int index, size_t obase, int n, size_t fbase, size_t fend) {
+ * the model from the carried state, their logits read into chunk_logits and handed to on_chunk. */
+static cls_status stream_chunk(cls_infer *t, int index, size_t obase, int n, size_t fbase, size_t fend,
+                               cls_infer_chunk_fn on_chunk, void *user) {
   const int ctx = t->c.model.n_context, nc = t->c.features.n_coeff, C = t->c.model.n_classes;
   const size_t width = (size_t)cls_model_input_width(&t->c.model);
   for (int i = 0; i < n; i++)
@@ -205,19 +209,11 @@ static cls_status stream_chunk(cls_infer *t, int index, size_t obase, int n, siz
   cls_status st = cls_batch_input_put(t->input, t->q, &hb, 0, 1, &mb);
   if (st == CLS_OK) st = cls_model_infer_chunk(t->model, t->q, &mb, cls_buf_of(t->params), cls_buf_of(t->h_state),
                                                cls_buf_of(t->c_state));
-  const size_t need = (obase + (size_t)n) * (size_t)C;
-  if (st == CLS_OK && need > t->stream_cap) {
-    size_t cap = t->stream_cap ? t->stream_cap : (size_t)t->c.stream_frames * C;
-    while (cap < need) cap *= 2;
-    float *grown = realloc(t->stream_logits, cap * sizeof *grown);
-    if (!grown) return cls_fail(t->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu frames of logits", obase + n);
-    t->stream_logits = grown;
-    t->stream_cap = cap;
-  }
   if (st == CLS_OK)
     st = cl_ok(t, clEnqueueReadBuffer(t->q, cls_model_logits(t->model).mem, CL_TRUE, 0, (size_t)n * C * sizeof(float),
-                                      t->stream_logits + obase * (size_t)C, 0, NULL, NULL),
+                                      t->chunk_logits, 0, NULL, NULL),
                "reading logits");
+  if (st == CLS_OK && on_chunk) st = on_chunk(user, (int64_t)obase, n, t->chunk_logits);
   return st;
 }
 
@@ -225,7 +221,8 @@ static cls_status stream_chunk(cls_infer *t, int index, size_t obase, int n, siz
  * samples k*step .. k*step+window; a chunk's windows need n_context frames on each side, so a chunk
  * runs once the features reach n_context frames past it (or the audio has ended). *frames receives the
  * utterance's frames. */
-static cls_status stream_one(cls_infer *t, const char *path, int index, int *frames) {
+static cls_status stream_one(cls_infer *t, const char *path, int index, cls_infer_chunk_fn on_chunk, void *user,
+                             int64_t *frames) {
   const cls_mfcc_tables *tb = t->tables;
   const size_t T = (size_t)t->c.stream_frames, ctx = (size_t)t->c.model.n_context, nc = (size_t)tb->cfg.n_coeff;
   const size_t S = (size_t)tb->step, W = (size_t)tb->window, rows = T + 2 * ctx;
@@ -279,7 +276,7 @@ static cls_status stream_one(cls_infer *t, const char *path, int index, int *fra
     if (ended) n = fend - obase < T ? fend - obase : T;
     else if (fend - obase >= T + ctx) n = T;
     if (n == 0) break;
-    st = stream_chunk(t, index, obase, (int)n, fbase, fend);
+    st = stream_chunk(t, index, obase, (int)n, fbase, fend, on_chunk, user);
     obase += n;
     const size_t keep = obase > ctx ? obase - ctx : 0; /* the left context of the next chunk */
     if (keep > fbase) {
@@ -290,8 +287,36 @@ static cls_status stream_one(cls_infer *t, const char *path, int index, int *fra
   cls_audio_stream_close(s);
   if (st == CLS_OK && fend == 0) st = cls_fail(t->e, CLS_ERR_IO, "%s: shorter than one feature window", path);
   if (st == CLS_OK && fend > (size_t)INT32_MAX) st = cls_fail(t->e, CLS_ERR_IO, "%s: too many frames", path);
-  *frames = (int)fend;
+  *frames = (int64_t)fend;
   return st;
+}
+
+cls_status cls_infer_stream(cls_infer *t, const char *path, cls_infer_chunk_fn on_chunk, void *user, int64_t *frames) {
+  int64_t got = 0;
+  if (frames) *frames = 0;
+  if (t->c.stream_frames <= 0)
+    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "forward-only replica: made without stream_frames, it cannot stream");
+  cls_status st = stream_one(t, path, 0, on_chunk, user, &got);
+  if (frames) *frames = got;
+  return st;
+}
+
+/* cls_infer_run's streaming: every chunk's logits appended to stream_logits. */
+static cls_status keep_chunk(void *user, int64_t first, int n, const float *logits) {
+  cls_infer *t = user;
+  const size_t C = (size_t)t->c.model.n_classes, need = ((size_t)first + (size_t)n) * C;
+  if (need > t->stream_cap) {
+    size_t cap = t->stream_cap ? t->stream_cap : (size_t)t->c.stream_frames * C;
+    while (cap < need) cap *= 2;
+    float *grown = realloc(t->stream_logits, cap * sizeof *grown);
+    if (!grown)
+      return cls_fail(t->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %lld frames of logits",
+                      (long long)first + n);
+    t->stream_logits = grown;
+    t->stream_cap = cap;
+  }
+  memcpy(t->stream_logits + (size_t)first * C, logits, (size_t)n * C * sizeof *logits);
+  return CLS_OK;
 }
 
 cls_status cls_infer_run(cls_infer *t, const char *const *paths, int n, int batch_size, cls_infer_fn on_batch,
@@ -299,9 +324,10 @@ cls_status cls_infer_run(cls_infer *t, const char *const *paths, int n, int batc
   if (t->c.stream_frames > 0) {
     cls_status st = CLS_OK;
     for (int i = 0; i < n && st == CLS_OK; i++) {
-      int frames = 0;
-      st = stream_one(t, paths[i], i, &frames);
-      if (st == CLS_OK && on_batch) on_batch(user, i, 1, frames, t->stream_logits, &frames);
+      int64_t frames = 0;
+      st = stream_one(t, paths[i], i, keep_chunk, t, &frames);
+      int f = (int)frames;
+      if (st == CLS_OK && on_batch) on_batch(user, i, 1, f, t->stream_logits, &f);
     }
     return st;
   }

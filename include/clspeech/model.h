@@ -224,8 +224,20 @@ typedef void (*cls_infer_fn)(void *user, int first, int batch, int time, const f
 
 /* Runs the audio files paths[0 .. n) through the model, batch_size (<= max_batch) at a time; streamed
  * (stream_frames > 0): one file at a time, on_batch called once per file with all its logits (host
- * memory for the logits only: frames x n_classes floats). */
+ * memory for the logits: frames x n_classes floats; cls_infer_stream holds none). */
 cls_status cls_infer_run(cls_infer *infer, const char *const *paths, int n, int batch_size, cls_infer_fn on_batch,
                          void *user);
+
+/* A chunk of a streamed file's logits: frames first .. first+n, [n, n_classes] row-major, valid during
+ * the call only. A status other than CLS_OK stops the stream, and cls_infer_stream returns it as is
+ * (the callback has said why). */
+typedef cls_status (*cls_infer_chunk_fn)(void *user, int64_t first, int n, const float *logits);
+
+/* One audio file streamed through a replica made with stream_frames > 0, each chunk's logits handed to
+ * on_chunk (may be NULL) in order and then dropped: host and device memory are those of one chunk,
+ * whatever the file's length (decode with cls_ctc_decoder, clspeech/decode.h). *frames (may be NULL)
+ * receives the file's frames. CLS_ERR_INVALID_ARGUMENT for a replica made without stream_frames. */
+cls_status cls_infer_stream(cls_infer *infer, const char *path, cls_infer_chunk_fn on_chunk, void *user,
+                            int64_t *frames);
 
 #endif
