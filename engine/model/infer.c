@@ -295,7 +295,8 @@ cls_status cls_infer_stream(cls_infer *t, const char *path, cls_infer_chunk_fn o
   int64_t got = 0;
   if (frames) *frames = 0;
   if (t->c.stream_frames <= 0)
-    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "forward-only replica: made without stream_frames, it cannot stream");
+    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT,
+                    "forward-only replica: made without stream_frames, it cannot stream");
   cls_status st = stream_one(t, path, 0, on_chunk, user, &got);
   if (frames) *frames = got;
   return st;
