@@ -289,7 +289,7 @@ static void brute_force_case(int T, int C, double scale) {
 
 /* The same search written plainly: prefixes as label arrays, identical prefixes found by comparing
  * them, the beam cut by a full sort. Checks the trie, its hash table, node reuse and the selection. */
-enum { NAIVE_MAXLEN = 64 };
+enum { NAIVE_MAXLEN = 1024 };
 typedef struct nprefix {
   int32_t lab[NAIVE_MAXLEN];
   int len;
@@ -581,7 +581,7 @@ static int streaming_cases = 0;
  * results exactly (labels, frames, scores compared with ==), greedy and beam with and without
  * cutoff_prob/cutoff_top_n and delay_expansion. */
 static void check_streaming(void) {
-  enum { T = 230, C = 29, MAXR = 6 };
+  enum { T = 600, C = 29, MAXR = 6 }; /* past 256 frames: the trie's shared start is committed */
   float *x = malloc((size_t)T * C * sizeof *x);
   /* Silence (blank > 0.999) for the first 20 frames, so delay_expansion has frames to skip. */
   for (int t = 0; t < T; t++) {
@@ -843,7 +843,9 @@ int main(void) {
   naive_case(60, 29, 12, 4.0);
   naive_case(40, 29, 64, 1.0); /* wide enough for select_best's sampled threshold */
   naive_case(40, 29, 64, 3.0);
-  printf("  naive prefix search (plain arrays, full sorts): %d cases with pruning (T 20..60, C 3..29, beam 1..64) "
+  naive_case(700, 6, 8, 3.0); /* long enough for the trie's shared start to be committed (every 256 frames) */
+  naive_case(600, 29, 16, 2.0);
+  printf("  naive prefix search (plain arrays, full sorts): %d cases with pruning (T 20..700, C 3..29, beam 1..64) "
          "identical\n",
          naive_cases);
 

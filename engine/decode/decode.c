@@ -273,6 +273,8 @@ typedef struct search {
   candidate *cand;
   ranked *rank;          /* index >= 0: a node; < 0: candidate ~index */
   size_t cap;            /* capacity of next, cand and rank */
+  int32_t *done_labels, *done_frames; /* the committed start every prefix shares (see commit) */
+  int n_done, cap_done;
 } search;
 
 static void search_free(search *s) {
@@ -284,6 +286,8 @@ static void search_free(search *s) {
   free(s->next);
   free(s->cand);
   free(s->rank);
+  free(s->done_labels);
+  free(s->done_frames);
 }
 
 /* Log-softmax of one frame into s->classes (all C), then pruned as ds_ctcdecoder's
@@ -442,6 +446,55 @@ static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_w
   return CLS_OK;
 }
 
+/* Commits the start that every prefix of the beam shares, so that the trie holds the prefixes' recent
+ * labels, not the whole transcript (an hour of audio is about 100k labels; a trie that large makes
+ * every lookup a cache miss). From the root down, while a node is out of the beam and has one child,
+ * the path is common to every prefix: its nodes' labels and frames move to done_labels/done_frames and
+ * the nodes are freed, the first node kept becoming the root's child. Depths stay absolute, so a
+ * prefix's first depth - n_done labels are in the trie. Called at fixed frames (not per feed) so that
+ * node indices, which break exact ties, do not depend on the chunking. */
+static cls_status commit(search *s, int C) {
+  trie *tr = &s->tr;
+  if (tr->nodes[0].alive || tr->nodes[0].n_children != 1) return CLS_OK;
+  int32_t first = -1, x = 0;
+  for (;;) {
+    if (x != 0 && (tr->nodes[x].alive || tr->nodes[x].n_children != 1)) break;
+    int32_t child = -1;
+    for (int32_t c = 0; c < C - 1 && child < 0; c++) child = table_find(tr, x, c);
+    if (child < 0) return CLS_OK; /* cannot happen: n_children says there is one */
+    if (x == 0) first = child;
+    x = child;
+  }
+  if (x == first) return CLS_OK; /* nothing between the root and the first node kept */
+  const int add = tr->nodes[x].depth - 1 - s->n_done;
+  if (s->n_done + add > s->cap_done) {
+    int cap = s->cap_done ? s->cap_done : 256;
+    while (cap < s->n_done + add) cap *= 2;
+    int32_t *l = realloc(s->done_labels, (size_t)cap * sizeof *l);
+    if (!l) return CLS_ERR_OUT_OF_MEMORY;
+    s->done_labels = l;
+    int32_t *f = realloc(s->done_frames, (size_t)cap * sizeof *f);
+    if (!f) return CLS_ERR_OUT_OF_MEMORY;
+    s->done_frames = f;
+    s->cap_done = cap;
+  }
+  for (int32_t v = tr->nodes[x].parent; v > 0;) {
+    const int32_t parent = tr->nodes[v].parent;
+    const int at = tr->nodes[v].depth - 1;
+    s->done_labels[at] = tr->nodes[v].label;
+    s->done_frames[at] = tr->nodes[v].frame;
+    table_remove(tr, v);
+    tr->nodes[v].parent = -2;
+    tr->free_list[tr->n_free++] = v;
+    v = parent;
+  }
+  s->n_done += add;
+  table_remove(tr, x);
+  tr->nodes[x].parent = 0;
+  table_put(tr, x);
+  return CLS_OK;
+}
+
 /* The results: the best max_results prefixes of the beam, best first, with their labels and frames. */
 static cls_status collect(search *s, int n_beam, cls_beam_result *results, int max_results, int *n_results) {
   trie *tr = &s->tr;
@@ -470,6 +523,9 @@ static cls_status collect(search *s, int n_beam, cls_beam_result *results, int m
         r->labels[j] = tr->nodes[v].label;
         r->frames[j] = tr->nodes[v].frame;
       }
+      /* j == s->n_done: the committed start */
+      memcpy(r->labels, s->done_labels, (size_t)j * sizeof *r->labels);
+      memcpy(r->frames, s->done_frames, (size_t)j * sizeof *r->frames);
     }
   }
   *n_results = n;
@@ -582,6 +638,7 @@ static cls_status beam_feed(cls_ctc_decoder *d, const float *logits, int T, size
     if (!d->expanding && p_blank < 0.999) d->expanding = 1;
     if (!d->expanding) continue;
     cls_status st = search_step(&d->s, (int)(d->t + t), n_cls, d->C - 1, d->o.beam_width, &d->n_beam);
+    if (st == CLS_OK && ((d->t + t + 1) & 255) == 0) st = commit(&d->s, d->C);
     if (st != CLS_OK) return st;
   }
   return CLS_OK;
