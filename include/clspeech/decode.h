@@ -64,9 +64,11 @@ typedef struct cls_beam_result {
  * Prefixes live in a trie (node = parent + label) with a hash table from (parent, label) to node, so
  * extending a prefix and merging identical ones are O(1) (expected); an extension becomes a node only
  * if it survives the frame's pruning, and a node is freed once it has left the beam and has no
- * descendant left. The W best of the about W*K extensions are found by a selection (expected linear),
- * not a sort. Time O(T * W * K) for beam width W and K kept classes per frame (plus O(C log C) per
- * frame when cutoff_prob < 1), memory O(W*K + the trie of the beam's prefixes). Measured on one core:
+ * descendant left; every 256 frames the start all prefixes share leaves the trie for a plain array, so
+ * the trie holds the prefixes' recent labels, not the whole transcript (an hour is about 100k labels).
+ * The W best of the about W*K extensions are found by a selection (expected linear), not a sort.
+ * Time O(T * W * K) for beam width W and K kept classes per frame (plus O(C log C) per frame when
+ * cutoff_prob < 1), memory O(W*K + the trie of the beam's prefixes + the labels). Measured on one core:
  * T=150, C=29, W=1024 about 70 ms; T=1000 about 0.5 s (tests/test_decode.c prints it).
  *
  * A prefix's score sums only the alignments whose prefixes stayed in the beam, so it is a lower bound
