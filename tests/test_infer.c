@@ -266,6 +266,42 @@ static per_file run_files(cls_engine *e, int device, const float *params, const 
   return got;
 }
 
+/* cls_infer_stream's chunks: in order, each at most the chunk, covering the file's frames; a callback's
+ * error stops the stream and comes back as is; a replica made without streaming refuses. */
+typedef struct chunk_seen {
+  int64_t next;
+  int calls, out_of_order, stop_after;
+} chunk_seen;
+
+static cls_status see_chunk(void *user, int64_t first, int n, const float *logits) {
+  chunk_seen *c = user;
+  if (first != c->next || n < 1 || n > 50 || !logits) c->out_of_order++;
+  c->next = first + n;
+  return ++c->calls == c->stop_after ? CLS_ERR_IO : CLS_OK;
+}
+
+static void check_stream_chunks(cls_engine *e, int device, const float *params, const char *path, int frames) {
+  cls_infer_config ic = {model, cls_mfcc_default(16000), 1, NULL, 1, 1, 0, 50};
+  cls_infer *infer = NULL;
+  CHECK_INT(cls_infer_create(e, device, &ic, &infer), CLS_OK);
+  if (!infer) return;
+  CHECK_INT(cls_infer_write_params(infer, params), CLS_OK);
+  chunk_seen c = {0, 0, 0, 0};
+  int64_t got = 0;
+  CHECK_INT(cls_infer_stream(infer, path, see_chunk, &c, &got), CLS_OK);
+  CHECK(got == frames && c.next == frames && c.calls == (frames + 49) / 50 && c.out_of_order == 0,
+        "streamed %lld frames in %d chunks (%d out of order), expected %d frames", (long long)got, c.calls,
+        c.out_of_order, frames);
+  chunk_seen stop = {0, 0, 0, 2};
+  CHECK_INT(cls_infer_stream(infer, path, see_chunk, &stop, NULL), CLS_ERR_IO);
+  CHECK_INT(stop.calls, 2);
+  cls_infer_destroy(infer);
+  cls_infer_config whole = {model, cls_mfcc_default(16000), 1, NULL, 1, 400, 0, 0};
+  CHECK_INT(cls_infer_create(e, device, &whole, &infer), CLS_OK);
+  if (infer) CHECK_INT(cls_infer_stream(infer, path, see_chunk, &c, NULL), CLS_ERR_INVALID_ARGUMENT);
+  cls_infer_destroy(infer);
+}
+
 /* Streaming (issue 15): an utterance run in chunks, the audio, features and context windows a chunk at
  * a time and the LSTM state carried over, gives the whole utterance's logits. Chunks of 7 and 16
  * frames (shorter than the 2 x 9 frames of context, so a chunk's windows reach into the chunks on both
@@ -299,6 +335,7 @@ static void check_streaming(cls_engine *e, int device) {
   cls_infer *infer = NULL;
   CHECK_INT(cls_infer_create(e, device, &bad, &infer), CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(cls_engine_error(e), "one utterance at a time");
+  check_stream_chunks(e, device, p, paths[0], whole.frames[0]);
   free(p);
 }
 
