@@ -523,9 +523,10 @@ static cls_status collect(search *s, int n_beam, cls_beam_result *results, int m
         r->labels[j] = tr->nodes[v].label;
         r->frames[j] = tr->nodes[v].frame;
       }
-      /* j == s->n_done: the committed start */
-      memcpy(r->labels, s->done_labels, (size_t)j * sizeof *r->labels);
-      memcpy(r->frames, s->done_frames, (size_t)j * sizeof *r->frames);
+      if (j > 0) { /* j == s->n_done: the committed start */
+        memcpy(r->labels, s->done_labels, (size_t)j * sizeof *r->labels);
+        memcpy(r->frames, s->done_frames, (size_t)j * sizeof *r->frames);
+      }
     }
   }
   *n_results = n;
