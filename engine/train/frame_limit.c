@@ -26,9 +26,11 @@ int64_t cls_train_frame_limit(const cls_engine *e, int device, const cls_train_o
   uint64_t frame = cls_model_frame_bytes(&o->model, max_label, &lstm);
   if (!o->host_features) frame += (uint64_t)o->features.sample_rate * (uint64_t)o->features.win_step_ms / 1000 * 4;
   const uint64_t B = (uint64_t)max_batch;
-  int64_t limit = mem > fixed ? (int64_t)((mem - fixed) / (frame * B)) : 0;
+  /* A device that reports no memory size is not limited by it. */
+  int64_t limit = mem == 0 ? INT64_MAX : mem > fixed ? (int64_t)((mem - fixed) / (frame * B)) : 0;
   if (max_alloc > 0 && (int64_t)(max_alloc / (lstm * B)) < limit) limit = (int64_t)(max_alloc / (lstm * B));
-  const int64_t indices = (int64_t)(INT32_MAX / (lstm / sizeof(float) * B)); /* lstm.c: 2^31 floats a buffer */
+  /* lstm.c: 2^31 floats a buffer */
+  const int64_t indices = (int64_t)(INT32_MAX / (lstm / sizeof(float) * B));
   if (indices < limit) limit = indices;
   if (why_cap)
     snprintf(why, why_cap,
