@@ -24,6 +24,44 @@ static int table_seen(const cli_flag *t, int n, const char *name) {
   return 0;
 }
 
+/* Utterances longer than a tower can hold on the devices used (cls_train_frame_limit; the device memory
+ * taken as at most CLSPEECH_DEVICE_MEMORY_MB MiB when that is set, for tests and shared devices) are
+ * skipped from every set, each named. 0 or an exit status. */
+static int drop_too_long(cls_engine *engine, const int *sel, int used, const cls_train_options *opt,
+                         const train_flags *f, const cls_mfcc_tables *tables, int max_batch, int max_labels,
+                         data_set *train, int n_train,
+                         data_set *dev, int n_dev, data_set *metrics, int n_metrics, data_set *test, int n_test) {
+  uint64_t cap = 0;
+  const char *cap_mb = getenv("CLSPEECH_DEVICE_MEMORY_MB");
+  if (cap_mb && *cap_mb) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long mb = strtoull(cap_mb, &end, 10);
+    if (errno || *end || mb < 1 || mb > (1ULL << 40)) {
+      fprintf(stderr, "clspeech train: CLSPEECH_DEVICE_MEMORY_MB=%s: must be a whole number of MiB, 1 .. 2^40\n",
+              cap_mb);
+      return CLI_EXIT_USAGE;
+    }
+    cap = (uint64_t)mb << 20;
+  }
+  int64_t limit = INT32_MAX;
+  char why[512] = "", w[512];
+  for (int i = 0; i < used; i++) {
+    int64_t l = cls_train_frame_limit(engine, sel[i], opt, max_batch, max_labels, cap, w, sizeof w);
+    if (l < limit) {
+      limit = l;
+      snprintf(why, sizeof why, "%s", w);
+    }
+  }
+  const int m = (int)(limit > 0 ? limit - 1 : 0); /* the tower is sized one frame past the longest */
+  const double s = ((double)(m > 0 ? m - 1 : 0) * tables->step + tables->window) / f->audio_sample_rate;
+  int rc = data_sets_drop_longer("training set", train, n_train, m, s, why, f->strict);
+  if (!rc) rc = data_sets_drop_longer("validation set", dev, n_dev, m, s, why, f->strict);
+  if (!rc) rc = data_sets_drop_longer("metrics set", metrics, n_metrics, m, s, why, f->strict);
+  if (!rc) rc = data_sets_drop_longer("test set", test, n_test, m, s, why, f->strict);
+  return rc;
+}
+
 int cmd_train(int argc, char **argv) {
   train_flags f;
   train_flags_defaults(&f);
@@ -126,7 +164,21 @@ int cmd_train(int argc, char **argv) {
     if (f.test_batch_size > max_batch) max_batch = f.test_batch_size;
     /* Evaluation alone runs on the first device: towers are for training. */
     if (!training) opt.towers_per_device = 1;
-    st = cls_trainer_create(engine, sel, used, &opt, max_batch, max_frames, max_labels, &trainer);
+    rc = drop_too_long(engine, sel, used, &opt, &f, tables, max_batch, max_labels, train, n_train, dev, n_dev, metrics,
+                       n_metrics, test, n_test);
+    if (!rc) {
+      max_frames = 1;
+      data_sets_max(train, n_train, &max_frames, &max_labels);
+      data_sets_max(dev, n_dev, &max_frames, &max_labels);
+      data_sets_max(metrics, n_metrics, &max_frames, &max_labels);
+      data_sets_max(test, n_test, &max_frames, &max_labels);
+    }
+    if (!rc && training && n_train == 1 && train[0].n < f.train_batch_size) {
+      fprintf(stderr, "clspeech train: the training set has %d usable samples, fewer than --train_batch_size %d\n",
+              train[0].n, f.train_batch_size);
+      rc = CLI_EXIT_FAILURE;
+    }
+    if (!rc) st = cls_trainer_create(engine, sel, used, &opt, max_batch, max_frames, max_labels, &trainer);
     if (st != CLS_OK) rc = cli_report(command, engine, st);
   }
   progress_printer progress;

@@ -3,7 +3,9 @@
  * best_dev, else the latest train checkpoint), decoded with the CTC beam search. The network's
  * geometry comes from the checkpoint, the alphabet and the feature geometry from the checkpoint
  * folder (alphabet.txt, features.txt, written by `clspeech train`); a flag given for one of them must
- * agree. Folders from before those files take them from the flags. The model runs forward only. */
+ * agree. Folders from before those files take them from the flags. The model runs forward only, each
+ * file streamed through it in chunks of --stream_frames frames (time linear in the file's length,
+ * memory bounded by the chunk; features on the host). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,28 +19,43 @@
 #include "transcript.h"
 
 typedef struct transcribe_ctx {
-  const cls_alphabet *alphabet;
-  const train_flags *flags;
-  const char *const *files;
+  cls_ctc_decoder *decoder; /* the file being streamed */
   int n_classes;
-  int failed;
+  cls_status decode_status; /* the decoder's error, which stopped the stream */
 } transcribe_ctx;
 
-static void on_batch(void *user, int first, int batch, int time, const float *logits, const int *frames) {
+/* Each chunk's logits go straight to the decoder: no file's logits are kept. */
+static cls_status on_chunk(void *user, int64_t first, int n, const float *logits) {
+  (void)first;
   transcribe_ctx *c = user;
-  const size_t cap = (size_t)time * 8 + 8;
-  char *text = malloc(cap);
-  for (int b = 0; b < batch; b++) {
-    if (text && transcript_decode(c->alphabet, c->flags, logits + (size_t)b * c->n_classes, frames[b], c->n_classes,
-                                  (size_t)batch * c->n_classes, text, cap) == CLS_OK) {
-      printf("%s: %s\n", c->files[first + b], text);
-    } else {
-      fprintf(stderr, "clspeech transcribe: %s: decoding failed\n", c->files[first + b]);
-      c->failed = 1;
-    }
+  c->decode_status = cls_ctc_decoder_feed(c->decoder, logits, n, (size_t)c->n_classes);
+  return c->decode_status;
+}
+
+/* One file streamed and decoded chunk by chunk, its transcript printed. 0, CLI_EXIT_FAILURE for a
+ * decoding failure (the next files still run), or -1 with *st set for an engine error. */
+static int transcribe_file(cls_infer *infer, const cls_alphabet *alphabet, const train_flags *f, int n_classes,
+                           const char *file, cls_status *st) {
+  transcribe_ctx c = {NULL, n_classes, CLS_OK};
+  c.decode_status = transcript_begin(f, n_classes, &c.decoder);
+  char *text = NULL;
+  *st = CLS_OK;
+  if (c.decode_status == CLS_OK) *st = cls_infer_stream(infer, file, on_chunk, &c, NULL);
+  if (c.decode_status == CLS_OK && *st == CLS_OK) c.decode_status = transcript_finish(c.decoder, alphabet, &text);
+  cls_ctc_decoder_free(c.decoder);
+  int rc = 0;
+  if (c.decode_status != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: %s: decoding failed (%s)\n", file, cls_status_string(c.decode_status));
+    *st = CLS_OK;
+    rc = CLI_EXIT_FAILURE;
+  } else if (*st != CLS_OK) {
+    rc = -1;
+  } else {
+    printf("%s: %s\n", file, text);
+    fflush(stdout);
   }
   free(text);
-  fflush(stdout);
+  return rc;
 }
 
 static int seen(const cli_flag *flags, int n, const char *name) {
@@ -136,12 +153,21 @@ int cmd_transcribe(int argc, char **argv) {
   memcpy(all, table, (size_t)n_flags * sizeof *table);
   all[n_flags++] = (cli_flag){"audio", CLI_STRING, &f.audio, "the audio file to transcribe (more may follow as arguments)",
                               false};
+  int stream_frames = 1024;
+  all[n_flags++] = (cli_flag){"stream_frames", CLI_INT, &stream_frames,
+                              "frames per chunk: each file is decoded, featurised and run through the model a chunk at a "
+                              "time, the LSTM state carried over, so memory does not grow with the file (1 .. 65536)",
+                              false};
   const char *extra[256];
   int n_extra = 0;
   int rc = cli_parse_flags(argc, argv, 2, all, n_flags, "transcribe",
                            "Transcribes audio files with a trained checkpoint.", extra, 256, &n_extra);
   if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
   if ((rc = train_flags_finish(&f, "transcribe"))) return rc;
+  if (stream_frames < 1 || stream_frames > 65536) {
+    fprintf(stderr, "clspeech transcribe: --stream_frames %d: must be 1 .. 65536\n", stream_frames);
+    return CLI_EXIT_USAGE;
+  }
   const char *files[257];
   int n_files = 0;
   if (*f.audio) files[n_files++] = f.audio;
@@ -178,7 +204,7 @@ int cmd_transcribe(int argc, char **argv) {
   }
   f.n_hidden = model.n_hidden;
   cls_infer_config ic = {model, cls_mfcc_default(f.audio_sample_rate), !strcmp(f.features_device, "host"),
-                         f.feature_cache, 1, 1, f.log_placement};
+                         f.feature_cache, 1, 1, f.log_placement, stream_frames};
   ic.features.win_len_ms = f.feature_win_len;
   ic.features.win_step_ms = f.feature_win_step;
   cls_mfcc_tables *tables = NULL;
@@ -188,8 +214,7 @@ int cmd_transcribe(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   for (int i = 0; i < n_files && !rc; i++) {
-    /* The header is enough to size the model: the frames training's data set counts, with room for
-       the resampler's extra sample. The audio is decoded once, on the batch loader's thread. */
+    /* Each file checked from its header before any work (the model then runs a chunk at a time). */
     cls_audio_header h;
     char why[512];
     if (cls_audio_probe(files[i], &h, why, sizeof why) != CLS_AUDIO_FINE) {
@@ -205,7 +230,6 @@ int cmd_transcribe(int argc, char **argv) {
       fprintf(stderr, "clspeech transcribe: %s: shorter than one feature window\n", files[i]);
       rc = CLI_EXIT_FAILURE;
     }
-    if (count.max_frames > ic.max_frames) ic.max_frames = (int)count.max_frames;
   }
   cls_mfcc_tables_destroy(tables);
   cls_engine *engine = NULL;
@@ -216,10 +240,9 @@ int cmd_transcribe(int argc, char **argv) {
     /* One device: transcription has no use for towers. */
     cls_status st = cls_infer_create(engine, sel[0], &ic, &infer);
     if (st == CLS_OK) st = cls_infer_load(infer, path);
-    transcribe_ctx c = {alphabet, &f, files, model.n_classes, 0};
-    if (st == CLS_OK) st = cls_infer_run(infer, files, n_files, 1, on_batch, &c);
+    for (int i = 0; i < n_files && st == CLS_OK; i++)
+      if (transcribe_file(infer, alphabet, &f, model.n_classes, files[i], &st) > 0) rc = CLI_EXIT_FAILURE;
     if (st != CLS_OK) rc = cli_report("transcribe", engine, st);
-    else if (c.failed) rc = CLI_EXIT_FAILURE;
   }
   cls_infer_destroy(infer);
   cls_engine_destroy(engine);

@@ -7,6 +7,19 @@
 
 #include "cli.h"
 
+/* The utterance list, pointing into the set's samples. */
+static int list_utterances(data_set *s) {
+  free(s->utts);
+  s->n = cls_dataset_size(s->ds);
+  s->utts = calloc((size_t)(s->n ? s->n : 1), sizeof *s->utts);
+  if (!s->utts) return CLI_EXIT_FAILURE;
+  for (int i = 0; i < s->n; i++) {
+    const cls_sample *x = cls_dataset_sample(s->ds, i);
+    s->utts[i] = (cls_utterance){x->path, x->labels, x->n_labels};
+  }
+  return 0;
+}
+
 static int load_one(const char *what, const char *files, const cls_dataset_options *o, data_set *s) {
   char err[2048];
   memset(s, 0, sizeof *s);
@@ -19,11 +32,37 @@ static int load_one(const char *what, const char *files, const cls_dataset_optio
   char report[8192];
   cls_dataset_format_report(s->ds, report, sizeof report);
   fprintf(stderr, "clspeech: %s %s: %s", what, files, report);
-  s->n = cls_dataset_size(s->ds);
-  s->utts = calloc((size_t)(s->n ? s->n : 1), sizeof *s->utts);
-  for (int i = 0; i < s->n; i++) {
-    const cls_sample *x = cls_dataset_sample(s->ds, i);
-    s->utts[i] = (cls_utterance){x->path, x->labels, x->n_labels};
+  return list_utterances(s);
+}
+
+int data_sets_drop_longer(const char *what, data_set *sets, int n, int max_frames, double max_seconds, const char *why,
+                          int strict) {
+  for (int i = 0; i < n; i++) {
+    data_set *s = &sets[i];
+    int over = 0;
+    for (int k = 0; k < s->n; k++) {
+      const cls_sample *x = cls_dataset_sample(s->ds, k);
+      if (x->frames <= max_frames) continue;
+      if (strict) {
+        fprintf(stderr,
+                "clspeech: %s %s:%d: %s: %.1f s (%d frames) is too long for the device's memory, the limit is %d "
+                "frames (%.1f s): %s\n",
+                what, x->source, x->line, x->path, x->seconds, x->frames, max_frames, max_seconds, why);
+        return CLI_EXIT_FAILURE;
+      }
+      if (over++ < CLS_SKIP_EXAMPLES)
+        fprintf(stderr,
+                "clspeech: warning: %s %s:%d: %s: %.1f s (%d frames) skipped: too long for the device's memory, "
+                "the limit is %d frames (%.1f s)\n",
+                what, x->source, x->line, x->path, x->seconds, x->frames, max_frames, max_seconds);
+    }
+    if (!over) continue;
+    if (over > CLS_SKIP_EXAMPLES) fprintf(stderr, "clspeech: warning: ... and %d more\n", over - CLS_SKIP_EXAMPLES);
+    fprintf(stderr, "clspeech: %s %s: %d sample%s skipped: %s\n", what, s->name, over, over == 1 ? "" : "s", why);
+    if (cls_dataset_drop_longer(s->ds, max_frames) < 0 || list_utterances(s)) {
+      fprintf(stderr, "clspeech: %s %s: out of memory\n", what, s->name);
+      return CLI_EXIT_FAILURE;
+    }
   }
   return 0;
 }

@@ -19,6 +19,11 @@ typedef struct data_set {
 int data_sets_load(const char *what, const char *files, int separate, const cls_dataset_options *options,
                    data_set **sets, int *n_sets);
 void data_sets_free(data_set *sets, int n);
+/* Drops from each set the utterances of more than max_frames frames (too long for a device's memory;
+ * `why` says which device and figures), each named in a warning with its duration and the limit; with
+ * `strict`, the first one is an error instead. Returns 0, or an exit status after printing the error. */
+int data_sets_drop_longer(const char *what, data_set *sets, int n, int max_frames, double max_seconds, const char *why,
+                          int strict);
 /* The largest frames and label count over the sets. */
 void data_sets_max(const data_set *sets, int n, int *max_frames, int *max_labels);
 

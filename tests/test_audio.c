@@ -169,6 +169,100 @@ static void write_file(const char *path, const void *data, size_t n) {
   }
 }
 
+/* A FLAC made from digits-1.flac: its STREAMINFO (as the only metadata block) claiming `total`
+ * samples, followed by the first `frame_bytes` bytes of its audio frames (all of them when larger). */
+static void write_flac(const char *path, const unsigned char *src, size_t n, unsigned long long total,
+                       size_t frame_bytes) {
+  size_t at = 4; /* skip the metadata blocks to the first frame */
+  while (at + 4 <= n) {
+    size_t len = ((size_t)src[at + 1] << 16) | ((size_t)src[at + 2] << 8) | src[at + 3];
+    int last = src[at] & 0x80;
+    at += 4 + len;
+    if (last) break;
+  }
+  if (frame_bytes > n - at) frame_bytes = n - at;
+  unsigned char *out = malloc(42 + frame_bytes);
+  memcpy(out, src, 42);
+  out[4] = 0x80; /* STREAMINFO, the last metadata block */
+  out[21] = (unsigned char)((out[21] & 0xf0) | ((total >> 32) & 0x0f));
+  for (int i = 0; i < 4; i++) out[22 + i] = (unsigned char)(total >> (24 - 8 * i));
+  memcpy(out + 42, src + at, frame_bytes);
+  write_file(path, out, 42 + frame_bytes);
+  free(out);
+}
+
+/* Expects the file rejected from its header alone (probe and read), the read's error naming it and
+ * containing `why`. */
+static void expect_bad_header(const char *path, const char *name, const char *why) {
+  cls_audio_header h;
+  char detail[512], err[1024];
+  CHECK_INT(cls_audio_probe(path, &h, detail, sizeof detail), CLS_AUDIO_BAD_HEADER);
+  CHECK_CONTAINS(detail, why);
+  cls_audio a;
+  CHECK_INT(cls_audio_read(path, 16000, &a, err, sizeof err), CLS_ERR_IO);
+  char want[256];
+  snprintf(want, sizeof want, "%s: implausible audio header: ", name);
+  CHECK_CONTAINS(err, want);
+  CHECK_CONTAINS(err, why);
+  cls_audio_stream *s = NULL;
+  CHECK_INT(cls_audio_stream_open(path, 16000, &s, NULL, err, sizeof err), CLS_ERR_IO);
+  CHECK(s == NULL, "no stream for %s", name);
+}
+
+/* Headers that lie (issue 15): each rejected at the header, before anything is allocated from it, with
+ * the file named. Made here from a real FLAC and by hand: a 1 Hz WAV, FLACs claiming 70 minutes in
+ * 106 bytes and in a real 11 KB file of 0.9 s, and one claiming 2^34 samples. */
+static void hostile_headers(void) {
+  char dir[] = "/tmp/clspeech-hostile-XXXXXX", path[1024], src[1024];
+  CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+  snprintf(src, sizeof src, "%s/formats/digits-1.flac", CLS_SHARED_DATA);
+  FILE *f = fopen(src, "rb");
+  unsigned char *flac = malloc(1 << 20);
+  size_t n = f ? fread(flac, 1, 1 << 20, f) : 0;
+  if (f) fclose(f);
+  CHECK(n > 1000, "reading %s", src);
+  /* A 1 Hz WAV: 16-bit mono, 2000 samples. */
+  unsigned char wav[44 + 4000];
+  memset(wav, 0, sizeof wav);
+  const unsigned hdr[] = {0x46464952u, 36 + 4000, 0x45564157u, 0x20746d66u, 16, 0x00010001u, 1, 2, 0x00100002u,
+                          0x61746164u, 4000};
+  memcpy(wav, hdr, sizeof hdr);
+  snprintf(path, sizeof path, "%s/one-hertz.wav", dir);
+  write_file(path, wav, sizeof wav);
+  expect_bad_header(path, "one-hertz.wav", "sample rate of 1 Hz");
+  /* 70 minutes (67200000 samples at 16 kHz) claimed by 106 bytes. */
+  snprintf(path, sizeof path, "%s/seventy-minutes-106-bytes.flac", dir);
+  write_flac(path, flac, n, 67200000ull, 64);
+  expect_bad_header(path, "seventy-minutes-106-bytes.flac", "claims 67200000 samples x 1 channels (4200 s) in a file of 106 bytes");
+  /* 70 minutes claimed by the whole of a real 0.9 s file: its last sample cannot be found. */
+  snprintf(path, sizeof path, "%s/seventy-minutes.flac", dir);
+  write_flac(path, flac, n, 67200000ull, n);
+  expect_bad_header(path, "seventy-minutes.flac", "claims 67200000 samples (4200.00 s), but the data ends before");
+  /* 2^34 samples: past the duration limit. */
+  snprintf(path, sizeof path, "%s/two-to-the-34.flac", dir);
+  write_flac(path, flac, n, 1ull << 34, 64);
+  expect_bad_header(path, "two-to-the-34.flac", "claims 17179869184 samples");
+  /* The same file with its true length still reads, bit for bit as the original. */
+  snprintf(path, sizeof path, "%s/honest.flac", dir);
+  write_flac(path, flac, n, 14534, n);
+  cls_audio a, b;
+  char err[1024];
+  CHECK_INT(cls_audio_read(path, 16000, &a, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_audio_read(src, 16000, &b, err, sizeof err), CLS_OK);
+  CHECK(a.n_samples == 14534 && b.n_samples == 14534 && !memcmp(a.samples, b.samples, 14534 * sizeof(float)),
+        "the honest copy decodes as the original (%zu samples)", a.n_samples);
+  cls_audio_free(&a);
+  cls_audio_free(&b);
+  const char *names[] = {"one-hertz.wav", "seventy-minutes-106-bytes.flac", "seventy-minutes.flac", "two-to-the-34.flac",
+                         "honest.flac"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+  free(flac);
+}
+
 int main(void) {
   tf_case("mfcc_ldc93s1.safetensors");
   tf_case("mfcc_ldc93s1_8k.safetensors");
@@ -291,6 +385,8 @@ int main(void) {
     unlink(path);
   }
   rmdir(dir);
+
+  hostile_headers();
 
   /* The feature cache: a round trip, keys that change with the parameters and the file, and a
      corrupt entry read as a miss. */

@@ -1,6 +1,8 @@
 /* DeepSpeech CSV data sets: RFC 4180, columns, paths, order, reverse, limit, merging, sample
  * validation with the skip report and strict mode, and batch ranges. Needs ../shared/data; writes
  * its own files under a mkdtemp folder and removes them. */
+#include <math.h>
+
 #include "check.h"
 #include "clspeech/data.h"
 #include "data_files.h"
@@ -572,6 +574,59 @@ static void test_validation(const cls_alphabet *a) {
   }
 }
 
+/* A header that lies (issue 15): a 1 Hz WAV is skipped at validation, the file and the rate named,
+ * instead of failing later on the device without a name. */
+static void test_implausible_header(const cls_alphabet *a) {
+  write_wav("one-hertz.wav", 2000, 1, 1, 0);
+  write_text("h.csv", "wav_filename,wav_filesize,transcript\nldc.wav,1,she had your dark suit\none-hertz.wav,2,hi\n");
+  cls_dataset_options o = {.alphabet = a};
+  cls_dataset *ds = load(tmp_path("h.csv"), &o);
+  if (ds) {
+    const cls_dataset_report *r = cls_dataset_get_report(ds);
+    CHECK_INT(r->kept, 1);
+    CHECK_INT(r->count[CLS_SKIP_AUDIO_UNREADABLE], 1);
+    const cls_skip_example *ex = &r->examples[CLS_SKIP_AUDIO_UNREADABLE][0];
+    CHECK_INT(ex->line, 3);
+    CHECK(strcmp(ex->path, tmp_path("one-hertz.wav")) == 0, "path %s", ex->path);
+    CHECK(strcmp(ex->detail, "implausible audio header: its header gives a sample rate of 1 Hz, outside 1000 .. 384000 Hz") ==
+              0, "detail %s", ex->detail);
+    cls_dataset_destroy(ds);
+  }
+}
+
+/* Samples past a device's frame limit dropped after loading: the rest kept in order, the report's
+ * counts, seconds and examples updated. digits-1 is 0.9 s (44 frames), digits-2 1.6 s (80 frames). */
+static void test_drop_longer(const cls_alphabet *a) {
+  cls_dataset_options o = {.alphabet = a};
+  cls_dataset *ds = load(CLS_SHARED_DATA "/formats/formats.csv", &o);
+  if (!ds) return;
+  const double before = cls_dataset_get_report(ds)->seconds;
+  double long_s = 0;
+  for (int i = 0; i < cls_dataset_size(ds); i++)
+    if (cls_dataset_sample(ds, i)->frames > 60) long_s += cls_dataset_sample(ds, i)->seconds;
+  CHECK_INT(cls_dataset_drop_longer(ds, 80), 0);
+  CHECK_INT(cls_dataset_drop_longer(ds, 60), 3);
+  CHECK_INT(cls_dataset_size(ds), 3);
+  const char *names[] = {"digits-1.ogg", "digits-1.flac", "digits-1.wav"};
+  for (int i = 0; i < 3 && i < cls_dataset_size(ds); i++)
+    CHECK(strstr(cls_dataset_sample(ds, i)->path, names[i]) != NULL, "sample %d is %s, expected %s", i,
+          cls_dataset_sample(ds, i)->path, names[i]);
+  const cls_dataset_report *r = cls_dataset_get_report(ds);
+  CHECK_INT(r->kept, 3);
+  CHECK_INT(r->skipped, 3);
+  CHECK_INT(r->count[CLS_SKIP_DEVICE_MEMORY], 3);
+  CHECK_INT(r->n_examples[CLS_SKIP_DEVICE_MEMORY], 3);
+  CHECK(fabs(r->seconds - (before - long_s)) < 1e-9, "seconds %g, expected %g", r->seconds, before - long_s);
+  const cls_skip_example *ex = &r->examples[CLS_SKIP_DEVICE_MEMORY][0];
+  CHECK(strstr(ex->path, "digits-2.ogg") != NULL && ex->line == 7, "first example %s line %d", ex->path, ex->line);
+  CHECK(strcmp(ex->detail, "too long for the device's memory: 1.6 s (80 frames), the limit is 60 frames (1.2 s)") == 0,
+        "detail %s", ex->detail);
+  char text[2048];
+  cls_dataset_format_report(ds, text, sizeof text);
+  CHECK(strstr(text, "3 audio too long for the device's memory") != NULL, "report: %s", text);
+  cls_dataset_destroy(ds);
+}
+
 int main(void) {
   if (!data_files_open("clspeech-data")) return 1;
   copy_file(SMOKE "/LDC93S1.wav", "ldc.wav");
@@ -583,6 +638,8 @@ int main(void) {
     test_rfc4180();
     test_bad_csv(a);
     test_validation(a);
+    test_implausible_header(a);
+    test_drop_longer(a);
   }
   cls_alphabet_destroy(a);
   data_files_close();

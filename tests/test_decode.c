@@ -1,7 +1,8 @@
 /* Host-side decoding and evaluation metrics: greedy and prefix beam search against TensorFlow
  * (fixtures from tests/ref/make_decode_fixtures.py), the beam search against every alignment
- * enumerated in double on tiny cases, its options and argument checks and its speed at DeepSpeech's
- * sizes; Levenshtein distances, per-sample and corpus WER/CER, and the report's order and sections. */
+ * enumerated in double on tiny cases, fed in chunks against whole utterances, its options and argument
+ * checks and its speed at DeepSpeech's sizes; Levenshtein distances, per-sample and corpus WER/CER, and the
+ * report's order and sections. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -288,7 +289,7 @@ static void brute_force_case(int T, int C, double scale) {
 
 /* The same search written plainly: prefixes as label arrays, identical prefixes found by comparing
  * them, the beam cut by a full sort. Checks the trie, its hash table, node reuse and the selection. */
-enum { NAIVE_MAXLEN = 64 };
+enum { NAIVE_MAXLEN = 1024 };
 typedef struct nprefix {
   int32_t lab[NAIVE_MAXLEN];
   int len;
@@ -550,6 +551,121 @@ static void check_beam_cases(void) {
   cls_beam_results_free(res, n);
 }
 
+/* ---- streaming ---- */
+
+/* The decoder fed in chunks of `chunk` frames (0: one feed of everything), with a finish after the
+ * first chunk that must not disturb it; results into res[0..*n). */
+static void decode_chunked(const float *x, int T, int C, int greedy, const cls_beam_options *o, int chunk,
+                           cls_beam_result *res, int max, int *n) {
+  cls_ctc_decoder *d = NULL;
+  CHECK_INT(cls_ctc_decoder_begin(C, greedy, o, &d), CLS_OK);
+  int step = chunk > 0 ? chunk : T;
+  for (int t = 0; t < T; t += step) {
+    int m = T - t < step ? T - t : step;
+    CHECK_INT(cls_ctc_decoder_feed(d, x + (size_t)t * C, m, (size_t)C), CLS_OK);
+    if (t == 0) {
+      cls_beam_result peek[4];
+      int np = 0;
+      CHECK_INT(cls_ctc_decoder_finish(d, peek, 4, &np), CLS_OK);
+      CHECK(np >= 1, "a result after the first chunk");
+      cls_beam_results_free(peek, np);
+    }
+  }
+  CHECK_INT(cls_ctc_decoder_finish(d, res, max, n), CLS_OK);
+  cls_ctc_decoder_free(d);
+}
+
+static int streaming_cases = 0;
+
+/* Chunks of 1, 7 and 50 frames and the whole utterance in one feed give the whole-utterance API's
+ * results exactly (labels, frames, scores compared with ==), greedy and beam with and without
+ * cutoff_prob/cutoff_top_n and delay_expansion. */
+static void check_streaming(void) {
+  enum { T = 600, C = 29, MAXR = 6 }; /* past 256 frames: the trie's shared start is committed */
+  float *x = malloc((size_t)T * C * sizeof *x);
+  /* Silence (blank > 0.999) for the first 20 frames, so delay_expansion has frames to skip. */
+  for (int t = 0; t < T; t++) {
+    int hot = t < 20 || uniform01() < 0.4 ? C - 1 : (int)(uniform01() * (C - 1));
+    for (int k = 0; k < C; k++) x[t * C + k] = (float)(normal() + (k == hot ? (t < 20 ? 14.0 : 3.0) : 0.0));
+  }
+  cls_beam_options opts[4];
+  for (int i = 0; i < 4; i++) opts[i] = cls_beam_options_default();
+  opts[0].beam_width = 64;
+  opts[1].beam_width = 16;
+  opts[1].cutoff_prob = 0.9;
+  opts[1].cutoff_top_n = 5;
+  opts[2].beam_width = 100;
+  opts[2].delay_expansion = 0;
+  opts[3].beam_width = 32;
+  opts[3].cutoff_prob = 0.99;
+  opts[3].cutoff_top_n = 10;
+  opts[3].delay_expansion = 0;
+  const int chunks[] = {1, 7, 50, 0};
+  for (int v = 0; v < 5; v++) {
+    int greedy = v == 4;
+    cls_beam_result ref[MAXR];
+    int nref = 0;
+    if (greedy) {
+      int32_t g[T];
+      CHECK_INT(cls_ctc_greedy_host(x, T, C, C, g, &nref), CLS_OK);
+      ref[0].labels = g;
+      ref[0].length = nref;
+      cls_beam_result got[1];
+      for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+        int n = 0;
+        decode_chunked(x, T, C, 1, NULL, chunks[c], got, 1, &n);
+        CHECK(n == 1 && same_labels(got[0].labels, got[0].length, g, nref), "greedy in chunks of %d: same labels",
+              chunks[c]);
+        for (int i = 0; i + 1 < got[0].length; i++) CHECK(got[0].frames[i] < got[0].frames[i + 1], "frames ascend");
+        cls_beam_results_free(got, n);
+        streaming_cases++;
+      }
+      continue;
+    }
+    CHECK_INT(cls_ctc_beam_search(x, T, C, C, &opts[v], ref, MAXR, &nref), CLS_OK);
+    for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+      cls_beam_result got[MAXR];
+      int n = 0;
+      decode_chunked(x, T, C, 0, &opts[v], chunks[c], got, MAXR, &n);
+      CHECK_INT(n, nref);
+      for (int i = 0; i < n && i < nref; i++) {
+        const size_t fb = (size_t)got[i].length * sizeof(int32_t);
+        CHECK(same_labels(got[i].labels, got[i].length, ref[i].labels, ref[i].length) &&
+                  (got[i].length == 0 || !memcmp(got[i].frames, ref[i].frames, fb)),
+              "options %d, chunks of %d: result %d differs", v, chunks[c], i);
+        CHECK(got[i].log_prob == ref[i].log_prob, "options %d, chunks of %d: result %d scores %.17g, whole %.17g", v,
+              chunks[c], i, got[i].log_prob, ref[i].log_prob);
+      }
+      cls_beam_results_free(got, n);
+      streaming_cases++;
+    }
+    cls_beam_results_free(ref, nref);
+  }
+  /* Errors stick; bad arguments. */
+  cls_ctc_decoder *d = NULL;
+  CHECK_INT(cls_ctc_decoder_begin(0, 0, NULL, &d), CLS_ERR_INVALID_ARGUMENT);
+  CHECK(d == NULL, "no decoder on an error");
+  cls_beam_options bad = cls_beam_options_default();
+  bad.beam_width = 0;
+  CHECK_INT(cls_ctc_decoder_begin(C, 0, &bad, &d), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_ctc_decoder_begin(C, 0, NULL, &d), CLS_OK);
+  CHECK_INT(cls_ctc_decoder_feed(d, x, 3, (size_t)C), CLS_OK);
+  x[3 * C + 2] = NAN;
+  CHECK_INT(cls_ctc_decoder_feed(d, x + 3 * C, 2, (size_t)C), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_ctc_decoder_feed(d, x, 1, (size_t)C), CLS_ERR_INVALID_ARGUMENT);
+  cls_beam_result r[1];
+  int n = 5;
+  CHECK_INT(cls_ctc_decoder_finish(d, r, 1, &n), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(n, 0);
+  cls_ctc_decoder_free(d);
+  CHECK_INT(cls_ctc_decoder_begin(C, 1, NULL, &d), CLS_OK);
+  CHECK_INT(cls_ctc_decoder_feed(d, x, 1, (size_t)C - 1), CLS_ERR_INVALID_ARGUMENT);
+  cls_ctc_decoder_free(d);
+  cls_ctc_decoder_free(NULL);
+  free(x);
+  printf("  streaming: %d decodes in chunks of 1/7/50/all frames identical to whole utterances\n", streaming_cases);
+}
+
 /* Beam width 1024 on DeepSpeech's sizes: flat random logits (every beam slot filled) and peaked ones. */
 static void time_beam(int T, double peak, int reps) {
   enum { C = 29 };
@@ -727,11 +843,14 @@ int main(void) {
   naive_case(60, 29, 12, 4.0);
   naive_case(40, 29, 64, 1.0); /* wide enough for select_best's sampled threshold */
   naive_case(40, 29, 64, 3.0);
-  printf("  naive prefix search (plain arrays, full sorts): %d cases with pruning (T 20..60, C 3..29, beam 1..64) "
+  naive_case(700, 6, 8, 3.0); /* long enough for the trie's shared start to be committed (every 256 frames) */
+  naive_case(600, 29, 16, 2.0);
+  printf("  naive prefix search (plain arrays, full sorts): %d cases with pruning (T 20..700, C 3..29, beam 1..64) "
          "identical\n",
          naive_cases);
 
   check_beam_cases();
+  check_streaming();
   time_beam(150, 0.0, 3);
   time_beam(150, 6.0, 3);
   time_beam(1000, 0.0, 1);

@@ -13,6 +13,7 @@
 #include "data_files.h"
 #include "model/infer.h"
 #include "model/tower.h"
+#include "ops_test.h"
 
 static const cls_model_config model = {26, 9, 24, 29, 20.0f};
 
@@ -162,7 +163,7 @@ static void check_against_tower(cls_engine *e, int device, int host_features) {
   cls_tower_config tc = {model, tables, host_features, 2, max_frames, 1};
   cls_tower *tower = NULL;
   CHECK_INT(cls_tower_create(e, device, &tc, &tower), CLS_OK);
-  cls_infer_config ic = {model, fc, host_features, NULL, 2, max_frames, 0};
+  cls_infer_config ic = {model, fc, host_features, NULL, 2, max_frames, 0, 0};
   cls_infer *infer = NULL;
   CHECK_INT(cls_infer_create(e, device, &ic, &infer), CLS_OK);
   if (!tower || !infer) {
@@ -235,6 +236,109 @@ static void check_against_tower(cls_engine *e, int device, int host_features) {
   cls_mfcc_tables_destroy(tables);
 }
 
+/* All the logits of each file of a run (one utterance per call). */
+typedef struct per_file {
+  float *logits[3];
+  int frames[3];
+} per_file;
+
+static void keep_file(void *user, int first, int batch, int time, const float *logits, const int *frames) {
+  per_file *p = user;
+  if (batch != 1 || first < 0 || first >= 3 || frames[0] != time) return;
+  size_t count = (size_t)time * (size_t)model.n_classes;
+  p->logits[first] = malloc(count * sizeof(float));
+  if (p->logits[first]) memcpy(p->logits[first], logits, count * sizeof(float));
+  p->frames[first] = time;
+}
+
+/* Logits of the files with the replica whole (stream 0) or streamed in chunks of `stream` frames. */
+static per_file run_files(cls_engine *e, int device, const float *params, const char *const *paths, int stream) {
+  per_file got;
+  memset(&got, 0, sizeof got);
+  cls_infer_config ic = {model, cls_mfcc_default(16000), 1, NULL, 1, stream ? 1 : 400, 0, stream};
+  cls_infer *infer = NULL;
+  CHECK_INT(cls_infer_create(e, device, &ic, &infer), CLS_OK);
+  if (infer) {
+    CHECK_INT(cls_infer_write_params(infer, params), CLS_OK);
+    CHECK_INT(cls_infer_run(infer, paths, 3, 1, keep_file, &got), CLS_OK);
+  }
+  cls_infer_destroy(infer);
+  return got;
+}
+
+/* cls_infer_stream's chunks: in order, each at most the chunk, covering the file's frames; a callback's
+ * error stops the stream and comes back as is; a replica made without streaming refuses. */
+typedef struct chunk_seen {
+  int64_t next;
+  int calls, out_of_order, stop_after;
+} chunk_seen;
+
+static cls_status see_chunk(void *user, int64_t first, int n, const float *logits) {
+  chunk_seen *c = user;
+  if (first != c->next || n < 1 || n > 50 || !logits) c->out_of_order++;
+  c->next = first + n;
+  return ++c->calls == c->stop_after ? CLS_ERR_IO : CLS_OK;
+}
+
+static void check_stream_chunks(cls_engine *e, int device, const float *params, const char *path, int frames) {
+  cls_infer_config ic = {model, cls_mfcc_default(16000), 1, NULL, 1, 1, 0, 50};
+  cls_infer *infer = NULL;
+  CHECK_INT(cls_infer_create(e, device, &ic, &infer), CLS_OK);
+  if (!infer) return;
+  CHECK_INT(cls_infer_write_params(infer, params), CLS_OK);
+  chunk_seen c = {0, 0, 0, 0};
+  int64_t got = 0;
+  CHECK_INT(cls_infer_stream(infer, path, see_chunk, &c, &got), CLS_OK);
+  CHECK(got == frames && c.next == frames && c.calls == (frames + 49) / 50 && c.out_of_order == 0,
+        "streamed %lld frames in %d chunks (%d out of order), expected %d frames", (long long)got, c.calls,
+        c.out_of_order, frames);
+  chunk_seen stop = {0, 0, 0, 2};
+  CHECK_INT(cls_infer_stream(infer, path, see_chunk, &stop, NULL), CLS_ERR_IO);
+  CHECK_INT(stop.calls, 2);
+  cls_infer_destroy(infer);
+  cls_infer_config whole = {model, cls_mfcc_default(16000), 1, NULL, 1, 400, 0, 0};
+  CHECK_INT(cls_infer_create(e, device, &whole, &infer), CLS_OK);
+  if (infer) CHECK_INT(cls_infer_stream(infer, path, see_chunk, &c, NULL), CLS_ERR_INVALID_ARGUMENT);
+  cls_infer_destroy(infer);
+}
+
+/* Streaming (issue 15): an utterance run in chunks, the audio, features and context windows a chunk at
+ * a time and the LSTM state carried over, gives the whole utterance's logits. Chunks of 7 and 16
+ * frames (shorter than the 2 x 9 frames of context, so a chunk's windows reach into the chunks on both
+ * sides), 50, and one chunk larger than the file. The features and windows are the same values; the
+ * GEMMs see other row counts, whose blocking may change a sum's order: bound 1e-5 absolute on logits
+ * of magnitude ~1 (measured below). */
+static void check_streaming(cls_engine *e, int device) {
+  const char *paths[3] = {SMOKE "/LDC93S1.wav", CLS_SHARED_DATA "/formats/digits-1.flac",
+                          SMOKE "/LDC93S1_pcms16le_2_44100.wav"};
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  const size_t n = cls_model_layout(&model, views);
+  float *p = malloc(n * sizeof *p);
+  for (size_t i = 0; i < n; i++) p[i] = 0.2f * sinf((float)i * 0.37f);
+  per_file whole = run_files(e, device, p, paths, 0);
+  const int chunks[4] = {7, 16, 50, 1000};
+  for (int c = 0; c < 4; c++) {
+    per_file got = run_files(e, device, p, paths, chunks[c]);
+    for (int f = 0; f < 3; f++) {
+      CHECK(got.frames[f] == whole.frames[f] && got.frames[f] > 0, "%s in chunks of %d: %d frames, whole %d", paths[f],
+            chunks[c], got.frames[f], whole.frames[f]);
+      if (got.frames[f] != whole.frames[f] || !got.logits[f] || !whole.logits[f]) continue;
+      char what[256];
+      snprintf(what, sizeof what, "streamed in chunks of %d vs whole: %s", chunks[c], strrchr(paths[f], '/') + 1);
+      tst_compare(what, got.logits[f], whole.logits[f], (size_t)got.frames[f] * model.n_classes, 0, 1e-5);
+    }
+    for (int f = 0; f < 3; f++) free(got.logits[f]);
+  }
+  for (int f = 0; f < 3; f++) free(whole.logits[f]);
+  /* Streaming takes one utterance at a time. */
+  cls_infer_config bad = {model, cls_mfcc_default(16000), 1, NULL, 2, 1, 0, 16};
+  cls_infer *infer = NULL;
+  CHECK_INT(cls_infer_create(e, device, &bad, &infer), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cls_engine_error(e), "one utterance at a time");
+  check_stream_chunks(e, device, p, paths[0], whole.frames[0]);
+  free(p);
+}
+
 int main(void) {
   if (!data_files_open("test_infer")) return 1;
   check_frame_count();
@@ -249,6 +353,7 @@ int main(void) {
   if (n_sel >= 1) {
     check_against_tower(e, sel[0], 0);
     check_against_tower(e, sel[0], 1);
+    check_streaming(e, sel[0]);
   }
   cls_engine_destroy(e);
   data_files_close();

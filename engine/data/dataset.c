@@ -28,6 +28,7 @@ struct cls_dataset {
   cls_dataset_report report;
   int32_t *missing; /* the report's missing_chars */
   int missing_cap;
+  int rate, window, step; /* the options' frame geometry */
 };
 
 typedef struct item_list {
@@ -60,6 +61,7 @@ const char *cls_skip_reason_name(cls_skip_reason reason) {
     case CLS_SKIP_AUDIO_MISSING: return "audio file missing";
     case CLS_SKIP_AUDIO_UNREADABLE: return "audio file unreadable";
     case CLS_SKIP_TOO_LONG: return "transcript too long for its audio";
+    case CLS_SKIP_DEVICE_MEMORY: return "audio too long for the device's memory";
     default: return "unknown reason";
   }
 }
@@ -242,6 +244,9 @@ static int probe_audio(const char *path, cls_audio_header *h, char *detail, size
     case CLS_AUDIO_TRUNCATED:
       snprintf(detail, cap, "truncated audio file: its header promises more sample data than the file holds");
       return CLS_SKIP_AUDIO_UNREADABLE;
+    case CLS_AUDIO_BAD_HEADER:
+      snprintf(detail, cap, "implausible audio header: %.200s", why);
+      return CLS_SKIP_AUDIO_UNREADABLE;
   }
   return CLS_SKIP_AUDIO_UNREADABLE;
 }
@@ -369,6 +374,9 @@ cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o,
     return CLS_ERR_OUT_OF_MEMORY;
   }
   ck.ds = ds;
+  ds->rate = ck.rate;
+  ds->window = ck.window;
+  ds->step = ck.step;
   item_list items = {0};
   item **by_seq = NULL;
   cls_status st = CLS_OK;
@@ -447,6 +455,45 @@ fail:
   free(by_seq);
   cls_dataset_destroy(ds);
   return st;
+}
+
+int cls_dataset_drop_longer(cls_dataset *ds, int max_frames) {
+  cls_dataset_report *rep = &ds->report;
+  const int r = CLS_SKIP_DEVICE_MEMORY;
+  /* The examples' paths first, so that running out of memory leaves the set as it was. */
+  char *paths[CLS_SKIP_EXAMPLES];
+  int n_paths = 0;
+  for (int i = 0; i < ds->n && rep->n_examples[r] + n_paths < CLS_SKIP_EXAMPLES; i++)
+    if (ds->samples[i].frames > max_frames && !(paths[n_paths++] = dup_str(ds->samples[i].path))) {
+      for (int k = 0; k < n_paths - 1; k++) free(paths[k]);
+      return -1;
+    }
+  const double limit_s = ((double)(max_frames > 0 ? max_frames - 1 : 0) * ds->step + ds->window) / ds->rate;
+  int n = 0, dropped = 0;
+  for (int i = 0; i < ds->n; i++) {
+    cls_sample *s = &ds->samples[i];
+    if (s->frames <= max_frames) {
+      ds->samples[n++] = *s;
+      continue;
+    }
+    if (dropped < n_paths) {
+      cls_skip_example *ex = &rep->examples[r][rep->n_examples[r]++];
+      ex->path = paths[dropped];
+      ex->source = s->source;
+      ex->line = s->line;
+      snprintf(ex->detail, sizeof ex->detail,
+               "too long for the device's memory: %.1f s (%d frames), the limit is %d frames (%.1f s)", s->seconds,
+               s->frames, max_frames, limit_s);
+    }
+    rep->count[r]++;
+    rep->skipped++;
+    rep->kept--;
+    rep->seconds -= s->seconds;
+    free_sample(s);
+    dropped++;
+  }
+  ds->n = n;
+  return dropped;
 }
 
 /* ---- accessors ---- */

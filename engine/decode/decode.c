@@ -1,29 +1,12 @@
 /* Host-side CTC decoders: greedy decoding and the prefix beam search of DeepSpeech's ds_ctcdecoder
- * (no scorer). The beam search keeps its prefixes in a trie of nodes (parent, label) found through
- * an open-addressing hash table, and frees the nodes that can no longer be reached from the beam. */
+ * (no scorer), fed a chunk of frames at a time (cls_ctc_decoder) or a whole utterance. The beam search
+ * keeps its prefixes in a trie of nodes (parent, label) found through an open-addressing hash table,
+ * and frees the nodes that can no longer be reached from the beam. */
 #include "clspeech/decode.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-cls_status cls_ctc_greedy_host(const float *logits, int T, int C, size_t stride, int32_t *out, int *n_out) {
-  if (n_out) *n_out = 0;
-  if (T < 0 || C < 1 || !n_out || (T > 0 && (!logits || !out || stride < (size_t)C))) return CLS_ERR_INVALID_ARGUMENT;
-  int n = 0, prev = -1;
-  for (int t = 0; t < T; t++) {
-    const float *row = logits + (size_t)t * stride;
-    int best = 0;
-    for (int k = 0; k < C; k++) {
-      if (isnan(row[k])) return CLS_ERR_INVALID_ARGUMENT;
-      if (row[k] > row[best]) best = k;
-    }
-    if (best != C - 1 && best != prev) out[n++] = best;
-    prev = best;
-  }
-  *n_out = n;
-  return CLS_OK;
-}
 
 cls_beam_options cls_beam_options_default(void) {
   cls_beam_options o = {1024, 1.0, 300, 1};
@@ -290,6 +273,8 @@ typedef struct search {
   candidate *cand;
   ranked *rank;          /* index >= 0: a node; < 0: candidate ~index */
   size_t cap;            /* capacity of next, cand and rank */
+  int32_t *done_labels, *done_frames; /* the committed start every prefix shares (see commit) */
+  int n_done, cap_done;
 } search;
 
 static void search_free(search *s) {
@@ -301,6 +286,8 @@ static void search_free(search *s) {
   free(s->next);
   free(s->cand);
   free(s->rank);
+  free(s->done_labels);
+  free(s->done_frames);
 }
 
 /* Log-softmax of one frame into s->classes (all C), then pruned as ds_ctcdecoder's
@@ -459,6 +446,55 @@ static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_w
   return CLS_OK;
 }
 
+/* Commits the start that every prefix of the beam shares, so that the trie holds the prefixes' recent
+ * labels, not the whole transcript (an hour of audio is about 100k labels; a trie that large makes
+ * every lookup a cache miss). From the root down, while a node is out of the beam and has one child,
+ * the path is common to every prefix: its nodes' labels and frames move to done_labels/done_frames and
+ * the nodes are freed, the first node kept becoming the root's child. Depths stay absolute, so a
+ * prefix's first depth - n_done labels are in the trie. Called at fixed frames (not per feed) so that
+ * node indices, which break exact ties, do not depend on the chunking. */
+static cls_status commit(search *s, int C) {
+  trie *tr = &s->tr;
+  if (tr->nodes[0].alive || tr->nodes[0].n_children != 1) return CLS_OK;
+  int32_t first = -1, x = 0;
+  for (;;) {
+    if (x != 0 && (tr->nodes[x].alive || tr->nodes[x].n_children != 1)) break;
+    int32_t child = -1;
+    for (int32_t c = 0; c < C - 1 && child < 0; c++) child = table_find(tr, x, c);
+    if (child < 0) return CLS_OK; /* cannot happen: n_children says there is one */
+    if (x == 0) first = child;
+    x = child;
+  }
+  if (x == first) return CLS_OK; /* nothing between the root and the first node kept */
+  const int add = tr->nodes[x].depth - 1 - s->n_done;
+  if (s->n_done + add > s->cap_done) {
+    int cap = s->cap_done ? s->cap_done : 256;
+    while (cap < s->n_done + add) cap *= 2;
+    int32_t *l = realloc(s->done_labels, (size_t)cap * sizeof *l);
+    if (!l) return CLS_ERR_OUT_OF_MEMORY;
+    s->done_labels = l;
+    int32_t *f = realloc(s->done_frames, (size_t)cap * sizeof *f);
+    if (!f) return CLS_ERR_OUT_OF_MEMORY;
+    s->done_frames = f;
+    s->cap_done = cap;
+  }
+  for (int32_t v = tr->nodes[x].parent; v > 0;) {
+    const int32_t parent = tr->nodes[v].parent;
+    const int at = tr->nodes[v].depth - 1;
+    s->done_labels[at] = tr->nodes[v].label;
+    s->done_frames[at] = tr->nodes[v].frame;
+    table_remove(tr, v);
+    tr->nodes[v].parent = -2;
+    tr->free_list[tr->n_free++] = v;
+    v = parent;
+  }
+  s->n_done += add;
+  table_remove(tr, x);
+  tr->nodes[x].parent = 0;
+  table_put(tr, x);
+  return CLS_OK;
+}
+
 /* The results: the best max_results prefixes of the beam, best first, with their labels and frames. */
 static cls_status collect(search *s, int n_beam, cls_beam_result *results, int max_results, int *n_results) {
   trie *tr = &s->tr;
@@ -487,10 +523,172 @@ static cls_status collect(search *s, int n_beam, cls_beam_result *results, int m
         r->labels[j] = tr->nodes[v].label;
         r->frames[j] = tr->nodes[v].frame;
       }
+      if (j > 0) { /* j == s->n_done: the committed start */
+        memcpy(r->labels, s->done_labels, (size_t)j * sizeof *r->labels);
+        memcpy(r->frames, s->done_frames, (size_t)j * sizeof *r->frames);
+      }
     }
   }
   *n_results = n;
   return CLS_OK;
+}
+
+/* ---- the decoder: begin, feed, finish ---- */
+
+struct cls_ctc_decoder {
+  int C, greedy;
+  cls_beam_options o;
+  int64_t t;         /* frames fed so far */
+  cls_status failed; /* the first error; every later call returns it */
+  /* greedy */
+  int prev;          /* the previous frame's argmax (-1 before the first frame) */
+  int32_t *labels, *frames;
+  int n_labels, cap_labels;
+  /* beam */
+  search s;
+  int n_beam, expanding;
+};
+
+void cls_ctc_decoder_free(cls_ctc_decoder *d) {
+  if (!d) return;
+  search_free(&d->s);
+  free(d->labels);
+  free(d->frames);
+  free(d);
+}
+
+cls_status cls_ctc_decoder_begin(int C, int greedy, const cls_beam_options *options, cls_ctc_decoder **out) {
+  if (out) *out = NULL;
+  if (!out || C < 1) return CLS_ERR_INVALID_ARGUMENT;
+  cls_beam_options o = options ? *options : cls_beam_options_default();
+  if (!greedy && (o.beam_width < 1 || !(o.cutoff_prob > 0.0 && o.cutoff_prob <= 1.0) || o.cutoff_top_n < 1))
+    return CLS_ERR_INVALID_ARGUMENT;
+  cls_ctc_decoder *d = calloc(1, sizeof *d);
+  if (!d) return CLS_ERR_OUT_OF_MEMORY;
+  d->C = C;
+  d->greedy = greedy != 0;
+  d->o = o;
+  d->prev = -1;
+  if (d->greedy) {
+    *out = d;
+    return CLS_OK;
+  }
+  search *s = &d->s;
+  s->tr.cap_nodes = 1024;
+  s->tr.nodes = malloc((size_t)s->tr.cap_nodes * sizeof *s->tr.nodes);
+  s->tr.free_list = malloc((size_t)s->tr.cap_nodes * sizeof *s->tr.free_list);
+  s->tr.table_mask = 2048 - 1;
+  s->tr.table = malloc(2048 * sizeof *s->tr.table);
+  s->classes = malloc((size_t)C * sizeof *s->classes);
+  cls_status st = CLS_ERR_OUT_OF_MEMORY;
+  if (s->tr.nodes && s->tr.free_list && s->tr.table && s->classes && ensure_capacity(s, 64) == CLS_OK) {
+    memset(s->tr.table, 0xff, 2048 * sizeof *s->tr.table);
+    int32_t root;
+    st = node_new(&s->tr, -1, -1, -1, 0.0, &root);
+    if (st == CLS_OK) {
+      s->tr.nodes[root].alive = 1;
+      s->tr.nodes[root].b_prev = 0.0;
+      s->tr.nodes[root].score = 0.0;
+      s->beam[0] = root;
+      d->n_beam = 1;
+      d->expanding = !o.delay_expansion;
+    }
+  }
+  if (st != CLS_OK) {
+    cls_ctc_decoder_free(d);
+    return st;
+  }
+  *out = d;
+  return CLS_OK;
+}
+
+static cls_status greedy_feed(cls_ctc_decoder *d, const float *logits, int T, size_t stride) {
+  const int C = d->C;
+  for (int t = 0; t < T; t++) {
+    const float *row = logits + (size_t)t * stride;
+    int best = 0;
+    for (int k = 0; k < C; k++) {
+      if (isnan(row[k])) return CLS_ERR_INVALID_ARGUMENT;
+      if (row[k] > row[best]) best = k;
+    }
+    if (best != C - 1 && best != d->prev) {
+      if (d->n_labels == d->cap_labels) {
+        if (d->cap_labels > INT32_MAX / 2) return CLS_ERR_OUT_OF_MEMORY;
+        int cap = d->cap_labels ? 2 * d->cap_labels : 256;
+        int32_t *l = realloc(d->labels, (size_t)cap * sizeof *l);
+        if (!l) return CLS_ERR_OUT_OF_MEMORY;
+        d->labels = l;
+        int32_t *f = realloc(d->frames, (size_t)cap * sizeof *f);
+        if (!f) return CLS_ERR_OUT_OF_MEMORY;
+        d->frames = f;
+        d->cap_labels = cap;
+      }
+      d->labels[d->n_labels] = best;
+      d->frames[d->n_labels++] = (int32_t)(d->t + t);
+    }
+    d->prev = best;
+  }
+  return CLS_OK;
+}
+
+static cls_status beam_feed(cls_ctc_decoder *d, const float *logits, int T, size_t stride) {
+  for (int t = 0; t < T; t++) {
+    double p_blank = 0.0;
+    int n_cls = frame_classes(&d->s, logits + (size_t)t * stride, d->C, &d->o, &p_blank);
+    if (n_cls < 0) return CLS_ERR_INVALID_ARGUMENT;
+    if (!d->expanding && p_blank < 0.999) d->expanding = 1;
+    if (!d->expanding) continue;
+    cls_status st = search_step(&d->s, (int)(d->t + t), n_cls, d->C - 1, d->o.beam_width, &d->n_beam);
+    if (st == CLS_OK && ((d->t + t + 1) & 255) == 0) st = commit(&d->s, d->C);
+    if (st != CLS_OK) return st;
+  }
+  return CLS_OK;
+}
+
+cls_status cls_ctc_decoder_feed(cls_ctc_decoder *d, const float *logits, int T, size_t stride) {
+  if (!d) return CLS_ERR_INVALID_ARGUMENT;
+  if (d->failed != CLS_OK) return d->failed;
+  if (T < 0 || (T > 0 && (!logits || stride < (size_t)d->C)) || d->t + T > INT32_MAX)
+    return d->failed = CLS_ERR_INVALID_ARGUMENT;
+  cls_status st = d->greedy ? greedy_feed(d, logits, T, stride) : beam_feed(d, logits, T, stride);
+  d->t += T;
+  return d->failed = st;
+}
+
+cls_status cls_ctc_decoder_finish(cls_ctc_decoder *d, cls_beam_result *results, int max_results, int *n_results) {
+  if (n_results) *n_results = 0;
+  if (!d || !n_results || !results || max_results < 1) return CLS_ERR_INVALID_ARGUMENT;
+  if (d->failed != CLS_OK) return d->failed;
+  memset(results, 0, (size_t)max_results * sizeof *results);
+  if (!d->greedy) return collect(&d->s, d->n_beam, results, max_results, n_results);
+  cls_beam_result *r = &results[0];
+  r->length = d->n_labels;
+  if (d->n_labels > 0) {
+    r->labels = malloc((size_t)d->n_labels * sizeof *r->labels);
+    r->frames = malloc((size_t)d->n_labels * sizeof *r->frames);
+    if (!r->labels || !r->frames) {
+      cls_beam_results_free(results, 1);
+      return CLS_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(r->labels, d->labels, (size_t)d->n_labels * sizeof *r->labels);
+    memcpy(r->frames, d->frames, (size_t)d->n_labels * sizeof *r->frames);
+  }
+  *n_results = 1;
+  return CLS_OK;
+}
+
+/* ---- whole utterances ---- */
+
+cls_status cls_ctc_greedy_host(const float *logits, int T, int C, size_t stride, int32_t *out, int *n_out) {
+  if (n_out) *n_out = 0;
+  if (T < 0 || C < 1 || !n_out || (T > 0 && (!logits || !out || stride < (size_t)C))) return CLS_ERR_INVALID_ARGUMENT;
+  cls_ctc_decoder *d = NULL;
+  cls_status st = cls_ctc_decoder_begin(C, 1, NULL, &d);
+  if (st == CLS_OK) st = cls_ctc_decoder_feed(d, logits, T, stride);
+  if (st == CLS_OK && d->n_labels > 0) memcpy(out, d->labels, (size_t)d->n_labels * sizeof *out);
+  if (st == CLS_OK) *n_out = d->n_labels;
+  cls_ctc_decoder_free(d);
+  return st;
 }
 
 cls_status cls_ctc_beam_search(const float *logits, int T, int C, size_t stride, const cls_beam_options *options,
@@ -498,46 +696,11 @@ cls_status cls_ctc_beam_search(const float *logits, int T, int C, size_t stride,
   if (n_results) *n_results = 0;
   if (!n_results || !results || max_results < 1 || T < 0 || C < 1 || (T > 0 && (!logits || stride < (size_t)C)))
     return CLS_ERR_INVALID_ARGUMENT;
-  cls_beam_options o = options ? *options : cls_beam_options_default();
-  if (o.beam_width < 1 || !(o.cutoff_prob > 0.0 && o.cutoff_prob <= 1.0) || o.cutoff_top_n < 1)
-    return CLS_ERR_INVALID_ARGUMENT;
   memset(results, 0, (size_t)max_results * sizeof *results);
-
-  search s;
-  memset(&s, 0, sizeof s);
-  cls_status st = CLS_ERR_OUT_OF_MEMORY;
-  s.tr.cap_nodes = 1024;
-  s.tr.nodes = malloc((size_t)s.tr.cap_nodes * sizeof *s.tr.nodes);
-  s.tr.free_list = malloc((size_t)s.tr.cap_nodes * sizeof *s.tr.free_list);
-  s.tr.table_mask = 2048 - 1;
-  s.tr.table = malloc(2048 * sizeof *s.tr.table);
-  s.classes = malloc((size_t)C * sizeof *s.classes);
-  if (!s.tr.nodes || !s.tr.free_list || !s.tr.table || !s.classes || ensure_capacity(&s, 64) != CLS_OK) goto done;
-  memset(s.tr.table, 0xff, 2048 * sizeof *s.tr.table);
-
-  int32_t root;
-  st = node_new(&s.tr, -1, -1, -1, 0.0, &root);
-  if (st != CLS_OK) goto done;
-  s.tr.nodes[root].alive = 1;
-  s.tr.nodes[root].b_prev = 0.0;
-  s.tr.nodes[root].score = 0.0;
-  s.beam[0] = root;
-  int n_beam = 1, expanding = !o.delay_expansion;
-
-  for (int t = 0; t < T; t++) {
-    double p_blank = 0.0;
-    int n_cls = frame_classes(&s, logits + (size_t)t * stride, C, &o, &p_blank);
-    if (n_cls < 0) {
-      st = CLS_ERR_INVALID_ARGUMENT;
-      goto done;
-    }
-    if (!expanding && p_blank < 0.999) expanding = 1;
-    if (!expanding) continue;
-    st = search_step(&s, t, n_cls, C - 1, o.beam_width, &n_beam);
-    if (st != CLS_OK) goto done;
-  }
-  st = collect(&s, n_beam, results, max_results, n_results);
-done:
-  search_free(&s);
+  cls_ctc_decoder *d = NULL;
+  cls_status st = cls_ctc_decoder_begin(C, 0, options, &d);
+  if (st == CLS_OK) st = cls_ctc_decoder_feed(d, logits, T, stride);
+  if (st == CLS_OK) st = cls_ctc_decoder_finish(d, results, max_results, n_results);
+  cls_ctc_decoder_free(d);
   return st;
 }

@@ -128,6 +128,16 @@ void cls_model_destroy(cls_model *m) {
 }
 
 size_t cls_model_activation_bytes(const cls_model *m) { return m->bytes; }
+
+size_t cls_model_frame_bytes(const cls_model_config *cfg, int max_label, size_t *lstm_bytes) {
+  const size_t H = (size_t)cfg->n_hidden, C = (size_t)cfg->n_classes, L = max_label > 0 ? (size_t)max_label : 1;
+  const size_t lstm = 9 * H;                             /* gates, cells, gate gradients (lstm.c's layout) */
+  const size_t dense = 8 * H + 2 * C;                    /* a1..a3, lstm_out, a5, d1, d2, dense workspace; logits */
+  const size_t ctc = (2 * L + 1 + 16) + C + 1;           /* alpha row, probabilities, normaliser (ctc.c) */
+  const size_t input = (size_t)cls_model_input_width(cfg) + (size_t)cfg->n_input; /* windows, features */
+  if (lstm_bytes) *lstm_bytes = lstm * sizeof(float);
+  return (lstm + dense + ctc + input) * sizeof(float);
+}
 cls_buf cls_model_logits(const cls_model *m) { return cls_buf_of(m->logits); }
 
 static cls_buf view(cls_buf flat, const cls_model *m, int tensor) {
@@ -158,11 +168,10 @@ static cls_status check_batch(cls_model *m, const cls_model_batch *b) {
   return CLS_OK;
 }
 
-/* losses_read NULL: the losses are read before returning; else the read is left in flight and
- * *losses_read is its event (the caller waits for it and releases it). */
-static cls_status forward(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
-                          const cls_model_dropout *dropout, cls_buf dlogits, float grad_scale, float *losses,
-                          cl_event *losses_read) {
+/* The layers up to the logits; state NULL: the LSTM from zeros, saving what backward needs (training);
+ * else from and to state[0] (h) and state[1] (c), nothing saved (streaming inference). */
+static cls_status layers(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
+                         const cls_model_dropout *dropout, const cls_buf *state) {
   cls_status st = check_batch(m, b);
   if (st != CLS_OK) return st;
   const int rows = b->time * b->batch;
@@ -174,9 +183,12 @@ static cls_status forward(cls_model *m, cl_command_queue q, const cls_model_batc
                            cls_buf_of(outs[l]), &act, NULL);
     in = cls_buf_of(outs[l]);
   }
-  if (st == CLS_OK)
+  if (st == CLS_OK && !state)
     st = cls_lstm_forward(m->lstm, q, b->time, b->batch, cls_buf_of(m->a3), view(p, m, P_WL), view(p, m, P_BL), b->seq_len,
                           cls_buf_of(m->lstm_out), cls_buf_of(m->lstm_ws), NULL);
+  else if (st == CLS_OK)
+    st = cls_lstm_infer(m->lstm, q, b->time, b->batch, cls_buf_of(m->a3), view(p, m, P_WL), view(p, m, P_BL), b->seq_len,
+                        state[0], state[1], cls_buf_of(m->lstm_out), cls_buf_of(m->lstm_ws), NULL);
   cls_dense_act act5 = activation(m, 5, dropout, b->batch);
   if (st == CLS_OK)
     st = cls_dense_forward(m->dense[3], q, rows, cls_buf_of(m->lstm_out), view(p, m, P_W5), view(p, m, P_B5),
@@ -186,6 +198,21 @@ static cls_status forward(cls_model *m, cl_command_queue q, const cls_model_batc
   if (st == CLS_OK)
     st = cls_dense_forward(m->output, q, rows, cls_buf_of(m->a5), view(p, m, P_W6), view(p, m, P_B6),
                            cls_buf_of(m->logits), &linear, NULL);
+  return st;
+}
+
+cls_status cls_model_infer_chunk(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p, cls_buf h_state,
+                                 cls_buf c_state) {
+  const cls_buf state[2] = {h_state, c_state};
+  return layers(m, q, b, p, NULL, state);
+}
+
+/* losses_read NULL: the losses are read before returning; else the read is left in flight and
+ * *losses_read is its event (the caller waits for it and releases it). */
+static cls_status forward(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
+                          const cls_model_dropout *dropout, cls_buf dlogits, float grad_scale, float *losses,
+                          cl_event *losses_read) {
+  cls_status st = layers(m, q, b, p, dropout, NULL);
   if (st == CLS_OK)
     st = cls_ctc_loss(m->ctc, q, b->time, b->batch, cls_buf_of(m->logits), b->labels, b->label_len, b->seq_len,
                       cls_buf_of(m->losses), dlogits, grad_scale, CLS_OVERWRITE, cls_buf_of(m->ctc_ws), NULL);

@@ -103,9 +103,10 @@ typedef enum cls_skip_reason {
   CLS_SKIP_EMPTY_TRANSCRIPT = 0,
   CLS_SKIP_MISSING_CHARACTERS = 1, /* characters the alphabet lacks (or bytes that are not UTF-8) */
   CLS_SKIP_AUDIO_MISSING = 2,      /* the audio file cannot be opened */
-  CLS_SKIP_AUDIO_UNREADABLE = 3,   /* not audio libsndfile reads, no samples, or truncated */
+  CLS_SKIP_AUDIO_UNREADABLE = 3,   /* not audio libsndfile reads, no samples, truncated, or an implausible header */
   CLS_SKIP_TOO_LONG = 4,           /* the transcript needs more frames than the audio gives */
-  CLS_SKIP_REASONS = 5
+  CLS_SKIP_DEVICE_MEMORY = 5,      /* more frames than a device can train on (cls_dataset_drop_longer) */
+  CLS_SKIP_REASONS = 6
 } cls_skip_reason;
 
 /* A short English name for a reason ("characters not in the alphabet"). */
@@ -152,6 +153,13 @@ typedef struct cls_dataset cls_dataset;
 cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *options, cls_dataset **out, char *err,
                             size_t err_cap);
 void cls_dataset_destroy(cls_dataset *ds);
+
+/* Drops the samples of more than max_frames frames (audio too long for a device's memory, which the
+ * caller knows: e.g. cls_train_frame_limit), keeping the order of the rest, and counts them in the
+ * report (kept, skipped, seconds) as CLS_SKIP_DEVICE_MEMORY with the detail "too long for the device's
+ * memory: D s (N frames), the limit is M frames (S s)". Returns how many were dropped, -1 when out of
+ * memory (the set is then unchanged). Samples from cls_dataset_sample taken before may move. */
+int cls_dataset_drop_longer(cls_dataset *ds, int max_frames);
 
 int cls_dataset_size(const cls_dataset *ds);
 /* Sample i in the set's order, NULL outside 0 .. size-1. */

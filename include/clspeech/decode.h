@@ -64,9 +64,11 @@ typedef struct cls_beam_result {
  * Prefixes live in a trie (node = parent + label) with a hash table from (parent, label) to node, so
  * extending a prefix and merging identical ones are O(1) (expected); an extension becomes a node only
  * if it survives the frame's pruning, and a node is freed once it has left the beam and has no
- * descendant left. The W best of the about W*K extensions are found by a selection (expected linear),
- * not a sort. Time O(T * W * K) for beam width W and K kept classes per frame (plus O(C log C) per
- * frame when cutoff_prob < 1), memory O(W*K + the trie of the beam's prefixes). Measured on one core:
+ * descendant left; every 256 frames the start all prefixes share leaves the trie for a plain array, so
+ * the trie holds the prefixes' recent labels, not the whole transcript (an hour is about 100k labels).
+ * The W best of the about W*K extensions are found by a selection (expected linear), not a sort.
+ * Time O(T * W * K) for beam width W and K kept classes per frame (plus O(C log C) per frame when
+ * cutoff_prob < 1), memory O(W*K + the trie of the beam's prefixes + the labels). Measured on one core:
  * T=150, C=29, W=1024 about 70 ms; T=1000 about 0.5 s (tests/test_decode.c prints it).
  *
  * A prefix's score sums only the alignments whose prefixes stayed in the beam, so it is a lower bound
@@ -79,6 +81,30 @@ cls_status cls_ctc_beam_search(const float *logits, int T, int C, size_t stride,
 
 /* Frees the labels and frames of n results (and zeroes them); NULL or n <= 0 is a no-op. */
 void cls_beam_results_free(cls_beam_result *results, int n);
+
+/* The same decoders fed a chunk of frames at a time, so that an utterance's logits need not be held
+ * at once (`clspeech transcribe` streams hours of audio through it): begin, feed the frames in order in
+ * chunks of any size, finish. The state carried between chunks is the greedy decoder's previous argmax
+ * and labels so far, or the beam search's prefixes (the trie, each prefix's blank and non-blank
+ * log-probabilities) and whether delay_expansion has started expanding; memory is that state, not the
+ * frames fed. Results are bit-identical whatever the chunking: cls_ctc_greedy_host and
+ * cls_ctc_beam_search are begin + one feed + finish.
+ *
+ * begin: C classes (blank = C-1); greedy != 0: greedy decoding (options ignored), else the beam search
+ * with `options` (NULL: the defaults). CLS_ERR_INVALID_ARGUMENT for C < 1 or bad options.
+ * feed: T frames at logits[t*stride + k] (T may be 0). An error (bad sizes, a NaN, for the beam search
+ * also +inf or a frame of all -inf; out of memory) sticks: every later feed and finish returns it.
+ * finish: the results for the frames fed so far, as cls_ctc_beam_search gives them (greedy: one result,
+ * its labels with the frame each began at, log_prob 0); free them with cls_beam_results_free. The
+ * decoder is left as it was: feeding may go on and finish be called again.
+ * free: NULL is a no-op. */
+typedef struct cls_ctc_decoder cls_ctc_decoder;
+
+cls_status cls_ctc_decoder_begin(int C, int greedy, const cls_beam_options *options, cls_ctc_decoder **out);
+cls_status cls_ctc_decoder_feed(cls_ctc_decoder *decoder, const float *logits, int T, size_t stride);
+cls_status cls_ctc_decoder_finish(cls_ctc_decoder *decoder, cls_beam_result *results, int max_results,
+                                  int *n_results);
+void cls_ctc_decoder_free(cls_ctc_decoder *decoder);
 
 /* ---- wer ---- */
 /* Evaluation metrics as DeepSpeech 0.9's evaluate.py and util/evaluate_tools.py compute them:

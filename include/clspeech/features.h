@@ -34,12 +34,27 @@ typedef enum cls_audio_problem {
   CLS_AUDIO_MISSING = 1,    /* cannot be opened (detail: the system's reason) */
   CLS_AUDIO_NOT_AUDIO = 2,  /* libsndfile does not read it (detail: libsndfile's reason) */
   CLS_AUDIO_EMPTY = 3,      /* no samples */
-  CLS_AUDIO_TRUNCATED = 4   /* the header promises more sample data than the file holds */
+  CLS_AUDIO_TRUNCATED = 4,  /* the header promises more sample data than the file holds */
+  CLS_AUDIO_BAD_HEADER = 5  /* a rate, channel count or length out of bounds, or a length the file's
+                               size or its last sample belies (detail: which, with the numbers) */
 } cls_audio_problem;
 
-/* Checks a file from its header alone, without decoding samples: it opens, libsndfile reads it, it
- * holds samples, and it is not cut short. `detail` receives the system's or libsndfile's reason for
- * the first two problems (callers word their own messages). */
+/* The bounds every file's header is held to before anything is allocated from it: the sample rate,
+ * the channels, the duration (the hard cap on one utterance, for training and transcription alike),
+ * and for compressed data the most samples one byte of the file may claim (FLAC's best case, digital
+ * silence in 65535-sample blocks, is about 4700 per byte). */
+#define CLS_AUDIO_MIN_RATE 1000
+#define CLS_AUDIO_MAX_RATE 384000
+#define CLS_AUDIO_MAX_CHANNELS 64
+#define CLS_AUDIO_MAX_SECONDS (4 * 3600)
+#define CLS_AUDIO_MAX_SAMPLES_PER_BYTE 8192
+
+/* Checks a file from its header alone, without decoding the samples: it opens, libsndfile reads it, it
+ * holds samples, its rate, channels and length are within the bounds above, the length fits the
+ * file's size (uncompressed data: exactly; compressed: the bound above), and for compressed data its
+ * last promised sample can be sought and decoded. `detail` receives the system's or libsndfile's
+ * reason for the first two problems and the numbers for CLS_AUDIO_BAD_HEADER (callers word their own
+ * messages). */
 cls_audio_problem cls_audio_probe(const char *path, cls_audio_header *header, char *detail, size_t cap);
 
 /* Reads `path` into mono float samples at `target_rate` (0: keep the file's rate). 16-bit PCM is
@@ -48,6 +63,21 @@ cls_audio_problem cls_audio_probe(const char *path, cls_audio_header *header, ch
  * the file and says what is wrong (missing, not audio, truncated, no samples). */
 cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, char *err, size_t err_cap);
 void cls_audio_free(cls_audio *audio);
+
+/* The same decoding a chunk at a time, for audio too long to hold (transcription streams it): the
+ * file checked as cls_audio_probe does, then mono samples at `target_rate` (0: the file's) in the
+ * order and with the values cls_audio_read gives (resampling runs the same converter incrementally).
+ * Nothing is allocated from the header's claims: memory is bounded by the chunk. */
+typedef struct cls_audio_stream cls_audio_stream;
+
+/* Opens `path`; *header (may be NULL) receives the file's header. Errors as cls_audio_read's. */
+cls_status cls_audio_stream_open(const char *path, int target_rate, cls_audio_stream **out, cls_audio_header *header,
+                                 char *err, size_t err_cap);
+
+/* Up to `cap` samples into out[]; *got 0 means the end. A file that ends before its header's length
+ * or fails to decode is CLS_ERR_IO with `err` naming it. */
+cls_status cls_audio_stream_read(cls_audio_stream *s, float *out, size_t cap, size_t *got, char *err, size_t err_cap);
+void cls_audio_stream_close(cls_audio_stream *s);
 
 /* ---- mfcc ---- */
 /* DeepSpeech's features, exactly as TensorFlow's AudioSpectrogram + Mfcc ops compute them: a

@@ -56,6 +56,13 @@ void cls_model_destroy(cls_model *model);
 /* Device memory the tower holds for activations, gradients in flight and workspaces, in bytes. */
 size_t cls_model_activation_bytes(const cls_model *model);
 
+/* What one frame of one utterance adds to a training tower's device memory, in bytes, before the tower
+ * exists (to know which utterances a device can hold): the dense layers' activations and gradients,
+ * the logits and their gradient, the LSTM's gates and cells with their gradients, the CTC tables for
+ * labels up to max_label and the batch's context windows and features; *lstm_bytes (may be NULL) gets
+ * the part in the LSTM's workspace, the largest single buffer. Audio on the device is not included. */
+size_t cls_model_frame_bytes(const cls_model_config *cfg, int max_label, size_t *lstm_bytes);
+
 typedef struct cls_model_batch {
   int time;           /* T: frames of the longest utterance (padded length) */
   int batch;          /* B: utterances in this tower's batch */
@@ -76,6 +83,14 @@ typedef struct cls_model_dropout {
  * impossible alignment). dropout NULL: no dropout (evaluation). */
 cls_status cls_model_forward(cls_model *model, cl_command_queue queue, const cls_model_batch *batch, cls_buf params,
                              const cls_model_dropout *dropout, float *losses);
+
+/* Streaming inference over one chunk of utterances: the logits (cls_model_logits) of the batch's
+ * frames, without dropout or CTC, the LSTM starting from h_state, c_state [B, n_hidden] (in/out, float)
+ * and leaving there each utterance's state after its last frame (cls_lstm_infer). Chunks of an
+ * utterance fed in order, each with the context windows of its own frames, give the logits of one
+ * forward pass over the whole utterance. */
+cls_status cls_model_infer_chunk(cls_model *model, cl_command_queue queue, const cls_model_batch *batch, cls_buf params,
+                                 cls_buf h_state, cls_buf c_state);
 
 /* One training pass: forward, CTC loss and backward. Writes (or adds, mode) the gradient of
  * grad_scale * (sum of the utterance losses) into the flat gradient buffer, laid out as the
@@ -198,6 +213,10 @@ typedef struct cls_infer_config {
   const char *feature_cache;   /* host-features path: a feature cache folder, or NULL/"" */
   int max_batch, max_frames;   /* the largest batch and utterance (in frames) it will run */
   int log_placement;           /* log its device and device memory (a notice) */
+  int stream_frames;           /* > 0: each utterance streamed through the model in chunks of this many
+                                  frames, decoded and featurised (on the host) a chunk at a time with the
+                                  LSTM state carried over, so that memory is bounded by the chunk and
+                                  max_frames does not apply; 0: whole utterances in batches */
 } cls_infer_config;
 
 typedef struct cls_infer cls_infer;
@@ -217,8 +236,22 @@ cls_status cls_infer_load(cls_infer *infer, const char *checkpoint_path);
  * frames. The pointers are valid during the call only. */
 typedef void (*cls_infer_fn)(void *user, int first, int batch, int time, const float *logits, const int *frames);
 
-/* Runs the audio files paths[0 .. n) through the model, batch_size (<= max_batch) at a time. */
+/* Runs the audio files paths[0 .. n) through the model, batch_size (<= max_batch) at a time; streamed
+ * (stream_frames > 0): one file at a time, on_batch called once per file with all its logits (host
+ * memory for the logits: frames x n_classes floats; cls_infer_stream holds none). */
 cls_status cls_infer_run(cls_infer *infer, const char *const *paths, int n, int batch_size, cls_infer_fn on_batch,
                          void *user);
+
+/* A chunk of a streamed file's logits: frames first .. first+n, [n, n_classes] row-major, valid during
+ * the call only. A status other than CLS_OK stops the stream, and cls_infer_stream returns it as is
+ * (the callback has said why). */
+typedef cls_status (*cls_infer_chunk_fn)(void *user, int64_t first, int n, const float *logits);
+
+/* One audio file streamed through a replica made with stream_frames > 0, each chunk's logits handed to
+ * on_chunk (may be NULL) in order and then dropped: host and device memory are those of one chunk,
+ * whatever the file's length (decode with cls_ctc_decoder, clspeech/decode.h). *frames (may be NULL)
+ * receives the file's frames. CLS_ERR_INVALID_ARGUMENT for a replica made without stream_frames. */
+cls_status cls_infer_stream(cls_infer *infer, const char *path, cls_infer_chunk_fn on_chunk, void *user,
+                            int64_t *frames);
 
 #endif

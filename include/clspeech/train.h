@@ -113,6 +113,18 @@ typedef struct cls_train_options {
  * summaries every 100 steps once a summary folder is given. No folders, no fault. */
 cls_train_options cls_train_options_default(int n_hidden, int n_classes);
 
+/* The longest utterance, in frames, that a tower of these options holds on `device` with batches of
+ * max_batch utterances of up to max_label labels: the device's global memory (at most memory_cap bytes
+ * when that is > 0; shared by options->towers_per_device towers) less the parameters, gradient and Adam
+ * slots, over what a frame of each utterance adds (cls_model_frame_bytes, plus the audio when the
+ * features are made on the device); also no LSTM workspace past the device's largest allocation or
+ * 2^31 floats. An estimate (a tower also holds small buffers), for skipping utterances a device cannot
+ * train on before building towers. `why` (may be NULL with why_cap 0) receives a sentence naming the
+ * device and the figures. 0 when not even one frame fits or the device is unknown; a device that reports
+ * no memory size is limited only by its largest allocation and the indices. */
+int64_t cls_train_frame_limit(const cls_engine *engine, int device, const cls_train_options *options, int max_batch,
+                              int max_label, uint64_t memory_cap, char *why, size_t why_cap);
+
 typedef struct cls_eval_set {
   const char *name;                 /* e.g. the CSV path */
   const cls_utterance *utts;
@@ -167,7 +179,11 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *trainer, const cls_uttera
                                           int n_metrics, cls_progress_fn progress, void *user);
 
 /* One pass without dropout over a set: mean step loss in *mean_loss; per batch, on_batch(batch_user,
- * ...) (may be NULL); progress(progress_user, ...) (may be NULL). */
+ * ...) (may be NULL); progress(progress_user, ...) (may be NULL). Whole utterances, not streamed (the
+ * CTC loss needs all of an utterance's frames at once): batches of up to batch_size on the lead tower,
+ * whose device buffers cls_trainer_create sized for max_frames x max_batch, with host logits
+ * [max_frames * max_batch, n_classes] and the loader's batches ahead; memory is bounded by the longest
+ * utterance of the sets, which the caller keeps within the devices (cls_train_frame_limit). */
 cls_status cls_trainer_evaluate(cls_trainer *trainer, const cls_eval_set *set, int batch_size, const char *phase,
                                 cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *progress_user,
                                 double *mean_loss, int64_t *steps);
