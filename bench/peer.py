@@ -40,7 +40,11 @@ def _has_modules(python, modules):
 
 def enter(packages, modules):
     """Runs the calling script inside the peer's venv (made and filled on first use): returns when this
-    interpreter already is the venv's (or CLSPEECH_BENCH_VENV=none), else replaces the process."""
+    interpreter already is the venv's (or CLSPEECH_BENCH_VENV=none), else replaces the process. -h or
+    --help prints the script's usage (its docstring) without making or entering the venv."""
+    if any(a in ("-h", "--help") for a in sys.argv[1:]):
+        print((sys.modules["__main__"].__doc__ or "").strip())
+        sys.exit(0)
     venv = venv_path()
     if venv == "none":
         return
