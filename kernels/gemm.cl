@@ -4,15 +4,15 @@
  * B is packed first into panels of NR = NV x W columns, [n_tile][k][NR], by gemm_pack_b (which absorbs
  * B's transpose); the last panel is either padded with zeros to NR columns (the scratch of one call)
  * or holds only the n % NR columns left ([k][n % NR]), so that a B packed for many calls is exactly
- * k x n floats. gemm_tile then computes one MR x NR tile of C per work-item with
+ * k x n floats. gemm_tile then computes MR x NR tiles of C, a few under one another per work-item, with
  * work-groups of one: a CPU driver (PoCL) compiles the work-item as a plain loop, the MR x NV float-W
  * accumulators stay in vector registers (every index below is a compile-time constant), and each step
  * of k is NV vector loads of the B panel, MR broadcasts of A and MR x NV fused multiply-adds. A is read
  * through a tile, a row and a k stride, which covers it in place (either layout) and packed by
  * gemm_pack_a into [m_tile][k][MR] (the host packs a transposed A that many B panels will read); the
- * rows of the last tile past m read row m-1 again and are not stored. The grid walks bands of M
- * tiles, N tile by N tile, so that consecutive work-groups reuse one B panel from L1 and a band of A
- * stays in L2.
+ * rows of the last tile past m read row m-1 again and are not stored. The grid walks bands of groups
+ * of M tiles, N tile by N tile, so that a work-group's tiles reuse one B panel from L1 or L2 on one core
+ * and a band of A stays in L2.
  *
  * Tunables (-D, per device from engine/device/kernel_options.c): CLS_GEMM_W the vector width (2, 4, 8
  * or 16; the device's preferred float width), CLS_GEMM_MR rows per tile, CLS_GEMM_NV vectors per
@@ -107,91 +107,96 @@ __kernel void gemm_pack_a(const int m, const int k, __global const float *a, con
   }
 }
 
-/* One MR x NR tile of C per work-group of a 1-D grid over m_tiles x tiles, the n tiles t0 <= t < t0 + tiles.
- * The grid walks bands of `band` m tiles: within a band, every n tile in turn, and within an n tile
- * the band's m tiles, so that the band's rows of A stay in cache across the n tiles and each B panel
- * across the band.
+/* `per` MR x NR tiles of C per work-group, one under the other (the same B panel, read from L1 or L2 by
+ * the same core for all of them), over a 1-D grid of m_groups x tiles, m_groups = ceil(m_tiles / per),
+ * the n tiles t0 <= t < t0 + tiles. The grid walks bands of `band` m groups: within a band, every n tile
+ * in turn, and within an n tile the band's m groups, so that the band's rows of A stay in cache across
+ * the n tiles and each B panel across the band.
  * A element (i0 + r, kk) of op(A), i0 the tile's first row, is a[a_off + mt*a_ts + r*a_rs + kk*a_ks]
  * (in place: a_ts = MR*a_rs; packed: a_ts = MR*k, a_rs = 1, a_ks = MR); the packed B panels start at
  * bp[bp_off] with panel 0 holding tile t0, the last one padded to NR columns when `padded`. beta == 0
  * never reads C (NaN there does not propagate). */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tile(
-    const int m, const int n, const int k, const int t0, const int tiles, const int band, const float alpha,
-    __global const float *a, const int a_off, const int a_ts, const int a_rs, const int a_ks, __global const float *bp,
-    const int bp_off, const int padded, const float beta, __global float *c, const int c_off, const int ldc) {
-  const int m_tiles = (m + GEMM_MR - 1) / GEMM_MR;
+    const int m, const int n, const int k, const int t0, const int tiles, const int band, const int per,
+    const float alpha, __global const float *a, const int a_off, const int a_ts, const int a_rs, const int a_ks,
+    __global const float *bp, const int bp_off, const int padded, const float beta, __global float *c, const int c_off,
+    const int ldc) {
+  const int m_tiles = (m + GEMM_MR - 1) / GEMM_MR, m_groups = (m_tiles + per - 1) / per;
   const int g = (int)get_group_id(0), per_band = band * tiles;
-  const int b0 = g / per_band * band, in_band = min(band, m_tiles - b0), rest = g - b0 * tiles;
-  const int panel = rest / in_band, mt = b0 + (rest - panel * in_band);
-  const int i0 = mt * GEMM_MR, j0 = (t0 + panel) * GEMM_NR;
-  const int rows = min(GEMM_MR, m - i0);
-  __global const float *ar[GEMM_MR];
+  const int b0 = g / per_band * band, in_band = min(band, m_groups - b0), rest = g - b0 * tiles;
+  const int panel = rest / in_band, mg = b0 + (rest - panel * in_band);
+  const int j0 = (t0 + panel) * GEMM_NR, cols = min(GEMM_NR, n - j0);
+  const int mt_end = min(m_tiles, (mg + 1) * per);
+  for (int mt = mg * per; mt < mt_end; mt++) {
+    const int i0 = mt * GEMM_MR;
+    const int rows = min(GEMM_MR, m - i0);
+    __global const float *ar[GEMM_MR];
 #pragma unroll
-  for (int r = 0; r < GEMM_MR; r++)
-    ar[r] = a + a_off + (size_t)mt * (size_t)a_ts + (size_t)min(r, rows - 1) * (size_t)a_rs;
-  __global const float *b = bp + bp_off + (size_t)panel * (size_t)k * GEMM_NR;
+    for (int r = 0; r < GEMM_MR; r++)
+      ar[r] = a + a_off + (size_t)mt * (size_t)a_ts + (size_t)min(r, rows - 1) * (size_t)a_rs;
+    __global const float *b = bp + bp_off + (size_t)panel * (size_t)k * GEMM_NR;
 
-  gemm_vec acc[GEMM_MR][GEMM_NV];
+    gemm_vec acc[GEMM_MR][GEMM_NV];
 #pragma unroll
-  for (int r = 0; r < GEMM_MR; r++)
+    for (int r = 0; r < GEMM_MR; r++)
 #pragma unroll
-    for (int v = 0; v < GEMM_NV; v++) acc[r][v] = (gemm_vec)(0.0f);
+      for (int v = 0; v < GEMM_NV; v++) acc[r][v] = (gemm_vec)(0.0f);
 
-  const int cols = min(GEMM_NR, n - j0);
-  if (cols == GEMM_NR || padded) {
-    for (int kk = 0; kk < k; kk++) {
-      gemm_vec bv[GEMM_NV];
+    if (cols == GEMM_NR || padded) {
+      for (int kk = 0; kk < k; kk++) {
+        gemm_vec bv[GEMM_NV];
 #pragma unroll
-      for (int v = 0; v < GEMM_NV; v++) bv[v] = GEMM_VLOAD(v, b);
-      b += GEMM_NR;
+        for (int v = 0; v < GEMM_NV; v++) bv[v] = GEMM_VLOAD(v, b);
+        b += GEMM_NR;
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++) {
+          const gemm_vec av = (gemm_vec)(*ar[r]);
+          ar[r] += a_ks;
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(av, bv[v], acc[r][v]);
+        }
+      }
+    } else { /* the narrower last panel, rows of `cols` floats: read element by element, zero past them */
+      float row[GEMM_NR];
+      for (int kk = 0; kk < k; kk++) {
+        for (int j = 0; j < GEMM_NR; j++) row[j] = j < cols ? b[j] : 0.0f;
+        b += cols;
+        gemm_vec bv[GEMM_NV];
+#pragma unroll
+        for (int v = 0; v < GEMM_NV; v++) bv[v] = GEMM_VLOAD(v, row);
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++) {
+          const gemm_vec av = (gemm_vec)(*ar[r]);
+          ar[r] += a_ks;
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(av, bv[v], acc[r][v]);
+        }
+      }
+    }
+
+    __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)j0;
+    if (cols == GEMM_NR) {
 #pragma unroll
       for (int r = 0; r < GEMM_MR; r++) {
-        const gemm_vec av = (gemm_vec)(*ar[r]);
-        ar[r] += a_ks;
+        if (r >= rows) break;
+        __global float *row = cp + (size_t)r * (size_t)ldc;
 #pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(av, bv[v], acc[r][v]);
+        for (int v = 0; v < GEMM_NV; v++) {
+          gemm_vec out = alpha * acc[r][v];
+          if (beta != 0.0f) out += beta * GEMM_VLOAD(v, row);
+          GEMM_VSTORE(out, v, row);
+        }
       }
-    }
-  } else { /* the narrower last panel, rows of `cols` floats: read element by element, zero past them */
-    float row[GEMM_NR];
-    for (int kk = 0; kk < k; kk++) {
-      for (int j = 0; j < GEMM_NR; j++) row[j] = j < cols ? b[j] : 0.0f;
-      b += cols;
-      gemm_vec bv[GEMM_NV];
-#pragma unroll
-      for (int v = 0; v < GEMM_NV; v++) bv[v] = GEMM_VLOAD(v, row);
+    } else {
+      float tmp[GEMM_NR];
 #pragma unroll
       for (int r = 0; r < GEMM_MR; r++) {
-        const gemm_vec av = (gemm_vec)(*ar[r]);
-        ar[r] += a_ks;
+        if (r >= rows) break;
+        __global float *row = cp + (size_t)r * (size_t)ldc;
 #pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(av, bv[v], acc[r][v]);
+        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(acc[r][v], v, tmp);
+        for (int j = 0; j < cols; j++) row[j] = beta != 0.0f ? alpha * tmp[j] + beta * row[j] : alpha * tmp[j];
       }
-    }
-  }
-
-  __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)j0;
-  if (cols == GEMM_NR) {
-#pragma unroll
-    for (int r = 0; r < GEMM_MR; r++) {
-      if (r >= rows) break;
-      __global float *row = cp + (size_t)r * (size_t)ldc;
-#pragma unroll
-      for (int v = 0; v < GEMM_NV; v++) {
-        gemm_vec out = alpha * acc[r][v];
-        if (beta != 0.0f) out += beta * GEMM_VLOAD(v, row);
-        GEMM_VSTORE(out, v, row);
-      }
-    }
-  } else {
-    float tmp[GEMM_NR];
-#pragma unroll
-    for (int r = 0; r < GEMM_MR; r++) {
-      if (r >= rows) break;
-      __global float *row = cp + (size_t)r * (size_t)ldc;
-#pragma unroll
-      for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(acc[r][v], v, tmp);
-      for (int j = 0; j < cols; j++) row[j] = beta != 0.0f ? alpha * tmp[j] + beta * row[j] : alpha * tmp[j];
     }
   }
 }

@@ -18,6 +18,16 @@
 /* M tiles per work-item of gemm_pack_a. */
 #define PACK_A_RUN 16
 
+/* M tiles per work-group of gemm_tile when a B panel (k x NR floats) fits in L1 (PANEL_L1_BYTES), so that the
+   group's further tiles read it from L1: PER_TILES, or all of them when there are at most MAX_PER_TILES (the
+   recurrent products' 16 rows: 3 tiles). A larger panel comes from L2 or memory whatever the grouping, and
+   one tile per work-group measured as fast or faster there (the recurrent products at H = 2048: 5.3 against
+   6.3 ms). Measured at the step's shapes on 2 Zen 3 cores, B = 16, T = 150, H = 512 (k = 512): 2 tiles beat 1
+   and 4 (sum of the step's GEMMs 707 ms against 754 and 763, 851 before, on a shared machine). */
+#define PER_TILES 2
+#define MAX_PER_TILES 4
+#define PANEL_L1_BYTES ((size_t)32 << 10)
+
 /* A band of m tiles holds about this much of A (256 KiB: half a Zen 3 or Skylake-SP L2). */
 #define DEFAULT_BAND_BYTES ((size_t)256 << 10)
 
@@ -252,20 +262,26 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
 static cls_status launch_tile(cls_gemm_plan *p, cl_command_queue q, int m, int n, int k, int t0, int tiles, float alpha,
                               const a_view *a, cl_mem bp, int bp_off, int padded, float beta, cls_buf c, int ldc,
                               cl_event *event) {
-  const size_t m_tiles = ceil_div((size_t)m, (size_t)p->mr), tile_bytes = (size_t)p->mr * (size_t)k * sizeof(float);
-  /* Bands keep A in L2 while B streams band after band; an A of at most 4 bands (the recurrent products'
-     few rows, whatever k) is one band, so that B, the large operand there, streams from memory once. */
-  size_t band = p->band_bytes && tile_bytes ? p->band_bytes / tile_bytes : m_tiles;
+  const size_t m_tiles = ceil_div((size_t)m, (size_t)p->mr);
+  /* Each work-group computes `per` m tiles of one n tile, so that a B panel that fits in L1 is read from
+     there by the group's further tiles; an A of at most MAX_PER_TILES tiles (the recurrent products' few
+     rows) is then one group. */
+  const bool l1_panel = (size_t)k * (size_t)p->nr * sizeof(float) <= PANEL_L1_BYTES;
+  const size_t per = !l1_panel ? 1 : m_tiles <= MAX_PER_TILES ? m_tiles : PER_TILES;
+  const size_t m_groups = ceil_div(m_tiles, per), group_bytes = per * (size_t)p->mr * (size_t)k * sizeof(float);
+  /* Bands keep A in L2 while B streams band after band; an A of at most 4 bands is one band, so that B
+     streams from memory once. */
+  size_t band = p->band_bytes && group_bytes ? p->band_bytes / group_bytes : m_groups;
   if (band < 1) band = 1;
-  if (band > m_tiles || (p->band_bytes && m_tiles * tile_bytes <= 4 * p->band_bytes)) band = m_tiles;
-  int c_off = (int)c.offset, band_i = (int)band;
-  cls_status st = cls_ops_args(p->engine, p->tile, "gemm_tile", 19, sizeof m, &m, sizeof n, &n, sizeof k, &k,
-                               sizeof t0, &t0, sizeof tiles, &tiles, sizeof band_i, &band_i, sizeof alpha, &alpha,
-                               sizeof a->mem, &a->mem, sizeof a->off, &a->off, sizeof a->ts, &a->ts, sizeof a->rs,
-                               &a->rs, sizeof a->ks, &a->ks, sizeof bp, &bp, sizeof bp_off, &bp_off, sizeof padded,
-                               &padded, sizeof beta, &beta, sizeof c.mem, &c.mem, sizeof c_off, &c_off, sizeof ldc,
-                               &ldc);
-  size_t global = m_tiles * (size_t)tiles, local = 1;
+  if (band > m_groups || (p->band_bytes && m_groups * group_bytes <= 4 * p->band_bytes)) band = m_groups;
+  int c_off = (int)c.offset, band_i = (int)band, per_i = (int)per;
+  cls_status st = cls_ops_args(p->engine, p->tile, "gemm_tile", 20, sizeof m, &m, sizeof n, &n, sizeof k, &k,
+                               sizeof t0, &t0, sizeof tiles, &tiles, sizeof band_i, &band_i, sizeof per_i, &per_i,
+                               sizeof alpha, &alpha, sizeof a->mem, &a->mem, sizeof a->off, &a->off, sizeof a->ts,
+                               &a->ts, sizeof a->rs, &a->rs, sizeof a->ks, &a->ks, sizeof bp, &bp, sizeof bp_off,
+                               &bp_off, sizeof padded, &padded, sizeof beta, &beta, sizeof c.mem, &c.mem, sizeof c_off,
+                               &c_off, sizeof ldc, &ldc);
+  size_t global = m_groups * (size_t)tiles, local = 1;
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->tile, "gemm_tile", 1, &global, &local, event);
   return st;
 }
