@@ -1,0 +1,109 @@
+/* The CTC loss on the host, fed a chunk of frames at a time: the forward (alpha) recursion in log
+ * space over the extended label sequence (blank, l1, blank, ..., lL, blank), in double, its state (the
+ * 2L+1 log-alphas of the last frame) carried from one chunk to the next, each frame's log-softmax taken
+ * here. It lives in the decode layer, beside the streaming decoder it runs with: evaluation of an
+ * utterance too long for a device reads each chunk's logits back once and gives them to both, and like
+ * the decoder it needs no OpenCL (engine/ops is the device CTC, forward and backward in one kernel, over
+ * whole utterances). Same definition as that op and tf.compat.v1.nn.ctc_loss (blank = class C-1,
+ * ctc_merge_repeated): loss = -ln p(labels | logits). */
+#include "clspeech/decode.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cls_ctc_loss_stream {
+  int C, S;          /* classes; extended states 2L+1 */
+  int32_t *ext;      /* [S] class of each state */
+  unsigned char *skip;  /* [S] whether state s may be entered from s-2 */
+  double *alpha, *next;  /* [S] log-alphas of the last frame fed, and scratch */
+  double *lp;        /* [C] the frame's log-softmax */
+  long long frames;  /* frames fed so far */
+};
+
+static double lse2(double a, double b) {
+  double hi = a > b ? a : b, lo = a > b ? b : a;
+  if (hi == -INFINITY) return -INFINITY;
+  return hi + log1p(exp(lo - hi));
+}
+
+void cls_ctc_loss_stream_free(cls_ctc_loss_stream *s) {
+  if (!s) return;
+  free(s->ext);
+  free(s->skip);
+  free(s->alpha);
+  free(s->next);
+  free(s->lp);
+  free(s);
+}
+
+cls_status cls_ctc_loss_stream_begin(const int32_t *labels, int L, int C, cls_ctc_loss_stream **out) {
+  if (!out) return CLS_ERR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (C < 1 || L < 0 || (L > 0 && !labels) || L > (1 << 28)) return CLS_ERR_INVALID_ARGUMENT;
+  for (int j = 0; j < L; j++)
+    if (labels[j] < 0 || labels[j] > C - 2) return CLS_ERR_INVALID_ARGUMENT;
+  cls_ctc_loss_stream *s = calloc(1, sizeof *s);
+  if (!s) return CLS_ERR_OUT_OF_MEMORY;
+  s->C = C;
+  s->S = 2 * L + 1;
+  s->ext = malloc((size_t)s->S * sizeof *s->ext);
+  s->skip = malloc((size_t)s->S);
+  s->alpha = malloc((size_t)s->S * sizeof *s->alpha);
+  s->next = malloc((size_t)s->S * sizeof *s->next);
+  s->lp = malloc((size_t)C * sizeof *s->lp);
+  if (!s->ext || !s->skip || !s->alpha || !s->next || !s->lp) {
+    cls_ctc_loss_stream_free(s);
+    return CLS_ERR_OUT_OF_MEMORY;
+  }
+  for (int i = 0; i < s->S; i++) {
+    s->ext[i] = (i & 1) ? labels[i >> 1] : C - 1;
+    s->skip[i] = (i & 1) && i >= 3 && s->ext[i] != s->ext[i - 2];
+  }
+  *out = s;
+  return CLS_OK;
+}
+
+cls_status cls_ctc_loss_stream_feed(cls_ctc_loss_stream *s, const float *logits, int T, size_t stride) {
+  if (!s || T < 0 || (T > 0 && (!logits || stride < (size_t)s->C))) return CLS_ERR_INVALID_ARGUMENT;
+  const int C = s->C, S = s->S;
+  for (int t = 0; t < T; t++) {
+    const float *row = logits + (size_t)t * stride;
+    double m = -INFINITY, sum = 0.0;
+    for (int k = 0; k < C; k++) {
+      if (isnan(row[k]) || row[k] == INFINITY) return CLS_ERR_INVALID_ARGUMENT;
+      if (row[k] > m) m = row[k];
+    }
+    if (m == -INFINITY) return CLS_ERR_INVALID_ARGUMENT;
+    for (int k = 0; k < C; k++) sum += exp((double)row[k] - m);
+    const double norm = m + log(sum);
+    for (int k = 0; k < C; k++) s->lp[k] = (double)row[k] - norm;
+    if (s->frames == 0) {
+      for (int i = 0; i < S; i++) s->next[i] = i < 2 ? s->lp[s->ext[i]] : -INFINITY;
+    } else {
+      for (int i = 0; i < S; i++) {
+        double v = s->alpha[i];
+        if (i >= 1) v = lse2(v, s->alpha[i - 1]);
+        if (s->skip[i]) v = lse2(v, s->alpha[i - 2]);
+        s->next[i] = v + s->lp[s->ext[i]];
+      }
+    }
+    double *tmp = s->alpha;
+    s->alpha = s->next;
+    s->next = tmp;
+    s->frames++;
+  }
+  return CLS_OK;
+}
+
+cls_status cls_ctc_loss_stream_finish(const cls_ctc_loss_stream *s, double *loss) {
+  if (!s || !loss) return CLS_ERR_INVALID_ARGUMENT;
+  const int S = s->S;
+  if (s->frames == 0) {
+    *loss = S == 1 ? 0.0 : INFINITY;
+    return CLS_OK;
+  }
+  const double logp = S > 1 ? lse2(s->alpha[S - 1], s->alpha[S - 2]) : s->alpha[0];
+  *loss = -logp;
+  return CLS_OK;
+}
