@@ -1,10 +1,10 @@
-/* The host streaming CTC loss (cls_ctc_loss_stream_*, engine/decode/ctc_loss.c): against TensorFlow's
+/* The host streaming CTC loss (cls_ctc_loss_stream_*, engine/ops/ctc_host.c): against TensorFlow's
  * tf.compat.v1.nn.ctc_loss (the fixtures of tests/ref/make_ctc_fixtures.py) and against the device CTC
  * op on random logits, fed in chunks of 1, 7 and all frames (the same bits whatever the chunking);
  * impossible alignments, empty labels, argument checks. */
 #include "check.h"
-#include "clspeech/decode.h"
 #include "clspeech/ops.h"
+#include "ops/ctc_host.h"
 #include "ops_test.h"
 
 static const int chunkings[] = {1, 7, 0}; /* 0: all frames in one feed */

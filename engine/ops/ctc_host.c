@@ -1,12 +1,12 @@
 /* The CTC loss on the host, fed a chunk of frames at a time: the forward (alpha) recursion in log
  * space over the extended label sequence (blank, l1, blank, ..., lL, blank), in double, its state (the
  * 2L+1 log-alphas of the last frame) carried from one chunk to the next, each frame's log-softmax taken
- * here. It lives in the decode layer, beside the streaming decoder it runs with: evaluation of an
- * utterance too long for a device reads each chunk's logits back once and gives them to both, and like
- * the decoder it needs no OpenCL (engine/ops is the device CTC, forward and backward in one kernel, over
- * whole utterances). Same definition as that op and tf.compat.v1.nn.ctc_loss (blank = class C-1,
+ * here. It lives in engine/ops as a host file (like adam_host.c), beside the device CTC op whose loss it
+ * reproduces, and not in engine/decode beside the streaming decoder: its caller is evaluation in
+ * engine/train, which may use ops but not decode (decode sits above train in the layers). It needs no
+ * OpenCL. Same definition as that op and tf.compat.v1.nn.ctc_loss (blank = class C-1,
  * ctc_merge_repeated): loss = -ln p(labels | logits). */
-#include "clspeech/decode.h"
+#include "ops/ctc_host.h"
 
 #include <math.h>
 #include <stdlib.h>
