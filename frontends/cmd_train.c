@@ -26,11 +26,11 @@ static int table_seen(const cli_flag *t, int n, const char *name) {
 
 /* Utterances longer than a tower can hold on the devices used (cls_train_frame_limit; the device memory
  * taken as at most CLSPEECH_DEVICE_MEMORY_MB MiB when that is set, for tests and shared devices) are
- * skipped from every set, each named. 0 or an exit status. */
+ * skipped from the training set, each named; the evaluation sets keep them (the trainer streams them),
+ * and *limit gets the frames a tower holds. 0 or an exit status. */
 static int drop_too_long(cls_engine *engine, const int *sel, int used, const cls_train_options *opt,
                          const train_flags *f, const cls_mfcc_tables *tables, int max_batch, int max_labels,
-                         data_set *train, int n_train,
-                         data_set *dev, int n_dev, data_set *metrics, int n_metrics, data_set *test, int n_test) {
+                         data_set *train, int n_train, int *frame_limit) {
   uint64_t cap = 0;
   const char *cap_mb = getenv("CLSPEECH_DEVICE_MEMORY_MB");
   if (cap_mb && *cap_mb) {
@@ -55,11 +55,8 @@ static int drop_too_long(cls_engine *engine, const int *sel, int used, const cls
   }
   const int m = (int)(limit > 0 ? limit - 1 : 0); /* the tower is sized one frame past the longest */
   const double s = ((double)(m > 0 ? m - 1 : 0) * tables->step + tables->window) / f->audio_sample_rate;
-  int rc = data_sets_drop_longer("training set", train, n_train, m, s, why, f->strict);
-  if (!rc) rc = data_sets_drop_longer("validation set", dev, n_dev, m, s, why, f->strict);
-  if (!rc) rc = data_sets_drop_longer("metrics set", metrics, n_metrics, m, s, why, f->strict);
-  if (!rc) rc = data_sets_drop_longer("test set", test, n_test, m, s, why, f->strict);
-  return rc;
+  *frame_limit = m;
+  return data_sets_drop_longer("training set", train, n_train, m, s, why, f->strict);
 }
 
 int cmd_train(int argc, char **argv) {
@@ -164,14 +161,16 @@ int cmd_train(int argc, char **argv) {
     if (f.test_batch_size > max_batch) max_batch = f.test_batch_size;
     /* Evaluation alone runs on the first device: towers are for training. */
     if (!training) opt.towers_per_device = 1;
-    rc = drop_too_long(engine, sel, used, &opt, &f, tables, max_batch, max_labels, train, n_train, dev, n_dev, metrics,
-                       n_metrics, test, n_test);
+    int frame_limit = 1;
+    rc = drop_too_long(engine, sel, used, &opt, &f, tables, max_batch, max_labels, train, n_train, &frame_limit);
     if (!rc) {
       max_frames = 1;
       data_sets_max(train, n_train, &max_frames, &max_labels);
       data_sets_max(dev, n_dev, &max_frames, &max_labels);
       data_sets_max(metrics, n_metrics, &max_frames, &max_labels);
       data_sets_max(test, n_test, &max_frames, &max_labels);
+      if (max_frames > frame_limit) max_frames = frame_limit; /* the longer evaluation utterances stream */
+      if (max_frames < 1) max_frames = 1;
     }
     if (!rc && training && n_train == 1 && train[0].n < f.train_batch_size) {
       fprintf(stderr, "clspeech train: the training set has %d usable samples, fewer than --train_batch_size %d\n",
@@ -198,9 +197,8 @@ int cmd_train(int argc, char **argv) {
     }
     if (st == CLS_OK) {
       cls_eval_set *dev_sets = calloc((size_t)(n_dev + n_metrics + 1), sizeof *dev_sets);
-      for (int i = 0; i < n_dev; i++) dev_sets[i] = (cls_eval_set){dev[i].name, dev[i].utts, dev[i].n};
-      for (int i = 0; i < n_metrics; i++)
-        dev_sets[n_dev + i] = (cls_eval_set){metrics[i].name, metrics[i].utts, metrics[i].n};
+      for (int i = 0; i < n_dev; i++) dev_sets[i] = data_set_eval(&dev[i]);
+      for (int i = 0; i < n_metrics; i++) dev_sets[n_dev + i] = data_set_eval(&metrics[i]);
       st = cls_trainer_train_with_metrics(trainer, train[0].utts, train[0].n, dev_sets, n_dev, dev_sets + n_dev,
                                           n_metrics, rank == 0 ? progress_print : NULL, &progress);
       free(dev_sets);

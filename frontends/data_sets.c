@@ -10,15 +10,20 @@
 /* The utterance list, pointing into the set's samples. */
 static int list_utterances(data_set *s) {
   free(s->utts);
+  free(s->frames);
   s->n = cls_dataset_size(s->ds);
   s->utts = calloc((size_t)(s->n ? s->n : 1), sizeof *s->utts);
-  if (!s->utts) return CLI_EXIT_FAILURE;
+  s->frames = calloc((size_t)(s->n ? s->n : 1), sizeof *s->frames);
+  if (!s->utts || !s->frames) return CLI_EXIT_FAILURE;
   for (int i = 0; i < s->n; i++) {
     const cls_sample *x = cls_dataset_sample(s->ds, i);
     s->utts[i] = (cls_utterance){x->path, x->labels, x->n_labels};
+    s->frames[i] = x->frames;
   }
   return 0;
 }
+
+cls_eval_set data_set_eval(const data_set *set) { return (cls_eval_set){set->name, set->utts, set->n, set->frames}; }
 
 static int load_one(const char *what, const char *files, const cls_dataset_options *o, data_set *s) {
   char err[2048];
@@ -93,6 +98,7 @@ void data_sets_free(data_set *sets, int n) {
   for (int i = 0; sets && i < n; i++) {
     cls_dataset_destroy(sets[i].ds);
     free(sets[i].utts);
+    free(sets[i].frames);
     free(sets[i].name);
   }
   free(sets);

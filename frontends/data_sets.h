@@ -10,6 +10,7 @@ typedef struct data_set {
   char *name;              /* the CSV path(s) */
   cls_dataset *ds;
   cls_utterance *utts;     /* [n] pointing into ds */
+  int *frames;             /* [n] each one's feature frames (cls_eval_set.frames) */
   int n;
 } data_set;
 
@@ -19,6 +20,8 @@ typedef struct data_set {
 int data_sets_load(const char *what, const char *files, int separate, const cls_dataset_options *options,
                    data_set **sets, int *n_sets);
 void data_sets_free(data_set *sets, int n);
+/* The set as the trainer evaluates it (those too long for the towers streamed). */
+cls_eval_set data_set_eval(const data_set *set);
 /* Drops from each set the utterances of more than max_frames frames (too long for a device's memory;
  * `why` says which device and figures), each named in a warning with its duration and the limit; with
  * `strict`, the first one is an error instead. Returns 0, or an exit status after printing the error. */

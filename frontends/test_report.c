@@ -1,5 +1,6 @@
 /* The test pass of `clspeech train` (see test_report.h): per test set, one evaluation pass whose
- * batches are decoded on the host as they arrive (CTC beam search, or greedy with --beam_width 1),
+ * batches are decoded on the host as they arrive (CTC beam search, or greedy with --beam_width 1; an
+ * utterance too long for the towers is streamed, and decoded a chunk at a time),
  * then DeepSpeech's report: "Test on FILE - WER: w, CER: c, loss: l" and the best, median and worst
  * --report_count samples with their src and res; --test_output_file gets every sample as JSON. */
 #include "test_report.h"
@@ -26,6 +27,7 @@ typedef struct decode_ctx {
   int n_classes;
   sample_result *results;
   const data_set *set;
+  cls_ctc_decoder *decoder; /* the utterance being streamed */
   cls_status status;
   char err[512];
 } decode_ctx;
@@ -54,6 +56,35 @@ static void on_batch(void *user, int first, int batch, int time, const float *lo
   free(text);
 }
 
+/* A streamed utterance: its decoder fed chunk by chunk, the result kept once its loss comes. */
+static void on_chunk(void *user, int index, int64_t first, int n, const float *logits, const float *loss) {
+  decode_ctx *c = user;
+  (void)first;
+  cls_status st = CLS_OK;
+  if (!c->decoder) st = transcript_begin(c->flags, c->n_classes, &c->decoder);
+  if (st == CLS_OK && !loss) st = cls_ctc_decoder_feed(c->decoder, logits, n, (size_t)c->n_classes);
+  if (st == CLS_OK && loss) {
+    char *text = NULL;
+    st = transcript_finish(c->decoder, c->alphabet, &text);
+    if (st == CLS_OK) {
+      sample_result *r = &c->results[index];
+      r->res = text;
+      r->src = strdup(cls_dataset_sample(c->set->ds, index)->transcript);
+      r->loss = *loss;
+      cls_wer_sample ws;
+      if (cls_wer_sample_compute(r->src, r->res, &ws) == CLS_OK) r->stats = ws;
+    }
+  }
+  if (loss || st != CLS_OK) {
+    cls_ctc_decoder_free(c->decoder);
+    c->decoder = NULL;
+  }
+  if (st != CLS_OK && c->status == CLS_OK) {
+    c->status = st;
+    snprintf(c->err, sizeof c->err, "decoding %s failed", c->set->utts[index].path);
+  }
+}
+
 static void print_sample(const sample_result *r, const char *path) {
   printf("WER: %f, CER: %f, loss: %f\n", r->stats.wer, r->stats.cer, r->loss);
   printf(" - wav: file://%s\n - src: \"%s\"\n - res: \"%s\"\n", path, r->src, r->res);
@@ -75,14 +106,15 @@ int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet
   int rc = 0;
   for (int s = 0; s < n_sets && !rc; s++) {
     const data_set *set = &sets[s];
-    decode_ctx c = {alphabet, f, cls_alphabet_size(alphabet) + 1, calloc((size_t)(set->n ? set->n : 1),
-                                                                         sizeof(sample_result)), set, CLS_OK, ""};
-    cls_eval_set es = {set->name, set->utts, set->n};
+    decode_ctx c = {alphabet, f, cls_alphabet_size(alphabet) + 1,
+                    calloc((size_t)(set->n ? set->n : 1), sizeof(sample_result)), set, NULL, CLS_OK, ""};
+    cls_eval_set es = data_set_eval(set);
     double mean_loss = 0;
     int64_t steps = 0;
     printf("Testing model on %s\n", set->name);
-    cls_status st = cls_trainer_evaluate(trainer, &es, f->test_batch_size, "Test", on_batch, &c, progress_print,
-                                         progress, &mean_loss, &steps);
+    cls_status st = cls_trainer_evaluate_streaming(trainer, &es, f->test_batch_size, "Test", on_batch, on_chunk, &c,
+                                                   progress_print, progress, &mean_loss, &steps);
+    cls_ctc_decoder_free(c.decoder); /* an error mid-stream */
     if (st != CLS_OK) rc = cli_report("train", engine, st);
     else if (c.status != CLS_OK) {
       fprintf(stderr, "clspeech train: %s\n", c.err);

@@ -14,6 +14,7 @@
 #include "clspeech/base.h"
 #include "device/log.h"
 #include "philox.h"
+#include "train/eval_stream.h"
 #include "train/rules.h"
 #include "train/strategy.h"
 #include "train/summaries.h"
@@ -31,6 +32,7 @@ struct cls_trainer {
   cls_crew *crew;
   float *losses, *logits; /* evaluation: [max_batch], [max_frames*max_batch, C] */
   int epoch;              /* epoch of this run, for progress */
+  cls_eval_stream *stream; /* evaluation of utterances longer than max_frames (made when first needed) */
 };
 
 cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, const cls_train_options *o,
@@ -68,6 +70,7 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
 
 void cls_trainer_destroy(cls_trainer *t) {
   if (!t) return;
+  cls_eval_stream_destroy(t->stream);
   cls_crew_destroy(t->crew);
   free(t->losses);
   free(t->logits);
@@ -165,37 +168,79 @@ static cls_status load_here(cls_trainer *t, cls_load_mode mode, int evaluation) 
 
 /* ---- passes ---- */
 
-/* An evaluation pass whose step losses go to the summaries' `summary_set` (CLS_SUMMARY_SETS: none). */
+/* Whether utterance i of a set is streamed (more frames than the towers hold). */
+static int streamed(const cls_crew *c, const cls_eval_set *set, int i) {
+  return set->frames && set->frames[i] > c->max_frames;
+}
+
+/* An evaluation pass whose step losses go to the summaries' `summary_set` (CLS_SUMMARY_SETS: none):
+ * runs of utterances that fit in batches on the lead tower, each streamed one alone (eval_stream.h). */
 static cls_status evaluate(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
-                           cls_summary_set summary_set, cls_batch_fn on_batch, void *batch_user,
-                           cls_progress_fn progress, void *user, double *mean_loss, int64_t *steps_out) {
+                           cls_summary_set summary_set, cls_batch_fn on_batch, cls_chunk_eval_fn on_chunk,
+                           void *batch_user, cls_progress_fn progress, void *user, double *mean_loss,
+                           int64_t *steps_out) {
   cls_crew *c = t->crew;
   cls_crew_slot *lead = cls_crew_lead(c);
   if (!lead) return cls_crew_no_tower(c);
   if (batch_size > c->max_batch)
     return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "evaluation batch of %d exceeds the trainer's %d", batch_size,
                     c->max_batch);
-  cls_loader *l = NULL;
-  cls_status st = cls_crew_start_loader(c, set->utts, set->n, batch_size, 3, &l);
+  int64_t total = 0;
+  int any = 0, n_streamed = 0;
+  for (int i = 0, run = 0; i <= set->n; i++) { /* steps: each run's batches, one per streamed utterance */
+    if (i < set->n && !streamed(c, set, i)) {
+      run++;
+      continue;
+    }
+    n_streamed += i < set->n;
+    total += (run + batch_size - 1) / batch_size + (i < set->n);
+    any |= i < set->n;
+    run = 0;
+  }
+  /* The replica takes the lead tower's parameters of the moment (they change between passes). */
+  cls_status st = any ? cls_eval_stream_prepare(c, &t->stream) : CLS_OK;
+  if (any && st == CLS_OK)
+    cls_log(c->e, CLS_LOG_NOTICE, "%s %s: %d sample%s longer than the %d frames a tower holds, streamed in chunks of %d",
+            phase, set->name, n_streamed, n_streamed == 1 ? "" : "s", c->max_frames, c->max_frames);
   double t0 = cls_now_ms(), loss_sum = 0, audio = 0;
-  int64_t steps = 0, total = (set->n + batch_size - 1) / batch_size;
-  for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
-    int time = 0;
-    st = cls_tower_evaluate(lead->tower, b, t->losses, on_batch ? t->logits : NULL, &time);
-    if (st == CLS_OK && on_batch) on_batch(batch_user, b->first, b->batch, time, t->logits, b->frames, t->losses);
-    if (st == CLS_OK) {
-      double mean = 0;
-      for (int i = 0; i < b->batch; i++) mean += t->losses[i];
-      loss_sum += mean / b->batch;
-      audio += b->audio_seconds;
-      if (summary_set != CLS_SUMMARY_SETS)
-        cls_summaries_eval_step(c->summaries, summary_set, c->state.global_step, mean / b->batch);
+  int64_t steps = 0;
+  for (int start = 0; st == CLS_OK && start < set->n;) {
+    if (streamed(c, set, start)) {
+      double loss = 0;
+      st = cls_eval_stream_run(t->stream, &set->utts[start], start, on_chunk, batch_user, &loss);
+      if (st != CLS_OK) break;
+      loss_sum += loss;
+      audio += (double)set->frames[start] * c->o.features.win_step_ms / 1000.0;
+      if (summary_set != CLS_SUMMARY_SETS) cls_summaries_eval_step(c->summaries, summary_set, c->state.global_step, loss);
       steps++;
       cls_crew_report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 0);
+      start++;
+      continue;
     }
-    cls_loader_done(l, b);
+    int end = start;
+    while (end < set->n && !streamed(c, set, end)) end++;
+    cls_loader *l = NULL;
+    st = cls_crew_start_loader(c, set->utts + start, end - start, batch_size, 3, &l);
+    for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
+      int time = 0;
+      st = cls_tower_evaluate(lead->tower, b, t->losses, on_batch ? t->logits : NULL, &time);
+      if (st == CLS_OK && on_batch)
+        on_batch(batch_user, start + b->first, b->batch, time, t->logits, b->frames, t->losses);
+      if (st == CLS_OK) {
+        double mean = 0;
+        for (int i = 0; i < b->batch; i++) mean += t->losses[i];
+        loss_sum += mean / b->batch;
+        audio += b->audio_seconds;
+        if (summary_set != CLS_SUMMARY_SETS)
+          cls_summaries_eval_step(c->summaries, summary_set, c->state.global_step, mean / b->batch);
+        steps++;
+        cls_crew_report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 0);
+      }
+      cls_loader_done(l, b);
+    }
+    cls_loader_stop(l);
+    start = end;
   }
-  cls_loader_stop(l);
   if (mean_loss) *mean_loss = steps ? loss_sum / (double)steps : 0.0;
   if (steps_out) *steps_out = steps;
   if (st == CLS_OK) cls_crew_report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 1);
@@ -205,8 +250,16 @@ static cls_status evaluate(cls_trainer *t, const cls_eval_set *set, int batch_si
 cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
                                 cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *user,
                                 double *mean_loss, int64_t *steps_out) {
-  return evaluate(t, set, batch_size, phase, CLS_SUMMARY_SETS, on_batch, batch_user, progress, user, mean_loss,
+  return evaluate(t, set, batch_size, phase, CLS_SUMMARY_SETS, on_batch, NULL, batch_user, progress, user, mean_loss,
                   steps_out);
+}
+
+cls_status cls_trainer_evaluate_streaming(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
+                                          cls_batch_fn on_batch, cls_chunk_eval_fn on_chunk, void *batch_user,
+                                          cls_progress_fn progress, void *user, double *mean_loss,
+                                          int64_t *steps_out) {
+  return evaluate(t, set, batch_size, phase, CLS_SUMMARY_SETS, on_batch, on_chunk, batch_user, progress, user,
+                  mean_loss, steps_out);
 }
 
 /* An evaluation pass for the loop: with several ranks each takes every ranks-th batch of the set
@@ -217,21 +270,29 @@ static cls_status evaluate_shared(cls_trainer *t, const cls_eval_set *set, const
   cls_crew *c = t->crew;
   const int ranks = cls_world_size(c->world), rank = cls_world_rank(c->world), B = c->o.dev_batch_size;
   if (ranks == 1)
-    return evaluate(t, set, B, phase, summary_set, NULL, NULL, progress, user, mean_loss, steps_out);
+    return evaluate(t, set, B, phase, summary_set, NULL, NULL, NULL, progress, user, mean_loss, steps_out);
   cls_utterance *mine = malloc((size_t)(set->n > 0 ? set->n : 1) * sizeof *mine);
-  if (!mine) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  int *frames = set->frames ? malloc((size_t)(set->n > 0 ? set->n : 1) * sizeof *frames) : NULL;
+  if (!mine || (set->frames && !frames)) {
+    free(mine);
+    free(frames);
+    return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
   int n = 0;
   for (int first = rank * B; first < set->n; first += ranks * B) {
     int count = set->n - first < B ? set->n - first : B;
     memcpy(mine + n, set->utts + first, (size_t)count * sizeof *mine);
+    if (frames) memcpy(frames + n, set->frames + first, (size_t)count * sizeof *frames); /* streamed ones too */
     n += count;
   }
-  cls_eval_set part = {set->name, mine, n};
+  cls_eval_set part = {set->name, mine, n, frames};
   double loss = 0;
   int64_t steps = 0;
   /* A rank without a batch of its own still takes part in the sum. */
-  cls_status st = n > 0 ? evaluate(t, &part, B, phase, summary_set, NULL, NULL, progress, user, &loss, &steps) : CLS_OK;
+  cls_status st =
+      n > 0 ? evaluate(t, &part, B, phase, summary_set, NULL, NULL, NULL, progress, user, &loss, &steps) : CLS_OK;
   free(mine);
+  free(frames);
   if (st != CLS_OK) return st;
   double sums[2] = {loss * (double)steps, (double)steps};
   st = cls_world_sum_double(c->world, sums, 2);

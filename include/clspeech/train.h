@@ -129,6 +129,9 @@ typedef struct cls_eval_set {
   const char *name;                 /* e.g. the CSV path */
   const cls_utterance *utts;
   int n;
+  const int *frames;                /* [n] each utterance's feature frames (cls_sample.frames), or NULL: an
+                                       utterance of more frames than the trainer's max_frames is evaluated
+                                       streamed (cls_trainer_evaluate_streaming); NULL: every one fits */
 } cls_eval_set;
 
 typedef struct cls_progress {
@@ -179,14 +182,32 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *trainer, const cls_uttera
                                           int n_metrics, cls_progress_fn progress, void *user);
 
 /* One pass without dropout over a set: mean step loss in *mean_loss; per batch, on_batch(batch_user,
- * ...) (may be NULL); progress(progress_user, ...) (may be NULL). Whole utterances, not streamed (the
- * CTC loss needs all of an utterance's frames at once): batches of up to batch_size on the lead tower,
+ * ...) (may be NULL); progress(progress_user, ...) (may be NULL). Whole utterances in batches of up to batch_size on the lead tower,
  * whose device buffers cls_trainer_create sized for max_frames x max_batch, with host logits
  * [max_frames * max_batch, n_classes] and the loader's batches ahead; memory is bounded by the longest
- * utterance of the sets, which the caller keeps within the devices (cls_train_frame_limit). */
+ * utterance of the sets, which the caller keeps within the devices (cls_train_frame_limit), or which
+ * set->frames marks for streaming (cls_trainer_evaluate_streaming, of which this is the form without
+ * on_chunk). */
 cls_status cls_trainer_evaluate(cls_trainer *trainer, const cls_eval_set *set, int batch_size, const char *phase,
                                 cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *progress_user,
                                 double *mean_loss, int64_t *steps);
+
+/* A streamed utterance's logits during evaluation: utterance `index` of the set, frames first ..
+ * first+n, [n, n_classes] row-major (before softmax), valid during the call only; then one last call
+ * with n 0, logits NULL and loss pointing to its CTC loss. */
+typedef void (*cls_chunk_eval_fn)(void *user, int index, int64_t first, int n, const float *logits, const float *loss);
+
+/* cls_trainer_evaluate, with the set's utterances of more frames than the trainer holds (set->frames[i]
+ * > max_frames) evaluated instead of skipped: each streamed alone, in chunks of max_frames frames,
+ * through a forward-only replica (cls_infer, model.h) on the lead tower's device holding the lead
+ * tower's parameters, the LSTM state carried across chunks, its CTC loss computed on the host from each
+ * chunk's logits (engine/ops/ctc_host.c: the same loss as the device op, whatever the chunking), its
+ * logits handed to on_chunk (may be NULL), counted as a step of one utterance. Utterances that fit run
+ * in batches as before, on_batch's `first` indexing the set; a batch never spans a streamed one. */
+cls_status cls_trainer_evaluate_streaming(cls_trainer *trainer, const cls_eval_set *set, int batch_size,
+                                          const char *phase, cls_batch_fn on_batch, cls_chunk_eval_fn on_chunk,
+                                          void *batch_user, cls_progress_fn progress, void *progress_user,
+                                          double *mean_loss, int64_t *steps);
 
 const cls_train_state *cls_trainer_state(const cls_trainer *trainer);
 /* The parameters, read back from the device into host memory [n] (cls_model_layout order). */
