@@ -200,8 +200,9 @@ static cls_status evaluate(cls_trainer *t, const cls_eval_set *set, int batch_si
   /* The replica takes the lead tower's parameters of the moment (they change between passes). */
   cls_status st = any ? cls_eval_stream_prepare(c, &t->stream) : CLS_OK;
   if (any && st == CLS_OK)
-    cls_log(c->e, CLS_LOG_NOTICE, "%s %s: %d sample%s longer than the %d frames a tower holds, streamed in chunks of %d",
-            phase, set->name, n_streamed, n_streamed == 1 ? "" : "s", c->max_frames, c->max_frames);
+    cls_log(c->e, CLS_LOG_NOTICE,
+            "%s %s: %d sample%s longer than the %d frames a tower holds, streamed in chunks of %d", phase, set->name,
+            n_streamed, n_streamed == 1 ? "" : "s", c->max_frames, c->max_frames);
   double t0 = cls_now_ms(), loss_sum = 0, audio = 0;
   int64_t steps = 0;
   for (int start = 0; st == CLS_OK && start < set->n;) {
@@ -211,7 +212,8 @@ static cls_status evaluate(cls_trainer *t, const cls_eval_set *set, int batch_si
       if (st != CLS_OK) break;
       loss_sum += loss;
       audio += (double)set->frames[start] * c->o.features.win_step_ms / 1000.0;
-      if (summary_set != CLS_SUMMARY_SETS) cls_summaries_eval_step(c->summaries, summary_set, c->state.global_step, loss);
+      if (summary_set != CLS_SUMMARY_SETS)
+        cls_summaries_eval_step(c->summaries, summary_set, c->state.global_step, loss);
       steps++;
       cls_crew_report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 0);
       start++;

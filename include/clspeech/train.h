@@ -182,12 +182,12 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *trainer, const cls_uttera
                                           int n_metrics, cls_progress_fn progress, void *user);
 
 /* One pass without dropout over a set: mean step loss in *mean_loss; per batch, on_batch(batch_user,
- * ...) (may be NULL); progress(progress_user, ...) (may be NULL). Whole utterances in batches of up to batch_size on the lead tower,
- * whose device buffers cls_trainer_create sized for max_frames x max_batch, with host logits
- * [max_frames * max_batch, n_classes] and the loader's batches ahead; memory is bounded by the longest
- * utterance of the sets, which the caller keeps within the devices (cls_train_frame_limit), or which
- * set->frames marks for streaming (cls_trainer_evaluate_streaming, of which this is the form without
- * on_chunk). */
+ * ...) (may be NULL); progress(progress_user, ...) (may be NULL). Whole utterances in batches of up to
+ * batch_size on the lead tower, whose device buffers cls_trainer_create sized for max_frames x max_batch,
+ * with host logits [max_frames * max_batch, n_classes] and the loader's batches ahead; memory is bounded
+ * by the longest utterance of the sets, which the caller keeps within the devices (cls_train_frame_limit),
+ * or which set->frames marks for streaming (cls_trainer_evaluate_streaming, of which this is the form
+ * without on_chunk). */
 cls_status cls_trainer_evaluate(cls_trainer *trainer, const cls_eval_set *set, int batch_size, const char *phase,
                                 cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *progress_user,
                                 double *mean_loss, int64_t *steps);
