@@ -79,15 +79,8 @@ cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tunin
     cls_gemm_tuning_backend_lines(t, text + used, sizeof text - used);
     used += strlen(text + used);
   }
-  if (used + 80 >= sizeof text) return cls_fail(e, CLS_ERR_IO, "GEMM tuning: the file would be too long");
-  cls_sha256 h;
-  uint8_t digest[32];
-  char hex[65];
-  cls_sha256_init(&h);
-  cls_sha256_update(&h, text, used);
-  cls_sha256_final(&h, digest);
-  cls_sha256_hex(digest, hex);
-  snprintf(text + used, sizeof text - used, "sha256 %s\n", hex);
+  if (used >= sizeof text || !cls_gemm_tuning_seal(text, used, sizeof text))
+    return cls_fail(e, CLS_ERR_IO, "GEMM tuning: the file would be too long");
   char dir[1200];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');

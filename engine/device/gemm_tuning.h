@@ -15,6 +15,10 @@
 /* The file's header lines for a device (the same text is written and compared). */
 void cls_gemm_tuning_header(const cls_device_info *device, const char *shapes, char *out, size_t cap);
 
+/* Appends the checksum line ("sha256 <hex of text[0..len)>\n") to the `len` bytes of `text` (room for
+ * `cap`, with the terminating NUL): the file's length, or 0 when it does not fit. */
+size_t cls_gemm_tuning_seal(char *text, size_t len, size_t cap);
+
 /* Parses a tuning file's text for `device`: the checksum line, the header (this device's, byte for
  * byte), the kernel and backend lines. false with `why` set when the file is bad. */
 bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *device, cls_gemm_tuning *out,

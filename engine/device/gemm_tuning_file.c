@@ -97,6 +97,18 @@ void cls_gemm_tuning_header(const cls_device_info *d, const char *shapes, char *
            pname, pver, sh);
 }
 
+size_t cls_gemm_tuning_seal(char *text, size_t len, size_t cap) {
+  if (len + 7 + 64 + 2 > cap) return 0;
+  cls_sha256 h;
+  uint8_t digest[32];
+  char hex[65];
+  cls_sha256_init(&h);
+  cls_sha256_update(&h, text, len);
+  cls_sha256_final(&h, digest);
+  cls_sha256_hex(digest, hex);
+  return len + (size_t)snprintf(text + len, cap - len, "sha256 %s\n", hex);
+}
+
 /* Parses "kernel NAME A=1 B=2 ..." (line without the newline). */
 static bool parse_kernel(const char *line, cls_gemm_params *p, char *why, size_t why_cap) {
   memset(p, 0, sizeof *p);

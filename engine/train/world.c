@@ -153,34 +153,38 @@ const char *cls_world_host(const cls_world *w, int rank) {
 /* MPI counts are ints: large buffers go in pieces of at most CHUNK elements. */
 enum { CHUNK = 1 << 28 };
 
+#ifdef CLSPEECH_HAVE_MPI
+/* In-place MPI_SUM over every rank of n elements of `type` (`size` bytes each), in pieces. */
+static cls_status sum_in_place(cls_world *w, void *buf, size_t n, MPI_Datatype type, size_t size) {
+  for (size_t off = 0; off < n; off += CHUNK) {
+    int count = (int)(n - off < CHUNK ? n - off : CHUNK);
+    int rc = MPI_Allreduce(MPI_IN_PLACE, (char *)buf + off * size, count, type, MPI_SUM, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) return mpi_fail(w, "MPI_Allreduce", rc);
+  }
+  return CLS_OK;
+}
+#endif
+
 cls_status cls_world_sum(cls_world *w, float *buf, size_t n) {
   if (!w->mpi) return CLS_OK;
 #ifdef CLSPEECH_HAVE_MPI
-  for (size_t off = 0; off < n; off += CHUNK) {
-    int count = (int)(n - off < CHUNK ? n - off : CHUNK);
-    int rc = MPI_Allreduce(MPI_IN_PLACE, buf + off, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) return mpi_fail(w, "MPI_Allreduce", rc);
-  }
+  return sum_in_place(w, buf, n, MPI_FLOAT, sizeof *buf);
 #else
   (void)buf;
   (void)n;
-#endif
   return CLS_OK;
+#endif
 }
 
 cls_status cls_world_sum_double(cls_world *w, double *buf, size_t n) {
   if (!w->mpi) return CLS_OK;
 #ifdef CLSPEECH_HAVE_MPI
-  for (size_t off = 0; off < n; off += CHUNK) {
-    int count = (int)(n - off < CHUNK ? n - off : CHUNK);
-    int rc = MPI_Allreduce(MPI_IN_PLACE, buf + off, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) return mpi_fail(w, "MPI_Allreduce", rc);
-  }
+  return sum_in_place(w, buf, n, MPI_DOUBLE, sizeof *buf);
 #else
   (void)buf;
   (void)n;
-#endif
   return CLS_OK;
+#endif
 }
 
 cls_status cls_world_broadcast(cls_world *w, void *buf, size_t bytes) {
