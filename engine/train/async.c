@@ -92,7 +92,7 @@ static void *async_worker(void *arg) {
         cls_crew_drop(c, s, s->err);
         r->retry = b; /* another tower takes it */
         if (cls_crew_count(c) == 0) {
-          r->status = cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed; the last error was: %s", s->err);
+          r->status = cls_crew_all_failed(c, s->err);
           cls_loader_done(r->loader, b);
           r->retry = NULL;
         }
@@ -198,7 +198,7 @@ cls_status cls_async_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n
   cls_loader_stop(r.loader);
   st = r.status;
   if (st == CLS_OK && !cls_crew_count(c))
-    st = cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed: %s", c->e->error);
+    st = cls_crew_all_failed(c, NULL);
   /* Every live replica gets the host's state, for evaluation and checkpoints. */
   if (st == CLS_OK) st = cls_crew_write_state(c, c->params, c->m, c->v);
   if (st == CLS_OK && r.steps)

@@ -146,6 +146,12 @@ cls_crew_slot *cls_crew_lead(cls_crew *c) {
 
 cls_status cls_crew_no_tower(cls_crew *c) { return cls_fail(c->e, CLS_ERR_NO_DEVICE, "no tower is left to train on"); }
 
+cls_status cls_crew_all_failed(cls_crew *c, const char *last) {
+  char text[CLS_ERROR_CAP];
+  snprintf(text, sizeof text, "%s", last ? last : c->e->error);
+  return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed; the last error was: %s", text);
+}
+
 int cls_crew_is_device_fault(cls_status st) {
   return st == CLS_ERR_OPENCL || st == CLS_ERR_OUT_OF_MEMORY || st == CLS_ERR_BLAS;
 }

@@ -78,6 +78,9 @@ int cls_crew_count(const cls_crew *crew);
 cls_crew_slot *cls_crew_lead(cls_crew *crew);
 /* CLS_ERR_NO_DEVICE: "no tower is left to train on". */
 cls_status cls_crew_no_tower(cls_crew *crew);
+/* CLS_ERR_NO_DEVICE: "every tower has failed", naming the last error: `last`, or when NULL the engine's error
+   text (copied first, since cls_fail writes there). */
+cls_status cls_crew_all_failed(cls_crew *crew, const char *last);
 /* 1 when a tower's status is a device fault (the tower is dropped), 0 for errors of the input. */
 int cls_crew_is_device_fault(cls_status status);
 /* Drops a tower after a device fault, with a warning naming it, its device, the step and `what`. */

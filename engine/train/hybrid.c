@@ -163,11 +163,7 @@ static cls_status gradient_step(cls_hybrid *h, const cls_host_batch *b, int only
     int k = 0;
     for (int i = 0; i < c->n_towers; i++)
       if (c->towers[i].tower) live[k++] = &c->towers[i];
-    if (k == 0) {
-      char last[CLS_ERROR_CAP]; /* the engine's error text is also where cls_fail writes */
-      snprintf(last, sizeof last, "%s", c->e->error);
-      return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed; the last error was: %s", last);
-    }
+    if (k == 0) return cls_crew_all_failed(c, NULL);
     if (only >= 0) {
       live[0] = live[only % k];
       k = 1;
@@ -277,11 +273,7 @@ static cls_status apply_step(cls_hybrid *h) {
       return st;
     }
   }
-  if (!applied) {
-    char last[CLS_ERROR_CAP];
-    snprintf(last, sizeof last, "%s", c->e->error);
-    return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed: %s", last);
-  }
+  if (!applied) return cls_crew_all_failed(c, NULL);
   c->state.adam = next;
   return CLS_OK;
 }

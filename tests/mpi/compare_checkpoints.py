@@ -6,17 +6,15 @@ same|DIFFERENT'; exit status 0 when within (with --expect-different: when not).
 
     python3 tests/mpi/compare_checkpoints.py A.safetensors B.safetensors TOLERANCE [--expect-different]
 """
-import array
-import json
-import struct
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ref"))
+import read_checkpoint  # noqa: E402  (the checkpoint reader the other tests use)
 
 
 def read(path):
-    with open(path, "rb") as f:
-        (n,) = struct.unpack("<Q", f.read(8))
-        header = json.loads(f.read(n))
-        data = f.read()
+    header, data = read_checkpoint.read(path)
     tensors = {}
     for name, t in header.items():
         if name == "__metadata__" or t["dtype"] != "F32":
@@ -24,12 +22,7 @@ def read(path):
         if name != "learning_rate" and (name.endswith("/Adam") or name.endswith("/Adam_1") or
                                         not (name.startswith("layer_") or name.startswith("cudnn_lstm"))):
             continue
-        begin, end = t["data_offsets"]
-        values = array.array("f")
-        values.frombytes(data[begin:end])
-        if sys.byteorder != "little":
-            values.byteswap()
-        tensors[name] = values
+        tensors[name] = read_checkpoint.floats(data, t)
     return tensors
 
 

@@ -16,6 +16,12 @@ host=$(hostname)
 common=(train --train_files "$data/formats/formats.csv" --alphabet_config_path "$data/deepspeech-smoke/alphabet.txt"
         --n_hidden 32 --train_batch_size 1 --load_train init --noshow_progressbar --summary_dir "" --horovod)
 fail=0
+# ended_failing LOG STATUS WHAT: shows a job's log and its mpirun exit status, which must not be 0.
+ended_failing() {
+  cat "$1"
+  echo "--- $3: mpirun exit status $2"
+  [ "$2" -ne 0 ] || { echo "FAIL: the job ended with status 0"; fail=1; }
+}
 
 # 1. A rank killed. Each rank writes its pid (exec keeps it) so that the test kills rank 1 alone.
 "$mpiexec" --oversubscribe -np 2 \
@@ -36,10 +42,7 @@ fi
 for _ in $(seq 1 300); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
 kill -0 $job 2>/dev/null && { echo "FAIL: the job did not end after rank 1 was killed"; kill -9 $job; fail=1; }
 wait $job
-status=$?
-cat "$work/killed.log"
-echo "--- rank 1 (pid $victim) killed: mpirun exit status $status"
-[ $status -ne 0 ] || { echo "FAIL: the job ended with status 0"; fail=1; }
+ended_failing "$work/killed.log" $? "rank 1 (pid $victim) killed"
 grep -Eq "rank 1 .*on node $host.*(signal 9|Killed)" "$work/killed.log" ||
   { echo "FAIL: no message naming rank 1, host $host and the signal"; fail=1; }
 "$cls" train --test_files "$data/deepspeech-smoke/ldc93s1.csv" --alphabet_config_path "$data/deepspeech-smoke/alphabet.txt" \
@@ -53,10 +56,7 @@ grep -q "Test on .*ldc93s1.csv - WER" "$work/test.log" && echo "the last checkpo
   -np 1 "$cls" "${common[@]}" --epochs 20 --checkpoint_dir "$work/fault" : \
   -np 1 env CLSPEECH_FAULT=fail:tower=0,step=4 "$cls" "${common[@]}" --epochs 20 --checkpoint_dir "$work/fault" \
   >"$work/fault.log" 2>&1
-status=$?
-cat "$work/fault.log"
-echo "--- rank 1's device failed: mpirun exit status $status"
-[ $status -ne 0 ] || { echo "FAIL: the job ended with status 0"; fail=1; }
+ended_failing "$work/fault.log" $? "rank 1's device failed"
 grep -Eq "clspeech train: rank 1 of 2 on host $host: .*CL_OUT_OF_RESOURCES \(injected fault\)" "$work/fault.log" ||
   { echo "FAIL: no message naming rank 1, host $host and the device error"; fail=1; }
 grep -q "rank 1 of 2 on host $host failed (exit status [0-9]*): ending every rank's process" "$work/fault.log" ||
@@ -67,10 +67,7 @@ grep -q "rank 1 of 2 on host $host failed (exit status [0-9]*): ending every ran
   -np 1 "$cls" "${common[@]}" --epochs 3 --replica_check_steps 1 --checkpoint_dir "$work/perturb" : \
   -np 1 env CLSPEECH_FAULT=perturb:tower=0,step=2 "$cls" "${common[@]}" --epochs 3 --replica_check_steps 1 \
   --checkpoint_dir "$work/perturb" >"$work/perturb.log" 2>&1
-status=$?
-cat "$work/perturb.log"
-echo "--- rank 1's replica perturbed: mpirun exit status $status"
-[ $status -ne 0 ] || { echo "FAIL: the job ended with status 0"; fail=1; }
+ended_failing "$work/perturb.log" $? "rank 1's replica perturbed"
 grep -Eq "replica check across ranks at step 2: rank 1 \(host $host, checksum [0-9a-f]{16}\) no longer holds rank 0's parameters" \
   "$work/perturb.log" || { echo "FAIL: the replica check did not name rank 1"; fail=1; }
 [ $fail -eq 0 ] && echo "rank_fails: ok"

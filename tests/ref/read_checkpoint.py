@@ -15,12 +15,28 @@ import sys
 LSTM = "cudnn_lstm/rnn/multi_rnn_cell/cell_0/cudnn_compatible_lstm_cell"
 
 
-def main():
-    path, H, C, step = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+def read(path):
+    """The checkpoint's JSON header (a dict by tensor name) and its raw tensor bytes."""
     with open(path, "rb") as f:
         (n,) = struct.unpack("<Q", f.read(8))
         header = json.loads(f.read(n))
         data = f.read()
+    return header, data
+
+
+def floats(data, t):
+    """The values of F32 tensor t (its header entry) as an array of floats in the machine's byte order."""
+    begin, end = t["data_offsets"]
+    values = array.array("f")
+    values.frombytes(data[begin:end])
+    if sys.byteorder != "little":
+        values.byteswap()
+    return values
+
+
+def main():
+    path, H, C, step = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    header, data = read(path)
     shapes = {"layer_1/weights": [494, H], "layer_1/bias": [H], "layer_2/weights": [H, H], "layer_2/bias": [H],
               "layer_3/weights": [H, H], "layer_3/bias": [H], f"{LSTM}/kernel": [2 * H, 4 * H], f"{LSTM}/bias": [4 * H],
               "layer_5/weights": [H, H], "layer_5/bias": [H], "layer_6/weights": [H, C], "layer_6/bias": [C]}
@@ -34,12 +50,7 @@ def main():
             if t["dtype"] != "F32" or t["shape"] != shape:
                 problems.append(f"{name + suffix}: {t['dtype']} {t['shape']}, expected F32 {shape}")
                 continue
-            begin, end = t["data_offsets"]
-            values = array.array("f")
-            values.frombytes(data[begin:end])
-            if sys.byteorder != "little":
-                values.byteswap()
-            if not all(math.isfinite(v) for v in values):
+            if not all(math.isfinite(v) for v in floats(data, t)):
                 problems.append(f"{name + suffix}: non-finite values")
     scalars = {}
     for name, fmt in (("global_step", "<q"), ("learning_rate", "<f"), ("beta1_power", "<f"), ("beta2_power", "<f")):
