@@ -1,10 +1,9 @@
 /* `clspeech bench [--devices SEL] [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5]
  * [--json FILE] [--plot FILE.svg] [--tune [--tune_candidates 6]]`: per selected device, the measured
  * peak, SGEMM at the model's shapes, the ops, MFCC, the whole training step and one step profiled by op
- * (clspeech/bench.h); with
- * --tune, the CLBlast GEMM search whose winners training then loads (engine/gemm_tuning.h), reported
- * before and after. Progress goes to stderr, the table to stdout, JSON and SVG to files
- * (bench_report.c). */
+ * (clspeech/bench.h); with --tune, the CLBlast GEMM search whose winners training then loads
+ * (engine/gemm_tuning.h), reported before and after. Progress goes to stderr, the table to stdout, JSON
+ * and SVG to files (bench_report.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -208,6 +208,7 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
 #define PI 3.14159265358979323846
 
 typedef struct mfcc_ctx {
+  cls_mfcc_tables *tables; /* cls_mfcc_default(16000)'s */
   cls_mfcc_plan *plan;
   int batch;
   const float *const *samples;
@@ -219,15 +220,22 @@ typedef struct mfcc_ctx {
 
 static void mfcc_teardown(mfcc_ctx *c) {
   cls_mfcc_destroy(c->plan);
+  cls_mfcc_tables_destroy(c->tables);
   free(c->audio);
   free((void *)c->samples);
   free((void *)c->n_samples);
   memset(c, 0, sizeof *c);
 }
 
-/* The plan and B utterances of exactly T frames of synthetic audio (two tones and noise at 16 kHz). */
-static cls_status mfcc_setup(cls_engine *e, int device, const cls_mfcc_tables *t, int B, int T, mfcc_ctx *c) {
+/* The default tables, their plan and B utterances of exactly T frames of synthetic audio (two tones and
+ * noise at 16 kHz). On failure c is left empty (mfcc_teardown may still be called on it). */
+static cls_status mfcc_setup(cls_engine *e, int device, int B, int T, mfcc_ctx *c) {
   memset(c, 0, sizeof *c);
+  char err[512];
+  cls_mfcc_config mc = cls_mfcc_default(16000);
+  if (cls_mfcc_tables_create(&mc, &c->tables, err, sizeof err) != CLS_OK)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "bench: %s", err);
+  const cls_mfcc_tables *t = c->tables;
   c->batch = B;
   c->n = (size_t)(T - 1) * (size_t)t->step + (size_t)t->window; /* exactly T frames */
   c->audio = malloc(c->n * sizeof *c->audio);
@@ -263,23 +271,18 @@ static cls_status mfcc_op(void *c_, cl_command_queue q) {
 
 cls_status cls_bench_mfcc_run(cls_engine *e, int device, const cls_bench_config *cfg, cls_bench_mfcc *out) {
   memset(out, 0, sizeof *out);
-  char err[512];
-  cls_mfcc_config mc = cls_mfcc_default(16000);
-  cls_mfcc_tables *t = NULL;
-  if (cls_mfcc_tables_create(&mc, &t, err, sizeof err) != CLS_OK)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "bench: %s", err);
   buffers b;
   cls_status st = open_buffers(e, device, &b);
   const int B = cfg->batch, T = cfg->time;
   mfcc_ctx c;
-  if (st == CLS_OK) st = mfcc_setup(e, device, t, B, T, &c);
+  memset(&c, 0, sizeof c); /* read and torn down below even when open_buffers failed */
+  if (st == CLS_OK) st = mfcc_setup(e, device, B, T, &c);
   if (st == CLS_OK) st = floats(&b, (size_t)T * B * CLS_BENCH_INPUT_WIDTH, 0, 0, 0, &c.windows);
   if (st == CLS_OK) cls_bench_progress(cfg, "mfcc on the device (B=%d, T=%d)", B, T);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, mfcc_op, &c, cfg->runs, &out->ms);
   out->audio_seconds = (double)c.n * B / 16000.0;
   close_buffers(&b);
   mfcc_teardown(&c);
-  cls_mfcc_tables_destroy(t);
   return st;
 }
 
@@ -327,13 +330,9 @@ static cls_status marker_end(cls_engine *e, cl_event ev, cl_ulong *end) {
 /* One step of c on q, the batch's MFCC into its input first, every command recorded (bench_profile.h). */
 static cls_status profile_step(cls_engine *e, int device, cl_command_queue q, train_ctx *c, const cls_gemm_shape *shapes,
                                const double *gemm_ms, int n_shapes, cls_bench_profile *out) {
-  char err_text[512];
-  cls_mfcc_config fc = cls_mfcc_default(16000);
-  cls_mfcc_tables *t = NULL;
-  if (cls_mfcc_tables_create(&fc, &t, err_text, sizeof err_text) != CLS_OK)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "bench: %s", err_text);
   mfcc_ctx mc;
-  cls_status st = mfcc_setup(e, device, t, c->batch.batch, c->batch.time, &mc);
+  cls_status st = mfcc_setup(e, device, c->batch.batch, c->batch.time, &mc);
+  if (st != CLS_OK) return st;
   mc.windows = c->batch.features.mem;
   if (st == CLS_OK) st = mfcc_op(&mc, q); /* its first run builds clFFT's plan */
   if (st == CLS_OK && clFinish(q) != CL_SUCCESS) st = cls_fail(e, CLS_ERR_OPENCL, "bench: clFinish failed");
@@ -360,7 +359,6 @@ static cls_status profile_step(cls_engine *e, int device, cl_command_queue q, tr
   for (int i = 0; i < 3; i++)
     if (marks[i]) clReleaseEvent(marks[i]);
   mfcc_teardown(&mc);
-  cls_mfcc_tables_destroy(t);
   return st;
 }
 

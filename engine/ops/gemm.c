@@ -317,14 +317,11 @@ static CLBlastTranspose tr(bool t) { return t ? CLBlastTransposeYes : CLBlastTra
 static cls_status clblast_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, size_t m, size_t n, size_t k,
                                float alpha, cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c,
                                size_t ldc, cl_event *event) {
-  cl_event own = NULL; /* the call's event for a profiling recorder when the caller wants none */
-  const bool profiling = cls_ops_profiling(q);
+  cl_event own; /* the call's event for a profiling recorder when the caller wants none */
   CLBlastStatusCode s = CLBlastSgemm(CLBlastLayoutRowMajor, tr(ta), tr(tb), m, n, k, alpha, a.mem, a.offset, lda, b.mem,
                                      b.offset, ldb, beta, c.mem, c.offset, ldc, &q,
-                                     event ? event : profiling ? &own : NULL);
-  if (s == CLBlastSuccess && profiling)
-    cls_ops_profile_note(q, &(cls_ops_profile_cmd){.name = "gemm"}, event ? *event : own);
-  if (own) clReleaseEvent(own);
+                                     cls_ops_profile_event(q, event, &own));
+  cls_ops_profile_enqueued(q, "gemm", s == CLBlastSuccess, event, own);
   if (s != CLBlastSuccess)
     return cls_fail(p->engine, CLS_ERR_BLAS, "gemm: CLBlastSgemm (%c%c, m %zu, n %zu, k %zu) failed with status %d",
                     ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, (int)s);

@@ -141,6 +141,19 @@ void cls_ops_profile_gemm_end(cl_command_queue q) {
   pthread_mutex_unlock(&profile_lock);
 }
 
+cl_event *cls_ops_profile_event(cl_command_queue q, cl_event *event, cl_event *own) {
+  *own = NULL;
+  return event ? event : cls_ops_profiling(q) ? own : NULL;
+}
+
+void cls_ops_profile_enqueued(cl_command_queue q, const char *name, bool ok, const cl_event *event, cl_event own) {
+  if (ok && (event || own)) {
+    cls_ops_profile_cmd c = {name, 0, 0, 0, 0, 0, 0};
+    cls_ops_profile_note(q, &c, event ? *event : own);
+  }
+  if (own) clReleaseEvent(own);
+}
+
 /* ---- launches ---- */
 
 cls_status cls_ops_launch(cls_engine *e, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
@@ -151,15 +164,10 @@ cls_status cls_ops_launch(cls_engine *e, cl_command_queue queue, cl_kernel kerne
     rounded[i] = (global[i] + l - 1) / l * l;
     if (rounded[i] == 0) return CLS_OK; /* nothing to do */
   }
-  cl_event own = NULL;
-  const bool prof = cls_ops_profiling(queue);
+  cl_event own;
   cl_int err = clEnqueueNDRangeKernel(queue, kernel, (cl_uint)dims, NULL, rounded, local, 0, NULL,
-                                      event ? event : prof ? &own : NULL);
-  if (err == CL_SUCCESS && prof) {
-    cls_ops_profile_cmd c = {name, 0, 0, 0, 0, 0, 0};
-    cls_ops_profile_note(queue, &c, event ? *event : own);
-  }
-  if (own) clReleaseEvent(own);
+                                      cls_ops_profile_event(queue, event, &own));
+  cls_ops_profile_enqueued(queue, name, err == CL_SUCCESS, event, own);
   if (err != CL_SUCCESS)
     return cls_fail(e, CLS_ERR_OPENCL, "%s: clEnqueueNDRangeKernel failed: %s", name, cls_cl_error_name(err));
   return CLS_OK;
@@ -167,15 +175,10 @@ cls_status cls_ops_launch(cls_engine *e, cl_command_queue queue, cl_kernel kerne
 
 cls_status cls_ops_fill(cls_engine *e, cl_command_queue queue, cls_buf buf, size_t n, float value) {
   if (n == 0) return CLS_OK;
-  cl_event own = NULL;
-  const bool prof = cls_ops_profiling(queue);
+  cl_event own;
   cl_int err = clEnqueueFillBuffer(queue, buf.mem, &value, sizeof value, buf.offset * sizeof(float), n * sizeof(float), 0,
-                                   NULL, prof ? &own : NULL);
-  if (err == CL_SUCCESS && prof) {
-    cls_ops_profile_cmd c = {"fill", 0, 0, 0, 0, 0, 0};
-    cls_ops_profile_note(queue, &c, own);
-  }
-  if (own) clReleaseEvent(own);
+                                   NULL, cls_ops_profile_event(queue, NULL, &own));
+  cls_ops_profile_enqueued(queue, "fill", err == CL_SUCCESS, NULL, own);
   if (err != CL_SUCCESS) return cls_fail(e, CLS_ERR_OPENCL, "clEnqueueFillBuffer failed: %s", cls_cl_error_name(err));
   return CLS_OK;
 }

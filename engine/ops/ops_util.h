@@ -65,16 +65,19 @@ bool cls_ops_profiling(cl_command_queue q);
 /* Reports one enqueued command (no-op when q has no recorder or event is NULL). */
 void cls_ops_profile_note(cl_command_queue q, const cls_ops_profile_cmd *cmd, cl_event event);
 
-/* The GEMM entry point's brackets (no-ops when q has no recorder). Wiring, in the one function every
- * GEMM goes through:
- *     cls_ops_profile_gemm_begin(q, m, n, k, trans_a, trans_b);
- *     ... kernels through cls_ops_launch (they report themselves), or for a library call:
- *         cl_event own = NULL;
- *         bool prof = cls_ops_profiling(q);
- *         CLBlastSgemm(..., &q, event ? event : prof ? &own : NULL);
- *         if (prof) cls_ops_profile_note(q, &(cls_ops_profile_cmd){.name = "gemm"}, event ? *event : own);
- *         if (own) clReleaseEvent(own);
- *     cls_ops_profile_gemm_end(q); */
+/* Around any other enqueue on q that takes an event pointer (a CLBlast call, a copy):
+ *     cl_event own;
+ *     cl_int err = clEnqueueX(..., cls_ops_profile_event(q, event, &own));
+ *     cls_ops_profile_enqueued(q, "name", err == CL_SUCCESS, event, own);
+ * The first returns the event to enqueue with: the caller's `event`, else `own` while q has a recorder,
+ * else NULL (own is set to NULL). The second reports a successful enqueue's event (no-op without a
+ * recorder) and releases own. */
+cl_event *cls_ops_profile_event(cl_command_queue q, cl_event *event, cl_event *own);
+void cls_ops_profile_enqueued(cl_command_queue q, const char *name, bool ok, const cl_event *event, cl_event own);
+
+/* The GEMM entry point's brackets (no-ops when q has no recorder), in the one function every GEMM goes
+ * through: cls_ops_profile_gemm_begin(q, m, n, k, trans_a, trans_b); the kernels through cls_ops_launch
+ * or a library call wrapped as above; cls_ops_profile_gemm_end(q). */
 void cls_ops_profile_gemm_begin(cl_command_queue q, size_t m, size_t n, size_t k, bool trans_a, bool trans_b);
 void cls_ops_profile_gemm_end(cl_command_queue q);
 
