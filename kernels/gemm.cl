@@ -58,52 +58,74 @@ __kernel __attribute__((reqd_work_group_size(GEMM_MR, GEMM_NR, 1))) void gemm_ge
   (void)unused;
 }
 
-/* The panels of the n tiles t0 <= t < t0 + tiles: panel t - t0 starts at packed[p_off + (t - t0) * k * NR]
- * and holds op(B)[kk][t * NR + c] at [kk * w + c], w its width: NR when `pad` (0 past n), else
- * min(NR, n - t * NR). One work-item per (kk, tile). op(B)[kk][j] is b[kk*ldb + j], or b[j*ldb + kk]
- * when trans. */
-__kernel void gemm_pack_b(const int k, const int n, const int t0, const int tiles, __global const float *b,
-                          const int b_off, const int ldb, const int trans, __global float *packed, const int p_off,
-                          const int pad) {
-  const int kk = (int)get_global_id(0), tile = (int)get_global_id(1);
-  if (kk >= k || tile >= tiles) return;
+/* The pack kernels: one work-item (work-groups of one) per (tile, block of kb steps of k), so that each
+ * writes kb x NR (or kb x MR) consecutive floats of its panel and reads whole runs of its source; tiles
+ * are the fast grid dimension, so that work-items run one after the other read neighbouring columns of
+ * the same rows. (A work-item per single k step spent more on work-group dispatch than on copying:
+ * twice the time at the weight-gradient shapes.)
+ *
+ * gemm_pack_b: the panels of the n tiles t0 <= t < t0 + tiles: panel t - t0 starts at
+ * packed[p_off + (t - t0) * k * NR] and holds op(B)[kk][t * NR + c] at [kk * w + c], w its width: NR
+ * when `pad` (0 past n), else min(NR, n - t * NR). op(B)[kk][j] is b[kk*ldb + j], or b[j*ldb + kk] when
+ * trans. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_b(
+    const int k, const int n, const int t0, const int tiles, __global const float *b, const int b_off, const int ldb,
+    const int trans, __global float *packed, const int p_off, const int pad, const int kb) {
+  const int tile = (int)get_global_id(0), k0 = (int)get_global_id(1) * kb;
+  if (tile >= tiles || k0 >= k) return;
+  const int rows = min(kb, k - k0);
   const int j0 = (t0 + tile) * GEMM_NR, cols = min(GEMM_NR, n - j0), w = pad ? GEMM_NR : cols;
-  __global float *dst = packed + p_off + (size_t)tile * (size_t)k * GEMM_NR + (size_t)kk * (size_t)w;
+  __global float *dst = packed + p_off + (size_t)tile * (size_t)k * GEMM_NR + (size_t)k0 * (size_t)w;
   if (!trans) {
-    __global const float *src = b + b_off + (size_t)kk * (size_t)ldb + (size_t)j0;
+    __global const float *src = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)j0;
     if (cols == GEMM_NR) {
+      for (int kk = 0; kk < rows; kk++, src += ldb, dst += GEMM_NR) {
 #pragma unroll
-      for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(GEMM_VLOAD(v, src), v, dst);
+        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(GEMM_VLOAD(v, src), v, dst);
+      }
     } else {
-      for (int c = 0; c < cols; c++) dst[c] = src[c];
+      for (int kk = 0; kk < rows; kk++, src += ldb, dst += w)
+        for (int c = 0; c < w; c++) dst[c] = c < cols ? src[c] : 0.0f;
     }
   } else {
-    __global const float *src = b + b_off + (size_t)j0 * (size_t)ldb + (size_t)kk;
-    for (int c = 0; c < cols; c++) dst[c] = src[(size_t)c * (size_t)ldb];
+    __global const float *src = b + b_off + (size_t)j0 * (size_t)ldb + (size_t)k0;
+    if (cols == GEMM_NR) {
+      for (int kk = 0; kk < rows; kk++, dst += GEMM_NR) {
+#pragma unroll
+        for (int c = 0; c < GEMM_NR; c++) dst[c] = src[(size_t)c * (size_t)ldb + (size_t)kk];
+      }
+    } else {
+      for (int kk = 0; kk < rows; kk++, dst += w)
+        for (int c = 0; c < w; c++) dst[c] = c < cols ? src[(size_t)c * (size_t)ldb + (size_t)kk] : 0.0f;
+    }
   }
-  for (int c = cols; c < w; c++) dst[c] = 0.0f;
 }
 
-/* packed [(mt * k + kk) * MR + r] = op(A)[mt * MR + r][kk] (0 past m). One work-item per (kk, run of
- * `run` m tiles): a transposed A is read along its rows, run x MR floats at a time (whole cache lines)
- * rather than MR floats of a line per work-item. op(A)[i][kk] is a[i*lda + kk], or a[kk*lda + i] when
- * trans. */
-__kernel void gemm_pack_a(const int m, const int k, __global const float *a, const int a_off, const int lda,
-                          const int trans, __global float *packed, const int p_off, const int run) {
-  const int kk = (int)get_global_id(0), mt0 = (int)get_global_id(1) * run;
+/* gemm_pack_a: packed [(mt * k + kk) * MR + r] = op(A)[mt * MR + r][kk] (0 past m); op(A)[i][kk] is
+ * a[i*lda + kk], or a[kk*lda + i] when trans. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
+    const int m, const int k, __global const float *a, const int a_off, const int lda, const int trans,
+    __global float *packed, const int p_off, const int kb) {
+  const int mt = (int)get_global_id(0), k0 = (int)get_global_id(1) * kb;
   const int m_tiles = (m + GEMM_MR - 1) / GEMM_MR;
-  if (kk >= k || mt0 >= m_tiles) return;
-  const int mt1 = min(mt0 + run, m_tiles);
-  for (int mt = mt0; mt < mt1; mt++) {
-    const int i0 = mt * GEMM_MR, rows = min(GEMM_MR, m - i0);
-    __global float *dst = packed + p_off + ((size_t)mt * (size_t)k + (size_t)kk) * GEMM_MR;
-    if (!trans) {
-      __global const float *src = a + a_off + (size_t)i0 * (size_t)lda + (size_t)kk;
-      for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[(size_t)r * (size_t)lda] : 0.0f;
+  if (mt >= m_tiles || k0 >= k) return;
+  const int steps = min(kb, k - k0), i0 = mt * GEMM_MR, rows = min(GEMM_MR, m - i0);
+  __global float *dst = packed + p_off + ((size_t)mt * (size_t)k + (size_t)k0) * GEMM_MR;
+  if (trans) {
+    __global const float *src = a + a_off + (size_t)k0 * (size_t)lda + (size_t)i0;
+    if (rows == GEMM_MR) {
+      for (int kk = 0; kk < steps; kk++, src += lda, dst += GEMM_MR) {
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++) dst[r] = src[r];
+      }
     } else {
-      __global const float *src = a + a_off + (size_t)kk * (size_t)lda + (size_t)i0;
-      for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[r] : 0.0f;
+      for (int kk = 0; kk < steps; kk++, src += lda, dst += GEMM_MR)
+        for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[r] : 0.0f;
     }
+  } else {
+    __global const float *src = a + a_off + (size_t)i0 * (size_t)lda + (size_t)k0;
+    for (int kk = 0; kk < steps; kk++, dst += GEMM_MR)
+      for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[(size_t)r * (size_t)lda + (size_t)kk] : 0.0f;
   }
 }
 

@@ -15,8 +15,9 @@
  * in cache when the tile kernel reads it and the scratch stays small beside the model. */
 #define DEFAULT_CHUNK_FLOATS ((size_t)1 << 20)
 
-/* M tiles per work-item of gemm_pack_a. */
-#define PACK_A_RUN 16
+/* Steps of k per work-item of the pack kernels: 256 x NR floats of B (16 KiB with NR = 16) or 256 x MR
+   of A written in one run. 64 to 512 measured alike at the weight-gradient shapes (H = 512, 2 Zen 3 cores). */
+#define PACK_KB 256
 
 /* M tiles per work-group of gemm_tile when a B panel (k x NR floats) fits in L1 (PANEL_L1_BYTES), so that the
    group's further tiles read it from L1: PER_TILES, or all of them when there are at most MAX_PER_TILES (the
@@ -208,11 +209,12 @@ static cls_status ensure_scratch(cls_gemm_plan *p, size_t floats) {
 static cls_status launch_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, int k, int n, int t0, int tiles,
                                 cls_buf b, int ldb, cl_mem dst, int dst_off, int pad) {
   if (k == 0 || tiles == 0) return CLS_OK;
-  int b_off = (int)b.offset, trans = tb ? 1 : 0;
-  cls_status st = cls_ops_args(p->engine, p->pack_b, "gemm_pack_b", 11, sizeof k, &k, sizeof n, &n, sizeof t0, &t0,
+  int b_off = (int)b.offset, trans = tb ? 1 : 0, kb = PACK_KB;
+  cls_status st = cls_ops_args(p->engine, p->pack_b, "gemm_pack_b", 12, sizeof k, &k, sizeof n, &n, sizeof t0, &t0,
                                sizeof tiles, &tiles, sizeof b.mem, &b.mem, sizeof b_off, &b_off, sizeof ldb, &ldb,
-                               sizeof trans, &trans, sizeof dst, &dst, sizeof dst_off, &dst_off, sizeof pad, &pad);
-  size_t global[2] = {(size_t)k, (size_t)tiles}, local[2] = {16, 1};
+                               sizeof trans, &trans, sizeof dst, &dst, sizeof dst_off, &dst_off, sizeof pad, &pad,
+                               sizeof kb, &kb);
+  size_t global[2] = {(size_t)tiles, ceil_div((size_t)k, PACK_KB)}, local[2] = {1, 1};
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_b, "gemm_pack_b", 2, global, local, NULL);
   return st;
 }
@@ -245,11 +247,11 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
     out->ts = m > p->mr ? p->mr * out->rs : 0; /* (m > MR: within A, so within int) */
     return CLS_OK;
   }
-  int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, run = PACK_A_RUN;
+  int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, kb = PACK_KB;
   cls_status st = cls_ops_args(p->engine, p->pack_a, "gemm_pack_a", 9, sizeof m, &m, sizeof k, &k, sizeof a.mem, &a.mem,
                                sizeof a_off, &a_off, sizeof lda, &lda, sizeof trans, &trans, sizeof p->scratch,
-                               &p->scratch, sizeof p_off, &p_off, sizeof run, &run);
-  size_t global[2] = {(size_t)k, ceil_div(ceil_div((size_t)m, (size_t)p->mr), (size_t)run)}, local[2] = {16, 1};
+                               &p->scratch, sizeof p_off, &p_off, sizeof kb, &kb);
+  size_t global[2] = {ceil_div((size_t)m, (size_t)p->mr), ceil_div((size_t)k, PACK_KB)}, local[2] = {1, 1};
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_a, "gemm_pack_a", 2, global, local, NULL);
   out->mem = p->scratch;
   out->off = p_off;
