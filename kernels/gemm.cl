@@ -129,27 +129,43 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
   }
 }
 
-/* `per` MR x NR tiles of C per work-group, one under the other (the same B panel, read from L1 or L2 by
- * the same core for all of them), over a 1-D grid of m_groups x tiles, m_groups = ceil(m_tiles / per),
- * the n tiles t0 <= t < t0 + tiles. The grid walks bands of `band` m groups: within a band, every n tile
- * in turn, and within an n tile the band's m groups, so that the band's rows of A stay in cache across
- * the n tiles and each B panel across the band.
+/* The MR x NR tiles of C over the n tiles t0 <= t < t0 + tiles, in one of two walks over a 1-D grid:
+ * - span > 0, along rows: a work-group computes `span` tiles side by side (one M tile against `span`
+ *   consecutive B panels), so that its MR rows of A stay in L1 while the panels stream, and C is written
+ *   row band after row band; the grid is m_tiles x ceil(tiles / span), n fastest. The walk for a short k
+ *   (A's rows fit in L1).
+ * - span == 0, down columns: `per` tiles one under the other (the same B panel, from L1 or L2 for all of
+ *   them), over a grid of m_groups x tiles, m_groups = ceil(m_tiles / per), walking bands of `band` m
+ *   groups: within a band every n tile in turn, and within an n tile the band's m groups, so that the
+ *   band's rows of A stay in cache across the n tiles and each B panel across the band. The walk for a
+ *   long k, and for an A of a few tiles (the recurrent products: all of them in one group).
  * A element (i0 + r, kk) of op(A), i0 the tile's first row, is a[a_off + mt*a_ts + r*a_rs + kk*a_ks]
  * (in place: a_ts = MR*a_rs; packed: a_ts = MR*k, a_rs = 1, a_ks = MR); the packed B panels start at
  * bp[bp_off] with panel 0 holding tile t0, the last one padded to NR columns when `padded`. beta == 0
  * never reads C (NaN there does not propagate). */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tile(
-    const int m, const int n, const int k, const int t0, const int tiles, const int band, const int per,
-    const float alpha, __global const float *a, const int a_off, const int a_ts, const int a_rs, const int a_ks,
-    __global const float *bp, const int bp_off, const int padded, const float beta, __global float *c, const int c_off,
-    const int ldc) {
-  const int m_tiles = (m + GEMM_MR - 1) / GEMM_MR, m_groups = (m_tiles + per - 1) / per;
-  const int g = (int)get_group_id(0), per_band = band * tiles;
-  const int b0 = g / per_band * band, in_band = min(band, m_groups - b0), rest = g - b0 * tiles;
-  const int panel = rest / in_band, mg = b0 + (rest - panel * in_band);
-  const int j0 = (t0 + panel) * GEMM_NR, cols = min(GEMM_NR, n - j0);
-  const int mt_end = min(m_tiles, (mg + 1) * per);
-  for (int mt = mg * per; mt < mt_end; mt++) {
+    const int m, const int n, const int k, const int t0, const int tiles, const int span, const int band,
+    const int per, const float alpha, __global const float *a, const int a_off, const int a_ts, const int a_rs,
+    const int a_ks, __global const float *bp, const int bp_off, const int padded, const float beta, __global float *c,
+    const int c_off, const int ldc) {
+  const int m_tiles = (m + GEMM_MR - 1) / GEMM_MR, g = (int)get_group_id(0);
+  int mt0, panel0, count;
+  if (span > 0) {
+    const int n_groups = (tiles + span - 1) / span;
+    mt0 = g / n_groups;
+    panel0 = (g - mt0 * n_groups) * span;
+    count = min(tiles - panel0, span);
+  } else {
+    const int m_groups = (m_tiles + per - 1) / per, per_band = band * tiles;
+    const int b0 = g / per_band * band, in_band = min(band, m_groups - b0), rest = g - b0 * tiles;
+    panel0 = rest / in_band;
+    const int mg = b0 + (rest - panel0 * in_band);
+    mt0 = mg * per;
+    count = min(m_tiles, (mg + 1) * per) - mt0;
+  }
+  for (int it = 0; it < count; it++) {
+    const int mt = span > 0 ? mt0 : mt0 + it, panel = span > 0 ? panel0 + it : panel0;
+    const int j0 = (t0 + panel) * GEMM_NR, cols = min(GEMM_NR, n - j0);
     const int i0 = mt * GEMM_MR;
     const int rows = min(GEMM_MR, m - i0);
     __global const float *ar[GEMM_MR];

@@ -19,13 +19,17 @@
    of A written in one run. 64 to 512 measured alike at the weight-gradient shapes (H = 512, 2 Zen 3 cores). */
 #define PACK_KB 256
 
-/* M tiles per work-group of gemm_tile when a B panel (k x NR floats) fits in L1 (PANEL_L1_BYTES), so that the
-   group's further tiles read it from L1: PER_TILES, or all of them when there are at most MAX_PER_TILES (the
-   recurrent products' 16 rows: 3 tiles). A larger panel comes from L2 or memory whatever the grouping, and
-   one tile per work-group measured as fast or faster there (the recurrent products at H = 2048: 5.3 against
-   6.3 ms). Measured at the step's shapes on 2 Zen 3 cores, B = 16, T = 150, H = 512 (k = 512): 2 tiles beat 1
-   and 4 (sum of the step's GEMMs 707 ms against 754 and 763, 851 before, on a shared machine). */
-#define PER_TILES 2
+/* The walk of gemm_tile (kernels/gemm.cl). Along rows, SPAN_TILES n tiles per work-group, when an M tile's
+   rows of A (MR x k floats) fit in ROW_WALK_A_BYTES of L1 and A has more than MAX_PER_TILES tiles: measured
+   on 2 Zen 3 cores (H = 512: k = 512) against the column walk with 2 tiles per group, the input projection
+   77 against 64 % of the FMA peak, dense_dx 75 against 66 %, the output layer's dx (k = 29) at H = 2048
+   60 against 22 % (the column walk wrote C a column strip at a time); spans of 8 to 128 measured alike.
+   Otherwise down columns: all the M tiles of an A of at most MAX_PER_TILES (the recurrent products' 16
+   rows: 3 tiles) in one work-group when a B panel (k x NR floats) fits in L1 (PANEL_L1_BYTES), so that
+   the group's further tiles read it from there, else one tile per work-group (the recurrent products at
+   H = 2048: 5.3 against 6.3 ms; the row walk 1.6 times slower there). */
+#define SPAN_TILES 32
+#define ROW_WALK_A_BYTES ((size_t)24 << 10)
 #define MAX_PER_TILES 4
 #define PANEL_L1_BYTES ((size_t)32 << 10)
 
@@ -265,25 +269,24 @@ static cls_status launch_tile(cls_gemm_plan *p, cl_command_queue q, int m, int n
                               const a_view *a, cl_mem bp, int bp_off, int padded, float beta, cls_buf c, int ldc,
                               cl_event *event) {
   const size_t m_tiles = ceil_div((size_t)m, (size_t)p->mr);
-  /* Each work-group computes `per` m tiles of one n tile, so that a B panel that fits in L1 is read from
-     there by the group's further tiles; an A of at most MAX_PER_TILES tiles (the recurrent products' few
-     rows) is then one group. */
+  const bool rows = m_tiles > MAX_PER_TILES && (size_t)p->mr * (size_t)k * sizeof(float) <= ROW_WALK_A_BYTES;
+  const size_t span = rows ? SPAN_TILES : 0;
   const bool l1_panel = (size_t)k * (size_t)p->nr * sizeof(float) <= PANEL_L1_BYTES;
-  const size_t per = !l1_panel ? 1 : m_tiles <= MAX_PER_TILES ? m_tiles : PER_TILES;
+  const size_t per = !rows && l1_panel && m_tiles <= MAX_PER_TILES ? m_tiles : 1;
   const size_t m_groups = ceil_div(m_tiles, per), group_bytes = per * (size_t)p->mr * (size_t)k * sizeof(float);
-  /* Bands keep A in L2 while B streams band after band; an A of at most 4 bands is one band, so that B
-     streams from memory once. */
+  /* Bands (the column walk) keep A in L2 while B streams band after band; an A of at most 4 bands is one
+     band, so that B streams from memory once. */
   size_t band = p->band_bytes && group_bytes ? p->band_bytes / group_bytes : m_groups;
   if (band < 1) band = 1;
   if (band > m_groups || (p->band_bytes && m_groups * group_bytes <= 4 * p->band_bytes)) band = m_groups;
-  int c_off = (int)c.offset, band_i = (int)band, per_i = (int)per;
-  cls_status st = cls_ops_args(p->engine, p->tile, "gemm_tile", 20, sizeof m, &m, sizeof n, &n, sizeof k, &k,
-                               sizeof t0, &t0, sizeof tiles, &tiles, sizeof band_i, &band_i, sizeof per_i, &per_i,
-                               sizeof alpha, &alpha, sizeof a->mem, &a->mem, sizeof a->off, &a->off, sizeof a->ts,
-                               &a->ts, sizeof a->rs, &a->rs, sizeof a->ks, &a->ks, sizeof bp, &bp, sizeof bp_off,
-                               &bp_off, sizeof padded, &padded, sizeof beta, &beta, sizeof c.mem, &c.mem, sizeof c_off,
-                               &c_off, sizeof ldc, &ldc);
-  size_t global = m_groups * (size_t)tiles, local = 1;
+  int c_off = (int)c.offset, span_i = (int)span, band_i = (int)band, per_i = (int)per;
+  cls_status st = cls_ops_args(p->engine, p->tile, "gemm_tile", 21, sizeof m, &m, sizeof n, &n, sizeof k, &k,
+                               sizeof t0, &t0, sizeof tiles, &tiles, sizeof span_i, &span_i, sizeof band_i, &band_i,
+                               sizeof per_i, &per_i, sizeof alpha, &alpha, sizeof a->mem, &a->mem, sizeof a->off,
+                               &a->off, sizeof a->ts, &a->ts, sizeof a->rs, &a->rs, sizeof a->ks, &a->ks, sizeof bp,
+                               &bp, sizeof bp_off, &bp_off, sizeof padded, &padded, sizeof beta, &beta, sizeof c.mem,
+                               &c.mem, sizeof c_off, &c_off, sizeof ldc, &ldc);
+  size_t global = rows ? m_tiles * ceil_div((size_t)tiles, span) : m_groups * (size_t)tiles, local = 1;
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->tile, "gemm_tile", 1, &global, &local, event);
   return st;
 }
