@@ -81,7 +81,7 @@ static int bench_model(cls_engine *e, int dev, int H, int B, int T, int runs, co
     for (int r = 0; r < runs && st == CLS_OK; r++)
       for (int b = 0; b < n_backends && st == CLS_OK; b++) {
         st = cls_gemm_cases_set_backend(cases, backends[b]);
-        if (st == CLS_OK) st = cls_gemm_cases_time(cases, i, r == 0 ? 1 : 0, 1, &t[b][r]);
+        if (st == CLS_OK) st = cls_gemm_cases_time(cases, i, r == 0 ? 1 : 0, 1, &t[b][r], NULL);
       }
     if (st != CLS_OK) break;
     char mnk[48];

@@ -10,11 +10,11 @@
 
 double bench_gflops(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0; }
 
-/* Sum over a model's GEMM shapes of calls x ms, and of calls x flops. */
-static void gemm_step(const bench_model_result *m, double *ms, double *flops) {
+/* Sum over a model's GEMM shapes of calls x ms (per_call: the median or the best runs), and of calls x flops. */
+static void gemm_step(const bench_model_result *m, const double *per_call, double *ms, double *flops) {
   *ms = *flops = 0;
   for (int i = 0; i < m->n_shapes; i++) {
-    *ms += m->shapes[i].calls * m->gemm_ms[i];
+    *ms += m->shapes[i].calls * per_call[i];
     *flops += m->shapes[i].calls * cls_gemm_flops(&m->shapes[i]);
   }
 }
@@ -34,11 +34,20 @@ static void row(FILE *out, const char *op, const char *shape, const char *calls,
   fprintf(out, "  %-20s %-24s %6s %11.3f %18s %7s\n", op, shape, calls, ms, rate, pct);
 }
 
+/* An SGEMM row: the median run's figures, then the best run's % of the peak. */
+static void gemm_row(FILE *out, const char *op, const char *shape, const char *calls, double ms, const char *rate,
+                     double percent, double best_percent) {
+  char pct[16] = "", best[16] = "";
+  if (percent > 0) snprintf(pct, sizeof pct, "%.1f", percent);
+  if (best_percent > 0) snprintf(best, sizeof best, "%.1f", best_percent);
+  fprintf(out, "  %-20s %-24s %6s %11.3f %18s %7s %7s\n", op, shape, calls, ms, rate, pct, best);
+}
+
 static void print_model(FILE *out, const bench_run *run, const bench_device_result *d, const bench_model_result *m) {
   const double peak = d->have_peak ? d->peak.fma_gflops : 0;
   fprintf(out, "\n  H=%d, B=%d, T=%d (%zu parameters, %d CTC labels per utterance)\n", m->n_hidden, run->batch,
           run->time, m->train.n_params, m->ops.ctc_labels);
-  fprintf(out, "  %-20s %-24s %6s %11s %18s %7s\n", "op", "shape", "calls", "ms", "rate", "% peak");
+  fprintf(out, "  %-20s %-24s %6s %11s %18s %7s %7s\n", "op", "shape", "calls", "ms", "rate", "% peak", "best %");
   char shape[64], calls[16], rate[48];
   for (int i = 0; i < m->n_shapes; i++) {
     const cls_gemm_shape *s = &m->shapes[i];
@@ -48,12 +57,15 @@ static void print_model(FILE *out, const bench_run *run, const bench_device_resu
     snprintf(shape, sizeof shape, "%d x %d x %d%s", s->m, s->n, s->k, s->trans_a ? " (At)" : s->trans_b ? " (Bt)" : "");
     snprintf(calls, sizeof calls, "%d", s->calls);
     snprintf(rate, sizeof rate, "%.2f GFLOP/s", g);
-    row(out, op, shape, calls, m->gemm_ms[i], rate, peak > 0 ? 100 * g / peak : 0);
+    const double best = bench_gflops(cls_gemm_flops(s), m->gemm_best_ms[i]);
+    gemm_row(out, op, shape, calls, m->gemm_ms[i], rate, peak > 0 ? 100 * g / peak : 0, peak > 0 ? 100 * best / peak : 0);
   }
-  double ms, flops;
-  gemm_step(m, &ms, &flops);
+  double ms, flops, best_ms;
+  gemm_step(m, m->gemm_ms, &ms, &flops);
+  gemm_step(m, m->gemm_best_ms, &best_ms, &flops);
   snprintf(rate, sizeof rate, "%.2f GFLOP/s", bench_gflops(flops, ms));
-  row(out, "sgemm, whole step", "sum of calls x ms", "", ms, rate, peak > 0 ? 100 * bench_gflops(flops, ms) / peak : 0);
+  gemm_row(out, "sgemm, whole step", "sum of calls x ms", "", ms, rate,
+           peak > 0 ? 100 * bench_gflops(flops, ms) / peak : 0, peak > 0 ? 100 * bench_gflops(flops, best_ms) / peak : 0);
   const double T = run->time;
   snprintf(rate, sizeof rate, "%.2f GFLOP/s", bench_gflops(m->ops.lstm_fwd_flops, m->ops.lstm_fwd_ms));
   snprintf(shape, sizeof shape, "per step (of %d)", run->time);
@@ -280,10 +292,13 @@ static json_t *json_model(const bench_run *run, const bench_device_result *d, co
     o = jo_set(o, "ms", jo_real(m->gemm_ms[i]));
     o = jo_set(o, "gflops", jo_real(g));
     o = jo_set(o, "percent_of_peak", jo_real(peak > 0 ? 100 * g / peak : NAN));
+    const double best = bench_gflops(cls_gemm_flops(s), m->gemm_best_ms[i]);
+    o = jo_set(o, "best_ms", jo_real(m->gemm_best_ms[i]));
+    o = jo_set(o, "best_percent_of_peak", jo_real(peak > 0 ? 100 * best / peak : NAN));
     gemm = jo_push(gemm, o);
   }
   double ms, flops;
-  gemm_step(m, &ms, &flops);
+  gemm_step(m, m->gemm_ms, &ms, &flops);
   json_t *step = json_object();
   step = jo_set(step, "ms", jo_real(ms));
   step = jo_set(step, "gflops", jo_real(bench_gflops(flops, ms)));
@@ -590,7 +605,7 @@ int bench_write_svg(const char *path, const bench_run *run, char *err, size_t er
       if (!m->done || hs == run->n_n_hidden) continue;
       int stride = any_tuned ? 2 : 1;
       double ms, fl;
-      gemm_step(m, &ms, &fl);
+      gemm_step(m, m->gemm_ms, &ms, &fl);
       flops.v[g][1 + hs * stride] = bench_gflops(fl, ms);
       frames.v[g][hs * stride] = per_second(m->train.frames, m->train.ms);
       if (any_tuned && d->tuned) {

@@ -16,7 +16,8 @@ typedef struct bench_model_result {
   bool done;                    /* every figure below was measured */
   int n_shapes;
   cls_gemm_shape shapes[CLS_BENCH_MAX_SHAPES];
-  double gemm_ms[CLS_BENCH_MAX_SHAPES];
+  double gemm_ms[CLS_BENCH_MAX_SHAPES];      /* median run */
+  double gemm_best_ms[CLS_BENCH_MAX_SHAPES]; /* best run */
   cls_bench_ops ops;
   cls_bench_train train;
   cls_bench_profile profile;    /* one step by op (measured with train) */

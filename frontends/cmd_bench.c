@@ -74,7 +74,7 @@ static cls_status bench_model(cls_engine *engine, bench_run *run, bench_device_r
     snprintf(stage, sizeof stage, "H=%d sgemm %s [%d x %d x %d]%s", m->n_hidden, s->name, s->m, s->n, s->k,
              i == 0 ? " (the first SGEMM may compile CLBlast's kernels)" : "");
     on_progress(cfg->user, stage);
-    st = cls_gemm_cases_time(cases, i, 1, run->runs, &m->gemm_ms[i]);
+    st = cls_gemm_cases_time(cases, i, 1, run->runs, &m->gemm_ms[i], &m->gemm_best_ms[i]);
   }
   cls_gemm_cases_destroy(cases);
   if (q) clReleaseCommandQueue(q);

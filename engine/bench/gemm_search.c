@@ -213,7 +213,7 @@ static bool measure(search *s, int i, const char *what, double *ms, cls_status *
     return false;
   }
   progress(s, "%s: timing %s", what, s->shapes[i].name);
-  c = cls_gemm_cases_time(s->cases, i, 0, s->runs, ms); /* the check was the warm-up */
+  c = cls_gemm_cases_time(s->cases, i, 0, s->runs, ms, NULL); /* the check was the warm-up */
   if (c == CLS_ERR_BLAS) {
     reject(s, "%s: %s", what, cls_engine_error(s->e));
     return false;
@@ -366,7 +366,7 @@ cls_status cls_gemm_tune(cls_engine *e, int device, const cls_gemm_shape *shapes
       r->before_ms[i] = before_ms[i];
     } else {
       progress(&s, "before: timing %s", shapes[i].name);
-      st = cls_gemm_cases_time(s.cases, i, 1, o->runs, &r->before_ms[i]);
+      st = cls_gemm_cases_time(s.cases, i, 1, o->runs, &r->before_ms[i], NULL);
     }
     r->before_step_ms += shapes[i].calls * r->before_ms[i];
     weight[i] = shapes[i].calls * r->before_ms[i];

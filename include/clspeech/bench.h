@@ -65,11 +65,16 @@ cls_status cls_bench_time(cls_engine *engine, cl_command_queue q, cls_bench_op o
 /* The same with `warmups` (0 or more) warm-up runs. */
 cls_status cls_bench_time_warm(cls_engine *engine, cl_command_queue q, cls_bench_op op, void *ctx, int warmups,
                                int runs, double *median_ms);
+/* The same, also giving the best (shortest) run in *best_ms when best_ms is not NULL. Work of other
+ * programs (or of other guests on a shared host's cores) only ever lengthens a run, so the best run is
+ * what the code does on an undisturbed device and the median what it typically does on this machine. */
+cls_status cls_bench_time_stats(cls_engine *engine, cl_command_queue q, cls_bench_op op, void *ctx, int warmups,
+                                int runs, double *median_ms, double *best_ms);
 
 /* ---- peak ---- */
 
 typedef struct cls_bench_peak {
-  double fma_gflops;         /* max of the float4, float8 and float16 FMA kernels */
+  double fma_gflops;         /* max of the float4, float8 and float16 FMA kernels, each its best of >= 15 runs */
   double copy_gbs;           /* device buffer to device buffer by a kernel: (read + written bytes) / s */
   double host_to_device_gbs; /* clEnqueueWriteBuffer from pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped) */
   double device_to_host_gbs; /* clEnqueueReadBuffer into pinned host memory */
@@ -106,8 +111,9 @@ void cls_gemm_cases_destroy(cls_gemm_cases *cases);
  * this forces one (the CLBlast search times CLBlast whatever the device uses). */
 cls_status cls_gemm_cases_set_backend(cls_gemm_cases *cases, cls_gemm_backend backend);
 cls_gemm_backend cls_gemm_cases_backend(const cls_gemm_cases *cases);
-/* Median ms of cls_gemm on case i, after `warmups` warm-up runs. */
-cls_status cls_gemm_cases_time(cls_gemm_cases *cases, int i, int warmups, int runs, double *median_ms);
+/* Median (and, when best_ms is not NULL, best) ms of cls_gemm on case i, after `warmups` warm-up runs. */
+cls_status cls_gemm_cases_time(cls_gemm_cases *cases, int i, int warmups, int runs, double *median_ms,
+                               double *best_ms);
 /* Runs case i once into a NaN-filled C and compares sampled rows (the first 16, the last 16, 16
  * spread between) with a double-precision host GEMM: |C - ref| <= 1e-4 * sum_k |A_ik B_kj| + 1e-6 per
  * element. *ok false (with the worst element in `detail`) on a mismatch; a CLBlast error is returned
