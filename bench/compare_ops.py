@@ -4,8 +4,11 @@
 above 1 means clspeech is faster) and each side's rate as a fraction of the device's measured limit
 (GFLOP/s of the FMA peak; Adam's GB/s of the device copy bandwidth).
 
-    python3 bench/compare_ops.py [--n_hidden 512,2048] [--batch 16] [--time 150] [--reps 5]
+    python3 bench/compare_ops.py [--n_hidden 512,2048] [--batch 16] [--time 150] [--reps 5] [--rounds 1]
         [--torch_threads N] [--build DIR] [--devices SEL]
+
+With --rounds N the two sides take turns per H, N times (as in bench/compare-pytorch): each figure is
+the median over the rounds and the ratio the median of the rounds' ratios, every round's ratio printed.
 
 The first run makes the peer's venv (build/bench-venv, or $CLSPEECH_BENCH_VENV; see bench/peer.py).
 Shapes are DeepSpeech's: T frames x B utterances, H hidden units, 29 classes, 40-label transcripts.
@@ -113,6 +116,7 @@ def main():
     ap.add_argument("--time", type=int, default=150)
     ap.add_argument("--labels", type=int, default=40)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=1, help="times the two sides take turns (median over them)")
     ap.add_argument("--devices", default=None)
     ap.add_argument("--torch_threads", type=int, default=None, help="PyTorch's threads (default: every physical core)")
     args = ap.parse_args()
@@ -120,15 +124,28 @@ def main():
     tag = peer.torch_tag(torch)
     limits = peer.clspeech_limits(args.build, args.devices)
     cpu = {k: max((v[k] for v in limits.values()), default=0) for k in ("fma_gflops", "copy_gbs")}
-    cmd = [os.path.join(args.build, "bench_ops"), "--json", "--n_hidden", args.n_hidden, "--batch", str(args.batch),
-           "--time", str(args.time), "--labels", str(args.labels), "--reps", str(args.reps)]
-    if args.devices:
-        cmd += ["--devices", args.devices]
-    print(f"clspeech: {' '.join(cmd)}", file=sys.stderr)
-    ours = [json.loads(line) for line in subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
-            if line.startswith("{")]
-    theirs = {int(H): torch_ops(int(H), args.batch, args.time, args.labels, args.reps) for H in args.n_hidden.split(",")}
-    print(f"B={args.batch} T={args.time} labels={args.labels}, median of {args.reps}; ratio = PyTorch ms / clspeech ms")
+    # rounds[r][(op, H, device)] = (clspeech row, PyTorch ms); each H: clspeech, then PyTorch right after it
+    rounds = []
+    for rnd in range(args.rounds):
+        if args.rounds > 1:
+            print(f"round {rnd + 1} of {args.rounds}", file=sys.stderr)
+        got = {}
+        for H in [int(h) for h in args.n_hidden.split(",")]:
+            cmd = [os.path.join(args.build, "bench_ops"), "--json", "--n_hidden", str(H), "--batch", str(args.batch),
+                   "--time", str(args.time), "--labels", str(args.labels), "--reps", str(args.reps)]
+            if args.devices:
+                cmd += ["--devices", args.devices]
+            print(f"clspeech: {' '.join(cmd)}", file=sys.stderr)
+            ours = [json.loads(line) for line in
+                    subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
+                    if line.startswith("{")]
+            theirs = torch_ops(H, args.batch, args.time, args.labels, args.reps)
+            for r in ours:
+                got[(r["op"], r["n_hidden"], r["device"])] = (r, theirs[r["op"]])
+        rounds.append(got)
+    print(f"B={args.batch} T={args.time} labels={args.labels}, median of {args.reps}" +
+          (f" per side, {args.rounds} rounds taking turns (figures: the median over the rounds; ratio: the median of "
+           "the rounds' ratios)" if args.rounds > 1 else "") + "; ratio = PyTorch ms / clspeech ms")
     print(f"peer: {desc}")
     for dev, lim in limits.items():
         print(f"limit: {dev}: FMA peak {lim['fma_gflops']:.1f} GFLOP/s, device copy {lim['copy_gbs']:.1f} GB/s "
@@ -136,9 +153,15 @@ def main():
     print("% limit: GFLOP/s of the FMA peak, or (Adam) GB/s of the copy bandwidth, of clspeech's device; PyTorch's of "
           "the CPU's largest")
     print(f"{'op':<14} {'H':>5}  {'device':<36} {'clspeech ms':>12} {'rate':>14} {'% limit':>7} {'PyTorch ms':>11} "
-          f"{'rate':>14} {'% limit':>7} {'ratio':>6}  peer")
-    for r in ours:
-        pt = theirs[r["n_hidden"]][r["op"]]
+          f"{'rate':>14} {'% limit':>7} {'ratio':>6}  peer" + ("  ratio per round" if args.rounds > 1 else ""))
+    for key in rounds[0]:
+        r = dict(rounds[0][key][0])
+        r["ms"] = statistics.median(rd[key][0]["ms"] for rd in rounds)
+        for rate in ("gflops", "gbs"):  # the rate of the median time: the same work per run
+            if r.get(rate):
+                r[rate] = rounds[0][key][0][rate] * rounds[0][key][0]["ms"] / r["ms"]
+        pt = statistics.median(rd[key][1] for rd in rounds)
+        ratios = [rd[key][1] / rd[key][0]["ms"] for rd in rounds]
         lim = limits.get(r["device"], {})
         if r.get("gflops"):
             unit, ours_rate, key = "GFLOP/s", r["gflops"], "fma_gflops"
@@ -150,7 +173,8 @@ def main():
         fmt = (lambda v: f"{v:.1f} {unit}") if unit else (lambda v: "-")
         print(f"{r['op']:<14} {r['n_hidden']:>5}  {r['device'][:36]:<36} {r['ms']:>12.2f} {fmt(ours_rate):>14} "
               f"{peer.percent(ours_rate, lim.get(key, 0) if key else 0):>7} {pt:>11.2f} {fmt(pt_rate):>14} "
-              f"{peer.percent(pt_rate, cpu.get(key, 0) if key else 0):>7} {pt / r['ms']:>6.2f}  {tag}")
+              f"{peer.percent(pt_rate, cpu.get(key, 0) if key else 0):>7} {statistics.median(ratios):>6.2f}  {tag}" +
+              ("  " + " ".join(f"{x:.2f}" for x in ratios) if args.rounds > 1 else ""))
 
 
 if __name__ == "__main__":
