@@ -138,7 +138,7 @@ static cls_status run_transfer(void *c_, cl_command_queue q) {
 }
 
 /* Runs of each FMA kernel: its best run is the peak (other work on the machine only ever lowers a reading;
-   on this project's 2-core cloud machine a third of the readings came out at half the peak, the cores'
+   on this project's 2-core cloud machine a third of the readings came out at half the peak, most likely the cores'
    SMT siblings busy with the host's other guests), so enough runs that some find the cores undisturbed. */
 #define PEAK_MIN_RUNS 15
 
