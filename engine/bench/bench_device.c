@@ -137,9 +137,9 @@ static cls_status run_transfer(void *c_, cl_command_queue q) {
   return CLS_OK;
 }
 
-/* Runs of each FMA kernel: its best run is the peak (other work on the machine only ever lowers a reading;
-   on this project's 2-core cloud machine a third of the readings came out at half the peak, most likely the cores'
-   SMT siblings busy with the host's other guests), so enough runs that some find the cores undisturbed. */
+/* Runs of each FMA kernel: its best run is the peak (other work on the machine, such as a cloud host's other
+   guests on the cores' SMT siblings, only ever lowers a reading), so enough runs that some find the cores
+   undisturbed. */
 #define PEAK_MIN_RUNS 15
 
 /* GFLOP/s of one FMA kernel: `iters` grows until a run takes at least 20 ms, then the best of at least
