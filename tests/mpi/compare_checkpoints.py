@@ -5,7 +5,9 @@ against a tolerance. Prints each file's learning_rate and 'compare: max differen
 same|DIFFERENT'; exit status 0 when within (with --expect-different: when not).
 
     python3 tests/mpi/compare_checkpoints.py A.safetensors B.safetensors TOLERANCE [--expect-different]
+    python3 tests/mpi/compare_checkpoints.py --learning-rate A.safetensors EXPECTED   (exit 0 when equal)
 """
+import array
 import os
 import sys
 
@@ -26,7 +28,17 @@ def read(path):
     return tensors
 
 
+def learning_rate(path, expected):
+    """Whether the checkpoint's learning_rate is `expected` (as a float32 holds it)."""
+    lr = read(path).get("learning_rate", [float("nan")])[0]
+    want = array.array("f", [expected])[0]
+    print(f"compare: {path}: learning_rate {lr:.9g}, expected {want:.9g}: {'same' if lr == want else 'DIFFERENT'}")
+    return 0 if lr == want else 1
+
+
 def main():
+    if sys.argv[1] == "--learning-rate":
+        return learning_rate(sys.argv[2], float(sys.argv[3]))
     a, b, tol = read(sys.argv[1]), read(sys.argv[2]), float(sys.argv[3])
     for path, t in ((sys.argv[1], a), (sys.argv[2], b)):
         print(f"compare: {path}: learning_rate {t.pop('learning_rate', [float('nan')])[0]:.9g}")

@@ -49,7 +49,11 @@ grep -Eq "rank 1 .*on node $host.*(signal 9|Killed)" "$work/killed.log" ||
   --n_hidden 32 --checkpoint_dir "$work/ckpt" --load_evaluate last --beam_width 1 --noshow_progressbar \
   >"$work/test.log" 2>&1 || { echo "FAIL: the last checkpoint does not load"; fail=1; }
 cat "$work/test.log"
-grep -q "Test on .*ldc93s1.csv - WER" "$work/test.log" && echo "the last checkpoint loads: $(head -1 "$work/ckpt/checkpoint")"
+if grep -q "Test on .*ldc93s1.csv - WER" "$work/test.log"; then
+  echo "the last checkpoint loads: $(head -1 "$work/ckpt/checkpoint")"
+else
+  echo "FAIL: testing the last checkpoint printed no WER"; fail=1
+fi
 
 # 2. A rank's device fails.
 "$mpiexec" --oversubscribe \
