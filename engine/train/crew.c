@@ -393,11 +393,12 @@ int cls_crew_checkpoint_due(const cls_crew *c) {
   return c->o.checkpoint_secs > 0 && cls_now_ms() - c->last_save_ms > c->o.checkpoint_secs * 1e3;
 }
 
+int cls_crew_deadline_passed(const cls_crew *c) { return c->deadline_ms > 0 && cls_now_ms() > c->deadline_ms; }
+
 int cls_crew_out_of_time(cls_crew *c) {
-  if (!c->out_of_time && c->deadline_ms > 0 && cls_now_ms() > c->deadline_ms) {
-    c->time_up = 1;
-    if (cls_world_size(c->world) == 1) c->out_of_time = 1;
-  }
+  /* Several ranks: out_of_time follows the step's reduction of every rank's deadline (world_step), so
+     that every rank stops after the same step. */
+  if (!c->out_of_time && cls_world_size(c->world) == 1 && cls_crew_deadline_passed(c)) c->out_of_time = 1;
   return c->out_of_time;
 }
 

@@ -53,8 +53,6 @@ typedef struct cls_crew {
   double last_save_ms;       /* when the last checkpoint was saved (--checkpoint_secs) */
   double deadline_ms;        /* max_train_seconds as a cls_now_ms() time (0: none) */
   int out_of_time;
-  int time_up;               /* this rank's clock passed the deadline (several ranks: out_of_time follows the step's
-                                reduction, so that every rank stops after the same step) */
   cls_world *world;          /* the processes training together (--horovod), or this one alone */
   int rank_first;            /* this epoch: the index of this rank's first utterance in each global batch */
   int fault_fired;           /* the fault option has fired (once) */
@@ -116,6 +114,8 @@ cls_status cls_crew_save_staged(cls_crew *crew, const char *kind);
 int cls_crew_checkpoint_due(const cls_crew *crew);
 /* 1 (and out_of_time set) once the training time limit has passed (several ranks: once a step's
  * reduction said that one rank's had). */
+/* Whether this rank's clock has passed max_train_seconds. */
+int cls_crew_deadline_passed(const cls_crew *crew);
 int cls_crew_out_of_time(cls_crew *crew);
 
 /* Starts a batch loader over u[0 .. n) in batches of `batch` with the crew's feature settings. */

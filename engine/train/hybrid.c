@@ -297,7 +297,7 @@ static cls_status world_step(cls_hybrid *h, const cls_host_batch *b, double step
   x[EXTRA_COUNT] = (float)b->batch;
   x[EXTRA_LOSS] = (float)local;
   x[EXTRA_AUDIO] = (float)b->audio_seconds;
-  x[EXTRA_TIME_UP] = (float)c->time_up;
+  x[EXTRA_TIME_UP] = (float)cls_crew_deadline_passed(c);
   x[EXTRA_MS + cls_world_rank(c->world)] = (float)step_ms;
   double t0 = cls_now_ms();
   cls_status st = cls_world_sum(c->world, h->g, c->n_params + EXTRA_MS + (size_t)ranks);
