@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "base/file_util.h"
-#include "base/sha256.h"
 #include "check.h"
 #include "clspeech/ops.h"
 #include "device/engine.h"
@@ -77,17 +76,12 @@ static void rewrite(const char *path, const char *from, const char *to) {
   }
   snprintf(body, sizeof body, "%.*s%s%.*s", (int)(at - text), text, to, (int)(sum - at - strlen(from)),
            at + strlen(from));
-  cls_sha256 h;
-  uint8_t digest[32];
-  char hex[65];
-  cls_sha256_init(&h);
-  cls_sha256_update(&h, body, strlen(body));
-  cls_sha256_final(&h, digest);
-  cls_sha256_hex(digest, hex);
+  const size_t sealed = cls_gemm_tuning_seal(body, strlen(body), sizeof body);
+  CHECK(sealed > 0, "sealing the rewritten %s", path);
   FILE *f = fopen(path, "wb");
   CHECK(f != NULL, "open %s for writing", path);
   if (f) {
-    fprintf(f, "%ssha256 %s\n", body, hex);
+    fwrite(body, 1, sealed, f);
     fclose(f);
   }
   free(text);
@@ -158,7 +152,13 @@ int main(void) {
   for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) CHECK(b[c] == def, "duplicate entry: class %d on the default", c);
   CHECK_CONTAINS(log_text, "the backend of class packed is given twice");
 
-  /* a damaged file (checksum mismatch): ignored */
+  /* a damaged file (checksum mismatch): a valid file stored again (the big class on the other backend),
+     then one byte changed; ignored with the reason */
+  e = open_engine(dir, true);
+  CHECK(e && cls_gemm_tuning_store(e, 0, &t, path, sizeof path) == CLS_OK, "store again: %s", cls_engine_error(e));
+  cls_engine_destroy(e);
+  prepared_backends(dir, true, b, &kind);
+  CHECK(b[CLS_GEMM_CLASS_BIG] == other, "the file stored again is honoured before it is damaged");
   FILE *f = fopen(path, "r+b");
   CHECK(f != NULL, "open %s", path);
   if (f) {
@@ -166,8 +166,10 @@ int main(void) {
     fputc('#', f);
     fclose(f);
   }
+  log_text[0] = '\0';
   prepared_backends(dir, true, b, &kind);
   for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) CHECK(b[c] == def, "damaged file: class %d on the default", c);
+  CHECK_CONTAINS(log_text, "checksum mismatch");
 
   char cmd[1300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
