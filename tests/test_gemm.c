@@ -155,8 +155,9 @@ static void odd_shapes(tst_env *env, int dev, cls_gemm_plan *plan, bool packed, 
         }
 }
 
-/* The own plan again with chunks of 2 panels and bands of 2 m tiles (for an A of more than 8 tiles;
- * partial ones at the edges), A read in place, packed when transposed, or always packed (by case). */
+/* The own plan again with chunks of 2 panels, A read in place, packed when transposed, or always packed,
+ * and C walked along rows (where an M tile's rows of A fit) or down columns in bands of 2 m tiles
+ * (for an A of more than 8 tiles; partial ones at the edges), by case. */
 static void small_chunks(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
   int mr = 0, nr = 0, index = 0;
   cls_gemm_geometry(plan, &mr, &nr);
@@ -170,8 +171,10 @@ static void small_chunks(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
           cls_gemm_set_chunk_floats(plan, 2 * (size_t)g.k * (size_t)nr + 1);
           cls_gemm_set_band_bytes(plan, 2 * (size_t)mr * (size_t)g.k * sizeof(float));
           cls_gemm_set_pack_a(plan, (cls_gemm_pack_a)(index % 3));
+          cls_gemm_set_row_walk_bytes(plan, (index / 3) % 2 ? 0 : (size_t)24 << 10);
           run_case(env, dev, plan, &g, s);
         }
+  cls_gemm_set_row_walk_bytes(plan, (size_t)24 << 10);
 }
 
 /* The shapes of a training step (H = 512 and 2048, B = 16, T = 150), rows of C sampled. */

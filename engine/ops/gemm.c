@@ -20,7 +20,7 @@
 #define PACK_KB 256
 
 /* The walk of gemm_tile (kernels/gemm.cl). Along rows, SPAN_TILES n tiles per work-group, when an M tile's
-   rows of A (MR x k floats) fit in ROW_WALK_A_BYTES of L1 and A has more than MAX_PER_TILES tiles: measured
+   rows of A (MR x k floats) fit in DEFAULT_ROW_WALK_BYTES of L1 (the plan's row_walk_bytes) and A has more than MAX_PER_TILES tiles: measured
    on 2 Zen 3 cores (H = 512: k = 512; medians of 7 runs taking turns) against the column walk with 2 tiles
    per group, the input projection 77 against 64 % of the FMA peak, dense_dx 75 against 66 %, the output
    layer's dx (k = 29) at H = 2048 58-60 against 22-24 % (the column walk wrote C a column strip at a
@@ -30,7 +30,7 @@
    group's further tiles read it from there, else one tile per work-group (the recurrent products at
    H = 2048: 5.3 against 6.3 ms; the row walk was 1.4-1.8 times slower for them). */
 #define SPAN_TILES 32
-#define ROW_WALK_A_BYTES ((size_t)24 << 10)
+#define DEFAULT_ROW_WALK_BYTES ((size_t)24 << 10)
 #define MAX_PER_TILES 4
 #define PANEL_L1_BYTES ((size_t)32 << 10)
 
@@ -48,7 +48,8 @@ struct cls_gemm_plan {
   int mr, nr;               /* the own backend's tile */
   cls_gemm_pack_a pack_a_mode;
   size_t chunk_floats;
-  size_t band_bytes;        /* rows of A per band of m tiles: about this many bytes */
+  size_t band_bytes;        /* rows of A per band of m groups (the column walk): about this many bytes */
+  size_t row_walk_bytes;    /* the row walk when an M tile's rows of A hold at most this many bytes */
   cl_mem scratch;
   size_t scratch_floats;
 };
@@ -77,6 +78,7 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   p->pack_a_mode = CLS_GEMM_PACK_A_TRANSPOSED;
   p->chunk_floats = DEFAULT_CHUNK_FLOATS;
   p->band_bytes = DEFAULT_BAND_BYTES;
+  p->row_walk_bytes = DEFAULT_ROW_WALK_BYTES;
   cl_kernel geometry = NULL;
   st = cls_device_kernel(e, d, "gemm", "gemm_pack_a", &p->pack_a);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_pack_b", &p->pack_b);
@@ -147,6 +149,7 @@ void cls_gemm_geometry(const cls_gemm_plan *p, int *mr, int *nr) {
 void cls_gemm_set_pack_a(cls_gemm_plan *p, cls_gemm_pack_a mode) { p->pack_a_mode = mode; }
 void cls_gemm_set_chunk_floats(cls_gemm_plan *p, size_t floats) { p->chunk_floats = floats ? floats : 1; }
 void cls_gemm_set_band_bytes(cls_gemm_plan *p, size_t bytes) { p->band_bytes = bytes; }
+void cls_gemm_set_row_walk_bytes(cls_gemm_plan *p, size_t bytes) { p->row_walk_bytes = bytes; }
 size_t cls_gemm_scratch_floats(const cls_gemm_plan *p) { return p->scratch_floats; }
 
 /* ---- checks ---- */
@@ -272,7 +275,7 @@ static cls_status launch_tile(cls_gemm_plan *p, cl_command_queue q, int m, int n
                               const a_view *a, cl_mem bp, int bp_off, int padded, float beta, cls_buf c, int ldc,
                               cl_event *event) {
   const size_t m_tiles = ceil_div((size_t)m, (size_t)p->mr);
-  const bool rows = m_tiles > MAX_PER_TILES && (size_t)p->mr * (size_t)k * sizeof(float) <= ROW_WALK_A_BYTES;
+  const bool rows = m_tiles > MAX_PER_TILES && (size_t)p->mr * (size_t)k * sizeof(float) <= p->row_walk_bytes;
   const size_t span = rows ? SPAN_TILES : 0;
   const bool l1_panel = (size_t)k * (size_t)p->nr * sizeof(float) <= PANEL_L1_BYTES;
   const size_t per = !rows && l1_panel && m_tiles <= MAX_PER_TILES ? m_tiles : 1;

@@ -9,7 +9,7 @@
 void cls_gemm_geometry(const cls_gemm_plan *plan, int *mr, int *nr);
 
 /* How the own backend reads A: in place through its strides, or packed first into [m_tile][k][MR]
- * panels when A is stored transposed and B is at least 4 panels wide (the default), or always. */
+ * panels when A is stored transposed and B is at least 2 panels wide (the default), or always. */
 typedef enum cls_gemm_pack_a {
   CLS_GEMM_PACK_A_NEVER = 0,
   CLS_GEMM_PACK_A_TRANSPOSED = 1,
@@ -21,8 +21,13 @@ void cls_gemm_set_pack_a(cls_gemm_plan *plan, cls_gemm_pack_a mode);
  * wider than that is packed and multiplied chunk by chunk; at least one panel of k x NR). */
 void cls_gemm_set_chunk_floats(cls_gemm_plan *plan, size_t floats);
 
-/* The tile kernel walks C in bands of m tiles holding about this many bytes of A (0: one band of
- * every m tile, i.e. each B panel once over all of A). */
+/* The tile kernel walks C along rows (a work-group's M tile against several B panels) when an M tile's
+ * rows of A (MR x k floats) hold at most this many bytes and A has more than a few tiles (default 24
+ * KiB, within L1; 0: never), else down columns. */
+void cls_gemm_set_row_walk_bytes(cls_gemm_plan *plan, size_t bytes);
+
+/* The column walk takes C in bands of m groups holding about this many bytes of A (0: one band of
+ * every m group, i.e. each B panel once over all of A). */
 void cls_gemm_set_band_bytes(cls_gemm_plan *plan, size_t bytes);
 
 /* Floats of packing scratch the plan holds now. */
