@@ -1,18 +1,17 @@
-/* The GEMM of CPU devices (engine/ops/gemm.c chooses it for them; GPUs keep CLBlast): row-major
+/* The own GEMM (engine/ops/gemm.c chooses it per device and shape class: by default on CPU devices,
+ * CLBlast elsewhere, or whichever `clspeech bench --tune` measured faster): row-major
  * C [m, n] = alpha * op(A) [m, k] * op(B) [k, n] + beta * C, op a transpose or not.
  *
  * B is packed first into panels of NR = NV x W columns, [n_tile][k][NR], by gemm_pack_b (which absorbs
  * B's transpose); the last panel is either padded with zeros to NR columns (the scratch of one call)
  * or holds only the n % NR columns left ([k][n % NR]), so that a B packed for many calls is exactly
- * k x n floats. gemm_tile then computes MR x NR tiles of C, a few under one another per work-item, with
- * work-groups of one: a CPU driver (PoCL) compiles the work-item as a plain loop, the MR x NV float-W
+ * k x n floats. gemm_tile then computes MR x NR tiles of C, several per work-item, with work-groups of one: a CPU driver (PoCL) compiles the work-item as a plain loop, the MR x NV float-W
  * accumulators stay in vector registers (every index below is a compile-time constant), and each step
  * of k is NV vector loads of the B panel, MR broadcasts of A and MR x NV fused multiply-adds. A is read
  * through a tile, a row and a k stride, which covers it in place (either layout) and packed by
  * gemm_pack_a into [m_tile][k][MR] (the host packs a transposed A that many B panels will read); the
- * rows of the last tile past m read row m-1 again and are not stored. The grid walks bands of groups
- * of M tiles, N tile by N tile, so that a work-group's tiles reuse one B panel from L1 or L2 on one core
- * and a band of A stays in L2.
+ * rows of the last tile past m read row m-1 again and are not stored. The grid walks C along rows (an
+ * M tile against several B panels) or down columns in bands (see gemm_tile).
  *
  * Tunables (-D, per device from engine/device/kernel_options.c): CLS_GEMM_W the vector width (2, 4, 8
  * or 16; the device's preferred float width), CLS_GEMM_MR rows per tile, CLS_GEMM_NV vectors per

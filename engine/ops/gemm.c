@@ -21,8 +21,8 @@
 
 /* The walk of gemm_tile (kernels/gemm.cl). Along rows, SPAN_TILES n tiles per work-group, when an M tile's
    rows of A (MR x k floats) fit in DEFAULT_ROW_WALK_BYTES of L1 (the plan's row_walk_bytes) and A has more than MAX_PER_TILES tiles: measured
-   on 2 Zen 3 cores (H = 512: k = 512; medians of 7 runs taking turns) against the column walk with 2 tiles
-   per group, the input projection 77 against 64 % of the FMA peak, dense_dx 75 against 66 %, the output
+   on 2 Zen 3 cores (H = 512: k = 512; medians of 7 runs taking turns, bench_gemm at 1d674ff with the walk
+   switched per run) against the column walk as it was then (2 tiles per group), the input projection 77 against 64 % of the FMA peak, dense_dx 75 against 66 %, the output
    layer's dx (k = 29) at H = 2048 58-60 against 22-24 % (the column walk wrote C a column strip at a
    time); spans of 8 to 128 measured alike; at k = 2048 and 2400 the two walks measured alike. Otherwise
    down columns: all the M tiles of an A of at most MAX_PER_TILES (the recurrent products' 16 rows: 3

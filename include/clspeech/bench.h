@@ -107,7 +107,7 @@ typedef struct cls_gemm_cases cls_gemm_cases;
 cls_status cls_gemm_cases_create(cls_engine *engine, int device, cl_command_queue q, const cls_gemm_shape *shapes,
                                  int n, cls_gemm_cases **out);
 void cls_gemm_cases_destroy(cls_gemm_cases *cases);
-/* The cases run through cls_gemm with the device's backend (own kernels on CPUs, CLBlast elsewhere);
+/* The cases run through cls_gemm with the device's backend per shape class (cls_gemm_backend_of);
  * this forces one (the CLBlast search times CLBlast whatever the device uses). */
 cls_status cls_gemm_cases_set_backend(cls_gemm_cases *cases, cls_gemm_backend backend);
 cls_gemm_backend cls_gemm_cases_backend(const cls_gemm_cases *cases);
