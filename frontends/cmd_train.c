@@ -18,10 +18,18 @@
 #include "test_report.h"
 #include "train_flags.h"
 
-static int table_seen(const cli_flag *t, int n, const char *name) {
-  for (int i = 0; i < n; i++)
-    if (!strcmp(t[i].name, name)) return t[i].seen;
-  return 0;
+/* Whether the training set (one CSV list) has fewer usable samples than a batch: an error, named. */
+static int too_few_for_a_batch(const data_set *train, int n_train, int batch) {
+  if (n_train != 1 || train[0].n >= batch) return 0;
+  fprintf(stderr, "clspeech train: the training set has %d usable samples, fewer than --train_batch_size %d\n",
+          train[0].n, batch);
+  return CLI_EXIT_FAILURE;
+}
+
+/* The longest utterance (frames) and transcript (labels) over every set. */
+static void all_sets_max(const data_set *sets[4], const int n[4], int *max_frames, int *max_labels) {
+  *max_frames = *max_labels = 1;
+  for (int i = 0; i < 4; i++) data_sets_max(sets[i], n[i], max_frames, max_labels);
 }
 
 /* Utterances longer than a tower can hold on the devices used (cls_train_frame_limit; the device memory
@@ -114,7 +122,7 @@ int cmd_train(int argc, char **argv) {
   if (*f.train_files && f.epochs > 0 && rank == 0) {
     int stale = 0;
     if (cls_dir_prepare_for_writing(f.save_checkpoint_dir, &stale, err, sizeof err) != CLS_OK) {
-      const char *flag = table_seen(table, n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
+      const char *flag = cli_flag_seen(table, n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
       fprintf(stderr, "clspeech train: --%s: %s\n", flag, err);
       rc = CLI_EXIT_FAILURE;
     } else if (stale) {
@@ -133,11 +141,7 @@ int cmd_train(int argc, char **argv) {
   dopt.reverse = f.reverse_test;
   dopt.limit = f.limit_test;
   if (!rc) rc = data_sets_load("test set", f.test_files, 1, &dopt, &test, &n_test);
-  if (!rc && n_train == 1 && train[0].n < f.train_batch_size) {
-    fprintf(stderr, "clspeech train: the training set has %d usable samples, fewer than --train_batch_size %d\n",
-            train[0].n, f.train_batch_size);
-    rc = CLI_EXIT_FAILURE;
-  }
+  if (!rc) rc = too_few_for_a_batch(train, n_train, f.train_batch_size);
   cls_engine *engine = NULL;
   cls_trainer *trainer = NULL;
   int sel[CLS_MAX_DEVICES], n_sel = 0;
@@ -151,11 +155,10 @@ int cmd_train(int argc, char **argv) {
               d->platform_index, d->device_index, d->name,
               training && f.towers_per_device > 1 ? " (several towers)" : "");
     }
+    const data_set *sets[4] = {train, dev, metrics, test};
+    const int n_sets[4] = {n_train, n_dev, n_metrics, n_test};
     int max_frames = 1, max_labels = 1;
-    data_sets_max(train, n_train, &max_frames, &max_labels);
-    data_sets_max(dev, n_dev, &max_frames, &max_labels);
-    data_sets_max(metrics, n_metrics, &max_frames, &max_labels);
-    data_sets_max(test, n_test, &max_frames, &max_labels);
+    all_sets_max(sets, n_sets, &max_frames, &max_labels);
     int max_batch = f.train_batch_size;
     if (f.dev_batch_size > max_batch) max_batch = f.dev_batch_size;
     if (f.test_batch_size > max_batch) max_batch = f.test_batch_size;
@@ -164,19 +167,11 @@ int cmd_train(int argc, char **argv) {
     int frame_limit = 1;
     rc = drop_too_long(engine, sel, used, &opt, &f, tables, max_batch, max_labels, train, n_train, &frame_limit);
     if (!rc) {
-      max_frames = 1;
-      data_sets_max(train, n_train, &max_frames, &max_labels);
-      data_sets_max(dev, n_dev, &max_frames, &max_labels);
-      data_sets_max(metrics, n_metrics, &max_frames, &max_labels);
-      data_sets_max(test, n_test, &max_frames, &max_labels);
+      all_sets_max(sets, n_sets, &max_frames, &max_labels); /* the training set may have lost utterances */
       if (max_frames > frame_limit) max_frames = frame_limit; /* the longer evaluation utterances stream */
       if (max_frames < 1) max_frames = 1;
     }
-    if (!rc && training && n_train == 1 && train[0].n < f.train_batch_size) {
-      fprintf(stderr, "clspeech train: the training set has %d usable samples, fewer than --train_batch_size %d\n",
-              train[0].n, f.train_batch_size);
-      rc = CLI_EXIT_FAILURE;
-    }
+    if (!rc && training) rc = too_few_for_a_batch(train, n_train, f.train_batch_size);
     if (!rc) st = cls_trainer_create(engine, sel, used, &opt, max_batch, max_frames, max_labels, &trainer);
     if (st != CLS_OK) rc = cli_report(command, engine, st);
   }

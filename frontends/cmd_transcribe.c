@@ -58,15 +58,9 @@ static int transcribe_file(cls_infer *infer, const cls_alphabet *alphabet, const
   return rc;
 }
 
-static int seen(const cli_flag *flags, int n, const char *name) {
-  for (int i = 0; i < n; i++)
-    if (!strcmp(flags[i].name, name)) return flags[i].seen;
-  return 0;
-}
-
 /* An explicit flag that disagrees with the checkpoint folder is a usage error naming both. */
 static int disagrees(const cli_flag *flags, int n, const char *name, int given, int stored, const char *file) {
-  if (!seen(flags, n, name) || given == stored) return 0;
+  if (!cli_flag_seen(flags, n, name) || given == stored) return 0;
   fprintf(stderr, "clspeech transcribe: --%s %d disagrees with %s %d in %s\n", name, given, name, stored, file);
   return 1;
 }
@@ -94,7 +88,7 @@ static int load_alphabet(const train_flags *f, const cli_flag *flags, int n_flag
   snprintf(stored, cap, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_ALPHABET);
   struct stat sb;
   const int in_folder = stat(stored, &sb) == 0;
-  const int given = seen(flags, n_flags, "alphabet_config_path") || !in_folder;
+  const int given = cli_flag_seen(flags, n_flags, "alphabet_config_path") || !in_folder;
   cls_alphabet *flag_alphabet = NULL;
   if (given && cls_alphabet_load(f->alphabet_config_path, &flag_alphabet, err, sizeof err) != CLS_OK) {
     fprintf(stderr, "clspeech transcribe: --alphabet_config_path: %s\n", err);
@@ -187,7 +181,7 @@ int cmd_transcribe(int argc, char **argv) {
     return CLI_EXIT_FAILURE;
   }
   if (disagrees(all, n_flags, "n_hidden", f.n_hidden, model.n_hidden, path)) return CLI_EXIT_USAGE;
-  if (seen(all, n_flags, "relu_clip") && (float)f.relu_clip != model.relu_clip) {
+  if (cli_flag_seen(all, n_flags, "relu_clip") && (float)f.relu_clip != model.relu_clip) {
     fprintf(stderr, "clspeech transcribe: --relu_clip %g disagrees with relu_clip %g in %s\n", f.relu_clip,
             (double)model.relu_clip, path);
     return CLI_EXIT_USAGE;

@@ -141,3 +141,9 @@ int cli_parse_flags(int argc, char **argv, int first, cli_flag *flags, int n, co
   }
   return 0;
 }
+
+bool cli_flag_seen(const cli_flag *flags, int n_flags, const char *name) {
+  for (int i = 0; i < n_flags; i++)
+    if (!strcmp(flags[i].name, name)) return flags[i].seen;
+  return false;
+}

@@ -41,5 +41,7 @@ int cli_parse_flags(int argc, char **argv, int first, cli_flag *flags, int n_fla
                     const char *summary, const char **positional, int max_positional, int *n_positional);
 
 void cli_print_flags(const cli_flag *flags, int n_flags);
+/* Whether flag `name` of the table was given on the command line (0 when the table has no such flag). */
+bool cli_flag_seen(const cli_flag *flags, int n_flags, const char *name);
 
 #endif
