@@ -252,7 +252,7 @@ cls_status cls_crew_check_ranks(cls_crew *c) {
   return st;
 }
 
-cls_status cls_crew_share_state(cls_crew *c, cls_status status) {
+cls_status cls_crew_share_state(cls_crew *c, cls_status status, int with_state) {
   if (cls_world_size(c->world) == 1) return status;
   int code = (int)status;
   cls_status st = cls_world_broadcast(c->world, &code, sizeof code);
@@ -262,6 +262,7 @@ cls_status cls_crew_share_state(cls_crew *c, cls_status status) {
                ? status
                : cls_fail(c->e, CLS_ERR_WORLD, "rank 0 (host %s) could not make the initial state: %s",
                           cls_world_host(c->world, 0), cls_status_string((cls_status)code));
+  if (!with_state) return CLS_OK;
   /* Rank 0's staging buffers hold what it just loaded or initialised. */
   const size_t pb = c->n_params * sizeof(float);
   st = cls_world_broadcast(c->world, c->params, pb);

@@ -98,8 +98,9 @@ cls_status cls_crew_check_replicas(cls_crew *crew);
  * naming the ranks and hosts that differ from rank 0. Collective. */
 cls_status cls_crew_check_ranks(cls_crew *crew);
 /* Rank 0's state (parameters, Adam slots and crew->state) onto every rank's towers; `status` is rank 0's
- * outcome of making it (a load), shared first so that the other ranks fail too. Collective. */
-cls_status cls_crew_share_state(cls_crew *crew, cls_status status);
+ * outcome of making it (a load), shared first so that the other ranks fail too; with_state 0 (the same on
+ * every rank) shares only that. Collective. */
+cls_status cls_crew_share_state(cls_crew *crew, cls_status status, int with_state);
 
 /* The lead tower's state into host buffers (any may be NULL). */
 cls_status cls_crew_read_state(cls_crew *crew, float *params, float *m, float *v);

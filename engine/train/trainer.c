@@ -132,7 +132,7 @@ cls_status cls_trainer_load(cls_trainer *t, cls_load_mode mode, int evaluation) 
   /* Several ranks training: rank 0 loads or initialises (its folders), then every rank takes its state. */
   if (cls_world_size(c->world) == 1 || evaluation) return load_here(t, mode, evaluation);
   cls_status st = cls_world_rank(c->world) == 0 ? load_here(t, mode, evaluation) : CLS_OK;
-  return cls_crew_share_state(c, st);
+  return cls_crew_share_state(c, st, 1);
 }
 
 static cls_status load_here(cls_trainer *t, cls_load_mode mode, int evaluation) {
@@ -345,12 +345,18 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
     /* Reload the best weights (and Adam state, step, learning rate), keep the counters, reduce. */
     int streak = state->epochs_without_improvement, ep = state->epoch;
     char path[4400], err[1024];
+    int reloaded = 0;
     if (cls_world_rank(c->world) == 0 &&
-        cls_checkpoint_find(o->save_checkpoint_dir, "best_dev", path, sizeof path, err, sizeof err) == CLS_OK)
+        cls_checkpoint_find(o->save_checkpoint_dir, "best_dev", path, sizeof path, err, sizeof err) == CLS_OK) {
       st = load_file(c, path, 0);
-    if (cls_world_size(c->world) > 1) { /* rank 0's reload onto every rank (its state unchanged without one) */
-      if (st == CLS_OK && cls_world_rank(c->world) == 0) st = cls_crew_read_state(c, c->params, c->m, c->v);
-      st = cls_crew_share_state(c, st);
+      reloaded = st == CLS_OK;
+    }
+    if (cls_world_size(c->world) > 1) {
+      /* Rank 0's reload (its staging buffers hold what it loaded) onto every rank; without one every rank
+         already holds the same state, and only a failure is shared. */
+      cls_status w = cls_world_broadcast(c->world, &reloaded, sizeof reloaded);
+      if (w != CLS_OK) st = w;
+      else st = cls_crew_share_state(c, st, reloaded);
     }
     state->epochs_without_improvement = streak;
     state->epoch = ep;
