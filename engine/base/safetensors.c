@@ -15,6 +15,10 @@
 
 static const char *dtype_names[] = {"F32", "F64", "I32", "I64", "U8"};
 
+const char *cls_dtype_name(cls_dtype d) {
+  return (int)d >= 0 && (int)d < (int)(sizeof dtype_names / sizeof *dtype_names) ? dtype_names[d] : "?";
+}
+
 size_t cls_dtype_size(cls_dtype d) {
   switch (d) {
     case CLS_F32: case CLS_I32: return 4;

@@ -35,6 +35,8 @@ typedef struct cls_safetensors {
 } cls_safetensors;
 
 size_t cls_dtype_size(cls_dtype dtype);
+/* The dtype's name in a safetensors header ("F32", ...). */
+const char *cls_dtype_name(cls_dtype dtype);
 /* The product of the shape; -1 when a dimension is negative or the product passes INT64_MAX. */
 int64_t cls_tensor_elements(const cls_tensor_info *t);
 

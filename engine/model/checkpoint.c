@@ -16,6 +16,7 @@
 
 #include "base/file_util.h"
 #include "base/safetensors.h"
+#include "clspeech/data.h"
 #include "clspeech/features.h"
 
 #define N_TENSORS (3 * CLS_MODEL_N_TENSORS + 4)
@@ -103,7 +104,6 @@ static cls_status meta_real(const cls_safetensors *st, const char *path, const c
 /* Tensor `name`: present, of `dtype` and of exactly this shape (ndim 0: a scalar), copied to out. */
 static cls_status load_tensor(const cls_safetensors *st, const char *path, const char *name, cls_dtype dtype, int ndim,
                               const int64_t *shape, void *out, char *err, size_t err_cap) {
-  static const char *const dtype_names[] = {"F32", "F64", "I32", "I64", "U8"};
   const cls_tensor_info *t = cls_safetensors_find(st, name);
   if (!t) {
     snprintf(err, err_cap, "%s: checkpoint has no tensor \"%s\"", path, name);
@@ -118,7 +118,7 @@ static cls_status load_tensor(const cls_safetensors *st, const char *path, const
     for (int d = 0; d < t->ndim; d++)
       snprintf(have + strlen(have), sizeof have - strlen(have), "%s%lld", d ? ", " : "", (long long)t->shape[d]);
     snprintf(err, err_cap, "%s: tensor \"%s\" is %s [%s]; this model's is %s [%s]", path, name,
-             dtype_names[t->dtype], have, dtype_names[dtype], want);
+             cls_dtype_name(t->dtype), have, cls_dtype_name(dtype), want);
     return CLS_ERR_IO;
   }
   memcpy(out, cls_safetensors_tensor_data(st, t), t->nbytes);
@@ -361,8 +361,7 @@ cls_status cls_checkpoint_describe(const char *dir, const char *alphabet_path, i
                                    int feature_win_len, int feature_win_step, char *err, size_t err_cap) {
   char *alphabet = NULL, path[4200];
   size_t len = 0;
-  const size_t max = (size_t)1 << 20; /* the alphabet reader's bound */
-  cls_status rc = cls_read_file_max(alphabet_path, max, false, &alphabet, &len, err, err_cap);
+  cls_status rc = cls_read_file_max(alphabet_path, CLS_ALPHABET_MAX_BYTES, false, &alphabet, &len, err, err_cap);
   if (rc != CLS_OK) return rc;
   snprintf(path, sizeof path, "%s/%s", dir, CLS_CHECKPOINT_ALPHABET);
   const void *chunks[1] = {alphabet};
