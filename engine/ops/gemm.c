@@ -277,11 +277,12 @@ static cls_status launch_tile(cls_gemm_plan *p, cl_command_queue q, int m, int n
   const size_t m_tiles = ceil_div((size_t)m, (size_t)p->mr);
   const bool rows = m_tiles > MAX_PER_TILES && (size_t)p->mr * (size_t)k * sizeof(float) <= p->row_walk_bytes;
   const size_t span = rows ? SPAN_TILES : 0;
+  /* The column walk: an A of at most MAX_PER_TILES tiles is one group when a B panel fits in L1, else a
+     tile per group, in bands that keep A in L2 while B streams band after band (an A of at most 4 bands
+     is one band, so that B streams from memory once). */
   const bool l1_panel = (size_t)k * (size_t)p->nr * sizeof(float) <= PANEL_L1_BYTES;
-  const size_t per = !rows && l1_panel && m_tiles <= MAX_PER_TILES ? m_tiles : 1;
+  const size_t per = l1_panel && m_tiles <= MAX_PER_TILES ? m_tiles : 1;
   const size_t m_groups = ceil_div(m_tiles, per), group_bytes = per * (size_t)p->mr * (size_t)k * sizeof(float);
-  /* Bands (the column walk) keep A in L2 while B streams band after band; an A of at most 4 bands is one
-     band, so that B streams from memory once. */
   size_t band = p->band_bytes && group_bytes ? p->band_bytes / group_bytes : m_groups;
   if (band < 1) band = 1;
   if (band > m_groups || (p->band_bytes && m_groups * group_bytes <= 4 * p->band_bytes)) band = m_groups;
