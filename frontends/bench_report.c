@@ -163,20 +163,13 @@ static void print_tuning(FILE *out, const bench_device_result *d) {
             cls_gemm_class_name((cls_gemm_class)c), t->class_shapes[c], t->class_shapes[c] == 1 ? "" : "s",
             t->class_ms[c][0], t->class_ms[c][1], cls_gemm_backend_name((cls_gemm_backend)t->winners.backend[c]));
   }
-  /* The search ran without the stored file, so "before" used the class defaults: when every class keeps
-     the own kernels both steps ran the same kernels, and a difference between them is the machine's. */
-  bool same_kernels = true;
-  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++)
-    if (t->class_shapes[c] && (t->winners.backend[c] != CLS_GEMM_BACKEND_OWN ||
-                               cls_gemm_backend_for(d->info->kind) != CLS_GEMM_BACKEND_OWN))
-      same_kernels = false;
   for (int h = 0; h < d->n_models; h++) {
     const bench_model_result *m = &d->models[h];
     if (!m->have_train_after) continue;
     double b = per_second(m->train.frames, m->train.ms), a = per_second(m->train_after.frames, m->train_after.ms);
     fprintf(out, "  training step H=%d: %.1f frames/s before, %.1f after (%.2fx)%s\n", m->n_hidden, b, a,
             b > 0 ? a / b : 0,
-            same_kernels ? "; the same (own) GEMM kernels both times: the difference is the machine's" : "");
+            d->tune_same_kernels ? "; the same (own) GEMM kernels both times: the difference is the machine's" : "");
   }
 }
 

@@ -44,6 +44,7 @@ typedef struct bench_device_result {
   int n_tune_shapes;
   cls_gemm_shape tune_shapes[CLS_BENCH_MAX_SHAPES * 4];
   cls_gemm_tune_result tune;
+  bool tune_same_kernels;       /* the "after" training step ran the same (own) GEMM kernels as before */
 } bench_device_result;
 
 typedef struct bench_run {

@@ -116,6 +116,10 @@ static void bench_tune(cls_engine *engine, bench_run *run, bench_device_result *
   for (int c = 0; c < CLS_GEMM_N_CLASSES; c++)
     backend_moved |= d->tune.winners.backend[c] && d->tune.winners.backend[c] != (int)before_backend[c];
   if (d->tune.winners.n == 0 && !backend_moved) return; /* the defaults stay: no "after" training step */
+  /* every class stays on the own kernels, which CLBlast's parameters do not touch */
+  d->tune_same_kernels = !backend_moved;
+  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++)
+    d->tune_same_kernels = d->tune_same_kernels && before_backend[c] == CLS_GEMM_BACKEND_OWN;
   for (int h = 0; h < d->n_models; h++) {
     bench_model_result *m = &d->models[h];
     if (!m->done) continue;

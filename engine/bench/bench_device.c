@@ -75,7 +75,7 @@ cls_status cls_bench_time_warm(cls_engine *e, cl_command_queue q, cls_bench_op o
 
 cls_status cls_bench_time_stats(cls_engine *e, cl_command_queue q, cls_bench_op op, void *ctx, int warmups, int runs,
                                 double *median_ms, double *best_ms) {
-  *median_ms = -1;
+  if (median_ms) *median_ms = -1;
   if (best_ms) *best_ms = -1;
   if (runs < 1 || runs > CLS_BENCH_MAX_RUNS)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "bench: runs must be 1..%d", CLS_BENCH_MAX_RUNS);
@@ -100,7 +100,7 @@ cls_status cls_bench_time_stats(cls_engine *e, cl_command_queue q, cls_bench_op 
     return st;
   }
   qsort(t, (size_t)runs, sizeof *t, compare_double);
-  *median_ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+  if (median_ms) *median_ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
   if (best_ms) *best_ms = t[0];
   return CLS_OK;
 }
@@ -162,8 +162,7 @@ static cls_status fma_gflops(cls_engine *e, cls_device *d, cl_command_queue q, c
   }
   if (st == CLS_OK) st = cls_ops_args(e, op.k, name, 4, sizeof out, &out, sizeof iters, &iters, sizeof a, &a, sizeof b, &b);
   const int runs = cfg->runs > PEAK_MIN_RUNS ? cfg->runs : PEAK_MIN_RUNS;
-  double median = 0;
-  if (st == CLS_OK) st = cls_bench_time_stats(e, q, run_kernel, &op, 0, runs, &median, &ms);
+  if (st == CLS_OK) st = cls_bench_time_stats(e, q, run_kernel, &op, 0, runs, NULL, &ms);
   if (op.k) clReleaseKernel(op.k);
   size_t rounded = (op.global + op.local - 1) / op.local * op.local;
   *gflops = st == CLS_OK && ms > 0 ? (double)rounded * iters * 8.0 * width * 2.0 / (ms * 1e6) : 0;

@@ -65,7 +65,7 @@ cls_status cls_bench_time(cls_engine *engine, cl_command_queue q, cls_bench_op o
 /* The same with `warmups` (0 or more) warm-up runs. */
 cls_status cls_bench_time_warm(cls_engine *engine, cl_command_queue q, cls_bench_op op, void *ctx, int warmups,
                                int runs, double *median_ms);
-/* The same, also giving the best (shortest) run in *best_ms when best_ms is not NULL. Work of other
+/* The same, giving the median in *median_ms and the best (shortest) run in *best_ms (either may be NULL). Work of other
  * programs (or of other guests on a shared host's cores) only ever lengthens a run, so the best run is
  * what the code does on an undisturbed device and the median what it typically does on this machine. */
 cls_status cls_bench_time_stats(cls_engine *engine, cl_command_queue q, cls_bench_op op, void *ctx, int warmups,
