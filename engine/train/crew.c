@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/tfrecord.h"
 #include "clspeech/base.h"
 #include "device/kernel_sources.h"
 #include "device/log.h"
@@ -232,7 +233,7 @@ cls_status cls_crew_check_ranks(cls_crew *c) {
   if (!sums) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   cls_status st = cls_crew_read_state(c, c->params, NULL, NULL);
   /* A rank that cannot read its parameters still takes part (checksum 0), so that no rank waits alone. */
-  uint64_t mine = st == CLS_OK ? cls_world_checksum(c->params, c->n_params) : 0;
+  uint64_t mine = st == CLS_OK ? cls_crc32c(c->params, c->n_params * sizeof *c->params) : 0;
   cls_status gst = cls_world_gather(c->world, &mine, sizeof mine, sums);
   if (st == CLS_OK) st = gst;
   char differ[512] = "";

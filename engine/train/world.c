@@ -62,21 +62,25 @@ cls_status cls_world_start(int *rank, int *size, char *host, size_t host_cap, ch
 #endif
 }
 
-void cls_world_stop(void) {
 #ifdef CLSPEECH_HAVE_MPI
+/* MPI is initialised and not yet finalised. */
+static int mpi_running(void) {
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
   MPI_Finalized(&finalized);
-  if (inited && !finalized) MPI_Finalize();
+  return inited && !finalized;
+}
+#endif
+
+void cls_world_stop(void) {
+#ifdef CLSPEECH_HAVE_MPI
+  if (mpi_running()) MPI_Finalize();
 #endif
 }
 
 void cls_world_abort(int code) {
 #ifdef CLSPEECH_HAVE_MPI
-  int inited = 0, finalized = 0;
-  MPI_Initialized(&inited);
-  MPI_Finalized(&finalized);
-  if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
+  if (mpi_running()) MPI_Abort(MPI_COMM_WORLD, code);
 #else
   (void)code;
 #endif
@@ -214,12 +218,3 @@ cls_status cls_world_gather(cls_world *w, const void *mine, size_t bytes, void *
   return CLS_OK;
 }
 
-uint64_t cls_world_checksum(const float *x, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  const unsigned char *p = (const unsigned char *)x;
-  for (size_t i = 0; i < n * sizeof(float); i++) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}

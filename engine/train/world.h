@@ -2,7 +2,7 @@
  * --horovod` under mpirun, one process per machine or per device) or this process alone. The rest of
  * engine/train talks to the other processes through this small interface only: rank, size, host
  * names, the in-place sum of a host buffer (the step's gradients and counts), the broadcast of rank
- * 0's state, the gather of a few bytes per rank (checksums, batch shares) and a barrier. Without MPI
+ * 0's state and the gather of a few bytes per rank (checksums, batch shares). Without MPI
  * (or without --horovod) the world is one process and every call is a copy or nothing.
  *
  * Every call is collective: each rank makes the same calls in the same order, on the thread that
@@ -37,7 +37,5 @@ cls_status cls_world_broadcast(cls_world *world, void *buf, size_t bytes);
 /* all[r*bytes ..] = rank r's `mine` (bytes each), on every rank. */
 cls_status cls_world_gather(cls_world *world, const void *mine, size_t bytes, void *all);
 
-/* A 64-bit checksum (FNV-1a) of n floats' bits: the replica check across ranks. */
-uint64_t cls_world_checksum(const float *x, size_t n);
 
 #endif
