@@ -124,11 +124,8 @@ def main():
     tag = peer.torch_tag(torch)
     limits = peer.clspeech_limits(args.build, args.devices)
     cpu = {k: max((v[k] for v in limits.values()), default=0) for k in ("fma_gflops", "copy_gbs")}
-    # rounds[r][(op, H, device)] = (clspeech row, PyTorch ms); each H: clspeech, then PyTorch right after it
-    rounds = []
-    for rnd in range(args.rounds):
-        if args.rounds > 1:
-            print(f"round {rnd + 1} of {args.rounds}", file=sys.stderr)
+    # rounds[r][(op, H, device)] = (clspeech ms, PyTorch ms, clspeech row); each H: clspeech, then PyTorch after it
+    def measure_round():
         got = {}
         for H in [int(h) for h in args.n_hidden.split(",")]:
             cmd = [os.path.join(args.build, "bench_ops"), "--json", "--n_hidden", str(H), "--batch", str(args.batch),
@@ -141,11 +138,12 @@ def main():
                     if line.startswith("{")]
             theirs = torch_ops(H, args.batch, args.time, args.labels, args.reps)
             for r in ours:
-                got[(r["op"], r["n_hidden"], r["device"])] = (r, theirs[r["op"]])
-        rounds.append(got)
-    print(f"B={args.batch} T={args.time} labels={args.labels}, median of {args.reps}" +
-          (f" per side, {args.rounds} rounds taking turns (figures: the median over the rounds; ratio: the median of "
-           "the rounds' ratios)" if args.rounds > 1 else "") + "; ratio = PyTorch ms / clspeech ms")
+                got[(r["op"], r["n_hidden"], r["device"])] = (r["ms"], theirs[r["op"]], r)
+        return got
+
+    rounds = peer.take_turns(args.rounds, measure_round)
+    print(f"B={args.batch} T={args.time} labels={args.labels}, median of {args.reps}" + peer.rounds_note(args.rounds) +
+          "; ratio = PyTorch ms / clspeech ms")
     print(f"peer: {desc}")
     for dev, lim in limits.items():
         print(f"limit: {dev}: FMA peak {lim['fma_gflops']:.1f} GFLOP/s, device copy {lim['copy_gbs']:.1f} GB/s "
@@ -155,13 +153,12 @@ def main():
     print(f"{'op':<14} {'H':>5}  {'device':<36} {'clspeech ms':>12} {'rate':>14} {'% limit':>7} {'PyTorch ms':>11} "
           f"{'rate':>14} {'% limit':>7} {'ratio':>6}  peer" + ("  ratio per round" if args.rounds > 1 else ""))
     for key in rounds[0]:
-        r = dict(rounds[0][key][0])
-        r["ms"] = statistics.median(rd[key][0]["ms"] for rd in rounds)
+        first = rounds[0][key][2]
+        r = dict(first)
+        r["ms"], pt, ratio, each = peer.over_rounds(rounds, key)
         for rate in ("gflops", "gbs"):  # the rate of the median time: the same work per run
             if r.get(rate):
-                r[rate] = rounds[0][key][0][rate] * rounds[0][key][0]["ms"] / r["ms"]
-        pt = statistics.median(rd[key][1] for rd in rounds)
-        ratios = [rd[key][1] / rd[key][0]["ms"] for rd in rounds]
+                r[rate] = first[rate] * first["ms"] / r["ms"]
         lim = limits.get(r["device"], {})
         if r.get("gflops"):
             unit, ours_rate, key = "GFLOP/s", r["gflops"], "fma_gflops"
@@ -173,8 +170,7 @@ def main():
         fmt = (lambda v: f"{v:.1f} {unit}") if unit else (lambda v: "-")
         print(f"{r['op']:<14} {r['n_hidden']:>5}  {r['device'][:36]:<36} {r['ms']:>12.2f} {fmt(ours_rate):>14} "
               f"{peer.percent(ours_rate, lim.get(key, 0) if key else 0):>7} {pt:>11.2f} {fmt(pt_rate):>14} "
-              f"{peer.percent(pt_rate, cpu.get(key, 0) if key else 0):>7} {statistics.median(ratios):>6.2f}  {tag}" +
-              ("  " + " ".join(f"{x:.2f}" for x in ratios) if args.rounds > 1 else ""))
+              f"{peer.percent(pt_rate, cpu.get(key, 0) if key else 0):>7} {ratio:>6.2f}  {tag}{each}")
 
 
 if __name__ == "__main__":

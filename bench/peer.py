@@ -12,10 +12,12 @@ then runs the script again with the venv's Python. CI never runs the comparisons
 
 Also here: the peer's description printed beside every ratio (version, threads, MKL/oneDNN), the
 physical core count the peer is pinned to, clspeech's measured limits (FMA peak, copy bandwidth) from
-`clspeech bench`, and the GEMM flops of one training step, for GFLOP/s and the fraction of the peak."""
+`clspeech bench`, the GEMM flops of one training step, for GFLOP/s and the fraction of the peak, and
+--rounds (take_turns, rounds_note, over_rounds): the two sides measured in turns, medians over the rounds."""
 import glob
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -146,3 +148,31 @@ def step_gemm_flops(H, B, T, C=29, n_in=494):
 def percent(value, limit):
     """"12.3%" of a limit, or "-" without one."""
     return f"{100.0 * value / limit:.1f}%" if value and limit else "-"
+
+
+def take_turns(rounds, measure_round):
+    """Runs measure_round() `rounds` times (each a dict: key -> (clspeech ms, PyTorch ms, anything else));
+    the list of their results."""
+    out = []
+    for r in range(rounds):
+        if rounds > 1:
+            print(f"round {r + 1} of {rounds}", file=sys.stderr)
+        out.append(measure_round())
+    return out
+
+
+def rounds_note(rounds):
+    """The headline's words for --rounds (empty for one round)."""
+    return (f" per side, {rounds} rounds taking turns (figures: the median over the rounds; ratio: the median of "
+            "the rounds' ratios)" if rounds > 1 else "")
+
+
+def over_rounds(results, key):
+    """Over the rounds' results for key: (median clspeech ms, median PyTorch ms, median PyTorch/clspeech ratio,
+    the rounds' ratios as text, empty for one round)."""
+    ours = [rd[key][0] for rd in results]
+    theirs = [rd[key][1] for rd in results]
+    ratios = [t / o for o, t in zip(ours, theirs)]
+    text = "  " + " ".join(f"{x:.2f}" for x in ratios) if len(results) > 1 else ""
+    return statistics.median(ours), statistics.median(theirs), statistics.median(ratios), text
+
