@@ -19,35 +19,20 @@ static inline int dense_keep(const float rate, const uint seed, const uint step,
   return cls_dropout_uniform(seed, step, layer, (uint)(utterance_offset + b), (uint)t, (uint)unit) >= rate;
 }
 
-/* Philox-4x32-10 (philox.h) of 8 counters at once, lane g in every vector; o0..o3 the four words. */
-static inline void dense_philox8(uint8 c0, uint8 c1, uint8 c2, uint8 c3, uint k0, uint k1, uint8 *o0, uint8 *o1,
-                                 uint8 *o2, uint8 *o3) {
-  for (int round = 0; round < 10; round++) {
-    const uint8 hi0 = mul_hi((uint8)(0xD2511F53u), c0), lo0 = (uint8)(0xD2511F53u) * c0;
-    const uint8 hi1 = mul_hi((uint8)(0xCD9E8D57u), c2), lo1 = (uint8)(0xCD9E8D57u) * c2;
-    c0 = hi1 ^ c1 ^ (uint8)(k0);
-    c1 = lo1;
-    c2 = hi0 ^ c3 ^ (uint8)(k1);
-    c3 = lo0;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  *o0 = c0;
-  *o1 = c1;
-  *o2 = c2;
-  *o3 = c3;
-}
-
 /* The keep masks (-1 kept, 0 dropped) of units j0 .. j0+31 of one row (j0 a multiple of 4): word c of
  * block g is unit j0 + 4g + c; m[q] holds units j0 + 8q .. j0 + 8q + 7. */
 static inline void dense_keep32(const float rate, const uint seed, const uint step, const uint layer, const uint utt,
                                 const uint t, const int j0, int8 m[4]) {
-  const uint8 block = (uint8)((uint)j0 >> 2) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
-  uint8 w0, w1, w2, w3;
-  dense_philox8(block, (uint8)(t), (uint8)(utt), (uint8)(layer), seed, step, &w0, &w1, &w2, &w3);
-  const float k = 1.0f / 16777216.0f;
-  const int8 k0 = convert_float8(w0 >> 8) * k >= rate, k1 = convert_float8(w1 >> 8) * k >= rate;
-  const int8 k2 = convert_float8(w2 >> 8) * k >= rate, k3 = convert_float8(w3 >> 8) * k >= rate;
+  /* Philox-4x32-10 (philox.h) of 8 counters at once, block g in lane g; w0..w3 its four words */
+  uint8 w0 = (uint8)((uint)j0 >> 2) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7), w1 = (uint8)(t), w2 = (uint8)(utt);
+  uint8 w3 = (uint8)(layer);
+  uint k0_ = seed, k1_ = step;
+  CLS_PHILOX_10_ROUNDS(uint8, mul_hi, w0, w1, w2, w3, k0_, k1_)
+  const float k = CLS_DROPOUT_UNIT;
+  const int8 k0 = convert_float8(CLS_DROPOUT_BITS(w0)) * k >= rate;
+  const int8 k1 = convert_float8(CLS_DROPOUT_BITS(w1)) * k >= rate;
+  const int8 k2 = convert_float8(CLS_DROPOUT_BITS(w2)) * k >= rate;
+  const int8 k3 = convert_float8(CLS_DROPOUT_BITS(w3)) * k >= rate;
   m[0] = (int8)(k0.s0, k1.s0, k2.s0, k3.s0, k0.s1, k1.s1, k2.s1, k3.s1);
   m[1] = (int8)(k0.s2, k1.s2, k2.s2, k3.s2, k0.s3, k1.s3, k2.s3, k3.s3);
   m[2] = (int8)(k0.s4, k1.s4, k2.s4, k3.s4, k0.s5, k1.s5, k2.s5, k3.s5);

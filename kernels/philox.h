@@ -18,23 +18,31 @@ typedef struct cls_philox4 {
   cls_u32 v[4];
 } cls_philox4;
 
-static inline cls_philox4 cls_philox4x32_10(cls_philox4 ctr, cls_u32 k0, cls_u32 k1) {
-  for (int round = 0; round < 10; round++) {
-    cls_u32 hi0 = CLS_PHILOX_MULHI((cls_u32)0xD2511F53u, ctr.v[0]);
-    cls_u32 lo0 = (cls_u32)0xD2511F53u * ctr.v[0];
-    cls_u32 hi1 = CLS_PHILOX_MULHI((cls_u32)0xCD9E8D57u, ctr.v[2]);
-    cls_u32 lo1 = (cls_u32)0xCD9E8D57u * ctr.v[2];
-    cls_philox4 next;
-    next.v[0] = hi1 ^ ctr.v[1] ^ k0;
-    next.v[1] = lo1;
-    next.v[2] = hi0 ^ ctr.v[3] ^ k1;
-    next.v[3] = lo0;
-    ctr = next;
-    k0 += (cls_u32)0x9E3779B9u;
-    k1 += (cls_u32)0xBB67AE85u;
+/* The ten rounds on counter words c0..c3 (lvalues of type T: cls_u32, or in OpenCL C a vector of uint,
+ * one generator per lane) with keys k0, k1 (cls_u32 lvalues, advanced), MULHI the high 32 bits of a
+ * product of two T. */
+#define CLS_PHILOX_10_ROUNDS(T, MULHI, c0, c1, c2, c3, k0, k1)  \
+  for (int round_ = 0; round_ < 10; round_++) {                 \
+    const T hi0_ = MULHI((T)(0xD2511F53u), c0);                 \
+    const T lo0_ = (T)(0xD2511F53u) * c0;                       \
+    const T hi1_ = MULHI((T)(0xCD9E8D57u), c2);                 \
+    const T lo1_ = (T)(0xCD9E8D57u) * c2;                       \
+    c0 = hi1_ ^ c1 ^ (T)(k0);                                   \
+    c1 = lo1_;                                                  \
+    c2 = hi0_ ^ c3 ^ (T)(k1);                                   \
+    c3 = lo0_;                                                  \
+    k0 += (cls_u32)0x9E3779B9u;                                 \
+    k1 += (cls_u32)0xBB67AE85u;                                 \
   }
+
+static inline cls_philox4 cls_philox4x32_10(cls_philox4 ctr, cls_u32 k0, cls_u32 k1) {
+  CLS_PHILOX_10_ROUNDS(cls_u32, CLS_PHILOX_MULHI, ctr.v[0], ctr.v[1], ctr.v[2], ctr.v[3], k0, k1)
   return ctr;
 }
+
+/* A dropout draw's 24 random bits of a Philox word, and their scale to [0, 1). */
+#define CLS_DROPOUT_BITS(word) ((word) >> 8)
+#define CLS_DROPOUT_UNIT (1.0f / 16777216.0f)
 
 /* The dropout draw of one activation: uniform in [0, 1) with 24 random bits, keyed by the run's
  * seed and the training step, and counted by (layer, utterance, time step, unit). The utterance is
@@ -47,7 +55,7 @@ static inline float cls_dropout_uniform(cls_u32 seed, cls_u32 step, cls_u32 laye
   ctr.v[2] = utterance;
   ctr.v[3] = layer;
   cls_philox4 r = cls_philox4x32_10(ctr, seed, step);
-  return (float)(r.v[unit & 3] >> 8) * (1.0f / 16777216.0f);
+  return (float)CLS_DROPOUT_BITS(r.v[unit & 3]) * CLS_DROPOUT_UNIT;
 }
 
 #endif

@@ -20,14 +20,15 @@
 #define PACK_KB 256
 
 /* The walk of gemm_tile (kernels/gemm.cl). Along rows, SPAN_TILES n tiles per work-group, when an M tile's
-   rows of A (MR x k floats) fit in DEFAULT_ROW_WALK_BYTES of L1 (the plan's row_walk_bytes) and A has more than MAX_PER_TILES tiles: measured
-   on 2 Zen 3 cores (H = 512: k = 512; medians of 7 runs taking turns, bench_gemm at 1d674ff with the walk
-   switched per run) against the column walk as it was then (2 tiles per group), the input projection 77 against 64 % of the FMA peak, dense_dx 75 against 66 %, the output
-   layer's dx (k = 29) at H = 2048 58-60 against 22-24 % (the column walk wrote C a column strip at a
-   time); spans of 8 to 128 measured alike; at k = 2048 and 2400 the two walks measured alike. Otherwise
-   down columns: all the M tiles of an A of at most MAX_PER_TILES (the recurrent products' 16 rows: 3
-   tiles) in one work-group when a B panel (k x NR floats) fits in L1 (PANEL_L1_BYTES), so that the
-   group's further tiles read it from there, else one tile per work-group (the recurrent products at
+   rows of A (MR x k floats) fit in the plan's row_walk_bytes (DEFAULT_ROW_WALK_BYTES, within L1) and A has
+   more than MAX_PER_TILES tiles. Measured on 2 Zen 3 cores (H = 512: k = 512; medians of 7 runs taking
+   turns, bench_gemm at 1d674ff with the walk switched per run) against the column walk as it was then (2
+   tiles per group): the input projection 77 against 64 % of the FMA peak, dense_dx 75 against 66 %, the
+   output layer's dx (k = 29) at H = 2048 58-60 against 22-24 % (the column walk wrote C a column strip
+   at a time); spans of 8 to 128 measured alike; at k = 2048 and 2400 the two walks measured alike.
+   Otherwise down columns: all the M tiles of an A of at most MAX_PER_TILES (the recurrent products' 16
+   rows: 3 tiles) in one work-group when a B panel (k x NR floats) fits in L1 (PANEL_L1_BYTES), so that
+   the group's further tiles read it from there, else one tile per work-group (the recurrent products at
    H = 2048: 5.3 against 6.3 ms; the row walk was 1.4-1.8 times slower for them). */
 #define SPAN_TILES 32
 #define DEFAULT_ROW_WALK_BYTES ((size_t)24 << 10)
