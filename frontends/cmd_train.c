@@ -62,7 +62,7 @@ static int drop_too_long(cls_engine *engine, const int *sel, int used, const cls
     }
   }
   const int m = (int)(limit > 0 ? limit - 1 : 0); /* the tower is sized one frame past the longest */
-  const double s = ((double)(m > 0 ? m - 1 : 0) * tables->step + tables->window) / f->audio_sample_rate;
+  const double s = cls_frames_seconds(m, f->audio_sample_rate, tables->window, tables->step);
   *frame_limit = m;
   return data_sets_drop_longer("training set", train, n_train, m, s, why, f->strict);
 }

@@ -47,7 +47,7 @@ static cls_status host_features(const cls_loader *l, const char *path, float **f
                cls_feature_cache_key(path, &t->cfg, key, err, cap) == CLS_OK &&
                cls_feature_cache_load(l->opt.feature_cache, key, t->cfg.n_coeff, feats, frames);
   if (cached) {
-    *seconds = ((double)(*frames - 1) * t->step + t->window) / t->cfg.sample_rate;
+    *seconds = cls_frames_seconds((int64_t)*frames, t->cfg.sample_rate, t->window, t->step);
     return CLS_OK;
   }
   cls_audio a;

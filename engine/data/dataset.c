@@ -468,7 +468,7 @@ int cls_dataset_drop_longer(cls_dataset *ds, int max_frames) {
       for (int k = 0; k < n_paths - 1; k++) free(paths[k]);
       return -1;
     }
-  const double limit_s = ((double)(max_frames > 0 ? max_frames - 1 : 0) * ds->step + ds->window) / ds->rate;
+  const double limit_s = cls_frames_seconds(max_frames, ds->rate, ds->window, ds->step);
   int n = 0, dropped = 0;
   for (int i = 0; i < ds->n; i++) {
     cls_sample *s = &ds->samples[i];

@@ -111,6 +111,10 @@ static int64_t frames_of(int64_t n, int window, int step) { return n < window ? 
 
 size_t cls_mfcc_frames(const cls_mfcc_tables *t, size_t n) { return (size_t)frames_of((int64_t)n, t->window, t->step); }
 
+double cls_frames_seconds(int64_t frames, int rate, int window, int step) {
+  return rate > 0 ? ((double)(frames > 0 ? frames - 1 : 0) * step + window) / rate : 0.0;
+}
+
 cls_frame_count cls_audio_frame_count(const cls_audio_header *h, int rate, int window, int step) {
   cls_frame_count c;
   const int resampled = h->sample_rate != rate;

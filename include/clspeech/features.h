@@ -143,6 +143,10 @@ typedef struct cls_frame_count {
  * and step). */
 cls_frame_count cls_audio_frame_count(const cls_audio_header *header, int rate, int window, int step);
 
+/* Seconds of audio at `rate` that `frames` frames span, ((frames - 1) * step + window) / rate: the
+ * inverse of the frame count (0 frames: one window). */
+double cls_frames_seconds(int64_t frames, int rate, int window, int step);
+
 /* Host features: out [frames, n_coeff] for cls_mfcc_frames(t, n) frames. Double precision inside,
  * with the spectrogram rounded to float between the two stages as TensorFlow's ops pass it. */
 void cls_mfcc_host(const cls_mfcc_tables *t, const float *samples, size_t n, float *out);
