@@ -8,16 +8,11 @@
 
 #include "base/file_util.h"
 #include "check.h"
+#include "log_capture.h"
 #include "clspeech/ops.h"
 #include "device/engine.h"
 #include "device/gemm_tuning.h"
 
-static char log_text[65536];
-static void capture_log(void *user, cls_log_level level, const char *message) {
-  (void)user;
-  size_t used = strlen(log_text);
-  snprintf(log_text + used, sizeof log_text - used, "[%d] %s\n", (int)level, message);
-}
 
 static cls_engine *open_engine(const char *dir, bool tuning) {
   cls_engine_options o = cls_engine_options_from_environment();

@@ -8,15 +8,10 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "log_capture.h"
 #include "device/engine.h"
 #include "device/kernel_cache.h"
 
-static char log_text[65536];
-static void capture_log(void *user, cls_log_level level, const char *message) {
-  (void)user;
-  size_t used = strlen(log_text);
-  snprintf(log_text + used, sizeof log_text - used, "[%d] %s\n", (int)level, message);
-}
 
 typedef struct run {
   int programs[64];
