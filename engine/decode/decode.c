@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log_math.h"
+
 cls_beam_options cls_beam_options_default(void) {
   cls_beam_options o = {1024, 1.0, 300, 1};
   return o;
@@ -160,12 +162,6 @@ static void node_drop(trie *tr, int32_t index) {
   }
 }
 
-static double log_add(double a, double b) {
-  if (a == -INFINITY) return b;
-  if (b == -INFINITY) return a;
-  return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
-}
-
 /* ---- ranking ---- */
 
 typedef struct ranked {
@@ -293,16 +289,8 @@ static void search_free(search *s) {
 /* Log-softmax of one frame into s->classes (all C), then pruned as ds_ctcdecoder's
  * get_pruned_log_probs does; returns the number kept, or -1 for a bad frame. */
 static int frame_classes(search *s, const float *row, int C, const cls_beam_options *o, double *p_blank) {
-  double m = -INFINITY;
-  for (int k = 0; k < C; k++) {
-    double x = row[k];
-    if (isnan(x) || x == INFINITY) return -1;
-    if (x > m) m = x;
-  }
-  if (m == -INFINITY) return -1;
-  double sum = 0.0;
-  for (int k = 0; k < C; k++) sum += exp((double)row[k] - m);
-  double norm = m + log(sum);
+  double norm = 0.0;
+  if (cls_log_softmax_norm(row, C, &norm) != 0) return -1;
   for (int k = 0; k < C; k++) {
     s->classes[k].k = k;
     s->classes[k].lp = (double)row[k] - norm;
@@ -360,13 +348,13 @@ static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_w
       int32_t c = s->classes[j].k;
       double lp = s->classes[j].lp;
       if (c == blank) {
-        pn->b_cur = log_add(pn->b_cur, lp + pn->score);
+        pn->b_cur = cls_log_add(pn->b_cur, lp + pn->score);
         continue;
       }
       double extend;
       if (c == pn->label) {
         /* "aa" collapses to "a": the repeat stays in the prefix; "a-a" makes a new one. */
-        pn->nb_cur = log_add(pn->nb_cur, lp + pn->nb_prev);
+        pn->nb_cur = cls_log_add(pn->nb_cur, lp + pn->nb_prev);
         if (pn->b_prev == -INFINITY) continue;
         extend = lp + pn->b_prev;
       } else {
@@ -392,7 +380,7 @@ static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_w
         cn->b_prev = cn->nb_prev = cn->b_cur = cn->nb_cur = -INFINITY;
         s->next[n_next++] = child;
       }
-      cn->nb_cur = log_add(cn->nb_cur, extend);
+      cn->nb_cur = cls_log_add(cn->nb_cur, extend);
     }
   }
 
@@ -402,7 +390,7 @@ static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_w
     n->b_prev = n->b_cur;
     n->nb_prev = n->nb_cur;
     n->b_cur = n->nb_cur = -INFINITY;
-    n->score = log_add(n->b_prev, n->nb_prev);
+    n->score = cls_log_add(n->b_prev, n->nb_prev);
     if (n->score == -INFINITY) continue; /* probability 0: dropped below */
     s->rank[n_rank].score = n->score;
     s->rank[n_rank].label = n->label;

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log_math.h"
+
 struct cls_ctc_loss_stream {
   int C, S;          /* classes; extended states 2L+1 */
   int32_t *ext;      /* [S] class of each state */
@@ -20,12 +22,6 @@ struct cls_ctc_loss_stream {
   double *lp;        /* [C] the frame's log-softmax */
   long long frames;  /* frames fed so far */
 };
-
-static double lse2(double a, double b) {
-  double hi = a > b ? a : b, lo = a > b ? b : a;
-  if (hi == -INFINITY) return -INFINITY;
-  return hi + log1p(exp(lo - hi));
-}
 
 void cls_ctc_loss_stream_free(cls_ctc_loss_stream *s) {
   if (!s) return;
@@ -69,22 +65,16 @@ cls_status cls_ctc_loss_stream_feed(cls_ctc_loss_stream *s, const float *logits,
   const int C = s->C, S = s->S;
   for (int t = 0; t < T; t++) {
     const float *row = logits + (size_t)t * stride;
-    double m = -INFINITY, sum = 0.0;
-    for (int k = 0; k < C; k++) {
-      if (isnan(row[k]) || row[k] == INFINITY) return CLS_ERR_INVALID_ARGUMENT;
-      if (row[k] > m) m = row[k];
-    }
-    if (m == -INFINITY) return CLS_ERR_INVALID_ARGUMENT;
-    for (int k = 0; k < C; k++) sum += exp((double)row[k] - m);
-    const double norm = m + log(sum);
+    double norm = 0.0;
+    if (cls_log_softmax_norm(row, C, &norm) != 0) return CLS_ERR_INVALID_ARGUMENT;
     for (int k = 0; k < C; k++) s->lp[k] = (double)row[k] - norm;
     if (s->frames == 0) {
       for (int i = 0; i < S; i++) s->next[i] = i < 2 ? s->lp[s->ext[i]] : -INFINITY;
     } else {
       for (int i = 0; i < S; i++) {
         double v = s->alpha[i];
-        if (i >= 1) v = lse2(v, s->alpha[i - 1]);
-        if (s->skip[i]) v = lse2(v, s->alpha[i - 2]);
+        if (i >= 1) v = cls_log_add(v, s->alpha[i - 1]);
+        if (s->skip[i]) v = cls_log_add(v, s->alpha[i - 2]);
         s->next[i] = v + s->lp[s->ext[i]];
       }
     }
@@ -103,7 +93,7 @@ cls_status cls_ctc_loss_stream_finish(const cls_ctc_loss_stream *s, double *loss
     *loss = S == 1 ? 0.0 : INFINITY;
     return CLS_OK;
   }
-  const double logp = S > 1 ? lse2(s->alpha[S - 1], s->alpha[S - 2]) : s->alpha[0];
+  const double logp = S > 1 ? cls_log_add(s->alpha[S - 1], s->alpha[S - 2]) : s->alpha[0];
   *loss = -logp;
   return CLS_OK;
 }
