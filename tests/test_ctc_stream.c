@@ -117,6 +117,20 @@ static void test_device(tst_env *env, int dev) {
 }
 
 /* Edge cases with known answers and the argument checks. */
+/* Uniform logits x over 3 classes, label lab[L]: after `few` frames the loss is +inf (too few for the
+ * label), after one frame more exactly (few + 1) ln 3 (one alignment). Leaves the stream in *s. */
+static void too_few_then_one(const float *x, const int32_t *lab, int L, int few, cls_ctc_loss_stream **s) {
+  double loss = 0;
+  CHECK_INT(cls_ctc_loss_stream_begin(lab, L, 3, s), CLS_OK);
+  CHECK_INT(cls_ctc_loss_stream_feed(*s, x, few, 3), CLS_OK);
+  CHECK_INT(cls_ctc_loss_stream_finish(*s, &loss), CLS_OK);
+  CHECK(isinf(loss) && loss > 0, "%d labels over %d frames: loss %g, expected +inf", L, few, loss);
+  CHECK_INT(cls_ctc_loss_stream_feed(*s, x, 1, 3), CLS_OK);
+  CHECK_INT(cls_ctc_loss_stream_finish(*s, &loss), CLS_OK);
+  CHECK(fabs(loss - (few + 1) * log(3.0)) < 1e-12, "%d labels over %d frames: loss %.15g, expected %.15g", L, few + 1,
+        loss, (few + 1) * log(3.0));
+}
+
 static void test_edges(void) {
   /* Uniform logits over C classes: every frame's probability is 1/C, so an empty label over T frames
    * (all blanks) has loss T ln C; a label of length T has exactly one alignment, loss T ln C too. */
@@ -131,22 +145,10 @@ static void test_edges(void) {
   CHECK_INT(cls_ctc_loss_stream_finish(s, &loss), CLS_OK);
   CHECK(fabs(loss - 5 * log(3.0)) < 1e-12, "all blanks: loss %.15g, expected %.15g", loss, 5 * log(3.0));
   cls_ctc_loss_stream_free(s);
-  CHECK_INT(cls_ctc_loss_stream_begin(lab, 5, 3, &s), CLS_OK);
-  CHECK_INT(cls_ctc_loss_stream_feed(s, x, 4, 3), CLS_OK);
-  CHECK_INT(cls_ctc_loss_stream_finish(s, &loss), CLS_OK);
-  CHECK(isinf(loss) && loss > 0, "5 labels over 4 frames: loss %g, expected +inf", loss);
-  CHECK_INT(cls_ctc_loss_stream_feed(s, x, 1, 3), CLS_OK);
-  CHECK_INT(cls_ctc_loss_stream_finish(s, &loss), CLS_OK);
-  CHECK(fabs(loss - 5 * log(3.0)) < 1e-12, "5 labels over 5 frames: loss %.15g, expected %.15g", loss, 5 * log(3.0));
+  too_few_then_one(x, lab, 5, 4, &s);
   cls_ctc_loss_stream_free(s);
   /* A repeated label needs a blank between: 2 frames are too few, 3 have one alignment. */
-  CHECK_INT(cls_ctc_loss_stream_begin(rep, 2, 3, &s), CLS_OK);
-  CHECK_INT(cls_ctc_loss_stream_feed(s, x, 2, 3), CLS_OK);
-  CHECK_INT(cls_ctc_loss_stream_finish(s, &loss), CLS_OK);
-  CHECK(isinf(loss), "repeated label over 2 frames: loss %g, expected +inf", loss);
-  CHECK_INT(cls_ctc_loss_stream_feed(s, x, 1, 3), CLS_OK);
-  CHECK_INT(cls_ctc_loss_stream_finish(s, &loss), CLS_OK);
-  CHECK(fabs(loss - 3 * log(3.0)) < 1e-12, "repeated label over 3 frames: loss %.15g", loss);
+  too_few_then_one(x, rep, 2, 2, &s);
   /* Bad input. */
   float bad[3] = {0.0f, NAN, 0.0f};
   CHECK_INT(cls_ctc_loss_stream_feed(s, bad, 1, 3), CLS_ERR_INVALID_ARGUMENT);
