@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "clspeech/features.h"
+#include "fuzz_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,10 +32,7 @@ static int write_input(const uint8_t *data, size_t size) {
     close(fd);
     atexit(remove_tmp);
   }
-  FILE *f = fopen(tmp_path, "wb");
-  if (!f) return 0;
-  size_t n = size ? fwrite(data, 1, size, f) : 0;
-  return fclose(f) == 0 && n == size;
+  return fuzz_write_file(tmp_path, data, size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clspeech/model.h"
+#include "fuzz_files.h"
 
 static char dir[64];
 static char path[64], index_path[64];
@@ -25,25 +26,16 @@ static void cleanup(void) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  /* in memory where there is a tmpfs: a file written per input is far faster there */
-  snprintf(dir, sizeof dir, "%s/clspeech-fuzz-ckpt-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-  if (!mkdtemp(dir)) abort();
+  fuzz_make_dir(dir, sizeof dir, "ckpt");
   atexit(cleanup);
   snprintf(path, sizeof path, "%s/train-1.safetensors", dir);
   snprintf(index_path, sizeof index_path, "%s/checkpoint", dir);
   return 0;
 }
 
-static void write_file(const char *p, const uint8_t *data, size_t size) {
-  FILE *f = fopen(p, "wb");
-  if (!f) abort();
-  fwrite(data, 1, size, f);
-  fclose(f);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char err[1024], found[256];
-  write_file(path, data, size);
+  if (!fuzz_write_file(path, data, size)) abort();
   cls_model_config cfg;
   if (cls_checkpoint_peek_model(path, &cfg, err, sizeof err) == CLS_OK && cfg.n_hidden <= 64 &&
       cfg.n_classes <= 64 && cfg.n_input <= 64 && cfg.n_context <= 8) {
@@ -61,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(v);
   }
   /* the same bytes as the index file naming the checkpoint to load */
-  write_file(index_path, data, size < 300 ? size : 300);
+  if (!fuzz_write_file(index_path, data, size < 300 ? size : 300)) abort();
   if (cls_checkpoint_find(dir, "train", found, sizeof found, err, sizeof err) == CLS_OK) {
     const char *name = found + strlen(dir) + 1;
     if (strchr(name, '/') || name[0] == '.') abort(); /* only a file in the folder */

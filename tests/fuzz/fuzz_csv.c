@@ -10,6 +10,7 @@
 
 #include "clspeech/data.h"
 #include "data/csv.h"
+#include "fuzz_files.h"
 
 static char dir[64];
 static char csv_path[64];
@@ -26,9 +27,7 @@ static void cleanup(void) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  /* in memory where there is a tmpfs: a file written per input is far faster there */
-  snprintf(dir, sizeof dir, "%s/clspeech-fuzz-csv-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-  if (!mkdtemp(dir)) abort();
+  fuzz_make_dir(dir, sizeof dir, "csv");
   atexit(cleanup);
   snprintf(csv_path, sizeof csv_path, "%s/in.csv", dir);
   const char letters[] = " \na\nb\nc\nd\ne\nh\ni\nl\nr\ns\nt\n'\n";
@@ -52,12 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *text = malloc(size ? size : 1);
   if (!text) return 0;
   for (size_t i = 0; i < size; i++) text[i] = data[i] == '/' ? '_' : (char)data[i];
-  FILE *f = fopen(csv_path, "wb");
-  if (f) {
-    fwrite(text, 1, size, f);
-    fclose(f);
-  }
+  const int written = fuzz_write_file(csv_path, (const uint8_t *)text, size);
   free(text);
+  if (!written) return 0;
   const int strict = size > 0 && (data[0] & 1);
   cls_dataset_options o = {alphabet, 16000, 512, 320, size > 1 && (data[1] & 1), size > 2 ? data[2] % 4 : 0, strict};
   cls_dataset *ds = NULL;
