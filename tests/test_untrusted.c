@@ -264,7 +264,8 @@ static void test_cache_entry(void) {
 /* Feature configurations beyond the bounds are refused at once (the FFT length once doubled past
  * INT_MAX and looped forever). */
 static void test_feature_bounds(void) {
-  const int cases[][3] = {{16000, 100000000, 20}, {2000000000, 1000, 1000}, {16000, 32, 5000}, {999, 32, 20}};
+  const int cases[][3] = {{16000, 100000000, 20}, {2000000000, 1000, 1000}, {16000, 32, 5000}, {999, 32, 20},
+                          {16000, 0, 20}, {16000, 32, -1}};
   char err[512];
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     cls_mfcc_config c = cls_mfcc_default(cases[i][0]);

@@ -21,16 +21,15 @@ static double mel(double hz) { return 1127.0 * log1p(hz / 700.0); }
 
 cls_status cls_mfcc_tables_create(const cls_mfcc_config *cfg, cls_mfcc_tables **out, char *err, size_t err_cap) {
   *out = NULL;
-  if (cfg->sample_rate < CLS_MFCC_MIN_RATE || cfg->sample_rate > CLS_MFCC_MAX_RATE ||
-      cfg->win_len_ms > CLS_MFCC_MAX_MS || cfg->win_step_ms > CLS_MFCC_MAX_MS) {
+  if (cfg->sample_rate < CLS_MFCC_MIN_RATE || cfg->sample_rate > CLS_MFCC_MAX_RATE || cfg->win_len_ms < 1 ||
+      cfg->win_len_ms > CLS_MFCC_MAX_MS || cfg->win_step_ms < 1 || cfg->win_step_ms > CLS_MFCC_MAX_MS) {
     snprintf(err, err_cap,
              "feature window %d ms and step %d ms at %d Hz out of bounds: windows and steps of 1..%d ms at %d..%d Hz",
              cfg->win_len_ms, cfg->win_step_ms, cfg->sample_rate, CLS_MFCC_MAX_MS, CLS_MFCC_MIN_RATE,
              CLS_MFCC_MAX_RATE);
     return CLS_ERR_INVALID_ARGUMENT;
   }
-  if (cfg->sample_rate <= 0 || cfg->win_len_ms <= 0 || cfg->win_step_ms <= 0 ||
-      ((long)cfg->sample_rate * cfg->win_len_ms) % 1000 || ((long)cfg->sample_rate * cfg->win_step_ms) % 1000) {
+  if (((long)cfg->sample_rate * cfg->win_len_ms) % 1000 || ((long)cfg->sample_rate * cfg->win_step_ms) % 1000) {
     snprintf(err, err_cap,
              "feature window %d ms and step %d ms at %d Hz must be whole numbers of samples "
              "(sample_rate * ms divisible by 1000)",
