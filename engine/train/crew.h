@@ -55,6 +55,7 @@ typedef struct cls_crew {
   int out_of_time;
   cls_world *world;          /* the processes training together (--horovod), or this one alone */
   int rank_first;            /* this epoch: the index of this rank's first utterance in each global batch */
+  int global_batch;          /* this epoch, several ranks: the utterances of one global batch (0: not known) */
   int fault_fired;           /* the fault option has fired (once) */
   cls_summaries *summaries;  /* TensorBoard summaries of the training run (the loop opens them; NULL: none) */
   pthread_mutex_t fault_lock;

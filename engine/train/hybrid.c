@@ -190,9 +190,11 @@ static cls_status gradient_step(cls_hybrid *h, const cls_host_batch *b, int only
       s->status = CLS_OK;
       if (!s->share) continue;
       h->reduce_src[h->n_active] = s->grad;
-      /* One rank: the mean, sum_i (n_i/N) g_i. Several: the count-weighted sum, divided by the global
-         count after the reduction across ranks (world_step). */
-      h->reduce_w[h->n_active] = ranks > 1 ? (float)s->share : (float)s->share / (float)b->batch;
+      /* The mean, sum_i (n_i/N) g_i, N this step's utterances: with several ranks the global batch's,
+         summed across ranks by world_step (which rescales only when a step's global count differs, or
+         when N is not known: then the weights are the counts and it divides by the count) */
+      const int N = ranks == 1 ? b->batch : c->global_batch;
+      h->reduce_w[h->n_active] = N > 0 ? (float)s->share / (float)N : (float)s->share;
       h->n_active++;
       jobs[i] = (step_job){h, s, b, {{0}, 0, 0, 0}, !c->o.no_overlap};
       memcpy(jobs[i].drop.rate, c->o.dropout, sizeof jobs[i].drop.rate);
@@ -279,9 +281,10 @@ static cls_status apply_step(cls_hybrid *h) {
 }
 
 /* After gradient_step: *mean, the step's mean loss; with several ranks the sum across ranks of the
- * count-weighted gradients (then divided by the global count), of the counts, loss sums, deadline
- * flags (out_of_time set on every rank when one rank's deadline passed) and step times, in one
- * in-place MPI_Allreduce of h->g and its extras. */
+ * gradients (each rank's already weighted by count / global batch, so the sum is the mean; no pass over
+ * the parameters here unless a step's global count was not the epoch's global batch), of the counts,
+ * loss sums, deadline flags (out_of_time set on every rank when one rank's deadline passed) and step
+ * times, in one in-place MPI_Allreduce of h->g and its extras. */
 static cls_status world_step(cls_hybrid *h, const cls_host_batch *b, double step_ms, double *mean) {
   cls_crew *c = h->c;
   double local = 0;
@@ -304,8 +307,11 @@ static cls_status world_step(cls_hybrid *h, const cls_host_batch *b, double step
   h->last_allreduce_ms = cls_now_ms() - t0;
   h->allreduce_ms += h->last_allreduce_ms;
   if (st != CLS_OK) return st;
-  const float total = x[EXTRA_COUNT], scale = 1.0f / total;
-  for (size_t i = 0; i < c->n_params; i++) h->g[i] *= scale;
+  const float total = x[EXTRA_COUNT];
+  if (c->global_batch <= 0 || total != (float)c->global_batch) { /* the weights were not count / total */
+    const float scale = c->global_batch > 0 ? (float)c->global_batch / total : 1.0f / total;
+    for (size_t i = 0; i < c->n_params; i++) h->g[i] *= scale;
+  }
   *mean = (double)x[EXTRA_LOSS] / (double)total;
   h->step_audio = x[EXTRA_AUDIO];
   if (x[EXTRA_TIME_UP] > 0) c->out_of_time = 1;
@@ -451,8 +457,10 @@ cls_status cls_hybrid_sharded_epoch(cls_crew *c, int epoch, const cls_utterance 
   if (!mine) return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %d utterances", n_local);
   for (int k = 0; k < steps; k++) memcpy(mine + (size_t)k * local, u + (size_t)k * global + first, local * sizeof *u);
   c->rank_first = first;
+  c->global_batch = global;
   st = cls_hybrid_run_epoch(c, epoch, mine, n_local, local, one_at_a_time, progress, user);
   c->rank_first = 0;
+  c->global_batch = 0;
   free(mine);
   return st;
 }
