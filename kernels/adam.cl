@@ -4,6 +4,11 @@
  *   m += (g - m)*(1 - beta1);  v += (g*g - v)*(1 - beta2);  theta -= alpha*m / (sqrt(v) + epsilon)
  * (the update forms of TF's ApplyAdam CPU kernel, so that rounding matches it). */
 #include "common.h"
+#include "work_items.h"
+
+#if CLS_ADAM_PER_ITEM != 8
+#error "adam_update takes one float8 of parameters per work-item"
+#endif
 
 /* Eight consecutive parameters per work-item, as float8 (whole vector registers on CPU devices, which
  * cannot vectorise across work-items around the early exit; coalesced 32-byte accesses on GPUs); the
@@ -17,11 +22,11 @@ __kernel void adam_update(const int n, __global float *param, const int param_of
                           const int m_off, __global float *v, const int v_off, __global const float *grad,
                           const int grad_off, const float alpha, const float beta1, const float beta2,
                           const float epsilon) {
-  const int i0 = (int)get_global_id(0) * 8;
+  const int i0 = (int)get_global_id(0) * CLS_ADAM_PER_ITEM;
   if (i0 >= n) return;
   __global float *pp = param + param_off + i0, *mp = m + m_off + i0, *vp = v + v_off + i0;
   __global const float *gp = grad + grad_off + i0;
-  if (n - i0 >= 8) {
+  if (n - i0 >= CLS_ADAM_PER_ITEM) {
     const float8 g = vload8(0, gp);
     float8 mi = vload8(0, mp), vi = vload8(0, vp), p = vload8(0, pp);
     ADAM_STEP(g, mi, vi, p)

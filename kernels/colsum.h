@@ -6,7 +6,7 @@
 #ifndef CLS_KERNELS_COLSUM_H
 #define CLS_KERNELS_COLSUM_H
 
-#define CLS_COLSUM_W 16
+#include "work_items.h" /* CLS_COLSUM_W */
 
 /* db[j] (=|+=) sum over rows of m[r, j], for the columns j0 .. j0+15 (those below cols): two runs of 8
  * in float8 side by side, so that a work-item reads whole 64-byte lines of a row. */

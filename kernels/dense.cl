@@ -8,7 +8,11 @@
 #include "common.h"
 #include "philox.h"
 
-#define DENSE_RUN 32
+#include "work_items.h"
+#define DENSE_RUN CLS_DENSE_RUN
+#if DENSE_RUN != 32
+#error "dense_keep32 draws 8 Philox blocks of 4 units: 32 per work-item"
+#endif
 
 /* keep = the draw survives dropout; `scale` = 1/(1-rate). */
 static inline int dense_keep(const float rate, const uint seed, const uint step, const uint layer, const int batch,

@@ -10,7 +10,11 @@
 /* A work-item takes LSTM_V = 8 neighbouring units of one utterance, in float8 (a CPU device's vector
  * lanes; fewer, larger work-items). A run that passes the hidden size (hidden not a multiple of 8) is
  * read and written through a private copy, its lanes past the end zero and never stored. */
-#define LSTM_V 8
+#include "work_items.h"
+#define LSTM_V CLS_LSTM_V
+#if LSTM_V != 8
+#error "the gate kernels take one float8 of units per work-item"
+#endif
 
 static inline float8 lstm_sigmoid(const float8 z) { return 1.0f / (1.0f + exp(-z)); }
 

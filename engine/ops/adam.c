@@ -8,6 +8,7 @@
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
+#include "work_items.h"
 
 struct cls_adam_plan {
   cls_engine *engine;
@@ -52,7 +53,7 @@ cls_status cls_adam_update(cls_adam_plan *p, cl_command_queue q, size_t n, cls_b
                                sizeof po, &po, sizeof m.mem, &m.mem, sizeof mo, &mo, sizeof v.mem, &v.mem, sizeof vo, &vo,
                                sizeof grad.mem, &grad.mem, sizeof go, &go, sizeof alpha, &alpha, sizeof beta1, &beta1,
                                sizeof beta2, &beta2, sizeof epsilon, &epsilon);
-  size_t items = (n + 7) / 8; /* eight parameters per work-item (kernels/adam.cl) */
+  size_t items = (n + CLS_ADAM_PER_ITEM - 1) / CLS_ADAM_PER_ITEM; /* kernels/adam.cl */
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->update, "adam_update", 1, &items, &p->local, event);
   if (st == CLS_OK) {
     state->beta1_power *= beta1;

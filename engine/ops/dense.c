@@ -7,12 +7,12 @@
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
+#include "work_items.h"
 
 /* Fixed work-group sizes (the grid is rounded up to them): a CPU driver compiles a kernel once per
  * work-group size, so a size the driver picks per launch would recompile for every new number of rows.
- * The column sums take few work-items (16 columns each): small groups, so that every core gets some. */
+ * The column sums' groups are CLS_COLSUM_LOCAL (kernels/work_items.h). */
 #define DENSE_LOCAL 64
-#define COLSUM_LOCAL 4
 
 struct cls_dense_plan {
   cls_engine *engine;
@@ -77,7 +77,7 @@ cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cl
                     sizeof act->step, &act->step, sizeof act->layer, &act->layer, sizeof batch, &batch,
                     sizeof act->utterance_offset, &act->utterance_offset);
   /* a work-item per run of 32 units of a row (kernels/dense.cl) */
-  size_t global = ((size_t)p->out + 31) / 32 * (size_t)rows, local = DENSE_LOCAL;
+  size_t global = ((size_t)p->out + CLS_DENSE_RUN - 1) / CLS_DENSE_RUN * (size_t)rows, local = DENSE_LOCAL;
   if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_act, "dense_bias_act", 1, &global, &local, event);
   return st;
 }
@@ -98,7 +98,7 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
     st = cls_ops_args(e, p->act_bwd, "dense_act_bwd", 9, sizeof n, &n, sizeof y.mem, &y.mem, sizeof yo, &yo,
                       sizeof dy.mem, &dy.mem, sizeof dyo, &dyo, sizeof dz.mem, &dz.mem, sizeof dzo, &dzo,
                       sizeof act->relu_clip, &act->relu_clip, sizeof scale, &scale);
-    size_t global = ((size_t)n + 31) / 32, local = DENSE_LOCAL; /* a work-item per 32 elements */
+    size_t global = ((size_t)n + CLS_DENSE_RUN - 1) / CLS_DENSE_RUN, local = DENSE_LOCAL;
     if (st == CLS_OK) st = cls_ops_launch(e, q, p->act_bwd, "dense_act_bwd", 1, &global, &local, NULL);
     if (st != CLS_OK) return st;
   }
@@ -109,7 +109,7 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
   int dzo = (int)dz.offset, dbo = (int)db.offset, acc = mode == CLS_ACCUMULATE;
   st = cls_ops_args(e, p->bias_grad, "dense_bias_grad", 7, sizeof rows, &rows, sizeof p->out, &p->out, sizeof dz.mem,
                     &dz.mem, sizeof dzo, &dzo, sizeof db.mem, &db.mem, sizeof dbo, &dbo, sizeof acc, &acc);
-  size_t global = ((size_t)p->out + 15) / 16, local = COLSUM_LOCAL; /* a work-item per 16 columns */
+  size_t global = ((size_t)p->out + CLS_COLSUM_W - 1) / CLS_COLSUM_W, local = CLS_COLSUM_LOCAL;
   cl_event *last = dx.mem ? NULL : event;
   if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_grad, "dense_bias_grad", 1, &global, &local, last);
   if (st != CLS_OK || !dx.mem) return st;

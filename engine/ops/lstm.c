@@ -12,12 +12,13 @@
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
+#include "work_items.h"
 
 struct cls_lstm_plan {
   cls_engine *engine;
   int max_time, max_batch, input, hidden;
   cl_kernel gates_fwd, gates_bwd, bias_grad;
-  size_t local; /* the kernels' work-group size (CLS_WG_1D of the device) */
+  size_t local; /* the gate kernels' work-group size (CLS_WG_1D of the device; the bias gradient's: CLS_COLSUM_LOCAL) */
   cls_gemm_plan *gemm;
   bool owns_gemm; /* made by create (not one given by cls_lstm_set_gemm) */
 };
@@ -212,7 +213,7 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_ar
                       sizeof a->h_out.mem, &a->h_out.mem, sizeof h_off, &h_off, sizeof hs_mem, &hs_mem, sizeof hs_off,
                       &hs_off, sizeof write_h_state, &write_h_state, sizeof a->seq_len.mem, &a->seq_len.mem,
                       sizeof len_off, &len_off, sizeof save, &save);
-    size_t global = (size_t)B * (((size_t)H + 7) / 8); /* a work-item per 8 units of an utterance */
+    size_t global = (size_t)B * (((size_t)H + CLS_LSTM_V - 1) / CLS_LSTM_V); /* kernels/lstm.cl */
     if (st == CLS_OK)
       st = cls_ops_launch(p->engine, q, p->gates_fwd, "lstm_gates_fwd", 1, &global, &p->local,
                           t == T - 1 ? event : NULL);
@@ -308,7 +309,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
                       sizeof dh_off, &dh_off, sizeof ws, &ws, sizeof dh_rec_off, &dh_rec_off, sizeof has_next,
                       &has_next, sizeof ws, &ws, sizeof dc_off, &dc_off, sizeof ws, &ws, sizeof dz_off, &dz_off,
                       sizeof seq_len.mem, &seq_len.mem, sizeof len_off, &len_off);
-    size_t global = (size_t)B * (((size_t)H + 7) / 8); /* a work-item per 8 units of an utterance */
+    size_t global = (size_t)B * (((size_t)H + CLS_LSTM_V - 1) / CLS_LSTM_V); /* kernels/lstm.cl */
     if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->gates_bwd, "lstm_gates_bwd", 1, &global, &p->local, NULL);
   }
   if (st != CLS_OK) return st;
@@ -335,7 +336,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
                       sizeof ws, &ws, sizeof dzo, &dzo, sizeof dbias.mem, &dbias.mem, sizeof dbo, &dbo, sizeof acc,
                       &acc);
     /* a work-item per 16 columns, in groups of a fixed 4 (few work-items: every core gets some) */
-    size_t global = (H4 + 15) / 16, local = 4;
+    size_t global = (H4 + CLS_COLSUM_W - 1) / CLS_COLSUM_W, local = CLS_COLSUM_LOCAL;
     if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->bias_grad, "lstm_bias_grad", 1, &global, &local, event);
   }
   return st;
