@@ -29,26 +29,24 @@ cls_gemm_class cls_gemm_class_of(size_t m, size_t n, size_t k, bool packed) {
 
 static bool backend_valid(int b) { return b == 1 || b == 2; }
 
-void cls_gemm_tuning_format_backends(const cls_gemm_tuning *t, char *out, size_t cap) {
+/* Every stored class's backend, each as `format` of its class and backend names, one after another. */
+static void format_each_backend(const cls_gemm_tuning *t, const char *format, char *out, size_t cap) {
   size_t used = 0;
   if (cap) out[0] = '\0';
   for (int c = 0; c < CLS_GEMM_N_CLASSES && used < cap; c++) {
     if (!backend_valid(t->backend[c])) continue;
-    int w = snprintf(out + used, cap - used, " %s=%s", class_names[c], backend_names[t->backend[c]]);
+    int w = snprintf(out + used, cap - used, format, class_names[c], backend_names[t->backend[c]]);
     if (w < 0) break;
     used += (size_t)w;
   }
 }
 
+void cls_gemm_tuning_format_backends(const cls_gemm_tuning *t, char *out, size_t cap) {
+  format_each_backend(t, " %s=%s", out, cap);
+}
+
 void cls_gemm_tuning_backend_lines(const cls_gemm_tuning *t, char *out, size_t cap) {
-  size_t used = 0;
-  if (cap) out[0] = '\0';
-  for (int c = 0; c < CLS_GEMM_N_CLASSES && used < cap; c++) {
-    if (!backend_valid(t->backend[c])) continue;
-    int w = snprintf(out + used, cap - used, "backend %s %s\n", class_names[c], backend_names[t->backend[c]]);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
+  format_each_backend(t, "backend %s %s\n", out, cap);
 }
 
 void cls_gemm_params_format(const cls_gemm_params *p, char *out, size_t cap) {
