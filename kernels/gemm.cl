@@ -19,6 +19,7 @@
  * float8 on AVX2 (16 registers), 6 x 4 of float16 on AVX-512 (32 registers). The host reads MR and NR
  * back from gemm_geometry's reqd_work_group_size, so host and kernels always agree. */
 #include "common.h"
+#include "work_items.h"
 
 #ifndef CLS_GEMM_W
 #define CLS_GEMM_W 8
@@ -233,6 +234,124 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tile(
 #pragma unroll
         for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(acc[r][v], v, tmp);
         for (int j = 0; j < cols; j++) row[j] = beta != 0.0f ? alpha * tmp[j] + beta * row[j] : alpha * tmp[j];
+      }
+    }
+  }
+}
+
+/* gemm_tn_narrow: C [m, n] = alpha * A^T * B + beta * C for a narrow C (n <= CLS_GEMM_NARROW_TILES x MR)
+ * and a long k, A stored [k, m] and B [k, n], both read in place: the output layer's weight gradient
+ * x^T dy (m = H, n = 29, k = B*T), where gemm_tile would first pack x^T, a pass over all of x as long as
+ * the product itself. A work-item computes the transpose of NARROW_STRIPS strips of NR rows of C: NR of
+ * m, vector loads from A's rows, against the n columns of C in tiles of MR, broadcasts from B's rows, so
+ * that n pads to a multiple of MR rather than of NR (29 to 30, not 32). It walks k in blocks of
+ * CLS_GEMM_NARROW_KB steps: it copies the block's piece of A (whole cache lines of each row: A is read
+ * down its columns, lda apart, a power of two for H a power of two, so that in place the rows would
+ * compete for a few cache sets) into private memory, prefetches the next block's (the hardware
+ * prefetchers do not follow a stride of one row per page), then runs every strip and tile over the
+ * block, their accumulators waiting in private memory between blocks. Rows past m and columns past n
+ * are read clamped or as zeros and never stored; beta == 0 never reads C. */
+/* A prefetch of one cache line: clang's builtin where the compiler has it (PoCL: the CPU's prefetch
+ * instruction), else OpenCL's prefetch(), so that every device builds. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_prefetch)
+#define GEMM_PREFETCH(p) __builtin_prefetch(p)
+#endif
+#endif
+#ifndef GEMM_PREFETCH
+#define GEMM_PREFETCH(p) prefetch((p), 1)
+#endif
+
+#define NARROW_STRIPS CLS_GEMM_NARROW_STRIPS(GEMM_NR)
+#define NARROW_ROW (NARROW_STRIPS * GEMM_NR) /* floats per step of k of the private block of A */
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
+    const int m, const int n, const int k, const int strips, const float alpha, __global const float *a,
+    const int a_off, const int lda, __global const float *b, const int b_off, const int ldb, const float beta,
+    __global float *c, const int c_off, const int ldc) {
+  const int s_count = min(strips, NARROW_STRIPS);
+  const int first = (int)get_global_id(0) * s_count * GEMM_NR;
+  if (first >= m) return;
+  const int n_tiles = min((n + GEMM_MR - 1) / GEMM_MR, CLS_GEMM_NARROW_TILES);
+  const int s_n = min(s_count, (m - first + GEMM_NR - 1) / GEMM_NR);
+  gemm_vec part[NARROW_STRIPS][CLS_GEMM_NARROW_TILES][GEMM_MR][GEMM_NV];
+  for (int s = 0; s < s_n; s++)
+    for (int t = 0; t < n_tiles; t++)
+#pragma unroll
+      for (int r = 0; r < GEMM_MR; r++)
+#pragma unroll
+        for (int v = 0; v < GEMM_NV; v++) part[s][t][r][v] = (gemm_vec)(0.0f);
+
+  /* A's block: steps x (s_n x NR) floats, copied into private memory, contiguous */
+  float blk[CLS_GEMM_NARROW_KB * NARROW_ROW];
+  const int kbb = CLS_GEMM_NARROW_KB, bw = s_n * GEMM_NR;
+  for (int k0 = 0; k0 < k; k0 += kbb) {
+    const int steps = min(kbb, k - k0);
+    if (k0 + kbb < k) { /* the next block's lines of A, while this block computes */
+      __global const float *pf = a + a_off + (size_t)(k0 + kbb) * (size_t)lda + (size_t)first;
+      const int ahead = min(kbb, k - k0 - kbb);
+      for (int kk = 0; kk < ahead; kk++, pf += lda)
+        for (int s = 0; s < s_n; s++) GEMM_PREFETCH(pf + s * GEMM_NR);
+    }
+    {
+      __global const float *src = a + a_off + (size_t)k0 * (size_t)lda + (size_t)first;
+      const int width = min(bw, m - first);
+      if (width == bw) {
+        for (int kk = 0; kk < steps; kk++, src += lda)
+          for (int s = 0; s < s_n; s++)
+#pragma unroll
+            for (int v = 0; v < GEMM_NV; v++)
+              GEMM_VSTORE(GEMM_VLOAD(s * GEMM_NV + v, src), kk * (NARROW_ROW / GEMM_W) + s * GEMM_NV + v, blk);
+      } else {
+        for (int kk = 0; kk < steps; kk++, src += lda)
+          for (int i = 0; i < bw; i++) blk[kk * NARROW_ROW + i] = i < width ? src[i] : 0.0f;
+      }
+    }
+    for (int s = 0; s < s_n; s++) {
+      for (int t = 0; t < n_tiles; t++) {
+        const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
+        gemm_vec acc[GEMM_MR][GEMM_NV];
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++)
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = part[s][t][r][v];
+        __global const float *br[GEMM_MR];
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++)
+          br[r] = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)(j0 + min(r, cols - 1));
+        const float *ap = blk + s * GEMM_NR;
+        for (int kk = 0; kk < steps; kk++) {
+          gemm_vec av[GEMM_NV];
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ap);
+          ap += NARROW_ROW;
+#pragma unroll
+          for (int r = 0; r < GEMM_MR; r++) {
+            const gemm_vec bv = (gemm_vec)(*br[r]);
+            br[r] += ldb;
+#pragma unroll
+            for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(bv, av[v], acc[r][v]);
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++)
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++) part[s][t][r][v] = acc[r][v];
+      }
+    }
+  }
+
+  /* C's element (i0 + i, j0 + r) is lane i of strip s's tile t, row r */
+  for (int s = 0; s < s_n; s++) {
+    const int i0 = first + s * GEMM_NR, rows = min(GEMM_NR, m - i0);
+    for (int t = 0; t < n_tiles; t++) {
+      const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
+      for (int r = 0; r < cols; r++) {
+        float tmp[GEMM_NR];
+#pragma unroll
+        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(part[s][t][r][v], v, tmp);
+        __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)(j0 + r);
+        for (int i = 0; i < rows; i++, cp += ldc) *cp = beta != 0.0f ? alpha * tmp[i] + beta * *cp : alpha * tmp[i];
       }
     }
   }

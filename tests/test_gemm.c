@@ -2,7 +2,7 @@
  * odd shapes (m, n, k each of 1, 5, 6, 7, 15, 16, 17, 63, 64, 65) in every transpose, with offsets and
  * leading dimensions wider than the matrix, alpha and beta (beta 0 over a C of NaN), the packed-B path,
  * small chunks and bands (several launches per call, partial ones at the edges), A packed or read in
- * place, k = 0, and the step's own shapes (sampled rows); then the CLBlast backend through the same
+ * place, k = 0, the step's own shapes (sampled rows) and the edges of the narrow A^T B kernel; then the CLBlast backend through the same
  * entry points on some of them, and argument errors.
  * Tolerance per element: |C - ref| <= 2^-20 * (|alpha| * sum_k |a_ik b_kj| + |beta c_ij|) + 1e-12, i.e.
  * 16 ulp of the magnitudes summed (a float32 sum of k terms in any order is within k * 2^-24 of that
@@ -187,6 +187,13 @@ static void model_shapes(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
       {true, false, false, 494, 512, 2400, 1.0f, 1.0f, 0, 0, 24},  /* layer 1 weight gradient */
       {true, false, false, 512, 2048, 2384, 1.0f, 0.0f, 0, 0, 24}, /* dW_h */
       {false, true, false, 2400, 512, 2048, 1.0f, 0.0f, 0, 0, 24}, /* LSTM dx */
+      {true, false, false, 512, 29, 2400, 1.0f, 0.0f, 0, 0, 24},   /* output layer dW (gemm_tn_narrow) */
+      {true, false, false, 2048, 29, 2400, 1.0f, 1.0f, 3, 0, 24},  /* the same at H = 2048, 4 strips an item */
+      /* gemm_tn_narrow's edges: the widest C it takes (6 tiles) and one column more (gemm_tile), several strips
+         per work-item with a partial last strip and item, k blocks with a partial last one */
+      {true, false, false, 1000, 36, 47, -0.5f, 0.25f, 1, 3, 0},
+      {true, false, false, 1000, 37, 47, -0.5f, 0.25f, 1, 3, 0},
+      {true, false, false, 1000, 30, 33, 2.0f, 0.0f, 2, 1, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(env, dev, plan, &cases[i], s);
 }

@@ -10,6 +10,8 @@
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
+#include "work_items.h"
+
 
 /* Largest packed B chunk by default: 1 Mi floats (4 MiB), a few L2s' worth, so that a panel is still
  * in cache when the tile kernel reads it and the scratch stays small beside the model. */
@@ -45,7 +47,7 @@ struct cls_gemm_plan {
   cls_device_kind kind;
   cls_gemm_backend forced;  /* AUTO: by shape class, as cls_gemm_backend_of says */
   cls_gemm_backend by_class[CLS_GEMM_N_CLASSES]; /* cls_gemm_backend_of the device, at create */
-  cl_kernel pack_a, pack_b, tile;
+  cl_kernel pack_a, pack_b, tile, narrow;
   int mr, nr;               /* the own backend's tile */
   cls_gemm_pack_a pack_a_mode;
   size_t chunk_floats;
@@ -84,6 +86,7 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   st = cls_device_kernel(e, d, "gemm", "gemm_pack_a", &p->pack_a);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_pack_b", &p->pack_b);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_tile", &p->tile);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_tn_narrow", &p->narrow);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_geometry", &geometry);
   if (st == CLS_OK) {
     size_t wg[3] = {0, 0, 0};
@@ -109,6 +112,7 @@ void cls_gemm_destroy(cls_gemm_plan *p) {
   if (p->pack_a) clReleaseKernel(p->pack_a);
   if (p->pack_b) clReleaseKernel(p->pack_b);
   if (p->tile) clReleaseKernel(p->tile);
+  if (p->narrow) clReleaseKernel(p->narrow);
   if (p->scratch) clReleaseMemObject(p->scratch);
   free(p);
 }
@@ -299,8 +303,35 @@ static cls_status launch_tile(cls_gemm_plan *p, cl_command_queue q, int m, int n
   return st;
 }
 
+/* The narrow TN product (gemm_tn_narrow): CLS_GEMM_NARROW_STRIPS(NR) strips of NR rows of C per work-item
+   (a work-item's block of A is then 256 bytes of each row, 4 cache lines, so that each page of A it touches
+   serves more work), fewer when that would leave under NARROW_MIN_ITEMS work-items. */
+#define NARROW_MIN_ITEMS 8
+
+static bool narrow_tn(const cls_gemm_plan *p, bool ta, bool tb, int n, int k) {
+  return ta && !tb && k > 0 && n <= p->mr * CLS_GEMM_NARROW_TILES;
+}
+
+static cls_status launch_narrow(cls_gemm_plan *p, cl_command_queue q, int m, int n, int k, float alpha, cls_buf a,
+                                int lda, cls_buf b, int ldb, float beta, cls_buf c, int ldc, cl_event *event) {
+  const size_t all = ceil_div((size_t)m, (size_t)p->nr);
+  size_t per = all / NARROW_MIN_ITEMS;
+  if (per < 1) per = 1;
+  if (per > (size_t)CLS_GEMM_NARROW_STRIPS(p->nr)) per = (size_t)CLS_GEMM_NARROW_STRIPS(p->nr);
+  int strips = (int)per, a_off = (int)a.offset, b_off = (int)b.offset, c_off = (int)c.offset;
+  cls_status st = cls_ops_args(p->engine, p->narrow, "gemm_tn_narrow", 15, sizeof m, &m, sizeof n, &n, sizeof k, &k,
+                               sizeof strips, &strips, sizeof alpha, &alpha, sizeof a.mem, &a.mem, sizeof a_off,
+                               &a_off, sizeof lda, &lda, sizeof b.mem, &b.mem, sizeof b_off, &b_off, sizeof ldb, &ldb,
+                               sizeof beta, &beta, sizeof c.mem, &c.mem, sizeof c_off, &c_off, sizeof ldc, &ldc);
+  size_t global = ceil_div(all, per), local = 1;
+  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->narrow, "gemm_tn_narrow", 1, &global, &local, event);
+  return st;
+}
+
 static cls_status own_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, int m, int n, int k, float alpha,
                            cls_buf a, int lda, cls_buf b, int ldb, float beta, cls_buf c, int ldc, cl_event *event) {
+  if (narrow_tn(p, ta, tb, n, k)) /* no packing: A^T and B read in place */
+    return launch_narrow(p, q, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, event);
   const size_t panel = (size_t)k * (size_t)p->nr, n_tiles = ceil_div((size_t)n, (size_t)p->nr);
   size_t per_chunk = panel ? p->chunk_floats / panel : n_tiles;
   if (per_chunk < 1) per_chunk = 1;
