@@ -11,7 +11,9 @@
  * through a tile, a row and a k stride, which covers it in place (either layout) and packed by
  * gemm_pack_a into [m_tile][k][MR] (the host packs a transposed A that many B panels will read); the
  * rows of the last tile past m read row m-1 again and are not stored. The grid walks C along rows (an
- * M tile against several B panels) or down columns in bands (see gemm_tile).
+ * M tile against several B panels) or down columns in bands (see gemm_tile). The pair gemm_pack_b and
+ * gemm_tile is built twice (gemm_tile.h): for the device's tile, and as gemm_pack_b_narrow and
+ * gemm_tile_narrow for a thin one (2 MR x NR/2) that a C of at most NR/2 columns takes.
  *
  * Tunables (-D, per device from engine/device/kernel_options.c): CLS_GEMM_W the vector width (2, 4, 8
  * or 16; the device's preferred float width), CLS_GEMM_MR rows per tile, CLS_GEMM_NV vectors per
@@ -53,8 +55,17 @@ typedef GEMM_CAT(float, CLS_GEMM_W) gemm_vec;
 #pragma OPENCL FP_CONTRACT ON
 #define GEMM_FMA(a, b, c) ((a) * (b) + (c))
 
-/* Never launched: its required work-group size (MR, NR, 1) tells the host the tile geometry. */
+/* The narrow geometry (gemm_tile_narrow): twice the rows (at most 16) and half the vectors of a row (at
+ * least one), so that about as many accumulators stay in registers. */
+#define GEMM_MR_NARROW (2 * GEMM_MR > 16 ? 16 : 2 * GEMM_MR)
+#define GEMM_NV_NARROW (GEMM_NV > 1 ? GEMM_NV / 2 : 1)
+
+/* Never launched: their required work-group sizes (MR, NR, 1) tell the host the tile geometries. */
 __kernel __attribute__((reqd_work_group_size(GEMM_MR, GEMM_NR, 1))) void gemm_geometry(__global float *unused) {
+  (void)unused;
+}
+__kernel __attribute__((reqd_work_group_size(GEMM_MR_NARROW, GEMM_NV_NARROW * GEMM_W, 1))) void gemm_geometry_narrow(
+    __global float *unused) {
   (void)unused;
 }
 
@@ -62,44 +73,7 @@ __kernel __attribute__((reqd_work_group_size(GEMM_MR, GEMM_NR, 1))) void gemm_ge
  * writes kb x NR (or kb x MR) consecutive floats of its panel and reads whole runs of its source; tiles
  * are the fast grid dimension, so that work-items run one after the other read neighbouring columns of
  * the same rows. (A work-item per single k step spent more on work-group dispatch than on copying:
- * twice the time at the weight-gradient shapes.)
- *
- * gemm_pack_b: the panels of the n tiles t0 <= t < t0 + tiles: panel t - t0 starts at
- * packed[p_off + (t - t0) * k * NR] and holds op(B)[kk][t * NR + c] at [kk * w + c], w its width: NR
- * when `pad` (0 past n), else min(NR, n - t * NR). op(B)[kk][j] is b[kk*ldb + j], or b[j*ldb + kk] when
- * trans. */
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_b(
-    const int k, const int n, const int t0, const int tiles, __global const float *b, const int b_off, const int ldb,
-    const int trans, __global float *packed, const int p_off, const int pad, const int kb) {
-  const int tile = (int)get_global_id(0), k0 = (int)get_global_id(1) * kb;
-  if (tile >= tiles || k0 >= k) return;
-  const int rows = min(kb, k - k0);
-  const int j0 = (t0 + tile) * GEMM_NR, cols = min(GEMM_NR, n - j0), w = pad ? GEMM_NR : cols;
-  __global float *dst = packed + p_off + (size_t)tile * (size_t)k * GEMM_NR + (size_t)k0 * (size_t)w;
-  if (!trans) {
-    __global const float *src = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)j0;
-    if (cols == GEMM_NR) {
-      for (int kk = 0; kk < rows; kk++, src += ldb, dst += GEMM_NR) {
-#pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(GEMM_VLOAD(v, src), v, dst);
-      }
-    } else {
-      for (int kk = 0; kk < rows; kk++, src += ldb, dst += w)
-        for (int c = 0; c < w; c++) dst[c] = c < cols ? src[c] : 0.0f;
-    }
-  } else {
-    __global const float *src = b + b_off + (size_t)j0 * (size_t)ldb + (size_t)k0;
-    if (cols == GEMM_NR) {
-      for (int kk = 0; kk < rows; kk++, dst += GEMM_NR) {
-#pragma unroll
-        for (int c = 0; c < GEMM_NR; c++) dst[c] = src[(size_t)c * (size_t)ldb + (size_t)kk];
-      }
-    } else {
-      for (int kk = 0; kk < rows; kk++, dst += w)
-        for (int c = 0; c < w; c++) dst[c] = c < cols ? src[(size_t)c * (size_t)ldb + (size_t)kk] : 0.0f;
-    }
-  }
-}
+ * twice the time at the weight-gradient shapes.) gemm_pack_b is in gemm_tile.h, included below. */
 
 /* gemm_pack_a: packed [(mt * k + kk) * MR + r] = op(A)[mt * MR + r][kk] (0 past m); op(A)[i][kk] is
  * a[i*lda + kk], or a[kk*lda + i] when trans. */
@@ -129,115 +103,38 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
   }
 }
 
-/* The MR x NR tiles of C over the n tiles t0 <= t < t0 + tiles, in one of two walks over a 1-D grid:
- * - span > 0, along rows: a work-group computes `span` tiles side by side (one M tile against `span`
- *   consecutive B panels), so that its MR rows of A stay in L1 while the panels stream, and C is written
- *   row band after row band; the grid is m_tiles x ceil(tiles / span), n fastest. The walk for a short k
- *   (A's rows fit in L1).
- * - span == 0, down columns: `per` tiles one under the other (the same B panel, from L1 or L2 for all of
- *   them), over a grid of m_groups x tiles, m_groups = ceil(m_tiles / per), walking bands of `band` m
- *   groups: within a band every n tile in turn, and within an n tile the band's m groups, so that the
- *   band's rows of A stay in cache across the n tiles and each B panel across the band. The walk for a
- *   long k, and for an A of a few tiles (the recurrent products: all of them in one group).
- * A element (i0 + r, kk) of op(A), i0 the tile's first row, is a[a_off + mt*a_ts + r*a_rs + kk*a_ks]
- * (in place: a_ts = MR*a_rs; packed: a_ts = MR*k, a_rs = 1, a_ks = MR); the packed B panels start at
- * bp[bp_off] with panel 0 holding tile t0, the last one padded to NR columns when `padded`. beta == 0
- * never reads C (NaN there does not propagate). */
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tile(
-    const int m, const int n, const int k, const int t0, const int tiles, const int span, const int band,
-    const int per, const float alpha, __global const float *a, const int a_off, const int a_ts, const int a_rs,
-    const int a_ks, __global const float *bp, const int bp_off, const int padded, const float beta, __global float *c,
-    const int c_off, const int ldc) {
-  const int m_tiles = (m + GEMM_MR - 1) / GEMM_MR, g = (int)get_group_id(0);
-  int mt0, panel0, count;
-  if (span > 0) {
-    const int n_groups = (tiles + span - 1) / span;
-    mt0 = g / n_groups;
-    panel0 = (g - mt0 * n_groups) * span;
-    count = min(tiles - panel0, span);
-  } else {
-    const int m_groups = (m_tiles + per - 1) / per, per_band = band * tiles;
-    const int b0 = g / per_band * band, in_band = min(band, m_groups - b0), rest = g - b0 * tiles;
-    panel0 = rest / in_band;
-    const int mg = b0 + (rest - panel0 * in_band);
-    mt0 = mg * per;
-    count = min(m_tiles, (mg + 1) * per) - mt0;
-  }
-  for (int it = 0; it < count; it++) {
-    const int mt = span > 0 ? mt0 : mt0 + it, panel = span > 0 ? panel0 + it : panel0;
-    const int j0 = (t0 + panel) * GEMM_NR, cols = min(GEMM_NR, n - j0);
-    const int i0 = mt * GEMM_MR;
-    const int rows = min(GEMM_MR, m - i0);
-    __global const float *ar[GEMM_MR];
-#pragma unroll
-    for (int r = 0; r < GEMM_MR; r++)
-      ar[r] = a + a_off + (size_t)mt * (size_t)a_ts + (size_t)min(r, rows - 1) * (size_t)a_rs;
-    __global const float *b = bp + bp_off + (size_t)panel * (size_t)k * GEMM_NR;
+/* A prefetch of one cache line: clang's builtin where the compiler has it (PoCL: the CPU's prefetch
+ * instruction), else OpenCL's prefetch(), so that every device builds. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_prefetch)
+#define GEMM_PREFETCH(p) __builtin_prefetch(p)
+#endif
+#endif
+#ifndef GEMM_PREFETCH
+#define GEMM_PREFETCH(p) prefetch((p), 1)
+#endif
 
-    gemm_vec acc[GEMM_MR][GEMM_NV];
-#pragma unroll
-    for (int r = 0; r < GEMM_MR; r++)
-#pragma unroll
-      for (int v = 0; v < GEMM_NV; v++) acc[r][v] = (gemm_vec)(0.0f);
-
-    if (cols == GEMM_NR || padded) {
-      for (int kk = 0; kk < k; kk++) {
-        gemm_vec bv[GEMM_NV];
-#pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) bv[v] = GEMM_VLOAD(v, b);
-        b += GEMM_NR;
-#pragma unroll
-        for (int r = 0; r < GEMM_MR; r++) {
-          const gemm_vec av = (gemm_vec)(*ar[r]);
-          ar[r] += a_ks;
-#pragma unroll
-          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(av, bv[v], acc[r][v]);
-        }
-      }
-    } else { /* the narrower last panel, rows of `cols` floats: read element by element, zero past them */
-      float row[GEMM_NR];
-      for (int kk = 0; kk < k; kk++) {
-        for (int j = 0; j < GEMM_NR; j++) row[j] = j < cols ? b[j] : 0.0f;
-        b += cols;
-        gemm_vec bv[GEMM_NV];
-#pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) bv[v] = GEMM_VLOAD(v, row);
-#pragma unroll
-        for (int r = 0; r < GEMM_MR; r++) {
-          const gemm_vec av = (gemm_vec)(*ar[r]);
-          ar[r] += a_ks;
-#pragma unroll
-          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(av, bv[v], acc[r][v]);
-        }
-      }
-    }
-
-    __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)j0;
-    if (cols == GEMM_NR) {
-#pragma unroll
-      for (int r = 0; r < GEMM_MR; r++) {
-        if (r >= rows) break;
-        __global float *row = cp + (size_t)r * (size_t)ldc;
-#pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) {
-          gemm_vec out = alpha * acc[r][v];
-          if (beta != 0.0f) out += beta * GEMM_VLOAD(v, row);
-          GEMM_VSTORE(out, v, row);
-        }
-      }
-    } else {
-      float tmp[GEMM_NR];
-#pragma unroll
-      for (int r = 0; r < GEMM_MR; r++) {
-        if (r >= rows) break;
-        __global float *row = cp + (size_t)r * (size_t)ldc;
-#pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(acc[r][v], v, tmp);
-        for (int j = 0; j < cols; j++) row[j] = beta != 0.0f ? alpha * tmp[j] + beta * row[j] : alpha * tmp[j];
-      }
-    }
-  }
-}
+/* The packed-panel kernels, once per tile geometry (gemm_tile.h): the device's, and the narrow one for a
+ * C of at most NR/2 columns (the output layer's forward product, n = 29: a 12 x 32 tile there wastes 3
+ * of 32 columns where 6 x 64 wastes 35 of 64). */
+#define TILE_MR GEMM_MR
+#define TILE_NV GEMM_NV
+#define TILE_NR GEMM_NR
+#define TILE_NAME(name) name
+#include "gemm_tile.h"
+#undef TILE_MR
+#undef TILE_NV
+#undef TILE_NR
+#undef TILE_NAME
+#define TILE_MR GEMM_MR_NARROW
+#define TILE_NV GEMM_NV_NARROW
+#define TILE_NR (GEMM_NV_NARROW * GEMM_W)
+#define TILE_NAME(name) name##_narrow
+#include "gemm_tile.h"
+#undef TILE_MR
+#undef TILE_NV
+#undef TILE_NR
+#undef TILE_NAME
 
 /* gemm_tn_narrow: C [m, n] = alpha * A^T * B + beta * C for a narrow C (n <= CLS_GEMM_NARROW_TILES x MR)
  * and a long k, A stored [k, m] and B [k, n], both read in place: the output layer's weight gradient
@@ -251,16 +148,6 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tile(
  * prefetchers do not follow a stride of one row per page), then runs every strip and tile over the
  * block, their accumulators waiting in private memory between blocks. Rows past m and columns past n
  * are read clamped or as zeros and never stored; beta == 0 never reads C. */
-/* A prefetch of one cache line: clang's builtin where the compiler has it (PoCL: the CPU's prefetch
- * instruction), else OpenCL's prefetch(), so that every device builds. */
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_prefetch)
-#define GEMM_PREFETCH(p) __builtin_prefetch(p)
-#endif
-#endif
-#ifndef GEMM_PREFETCH
-#define GEMM_PREFETCH(p) prefetch((p), 1)
-#endif
 
 #define NARROW_STRIPS CLS_GEMM_NARROW_STRIPS(GEMM_NR)
 #define NARROW_ROW (NARROW_STRIPS * GEMM_NR) /* floats per step of k of the private block of A */

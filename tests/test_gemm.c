@@ -194,6 +194,13 @@ static void model_shapes(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
       {true, false, false, 1000, 36, 47, -0.5f, 0.25f, 1, 3, 0},
       {true, false, false, 1000, 37, 47, -0.5f, 0.25f, 1, 3, 0},
       {true, false, false, 1000, 30, 33, 2.0f, 0.0f, 2, 1, 0},
+      {false, false, false, 2400, 29, 512, 1.0f, 0.0f, 0, 0, 24},  /* output layer forward (gemm_tile_narrow) */
+      {false, false, false, 2400, 29, 2048, 1.0f, 0.0f, 0, 0, 24}, /* the same at H = 2048 (column walk) */
+      /* gemm_tile_narrow's edges (AVX-512: 12 x 32): its widest C, one column more (gemm_tile), B transposed,
+         a last M tile of 5 rows, beta != 0 */
+      {false, false, false, 317, 32, 129, 0.5f, -1.0f, 2, 3, 0},
+      {false, false, false, 317, 33, 129, 0.5f, -1.0f, 2, 3, 0},
+      {false, true, false, 317, 29, 70, 1.0f, 0.5f, 1, 2, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(env, dev, plan, &cases[i], s);
 }

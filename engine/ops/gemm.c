@@ -40,6 +40,13 @@
 /* A band of m tiles holds about this much of A (256 KiB: half a Zen 3 or Skylake-SP L2). */
 #define DEFAULT_BAND_BYTES ((size_t)256 << 10)
 
+/* One tile geometry of the packed-panel kernels (kernels/gemm_tile.h): MR x NR tiles of C. */
+typedef struct tile_geometry {
+  cl_kernel pack_b, tile;
+  const char *pack_b_name, *tile_name;
+  int mr, nr;
+} tile_geometry;
+
 struct cls_gemm_plan {
   cls_engine *engine;
   int device;
@@ -47,8 +54,10 @@ struct cls_gemm_plan {
   cls_device_kind kind;
   cls_gemm_backend forced;  /* AUTO: by shape class, as cls_gemm_backend_of says */
   cls_gemm_backend by_class[CLS_GEMM_N_CLASSES]; /* cls_gemm_backend_of the device, at create */
-  cl_kernel pack_a, pack_b, tile, narrow;
-  int mr, nr;               /* the own backend's tile */
+  cl_kernel pack_a, narrow;
+  int mr, nr;               /* the own backend's tile: wide's */
+  tile_geometry wide;       /* the device's tile (gemm_tile) */
+  tile_geometry thin;       /* twice the rows, half the columns (gemm_tile_narrow), for n <= thin.nr */
   cls_gemm_pack_a pack_a_mode;
   size_t chunk_floats;
   size_t band_bytes;        /* rows of A per band of m groups (the column walk): about this many bytes */
@@ -63,6 +72,25 @@ const char *cls_gemm_backend_name(cls_gemm_backend b) {
     case CLS_GEMM_BACKEND_CLBLAST: return "clblast";
     default: return "auto";
   }
+}
+
+/* A geometry's kernels, and its MR and NR from the never-launched kernel `name`'s reqd_work_group_size. */
+static cls_status load_geometry(cls_engine *e, cls_device *d, const char *name, tile_geometry *g) {
+  cl_kernel geometry = NULL;
+  cls_status st = cls_device_kernel(e, d, "gemm", g->pack_b_name, &g->pack_b);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", g->tile_name, &g->tile);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", name, &geometry);
+  if (st == CLS_OK) {
+    size_t wg[3] = {0, 0, 0};
+    cl_int err = clGetKernelWorkGroupInfo(geometry, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
+    if (err != CL_SUCCESS || wg[0] < 1 || wg[1] < 1)
+      st = cls_fail(e, CLS_ERR_OPENCL, "gemm: reading the tile geometry (%s's reqd_work_group_size) failed: %s", name,
+                    cls_cl_error_name(err));
+    g->mr = (int)wg[0];
+    g->nr = (int)wg[1];
+  }
+  if (geometry) clReleaseKernel(geometry);
+  return st;
 }
 
 cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
@@ -82,23 +110,14 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   p->chunk_floats = DEFAULT_CHUNK_FLOATS;
   p->band_bytes = DEFAULT_BAND_BYTES;
   p->row_walk_bytes = DEFAULT_ROW_WALK_BYTES;
-  cl_kernel geometry = NULL;
+  p->wide = (tile_geometry){NULL, NULL, "gemm_pack_b", "gemm_tile", 0, 0};
+  p->thin = (tile_geometry){NULL, NULL, "gemm_pack_b_narrow", "gemm_tile_narrow", 0, 0};
   st = cls_device_kernel(e, d, "gemm", "gemm_pack_a", &p->pack_a);
-  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_pack_b", &p->pack_b);
-  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_tile", &p->tile);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_tn_narrow", &p->narrow);
-  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_geometry", &geometry);
-  if (st == CLS_OK) {
-    size_t wg[3] = {0, 0, 0};
-    cl_int err = clGetKernelWorkGroupInfo(geometry, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
-    if (err != CL_SUCCESS || wg[0] < 1 || wg[1] < 1)
-      st = cls_fail(e, CLS_ERR_OPENCL,
-                    "gemm: reading the tile geometry (gemm_geometry's reqd_work_group_size) failed: %s",
-                    cls_cl_error_name(err));
-    p->mr = (int)wg[0];
-    p->nr = (int)wg[1];
-  }
-  if (geometry) clReleaseKernel(geometry);
+  if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry", &p->wide);
+  if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_narrow", &p->thin);
+  p->mr = p->wide.mr;
+  p->nr = p->wide.nr;
   if (st != CLS_OK) {
     cls_gemm_destroy(p);
     return st;
@@ -110,8 +129,11 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
 void cls_gemm_destroy(cls_gemm_plan *p) {
   if (!p) return;
   if (p->pack_a) clReleaseKernel(p->pack_a);
-  if (p->pack_b) clReleaseKernel(p->pack_b);
-  if (p->tile) clReleaseKernel(p->tile);
+  const tile_geometry *gs[2] = {&p->wide, &p->thin};
+  for (int i = 0; i < 2; i++) {
+    if (gs[i]->pack_b) clReleaseKernel(gs[i]->pack_b);
+    if (gs[i]->tile) clReleaseKernel(gs[i]->tile);
+  }
   if (p->narrow) clReleaseKernel(p->narrow);
   if (p->scratch) clReleaseMemObject(p->scratch);
   free(p);
@@ -219,16 +241,16 @@ static cls_status ensure_scratch(cls_gemm_plan *p, size_t floats) {
 }
 
 /* pad: the last panel padded with zeros to NR columns (else exactly as wide as what is left of n). */
-static cls_status launch_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, int k, int n, int t0, int tiles,
-                                cls_buf b, int ldb, cl_mem dst, int dst_off, int pad) {
+static cls_status launch_pack_b(cls_gemm_plan *p, const tile_geometry *g, cl_command_queue q, bool tb, int k, int n,
+                                int t0, int tiles, cls_buf b, int ldb, cl_mem dst, int dst_off, int pad) {
   if (k == 0 || tiles == 0) return CLS_OK;
   int b_off = (int)b.offset, trans = tb ? 1 : 0, kb = PACK_KB;
-  cls_status st = cls_ops_args(p->engine, p->pack_b, "gemm_pack_b", 12, sizeof k, &k, sizeof n, &n, sizeof t0, &t0,
+  cls_status st = cls_ops_args(p->engine, g->pack_b, g->pack_b_name, 12, sizeof k, &k, sizeof n, &n, sizeof t0, &t0,
                                sizeof tiles, &tiles, sizeof b.mem, &b.mem, sizeof b_off, &b_off, sizeof ldb, &ldb,
                                sizeof trans, &trans, sizeof dst, &dst, sizeof dst_off, &dst_off, sizeof pad, &pad,
                                sizeof kb, &kb);
   size_t global[2] = {(size_t)tiles, ceil_div((size_t)k, PACK_KB)}, local[2] = {1, 1};
-  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_b, "gemm_pack_b", 2, global, local, NULL);
+  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, g->pack_b, g->pack_b_name, 2, global, local, NULL);
   return st;
 }
 
@@ -252,14 +274,17 @@ static size_t packed_a_floats(const cls_gemm_plan *p, bool ta, size_t m, size_t 
   return packs_a(p, ta, n, k) ? ceil_div(m, (size_t)p->mr) * (size_t)p->mr * k : 0;
 }
 
+/* A read in place by tiles of mr rows. */
+static a_view in_place_a(bool ta, int m, cls_buf a, int lda, int mr) {
+  a_view v = {a.mem, (int)a.offset, 0, ta ? 1 : lda, ta ? lda : 1};
+  v.ts = m > mr ? mr * v.rs : 0; /* (m > MR: within A, so within int) */
+  return v;
+}
+
 static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m, int n, int k, cls_buf a, int lda,
                             size_t scratch_off, a_view *out) {
   if (!packs_a(p, ta, (size_t)n, (size_t)k)) {
-    out->mem = a.mem;
-    out->off = (int)a.offset;
-    out->rs = ta ? 1 : lda;
-    out->ks = ta ? lda : 1;
-    out->ts = m > p->mr ? p->mr * out->rs : 0; /* (m > MR: within A, so within int) */
+    *out = in_place_a(ta, m, a, lda, p->mr);
     return CLS_OK;
   }
   int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, kb = PACK_KB;
@@ -276,30 +301,30 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
   return st;
 }
 
-static cls_status launch_tile(cls_gemm_plan *p, cl_command_queue q, int m, int n, int k, int t0, int tiles, float alpha,
-                              const a_view *a, cl_mem bp, int bp_off, int padded, float beta, cls_buf c, int ldc,
-                              cl_event *event) {
-  const size_t m_tiles = ceil_div((size_t)m, (size_t)p->mr);
-  const bool rows = m_tiles > MAX_PER_TILES && (size_t)p->mr * (size_t)k * sizeof(float) <= p->row_walk_bytes;
+static cls_status launch_tile(cls_gemm_plan *p, const tile_geometry *g, cl_command_queue q, int m, int n, int k, int t0,
+                              int tiles, float alpha, const a_view *a, cl_mem bp, int bp_off, int padded, float beta,
+                              cls_buf c, int ldc, cl_event *event) {
+  const size_t m_tiles = ceil_div((size_t)m, (size_t)g->mr);
+  const bool rows = m_tiles > MAX_PER_TILES && (size_t)g->mr * (size_t)k * sizeof(float) <= p->row_walk_bytes;
   const size_t span = rows ? SPAN_TILES : 0;
   /* The column walk: an A of at most MAX_PER_TILES tiles is one group when a B panel fits in L1, else a
      tile per group, in bands that keep A in L2 while B streams band after band (an A of at most 4 bands
      is one band, so that B streams from memory once). */
-  const bool l1_panel = (size_t)k * (size_t)p->nr * sizeof(float) <= PANEL_L1_BYTES;
+  const bool l1_panel = (size_t)k * (size_t)g->nr * sizeof(float) <= PANEL_L1_BYTES;
   const size_t per = l1_panel && m_tiles <= MAX_PER_TILES ? m_tiles : 1;
-  const size_t m_groups = ceil_div(m_tiles, per), group_bytes = per * (size_t)p->mr * (size_t)k * sizeof(float);
+  const size_t m_groups = ceil_div(m_tiles, per), group_bytes = per * (size_t)g->mr * (size_t)k * sizeof(float);
   size_t band = p->band_bytes && group_bytes ? p->band_bytes / group_bytes : m_groups;
   if (band < 1) band = 1;
   if (band > m_groups || (p->band_bytes && m_groups * group_bytes <= 4 * p->band_bytes)) band = m_groups;
   int c_off = (int)c.offset, span_i = (int)span, band_i = (int)band, per_i = (int)per;
-  cls_status st = cls_ops_args(p->engine, p->tile, "gemm_tile", 21, sizeof m, &m, sizeof n, &n, sizeof k, &k,
+  cls_status st = cls_ops_args(p->engine, g->tile, g->tile_name, 21, sizeof m, &m, sizeof n, &n, sizeof k, &k,
                                sizeof t0, &t0, sizeof tiles, &tiles, sizeof span_i, &span_i, sizeof band_i, &band_i,
                                sizeof per_i, &per_i, sizeof alpha, &alpha, sizeof a->mem, &a->mem, sizeof a->off,
                                &a->off, sizeof a->ts, &a->ts, sizeof a->rs, &a->rs, sizeof a->ks, &a->ks, sizeof bp,
                                &bp, sizeof bp_off, &bp_off, sizeof padded, &padded, sizeof beta, &beta, sizeof c.mem,
                                &c.mem, sizeof c_off, &c_off, sizeof ldc, &ldc);
   size_t global = rows ? m_tiles * ceil_div((size_t)tiles, span) : m_groups * (size_t)tiles, local = 1;
-  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->tile, "gemm_tile", 1, &global, &local, event);
+  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, g->tile, g->tile_name, 1, &global, &local, event);
   return st;
 }
 
@@ -328,10 +353,24 @@ static cls_status launch_narrow(cls_gemm_plan *p, cl_command_queue q, int m, int
   return st;
 }
 
+/* The thin tile (gemm_tile_narrow) for a C of one thin panel's columns where that panel is narrower than the
+   wide one, A read in place (never transposed: a transposed A in place would touch a new cache line every
+   step of k). The output layer's forward product (n = 29) on AVX-512 (MR x NR 6 x 64, thin 12 x 32). */
+static bool thin_c(const cls_gemm_plan *p, bool ta, int n, int k) {
+  return !ta && k > 0 && n <= p->thin.nr && p->thin.nr < p->wide.nr;
+}
+
 static cls_status own_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, int m, int n, int k, float alpha,
                            cls_buf a, int lda, cls_buf b, int ldb, float beta, cls_buf c, int ldc, cl_event *event) {
   if (narrow_tn(p, ta, tb, n, k)) /* no packing: A^T and B read in place */
     return launch_narrow(p, q, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, event);
+  if (thin_c(p, ta, n, k)) { /* one panel of B, A read in place */
+    cls_status st = ensure_scratch(p, (size_t)k * (size_t)p->thin.nr);
+    a_view av = in_place_a(false, m, a, lda, p->thin.mr);
+    if (st == CLS_OK) st = launch_pack_b(p, &p->thin, q, tb, k, n, 0, 1, b, ldb, p->scratch, 0, 1);
+    if (st == CLS_OK) st = launch_tile(p, &p->thin, q, m, n, k, 0, 1, alpha, &av, p->scratch, 0, 1, beta, c, ldc, event);
+    return st;
+  }
   const size_t panel = (size_t)k * (size_t)p->nr, n_tiles = ceil_div((size_t)n, (size_t)p->nr);
   size_t per_chunk = panel ? p->chunk_floats / panel : n_tiles;
   if (per_chunk < 1) per_chunk = 1;
@@ -346,9 +385,9 @@ static cls_status own_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool t
   if (st == CLS_OK) st = prepare_a(p, q, ta, m, n, k, a, lda, b_floats, &av);
   for (size_t t0 = 0; t0 < n_tiles && st == CLS_OK; t0 += per_chunk) {
     int tiles = (int)(n_tiles - t0 < per_chunk ? n_tiles - t0 : per_chunk);
-    st = launch_pack_b(p, q, tb, k, n, (int)t0, tiles, b, ldb, p->scratch, 0, 1);
+    st = launch_pack_b(p, &p->wide, q, tb, k, n, (int)t0, tiles, b, ldb, p->scratch, 0, 1);
     if (st == CLS_OK)
-      st = launch_tile(p, q, m, n, k, (int)t0, tiles, alpha, &av, p->scratch, 0, 1, beta, c, ldc,
+      st = launch_tile(p, &p->wide, q, m, n, k, (int)t0, tiles, alpha, &av, p->scratch, 0, 1, beta, c, ldc,
                        t0 + per_chunk >= n_tiles ? event : NULL);
   }
   return st;
@@ -411,7 +450,8 @@ cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t
   if (st != CLS_OK || k == 0 || n == 0) return st;
   if (own) {
     size_t tiles = ceil_div(n, (size_t)p->nr);
-    return launch_pack_b(p, q, tb, (int)k, (int)n, 0, (int)tiles, b, (int)ldb, packed.mem, (int)packed.offset, 0);
+    return launch_pack_b(p, &p->wide, q, tb, (int)k, (int)n, 0, (int)tiles, b, (int)ldb, packed.mem,
+                         (int)packed.offset, 0);
   }
   if (tb) {
     CLBlastStatusCode s = CLBlastSomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, n, k, 1.0f, b.mem, b.offset, ldb,
@@ -454,8 +494,8 @@ cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t
     st = a_floats ? ensure_scratch(p, a_floats) : CLS_OK;
     if (st == CLS_OK) st = prepare_a(p, q, ta, (int)m, (int)n, (int)k, a, (int)lda, 0, &av);
     if (st == CLS_OK)
-      st = launch_tile(p, q, (int)m, (int)n, (int)k, 0, (int)ceil_div(n, (size_t)p->nr), alpha, &av, packed.mem,
-                       (int)packed.offset, 0, beta, c, (int)ldc, event);
+      st = launch_tile(p, &p->wide, q, (int)m, (int)n, (int)k, 0, (int)ceil_div(n, (size_t)p->nr), alpha, &av,
+                       packed.mem, (int)packed.offset, 0, beta, c, (int)ldc, event);
   }
   cls_ops_profile_gemm_end(q);
   return st;

@@ -1,0 +1,152 @@
+/* One tile geometry's pair of kernels, gemm_pack_b and gemm_tile (described in gemm.cl), for tiles of
+ * TILE_MR rows x TILE_NV vectors of GEMM_W floats, TILE_NR = TILE_NV x GEMM_W columns, named through
+ * TILE_NAME. gemm.cl includes this file once per geometry: the device's (CLS_GEMM_MR x CLS_GEMM_NV:
+ * gemm_pack_b, gemm_tile) and the thin one for narrow C (twice the rows, half the vectors:
+ * gemm_pack_b_narrow, gemm_tile_narrow). No include guard, on purpose: each inclusion defines a pair. */
+
+/* gemm_pack_b: the panels of the n tiles t0 <= t < t0 + tiles: panel t - t0 starts at
+ * packed[p_off + (t - t0) * k * NR] and holds op(B)[kk][t * NR + c] at [kk * w + c], w its width: NR
+ * when `pad` (0 past n), else min(NR, n - t * NR). op(B)[kk][j] is b[kk*ldb + j], or b[j*ldb + kk] when
+ * trans. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_pack_b)(
+    const int k, const int n, const int t0, const int tiles, __global const float *b, const int b_off, const int ldb,
+    const int trans, __global float *packed, const int p_off, const int pad, const int kb) {
+  const int tile = (int)get_global_id(0), k0 = (int)get_global_id(1) * kb;
+  if (tile >= tiles || k0 >= k) return;
+  const int rows = min(kb, k - k0);
+  const int j0 = (t0 + tile) * TILE_NR, cols = min(TILE_NR, n - j0), w = pad ? TILE_NR : cols;
+  __global float *dst = packed + p_off + (size_t)tile * (size_t)k * TILE_NR + (size_t)k0 * (size_t)w;
+  if (!trans) {
+    __global const float *src = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)j0;
+    if (cols == TILE_NR) {
+      for (int kk = 0; kk < rows; kk++, src += ldb, dst += TILE_NR) {
+#pragma unroll
+        for (int v = 0; v < TILE_NV; v++) GEMM_VSTORE(GEMM_VLOAD(v, src), v, dst);
+      }
+    } else {
+      for (int kk = 0; kk < rows; kk++, src += ldb, dst += w)
+        for (int c = 0; c < w; c++) dst[c] = c < cols ? src[c] : 0.0f;
+    }
+  } else {
+    __global const float *src = b + b_off + (size_t)j0 * (size_t)ldb + (size_t)k0;
+    if (cols == TILE_NR) {
+      for (int kk = 0; kk < rows; kk++, dst += TILE_NR) {
+#pragma unroll
+        for (int c = 0; c < TILE_NR; c++) dst[c] = src[(size_t)c * (size_t)ldb + (size_t)kk];
+      }
+    } else {
+      for (int kk = 0; kk < rows; kk++, dst += w)
+        for (int c = 0; c < w; c++) dst[c] = c < cols ? src[(size_t)c * (size_t)ldb + (size_t)kk] : 0.0f;
+    }
+  }
+}
+
+/* The MR x NR tiles of C over the n tiles t0 <= t < t0 + tiles, in one of two walks over a 1-D grid:
+ * - span > 0, along rows: a work-group computes `span` tiles side by side (one M tile against `span`
+ *   consecutive B panels), so that its MR rows of A stay in L1 while the panels stream, and C is written
+ *   row band after row band; the grid is m_tiles x ceil(tiles / span), n fastest. The walk for a short k
+ *   (A's rows fit in L1).
+ * - span == 0, down columns: `per` tiles one under the other (the same B panel, from L1 or L2 for all of
+ *   them), over a grid of m_groups x tiles, m_groups = ceil(m_tiles / per), walking bands of `band` m
+ *   groups: within a band every n tile in turn, and within an n tile the band's m groups, so that the
+ *   band's rows of A stay in cache across the n tiles and each B panel across the band. The walk for a
+ *   long k, and for an A of a few tiles (the recurrent products: all of them in one group).
+ * A element (i0 + r, kk) of op(A), i0 the tile's first row, is a[a_off + mt*a_ts + r*a_rs + kk*a_ks]
+ * (in place: a_ts = MR*a_rs; packed: a_ts = MR*k, a_rs = 1, a_ks = MR); the packed B panels start at
+ * bp[bp_off] with panel 0 holding tile t0, the last one padded to NR columns when `padded`. beta == 0
+ * never reads C (NaN there does not propagate). */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile)(
+    const int m, const int n, const int k, const int t0, const int tiles, const int span, const int band,
+    const int per, const float alpha, __global const float *a, const int a_off, const int a_ts, const int a_rs,
+    const int a_ks, __global const float *bp, const int bp_off, const int padded, const float beta, __global float *c,
+    const int c_off, const int ldc) {
+  const int m_tiles = (m + TILE_MR - 1) / TILE_MR, g = (int)get_group_id(0);
+  int mt0, panel0, count;
+  if (span > 0) {
+    const int n_groups = (tiles + span - 1) / span;
+    mt0 = g / n_groups;
+    panel0 = (g - mt0 * n_groups) * span;
+    count = min(tiles - panel0, span);
+  } else {
+    const int m_groups = (m_tiles + per - 1) / per, per_band = band * tiles;
+    const int b0 = g / per_band * band, in_band = min(band, m_groups - b0), rest = g - b0 * tiles;
+    panel0 = rest / in_band;
+    const int mg = b0 + (rest - panel0 * in_band);
+    mt0 = mg * per;
+    count = min(m_tiles, (mg + 1) * per) - mt0;
+  }
+  for (int it = 0; it < count; it++) {
+    const int mt = span > 0 ? mt0 : mt0 + it, panel = span > 0 ? panel0 + it : panel0;
+    const int j0 = (t0 + panel) * TILE_NR, cols = min(TILE_NR, n - j0);
+    const int i0 = mt * TILE_MR;
+    const int rows = min(TILE_MR, m - i0);
+    __global const float *ar[TILE_MR];
+#pragma unroll
+    for (int r = 0; r < TILE_MR; r++)
+      ar[r] = a + a_off + (size_t)mt * (size_t)a_ts + (size_t)min(r, rows - 1) * (size_t)a_rs;
+    __global const float *b = bp + bp_off + (size_t)panel * (size_t)k * TILE_NR;
+
+    gemm_vec acc[TILE_MR][TILE_NV];
+#pragma unroll
+    for (int r = 0; r < TILE_MR; r++)
+#pragma unroll
+      for (int v = 0; v < TILE_NV; v++) acc[r][v] = (gemm_vec)(0.0f);
+
+    if (cols == TILE_NR || padded) {
+      for (int kk = 0; kk < k; kk++) {
+        gemm_vec bv[TILE_NV];
+#pragma unroll
+        for (int v = 0; v < TILE_NV; v++) bv[v] = GEMM_VLOAD(v, b);
+        b += TILE_NR;
+#pragma unroll
+        for (int r = 0; r < TILE_MR; r++) {
+          const gemm_vec av = (gemm_vec)(*ar[r]);
+          ar[r] += a_ks;
+#pragma unroll
+          for (int v = 0; v < TILE_NV; v++) acc[r][v] = GEMM_FMA(av, bv[v], acc[r][v]);
+        }
+      }
+    } else { /* the narrower last panel, rows of `cols` floats: read element by element, zero past them */
+      float row[TILE_NR];
+      for (int kk = 0; kk < k; kk++) {
+        for (int j = 0; j < TILE_NR; j++) row[j] = j < cols ? b[j] : 0.0f;
+        b += cols;
+        gemm_vec bv[TILE_NV];
+#pragma unroll
+        for (int v = 0; v < TILE_NV; v++) bv[v] = GEMM_VLOAD(v, row);
+#pragma unroll
+        for (int r = 0; r < TILE_MR; r++) {
+          const gemm_vec av = (gemm_vec)(*ar[r]);
+          ar[r] += a_ks;
+#pragma unroll
+          for (int v = 0; v < TILE_NV; v++) acc[r][v] = GEMM_FMA(av, bv[v], acc[r][v]);
+        }
+      }
+    }
+
+    __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)j0;
+    if (cols == TILE_NR) {
+#pragma unroll
+      for (int r = 0; r < TILE_MR; r++) {
+        if (r >= rows) break;
+        __global float *row = cp + (size_t)r * (size_t)ldc;
+#pragma unroll
+        for (int v = 0; v < TILE_NV; v++) {
+          gemm_vec out = alpha * acc[r][v];
+          if (beta != 0.0f) out += beta * GEMM_VLOAD(v, row);
+          GEMM_VSTORE(out, v, row);
+        }
+      }
+    } else {
+      float tmp[TILE_NR];
+#pragma unroll
+      for (int r = 0; r < TILE_MR; r++) {
+        if (r >= rows) break;
+        __global float *row = cp + (size_t)r * (size_t)ldc;
+#pragma unroll
+        for (int v = 0; v < TILE_NV; v++) GEMM_VSTORE(acc[r][v], v, tmp);
+        for (int j = 0; j < cols; j++) row[j] = beta != 0.0f ? alpha * tmp[j] + beta * row[j] : alpha * tmp[j];
+      }
+    }
+  }
+}
