@@ -174,11 +174,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
   const int kbb = CLS_GEMM_NARROW_KB, bw = s_n * GEMM_NR;
   for (int k0 = 0; k0 < k; k0 += kbb) {
     const int steps = min(kbb, k - k0);
-    if (k0 + kbb < k) { /* the next block's lines of A, while this block computes */
+    if (k0 + kbb < k) { /* every line of the next block's piece of A, while this block computes */
       __global const float *pf = a + a_off + (size_t)(k0 + kbb) * (size_t)lda + (size_t)first;
       const int ahead = min(kbb, k - k0 - kbb);
       for (int kk = 0; kk < ahead; kk++, pf += lda)
-        for (int s = 0; s < s_n; s++) GEMM_PREFETCH(pf + s * GEMM_NR);
+        for (int l = 0; l < bw; l += 16) GEMM_PREFETCH(pf + l); /* 16 floats: a 64-byte line */
     }
     {
       __global const float *src = a + a_off + (size_t)k0 * (size_t)lda + (size_t)first;
