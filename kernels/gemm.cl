@@ -12,8 +12,10 @@
  * gemm_pack_a into [m_tile][k][MR] (the host packs a transposed A that many B panels will read); the
  * rows of the last tile past m read row m-1 again and are not stored. The grid walks C along rows (an
  * M tile against several B panels) or down columns in bands (see gemm_tile). The pair gemm_pack_b and
- * gemm_tile is built twice (gemm_tile.h): for the device's tile, and as gemm_pack_b_narrow and
- * gemm_tile_narrow for a thin one (2 MR x NR/2) that a C of at most NR/2 columns takes.
+ * gemm_tile is built three times (gemm_tile.h): for the device's tile; as gemm_pack_b_narrow and
+ * gemm_tile_narrow for a thin one (2 MR x NR/2) that a C of at most NR/2 columns takes; and as
+ * gemm_pack_b_few and gemm_tile_few for products of few rows on a packed B (CLS_GEMM_MR_FEW x
+ * CLS_GEMM_NV_FEW, below).
  *
  * Tunables (-D, per device from engine/device/kernel_options.c): CLS_GEMM_W the vector width (2, 4, 8
  * or 16; the device's preferred float width), CLS_GEMM_MR rows per tile, CLS_GEMM_NV vectors per
@@ -37,6 +39,18 @@
 #endif
 #if CLS_GEMM_MR < 1 || CLS_GEMM_MR > 16 || CLS_GEMM_NV < 1 || CLS_GEMM_NV > 8
 #error "CLS_GEMM_MR must be 1..16 and CLS_GEMM_NV 1..8"
+#endif
+/* The tile for products of few rows on a packed B (the LSTM's recurrent products, m = the batch): the
+ * device's own unless the options table sets another (AVX-512: 8 x 2 vectors, so that 16 rows are two
+ * whole tiles where 6-row tiles compute 18). */
+#ifndef CLS_GEMM_MR_FEW
+#define CLS_GEMM_MR_FEW CLS_GEMM_MR
+#endif
+#ifndef CLS_GEMM_NV_FEW
+#define CLS_GEMM_NV_FEW CLS_GEMM_NV
+#endif
+#if CLS_GEMM_MR_FEW < 1 || CLS_GEMM_MR_FEW > 16 || CLS_GEMM_NV_FEW < 1 || CLS_GEMM_NV_FEW > 8
+#error "CLS_GEMM_MR_FEW must be 1..16 and CLS_GEMM_NV_FEW 1..8"
 #endif
 
 #define GEMM_MR CLS_GEMM_MR
@@ -65,6 +79,10 @@ __kernel __attribute__((reqd_work_group_size(GEMM_MR, GEMM_NR, 1))) void gemm_ge
   (void)unused;
 }
 __kernel __attribute__((reqd_work_group_size(GEMM_MR_NARROW, GEMM_NV_NARROW * GEMM_W, 1))) void gemm_geometry_narrow(
+    __global float *unused) {
+  (void)unused;
+}
+__kernel __attribute__((reqd_work_group_size(CLS_GEMM_MR_FEW, CLS_GEMM_NV_FEW * GEMM_W, 1))) void gemm_geometry_few(
     __global float *unused) {
   (void)unused;
 }
@@ -114,9 +132,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
 #define GEMM_PREFETCH(p) prefetch((p), 1)
 #endif
 
-/* The packed-panel kernels, once per tile geometry (gemm_tile.h): the device's, and the narrow one for a
- * C of at most NR/2 columns (the output layer's forward product, n = 29: a 12 x 32 tile there wastes 3
- * of 32 columns where 6 x 64 wastes 35 of 64). */
+/* The packed-panel kernels, once per tile geometry (gemm_tile.h): the device's; the narrow one for a C of
+ * at most NR/2 columns (the output layer's forward product, n = 29: a 12 x 32 tile there wastes 3 of 32
+ * columns where 6 x 64 wastes 35 of 64); and the one for few rows on a packed B. */
 #define TILE_MR GEMM_MR
 #define TILE_NV GEMM_NV
 #define TILE_NR GEMM_NR
@@ -130,6 +148,15 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
 #define TILE_NV GEMM_NV_NARROW
 #define TILE_NR (GEMM_NV_NARROW * GEMM_W)
 #define TILE_NAME(name) name##_narrow
+#include "gemm_tile.h"
+#undef TILE_MR
+#undef TILE_NV
+#undef TILE_NR
+#undef TILE_NAME
+#define TILE_MR CLS_GEMM_MR_FEW
+#define TILE_NV CLS_GEMM_NV_FEW
+#define TILE_NR (CLS_GEMM_NV_FEW * GEMM_W)
+#define TILE_NAME(name) name##_few
 #include "gemm_tile.h"
 #undef TILE_MR
 #undef TILE_NV

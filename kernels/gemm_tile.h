@@ -1,8 +1,9 @@
 /* One tile geometry's pair of kernels, gemm_pack_b and gemm_tile (described in gemm.cl), for tiles of
  * TILE_MR rows x TILE_NV vectors of GEMM_W floats, TILE_NR = TILE_NV x GEMM_W columns, named through
  * TILE_NAME. gemm.cl includes this file once per geometry: the device's (CLS_GEMM_MR x CLS_GEMM_NV:
- * gemm_pack_b, gemm_tile) and the thin one for narrow C (twice the rows, half the vectors:
- * gemm_pack_b_narrow, gemm_tile_narrow). No include guard, on purpose: each inclusion defines a pair. */
+ * gemm_pack_b, gemm_tile), the thin one for narrow C (twice the rows, half the vectors:
+ * gemm_pack_b_narrow, gemm_tile_narrow) and the one for few rows (gemm_pack_b_few, gemm_tile_few). No
+ * include guard, on purpose: each inclusion defines a pair. */
 
 /* gemm_pack_b: the panels of the n tiles t0 <= t < t0 + tiles: panel t - t0 starts at
  * packed[p_off + (t - t0) * k * NR] and holds op(B)[kk][t * NR + c] at [kk * w + c], w its width: NR

@@ -68,7 +68,8 @@ static void run_case(tst_env *env, int dev, cls_gemm_plan *plan, const gemm_case
   if (g->packed) {
     size_t pf = cls_gemm_packed_b_floats(plan, (size_t)k, (size_t)n);
     dp = tst_buffer(env, dev, NULL, (g->off + pf + 1) * sizeof(float));
-    st = cls_gemm_pack_b(plan, q, g->tb, (size_t)k, (size_t)n, cls_buf_at(db, g->off), ldb, cls_buf_at(dp, g->off));
+    st = cls_gemm_pack_b(plan, q, g->tb, (size_t)m, (size_t)k, (size_t)n, cls_buf_at(db, g->off), ldb,
+                         cls_buf_at(dp, g->off));
     if (st == CLS_OK)
       st = cls_gemm_packed(plan, q, g->ta, (size_t)m, (size_t)n, (size_t)k, g->alpha, cls_buf_at(da, g->off), lda,
                            cls_buf_at(dp, g->off), g->beta, cls_buf_at(dc, g->off), ldc, NULL);

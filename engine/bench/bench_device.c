@@ -402,7 +402,7 @@ static cls_status ensure_packed(cls_gemm_cases *g, gemm_case *c, cl_command_queu
   c->packed = cls_ops_buffer(g->engine, g->device, g->ctx, floats * sizeof(float), &total, &st);
   if (st != CLS_OK) return st;
   c->packed_backend = backend;
-  return cls_gemm_pack_b(g->plan, q, s->trans_b != 0, (size_t)s->k, (size_t)s->n, cls_buf_of(c->b),
+  return cls_gemm_pack_b(g->plan, q, s->trans_b != 0, (size_t)s->m, (size_t)s->k, (size_t)s->n, cls_buf_of(c->b),
                          s->trans_b ? (size_t)s->k : (size_t)s->n, cls_buf_of(c->packed));
 }
 

@@ -58,6 +58,7 @@ struct cls_gemm_plan {
   int mr, nr;               /* the own backend's tile: wide's */
   tile_geometry wide;       /* the device's tile (gemm_tile) */
   tile_geometry thin;       /* twice the rows, half the columns (gemm_tile_narrow), for n <= thin.nr */
+  tile_geometry few;        /* for products of few rows on a packed B (gemm_tile_few; see packed_geometry) */
   cls_gemm_pack_a pack_a_mode;
   size_t chunk_floats;
   size_t band_bytes;        /* rows of A per band of m groups (the column walk): about this many bytes */
@@ -112,10 +113,12 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   p->row_walk_bytes = DEFAULT_ROW_WALK_BYTES;
   p->wide = (tile_geometry){NULL, NULL, "gemm_pack_b", "gemm_tile", 0, 0};
   p->thin = (tile_geometry){NULL, NULL, "gemm_pack_b_narrow", "gemm_tile_narrow", 0, 0};
+  p->few = (tile_geometry){NULL, NULL, "gemm_pack_b_few", "gemm_tile_few", 0, 0};
   st = cls_device_kernel(e, d, "gemm", "gemm_pack_a", &p->pack_a);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_tn_narrow", &p->narrow);
   if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry", &p->wide);
   if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_narrow", &p->thin);
+  if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_few", &p->few);
   p->mr = p->wide.mr;
   p->nr = p->wide.nr;
   if (st != CLS_OK) {
@@ -129,8 +132,8 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
 void cls_gemm_destroy(cls_gemm_plan *p) {
   if (!p) return;
   if (p->pack_a) clReleaseKernel(p->pack_a);
-  const tile_geometry *gs[2] = {&p->wide, &p->thin};
-  for (int i = 0; i < 2; i++) {
+  const tile_geometry *gs[3] = {&p->wide, &p->thin, &p->few};
+  for (int i = 0; i < 3; i++) {
     if (gs[i]->pack_b) clReleaseKernel(gs[i]->pack_b);
     if (gs[i]->tile) clReleaseKernel(gs[i]->tile);
   }
@@ -440,8 +443,19 @@ size_t cls_gemm_packed_b_floats(const cls_gemm_plan *p, size_t k, size_t n) {
   return k * n;
 }
 
-cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t k, size_t n, cls_buf b, size_t ldb,
-                           cls_buf packed) {
+/* Products of at most FEW_MAX_ROWS rows on a packed B take the few-rows tile where it pads m less than the
+   device's tile (16 rows: two tiles of 8 against three of 6), the device's otherwise; cls_gemm_pack_b and
+   cls_gemm_packed choose by the same m, so the panels always match the tile that reads them. */
+#define FEW_MAX_ROWS 32
+
+static const tile_geometry *packed_geometry(const cls_gemm_plan *p, size_t m) {
+  const tile_geometry *w = &p->wide, *f = &p->few;
+  if (m == 0 || m > FEW_MAX_ROWS || (f->mr == w->mr && f->nr == w->nr)) return w;
+  return ceil_div(m, (size_t)f->mr) * (size_t)f->mr < ceil_div(m, (size_t)w->mr) * (size_t)w->mr ? f : w;
+}
+
+cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t m, size_t k, size_t n, cls_buf b,
+                           size_t ldb, cls_buf packed) {
   if (!p) return CLS_ERR_INVALID_ARGUMENT;
   const char *op = "gemm pack B";
   const bool own = cls_gemm_get_class_backend(p, CLS_GEMM_CLASS_PACKED) == CLS_GEMM_BACKEND_OWN;
@@ -451,9 +465,9 @@ cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t
   if (st == CLS_OK) st = check_matrix(p, op, "packed B", packed, 1, pf, pf, own);
   if (st != CLS_OK || k == 0 || n == 0) return st;
   if (own) {
-    size_t tiles = ceil_div(n, (size_t)p->nr);
-    return launch_pack_b(p, &p->wide, q, tb, (int)k, (int)n, 0, (int)tiles, b, (int)ldb, packed.mem,
-                         (int)packed.offset, 0);
+    const tile_geometry *g = packed_geometry(p, m);
+    size_t tiles = ceil_div(n, (size_t)g->nr);
+    return launch_pack_b(p, g, q, tb, (int)k, (int)n, 0, (int)tiles, b, (int)ldb, packed.mem, (int)packed.offset, 0);
   }
   if (tb) {
     CLBlastStatusCode s = CLBlastSomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, n, k, 1.0f, b.mem, b.offset, ldb,
@@ -491,13 +505,16 @@ cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t
     cls_buf none = {packed.mem, 0};
     st = own_gemm(p, q, ta, false, (int)m, (int)n, 0, alpha, a, 1, none, (int)n, beta, c, (int)ldc, event);
   } else {
-    a_view av;
-    size_t a_floats = packed_a_floats(p, ta, m, n, k);
-    st = a_floats ? ensure_scratch(p, a_floats) : CLS_OK;
-    if (st == CLS_OK) st = prepare_a(p, q, ta, (int)m, (int)n, (int)k, a, (int)lda, 0, &av);
+    const tile_geometry *g = packed_geometry(p, m);
+    a_view av = in_place_a(ta, (int)m, a, (int)lda, g->mr); /* the few-rows tile reads A in place */
+    if (g == &p->wide) {
+      size_t a_floats = packed_a_floats(p, ta, m, n, k);
+      st = a_floats ? ensure_scratch(p, a_floats) : CLS_OK;
+      if (st == CLS_OK) st = prepare_a(p, q, ta, (int)m, (int)n, (int)k, a, (int)lda, 0, &av);
+    }
     if (st == CLS_OK)
-      st = launch_tile(p, &p->wide, q, (int)m, (int)n, (int)k, 0, (int)ceil_div(n, (size_t)p->nr), alpha, &av,
-                       packed.mem, (int)packed.offset, 0, beta, c, (int)ldc, event);
+      st = launch_tile(p, g, q, (int)m, (int)n, (int)k, 0, (int)ceil_div(n, (size_t)g->nr), alpha, &av, packed.mem,
+                       (int)packed.offset, 0, beta, c, (int)ldc, event);
   }
   cls_ops_profile_gemm_end(q);
   return st;

@@ -176,7 +176,7 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_ar
   const size_t H4 = 4 * (size_t)H, rows = (size_t)T * (size_t)B;
   /* workspace: W_h [H, 4H] = rows I.. of weights, packed once for every step's product */
   const cls_buf wh = cls_buf_at(a->ws, a->wh_off);
-  cls_status st = cls_gemm_pack_b(p->gemm, q, false, (size_t)H, H4,
+  cls_status st = cls_gemm_pack_b(p->gemm, q, false, (size_t)B, (size_t)H, H4,
                                   cls_buf_at(a->weights.mem, a->weights.offset + (size_t)I * H4), H4, wh);
   /* gates [T*B, 4H] = x [T*B, I] * W_x [I, 4H] */
   if (st == CLS_OK)
@@ -291,7 +291,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   const int len_off = (int)seq_len.offset, Bi = B, Hi = p->hidden;
   /* workspace: W_h^T [4H, H] (W_h is rows I.. of weights), packed once for every step's product */
   const cls_buf wht = cls_buf_at(ws, workspace.offset + l.wh);
-  st = cls_gemm_pack_b(p->gemm, q, true, H4, H, cls_buf_at(weights.mem, weights.offset + I * H4), H4, wht);
+  st = cls_gemm_pack_b(p->gemm, q, true, (size_t)B, H4, H, cls_buf_at(weights.mem, weights.offset + I * H4), H4, wht);
   for (int t = T - 1; t >= 0 && st == CLS_OK; t--) {
     const int has_next = t < T - 1;
     /* dh_rec [B, H] = dz_{t+1} [B, 4H] * W_h^T [4H, H] */

@@ -88,12 +88,13 @@ cls_status cls_gemm(cls_gemm_plan *plan, cl_command_queue queue, bool trans_a, b
 /* A B operand packed once and used by many products (the LSTM's recurrent weight over the time steps):
  * cls_gemm_pack_b writes op(B) [k, n] (B stored as for cls_gemm) into `packed`, a caller buffer view of
  * cls_gemm_packed_b_floats(plan, k, n) floats (k x n on either backend); cls_gemm_packed then computes
- * C [m, n] = alpha * op(A) [m, k] * (the packed B) + beta * C. The own backend packs into its tile
- * panels; on the CLBlast backend the packed form is op(B) copied to [k, n] row-major, so callers need
- * no branches. */
+ * C [m, n] = alpha * op(A) [m, k] * (the packed B) + beta * C. The own backend packs into the panels of
+ * the tile that products of m rows take, so cls_gemm_pack_b gets the m of the cls_gemm_packed calls that
+ * will read it and they must pass the same m; on the CLBlast backend the packed form is op(B) copied to
+ * [k, n] row-major, so callers need no branches. */
 size_t cls_gemm_packed_b_floats(const cls_gemm_plan *plan, size_t k, size_t n);
-cls_status cls_gemm_pack_b(cls_gemm_plan *plan, cl_command_queue queue, bool trans_b, size_t k, size_t n, cls_buf b,
-                           size_t ldb, cls_buf packed);
+cls_status cls_gemm_pack_b(cls_gemm_plan *plan, cl_command_queue queue, bool trans_b, size_t m, size_t k, size_t n,
+                           cls_buf b, size_t ldb, cls_buf packed);
 cls_status cls_gemm_packed(cls_gemm_plan *plan, cl_command_queue queue, bool trans_a, size_t m, size_t n, size_t k,
                            float alpha, cls_buf a, size_t lda, cls_buf packed, float beta, cls_buf c, size_t ldc,
                            cl_event *event);
