@@ -13,7 +13,7 @@
  * rows of the last tile past m read row m-1 again and are not stored. The grid walks C along rows (an
  * M tile against several B panels) or down columns in bands (see gemm_tile). The pair gemm_pack_b and
  * gemm_tile is built three times (gemm_tile.h): for the device's tile; as gemm_pack_b_narrow and
- * gemm_tile_narrow for a thin one (2 MR x NR/2) that a C of at most NR/2 columns takes; and as
+ * gemm_tile_narrow for a thin one (CLS_GEMM_MR_NARROW x NR/2) that a C of at most NR/2 columns takes; and as
  * gemm_pack_b_few and gemm_tile_few for products of few rows on a packed B (CLS_GEMM_MR_FEW x
  * CLS_GEMM_NV_FEW, below).
  *
@@ -69,9 +69,17 @@ typedef GEMM_CAT(float, CLS_GEMM_W) gemm_vec;
 #pragma OPENCL FP_CONTRACT ON
 #define GEMM_FMA(a, b, c) ((a) * (b) + (c))
 
-/* The narrow geometry (gemm_tile_narrow): twice the rows (at most 16) and half the vectors of a row (at
- * least one), so that about as many accumulators stay in registers. */
-#define GEMM_MR_NARROW (2 * GEMM_MR > 16 ? 16 : 2 * GEMM_MR)
+/* The narrow geometry (gemm_tile_narrow): half the vectors of a row (at least one) and CLS_GEMM_MR_NARROW
+ * rows, 8 unless the options set it: for the output layer's forward product (n = 29, A read in place) on
+ * AVX-512, 6, 8 and 10 rows measured alike and 12 rows 1.15-1.33x slower at k = 2048 (more rows of A
+ * streaming at once; the same at k = 512), the variants taking turns in one process. */
+#ifndef CLS_GEMM_MR_NARROW
+#define CLS_GEMM_MR_NARROW 8
+#endif
+#if CLS_GEMM_MR_NARROW < 1 || CLS_GEMM_MR_NARROW > 16
+#error "CLS_GEMM_MR_NARROW must be 1..16"
+#endif
+#define GEMM_MR_NARROW CLS_GEMM_MR_NARROW
 #define GEMM_NV_NARROW (GEMM_NV > 1 ? GEMM_NV / 2 : 1)
 
 /* Never launched: their required work-group sizes (MR, NR, 1) tell the host the tile geometries. */
@@ -133,7 +141,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
 #endif
 
 /* The packed-panel kernels, once per tile geometry (gemm_tile.h): the device's; the narrow one for a C of
- * at most NR/2 columns (the output layer's forward product, n = 29: a 12 x 32 tile there wastes 3 of 32
+ * at most NR/2 columns (the output layer's forward product, n = 29: an 8 x 32 tile there wastes 3 of 32
  * columns where 6 x 64 wastes 35 of 64); and the one for few rows on a packed B. */
 #define TILE_MR GEMM_MR
 #define TILE_NV GEMM_NV

@@ -1,7 +1,7 @@
 /* One tile geometry's pair of kernels, gemm_pack_b and gemm_tile (described in gemm.cl), for tiles of
  * TILE_MR rows x TILE_NV vectors of GEMM_W floats, TILE_NR = TILE_NV x GEMM_W columns, named through
  * TILE_NAME. gemm.cl includes this file once per geometry: the device's (CLS_GEMM_MR x CLS_GEMM_NV:
- * gemm_pack_b, gemm_tile), the thin one for narrow C (twice the rows, half the vectors:
+ * gemm_pack_b, gemm_tile), the thin one for narrow C (CLS_GEMM_MR_NARROW rows, half the vectors:
  * gemm_pack_b_narrow, gemm_tile_narrow) and the one for few rows (gemm_pack_b_few, gemm_tile_few). No
  * include guard, on purpose: each inclusion defines a pair. */
 

@@ -197,7 +197,7 @@ static void model_shapes(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
       {true, false, false, 1000, 30, 33, 2.0f, 0.0f, 2, 1, 0},
       {false, false, false, 2400, 29, 512, 1.0f, 0.0f, 0, 0, 24},  /* output layer forward (gemm_tile_narrow) */
       {false, false, false, 2400, 29, 2048, 1.0f, 0.0f, 0, 0, 24}, /* the same at H = 2048 (column walk) */
-      /* gemm_tile_narrow's edges (AVX-512: 12 x 32): its widest C, one column more (gemm_tile), B transposed,
+      /* gemm_tile_narrow's edges (AVX-512: 8 x 32): its widest C, one column more (gemm_tile), B transposed,
          a last M tile of 5 rows, beta != 0 */
       {false, false, false, 317, 32, 129, 0.5f, -1.0f, 2, 3, 0},
       {false, false, false, 317, 33, 129, 0.5f, -1.0f, 2, 3, 0},

@@ -57,7 +57,7 @@ struct cls_gemm_plan {
   cl_kernel pack_a, narrow;
   int mr, nr;               /* the own backend's tile: wide's */
   tile_geometry wide;       /* the device's tile (gemm_tile) */
-  tile_geometry thin;       /* twice the rows, half the columns (gemm_tile_narrow), for n <= thin.nr */
+  tile_geometry thin;       /* half the columns (gemm_tile_narrow), for n <= thin.nr */
   tile_geometry few;        /* for products of few rows on a packed B (gemm_tile_few; see packed_geometry) */
   cls_gemm_pack_a pack_a_mode;
   size_t chunk_floats;
@@ -360,7 +360,7 @@ static cls_status launch_narrow(cls_gemm_plan *p, cl_command_queue q, int m, int
 
 /* The thin tile (gemm_tile_narrow) for a C of one thin panel's columns where that panel is narrower than the
    wide one, A read in place (never transposed: a transposed A in place would touch a new cache line every
-   step of k). The output layer's forward product (n = 29) on AVX-512 (MR x NR 6 x 64, thin 12 x 32). */
+   step of k). The output layer's forward product (n = 29) on AVX-512 (MR x NR 6 x 64, thin 8 x 32). */
 static bool thin_c(const cls_gemm_plan *p, bool ta, int n, int k) {
   return !ta && k > 0 && n <= p->thin.nr && p->thin.nr < p->wide.nr;
 }
