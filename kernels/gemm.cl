@@ -71,8 +71,8 @@ typedef GEMM_CAT(float, CLS_GEMM_W) gemm_vec;
 
 /* The narrow geometry (gemm_tile_narrow): half the vectors of a row (at least one) and CLS_GEMM_MR_NARROW
  * rows, 8 unless the options set it: for the output layer's forward product (n = 29, A read in place) on
- * AVX-512, 6, 8 and 10 rows measured alike and 12 rows 1.15-1.33x slower at k = 2048 (more rows of A
- * streaming at once; the same at k = 512), the variants taking turns in one process. */
+ * AVX-512, 6, 8 and 10 rows measured alike and 12 rows 1.27-1.53x slower at k = 2048 (more rows of A
+ * streaming at once; alike at k = 512): bench_gemm --versus, docs/bench.md. */
 #ifndef CLS_GEMM_MR_NARROW
 #define CLS_GEMM_MR_NARROW 8
 #endif
@@ -82,18 +82,6 @@ typedef GEMM_CAT(float, CLS_GEMM_W) gemm_vec;
 #define GEMM_MR_NARROW CLS_GEMM_MR_NARROW
 #define GEMM_NV_NARROW (GEMM_NV > 1 ? GEMM_NV / 2 : 1)
 
-/* Never launched: their required work-group sizes (MR, NR, 1) tell the host the tile geometries. */
-__kernel __attribute__((reqd_work_group_size(GEMM_MR, GEMM_NR, 1))) void gemm_geometry(__global float *unused) {
-  (void)unused;
-}
-__kernel __attribute__((reqd_work_group_size(GEMM_MR_NARROW, GEMM_NV_NARROW * GEMM_W, 1))) void gemm_geometry_narrow(
-    __global float *unused) {
-  (void)unused;
-}
-__kernel __attribute__((reqd_work_group_size(CLS_GEMM_MR_FEW, CLS_GEMM_NV_FEW * GEMM_W, 1))) void gemm_geometry_few(
-    __global float *unused) {
-  (void)unused;
-}
 
 /* The pack kernels: one work-item (work-groups of one) per (tile, block of kb steps of k), so that each
  * writes kb x NR (or kb x MR) consecutive floats of its panel and reads whole runs of its source; tiles
@@ -145,31 +133,16 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
  * columns where 6 x 64 wastes 35 of 64); and the one for few rows on a packed B. */
 #define TILE_MR GEMM_MR
 #define TILE_NV GEMM_NV
-#define TILE_NR GEMM_NR
 #define TILE_NAME(name) name
 #include "gemm_tile.h"
-#undef TILE_MR
-#undef TILE_NV
-#undef TILE_NR
-#undef TILE_NAME
 #define TILE_MR GEMM_MR_NARROW
 #define TILE_NV GEMM_NV_NARROW
-#define TILE_NR (GEMM_NV_NARROW * GEMM_W)
 #define TILE_NAME(name) name##_narrow
 #include "gemm_tile.h"
-#undef TILE_MR
-#undef TILE_NV
-#undef TILE_NR
-#undef TILE_NAME
 #define TILE_MR CLS_GEMM_MR_FEW
 #define TILE_NV CLS_GEMM_NV_FEW
-#define TILE_NR (CLS_GEMM_NV_FEW * GEMM_W)
 #define TILE_NAME(name) name##_few
 #include "gemm_tile.h"
-#undef TILE_MR
-#undef TILE_NV
-#undef TILE_NR
-#undef TILE_NAME
 
 /* gemm_tn_narrow: C [m, n] = alpha * A^T * B + beta * C for a narrow C (n <= CLS_GEMM_NARROW_TILES x MR)
  * and a long k, A stored [k, m] and B [k, n], both read in place: the output layer's weight gradient

@@ -1,9 +1,16 @@
-/* One tile geometry's pair of kernels, gemm_pack_b and gemm_tile (described in gemm.cl), for tiles of
- * TILE_MR rows x TILE_NV vectors of GEMM_W floats, TILE_NR = TILE_NV x GEMM_W columns, named through
+/* One tile geometry's kernels, gemm_geometry, gemm_pack_b and gemm_tile (described in gemm.cl), for tiles
+ * of TILE_MR rows x TILE_NV vectors of GEMM_W floats (TILE_NR = TILE_NV x GEMM_W columns), named through
  * TILE_NAME. gemm.cl includes this file once per geometry: the device's (CLS_GEMM_MR x CLS_GEMM_NV:
- * gemm_pack_b, gemm_tile), the thin one for narrow C (CLS_GEMM_MR_NARROW rows, half the vectors:
- * gemm_pack_b_narrow, gemm_tile_narrow) and the one for few rows (gemm_pack_b_few, gemm_tile_few). No
- * include guard, on purpose: each inclusion defines a pair. */
+ * gemm_geometry, gemm_pack_b, gemm_tile), the thin one for narrow C (CLS_GEMM_MR_NARROW rows, half the
+ * vectors: ..._narrow) and the one for few rows (..._few); the file undefines TILE_MR, TILE_NV and
+ * TILE_NAME at its end. No include guard, on purpose: each inclusion defines a further set. */
+#define TILE_NR (TILE_NV * GEMM_W)
+
+/* Never launched: its required work-group size (MR, NR, 1) tells the host the tile geometry. */
+__kernel __attribute__((reqd_work_group_size(TILE_MR, TILE_NR, 1))) void TILE_NAME(gemm_geometry)(
+    __global float *unused) {
+  (void)unused;
+}
 
 /* gemm_pack_b: the panels of the n tiles t0 <= t < t0 + tiles: panel t - t0 starts at
  * packed[p_off + (t - t0) * k * NR] and holds op(B)[kk][t * NR + c] at [kk * w + c], w its width: NR
@@ -151,3 +158,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile
     }
   }
 }
+
+#undef TILE_NR
+#undef TILE_MR
+#undef TILE_NV
+#undef TILE_NAME

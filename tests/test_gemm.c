@@ -189,7 +189,7 @@ static void model_shapes(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
       {true, false, false, 512, 2048, 2384, 1.0f, 0.0f, 0, 0, 24}, /* dW_h */
       {false, true, false, 2400, 512, 2048, 1.0f, 0.0f, 0, 0, 24}, /* LSTM dx */
       {true, false, false, 512, 29, 2400, 1.0f, 0.0f, 0, 0, 24},   /* output layer dW (gemm_tn_narrow) */
-      {true, false, false, 2048, 29, 2400, 1.0f, 1.0f, 3, 0, 24},  /* the same at H = 2048, 4 strips an item */
+      {true, false, false, 2048, 29, 2400, 1.0f, 1.0f, 3, 0, 24},  /* the same at H = 2048, several strips an item */
       /* gemm_tn_narrow's edges: the widest C it takes (6 tiles) and one column more (gemm_tile), several strips
          per work-item with a partial last strip and item, k blocks with a partial last one */
       {true, false, false, 1000, 36, 47, -0.5f, 0.25f, 1, 3, 0},

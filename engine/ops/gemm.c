@@ -54,9 +54,8 @@ struct cls_gemm_plan {
   cls_device_kind kind;
   cls_gemm_backend forced;  /* AUTO: by shape class, as cls_gemm_backend_of says */
   cls_gemm_backend by_class[CLS_GEMM_N_CLASSES]; /* cls_gemm_backend_of the device, at create */
-  cl_kernel pack_a, narrow;
-  int mr, nr;               /* the own backend's tile: wide's */
-  tile_geometry wide;       /* the device's tile (gemm_tile) */
+  cl_kernel pack_a, narrow; /* gemm_pack_a (the wide tile's MR), gemm_tn_narrow */
+  tile_geometry wide;       /* the device's tile (gemm_tile): the own backend's MR x NR */
   tile_geometry thin;       /* half the columns (gemm_tile_narrow), for n <= thin.nr */
   tile_geometry few;        /* for products of few rows on a packed B (gemm_tile_few; see packed_geometry) */
   cls_gemm_pack_a pack_a_mode;
@@ -119,8 +118,6 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry", &p->wide);
   if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_narrow", &p->thin);
   if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_few", &p->few);
-  p->mr = p->wide.mr;
-  p->nr = p->wide.nr;
   if (st != CLS_OK) {
     cls_gemm_destroy(p);
     return st;
@@ -172,8 +169,8 @@ cls_gemm_backend cls_gemm_backend_of(cls_engine *e, int device, cls_gemm_class c
 }
 
 void cls_gemm_geometry(const cls_gemm_plan *p, int *mr, int *nr) {
-  if (mr) *mr = p->mr;
-  if (nr) *nr = p->nr;
+  if (mr) *mr = p->wide.mr;
+  if (nr) *nr = p->wide.nr;
 }
 
 void cls_gemm_set_pack_a(cls_gemm_plan *p, cls_gemm_pack_a mode) { p->pack_a_mode = mode; }
@@ -270,11 +267,11 @@ typedef struct a_view {
  * and with the pass over A. */
 static bool packs_a(const cls_gemm_plan *p, bool ta, size_t n, size_t k) {
   if (k == 0 || p->pack_a_mode == CLS_GEMM_PACK_A_NEVER) return false;
-  return p->pack_a_mode == CLS_GEMM_PACK_A_ALWAYS || (ta && ceil_div(n, (size_t)p->nr) >= 2);
+  return p->pack_a_mode == CLS_GEMM_PACK_A_ALWAYS || (ta && ceil_div(n, (size_t)p->wide.nr) >= 2);
 }
 
 static size_t packed_a_floats(const cls_gemm_plan *p, bool ta, size_t m, size_t n, size_t k) {
-  return packs_a(p, ta, n, k) ? ceil_div(m, (size_t)p->mr) * (size_t)p->mr * k : 0;
+  return packs_a(p, ta, n, k) ? ceil_div(m, (size_t)p->wide.mr) * (size_t)p->wide.mr * k : 0;
 }
 
 /* A read in place by tiles of mr rows. */
@@ -287,20 +284,20 @@ static a_view in_place_a(bool ta, int m, cls_buf a, int lda, int mr) {
 static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m, int n, int k, cls_buf a, int lda,
                             size_t scratch_off, a_view *out) {
   if (!packs_a(p, ta, (size_t)n, (size_t)k)) {
-    *out = in_place_a(ta, m, a, lda, p->mr);
+    *out = in_place_a(ta, m, a, lda, p->wide.mr);
     return CLS_OK;
   }
   int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, kb = PACK_KB;
   cls_status st = cls_ops_args(p->engine, p->pack_a, "gemm_pack_a", 9, sizeof m, &m, sizeof k, &k, sizeof a.mem, &a.mem,
                                sizeof a_off, &a_off, sizeof lda, &lda, sizeof trans, &trans, sizeof p->scratch,
                                &p->scratch, sizeof p_off, &p_off, sizeof kb, &kb);
-  size_t global[2] = {ceil_div((size_t)m, (size_t)p->mr), ceil_div((size_t)k, PACK_KB)}, local[2] = {1, 1};
+  size_t global[2] = {ceil_div((size_t)m, (size_t)p->wide.mr), ceil_div((size_t)k, PACK_KB)}, local[2] = {1, 1};
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_a, "gemm_pack_a", 2, global, local, NULL);
   out->mem = p->scratch;
   out->off = p_off;
   out->rs = 1;
-  out->ks = p->mr;
-  out->ts = p->mr * k;
+  out->ks = p->wide.mr;
+  out->ts = p->wide.mr * k;
   return st;
 }
 
@@ -339,15 +336,15 @@ static cls_status launch_tile(cls_gemm_plan *p, const tile_geometry *g, cl_comma
 #define NARROW_MIN_ITEMS 8
 
 static bool narrow_tn(const cls_gemm_plan *p, bool ta, bool tb, int n, int k) {
-  return ta && !tb && k > 0 && n <= p->mr * CLS_GEMM_NARROW_TILES;
+  return ta && !tb && k > 0 && n <= p->wide.mr * CLS_GEMM_NARROW_TILES;
 }
 
 static cls_status launch_narrow(cls_gemm_plan *p, cl_command_queue q, int m, int n, int k, float alpha, cls_buf a,
                                 int lda, cls_buf b, int ldb, float beta, cls_buf c, int ldc, cl_event *event) {
-  const size_t all = ceil_div((size_t)m, (size_t)p->nr);
+  const size_t all = ceil_div((size_t)m, (size_t)p->wide.nr);
   size_t per = all / NARROW_MIN_ITEMS;
   if (per < 1) per = 1;
-  if (per > (size_t)CLS_GEMM_NARROW_STRIPS(p->nr)) per = (size_t)CLS_GEMM_NARROW_STRIPS(p->nr);
+  if (per > (size_t)CLS_GEMM_NARROW_STRIPS(p->wide.nr)) per = (size_t)CLS_GEMM_NARROW_STRIPS(p->wide.nr);
   int strips = (int)per, a_off = (int)a.offset, b_off = (int)b.offset, c_off = (int)c.offset;
   cls_status st = cls_ops_args(p->engine, p->narrow, "gemm_tn_narrow", 15, sizeof m, &m, sizeof n, &n, sizeof k, &k,
                                sizeof strips, &strips, sizeof alpha, &alpha, sizeof a.mem, &a.mem, sizeof a_off,
@@ -376,7 +373,7 @@ static cls_status own_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool t
     if (st == CLS_OK) st = launch_tile(p, &p->thin, q, m, n, k, 0, 1, alpha, &av, p->scratch, 0, 1, beta, c, ldc, event);
     return st;
   }
-  const size_t panel = (size_t)k * (size_t)p->nr, n_tiles = ceil_div((size_t)n, (size_t)p->nr);
+  const size_t panel = (size_t)k * (size_t)p->wide.nr, n_tiles = ceil_div((size_t)n, (size_t)p->wide.nr);
   size_t per_chunk = panel ? p->chunk_floats / panel : n_tiles;
   if (per_chunk < 1) per_chunk = 1;
   if (per_chunk > n_tiles) per_chunk = n_tiles;
@@ -449,8 +446,8 @@ size_t cls_gemm_packed_b_floats(const cls_gemm_plan *p, size_t k, size_t n) {
 #define FEW_MAX_ROWS 32
 
 static const tile_geometry *packed_geometry(const cls_gemm_plan *p, size_t m) {
-  const tile_geometry *w = &p->wide, *f = &p->few;
-  if (m == 0 || m > FEW_MAX_ROWS || (f->mr == w->mr && f->nr == w->nr)) return w;
+  const tile_geometry *w = &p->wide, *f = &p->few; /* (the same geometry pads alike: the device's) */
+  if (m > FEW_MAX_ROWS) return w;
   return ceil_div(m, (size_t)f->mr) * (size_t)f->mr < ceil_div(m, (size_t)w->mr) * (size_t)w->mr ? f : w;
 }
 
@@ -506,11 +503,13 @@ cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t
     st = own_gemm(p, q, ta, false, (int)m, (int)n, 0, alpha, a, 1, none, (int)n, beta, c, (int)ldc, event);
   } else {
     const tile_geometry *g = packed_geometry(p, m);
-    a_view av = in_place_a(ta, (int)m, a, (int)lda, g->mr); /* the few-rows tile reads A in place */
-    if (g == &p->wide) {
+    a_view av;
+    if (g == &p->wide) { /* A packed as cls_gemm would (gemm_pack_a packs for the wide tile only) */
       size_t a_floats = packed_a_floats(p, ta, m, n, k);
       st = a_floats ? ensure_scratch(p, a_floats) : CLS_OK;
       if (st == CLS_OK) st = prepare_a(p, q, ta, (int)m, (int)n, (int)k, a, (int)lda, 0, &av);
+    } else {
+      av = in_place_a(ta, (int)m, a, (int)lda, g->mr);
     }
     if (st == CLS_OK)
       st = launch_tile(p, g, q, (int)m, (int)n, (int)k, 0, (int)ceil_div(n, (size_t)g->nr), alpha, &av, packed.mem,
