@@ -1,11 +1,16 @@
 /* The GEMM entry point's backends side by side on each OpenCL device: every GEMM shape of a training
  * step (cls_bench_gemm_shapes: dense, LSTM input and recurrent products, weight gradients) timed through
  * cls_gemm with the own kernels and with CLBlast, in GFLOP/s and % of the measured FMA peak. The
- * backends take turns run by run (so that a busy machine slows both alike); each figure is the median
- * of --runs, after one warm-up each. The recurrent products run on a B packed beforehand, as the LSTM
- * does. --check compares each backend's result with a double host GEMM first (sampled rows).
+ * sides take turns run by run (so that a busy machine slows both alike); each figure is the median
+ * of --runs, after one warm-up each, and the speed-up the median of the runs' ratios. The recurrent
+ * products run on a B packed beforehand, as the LSTM does. --check compares each side's result with a
+ * double host GEMM first (sampled rows).
+ * --versus OPTIONS compares two builds of the own kernels instead of the two backends: a second engine
+ * whose per-device kernel options are OPTIONS (as CLSPEECH_KERNEL_OPTIONS, "SEL=-D...;...") times the
+ * own backend in turns with the first, in one process, so that a kernel variant is measured against the
+ * default under the same moments of a noisy machine.
  *   bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--devices SEL]
- *              [--backends own,clblast] [--shapes NAME,NAME] [--check] */
+ *              [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--check] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +31,7 @@ static double median(double *t, int n) {
 
 static void usage(void) {
   fprintf(stderr, "usage: bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--devices SEL]\n"
-                  "                  [--backends own,clblast] [--shapes NAME,NAME] [--check]\n");
+                  "                  [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--check]\n");
 }
 
 static double gflops(const cls_gemm_shape *s, double ms) { return ms > 0 ? cls_gemm_flops(s) / (ms * 1e6) : 0; }
@@ -40,82 +45,113 @@ static int listed(const char *list, const char *name) {
   return 0;
 }
 
-static int bench_model(cls_engine *e, int dev, int H, int B, int T, int runs, const cls_gemm_backend *backends,
-                       int n_backends, int check, double peak, const char *only) {
+/* One side of the comparison: a backend on an engine (the second engine of --versus for the second side). */
+typedef struct side {
+  cls_engine *engine;
+  int device;
+  cls_gemm_backend backend;
+  const char *label;
+  cl_command_queue queue;
+  cls_gemm_cases *cases;
+} side;
+
+static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, int check, double peak,
+                       const char *only) {
   cls_gemm_shape all[CLS_BENCH_MAX_SHAPES], shapes[CLS_BENCH_MAX_SHAPES];
   const int n_all = cls_bench_gemm_shapes(H, B, T, all);
   int n = 0;
   for (int i = 0; i < n_all; i++)
     if (listed(only, all[i].name)) shapes[n++] = all[i];
   if (n == 0) return 0;
-  cl_command_queue q = NULL;
-  cls_gemm_cases *cases = NULL;
-  cls_status st = cls_bench_queue(e, dev, &q);
-  if (st == CLS_OK) st = cls_gemm_cases_create(e, dev, q, shapes, n, &cases);
-  if (st != CLS_OK) {
-    fprintf(stderr, "bench_gemm: %s\n", cls_engine_error(e));
-    if (q) clReleaseCommandQueue(q);
-    return 1;
+  cls_status st = CLS_OK;
+  int bad = -1; /* the side whose engine holds the error */
+  for (int b = 0; b < n_sides; b++) {
+    sides[b].queue = NULL;
+    sides[b].cases = NULL;
   }
-  printf("\n  H=%d, B=%d, T=%d; %% of the measured FMA peak (%.1f GFLOP/s)\n", H, B, T, peak);
-  printf("  %-13s %-20s %5s", "shape", "m x n x k", "calls");
-  for (int b = 0; b < n_backends; b++)
-    printf(" | %-7s %9s %8s %6s", cls_gemm_backend_name(backends[b]), "ms", "GFLOP/s", "%");
-  printf("%s\n", n_backends == 2 ? " | speed-up" : "");
+  for (int b = 0; b < n_sides && st == CLS_OK; b++) {
+    side *sd = &sides[b];
+    st = cls_bench_queue(sd->engine, sd->device, &sd->queue);
+    if (st == CLS_OK) st = cls_gemm_cases_create(sd->engine, sd->device, sd->queue, shapes, n, &sd->cases);
+    if (st == CLS_OK) st = cls_gemm_cases_set_backend(sd->cases, sd->backend);
+    if (st != CLS_OK) bad = b;
+  }
+  if (st == CLS_OK) {
+    printf("\n  H=%d, B=%d, T=%d; %% of the measured FMA peak (%.1f GFLOP/s)\n", H, B, T, peak);
+    printf("  %-13s %-20s %5s", "shape", "m x n x k", "calls");
+    for (int b = 0; b < n_sides; b++) printf(" | %-7s %9s %8s %6s", sides[b].label, "ms", "GFLOP/s", "%");
+    printf("%s\n", n_sides == 2 ? " | speed-up" : "");
+  }
   double step_ms[2] = {0, 0}, step_flops = 0;
   int failed = 0;
   for (int i = 0; i < n && st == CLS_OK; i++) {
     const cls_gemm_shape *s = &shapes[i];
-    double t[2][MAX_RUNS], ms[2] = {0, 0};
-    for (int b = 0; b < n_backends && st == CLS_OK && check; b++) {
+    double t[2][MAX_RUNS], ratio[MAX_RUNS], ms[2] = {0, 0};
+    for (int b = 0; b < n_sides && st == CLS_OK && check; b++) {
       bool ok = false;
       char detail[256];
-      st = cls_gemm_cases_set_backend(cases, backends[b]);
-      if (st == CLS_OK) st = cls_gemm_cases_check(cases, i, &ok, detail, sizeof detail);
+      st = cls_gemm_cases_check(sides[b].cases, i, &ok, detail, sizeof detail);
+      if (st != CLS_OK) bad = b;
       if (st == CLS_OK && !ok) {
-        fprintf(stderr, "bench_gemm: %s on %s: wrong result: %s\n", s->name, cls_gemm_backend_name(backends[b]),
-                detail);
+        fprintf(stderr, "bench_gemm: %s on %s: wrong result: %s\n", s->name, sides[b].label, detail);
         failed = 1;
       }
     }
     for (int r = 0; r < runs && st == CLS_OK; r++)
-      for (int b = 0; b < n_backends && st == CLS_OK; b++) {
-        st = cls_gemm_cases_set_backend(cases, backends[b]);
-        if (st == CLS_OK) st = cls_gemm_cases_time(cases, i, r == 0 ? 1 : 0, 1, &t[b][r], NULL);
+      for (int b = 0; b < n_sides && st == CLS_OK; b++) {
+        st = cls_gemm_cases_time(sides[b].cases, i, r == 0 ? 1 : 0, 1, &t[b][r], NULL);
+        if (st != CLS_OK) bad = b;
       }
     if (st != CLS_OK) break;
+    for (int r = 0; r < runs && n_sides == 2; r++) ratio[r] = t[0][r] > 0 ? t[1][r] / t[0][r] : 0;
     char mnk[48];
     snprintf(mnk, sizeof mnk, "%d x %d x %d%s%s", s->m, s->n, s->k, s->trans_a ? " At" : s->trans_b ? " Bt" : "",
              s->packed_b ? " P" : "");
     printf("  %-13s %-20s %5d", s->name, mnk, s->calls);
-    for (int b = 0; b < n_backends; b++) {
+    for (int b = 0; b < n_sides; b++) {
       ms[b] = median(t[b], runs);
       step_ms[b] += s->calls * ms[b];
       printf(" | %-7s %9.3f %8.1f %6.1f", "", ms[b], gflops(s, ms[b]), peak > 0 ? 100 * gflops(s, ms[b]) / peak : 0);
     }
-    if (n_backends == 2) printf(" | %7.2fx", ms[0] > 0 ? ms[1] / ms[0] : 0);
+    if (n_sides == 2) printf(" | %7.2fx", median(ratio, runs));
     printf("\n");
     fflush(stdout);
     step_flops += s->calls * cls_gemm_flops(s);
   }
   if (st == CLS_OK) {
     printf("  %-13s %-20s %5s", "whole step", "sum of calls x ms", "");
-    for (int b = 0; b < n_backends; b++) {
+    for (int b = 0; b < n_sides; b++) {
       double g = step_ms[b] > 0 ? step_flops / (step_ms[b] * 1e6) : 0;
       printf(" | %-7s %9.1f %8.1f %6.1f", "", step_ms[b], g, peak > 0 ? 100 * g / peak : 0);
     }
-    if (n_backends == 2) printf(" | %7.2fx", step_ms[0] > 0 ? step_ms[1] / step_ms[0] : 0);
+    if (n_sides == 2) printf(" | %7.2fx", step_ms[0] > 0 ? step_ms[1] / step_ms[0] : 0);
     printf("\n");
-  } else {
-    fprintf(stderr, "bench_gemm: %s\n", cls_engine_error(e));
+  } else if (bad >= 0) {
+    fprintf(stderr, "bench_gemm: %s\n", cls_engine_error(sides[bad].engine));
   }
-  cls_gemm_cases_destroy(cases);
-  clReleaseCommandQueue(q);
+  for (int b = 0; b < n_sides; b++) {
+    cls_gemm_cases_destroy(sides[b].cases);
+    if (sides[b].queue) clReleaseCommandQueue(sides[b].queue);
+  }
   return st != CLS_OK || failed;
 }
 
+/* An engine on the devices `spec` selects, prepared; NULL options: the environment's. */
+static cls_engine *open_engine(const cls_engine_options *options, const char *spec, int *sel, int *n_sel) {
+  cls_engine *e = NULL;
+  cls_status st = cls_engine_create(options, &e);
+  if (st == CLS_OK) st = cls_engine_select(e, spec, sel, 64, n_sel);
+  if (st == CLS_OK) st = cls_engine_prepare(e, sel, n_sel);
+  if (st != CLS_OK) {
+    fprintf(stderr, "bench_gemm: %s\n", cls_engine_error(e));
+    cls_engine_destroy(e);
+    return NULL;
+  }
+  return e;
+}
+
 int main(int argc, char **argv) {
-  const char *hidden = "512,2048", *devices = NULL, *backend_list = "own,clblast", *only = NULL;
+  const char *hidden = "512,2048", *devices = NULL, *backend_list = "own,clblast", *only = NULL, *versus = NULL;
   int B = 16, T = 150, runs = 5, check = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -133,6 +169,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--runs")) runs = atoi(v);
     else if (!strcmp(a, "--devices")) devices = v;
     else if (!strcmp(a, "--backends")) backend_list = v;
+    else if (!strcmp(a, "--versus")) versus = v;
     else if (!strcmp(a, "--shapes")) only = v;
     else {
       usage();
@@ -146,24 +183,28 @@ int main(int argc, char **argv) {
   }
   cls_gemm_backend backends[2];
   int n_backends = 0;
-  if (strstr(backend_list, "own")) backends[n_backends++] = CLS_GEMM_BACKEND_OWN;
-  if (strstr(backend_list, "clblast")) backends[n_backends++] = CLS_GEMM_BACKEND_CLBLAST;
+  if (versus) backends[n_backends++] = CLS_GEMM_BACKEND_OWN;
+  else {
+    if (strstr(backend_list, "own")) backends[n_backends++] = CLS_GEMM_BACKEND_OWN;
+    if (strstr(backend_list, "clblast")) backends[n_backends++] = CLS_GEMM_BACKEND_CLBLAST;
+  }
   if (n_backends == 0) {
     usage();
     return 2;
   }
-  cls_engine *e = NULL;
-  if (cls_engine_create(NULL, &e) != CLS_OK) {
-    fprintf(stderr, "bench_gemm: %s\n", cls_engine_error(e));
-    return 1;
-  }
-  int sel[64], n_sel = 0;
-  cls_status st = cls_engine_select(e, devices, sel, 64, &n_sel);
-  if (st == CLS_OK) st = cls_engine_prepare(e, sel, &n_sel);
-  if (st != CLS_OK) {
-    fprintf(stderr, "bench_gemm: %s\n", cls_engine_error(e));
-    cls_engine_destroy(e);
-    return 1;
+  int sel[64], n_sel = 0, sel2[64], n_sel2 = 0;
+  cls_engine *e = open_engine(NULL, devices, sel, &n_sel), *e2 = NULL;
+  if (!e) return 1;
+  if (versus) {
+    cls_engine_options o = cls_engine_options_from_environment();
+    o.kernel_options = versus;
+    e2 = open_engine(&o, devices, sel2, &n_sel2);
+    if (!e2 || n_sel2 != n_sel) {
+      if (e2) fprintf(stderr, "bench_gemm: --versus selected %d devices, the first engine %d\n", n_sel2, n_sel);
+      cls_engine_destroy(e2);
+      cls_engine_destroy(e);
+      return 1;
+    }
   }
   int rc = 0;
   for (int d = 0; d < n_sel; d++) {
@@ -178,13 +219,22 @@ int main(int argc, char **argv) {
     printf("device %d:%d %s (%s): FMA peak %.1f GFLOP/s, device copy %.1f GB/s; build options %s\n",
            info->platform_index, info->device_index, info->name, info->platform_version, peak.fma_gflops, peak.copy_gbs,
            cls_engine_build_options(e, sel[d]));
+    side sides[2];
+    int n_sides = 0;
+    for (int b = 0; b < n_backends; b++)
+      sides[n_sides++] = (side){e, sel[d], backends[b], cls_gemm_backend_name(backends[b]), NULL, NULL};
+    if (e2) {
+      sides[n_sides++] = (side){e2, sel2[d], CLS_GEMM_BACKEND_OWN, "versus", NULL, NULL};
+      printf("  versus: build options %s\n", cls_engine_build_options(e2, sel2[d]));
+    }
     for (const char *h = hidden; *h;) {
       int H = atoi(h);
-      if (H > 0) rc |= bench_model(e, sel[d], H, B, T, runs, backends, n_backends, check, peak.fma_gflops, only);
+      if (H > 0) rc |= bench_model(sides, n_sides, H, B, T, runs, check, peak.fma_gflops, only);
       const char *comma = strchr(h, ',');
       h = comma ? comma + 1 : h + strlen(h);
     }
   }
+  cls_engine_destroy(e2);
   cls_engine_destroy(e);
   return rc;
 }

@@ -27,9 +27,9 @@ static const options_row table[] = {
  * 8 (AVX2, 16 registers): 6 x 2 float8, 12 accumulators, 2 loads and a broadcast; narrower (SSE,
  * NEON): 6 x 2 float4. Only CPU devices run it by default (GPUs use CLBlast); a device that reports no
  * width gets the kernel's own defaults. The tile for few rows on a packed B (the LSTM's recurrent
- * products, 16 rows at B = 16): 8 x 2 float16 on AVX-512, measured 1.05-1.17x the 6 x 4 tile at
- * 16 x 8192 x 2048 and 16 x 2048 x 8192, 1.05-1.09x at H = 512 (2 EPYC cores, the two tiles taking turns
- * in one process); elsewhere the device's own tile (not measured on AVX2 yet). */
+ * products, 16 rows at B = 16): 8 x 2 float16 on AVX-512, the median run 1.04-1.07x the 6 x 4 tile at
+ * H = 2048 and 0.99-1.07x at H = 512 (bench_gemm --versus on 2 EPYC cores, docs/bench.md); elsewhere the
+ * device's own tile (not measured on AVX2 yet). */
 typedef struct gemm_row {
   unsigned min_width;
   const char *options;
