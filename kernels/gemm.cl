@@ -122,10 +122,23 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
 #define GEMM_PREFETCH(p) __builtin_prefetch((p), 0, 2)
+#define GEMM_PREFETCH_BUILTIN
 #endif
 #endif
 #ifndef GEMM_PREFETCH
 #define GEMM_PREFETCH(p) prefetch((p), 1)
+#endif
+/* A cache line about to be written, into L1 and owned (prefetchw), where the compiler has the builtin. */
+#ifdef GEMM_PREFETCH_BUILTIN
+#define GEMM_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
+#else
+#define GEMM_PREFETCH_W(p) prefetch((p), 1)
+#endif
+/* gemm_tile prefetches the lines of each tile of C before a k loop of at most this many steps: a product
+ * that short writes C about as fast as it computes it, and waiting for each line's ownership at the store
+ * cost the output layer's dx (k = 29) 3-13 % (bench_gemm --versus, AVX-512, both H). */
+#ifndef CLS_GEMM_C_PREFETCH_K
+#define CLS_GEMM_C_PREFETCH_K 64
 #endif
 
 /* The packed-panel kernels, once per tile geometry (gemm_tile.h): the device's; the narrow one for a C of

@@ -93,6 +93,13 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile
     for (int r = 0; r < TILE_MR; r++)
       ar[r] = a + a_off + (size_t)mt * (size_t)a_ts + (size_t)min(r, rows - 1) * (size_t)a_rs;
     __global const float *b = bp + bp_off + (size_t)panel * (size_t)k * TILE_NR;
+    if (k <= CLS_GEMM_C_PREFETCH_K) { /* a short k (out_dx: 29) is bound by writing C: own its lines early */
+      __global float *cq = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)j0;
+#pragma unroll
+      for (int r = 0; r < TILE_MR; r++)
+#pragma unroll
+        for (int l = 0; l < TILE_NR; l += 16) GEMM_PREFETCH_W(cq + (size_t)min(r, rows - 1) * (size_t)ldc + l);
+    }
 
     gemm_vec acc[TILE_MR][TILE_NV];
 #pragma unroll
