@@ -162,18 +162,19 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
  * x^T dy (m = H, n = 29, k = B*T), where gemm_tile would first pack x^T, a pass over all of x as long as
  * the product itself. A work-item computes the transpose of NARROW_STRIPS strips of NR rows of C: NR of
  * m, vector loads from A's rows, against the n columns of C in tiles of MR, broadcasts from B's rows, so
- * that n pads to a multiple of MR rather than of NR (29 to 30, not 32). It walks k in blocks of
- * CLS_GEMM_NARROW_KB steps, reading A in place, and before each block prefetches every line of the next
- * block's piece of A into L2 (the hardware prefetchers do not follow a stride of one row per page); not
- * into L1, where A's rows, lda apart and lda a power of two for H a power of two, compete for a few
- * cache sets and a block's lines would evict each other before use. Every strip and tile then runs over
- * the block, their accumulators waiting in private memory between blocks. Measured change by change
- * (bench_gemm --versus, AVX-512): prefetching into L2 rather than L1 1.18-1.30x, reading A in place
- * rather than copying each block into private memory 1.12x, blocks of 32 steps rather than 16 1.05-1.10x
- * (64 alike). A work-item sweeping whole rows of A over a chunk of k (partial sums added by a second
- * kernel), so that A streams in page order, measured 0.67-0.74x as fast as two strips per work-item at
- * H = 2048. Rows past m and columns past n are read clamped or as zeros and never stored; beta == 0
- * never reads C. */
+ * that n pads to a multiple of MR rather than of NR (29 to 30, not 32). Strip after strip, it walks k in
+ * blocks of CLS_GEMM_NARROW_KB steps, and each tile of C runs over the whole block: the first tile's pass
+ * reads the strip's piece of A from memory, prefetching the row CLS_GEMM_NARROW_AHEAD steps ahead into
+ * L2 (A is read down its columns, one row per page at H = 2048, which the hardware prefetchers do not
+ * follow), the others read it from L2 (not L1: A's rows, lda apart and lda a power of two for H a power
+ * of two, compete for a few L1 sets). The tiles' accumulators wait in private memory between blocks.
+ * Measured (bench_gemm --versus, AVX-512) against the first forms, which prefetched a whole block ahead
+ * in one burst and ran every tile over 16 or 32 steps: into L2 rather than L1 1.18-1.30x, A read in place
+ * rather than copied into private memory 1.12x, blocks of 32 rather than 16 1.05-1.10x, then blocks of
+ * 256 run tile by tile with the prefetch in the first pass 1.04-1.12x (the short passes' own cost, more
+ * than reading A, held the arithmetic at about 70 % of peak; 128 and 512 alike). A work-item sweeping
+ * whole rows of A over a chunk of k (partial sums added by a second kernel) measured 0.67-0.74x. Rows
+ * past m and columns past n are read clamped or as zeros and never stored; beta == 0 never reads C. */
 
 #define NARROW_STRIPS CLS_GEMM_NARROW_STRIPS(GEMM_NR)
 /* one step of k of a strip's tile: the MR columns of B's row (broadcasts) times the strip's vectors av */
@@ -195,38 +196,40 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
   if (first >= m) return;
   const int n_tiles = min((n + GEMM_MR - 1) / GEMM_MR, CLS_GEMM_NARROW_TILES);
   const int s_n = min(s_count, (m - first + GEMM_NR - 1) / GEMM_NR);
-  gemm_vec part[NARROW_STRIPS][CLS_GEMM_NARROW_TILES][GEMM_MR][GEMM_NV];
-  for (int s = 0; s < s_n; s++)
+  for (int s = 0; s < s_n; s++) {
+    const int i0 = first + s * GEMM_NR, rows = min(GEMM_NR, m - i0);
+    gemm_vec part[CLS_GEMM_NARROW_TILES][GEMM_MR][GEMM_NV];
     for (int t = 0; t < n_tiles; t++)
 #pragma unroll
       for (int r = 0; r < GEMM_MR; r++)
 #pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) part[s][t][r][v] = (gemm_vec)(0.0f);
-
-  const int kbb = CLS_GEMM_NARROW_KB, bw = s_n * GEMM_NR;
-  for (int k0 = 0; k0 < k; k0 += kbb) {
-    const int steps = min(kbb, k - k0);
-    if (k0 + kbb < k) { /* every line of the next block's piece of A, while this block computes */
-      __global const float *pf = a + a_off + (size_t)(k0 + kbb) * (size_t)lda + (size_t)first;
-      const int ahead = min(kbb, k - k0 - kbb);
-      for (int kk = 0; kk < ahead; kk++, pf += lda)
-        for (int l = 0; l < bw; l += 16) GEMM_PREFETCH(pf + l); /* 16 floats: a 64-byte line */
-    }
-    for (int s = 0; s < s_n; s++) {
+        for (int v = 0; v < GEMM_NV; v++) part[t][r][v] = (gemm_vec)(0.0f);
+    for (int k0 = 0; k0 < k; k0 += CLS_GEMM_NARROW_KB) {
+      const int steps = min(CLS_GEMM_NARROW_KB, k - k0);
       for (int t = 0; t < n_tiles; t++) {
         const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
         gemm_vec acc[GEMM_MR][GEMM_NV];
 #pragma unroll
         for (int r = 0; r < GEMM_MR; r++)
 #pragma unroll
-          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = part[s][t][r][v];
+          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = part[t][r][v];
         __global const float *br[GEMM_MR];
 #pragma unroll
         for (int r = 0; r < GEMM_MR; r++)
           br[r] = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)(j0 + min(r, cols - 1));
-        const int i0 = first + s * GEMM_NR, rows = min(GEMM_NR, m - i0);
         __global const float *ap = a + a_off + (size_t)k0 * (size_t)lda + (size_t)i0;
-        if (rows == GEMM_NR) {
+        if (rows == GEMM_NR && t == 0) { /* from memory: prefetch the rows ahead, every line of them */
+          const int ahead = k - k0 - CLS_GEMM_NARROW_AHEAD; /* steps whose row AHEAD further on exists */
+          for (int kk = 0; kk < steps; kk++, ap += lda) {
+            if (kk < ahead)
+#pragma unroll
+              for (int l = 0; l < GEMM_NR; l += 16) GEMM_PREFETCH(ap + (size_t)CLS_GEMM_NARROW_AHEAD * (size_t)lda + l);
+            gemm_vec av[GEMM_NV];
+#pragma unroll
+            for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ap);
+            TN_NARROW_STEP(av);
+          }
+        } else if (rows == GEMM_NR) { /* the block again, from L2 */
           for (int kk = 0; kk < steps; kk++, ap += lda) {
             gemm_vec av[GEMM_NV];
 #pragma unroll
@@ -246,20 +249,16 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
 #pragma unroll
         for (int r = 0; r < GEMM_MR; r++)
 #pragma unroll
-          for (int v = 0; v < GEMM_NV; v++) part[s][t][r][v] = acc[r][v];
+          for (int v = 0; v < GEMM_NV; v++) part[t][r][v] = acc[r][v];
       }
     }
-  }
-
-  /* C's element (i0 + i, j0 + r) is lane i of strip s's tile t, row r */
-  for (int s = 0; s < s_n; s++) {
-    const int i0 = first + s * GEMM_NR, rows = min(GEMM_NR, m - i0);
+    /* C's element (i0 + i, j0 + r) is lane i of tile t's row r */
     for (int t = 0; t < n_tiles; t++) {
       const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
       for (int r = 0; r < cols; r++) {
         float tmp[GEMM_NR];
 #pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(part[s][t][r][v], v, tmp);
+        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(part[t][r][v], v, tmp);
         __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)(j0 + r);
         for (int i = 0; i < rows; i++, cp += ldc) *cp = beta != 0.0f ? alpha * tmp[i] + beta * *cp : alpha * tmp[i];
       }
