@@ -122,16 +122,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
 #define GEMM_PREFETCH(p) __builtin_prefetch((p), 0, 2)
-#define GEMM_PREFETCH_BUILTIN
+#define GEMM_PREFETCH_W(p) __builtin_prefetch((p), 1, 3) /* a line about to be written: into L1, owned */
 #endif
 #endif
 #ifndef GEMM_PREFETCH
 #define GEMM_PREFETCH(p) prefetch((p), 1)
-#endif
-/* A cache line about to be written, into L1 and owned (prefetchw), where the compiler has the builtin. */
-#ifdef GEMM_PREFETCH_BUILTIN
-#define GEMM_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
-#else
 #define GEMM_PREFETCH_W(p) prefetch((p), 1)
 #endif
 /* gemm_tile prefetches the lines of each tile of C before a k loop of at most this many steps: a product
@@ -177,6 +172,15 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
  * past m and columns past n are read clamped or as zeros and never stored; beta == 0 never reads C. */
 
 #define NARROW_STRIPS CLS_GEMM_NARROW_STRIPS(GEMM_NR)
+#ifndef CLS_GEMM_NARROW_KB
+#define CLS_GEMM_NARROW_KB 256 /* steps of k per block: one pass of each tile */
+#endif
+#ifndef CLS_GEMM_NARROW_AHEAD
+#define CLS_GEMM_NARROW_AHEAD 32 /* rows of A the first tile's pass prefetches ahead */
+#endif
+#if CLS_GEMM_NARROW_KB < 1 || CLS_GEMM_NARROW_AHEAD < 1
+#error "CLS_GEMM_NARROW_KB and CLS_GEMM_NARROW_AHEAD must be positive"
+#endif
 /* one step of k of a strip's tile: the MR columns of B's row (broadcasts) times the strip's vectors av */
 #define TN_NARROW_STEP(av)                                                                                \
   do {                                                                                                    \
@@ -218,19 +222,13 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
         for (int r = 0; r < GEMM_MR; r++)
           br[r] = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)(j0 + min(r, cols - 1));
         __global const float *ap = a + a_off + (size_t)k0 * (size_t)lda + (size_t)i0;
-        if (rows == GEMM_NR && t == 0) { /* from memory: prefetch the rows ahead, every line of them */
-          const int ahead = k - k0 - CLS_GEMM_NARROW_AHEAD; /* steps whose row AHEAD further on exists */
+        if (rows == GEMM_NR) { /* the first tile's pass reads the block from memory, prefetching every line of
+                                  the rows AHEAD on; the others read it again from L2 */
+          const int ahead = t == 0 ? k - k0 - CLS_GEMM_NARROW_AHEAD : 0; /* steps whose row AHEAD on exists */
           for (int kk = 0; kk < steps; kk++, ap += lda) {
             if (kk < ahead)
 #pragma unroll
               for (int l = 0; l < GEMM_NR; l += 16) GEMM_PREFETCH(ap + (size_t)CLS_GEMM_NARROW_AHEAD * (size_t)lda + l);
-            gemm_vec av[GEMM_NV];
-#pragma unroll
-            for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ap);
-            TN_NARROW_STEP(av);
-          }
-        } else if (rows == GEMM_NR) { /* the block again, from L2 */
-          for (int kk = 0; kk < steps; kk++, ap += lda) {
             gemm_vec av[GEMM_NV];
 #pragma unroll
             for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ap);

@@ -10,8 +10,6 @@
 #define CLS_COLSUM_W 16     /* colsum.h: neighbouring columns of a bias gradient */
 #define CLS_COLSUM_LOCAL 4  /* the column sums' work-group size: few work-items, small groups, every core some */
 #define CLS_GEMM_NARROW_TILES 6 /* gemm.cl's gemm_tn_narrow: at most this many tiles of MR columns of C, */
-#define CLS_GEMM_NARROW_STRIPS(nr) ((nr) >= 64 ? 2 : 64 / (nr)) /* strips of NR rows per item (256-512 B), */
-#define CLS_GEMM_NARROW_KB 256    /* and of steps of k per block (a pass of each tile), */
-#define CLS_GEMM_NARROW_AHEAD 32  /* and the rows of A its first pass prefetches ahead */
+#define CLS_GEMM_NARROW_STRIPS(nr) ((nr) >= 64 ? 2 : 64 / (nr)) /* and strips of NR rows per item (256-512 B) */
 
 #endif
