@@ -191,10 +191,11 @@ static void model_shapes(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
       {true, false, false, 512, 29, 2400, 1.0f, 0.0f, 0, 0, 24},   /* output layer dW (gemm_tn_narrow) */
       {true, false, false, 2048, 29, 2400, 1.0f, 1.0f, 3, 0, 24},  /* the same at H = 2048, several strips an item */
       /* gemm_tn_narrow's edges: the widest C it takes (6 tiles) and one column more (gemm_tile), several strips
-         per work-item with a partial last strip and item, k blocks with a partial last one */
+         per work-item with a partial last strip and item, k in blocks (256 steps on AVX-512) with a partial
+         last one and the end of the rows prefetched ahead */
       {true, false, false, 1000, 36, 47, -0.5f, 0.25f, 1, 3, 0},
       {true, false, false, 1000, 37, 47, -0.5f, 0.25f, 1, 3, 0},
-      {true, false, false, 1000, 30, 33, 2.0f, 0.0f, 2, 1, 0},
+      {true, false, false, 1000, 30, 559, 2.0f, 0.0f, 2, 1, 0},
       {false, false, false, 2400, 29, 512, 1.0f, 0.0f, 0, 0, 24},  /* output layer forward (gemm_tile_narrow) */
       {false, false, false, 2400, 29, 2048, 1.0f, 0.0f, 0, 0, 24}, /* the same at H = 2048 (column walk) */
       /* gemm_tile_narrow's edges (AVX-512: 8 x 32): its widest C, one column more (gemm_tile), B transposed,
