@@ -2,9 +2,10 @@
  * step (cls_bench_gemm_shapes: dense, LSTM input and recurrent products, weight gradients) timed through
  * cls_gemm with the own kernels and with CLBlast, in GFLOP/s and % of the measured FMA peak. The
  * sides take turns run by run (so that a busy machine slows both alike); each figure is the median
- * of --runs, after one warm-up each, and the speed-up the median of the runs' ratios. The recurrent
- * products run on a B packed beforehand, as the LSTM does. --check compares each side's result with a
- * double host GEMM first (sampled rows).
+ * of --runs, after one warm-up each. The speed-up is the second side's time over the first's (above 1:
+ * the first, own or the default build, is faster): per shape the median of the runs' ratios, for the whole
+ * step the ratio of the summed medians. The recurrent products run on a B packed beforehand, as the LSTM
+ * does. --check compares each side's result with a double host GEMM first (sampled rows).
  * --versus OPTIONS compares two builds of the own kernels instead of the two backends: a second engine
  * whose per-device kernel options are OPTIONS (as CLSPEECH_KERNEL_OPTIONS, "SEL=-D...;...") times the
  * own backend in turns with the first, in one process, so that a kernel variant is measured against the
