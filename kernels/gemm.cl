@@ -61,6 +61,9 @@
 #define GEMM_CAT_(a, b) a##b
 #define GEMM_CAT(a, b) GEMM_CAT_(a, b)
 typedef GEMM_CAT(float, CLS_GEMM_W) gemm_vec;
+/* A vector of C at any float offset: one unaligned vector store (PoCL split vstoreN into three stores). A
+   typedef's aligned attribute may lower the alignment (OpenCL C, as GCC and clang). */
+typedef GEMM_CAT(float, CLS_GEMM_W) __attribute__((aligned(4))) gemm_uvec;
 #define GEMM_VLOAD GEMM_CAT(vload, CLS_GEMM_W)
 #define GEMM_VSTORE GEMM_CAT(vstore, CLS_GEMM_W)
 
