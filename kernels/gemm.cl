@@ -93,31 +93,53 @@ typedef GEMM_CAT(float, CLS_GEMM_W) __attribute__((aligned(4))) gemm_uvec;
  * twice the time at the weight-gradient shapes.) gemm_pack_b is in gemm_tile.h, included below. */
 
 /* gemm_pack_a: packed [(mt * k + kk) * MR + r] = op(A)[mt * MR + r][kk] (0 past m); op(A)[i][kk] is
- * a[i*lda + kk], or a[kk*lda + i] when trans. */
+ * a[i*lda + kk], or a[kk*lda + i] when trans. A transposed A (stored [k][m], the weight gradients' x^T) is
+ * packed a block of kb rows per work-item, each row read whole and every tile's MR floats of it written
+ * with vector stores (GEMM_PACK_MR): against a work-item per (tile, block of 256 rows), which read 24
+ * bytes of each row with scalar copies, 1.03-1.10x at H = 512 (dense1_dw the most) and alike at H = 2048
+ * (bench_gemm --versus, AVX-512; 4 and 16 rows per block alike, 64 slower). Otherwise (A packed though not
+ * transposed: only when the host forces it) a work-item per (tile, block of kb steps of k). */
+typedef float2 __attribute__((aligned(4))) gemm_pack_u2;
+typedef float4 __attribute__((aligned(4))) gemm_pack_u4;
+typedef float8 __attribute__((aligned(4))) gemm_pack_u8;
+typedef float16 __attribute__((aligned(4))) gemm_pack_u16;
+/* Copy MR floats from s to d: whole vectors of 16, 8, 4, 2, 1 by MR's bits (typedefs aligned to 4 for the
+ * stores: an aligned attribute written in the cast itself crashed PoCL 3.1's compiler). */
+#define GEMM_PACK_MR(d, s)                                                                                     \
+  do {                                                                                                         \
+    if (GEMM_MR & 16) *(__global gemm_pack_u16 *)(d) = vload16(0, (s));                                      \
+    if (GEMM_MR & 8) *(__global gemm_pack_u8 *)((d) + (GEMM_MR & 16)) = vload8(0, (s) + (GEMM_MR & 16));      \
+    if (GEMM_MR & 4) *(__global gemm_pack_u4 *)((d) + (GEMM_MR & 24)) = vload4(0, (s) + (GEMM_MR & 24));      \
+    if (GEMM_MR & 2) *(__global gemm_pack_u2 *)((d) + (GEMM_MR & 28)) = vload2(0, (s) + (GEMM_MR & 28));      \
+    if (GEMM_MR & 1) (d)[GEMM_MR & 30] = (s)[GEMM_MR & 30];                                                  \
+  } while (0)
+
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
     const int m, const int k, __global const float *a, const int a_off, const int lda, const int trans,
     __global float *packed, const int p_off, const int kb) {
-  const int mt = (int)get_global_id(0), k0 = (int)get_global_id(1) * kb;
   const int m_tiles = (m + GEMM_MR - 1) / GEMM_MR;
+  if (trans) { /* the grid: 1 x ceil(k / kb) */
+    const int k0 = (int)get_global_id(1) * kb;
+    if (get_global_id(0) > 0 || k0 >= k) return;
+    const int steps = min(kb, k - k0), full = m / GEMM_MR;
+    const size_t panel = (size_t)k * GEMM_MR; /* floats between one tile's panel and the next's */
+    __global const float *src = a + a_off + (size_t)k0 * (size_t)lda;
+    __global float *dst = packed + p_off + (size_t)k0 * GEMM_MR;
+    for (int kk = 0; kk < steps; kk++, src += lda, dst += GEMM_MR) {
+      __global float *d = dst;
+      for (int mt = 0; mt < full; mt++, d += panel) GEMM_PACK_MR(d, src + mt * GEMM_MR);
+      if (full < m_tiles) /* the last tile, past m: zeros */
+        for (int r = 0; r < GEMM_MR; r++) d[r] = full * GEMM_MR + r < m ? src[full * GEMM_MR + r] : 0.0f;
+    }
+    return;
+  }
+  const int mt = (int)get_global_id(0), k0 = (int)get_global_id(1) * kb;
   if (mt >= m_tiles || k0 >= k) return;
   const int steps = min(kb, k - k0), i0 = mt * GEMM_MR, rows = min(GEMM_MR, m - i0);
   __global float *dst = packed + p_off + ((size_t)mt * (size_t)k + (size_t)k0) * GEMM_MR;
-  if (trans) {
-    __global const float *src = a + a_off + (size_t)k0 * (size_t)lda + (size_t)i0;
-    if (rows == GEMM_MR) {
-      for (int kk = 0; kk < steps; kk++, src += lda, dst += GEMM_MR) {
-#pragma unroll
-        for (int r = 0; r < GEMM_MR; r++) dst[r] = src[r];
-      }
-    } else {
-      for (int kk = 0; kk < steps; kk++, src += lda, dst += GEMM_MR)
-        for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[r] : 0.0f;
-    }
-  } else {
-    __global const float *src = a + a_off + (size_t)i0 * (size_t)lda + (size_t)k0;
-    for (int kk = 0; kk < steps; kk++, dst += GEMM_MR)
-      for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[(size_t)r * (size_t)lda + (size_t)kk] : 0.0f;
-  }
+  __global const float *src = a + a_off + (size_t)i0 * (size_t)lda + (size_t)k0;
+  for (int kk = 0; kk < steps; kk++, dst += GEMM_MR)
+    for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[(size_t)r * (size_t)lda + (size_t)kk] : 0.0f;
 }
 
 /* A prefetch of one cache line into the L2 cache (not L1: see gemm_tn_narrow): clang's builtin where the

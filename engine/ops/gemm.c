@@ -18,8 +18,10 @@
 #define DEFAULT_CHUNK_FLOATS ((size_t)1 << 20)
 
 /* Steps of k per work-item of the pack kernels: 256 x NR floats of B (16 KiB with NR = 16) or 256 x MR
-   of A written in one run. 64 to 512 measured alike at the weight-gradient shapes (H = 512, 2 Zen 3 cores). */
+   of A written in one run. 64 to 512 measured alike at the weight-gradient shapes (H = 512, 2 Zen 3 cores).
+   A transposed A is packed PACK_A_ROWS of its rows per work-item, every tile of each (kernels/gemm.cl). */
 #define PACK_KB 256
+#define PACK_A_ROWS 16
 
 /* The walk of gemm_tile (kernels/gemm.cl). Along rows, SPAN_TILES n tiles per work-group, when an M tile's
    rows of A (MR x k floats) fit in the plan's row_walk_bytes (DEFAULT_ROW_WALK_BYTES, within L1) and A has
@@ -287,11 +289,12 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
     *out = in_place_a(ta, m, a, lda, p->wide.mr);
     return CLS_OK;
   }
-  int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, kb = PACK_KB;
+  int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, kb = ta ? PACK_A_ROWS : PACK_KB;
   cls_status st = cls_ops_args(p->engine, p->pack_a, "gemm_pack_a", 9, sizeof m, &m, sizeof k, &k, sizeof a.mem, &a.mem,
                                sizeof a_off, &a_off, sizeof lda, &lda, sizeof trans, &trans, sizeof p->scratch,
                                &p->scratch, sizeof p_off, &p_off, sizeof kb, &kb);
-  size_t global[2] = {ceil_div((size_t)m, (size_t)p->wide.mr), ceil_div((size_t)k, PACK_KB)}, local[2] = {1, 1};
+  size_t global[2] = {ta ? 1 : ceil_div((size_t)m, (size_t)p->wide.mr), ceil_div((size_t)k, (size_t)kb)};
+  size_t local[2] = {1, 1};
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_a, "gemm_pack_a", 2, global, local, NULL);
   out->mem = p->scratch;
   out->off = p_off;
