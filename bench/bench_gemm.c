@@ -9,9 +9,10 @@
  * --versus OPTIONS compares two builds of the own kernels instead of the two backends: a second engine
  * whose per-device kernel options are OPTIONS (as CLSPEECH_KERNEL_OPTIONS, "SEL=-D...;...") times the
  * own backend in turns with the first, in one process, so that a kernel variant is measured against the
- * default under the same moments of a noisy machine.
+ * default under the same moments of a noisy machine. --json adds one JSON object per shape and side, a line
+ * each beginning with '{' (bench/compare_gemm.py reads them).
  *   bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--devices SEL]
- *              [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--check] */
+ *              [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--check] [--json] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ static double median(double *t, int n) {
 
 static void usage(void) {
   fprintf(stderr, "usage: bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--devices SEL]\n"
-                  "                  [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--check]\n");
+                  "                  [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--check] [--json]\n");
 }
 
 static double gflops(const cls_gemm_shape *s, double ms) { return ms > 0 ? cls_gemm_flops(s) / (ms * 1e6) : 0; }
@@ -55,6 +56,18 @@ typedef struct side {
   cl_command_queue queue;
   cls_gemm_cases *cases;
 } side;
+
+/* One shape's figures on one side as a JSON line. */
+static void print_json(const side *sd, const cls_gemm_shape *s, int runs, double ms, double peak) {
+  const cls_device_info *info = cls_engine_device(sd->engine, sd->device);
+  printf("{\"shape\": \"%s\", \"n_hidden\": %d, \"m\": %d, \"n\": %d, \"k\": %d, \"trans_a\": %d, \"trans_b\": %d, "
+         "\"packed_b\": %d, \"calls\": %d, \"side\": \"%s\", \"device\": \"%d:%d %s\", \"runs\": %d, \"ms\": %.6f, "
+         "\"gflops\": %.3f, \"fma_peak_gflops\": %.3f}\n",
+         s->name, s->n_hidden, s->m, s->n, s->k, s->trans_a, s->trans_b, s->packed_b, s->calls, sd->label,
+         info->platform_index, info->device_index, info->name, runs, ms, gflops(s, ms), peak);
+}
+
+static int json = 0;
 
 static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, int check, double peak,
                        const char *only) {
@@ -116,6 +129,7 @@ static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, 
     }
     if (n_sides == 2) printf(" | %7.2fx", median(ratio, runs));
     printf("\n");
+    for (int b = 0; b < n_sides && json; b++) print_json(&sides[b], s, runs, ms[b], peak);
     fflush(stdout);
     step_flops += s->calls * cls_gemm_flops(s);
   }
@@ -158,6 +172,10 @@ int main(int argc, char **argv) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--check")) {
       check = 1;
+      continue;
+    }
+    if (!strcmp(a, "--json")) {
+      json = 1;
       continue;
     }
     if (!v) {
