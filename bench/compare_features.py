@@ -9,10 +9,8 @@ faster).
 The first run installs tensorflow-cpu into the comparisons' venv (build/bench-venv, or
 $CLSPEECH_BENCH_VENV; see bench/peer.py), beside PyTorch."""
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 import wave
@@ -39,8 +37,7 @@ def main():
     args = ap.parse_args()
     cmd = [os.path.join(args.build, "bench_features"), "--json", "--audio", args.audio, "--batch", str(args.batch),
            "--reps", str(args.reps)] + (["--devices", args.devices] if args.devices else [])
-    ours = [json.loads(l) for l in subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
-            if l.startswith("{")]
+    ours = peer.json_lines(cmd)
     with wave.open(args.audio) as w:
         rate = w.getframerate()
         samples = (np.frombuffer(w.readframes(w.getnframes()), "<i2") / 32767.0).astype(np.float32)

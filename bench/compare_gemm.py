@@ -15,12 +15,8 @@ products (P) run on a B the LSTM packs once per step on the clspeech side; PyTor
 weight each call. The first run makes the peer's venv (build/bench-venv, or $CLSPEECH_BENCH_VENV; see
 bench/peer.py)."""
 import argparse
-import json
 import os
-import statistics
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peer  # noqa: E402
@@ -31,16 +27,6 @@ if __name__ == "__main__":
 import torch  # noqa: E402
 
 
-def median_ms(fn, reps):
-    fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
-
-
 def torch_ms(shape, reps):
     """PyTorch's median time for one of bench_gemm's shapes (op(A)[m,k] op(B)[k,n], row-major)."""
     m, n, k = shape["m"], shape["n"], shape["k"]
@@ -49,7 +35,7 @@ def torch_ms(shape, reps):
     a_op = a.t() if shape["trans_a"] else a
     b_op = b.t() if shape["trans_b"] else b
     out = torch.empty(m, n)
-    return median_ms(lambda: torch.matmul(a_op, b_op, out=out), reps)
+    return peer.median_ms(lambda: torch.matmul(a_op, b_op, out=out), reps)
 
 
 def main():
@@ -78,11 +64,7 @@ def main():
                 cmd += ["--devices", args.devices]
             if args.shapes:
                 cmd += ["--shapes", args.shapes]
-            print(f"clspeech: {' '.join(cmd)}", file=sys.stderr)
-            ours = [json.loads(line) for line in
-                    subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
-                    if line.startswith("{")]
-            for r in ours:
+            for r in peer.json_lines(cmd):
                 peaks[r["device"]] = max(peaks.get(r["device"], 0), r["fma_peak_gflops"])
                 got[(r["shape"], H, r["device"])] = (r["ms"], torch_ms(r, args.reps), r)
         return got

@@ -15,10 +15,8 @@ Shapes are DeepSpeech's: T frames x B utterances, H hidden units, 29 classes, 40
 The PyTorch side times: addmm + clamp + dropout (dense), nn.LSTM (LSTM, cuDNN-style gates, same
 FLOPs), F.ctc_loss + backward (CTC), optim.Adam.step over the whole model's parameter count (Adam)."""
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -30,16 +28,6 @@ if __name__ == "__main__":
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-
-
-def median_ms(fn, reps):
-    fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
 
 
 def n_params(H, C=29, n_in=494):
@@ -58,7 +46,7 @@ def torch_ops(H, B, T, L, reps):
     def dense_fwd():
         with torch.no_grad():
             F.dropout(torch.clamp(torch.addmm(b, x, w), 0, 20), 0.05, True)
-    out["dense_fwd"] = median_ms(dense_fwd, reps)
+    out["dense_fwd"] = peer.median_ms(dense_fwd, reps)
     state = {}
 
     def dense_prep():
@@ -82,7 +70,7 @@ def torch_ops(H, B, T, L, reps):
     def lstm_fwd():
         with torch.no_grad():
             lstm(xs)
-    out["lstm_fwd"] = median_ms(lstm_fwd, reps)
+    out["lstm_fwd"] = peer.median_ms(lstm_fwd, reps)
     times = []
     for _ in range(reps + 1):
         hs, _ = lstm(xs)
@@ -99,12 +87,12 @@ def torch_ops(H, B, T, L, reps):
     def ctc():
         loss = F.ctc_loss(F.log_softmax(logits, -1), targets, in_len, tgt_len, blank=C - 1, reduction="sum")
         loss.backward()
-    out["ctc_loss_grad"] = median_ms(ctc, reps)
+    out["ctc_loss_grad"] = peer.median_ms(ctc, reps)
 
     p = torch.nn.Parameter(torch.full((n_params(H),), 0.1))
     p.grad = torch.full_like(p, 0.01)
     opt = torch.optim.Adam([p], lr=0.001)
-    out["adam"] = median_ms(opt.step, reps)
+    out["adam"] = peer.median_ms(opt.step, reps)
     return out
 
 
@@ -132,10 +120,7 @@ def main():
                    "--time", str(args.time), "--labels", str(args.labels), "--reps", str(args.reps)]
             if args.devices:
                 cmd += ["--devices", args.devices]
-            print(f"clspeech: {' '.join(cmd)}", file=sys.stderr)
-            ours = [json.loads(line) for line in
-                    subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
-                    if line.startswith("{")]
+            ours = peer.json_lines(cmd)
             theirs = torch_ops(H, args.batch, args.time, args.labels, args.reps)
             for r in ours:
                 got[(r["op"], r["n_hidden"], r["device"])] = (r["ms"], theirs[r["op"]], r)

@@ -12,10 +12,8 @@ The first run makes the peer's venv (build/bench-venv, or $CLSPEECH_BENCH_VENV; 
 and installs torch from PyPI into it. With --torch_device cuda the peer is PyTorch on an NVIDIA GPU
 (beside clspeech on that GPU's OpenCL driver); its steps are timed with torch.cuda.synchronize()."""
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -89,9 +87,7 @@ def main():
            "--time", str(a.time), "--labels", str(a.labels), "--steps", str(a.steps)]
     if a.devices:
         cmd += ["--devices", a.devices]
-    print("clspeech: " + " ".join(cmd), file=sys.stderr)
-    ours = [json.loads(l) for l in subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout.splitlines()
-            if l.startswith("{")]
+    ours = peer.json_lines(cmd)
     print(f"B={a.batch} T={a.time}, median of {a.steps} steps; ratio = clspeech frames/s / PyTorch frames/s")
     print(f"peer: {desc}")
     for dev, lim in limits.items():

@@ -20,6 +20,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -143,6 +144,25 @@ def step_gemm_flops(H, B, T, C=29, n_in=494):
               (H, C, R, 1), (R, H, C, 1), (H, H, R, 3), (R, H, H, 3), (n_in, H, R, 1),          # dense backward
               (B, H, 4 * H, T - 1), (H, 4 * H, R, 1), (H, 4 * H, R - B, 1), (R, H, 4 * H, 1)]  # LSTM backward
     return sum(2.0 * m * n * k * calls for m, n, k, calls in shapes)
+
+
+def json_lines(cmd):
+    """Runs one of clspeech's bench programs (named on stderr first) and returns the JSON objects it printed,
+    one per line beginning with '{'."""
+    print("clspeech: " + " ".join(cmd), file=sys.stderr)
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def median_ms(fn, reps):
+    """The median of `reps` timed calls of fn() in milliseconds, after one untimed call."""
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
 
 
 def percent(value, limit):
