@@ -86,18 +86,19 @@ typedef GEMM_CAT(float, CLS_GEMM_W) __attribute__((aligned(4))) gemm_uvec;
 #define GEMM_NV_NARROW (GEMM_NV > 1 ? GEMM_NV / 2 : 1)
 
 
-/* The pack kernels: one work-item (work-groups of one) per (tile, block of kb steps of k), so that each
- * writes kb x NR (or kb x MR) consecutive floats of its panel and reads whole runs of its source; tiles
- * are the fast grid dimension, so that work-items run one after the other read neighbouring columns of
- * the same rows. (A work-item per single k step spent more on work-group dispatch than on copying:
+/* The pack kernels (but gemm_pack_a's transposed case, below): one work-item (work-groups of one) per
+ * (tile, block of kb steps of k), so that each writes kb x NR (or kb x MR) consecutive floats of its panel
+ * and reads whole runs of its source; tiles are the fast grid dimension, so that work-items run one after
+ * the other read neighbouring columns of the same rows. (A work-item per single k step spent more on work-group dispatch than on copying:
  * twice the time at the weight-gradient shapes.) gemm_pack_b is in gemm_tile.h, included below. */
 
 /* gemm_pack_a: packed [(mt * k + kk) * MR + r] = op(A)[mt * MR + r][kk] (0 past m); op(A)[i][kk] is
  * a[i*lda + kk], or a[kk*lda + i] when trans. A transposed A (stored [k][m], the weight gradients' x^T) is
  * packed a block of kb rows per work-item, each row read whole and every tile's MR floats of it written
  * with vector stores (GEMM_PACK_MR): against a work-item per (tile, block of 256 rows), which read 24
- * bytes of each row with scalar copies, 1.03-1.10x at H = 512 (dense1_dw the most) and alike at H = 2048
- * (bench_gemm --versus, AVX-512; 4 and 16 rows per block alike, 64 slower). Otherwise (A packed though not
+ * bytes of each row with scalar copies, dense_dw 1.05-1.12x and dense1_dw 1.06-1.07x at H = 512, alike at
+ * H = 2048 (bench_gemm --versus, AVX-512, the two kernels in one engine; 4 and 16 rows per block alike, 64
+ * slower). Otherwise (A packed though not
  * transposed: only when the host forces it) a work-item per (tile, block of kb steps of k). */
 typedef float2 __attribute__((aligned(4))) gemm_pack_u2;
 typedef float4 __attribute__((aligned(4))) gemm_pack_u4;
