@@ -40,10 +40,7 @@ def torch_ms(shape, reps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
-    ap.add_argument("--n_hidden", default="512,2048")
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--time", type=int, default=150)
+    peer.step_arguments(ap)
     ap.add_argument("--reps", type=int, default=9, help="timed runs per shape and side (median)")
     ap.add_argument("--rounds", type=int, default=1, help="times the two sides take turns (median over them)")
     ap.add_argument("--shapes", default=None, help="only these of bench_gemm's shapes (comma-separated)")
@@ -70,9 +67,7 @@ def main():
         return got
 
     rounds = peer.take_turns(args.rounds, measure_round)
-    print(f"B={args.batch} T={args.time}, median of {args.reps}" + peer.rounds_note(args.rounds) +
-          "; ratio = PyTorch ms / clspeech ms")
-    print(f"peer: {desc}")
+    peer.headline(args, args.reps, "PyTorch ms / clspeech ms", desc, args.rounds)
     for dev, pk in peaks.items():
         print(f"limit: {dev}: FMA peak {pk:.1f} GFLOP/s (bench_gemm, the highest of the rounds); % peak of it on both "
               "sides")

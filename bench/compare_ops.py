@@ -98,10 +98,7 @@ def torch_ops(H, B, T, L, reps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
-    ap.add_argument("--n_hidden", default="512,2048")
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--time", type=int, default=150)
+    peer.step_arguments(ap)
     ap.add_argument("--labels", type=int, default=40)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=1, help="times the two sides take turns (median over them)")
@@ -127,9 +124,7 @@ def main():
         return got
 
     rounds = peer.take_turns(args.rounds, measure_round)
-    print(f"B={args.batch} T={args.time} labels={args.labels}, median of {args.reps}" + peer.rounds_note(args.rounds) +
-          "; ratio = PyTorch ms / clspeech ms")
-    print(f"peer: {desc}")
+    peer.headline(args, args.reps, "PyTorch ms / clspeech ms", desc, args.rounds, f" labels={args.labels}")
     for dev, lim in limits.items():
         print(f"limit: {dev}: FMA peak {lim['fma_gflops']:.1f} GFLOP/s, device copy {lim['copy_gbs']:.1f} GB/s "
               "(clspeech bench)")

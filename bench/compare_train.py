@@ -69,10 +69,7 @@ def torch_step_ms(H, B, T, L, steps, device="cpu"):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
-    ap.add_argument("--n_hidden", default="512,2048")
-    ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--time", type=int, default=150)
+    peer.step_arguments(ap)
     ap.add_argument("--labels", type=int, default=40)
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--devices", default=None)
@@ -88,8 +85,7 @@ def main():
     if a.devices:
         cmd += ["--devices", a.devices]
     ours = peer.json_lines(cmd)
-    print(f"B={a.batch} T={a.time}, median of {a.steps} steps; ratio = clspeech frames/s / PyTorch frames/s")
-    print(f"peer: {desc}")
+    peer.headline(a, f"{a.steps} steps", "clspeech frames/s / PyTorch frames/s", desc)
     for dev, lim in limits.items():
         print(f"limit: {dev}: FMA peak {lim['fma_gflops']:.1f} GFLOP/s, device copy {lim['copy_gbs']:.1f} GB/s "
               "(clspeech bench)")

@@ -1,5 +1,5 @@
 """The peer of the comparison scripts (compare-pytorch, compare_train.py, compare_ops.py,
-compare_features.py): what a user would install, PyTorch (or TensorFlow) from PyPI, in a virtual
+compare_gemm.py, compare_features.py): what a user would install, PyTorch (or TensorFlow) from PyPI, in a virtual
 environment the scripts make once and reuse, never Debian's python3-torch (1.13, single-threaded).
 
     venv: $CLSPEECH_BENCH_VENV, else build/bench-venv in this checkout
@@ -13,7 +13,9 @@ then runs the script again with the venv's Python. CI never runs the comparisons
 Also here: the peer's description printed beside every ratio (version, threads, MKL/oneDNN), the
 physical core count the peer is pinned to, clspeech's measured limits (FMA peak, copy bandwidth) from
 `clspeech bench`, the GEMM flops of one training step, for GFLOP/s and the fraction of the peak, and
---rounds (take_turns, rounds_note, over_rounds): the two sides measured in turns, medians over the rounds."""
+--rounds (take_turns, rounds_note, over_rounds): the two sides measured in turns, medians over the rounds;
+and what the scripts share around that: the model-shape arguments (step_arguments), the table's headline,
+running a bench program for its JSON lines (json_lines), a median timer for the peer's side (median_ms)."""
 import glob
 import json
 import os
@@ -144,6 +146,22 @@ def step_gemm_flops(H, B, T, C=29, n_in=494):
               (H, C, R, 1), (R, H, C, 1), (H, H, R, 3), (R, H, H, 3), (n_in, H, R, 1),          # dense backward
               (B, H, 4 * H, T - 1), (H, 4 * H, R, 1), (H, 4 * H, R - B, 1), (R, H, 4 * H, 1)]  # LSTM backward
     return sum(2.0 * m * n * k * calls for m, n, k, calls in shapes)
+
+
+def step_arguments(ap, n_hidden="512,2048"):
+    """The arguments of every comparison at the model's shapes: --build (clspeech's build folder), --n_hidden,
+    --batch, --time (utterances and frames: DeepSpeech's B = 16, T = 150)."""
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--n_hidden", default=n_hidden)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--time", type=int, default=150)
+
+
+def headline(a, median_of, ratio, desc, rounds=1, extra=""):
+    """The first lines of a comparison's table: the shapes, what each figure is a median of, the ratio's
+    direction, and the peer."""
+    print(f"B={a.batch} T={a.time}{extra}, median of {median_of}" + rounds_note(rounds) + f"; ratio = {ratio}")
+    print(f"peer: {desc}")
 
 
 def json_lines(cmd):
