@@ -5,8 +5,9 @@
  * B is packed first into panels of NR = NV x W columns, [n_tile][k][NR], by gemm_pack_b (which absorbs
  * B's transpose); the last panel is either padded with zeros to NR columns (the scratch of one call)
  * or holds only the n % NR columns left ([k][n % NR]), so that a B packed for many calls is exactly
- * k x n floats. gemm_tile then computes MR x NR tiles of C, several per work-item, with work-groups of one: a CPU driver (PoCL) compiles the work-item as a plain loop, the MR x NV float-W
- * accumulators stay in vector registers (every index below is a compile-time constant), and each step
+ * k x n floats. gemm_tile then computes MR x NR tiles of C, several per work-item, with work-groups of
+ * one: a CPU driver (PoCL) compiles the work-item as a plain loop, the MR x NV float-W accumulators stay
+ * in vector registers (every index below is a compile-time constant), and each step
  * of k is NV vector loads of the B panel, MR broadcasts of A and MR x NV fused multiply-adds. A is read
  * through a tile, a row and a k stride, which covers it in place (either layout) and packed by
  * gemm_pack_a into [m_tile][k][MR] (the host packs a transposed A that many B panels will read); the
@@ -61,9 +62,14 @@
 #define GEMM_CAT_(a, b) a##b
 #define GEMM_CAT(a, b) GEMM_CAT_(a, b)
 typedef GEMM_CAT(float, CLS_GEMM_W) gemm_vec;
-/* A vector of C at any float offset: one unaligned vector store (PoCL split vstoreN into three stores). A
-   typedef's aligned attribute may lower the alignment (OpenCL C, as GCC and clang). */
-typedef GEMM_CAT(float, CLS_GEMM_W) __attribute__((aligned(4))) gemm_uvec;
+/* Vectors at any float offset, for stores through a pointer: one unaligned vector store each (PoCL split
+   vstoreN into three stores). A typedef's aligned attribute may lower the alignment (OpenCL C, as GCC and
+   clang); written in the cast itself, it crashed PoCL 3.1's compiler. gemm_uvec: the tile's width W. */
+typedef float2 __attribute__((aligned(4))) gemm_u2;
+typedef float4 __attribute__((aligned(4))) gemm_u4;
+typedef float8 __attribute__((aligned(4))) gemm_u8;
+typedef float16 __attribute__((aligned(4))) gemm_u16;
+typedef GEMM_CAT(gemm_u, CLS_GEMM_W) gemm_uvec;
 #define GEMM_VLOAD GEMM_CAT(vload, CLS_GEMM_W)
 #define GEMM_VSTORE GEMM_CAT(vstore, CLS_GEMM_W)
 
@@ -89,8 +95,9 @@ typedef GEMM_CAT(float, CLS_GEMM_W) __attribute__((aligned(4))) gemm_uvec;
 /* The pack kernels (but gemm_pack_a's transposed case, below): one work-item (work-groups of one) per
  * (tile, block of kb steps of k), so that each writes kb x NR (or kb x MR) consecutive floats of its panel
  * and reads whole runs of its source; tiles are the fast grid dimension, so that work-items run one after
- * the other read neighbouring columns of the same rows. (A work-item per single k step spent more on work-group dispatch than on copying:
- * twice the time at the weight-gradient shapes.) gemm_pack_b is in gemm_tile.h, included below. */
+ * the other read neighbouring columns of the same rows. (A work-item per single k step spent more on
+ * work-group dispatch than on copying: twice the time at the weight-gradient shapes.) gemm_pack_b is in
+ * gemm_tile.h, included below. */
 
 /* gemm_pack_a: packed [(mt * k + kk) * MR + r] = op(A)[mt * MR + r][kk] (0 past m); op(A)[i][kk] is
  * a[i*lda + kk], or a[kk*lda + i] when trans. A transposed A (stored [k][m], the weight gradients' x^T) is
@@ -98,20 +105,15 @@ typedef GEMM_CAT(float, CLS_GEMM_W) __attribute__((aligned(4))) gemm_uvec;
  * with vector stores (GEMM_PACK_MR): against a work-item per (tile, block of 256 rows), which read 24
  * bytes of each row with scalar copies, dense_dw 1.05-1.12x and dense1_dw 1.06-1.07x at H = 512, alike at
  * H = 2048 (bench_gemm --versus, AVX-512, the two kernels in one engine; 4 and 16 rows per block alike, 64
- * slower). Otherwise (A packed though not
- * transposed: only when the host forces it) a work-item per (tile, block of kb steps of k). */
-typedef float2 __attribute__((aligned(4))) gemm_pack_u2;
-typedef float4 __attribute__((aligned(4))) gemm_pack_u4;
-typedef float8 __attribute__((aligned(4))) gemm_pack_u8;
-typedef float16 __attribute__((aligned(4))) gemm_pack_u16;
-/* Copy MR floats from s to d: whole vectors of 16, 8, 4, 2, 1 by MR's bits (typedefs aligned to 4 for the
- * stores: an aligned attribute written in the cast itself crashed PoCL 3.1's compiler). */
+ * slower). Otherwise (A packed though not transposed: only when the host forces it) a work-item per (tile,
+ * block of kb steps of k). */
+/* Copy MR floats from s to d: whole vectors of 16, 8, 4, 2, 1 by MR's bits (the stores through gemm_uN). */
 #define GEMM_PACK_MR(d, s)                                                                                     \
   do {                                                                                                         \
-    if (GEMM_MR & 16) *(__global gemm_pack_u16 *)(d) = vload16(0, (s));                                      \
-    if (GEMM_MR & 8) *(__global gemm_pack_u8 *)((d) + (GEMM_MR & 16)) = vload8(0, (s) + (GEMM_MR & 16));      \
-    if (GEMM_MR & 4) *(__global gemm_pack_u4 *)((d) + (GEMM_MR & 24)) = vload4(0, (s) + (GEMM_MR & 24));      \
-    if (GEMM_MR & 2) *(__global gemm_pack_u2 *)((d) + (GEMM_MR & 28)) = vload2(0, (s) + (GEMM_MR & 28));      \
+    if (GEMM_MR & 16) *(__global gemm_u16 *)(d) = vload16(0, (s));                                           \
+    if (GEMM_MR & 8) *(__global gemm_u8 *)((d) + (GEMM_MR & 16)) = vload8(0, (s) + (GEMM_MR & 16));           \
+    if (GEMM_MR & 4) *(__global gemm_u4 *)((d) + (GEMM_MR & 24)) = vload4(0, (s) + (GEMM_MR & 24));           \
+    if (GEMM_MR & 2) *(__global gemm_u2 *)((d) + (GEMM_MR & 28)) = vload2(0, (s) + (GEMM_MR & 28));           \
     if (GEMM_MR & 1) (d)[GEMM_MR & 30] = (s)[GEMM_MR & 30];                                                  \
   } while (0)
 
