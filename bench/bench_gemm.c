@@ -67,9 +67,7 @@ static void print_json(const side *sd, const cls_gemm_shape *s, int runs, double
          info->platform_index, info->device_index, info->name, runs, ms, gflops(s, ms), peak);
 }
 
-static int json = 0;
-
-static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, int check, double peak,
+static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, int check, int json, double peak,
                        const char *only) {
   cls_gemm_shape all[CLS_BENCH_MAX_SHAPES], shapes[CLS_BENCH_MAX_SHAPES];
   const int n_all = cls_bench_gemm_shapes(H, B, T, all);
@@ -167,7 +165,7 @@ static cls_engine *open_engine(const cls_engine_options *options, const char *sp
 
 int main(int argc, char **argv) {
   const char *hidden = "512,2048", *devices = NULL, *backend_list = "own,clblast", *only = NULL, *versus = NULL;
-  int B = 16, T = 150, runs = 5, check = 0;
+  int B = 16, T = 150, runs = 5, check = 0, json = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--check")) {
@@ -248,7 +246,7 @@ int main(int argc, char **argv) {
     }
     for (const char *h = hidden; *h;) {
       int H = atoi(h);
-      if (H > 0) rc |= bench_model(sides, n_sides, H, B, T, runs, check, peak.fma_gflops, only);
+      if (H > 0) rc |= bench_model(sides, n_sides, H, B, T, runs, check, json, peak.fma_gflops, only);
       const char *comma = strchr(h, ',');
       h = comma ? comma + 1 : h + strlen(h);
     }
