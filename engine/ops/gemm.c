@@ -17,9 +17,10 @@
  * in cache when the tile kernel reads it and the scratch stays small beside the model. */
 #define DEFAULT_CHUNK_FLOATS ((size_t)1 << 20)
 
-/* Steps of k per work-item of the pack kernels: 256 x NR floats of B (16 KiB with NR = 16) or 256 x MR
-   of A written in one run. 64 to 512 measured alike at the weight-gradient shapes (H = 512, 2 Zen 3 cores).
-   A transposed A is packed PACK_A_ROWS of its rows per work-item, every tile of each (kernels/gemm.cl). */
+/* Steps of k per work-item of gemm_pack_b: 256 x NR floats of B (16 KiB with NR = 16) written in one run
+   (64 to 512 measured alike at the weight-gradient shapes, H = 512, 2 Zen 3 cores), and of gemm_pack_a for an
+   A not transposed (256 x MR). A transposed A is packed PACK_A_ROWS of its rows per work-item, every tile of
+   each, on a grid of 1 x ceil(k / PACK_A_ROWS) (kernels/gemm.cl). */
 #define PACK_KB 256
 #define PACK_A_ROWS 16
 
