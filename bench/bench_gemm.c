@@ -9,9 +9,11 @@
  * --versus OPTIONS compares two builds of the own kernels instead of the two backends: a second engine
  * whose per-device kernel options are OPTIONS (as CLSPEECH_KERNEL_OPTIONS, "SEL=-D...;...") times the
  * own backend in turns with the first, in one process, so that a kernel variant is measured against the
- * default under the same moments of a noisy machine. --json adds one JSON object per shape and side, a line
- * each beginning with '{' (bench/compare_gemm.py reads them).
- *   bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--devices SEL]
+ * default under the same moments of a noisy machine. --repeat N enqueues N calls back to back in each run
+ * and reports the time per call (a product as the training step enqueues it, behind other commands, rather
+ * than alone on an idle queue, whose workers PoCL must wake first). --json adds one JSON object per shape and
+ * side, a line each beginning with '{' (bench/compare_gemm.py reads them).
+ *   bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--repeat 1] [--devices SEL]
  *              [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--check] [--json] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include "clspeech/bench.h"
 
 #define MAX_RUNS 64
+#define MAX_REPEAT 1000
 
 static int compare_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -32,8 +35,9 @@ static double median(double *t, int n) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--devices SEL]\n"
-                  "                  [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--check] [--json]\n");
+  fprintf(stderr, "usage: bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--repeat 1]\n"
+                  "                  [--devices SEL] [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME]\n"
+                  "                  [--check] [--json]\n");
 }
 
 static double gflops(const cls_gemm_shape *s, double ms) { return ms > 0 ? cls_gemm_flops(s) / (ms * 1e6) : 0; }
@@ -58,17 +62,17 @@ typedef struct side {
 } side;
 
 /* One shape's figures on one side as a JSON line. */
-static void print_json(const side *sd, const cls_gemm_shape *s, int runs, double ms, double peak) {
+static void print_json(const side *sd, const cls_gemm_shape *s, int runs, int repeat, double ms, double peak) {
   const cls_device_info *info = cls_engine_device(sd->engine, sd->device);
   printf("{\"shape\": \"%s\", \"n_hidden\": %d, \"m\": %d, \"n\": %d, \"k\": %d, \"trans_a\": %d, \"trans_b\": %d, "
-         "\"packed_b\": %d, \"calls\": %d, \"side\": \"%s\", \"device\": \"%d:%d %s\", \"runs\": %d, \"ms\": %.6f, "
-         "\"gflops\": %.3f, \"fma_peak_gflops\": %.3f}\n",
+         "\"packed_b\": %d, \"calls\": %d, \"side\": \"%s\", \"device\": \"%d:%d %s\", \"runs\": %d, \"repeat\": %d, "
+         "\"ms\": %.6f, \"gflops\": %.3f, \"fma_peak_gflops\": %.3f}\n",
          s->name, s->n_hidden, s->m, s->n, s->k, s->trans_a, s->trans_b, s->packed_b, s->calls, sd->label,
-         info->platform_index, info->device_index, info->name, runs, ms, gflops(s, ms), peak);
+         info->platform_index, info->device_index, info->name, runs, repeat, ms, gflops(s, ms), peak);
 }
 
-static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, int check, int json, double peak,
-                       const char *only) {
+static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, int repeat, int check, int json,
+                       double peak, const char *only) {
   cls_gemm_shape all[CLS_BENCH_MAX_SHAPES], shapes[CLS_BENCH_MAX_SHAPES];
   const int n_all = cls_bench_gemm_shapes(H, B, T, all);
   int n = 0;
@@ -86,10 +90,13 @@ static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, 
     st = cls_bench_queue(sd->engine, sd->device, &sd->queue);
     if (st == CLS_OK) st = cls_gemm_cases_create(sd->engine, sd->device, sd->queue, shapes, n, &sd->cases);
     if (st == CLS_OK) st = cls_gemm_cases_set_backend(sd->cases, sd->backend);
+    if (st == CLS_OK) cls_gemm_cases_set_repeat(sd->cases, repeat);
     if (st != CLS_OK) bad = b;
   }
   if (st == CLS_OK) {
-    printf("\n  H=%d, B=%d, T=%d; %% of the measured FMA peak (%.1f GFLOP/s)\n", H, B, T, peak);
+    printf("\n  H=%d, B=%d, T=%d; %% of the measured FMA peak (%.1f GFLOP/s)", H, B, T, peak);
+    if (repeat > 1) printf("; ms per call, %d calls back to back in each run", repeat);
+    printf("\n");
     printf("  %-13s %-20s %5s", "shape", "m x n x k", "calls");
     for (int b = 0; b < n_sides; b++) printf(" | %-7s %9s %8s %6s", sides[b].label, "ms", "GFLOP/s", "%");
     printf("%s\n", n_sides == 2 ? " | speed-up" : "");
@@ -127,7 +134,7 @@ static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, 
     }
     if (n_sides == 2) printf(" | %7.2fx", median(ratio, runs));
     printf("\n");
-    for (int b = 0; b < n_sides && json; b++) print_json(&sides[b], s, runs, ms[b], peak);
+    for (int b = 0; b < n_sides && json; b++) print_json(&sides[b], s, runs, repeat, ms[b], peak);
     fflush(stdout);
     step_flops += s->calls * cls_gemm_flops(s);
   }
@@ -165,7 +172,7 @@ static cls_engine *open_engine(const cls_engine_options *options, const char *sp
 
 int main(int argc, char **argv) {
   const char *hidden = "512,2048", *devices = NULL, *backend_list = "own,clblast", *only = NULL, *versus = NULL;
-  int B = 16, T = 150, runs = 5, check = 0, json = 0;
+  int B = 16, T = 150, runs = 5, repeat = 1, check = 0, json = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--check")) {
@@ -184,6 +191,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--batch")) B = atoi(v);
     else if (!strcmp(a, "--time")) T = atoi(v);
     else if (!strcmp(a, "--runs")) runs = atoi(v);
+    else if (!strcmp(a, "--repeat")) repeat = atoi(v);
     else if (!strcmp(a, "--devices")) devices = v;
     else if (!strcmp(a, "--backends")) backend_list = v;
     else if (!strcmp(a, "--versus")) versus = v;
@@ -194,7 +202,7 @@ int main(int argc, char **argv) {
     }
     i++;
   }
-  if (B < 1 || T < 1 || runs < 1 || runs > MAX_RUNS) {
+  if (B < 1 || T < 1 || runs < 1 || runs > MAX_RUNS || repeat < 1 || repeat > MAX_REPEAT) {
     usage();
     return 2;
   }
@@ -246,7 +254,7 @@ int main(int argc, char **argv) {
     }
     for (const char *h = hidden; *h;) {
       int H = atoi(h);
-      if (H > 0) rc |= bench_model(sides, n_sides, H, B, T, runs, check, json, peak.fma_gflops, only);
+      if (H > 0) rc |= bench_model(sides, n_sides, H, B, T, runs, repeat, check, json, peak.fma_gflops, only);
       const char *comma = strchr(h, ',');
       h = comma ? comma + 1 : h + strlen(h);
     }

@@ -111,6 +111,10 @@ void cls_gemm_cases_destroy(cls_gemm_cases *cases);
  * this forces one (the CLBlast search times CLBlast whatever the device uses). */
 cls_status cls_gemm_cases_set_backend(cls_gemm_cases *cases, cls_gemm_backend backend);
 cls_gemm_backend cls_gemm_cases_backend(const cls_gemm_cases *cases);
+/* Calls of cls_gemm per timed run, enqueued back to back between the run's two markers (1 by default; at
+ * least 1): the times cls_gemm_cases_time reports are per call, so that a product is also timed as the
+ * training step enqueues it, behind other commands, not alone on an idle queue. */
+void cls_gemm_cases_set_repeat(cls_gemm_cases *cases, int calls);
 /* Median (and, when best_ms is not NULL, best) ms of cls_gemm on case i, after `warmups` warm-up runs. */
 cls_status cls_gemm_cases_time(cls_gemm_cases *cases, int i, int warmups, int runs, double *median_ms,
                                double *best_ms);
