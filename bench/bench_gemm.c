@@ -11,8 +11,8 @@
  * own backend in turns with the first, in one process, so that a kernel variant is measured against the
  * default under the same moments of a noisy machine. --repeat N enqueues N calls back to back in each run
  * and reports the time per call (a product as the training step enqueues it, behind other commands, rather
- * than alone on an idle queue, whose workers PoCL must wake first). --json adds one JSON object per shape and
- * side, a line each beginning with '{' (bench/compare_gemm.py reads them).
+ * than alone on an idle queue). --json adds one JSON object per shape and side, a line each beginning with
+ * '{' (bench/compare_gemm.py reads them).
  *   bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--repeat 1] [--devices SEL]
  *              [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--check] [--json] */
 #include <stdio.h>
