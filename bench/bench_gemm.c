@@ -61,23 +61,30 @@ typedef struct side {
   cls_gemm_cases *cases;
 } side;
 
+/* What every H's table is run with (the command line's --batch, --time, --runs, --repeat, --check, --json,
+   --shapes). */
+typedef struct run_options {
+  int batch, time, runs, repeat, check, json;
+  const char *only; /* --shapes, or NULL for all */
+} run_options;
+
 /* One shape's figures on one side as a JSON line. */
-static void print_json(const side *sd, const cls_gemm_shape *s, int runs, int repeat, double ms, double peak) {
+static void print_json(const side *sd, const cls_gemm_shape *s, const run_options *o, double ms, double peak) {
   const cls_device_info *info = cls_engine_device(sd->engine, sd->device);
   printf("{\"shape\": \"%s\", \"n_hidden\": %d, \"m\": %d, \"n\": %d, \"k\": %d, \"trans_a\": %d, \"trans_b\": %d, "
          "\"packed_b\": %d, \"calls\": %d, \"side\": \"%s\", \"device\": \"%d:%d %s\", \"runs\": %d, \"repeat\": %d, "
          "\"ms\": %.6f, \"gflops\": %.3f, \"fma_peak_gflops\": %.3f}\n",
          s->name, s->n_hidden, s->m, s->n, s->k, s->trans_a, s->trans_b, s->packed_b, s->calls, sd->label,
-         info->platform_index, info->device_index, info->name, runs, repeat, ms, gflops(s, ms), peak);
+         info->platform_index, info->device_index, info->name, o->runs, o->repeat, ms, gflops(s, ms), peak);
 }
 
-static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, int repeat, int check, int json,
-                       double peak, const char *only) {
+static int bench_model(side *sides, int n_sides, int H, const run_options *o, double peak) {
+  const int runs = o->runs;
   cls_gemm_shape all[CLS_BENCH_MAX_SHAPES], shapes[CLS_BENCH_MAX_SHAPES];
-  const int n_all = cls_bench_gemm_shapes(H, B, T, all);
+  const int n_all = cls_bench_gemm_shapes(H, o->batch, o->time, all);
   int n = 0;
   for (int i = 0; i < n_all; i++)
-    if (listed(only, all[i].name)) shapes[n++] = all[i];
+    if (listed(o->only, all[i].name)) shapes[n++] = all[i];
   if (n == 0) return 0;
   cls_status st = CLS_OK;
   int bad = -1; /* the side whose engine holds the error */
@@ -90,12 +97,12 @@ static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, 
     st = cls_bench_queue(sd->engine, sd->device, &sd->queue);
     if (st == CLS_OK) st = cls_gemm_cases_create(sd->engine, sd->device, sd->queue, shapes, n, &sd->cases);
     if (st == CLS_OK) st = cls_gemm_cases_set_backend(sd->cases, sd->backend);
-    if (st == CLS_OK) cls_gemm_cases_set_repeat(sd->cases, repeat);
+    if (st == CLS_OK) cls_gemm_cases_set_repeat(sd->cases, o->repeat);
     if (st != CLS_OK) bad = b;
   }
   if (st == CLS_OK) {
-    printf("\n  H=%d, B=%d, T=%d; %% of the measured FMA peak (%.1f GFLOP/s)", H, B, T, peak);
-    if (repeat > 1) printf("; ms per call, %d calls back to back in each run", repeat);
+    printf("\n  H=%d, B=%d, T=%d; %% of the measured FMA peak (%.1f GFLOP/s)", H, o->batch, o->time, peak);
+    if (o->repeat > 1) printf("; ms per call, %d calls back to back in each run", o->repeat);
     printf("\n");
     printf("  %-13s %-20s %5s", "shape", "m x n x k", "calls");
     for (int b = 0; b < n_sides; b++) printf(" | %-7s %9s %8s %6s", sides[b].label, "ms", "GFLOP/s", "%");
@@ -106,7 +113,7 @@ static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, 
   for (int i = 0; i < n && st == CLS_OK; i++) {
     const cls_gemm_shape *s = &shapes[i];
     double t[2][MAX_RUNS], ratio[MAX_RUNS], ms[2] = {0, 0};
-    for (int b = 0; b < n_sides && st == CLS_OK && check; b++) {
+    for (int b = 0; b < n_sides && st == CLS_OK && o->check; b++) {
       bool ok = false;
       char detail[256];
       st = cls_gemm_cases_check(sides[b].cases, i, &ok, detail, sizeof detail);
@@ -134,7 +141,7 @@ static int bench_model(side *sides, int n_sides, int H, int B, int T, int runs, 
     }
     if (n_sides == 2) printf(" | %7.2fx", median(ratio, runs));
     printf("\n");
-    for (int b = 0; b < n_sides && json; b++) print_json(&sides[b], s, runs, repeat, ms[b], peak);
+    for (int b = 0; b < n_sides && o->json; b++) print_json(&sides[b], s, o, ms[b], peak);
     fflush(stdout);
     step_flops += s->calls * cls_gemm_flops(s);
   }
@@ -171,16 +178,16 @@ static cls_engine *open_engine(const cls_engine_options *options, const char *sp
 }
 
 int main(int argc, char **argv) {
-  const char *hidden = "512,2048", *devices = NULL, *backend_list = "own,clblast", *only = NULL, *versus = NULL;
-  int B = 16, T = 150, runs = 5, repeat = 1, check = 0, json = 0;
+  const char *hidden = "512,2048", *devices = NULL, *backend_list = "own,clblast", *versus = NULL;
+  run_options o = {16, 150, 5, 1, 0, 0, NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--check")) {
-      check = 1;
+      o.check = 1;
       continue;
     }
     if (!strcmp(a, "--json")) {
-      json = 1;
+      o.json = 1;
       continue;
     }
     if (!v) {
@@ -188,21 +195,21 @@ int main(int argc, char **argv) {
       return 2;
     }
     if (!strcmp(a, "--n_hidden")) hidden = v;
-    else if (!strcmp(a, "--batch")) B = atoi(v);
-    else if (!strcmp(a, "--time")) T = atoi(v);
-    else if (!strcmp(a, "--runs")) runs = atoi(v);
-    else if (!strcmp(a, "--repeat")) repeat = atoi(v);
+    else if (!strcmp(a, "--batch")) o.batch = atoi(v);
+    else if (!strcmp(a, "--time")) o.time = atoi(v);
+    else if (!strcmp(a, "--runs")) o.runs = atoi(v);
+    else if (!strcmp(a, "--repeat")) o.repeat = atoi(v);
     else if (!strcmp(a, "--devices")) devices = v;
     else if (!strcmp(a, "--backends")) backend_list = v;
     else if (!strcmp(a, "--versus")) versus = v;
-    else if (!strcmp(a, "--shapes")) only = v;
+    else if (!strcmp(a, "--shapes")) o.only = v;
     else {
       usage();
       return 2;
     }
     i++;
   }
-  if (B < 1 || T < 1 || runs < 1 || runs > MAX_RUNS || repeat < 1 || repeat > MAX_REPEAT) {
+  if (o.batch < 1 || o.time < 1 || o.runs < 1 || o.runs > MAX_RUNS || o.repeat < 1 || o.repeat > MAX_REPEAT) {
     usage();
     return 2;
   }
@@ -221,9 +228,9 @@ int main(int argc, char **argv) {
   cls_engine *e = open_engine(NULL, devices, sel, &n_sel), *e2 = NULL;
   if (!e) return 1;
   if (versus) {
-    cls_engine_options o = cls_engine_options_from_environment();
-    o.kernel_options = versus;
-    e2 = open_engine(&o, devices, sel2, &n_sel2);
+    cls_engine_options eo = cls_engine_options_from_environment();
+    eo.kernel_options = versus;
+    e2 = open_engine(&eo, devices, sel2, &n_sel2);
     if (!e2 || n_sel2 != n_sel) {
       if (e2) fprintf(stderr, "bench_gemm: --versus selected %d devices, the first engine %d\n", n_sel2, n_sel);
       cls_engine_destroy(e2);
@@ -234,7 +241,7 @@ int main(int argc, char **argv) {
   int rc = 0;
   for (int d = 0; d < n_sel; d++) {
     const cls_device_info *info = cls_engine_device(e, sel[d]);
-    cls_bench_config cfg = {512, B, T, runs, NULL, NULL};
+    cls_bench_config cfg = {512, o.batch, o.time, o.runs, NULL, NULL};
     cls_bench_peak peak;
     if (cls_bench_peak_run(e, sel[d], &cfg, &peak) != CLS_OK) {
       fprintf(stderr, "bench_gemm: %s\n", cls_engine_error(e));
@@ -254,7 +261,7 @@ int main(int argc, char **argv) {
     }
     for (const char *h = hidden; *h;) {
       int H = atoi(h);
-      if (H > 0) rc |= bench_model(sides, n_sides, H, B, T, runs, repeat, check, json, peak.fma_gflops, only);
+      if (H > 0) rc |= bench_model(sides, n_sides, H, &o, peak.fma_gflops);
       const char *comma = strchr(h, ',');
       h = comma ? comma + 1 : h + strlen(h);
     }
