@@ -11,10 +11,14 @@
  * own backend in turns with the first, in one process, so that a kernel variant is measured against the
  * default under the same moments of a noisy machine. --repeat N enqueues N calls back to back in each run
  * and reports the time per call (a product as the training step enqueues it, behind other commands, rather
- * than alone on an idle queue). --json adds one JSON object per shape and side, a line each beginning with
- * '{' (bench/compare_gemm.py reads them).
+ * than alone on an idle queue). --beside also times a run of the FMA peak kernel after every turn (and one
+ * before the first; cls_bench_probe) and adds, per side, "% fs": the median of the runs at full speed (both
+ * peak runs beside them at least CLS_BENCH_FULL_SPEED of the peak) as % of the peak, and "fs" how many runs
+ * that is, so that a machine's slow stretches (seconds to minutes at half speed on a shared host) neither
+ * lower a figure nor, for a product that waits on memory, raise it. --json adds one JSON object per shape
+ * and side, a line each beginning with '{' (bench/compare_gemm.py reads them).
  *   bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--repeat 1] [--devices SEL]
- *              [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--check] [--json] */
+ *              [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--beside] [--check] [--json] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +41,7 @@ static double median(double *t, int n) {
 static void usage(void) {
   fprintf(stderr, "usage: bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--repeat 1]\n"
                   "                  [--devices SEL] [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME]\n"
-                  "                  [--check] [--json]\n");
+                  "                  [--beside] [--check] [--json]\n");
 }
 
 static double gflops(const cls_gemm_shape *s, double ms) { return ms > 0 ? cls_gemm_flops(s) / (ms * 1e6) : 0; }
@@ -62,23 +66,29 @@ typedef struct side {
 } side;
 
 /* What every H's table is run with (the command line's --batch, --time, --runs, --repeat, --check, --json,
-   --shapes). */
+   --beside, --shapes). */
 typedef struct run_options {
-  int batch, time, runs, repeat, check, json;
+  int batch, time, runs, repeat, check, json, beside;
   const char *only; /* --shapes, or NULL for all */
 } run_options;
 
-/* One shape's figures on one side as a JSON line. */
-static void print_json(const side *sd, const cls_gemm_shape *s, const run_options *o, double ms, double peak) {
+/* One shape's figures on one side as a JSON line (with --beside, also the runs at full speed and their median
+   ms, null when there is none). */
+static void print_json(const side *sd, const cls_gemm_shape *s, const run_options *o, double ms, double peak,
+                       int full_runs, double full_ms) {
   const cls_device_info *info = cls_engine_device(sd->engine, sd->device);
   printf("{\"shape\": \"%s\", \"n_hidden\": %d, \"m\": %d, \"n\": %d, \"k\": %d, \"trans_a\": %d, \"trans_b\": %d, "
          "\"packed_b\": %d, \"calls\": %d, \"side\": \"%s\", \"device\": \"%d:%d %s\", \"runs\": %d, \"repeat\": %d, "
-         "\"ms\": %.6f, \"gflops\": %.3f, \"fma_peak_gflops\": %.3f}\n",
+         "\"ms\": %.6f, \"gflops\": %.3f, \"fma_peak_gflops\": %.3f",
          s->name, s->n_hidden, s->m, s->n, s->k, s->trans_a, s->trans_b, s->packed_b, s->calls, sd->label,
          info->platform_index, info->device_index, info->name, o->runs, o->repeat, ms, gflops(s, ms), peak);
+  if (o->beside && full_runs > 0) printf(", \"full_speed_runs\": %d, \"full_speed_ms\": %.6f", full_runs, full_ms);
+  else if (o->beside) printf(", \"full_speed_runs\": 0, \"full_speed_ms\": null");
+  printf("}\n");
 }
 
-static int bench_model(side *sides, int n_sides, int H, const run_options *o, double peak) {
+static int bench_model(side *sides, int n_sides, int H, const run_options *o, const cls_bench_peak *measured) {
+  const double peak = measured->fma_gflops;
   const int runs = o->runs;
   cls_gemm_shape all[CLS_BENCH_MAX_SHAPES], shapes[CLS_BENCH_MAX_SHAPES];
   const int n_all = cls_bench_gemm_shapes(H, o->batch, o->time, all);
@@ -88,6 +98,7 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, do
   if (n == 0) return 0;
   cls_status st = CLS_OK;
   int bad = -1; /* the side whose engine holds the error */
+  cls_bench_probe *probe = NULL; /* --beside: on the first side's engine and queue */
   for (int b = 0; b < n_sides; b++) {
     sides[b].queue = NULL;
     sides[b].cases = NULL;
@@ -100,19 +111,30 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, do
     if (st == CLS_OK) cls_gemm_cases_set_repeat(sd->cases, o->repeat);
     if (st != CLS_OK) bad = b;
   }
+  if (st == CLS_OK && o->beside) {
+    st = cls_bench_probe_create(sides[0].engine, sides[0].device, sides[0].queue, measured, &probe);
+    if (st != CLS_OK) bad = 0;
+  }
   if (st == CLS_OK) {
     printf("\n  H=%d, B=%d, T=%d; %% of the measured FMA peak (%.1f GFLOP/s)", H, o->batch, o->time, peak);
+    if (o->beside)
+      printf("; %% fs: the median of the fs runs at full speed (the peak beside them >= %.0f %% of it)",
+             100 * CLS_BENCH_FULL_SPEED);
     if (o->repeat > 1) printf("; ms per call, %d calls back to back in each run", o->repeat);
     printf("\n");
     printf("  %-13s %-20s %5s", "shape", "m x n x k", "calls");
-    for (int b = 0; b < n_sides; b++) printf(" | %-7s %9s %8s %6s", sides[b].label, "ms", "GFLOP/s", "%");
+    for (int b = 0; b < n_sides; b++) {
+      printf(" | %-7s %9s %8s %6s", sides[b].label, "ms", "GFLOP/s", "%");
+      if (o->beside) printf(" %6s %3s", "% fs", "fs");
+    }
     printf("%s\n", n_sides == 2 ? " | speed-up" : "");
   }
   double step_ms[2] = {0, 0}, step_flops = 0;
   int failed = 0;
   for (int i = 0; i < n && st == CLS_OK; i++) {
     const cls_gemm_shape *s = &shapes[i];
-    double t[2][MAX_RUNS], ratio[MAX_RUNS], ms[2] = {0, 0};
+    double t[2][MAX_RUNS], ratio[MAX_RUNS], ms[2] = {0, 0}, full[2][MAX_RUNS], before = 0, after = 0;
+    int n_full = 0;
     for (int b = 0; b < n_sides && st == CLS_OK && o->check; b++) {
       bool ok = false;
       char detail[256];
@@ -123,25 +145,44 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, do
         failed = 1;
       }
     }
-    for (int r = 0; r < runs && st == CLS_OK; r++)
+    if (o->beside) { /* the warm-ups, then the probe before the first turn */
       for (int b = 0; b < n_sides && st == CLS_OK; b++) {
-        st = cls_gemm_cases_time(sides[b].cases, i, r == 0 ? 1 : 0, 1, &t[b][r], NULL);
+        st = cls_gemm_cases_time(sides[b].cases, i, 0, 1, &t[b][0], NULL);
         if (st != CLS_OK) bad = b;
       }
+      if (st == CLS_OK && (st = cls_bench_probe_run(probe, &before)) != CLS_OK) bad = 0;
+    }
+    for (int r = 0; r < runs && st == CLS_OK; r++) {
+      for (int b = 0; b < n_sides && st == CLS_OK; b++) {
+        st = cls_gemm_cases_time(sides[b].cases, i, r == 0 && !o->beside ? 1 : 0, 1, &t[b][r], NULL);
+        if (st != CLS_OK) bad = b;
+      }
+      if (st != CLS_OK || !o->beside) continue;
+      if ((st = cls_bench_probe_run(probe, &after)) != CLS_OK) bad = 0;
+      if ((before < after ? before : after) >= CLS_BENCH_FULL_SPEED * peak) {
+        for (int b = 0; b < n_sides; b++) full[b][n_full] = t[b][r];
+        n_full++;
+      }
+      before = after;
+    }
     if (st != CLS_OK) break;
     for (int r = 0; r < runs && n_sides == 2; r++) ratio[r] = t[0][r] > 0 ? t[1][r] / t[0][r] : 0;
     char mnk[48];
     snprintf(mnk, sizeof mnk, "%d x %d x %d%s%s", s->m, s->n, s->k, s->trans_a ? " At" : s->trans_b ? " Bt" : "",
              s->packed_b ? " P" : "");
     printf("  %-13s %-20s %5d", s->name, mnk, s->calls);
+    double full_ms[2] = {-1, -1};
     for (int b = 0; b < n_sides; b++) {
       ms[b] = median(t[b], runs);
       step_ms[b] += s->calls * ms[b];
       printf(" | %-7s %9.3f %8.1f %6.1f", "", ms[b], gflops(s, ms[b]), peak > 0 ? 100 * gflops(s, ms[b]) / peak : 0);
+      if (o->beside && n_full > 0) full_ms[b] = median(full[b], n_full);
+      if (o->beside && n_full > 0) printf(" %6.1f %3d", peak > 0 ? 100 * gflops(s, full_ms[b]) / peak : 0, n_full);
+      else if (o->beside) printf(" %6s %3d", "-", 0);
     }
     if (n_sides == 2) printf(" | %7.2fx", median(ratio, runs));
     printf("\n");
-    for (int b = 0; b < n_sides && o->json; b++) print_json(&sides[b], s, o, ms[b], peak);
+    for (int b = 0; b < n_sides && o->json; b++) print_json(&sides[b], s, o, ms[b], peak, n_full, full_ms[b]);
     fflush(stdout);
     step_flops += s->calls * cls_gemm_flops(s);
   }
@@ -150,12 +191,14 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, do
     for (int b = 0; b < n_sides; b++) {
       double g = step_ms[b] > 0 ? step_flops / (step_ms[b] * 1e6) : 0;
       printf(" | %-7s %9.1f %8.1f %6.1f", "", step_ms[b], g, peak > 0 ? 100 * g / peak : 0);
+      if (o->beside) printf(" %6s %3s", "", "");
     }
     if (n_sides == 2) printf(" | %7.2fx", step_ms[0] > 0 ? step_ms[1] / step_ms[0] : 0);
     printf("\n");
   } else if (bad >= 0) {
     fprintf(stderr, "bench_gemm: %s\n", cls_engine_error(sides[bad].engine));
   }
+  cls_bench_probe_destroy(probe);
   for (int b = 0; b < n_sides; b++) {
     cls_gemm_cases_destroy(sides[b].cases);
     if (sides[b].queue) clReleaseCommandQueue(sides[b].queue);
@@ -179,7 +222,7 @@ static cls_engine *open_engine(const cls_engine_options *options, const char *sp
 
 int main(int argc, char **argv) {
   const char *hidden = "512,2048", *devices = NULL, *backend_list = "own,clblast", *versus = NULL;
-  run_options o = {16, 150, 5, 1, 0, 0, NULL};
+  run_options o = {16, 150, 5, 1, 0, 0, 0, NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--check")) {
@@ -188,6 +231,10 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(a, "--json")) {
       o.json = 1;
+      continue;
+    }
+    if (!strcmp(a, "--beside")) {
+      o.beside = 1;
       continue;
     }
     if (!v) {
@@ -261,7 +308,7 @@ int main(int argc, char **argv) {
     }
     for (const char *h = hidden; *h;) {
       int H = atoi(h);
-      if (H > 0) rc |= bench_model(sides, n_sides, H, &o, peak.fma_gflops);
+      if (H > 0) rc |= bench_model(sides, n_sides, H, &o, &peak);
       const char *comma = strchr(h, ',');
       h = comma ? comma + 1 : h + strlen(h);
     }

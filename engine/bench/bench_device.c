@@ -142,30 +142,40 @@ static cls_status run_transfer(void *c_, cl_command_queue q) {
    undisturbed. */
 #define PEAK_MIN_RUNS 15
 
-/* GFLOP/s of one FMA kernel: `iters` grows until a run takes at least 20 ms, then the best of at least
- * PEAK_MIN_RUNS runs. */
-static cls_status fma_gflops(cls_engine *e, cls_device *d, cl_command_queue q, const cls_bench_config *cfg,
-                             const char *name, int width, cl_mem out, double *gflops) {
-  kernel_op op = {e, NULL, name, (size_t)(d->info.compute_units ? d->info.compute_units : 1) * 2048, 128};
-  if (op.local > d->info.max_work_group_size) op.local = d->info.max_work_group_size;
-  cls_status st = cls_device_kernel(e, d, "peak", name, &op.k);
+/* The FMA kernel `name` (float`width`) on op, its `iters` grown until a run takes at least min_ms (or 2^22
+ * rounds), its arguments set for that many; *flops: the floating-point operations of one run. */
+static cls_status fma_sized(cls_engine *e, cls_device *d, cl_command_queue q, const char *name, int width, cl_mem out,
+                            double min_ms, kernel_op *op, double *flops) {
+  *op = (kernel_op){e, NULL, name, (size_t)(d->info.compute_units ? d->info.compute_units : 1) * 2048, 128};
+  if (op->local > d->info.max_work_group_size) op->local = d->info.max_work_group_size;
+  cls_status st = cls_device_kernel(e, d, "peak", name, &op->k);
   int iters = 16;
   float a = 0.999f, b = 0.001f;
   double ms = 0;
   for (int tries = 0; st == CLS_OK && tries < 16; tries++) {
-    st = cls_ops_args(e, op.k, name, 4, sizeof out, &out, sizeof iters, &iters, sizeof a, &a, sizeof b, &b);
-    if (st == CLS_OK) st = cls_bench_time(e, q, run_kernel, &op, 1, &ms);
-    if (st != CLS_OK || ms >= 20.0 || iters >= (1 << 22)) break;
-    double grow = ms > 0 ? 40.0 / ms : 16.0;
+    st = cls_ops_args(e, op->k, name, 4, sizeof out, &out, sizeof iters, &iters, sizeof a, &a, sizeof b, &b);
+    if (st == CLS_OK) st = cls_bench_time(e, q, run_kernel, op, 1, &ms);
+    if (st != CLS_OK || ms >= min_ms || iters >= (1 << 22)) break;
+    double grow = ms > 0 ? 2.0 * min_ms / ms : 16.0;
     iters = (int)(iters * (grow > 16 ? 16 : grow < 2 ? 2 : grow));
     if (iters > (1 << 22)) iters = 1 << 22;
   }
-  if (st == CLS_OK) st = cls_ops_args(e, op.k, name, 4, sizeof out, &out, sizeof iters, &iters, sizeof a, &a, sizeof b, &b);
+  if (st == CLS_OK) st = cls_ops_args(e, op->k, name, 4, sizeof out, &out, sizeof iters, &iters, sizeof a, &a, sizeof b, &b);
+  size_t rounded = (op->global + op->local - 1) / op->local * op->local;
+  *flops = (double)rounded * iters * 8.0 * width * 2.0;
+  return st;
+}
+
+/* GFLOP/s of one FMA kernel: sized to at least 20 ms a run, then the best of at least PEAK_MIN_RUNS runs. */
+static cls_status fma_gflops(cls_engine *e, cls_device *d, cl_command_queue q, const cls_bench_config *cfg,
+                             const char *name, int width, cl_mem out, double *gflops) {
+  kernel_op op;
+  double flops = 0, ms = 0;
+  cls_status st = fma_sized(e, d, q, name, width, out, 20.0, &op, &flops);
   const int runs = cfg->runs > PEAK_MIN_RUNS ? cfg->runs : PEAK_MIN_RUNS;
   if (st == CLS_OK) st = cls_bench_time_stats(e, q, run_kernel, &op, 0, runs, NULL, &ms);
   if (op.k) clReleaseKernel(op.k);
-  size_t rounded = (op.global + op.local - 1) / op.local * op.local;
-  *gflops = st == CLS_OK && ms > 0 ? (double)rounded * iters * 8.0 * width * 2.0 / (ms * 1e6) : 0;
+  *gflops = st == CLS_OK && ms > 0 ? flops / (ms * 1e6) : 0;
   return st;
 }
 
@@ -204,7 +214,11 @@ cls_status cls_bench_peak_run(cls_engine *e, int device, const cls_bench_config 
   if (st == CLS_OK) cls_bench_progress(cfg, "peak: FMA throughput (float16)");
   if (st == CLS_OK) st = fma_gflops(e, d, q, cfg, "peak_fma16", 16, fma_out, &g16);
   out->fma_gflops = g4 > g8 ? g4 : g8;
-  if (g16 > out->fma_gflops) out->fma_gflops = g16;
+  out->fma_width = g4 > g8 ? 4 : 8;
+  if (g16 > out->fma_gflops) {
+    out->fma_gflops = g16;
+    out->fma_width = 16;
+  }
   if (st == CLS_OK) st = cls_ops_fill(e, q, cls_buf_of(src), bytes / 4, 1.0f);
   kernel_op copy = {e, NULL, "peak_copy", bytes / 16, 64};
   if (st == CLS_OK) st = cls_device_kernel(e, d, "peak", "peak_copy", &copy.k);
@@ -228,6 +242,61 @@ cls_status cls_bench_peak_run(cls_engine *e, int device, const cls_bench_config 
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     if (all[i]) clReleaseMemObject(all[i]);
   clReleaseCommandQueue(q);
+  return st;
+}
+
+/* ---- the peak beside other work ---- */
+
+/* One probe run lasts at least this long: launch costs are then a small part of it, and one run beside each
+   timed run of a product adds little to a bench. */
+#define PROBE_MS 4.0
+
+struct cls_bench_probe {
+  cls_engine *e;
+  cl_command_queue q;
+  cl_mem out;
+  kernel_op op;
+  double flops; /* per run */
+};
+
+cls_status cls_bench_probe_create(cls_engine *e, int device, cl_command_queue q, const cls_bench_peak *peak,
+                                  cls_bench_probe **out) {
+  *out = NULL;
+  cls_device *d = NULL;
+  cls_status st = cls_ops_device(e, device, &d);
+  if (st != CLS_OK) return st;
+  const int width = peak && (peak->fma_width == 8 || peak->fma_width == 16) ? peak->fma_width : 4;
+  const char *name = width == 16 ? "peak_fma16" : width == 8 ? "peak_fma8" : "peak_fma4";
+  cls_bench_probe *p = calloc(1, sizeof *p);
+  if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  p->e = e;
+  p->q = q;
+  cl_int err = CL_SUCCESS;
+  const size_t items = (size_t)(d->info.compute_units ? d->info.compute_units : 1) * 2048 + 128;
+  p->out = clCreateBuffer(d->context, CL_MEM_WRITE_ONLY, items * sizeof(float), NULL, &err);
+  if (!p->out)
+    st = cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": bench: allocating the probe's %zu floats failed: %s",
+                  DEVICE_ARGS(d), items, cls_cl_error_name(err));
+  if (st == CLS_OK) st = fma_sized(e, d, q, name, width, p->out, PROBE_MS, &p->op, &p->flops);
+  if (st != CLS_OK) {
+    cls_bench_probe_destroy(p);
+    return st;
+  }
+  *out = p;
+  return CLS_OK;
+}
+
+void cls_bench_probe_destroy(cls_bench_probe *p) {
+  if (!p) return;
+  if (p->op.k) clReleaseKernel(p->op.k);
+  if (p->out) clReleaseMemObject(p->out);
+  free(p);
+}
+
+cls_status cls_bench_probe_run(cls_bench_probe *p, double *gflops) {
+  double ms = 0;
+  cls_status st = cls_bench_time_stats(p->e, p->q, run_kernel, &p->op, 0, 1, &ms, NULL);
+  *gflops = st == CLS_OK && ms > 0 ? p->flops / (ms * 1e6) : 0;
   return st;
 }
 
@@ -438,6 +507,36 @@ cls_status cls_gemm_cases_time(cls_gemm_cases *g, int i, int warmups, int runs, 
   if (st == CLS_OK && median_ms) *median_ms /= g->repeat;
   if (st == CLS_OK && best_ms) *best_ms /= g->repeat;
   return st;
+}
+
+static double median_of(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, compare_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+cls_status cls_gemm_cases_time_beside(cls_gemm_cases *g, int i, cls_bench_probe *probe, double peak_gflops,
+                                      int warmups, int runs, cls_bench_beside *out) {
+  memset(out, 0, sizeof *out);
+  if (runs < 1 || runs > CLS_BENCH_MAX_RUNS)
+    return cls_fail(g->engine, CLS_ERR_INVALID_ARGUMENT, "bench: runs must be 1..%d", CLS_BENCH_MAX_RUNS);
+  double t[CLS_BENCH_MAX_RUNS], full[CLS_BENCH_MAX_RUNS], near[CLS_BENCH_MAX_RUNS], before = 0, after = 0;
+  int n_full = 0;
+  cls_status st = warmups > 0 ? cls_gemm_cases_time(g, i, warmups - 1, 1, &t[0], NULL) : CLS_OK; /* warm-ups */
+  if (st == CLS_OK) st = cls_bench_probe_run(probe, &before);
+  for (int r = 0; r < runs && st == CLS_OK; r++) {
+    st = cls_gemm_cases_time(g, i, 0, 1, &t[r], NULL);
+    if (st == CLS_OK) st = cls_bench_probe_run(probe, &after);
+    near[r] = before < after ? before : after;
+    if (near[r] >= CLS_BENCH_FULL_SPEED * peak_gflops) full[n_full++] = t[r];
+    before = after;
+  }
+  if (st != CLS_OK) return st;
+  out->full_runs = n_full;
+  out->full_median_ms = n_full ? median_of(full, n_full) : -1;
+  out->median_probe_gflops = median_of(near, runs);
+  out->median_ms = median_of(t, runs);
+  out->best_ms = t[0]; /* t is sorted now */
+  return CLS_OK;
 }
 
 /* Double-precision reference of the sampled rows and their error bounds. */

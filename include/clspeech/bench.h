@@ -79,9 +79,23 @@ typedef struct cls_bench_peak {
   double host_to_device_gbs; /* clEnqueueWriteBuffer from pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped) */
   double device_to_host_gbs; /* clEnqueueReadBuffer into pinned host memory */
   size_t transfer_bytes;     /* bytes per copy/transfer */
+  int fma_width;             /* the float width of the FMA kernel that gave fma_gflops (4, 8 or 16) */
 } cls_bench_peak;
 
 cls_status cls_bench_peak_run(cls_engine *engine, int device, const cls_bench_config *cfg, cls_bench_peak *out);
+
+/* The peak beside other work: a machine shared with other tenants (a cloud guest's cores) can run the same
+ * code at half its speed for seconds to minutes, so that a product timed in such a stretch against a peak
+ * measured outside it reads half the fraction it reaches. A probe is one run of the peak's FMA kernel
+ * (fma_width; float4 without a peak), sized once to at least 4 ms, timed on q whenever asked, so that a
+ * fraction of the peak can compare two readings of the same moment. */
+typedef struct cls_bench_probe cls_bench_probe;
+
+cls_status cls_bench_probe_create(cls_engine *engine, int device, cl_command_queue q, const cls_bench_peak *peak,
+                                  cls_bench_probe **out);
+/* One timed run: its GFLOP/s in *gflops. */
+cls_status cls_bench_probe_run(cls_bench_probe *probe, double *gflops);
+void cls_bench_probe_destroy(cls_bench_probe *probe);
 
 /* ---- SGEMM at the model's shapes ---- */
 
@@ -118,6 +132,21 @@ void cls_gemm_cases_set_repeat(cls_gemm_cases *cases, int calls);
 /* Median (and, when best_ms is not NULL, best) ms of cls_gemm on case i, after `warmups` warm-up runs. */
 cls_status cls_gemm_cases_time(cls_gemm_cases *cases, int i, int warmups, int runs, double *median_ms,
                                double *best_ms);
+/* A product timed beside the peak: `runs` runs of case i, one probe run before the first and one after each.
+ * A run is at full speed when both probes beside it read at least CLS_BENCH_FULL_SPEED of the device's
+ * measured peak: its time is then what the product takes on the device the peak was measured on, where a
+ * run in a slow stretch says what it takes on a smaller machine (a product bound by memory rather than by
+ * arithmetic may not even slow down there, so that dividing by the probe would flatter it). */
+#define CLS_BENCH_FULL_SPEED 0.85
+typedef struct cls_bench_beside {
+  double median_ms, best_ms;  /* over all the runs, per call, as cls_gemm_cases_time */
+  int full_runs;              /* the runs at full speed */
+  double full_median_ms;      /* their median; -1 when there is none */
+  double median_probe_gflops; /* median over the runs of the slower of the two probes beside each */
+} cls_bench_beside;
+
+cls_status cls_gemm_cases_time_beside(cls_gemm_cases *cases, int i, cls_bench_probe *probe, double peak_gflops,
+                                      int warmups, int runs, cls_bench_beside *out);
 /* Runs case i once into a NaN-filled C and compares sampled rows (the first 16, the last 16, 16
  * spread between) with a double-precision host GEMM: |C - ref| <= 1e-4 * sum_k |A_ik B_kj| + 1e-6 per
  * element. *ok false (with the worst element in `detail`) on a mismatch; a CLBlast error is returned
