@@ -34,20 +34,41 @@ static void row(FILE *out, const char *op, const char *shape, const char *calls,
   fprintf(out, "  %-20s %-24s %6s %11.3f %18s %7s\n", op, shape, calls, ms, rate, pct);
 }
 
-/* An SGEMM row: the median run's figures, then the best run's % of the peak. */
+/* An SGEMM row: the median run's figures, the best run's % of the peak, then (when the runs were timed beside
+   the peak) the median of the runs at full speed as % of the peak and how many they were ("-" and 0: none). */
 static void gemm_row(FILE *out, const char *op, const char *shape, const char *calls, double ms, const char *rate,
-                     double percent, double best_percent) {
-  char pct[16] = "", best[16] = "";
+                     double percent, double best_percent, bool have_full, double full_percent, int full_runs) {
+  char pct[16] = "", best[16] = "", full[16] = "", n_full[16] = "";
   if (percent > 0) snprintf(pct, sizeof pct, "%.1f", percent);
   if (best_percent > 0) snprintf(best, sizeof best, "%.1f", best_percent);
-  fprintf(out, "  %-20s %-24s %6s %11.3f %18s %7s %7s\n", op, shape, calls, ms, rate, pct, best);
+  if (have_full && full_runs > 0 && full_percent > 0) snprintf(full, sizeof full, "%.1f", full_percent);
+  else if (have_full) snprintf(full, sizeof full, "-");
+  if (have_full && full_runs >= 0) snprintf(n_full, sizeof n_full, "%d", full_runs);
+  fprintf(out, "  %-20s %-24s %6s %11.3f %18s %7s %7s", op, shape, calls, ms, rate, pct, best);
+  if (have_full) fprintf(out, " %7s %5s", full, n_full);
+  fprintf(out, "\n");
+}
+
+/* The whole step's ms over the runs at full speed (Σ calls x their median), or -1 when a shape had none. */
+static double full_step_ms(const bench_model_result *m) {
+  double ms = 0;
+  for (int i = 0; i < m->n_shapes; i++) {
+    if (!m->have_full || m->gemm_full_runs[i] < 1) return -1;
+    ms += m->shapes[i].calls * m->gemm_full_ms[i];
+  }
+  return ms;
 }
 
 static void print_model(FILE *out, const bench_run *run, const bench_device_result *d, const bench_model_result *m) {
   const double peak = d->have_peak ? d->peak.fma_gflops : 0;
   fprintf(out, "\n  H=%d, B=%d, T=%d (%zu parameters, %d CTC labels per utterance)\n", m->n_hidden, run->batch,
           run->time, m->train.n_params, m->ops.ctc_labels);
-  fprintf(out, "  %-20s %-24s %6s %11s %18s %7s %7s\n", "op", "shape", "calls", "ms", "rate", "% peak", "best %");
+  if (m->have_full)
+    fprintf(out, "  (full %%: the median of the runs at full speed, the FMA peak run beside each at >= %.0f %% of its "
+                 "measured value, and how many of the %d runs they were)\n", 100 * CLS_BENCH_FULL_SPEED, run->runs);
+  fprintf(out, "  %-20s %-24s %6s %11s %18s %7s %7s", "op", "shape", "calls", "ms", "rate", "% peak", "best %");
+  if (m->have_full) fprintf(out, " %7s %5s", "full %", "runs");
+  fprintf(out, "\n");
   char shape[64], calls[16], rate[48];
   for (int i = 0; i < m->n_shapes; i++) {
     const cls_gemm_shape *s = &m->shapes[i];
@@ -58,14 +79,17 @@ static void print_model(FILE *out, const bench_run *run, const bench_device_resu
     snprintf(calls, sizeof calls, "%d", s->calls);
     snprintf(rate, sizeof rate, "%.2f GFLOP/s", g);
     const double best = bench_gflops(cls_gemm_flops(s), m->gemm_best_ms[i]);
-    gemm_row(out, op, shape, calls, m->gemm_ms[i], rate, peak > 0 ? 100 * g / peak : 0, peak > 0 ? 100 * best / peak : 0);
+    const double full = m->have_full ? bench_gflops(cls_gemm_flops(s), m->gemm_full_ms[i]) : 0;
+    gemm_row(out, op, shape, calls, m->gemm_ms[i], rate, peak > 0 ? 100 * g / peak : 0, peak > 0 ? 100 * best / peak : 0,
+             m->have_full, peak > 0 ? 100 * full / peak : 0, m->have_full ? m->gemm_full_runs[i] : -1);
   }
-  double ms, flops, best_ms;
+  double ms, flops, best_ms, full_ms = full_step_ms(m);
   gemm_step(m, m->gemm_ms, &ms, &flops);
   gemm_step(m, m->gemm_best_ms, &best_ms, &flops);
   snprintf(rate, sizeof rate, "%.2f GFLOP/s", bench_gflops(flops, ms));
   gemm_row(out, "sgemm, whole step", "sum of calls x ms", "", ms, rate,
-           peak > 0 ? 100 * bench_gflops(flops, ms) / peak : 0, peak > 0 ? 100 * bench_gflops(flops, best_ms) / peak : 0);
+           peak > 0 ? 100 * bench_gflops(flops, ms) / peak : 0, peak > 0 ? 100 * bench_gflops(flops, best_ms) / peak : 0,
+           m->have_full, peak > 0 && full_ms > 0 ? 100 * bench_gflops(flops, full_ms) / peak : 0, -1);
   const double T = run->time;
   snprintf(rate, sizeof rate, "%.2f GFLOP/s", bench_gflops(m->ops.lstm_fwd_flops, m->ops.lstm_fwd_ms));
   snprintf(shape, sizeof shape, "per step (of %d)", run->time);
@@ -297,6 +321,11 @@ static json_t *json_model(const bench_run *run, const bench_device_result *d, co
     const double best = bench_gflops(cls_gemm_flops(s), m->gemm_best_ms[i]);
     o = jo_set(o, "best_ms", jo_real(m->gemm_best_ms[i]));
     o = jo_set(o, "best_percent_of_peak", jo_real(peak > 0 ? 100 * best / peak : NAN));
+    const bool full = m->have_full && m->gemm_full_runs[i] > 0;
+    o = jo_set(o, "full_speed_runs", m->have_full ? json_integer(m->gemm_full_runs[i]) : json_null());
+    o = jo_set(o, "full_speed_ms", jo_real(full ? m->gemm_full_ms[i] : NAN));
+    o = jo_set(o, "full_speed_percent_of_peak",
+               jo_real(full && peak > 0 ? 100 * bench_gflops(cls_gemm_flops(s), m->gemm_full_ms[i]) / peak : NAN));
     gemm = jo_push(gemm, o);
   }
   double ms, flops;

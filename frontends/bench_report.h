@@ -18,6 +18,9 @@ typedef struct bench_model_result {
   cls_gemm_shape shapes[CLS_BENCH_MAX_SHAPES];
   double gemm_ms[CLS_BENCH_MAX_SHAPES];      /* median run */
   double gemm_best_ms[CLS_BENCH_MAX_SHAPES]; /* best run */
+  bool have_full;                            /* the runs were timed beside the peak (the peak was measured) */
+  int gemm_full_runs[CLS_BENCH_MAX_SHAPES];  /* runs at full speed (cls_gemm_cases_time_beside) */
+  double gemm_full_ms[CLS_BENCH_MAX_SHAPES]; /* their median, -1 when there is none */
   cls_bench_ops ops;
   cls_bench_train train;
   cls_bench_profile profile;    /* one step by op (measured with train) */

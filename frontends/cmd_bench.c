@@ -66,16 +66,29 @@ static cls_status bench_model(cls_engine *engine, bench_run *run, bench_device_r
   m->n_shapes = cls_bench_gemm_shapes(m->n_hidden, run->batch, run->time, m->shapes);
   cl_command_queue q = NULL;
   cls_gemm_cases *cases = NULL;
+  cls_bench_probe *probe = NULL; /* with a measured peak: each run timed beside it */
   st = cls_bench_queue(engine, d->index, &q);
   if (st == CLS_OK) st = cls_gemm_cases_create(engine, d->index, q, m->shapes, m->n_shapes, &cases);
+  if (st == CLS_OK && d->have_peak) st = cls_bench_probe_create(engine, d->index, q, &d->peak, &probe);
+  m->have_full = probe != NULL;
   for (int i = 0; i < m->n_shapes && st == CLS_OK; i++) {
     const cls_gemm_shape *s = &m->shapes[i];
     char stage[160];
     snprintf(stage, sizeof stage, "H=%d sgemm %s [%d x %d x %d]%s", m->n_hidden, s->name, s->m, s->n, s->k,
              i == 0 ? " (the first SGEMM may compile CLBlast's kernels)" : "");
     on_progress(cfg->user, stage);
-    st = cls_gemm_cases_time(cases, i, 1, run->runs, &m->gemm_ms[i], &m->gemm_best_ms[i]);
+    if (!probe) {
+      st = cls_gemm_cases_time(cases, i, 1, run->runs, &m->gemm_ms[i], &m->gemm_best_ms[i]);
+      continue;
+    }
+    cls_bench_beside b;
+    st = cls_gemm_cases_time_beside(cases, i, probe, d->peak.fma_gflops, 1, run->runs, &b);
+    m->gemm_ms[i] = b.median_ms;
+    m->gemm_best_ms[i] = b.best_ms;
+    m->gemm_full_runs[i] = b.full_runs;
+    m->gemm_full_ms[i] = b.full_median_ms;
   }
+  cls_bench_probe_destroy(probe);
   cls_gemm_cases_destroy(cases);
   if (q) clReleaseCommandQueue(q);
   if (st == CLS_OK) st = cls_bench_ops_run(engine, d->index, cfg, &m->ops);

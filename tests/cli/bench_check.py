@@ -82,6 +82,28 @@ def check_profile(p, where):
          f"{where}: rows sum to {total} ms, wall_ms {wall}")
 
 
+def check_full_speed(g, runs, peak, gw):
+    """The runs timed beside the FMA peak (every device with a peak): how many were at full speed, their median
+    (no faster than the best run) and its % of the peak, or nulls when there was none."""
+    n = g.get("full_speed_runs")
+    if not need(isinstance(n, int) and not isinstance(n, bool) and isinstance(runs, int) and 0 <= n <= runs,
+                f"{gw}.full_speed_runs = {n!r}, expected 0..{runs}"):
+        return
+    ms, pct = g.get("full_speed_ms"), g.get("full_speed_percent_of_peak")
+    if n == 0:
+        need(ms is None and pct is None, f"{gw}: no run at full speed but full_speed_ms {ms!r}, percent {pct!r}")
+        return
+    positive(g, "full_speed_ms", gw)
+    positive(g, "full_speed_percent_of_peak", gw)
+    if isinstance(ms, (int, float)) and isinstance(pct, (int, float)) and isinstance(g.get("best_ms"), (int, float)):
+        need(ms >= g["best_ms"], f"{gw}: full-speed median {ms} ms faster than the best run {g['best_ms']} ms")
+        fma = peak.get("fma_gflops") if isinstance(peak, dict) else None
+        if isinstance(fma, (int, float)) and fma > 0:
+            want = 100 * 2 * g["m"] * g["n"] * g["k"] / (ms * 1e6) / fma
+            need(abs(pct - want) <= 1e-4 * want,  # the JSON holds 6 significant digits of each figure
+                 f"{gw}: full_speed_percent_of_peak {pct}, 2mnk/ms/peak gives {want}")
+
+
 def check_json(path, tuned):
     with open(path) as f:
         d = json.load(f)
@@ -119,6 +141,7 @@ def check_json(path, tuned):
                 need(g["best_ms"] <= g["ms"] and g["best_percent_of_peak"] >= g["percent_of_peak"],
                      f"{gw}: best run {g['best_ms']} ms slower than the median {g['ms']} ms")
                 need(isinstance(g.get("trans_a"), bool) and isinstance(g.get("trans_b"), bool), f"{gw} transposes")
+                check_full_speed(g, cfg.get("runs"), dev.get("peak"), gw)
             for k in ("ms", "gflops", "percent_of_peak"):
                 positive(m.get("gemm_step"), k, f"{mw}.gemm_step")
             for k in ("forward_ms_per_step", "backward_ms_per_step", "forward_gflops", "backward_gflops"):
