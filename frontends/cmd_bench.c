@@ -88,6 +88,7 @@ static cls_status bench_model(cls_engine *engine, bench_run *run, bench_device_r
     m->gemm_full_runs[i] = b.full_runs;
     m->gemm_full_ms[i] = b.full_median_ms;
   }
+  m->probe_best_gflops = cls_bench_probe_best(probe);
   cls_bench_probe_destroy(probe);
   cls_gemm_cases_destroy(cases);
   if (q) clReleaseCommandQueue(q);

@@ -2,8 +2,8 @@
  * the width the peak names (float4 without a peak) and reports a positive rate each run; a product timed
  * beside it counts a run at full speed exactly when both probes beside it reach CLS_BENCH_FULL_SPEED of the
  * peak it is given (every run for a peak of 0, none for one no device reaches), reports their median (the
- * median of all runs when all count, -1 when none does), and refuses a run count outside 1..64. On every
- * device. */
+ * median of all runs when all count, -1 when none does), and refuses a run count outside 1..64; the probe
+ * keeps its fastest run. On every device. */
 #include <math.h>
 
 #include "check.h"
@@ -42,6 +42,9 @@ static void run_device(tst_env *env, int dev) {
           all.median_ms, all.full_median_ms);
     CHECK(all.best_ms > 0 && all.best_ms <= all.median_ms, "best %g, median %g", all.best_ms, all.median_ms);
     CHECK(all.median_probe_gflops > 0, "probe median %g", all.median_probe_gflops);
+    /* the probe's best run: at least the first run's and the median over the runs of the slower probe beside each */
+    CHECK(cls_bench_probe_best(probe) >= g8 && cls_bench_probe_best(probe) >= all.median_probe_gflops,
+          "best probe run %g, first %g, median %g", cls_bench_probe_best(probe), g8, all.median_probe_gflops);
     CHECK(cls_gemm_cases_time_beside(cases, out_fwd, probe, 1e12, 0, 3, &none) == CLS_OK, "%s", cls_engine_error(e));
     CHECK_INT(none.full_runs, 0);
     CHECK(none.full_median_ms == -1 && none.median_ms > 0, "no run at full speed: %g, median %g", none.full_median_ms,
@@ -53,6 +56,7 @@ static void run_device(tst_env *env, int dev) {
     CHECK(cls_gemm_cases_time_beside(cases, out_fwd, probe, 0.0, 0, CLS_BENCH_MAX_RUNS + 1, &bad) ==
               CLS_ERR_INVALID_ARGUMENT, "%d runs accepted", CLS_BENCH_MAX_RUNS + 1);
   }
+  CHECK(cls_bench_probe_best(NULL) == 0, "no probe, best %g", cls_bench_probe_best(NULL));
   cls_gemm_cases_destroy(cases);
   cls_bench_probe_destroy(probe);
   cls_bench_probe_destroy(plain);

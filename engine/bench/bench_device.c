@@ -257,6 +257,7 @@ struct cls_bench_probe {
   cl_mem out;
   kernel_op op;
   double flops; /* per run */
+  double best;  /* the fastest run's GFLOP/s so far */
 };
 
 cls_status cls_bench_probe_create(cls_engine *e, int device, cl_command_queue q, const cls_bench_peak *peak,
@@ -297,8 +298,11 @@ cls_status cls_bench_probe_run(cls_bench_probe *p, double *gflops) {
   double ms = 0;
   cls_status st = cls_bench_time_stats(p->e, p->q, run_kernel, &p->op, 0, 1, &ms, NULL);
   *gflops = st == CLS_OK && ms > 0 ? p->flops / (ms * 1e6) : 0;
+  if (*gflops > p->best) p->best = *gflops;
   return st;
 }
+
+double cls_bench_probe_best(const cls_bench_probe *p) { return p ? p->best : 0; }
 
 /* ---- SGEMM shapes of one training step ---- */
 
@@ -521,10 +525,12 @@ cls_status cls_gemm_cases_time_beside(cls_gemm_cases *g, int i, cls_bench_probe 
     return cls_fail(g->engine, CLS_ERR_INVALID_ARGUMENT, "bench: runs must be 1..%d", CLS_BENCH_MAX_RUNS);
   double t[CLS_BENCH_MAX_RUNS], full[CLS_BENCH_MAX_RUNS], near[CLS_BENCH_MAX_RUNS], before = 0, after = 0;
   int n_full = 0;
-  cls_status st = warmups > 0 ? cls_gemm_cases_time(g, i, warmups - 1, 1, &t[0], NULL) : CLS_OK; /* warm-ups */
+  cls_status st = cls_gemm_cases_time(g, i, warmups > 1 ? warmups - 1 : 0, 1, &t[0], NULL); /* warm-ups, or the
+                                                                                             first call, timed */
+  const int rewarm = t[0] < CLS_BENCH_REWARM_MS ? 1 : 0;
   if (st == CLS_OK) st = cls_bench_probe_run(probe, &before);
   for (int r = 0; r < runs && st == CLS_OK; r++) {
-    st = cls_gemm_cases_time(g, i, 0, 1, &t[r], NULL);
+    st = cls_gemm_cases_time(g, i, rewarm, 1, &t[r], NULL);
     if (st == CLS_OK) st = cls_bench_probe_run(probe, &after);
     near[r] = before < after ? before : after;
     if (near[r] >= CLS_BENCH_FULL_SPEED * peak_gflops) full[n_full++] = t[r];

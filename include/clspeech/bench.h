@@ -95,6 +95,11 @@ cls_status cls_bench_probe_create(cls_engine *engine, int device, cl_command_que
                                   cls_bench_probe **out);
 /* One timed run: its GFLOP/s in *gflops. */
 cls_status cls_bench_probe_run(cls_bench_probe *probe, double *gflops);
+/* The fastest of the probe's runs so far, GFLOP/s (0 before the first). Above the measured peak by more than
+ * CLS_BENCH_PEAK_SLACK, it says that the peak itself was measured in a slow stretch, so that every % of it
+ * reads high and "full speed" means less: the frontends then say so. */
+double cls_bench_probe_best(const cls_bench_probe *probe);
+#define CLS_BENCH_PEAK_SLACK 1.10
 void cls_bench_probe_destroy(cls_bench_probe *probe);
 
 /* ---- SGEMM at the model's shapes ---- */
@@ -132,12 +137,16 @@ void cls_gemm_cases_set_repeat(cls_gemm_cases *cases, int calls);
 /* Median (and, when best_ms is not NULL, best) ms of cls_gemm on case i, after `warmups` warm-up runs. */
 cls_status cls_gemm_cases_time(cls_gemm_cases *cases, int i, int warmups, int runs, double *median_ms,
                                double *best_ms);
-/* A product timed beside the peak: `runs` runs of case i, one probe run before the first and one after each.
- * A run is at full speed when both probes beside it read at least CLS_BENCH_FULL_SPEED of the device's
+/* A product timed beside the peak: after max(warmups, 1) warm-up runs (the last one timed), `runs` runs of case
+ * i, one probe run before the first and one after each,
+ * and, for a product whose warm-up run took under CLS_BENCH_REWARM_MS, one untimed call between each probe and
+ * the run it precedes (a short product timed straight after the probe measured up to 1.5x slower than back to
+ * back: the recurrent products at H = 512, 0.28 against 0.19 ms). A run is at full speed when both probes beside it read at least CLS_BENCH_FULL_SPEED of the device's
  * measured peak: its time is then what the product takes on the device the peak was measured on, where a
  * run in a slow stretch says what it takes on a smaller machine (a product bound by memory rather than by
  * arithmetic may not even slow down there, so that dividing by the probe would flatter it). */
 #define CLS_BENCH_FULL_SPEED 0.85
+#define CLS_BENCH_REWARM_MS 20.0
 typedef struct cls_bench_beside {
   double median_ms, best_ms;  /* over all the runs, per call, as cls_gemm_cases_time */
   int full_runs;              /* the runs at full speed */

@@ -144,6 +144,7 @@ def check_json(path, tuned):
                 check_full_speed(g, cfg.get("runs"), dev.get("peak"), gw)
             for k in ("ms", "gflops", "percent_of_peak"):
                 positive(m.get("gemm_step"), k, f"{mw}.gemm_step")
+            positive(m, "peak_beside_best_gflops", mw)
             for k in ("forward_ms_per_step", "backward_ms_per_step", "forward_gflops", "backward_gflops"):
                 positive(m.get("lstm"), k, f"{mw}.lstm")
             for k in ("ms", "labels", "frames_per_second"):
