@@ -523,10 +523,10 @@ cls_status cls_gemm_cases_time_beside(cls_gemm_cases *g, int i, cls_bench_probe 
   memset(out, 0, sizeof *out);
   if (runs < 1 || runs > CLS_BENCH_MAX_RUNS)
     return cls_fail(g->engine, CLS_ERR_INVALID_ARGUMENT, "bench: runs must be 1..%d", CLS_BENCH_MAX_RUNS);
-  double t[CLS_BENCH_MAX_RUNS], full[CLS_BENCH_MAX_RUNS], near[CLS_BENCH_MAX_RUNS], before = 0, after = 0;
+  double t[CLS_BENCH_MAX_RUNS] = {0}, full[CLS_BENCH_MAX_RUNS], near[CLS_BENCH_MAX_RUNS], before = 0, after = 0;
   int n_full = 0;
-  cls_status st = cls_gemm_cases_time(g, i, warmups > 1 ? warmups - 1 : 0, 1, &t[0], NULL); /* warm-ups, or the
-                                                                                             first call, timed */
+  /* the warm-ups, the last one timed: a short product gets a call between each probe and its run */
+  cls_status st = cls_gemm_cases_time(g, i, warmups > 1 ? warmups - 1 : 0, 1, &t[0], NULL);
   const int rewarm = t[0] < CLS_BENCH_REWARM_MS ? 1 : 0;
   if (st == CLS_OK) st = cls_bench_probe_run(probe, &before);
   for (int r = 0; r < runs && st == CLS_OK; r++) {
