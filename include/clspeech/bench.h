@@ -140,8 +140,8 @@ cls_status cls_gemm_cases_time(cls_gemm_cases *cases, int i, int warmups, int ru
 /* A product timed beside the peak: after max(warmups, 1) warm-up runs (the last one timed), `runs` runs of
  * case i, one probe run before the first and one after each, and, for a product whose warm-up run took under
  * CLS_BENCH_REWARM_MS, one untimed call between each probe and the run it precedes (a short product timed
- * straight after the probe measured up to 1.5x slower than back to back: the recurrent products at H = 512,
- * 0.28 against 0.19 ms). A run is at full speed when both probes beside it read at least
+ * straight after the probe measured up to 1.5x slower than back to back: lstm_rec_bwd at H = 512, 0.28
+ * against 0.19 ms). A run is at full speed when both probes beside it read at least
  * CLS_BENCH_FULL_SPEED of the device's measured peak (peak_gflops): its time is then what the product takes
  * on the device the peak was measured on, where a run in a slow stretch says what it takes on a smaller
  * machine (a product bound by memory rather than by arithmetic may not even slow down there, so that
