@@ -12,8 +12,8 @@
  * default under the same moments of a noisy machine. --repeat N enqueues N calls back to back in each run
  * and reports the time per call (a product as the training step enqueues it, behind other commands, rather
  * than alone on an idle queue). --beside also times a run of the FMA peak kernel after every turn (and one
- * before the first; cls_bench_probe; a short product gets an untimed call after each, as in
- * cls_gemm_cases_time_beside) and adds, per side, "% fs": the median of the runs at full speed (both
+ * before the first; cls_bench_probe; a short product gets an untimed call before each of its timed runs,
+ * as in cls_gemm_cases_time_beside) and adds, per side, "% fs": the median of the runs at full speed (both
  * peak runs beside them at least CLS_BENCH_FULL_SPEED of the peak) as % of the peak, and "fs" how many runs
  * that is, so that a machine's slow stretches (seconds to minutes at half speed on a shared host) neither
  * lower a figure nor, for a product that waits on memory, raise it. --json adds one JSON object per shape
@@ -134,7 +134,7 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, co
   int failed = 0;
   for (int i = 0; i < n && st == CLS_OK; i++) {
     const cls_gemm_shape *s = &shapes[i];
-    double t[2][MAX_RUNS], ratio[MAX_RUNS], ms[2] = {0, 0}, full[2][MAX_RUNS], before = 0, after = 0;
+    double t[2][MAX_RUNS] = {{0}}, ratio[MAX_RUNS], ms[2] = {0, 0}, full[2][MAX_RUNS], before = 0, after = 0;
     int n_full = 0, rewarm[2] = {0, 0};
     for (int b = 0; b < n_sides && st == CLS_OK && o->check; b++) {
       bool ok = false;
@@ -146,11 +146,11 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, co
         failed = 1;
       }
     }
-    if (o->beside) { /* the warm-ups, then the probe before the first turn */
+    if (o->beside) { /* a warm-up and a timed run per side, then the probe before the first turn */
       for (int b = 0; b < n_sides && st == CLS_OK; b++) {
-        st = cls_gemm_cases_time(sides[b].cases, i, 0, 1, &t[b][0], NULL);
+        st = cls_gemm_cases_time(sides[b].cases, i, 1, 1, &t[b][0], NULL);
         if (st != CLS_OK) bad = b;
-        rewarm[b] = t[b][0] < CLS_BENCH_REWARM_MS; /* a short product: a call between the probe and its run */
+        rewarm[b] = t[b][0] * o->repeat < CLS_BENCH_REWARM_MS; /* a short product: a call before each run */
       }
       if (st == CLS_OK && (st = cls_bench_probe_run(probe, &before)) != CLS_OK) bad = 0;
     }
@@ -161,7 +161,7 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, co
       }
       if (st != CLS_OK || !o->beside) continue;
       if ((st = cls_bench_probe_run(probe, &after)) != CLS_OK) bad = 0;
-      if ((before < after ? before : after) >= CLS_BENCH_FULL_SPEED * peak) {
+      if (cls_bench_at_full_speed(before, after, peak)) {
         for (int b = 0; b < n_sides; b++) full[b][n_full] = t[b][r];
         n_full++;
       }

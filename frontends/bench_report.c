@@ -64,8 +64,8 @@ static void print_model(FILE *out, const bench_run *run, const bench_device_resu
   fprintf(out, "\n  H=%d, B=%d, T=%d (%zu parameters, %d CTC labels per utterance)\n", m->n_hidden, run->batch,
           run->time, m->train.n_params, m->ops.ctc_labels);
   if (m->have_full)
-    fprintf(out, "  (full %%: the median of the runs at full speed, the FMA peak run beside each at >= %.0f %% of its "
-                 "measured value, and how many of the %d runs they were)\n", 100 * CLS_BENCH_FULL_SPEED, run->runs);
+    fprintf(out, "  (full %%: the median of the runs at full speed, both FMA peak runs beside each at >= %.0f %% of "
+                 "its measured value, and how many of the %d runs they were)\n", 100 * CLS_BENCH_FULL_SPEED, run->runs);
   fprintf(out, "  %-20s %-24s %6s %11s %18s %7s %7s", "op", "shape", "calls", "ms", "rate", "% peak", "best %");
   if (m->have_full) fprintf(out, " %7s %5s", "full %", "runs");
   fprintf(out, "\n");

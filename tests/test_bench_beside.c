@@ -1,7 +1,8 @@
 /* The peak beside other work (clspeech/bench.h, engine/bench/bench_device.c): a probe runs the FMA kernel of
  * the width the peak names (float4 without a peak) and reports a positive rate each run; a product timed
  * beside it counts a run at full speed exactly when both probes beside it reach CLS_BENCH_FULL_SPEED of the
- * peak it is given (every run for a peak of 0, none for one no device reaches), reports their median (the
+ * peak it is given (the rule on made-up readings; on a device, every run for a peak of 0, none for one no
+ * device reaches), reports their median (the
  * median of all runs when all count, -1 when none does), and refuses a run count outside 1..64; the probe
  * keeps its fastest run. On every device. */
 #include <math.h>
@@ -9,6 +10,16 @@
 #include "check.h"
 #include "clspeech/bench.h"
 #include "ops_test.h"
+
+/* The rule itself, on made-up readings: both probes beside a run must reach 85 % of the peak. */
+static void full_speed_rule(void) {
+  CHECK(cls_bench_at_full_speed(200, 200, 200), "both at the peak");
+  CHECK(cls_bench_at_full_speed(170, 180, 200), "both at 85 %% or more");
+  CHECK(!cls_bench_at_full_speed(169.9, 200, 200), "the one before under 85 %%");
+  CHECK(!cls_bench_at_full_speed(200, 100, 200), "the one after under 85 %%");
+  CHECK(!cls_bench_at_full_speed(0, 0, 200), "no reading");
+  CHECK(cls_bench_at_full_speed(0, 0, 0), "a peak of 0 counts every run");
+}
 
 static void run_device(tst_env *env, int dev) {
   cls_engine *e = env->engine;
@@ -41,10 +52,7 @@ static void run_device(tst_env *env, int dev) {
     CHECK(all.full_median_ms == all.median_ms, "every run at full speed: median %g, full-speed median %g",
           all.median_ms, all.full_median_ms);
     CHECK(all.best_ms > 0 && all.best_ms <= all.median_ms, "best %g, median %g", all.best_ms, all.median_ms);
-    CHECK(all.median_probe_gflops > 0, "probe median %g", all.median_probe_gflops);
-    /* the probe's best run: at least the first run's and the median over the runs of the slower probe beside each */
-    CHECK(cls_bench_probe_best(probe) >= g8 && cls_bench_probe_best(probe) >= all.median_probe_gflops,
-          "best probe run %g, first %g, median %g", cls_bench_probe_best(probe), g8, all.median_probe_gflops);
+    CHECK(cls_bench_probe_best(probe) >= g8, "best probe run %g, first %g", cls_bench_probe_best(probe), g8);
     CHECK(cls_gemm_cases_time_beside(cases, out_fwd, probe, 1e12, 0, 3, &none) == CLS_OK, "%s", cls_engine_error(e));
     CHECK_INT(none.full_runs, 0);
     CHECK(none.full_median_ms == -1 && none.median_ms > 0, "no run at full speed: %g, median %g", none.full_median_ms,
@@ -65,6 +73,7 @@ static void run_device(tst_env *env, int dev) {
 
 int main(void) {
   tst_env env;
+  full_speed_rule();
   if (!tst_open(&env)) return check_finish("test_bench_beside");
   for (int i = 0; i < env.n_devices; i++) {
     printf("device %s\n", tst_device_name(&env, env.devices[i]));

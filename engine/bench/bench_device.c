@@ -1,7 +1,8 @@
 /* Benchmarks of the device itself (see bench.h): the bench's profiling queue, marker-bracketed
- * timing, the measured peak (kernels/peak.cl, host<->device transfers), and SGEMM cases at the
- * model's shapes through the GEMM entry point (cls_gemm, the device's backend unless set) with a
- * sampled double-precision host check. Prints nothing. */
+ * timing, the measured peak (kernels/peak.cl, host<->device transfers), the probe that times the FMA
+ * peak beside other work, and SGEMM cases at the model's shapes through the GEMM entry point (cls_gemm,
+ * the device's backend unless set), timed alone or beside the probe, with a sampled double-precision
+ * host check. Prints nothing. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -304,6 +305,10 @@ cls_status cls_bench_probe_run(cls_bench_probe *p, double *gflops) {
 
 double cls_bench_probe_best(const cls_bench_probe *p) { return p ? p->best : 0; }
 
+bool cls_bench_at_full_speed(double before, double after, double peak_gflops) {
+  return (before < after ? before : after) >= CLS_BENCH_FULL_SPEED * peak_gflops;
+}
+
 /* ---- SGEMM shapes of one training step ---- */
 
 static void shape(cls_gemm_shape *s, const char *name, int ta, int tb, int m, int n, int k, int calls, int H) {
@@ -523,23 +528,21 @@ cls_status cls_gemm_cases_time_beside(cls_gemm_cases *g, int i, cls_bench_probe 
   memset(out, 0, sizeof *out);
   if (runs < 1 || runs > CLS_BENCH_MAX_RUNS)
     return cls_fail(g->engine, CLS_ERR_INVALID_ARGUMENT, "bench: runs must be 1..%d", CLS_BENCH_MAX_RUNS);
-  double t[CLS_BENCH_MAX_RUNS] = {0}, full[CLS_BENCH_MAX_RUNS], near[CLS_BENCH_MAX_RUNS], before = 0, after = 0;
+  double t[CLS_BENCH_MAX_RUNS] = {0}, full[CLS_BENCH_MAX_RUNS], before = 0, after = 0;
   int n_full = 0;
-  /* the warm-ups, the last one timed: a short product gets a call between each probe and its run */
-  cls_status st = cls_gemm_cases_time(g, i, warmups > 1 ? warmups - 1 : 0, 1, &t[0], NULL);
-  const int rewarm = t[0] < CLS_BENCH_REWARM_MS ? 1 : 0;
+  /* the warm-ups, then one timed call: a short product gets a call between each probe and its run */
+  cls_status st = cls_gemm_cases_time(g, i, warmups > 1 ? warmups : 1, 1, &t[0], NULL);
+  const int rewarm = t[0] * g->repeat < CLS_BENCH_REWARM_MS ? 1 : 0;
   if (st == CLS_OK) st = cls_bench_probe_run(probe, &before);
   for (int r = 0; r < runs && st == CLS_OK; r++) {
     st = cls_gemm_cases_time(g, i, rewarm, 1, &t[r], NULL);
     if (st == CLS_OK) st = cls_bench_probe_run(probe, &after);
-    near[r] = before < after ? before : after;
-    if (near[r] >= CLS_BENCH_FULL_SPEED * peak_gflops) full[n_full++] = t[r];
+    if (cls_bench_at_full_speed(before, after, peak_gflops)) full[n_full++] = t[r];
     before = after;
   }
   if (st != CLS_OK) return st;
   out->full_runs = n_full;
   out->full_median_ms = n_full ? median_of(full, n_full) : -1;
-  out->median_probe_gflops = median_of(near, runs);
   out->median_ms = median_of(t, runs);
   out->best_ms = t[0]; /* t is sorted now */
   return CLS_OK;

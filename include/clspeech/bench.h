@@ -137,22 +137,25 @@ void cls_gemm_cases_set_repeat(cls_gemm_cases *cases, int calls);
 /* Median (and, when best_ms is not NULL, best) ms of cls_gemm on case i, after `warmups` warm-up runs. */
 cls_status cls_gemm_cases_time(cls_gemm_cases *cases, int i, int warmups, int runs, double *median_ms,
                                double *best_ms);
-/* A product timed beside the peak: after max(warmups, 1) warm-up runs (the last one timed), `runs` runs of
- * case i, one probe run before the first and one after each, and, for a product whose warm-up run took under
- * CLS_BENCH_REWARM_MS, one untimed call between each probe and the run it precedes (a short product timed
- * straight after the probe measured up to 1.5x slower than back to back: lstm_rec_bwd at H = 512, 0.28
- * against 0.19 ms). A run is at full speed when both probes beside it read at least
- * CLS_BENCH_FULL_SPEED of the device's measured peak (peak_gflops): its time is then what the product takes
- * on the device the peak was measured on, where a run in a slow stretch says what it takes on a smaller
- * machine (a product bound by memory rather than by arithmetic may not even slow down there, so that
- * dividing by the probe would flatter it). */
+/* A product timed beside the peak: max(warmups, 1) untimed warm-up runs and one timed run, then `runs` runs
+ * of case i, one probe run before the first and one after each, and, for a product whose timed run took
+ * under CLS_BENCH_REWARM_MS (all its calls: --repeat), one untimed call between each probe and the run it
+ * precedes (a short product timed straight after the probe measured up to 1.5x slower than back to back:
+ * lstm_rec_bwd at H = 512, 0.28 against 0.19 ms). A run is at full speed when both probes beside it read
+ * at least CLS_BENCH_FULL_SPEED of the device's measured peak, peak_gflops (cls_bench_at_full_speed; a
+ * peak_gflops of 0 counts every run): its time is then what the product takes on the device the peak was
+ * measured on, where a run in a slow stretch says what it takes on a smaller machine (a product bound by
+ * memory rather than by arithmetic may not even slow down there, so that dividing by the probe would
+ * flatter it). */
 #define CLS_BENCH_FULL_SPEED 0.85
 #define CLS_BENCH_REWARM_MS 20.0
+/* Whether a run between probe readings `before` and `after` (GFLOP/s) was at full speed against peak_gflops:
+ * the slower of the two reads at least CLS_BENCH_FULL_SPEED of it. */
+bool cls_bench_at_full_speed(double before, double after, double peak_gflops);
 typedef struct cls_bench_beside {
-  double median_ms, best_ms;  /* over all the runs, per call, as cls_gemm_cases_time */
-  int full_runs;              /* the runs at full speed */
-  double full_median_ms;      /* their median; -1 when there is none */
-  double median_probe_gflops; /* median over the runs of the slower of the two probes beside each */
+  double median_ms, best_ms; /* over all the runs, per call, as cls_gemm_cases_time */
+  int full_runs;             /* the runs at full speed */
+  double full_median_ms;     /* their median; -1 when there is none */
 } cls_bench_beside;
 
 cls_status cls_gemm_cases_time_beside(cls_gemm_cases *cases, int i, cls_bench_probe *probe, double peak_gflops,
