@@ -12,8 +12,8 @@
  * default under the same moments of a noisy machine. --repeat N enqueues N calls back to back in each run
  * and reports the time per call (a product as the training step enqueues it, behind other commands, rather
  * than alone on an idle queue). --beside also times a run of the FMA peak kernel after every turn (and one
- * before the first; cls_bench_probe; a short product gets an untimed call before each of its timed runs,
- * as in cls_gemm_cases_time_beside) and adds, per side, "% fs": the median of the runs at full speed (both
+ * before the first: cls_gemm_cases_turns_beside, which also gives a short product an untimed call before
+ * each of its timed runs) and adds, per side, "% fs": the median of the runs at full speed (both
  * peak runs beside them at least CLS_BENCH_FULL_SPEED of the peak) as % of the peak, and "fs" how many runs
  * that is, so that a machine's slow stretches (seconds to minutes at half speed on a shared host) neither
  * lower a figure nor, for a product that waits on memory, raise it. --json adds one JSON object per shape
@@ -26,7 +26,7 @@
 
 #include "clspeech/bench.h"
 
-#define MAX_RUNS 64
+#define MAX_RUNS CLS_BENCH_MAX_RUNS
 #define MAX_REPEAT 1000
 
 static int compare_double(const void *a, const void *b) {
@@ -119,7 +119,7 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, co
   if (st == CLS_OK) {
     printf("\n  H=%d, B=%d, T=%d; %% of the measured FMA peak (%.1f GFLOP/s)", H, o->batch, o->time, peak);
     if (o->beside)
-      printf("; %% fs: the median of the fs runs at full speed (the peak beside them >= %.0f %% of it)",
+      printf("; %% fs: the median of the fs runs at full speed (both peak runs beside them >= %.0f %% of it)",
              100 * CLS_BENCH_FULL_SPEED);
     if (o->repeat > 1) printf("; ms per call, %d calls back to back in each run", o->repeat);
     printf("\n");
@@ -134,8 +134,9 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, co
   int failed = 0;
   for (int i = 0; i < n && st == CLS_OK; i++) {
     const cls_gemm_shape *s = &shapes[i];
-    double t[2][MAX_RUNS] = {{0}}, ratio[MAX_RUNS], ms[2] = {0, 0}, full[2][MAX_RUNS], before = 0, after = 0;
-    int n_full = 0, rewarm[2] = {0, 0};
+    double t[CLS_BENCH_MAX_SIDES][MAX_RUNS] = {{0}}, ratio[MAX_RUNS], ms[2] = {0, 0}, full[2][MAX_RUNS];
+    bool at_full[MAX_RUNS];
+    int n_full = 0;
     for (int b = 0; b < n_sides && st == CLS_OK && o->check; b++) {
       bool ok = false;
       char detail[256];
@@ -146,26 +147,20 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, co
         failed = 1;
       }
     }
-    if (o->beside) { /* a warm-up and a timed run per side, then the probe before the first turn */
-      for (int b = 0; b < n_sides && st == CLS_OK; b++) {
-        st = cls_gemm_cases_time(sides[b].cases, i, 1, 1, &t[b][0], NULL);
-        if (st != CLS_OK) bad = b;
-        rewarm[b] = t[b][0] * o->repeat < CLS_BENCH_REWARM_MS; /* a short product: a call before each run */
-      }
-      if (st == CLS_OK && (st = cls_bench_probe_run(probe, &before)) != CLS_OK) bad = 0;
-    }
-    for (int r = 0; r < runs && st == CLS_OK; r++) {
-      for (int b = 0; b < n_sides && st == CLS_OK; b++) {
-        st = cls_gemm_cases_time(sides[b].cases, i, o->beside ? rewarm[b] : r == 0, 1, &t[b][r], NULL);
-        if (st != CLS_OK) bad = b;
-      }
-      if (st != CLS_OK || !o->beside) continue;
-      if ((st = cls_bench_probe_run(probe, &after)) != CLS_OK) bad = 0;
-      if (cls_bench_at_full_speed(before, after, peak)) {
+    if (o->beside) { /* the engine's protocol (cls_gemm_cases_turns_beside), the probe on side 0's engine */
+      cls_gemm_cases *sets[CLS_BENCH_MAX_SIDES] = {sides[0].cases, n_sides > 1 ? sides[1].cases : NULL};
+      int failed_side = -1;
+      st = cls_gemm_cases_turns_beside(sets, n_sides, i, probe, peak, 1, runs, t, at_full, &failed_side);
+      if (st != CLS_OK) bad = failed_side < 0 ? 0 : failed_side;
+      for (int r = 0; r < runs && st == CLS_OK; r++) {
+        if (!at_full[r]) continue;
         for (int b = 0; b < n_sides; b++) full[b][n_full] = t[b][r];
         n_full++;
       }
-      before = after;
+    } else {
+      for (int r = 0; r < runs && st == CLS_OK; r++)
+        for (int b = 0; b < n_sides && st == CLS_OK; b++)
+          if ((st = cls_gemm_cases_time(sides[b].cases, i, r == 0, 1, &t[b][r], NULL)) != CLS_OK) bad = b;
     }
     if (st != CLS_OK) break;
     for (int r = 0; r < runs && n_sides == 2; r++) ratio[r] = t[0][r] > 0 ? t[1][r] / t[0][r] : 0;

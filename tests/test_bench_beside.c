@@ -57,6 +57,20 @@ static void run_device(tst_env *env, int dev) {
     CHECK_INT(none.full_runs, 0);
     CHECK(none.full_median_ms == -1 && none.median_ms > 0, "no run at full speed: %g, median %g", none.full_median_ms,
           none.median_ms);
+    /* two sides taking turns (the same cases twice): a time per side and run, one full-speed flag per run */
+    cls_gemm_cases *two[2] = {cases, cases}, *three[3] = {cases, cases, cases};
+    double ms[2][CLS_BENCH_MAX_RUNS];
+    bool full[CLS_BENCH_MAX_RUNS];
+    int failed = 5;
+    CHECK(cls_gemm_cases_turns_beside(two, 2, out_fwd, probe, 0.0, 0, 3, ms, full, &failed) == CLS_OK, "%s",
+          cls_engine_error(e));
+    CHECK(failed == -1 && full[0] && full[1] && full[2], "turns: failed %d, full %d %d %d", failed, full[0], full[1],
+          full[2]);
+    CHECK(ms[0][0] > 0 && ms[0][2] > 0 && ms[1][0] > 0 && ms[1][2] > 0, "turns: %g %g %g %g ms", ms[0][0], ms[0][2],
+          ms[1][0], ms[1][2]);
+    CHECK(cls_gemm_cases_turns_beside(three, 3, out_fwd, probe, 0.0, 0, 3, ms, full, &failed) ==
+              CLS_ERR_INVALID_ARGUMENT && failed == -1, "3 sides accepted (failed %d)", failed);
+    CHECK_CONTAINS(cls_engine_error(e), "sides must be 1..2");
     cls_bench_beside bad;
     CHECK(cls_gemm_cases_time_beside(cases, out_fwd, probe, 0.0, 0, 0, &bad) == CLS_ERR_INVALID_ARGUMENT,
           "0 runs accepted");

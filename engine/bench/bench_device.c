@@ -50,6 +50,12 @@ static int compare_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* The median of v[0..n), n >= 1; sorts v (v[0] is then the smallest). */
+static double median_of(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, compare_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 static cls_status marker(cls_engine *e, cl_command_queue q, cl_event *ev) {
   cl_int err = clEnqueueMarkerWithWaitList(q, 0, NULL, ev);
   if (err != CL_SUCCESS)
@@ -100,8 +106,8 @@ cls_status cls_bench_time_stats(cls_engine *e, cl_command_queue q, cls_bench_op 
     clFinish(q);
     return st;
   }
-  qsort(t, (size_t)runs, sizeof *t, compare_double);
-  if (median_ms) *median_ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+  const double median = median_of(t, runs);
+  if (median_ms) *median_ms = median;
   if (best_ms) *best_ms = t[0];
   return CLS_OK;
 }
@@ -518,33 +524,47 @@ cls_status cls_gemm_cases_time(cls_gemm_cases *g, int i, int warmups, int runs, 
   return st;
 }
 
-static double median_of(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, compare_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+cls_status cls_gemm_cases_turns_beside(cls_gemm_cases *const *sides, int n_sides, int i, cls_bench_probe *probe,
+                                       double peak_gflops, int warmups, int runs, double (*ms)[CLS_BENCH_MAX_RUNS],
+                                       bool *full, int *failed) {
+  *failed = -1;
+  if (runs < 1 || runs > CLS_BENCH_MAX_RUNS)
+    return cls_fail(probe->e, CLS_ERR_INVALID_ARGUMENT, "bench: runs must be 1..%d", CLS_BENCH_MAX_RUNS);
+  if (n_sides < 1 || n_sides > CLS_BENCH_MAX_SIDES)
+    return cls_fail(probe->e, CLS_ERR_INVALID_ARGUMENT, "bench: sides must be 1..%d", CLS_BENCH_MAX_SIDES);
+  int rewarm[CLS_BENCH_MAX_SIDES] = {0};
+  double before = 0, after = 0;
+  cls_status st = CLS_OK;
+  for (int b = 0; b < n_sides && st == CLS_OK; b++) { /* the warm-ups, then one timed call that decides */
+    double t = 0;
+    if ((st = cls_gemm_cases_time(sides[b], i, warmups > 1 ? warmups : 1, 1, &t, NULL)) != CLS_OK) *failed = b;
+    rewarm[b] = t * sides[b]->repeat < CLS_BENCH_REWARM_MS;
+  }
+  if (st == CLS_OK) st = cls_bench_probe_run(probe, &before);
+  for (int r = 0; r < runs && st == CLS_OK; r++) {
+    for (int b = 0; b < n_sides && st == CLS_OK; b++)
+      if ((st = cls_gemm_cases_time(sides[b], i, rewarm[b], 1, &ms[b][r], NULL)) != CLS_OK) *failed = b;
+    if (st == CLS_OK) st = cls_bench_probe_run(probe, &after);
+    full[r] = cls_bench_at_full_speed(before, after, peak_gflops);
+    before = after;
+  }
+  return st;
 }
 
 cls_status cls_gemm_cases_time_beside(cls_gemm_cases *g, int i, cls_bench_probe *probe, double peak_gflops,
                                       int warmups, int runs, cls_bench_beside *out) {
   memset(out, 0, sizeof *out);
-  if (runs < 1 || runs > CLS_BENCH_MAX_RUNS)
-    return cls_fail(g->engine, CLS_ERR_INVALID_ARGUMENT, "bench: runs must be 1..%d", CLS_BENCH_MAX_RUNS);
-  double t[CLS_BENCH_MAX_RUNS] = {0}, full[CLS_BENCH_MAX_RUNS], before = 0, after = 0;
-  int n_full = 0;
-  /* the warm-ups, then one timed call: a short product gets a call between each probe and its run */
-  cls_status st = cls_gemm_cases_time(g, i, warmups > 1 ? warmups : 1, 1, &t[0], NULL);
-  const int rewarm = t[0] * g->repeat < CLS_BENCH_REWARM_MS ? 1 : 0;
-  if (st == CLS_OK) st = cls_bench_probe_run(probe, &before);
-  for (int r = 0; r < runs && st == CLS_OK; r++) {
-    st = cls_gemm_cases_time(g, i, rewarm, 1, &t[r], NULL);
-    if (st == CLS_OK) st = cls_bench_probe_run(probe, &after);
-    if (cls_bench_at_full_speed(before, after, peak_gflops)) full[n_full++] = t[r];
-    before = after;
-  }
+  double t[1][CLS_BENCH_MAX_RUNS], full_t[CLS_BENCH_MAX_RUNS];
+  bool full[CLS_BENCH_MAX_RUNS];
+  int failed = -1, n_full = 0;
+  cls_status st = cls_gemm_cases_turns_beside(&g, 1, i, probe, peak_gflops, warmups, runs, t, full, &failed);
   if (st != CLS_OK) return st;
+  for (int r = 0; r < runs; r++)
+    if (full[r]) full_t[n_full++] = t[0][r];
   out->full_runs = n_full;
-  out->full_median_ms = n_full ? median_of(full, n_full) : -1;
-  out->median_ms = median_of(t, runs);
-  out->best_ms = t[0]; /* t is sorted now */
+  out->full_median_ms = n_full ? median_of(full_t, n_full) : -1;
+  out->median_ms = median_of(t[0], runs);
+  out->best_ms = t[0][0]; /* sorted by median_of */
   return CLS_OK;
 }
 

@@ -160,6 +160,15 @@ typedef struct cls_bench_beside {
 
 cls_status cls_gemm_cases_time_beside(cls_gemm_cases *cases, int i, cls_bench_probe *probe, double peak_gflops,
                                       int warmups, int runs, cls_bench_beside *out);
+/* The same protocol for case i of up to CLS_BENCH_MAX_SIDES case sets of one device (on one engine or several,
+ * as bench_gemm --versus compares two builds), taking turns run by run between the same probe runs: each
+ * side's warm-ups and deciding run first, then per run every side in turn and one probe run. ms[side][run] is
+ * each run's time per call and full[run] whether that turn was at full speed; on an error *failed is the side
+ * whose engine holds it, or -1 for the probe's engine. */
+#define CLS_BENCH_MAX_SIDES 2
+cls_status cls_gemm_cases_turns_beside(cls_gemm_cases *const *sides, int n_sides, int i, cls_bench_probe *probe,
+                                       double peak_gflops, int warmups, int runs, double (*ms)[CLS_BENCH_MAX_RUNS],
+                                       bool *full, int *failed);
 /* Runs case i once into a NaN-filled C and compares sampled rows (the first 16, the last 16, 16
  * spread between) with a double-precision host GEMM: |C - ref| <= 1e-4 * sum_k |A_ik B_kj| + 1e-6 per
  * element. *ok false (with the worst element in `detail`) on a mismatch; a CLBlast error is returned
