@@ -192,7 +192,7 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, co
     }
     if (n_sides == 2) printf(" | %7.2fx", step_ms[0] > 0 ? step_ms[1] / step_ms[0] : 0);
     printf("\n");
-    if (cls_bench_probe_best(probe) > CLS_BENCH_PEAK_SLACK * peak)
+    if (probe && cls_bench_peak_measured_slow(cls_bench_probe_best(probe), peak))
       printf("  note: a peak run beside the products read %.1f GFLOP/s, above the measured peak: the peak was "
              "measured in a slow stretch, so every %% above reads high; run again\n", cls_bench_probe_best(probe));
   } else if (bad >= 0) {

@@ -49,11 +49,12 @@ static void gemm_row(FILE *out, const char *op, const char *shape, const char *c
   fprintf(out, "\n");
 }
 
-/* The whole step's ms over the runs at full speed (Σ calls x their median), or -1 when a shape had none. */
-static double full_step_ms(const bench_model_result *m) {
+/* The whole step's ms over the runs at full speed (Σ calls x their median), or -1 when a shape had none (the
+   runs are timed beside the peak on every device with a measured peak: d->have_peak). */
+static double full_step_ms(const bench_device_result *d, const bench_model_result *m) {
   double ms = 0;
   for (int i = 0; i < m->n_shapes; i++) {
-    if (!m->have_full || m->gemm_full_runs[i] < 1) return -1;
+    if (!d->have_peak || m->gemm_full_runs[i] < 1) return -1;
     ms += m->shapes[i].calls * m->gemm_full_ms[i];
   }
   return ms;
@@ -61,13 +62,14 @@ static double full_step_ms(const bench_model_result *m) {
 
 static void print_model(FILE *out, const bench_run *run, const bench_device_result *d, const bench_model_result *m) {
   const double peak = d->have_peak ? d->peak.fma_gflops : 0;
+  const bool have_full = d->have_peak; /* the SGEMM runs were timed beside the peak */
   fprintf(out, "\n  H=%d, B=%d, T=%d (%zu parameters, %d CTC labels per utterance)\n", m->n_hidden, run->batch,
           run->time, m->train.n_params, m->ops.ctc_labels);
-  if (m->have_full)
+  if (have_full)
     fprintf(out, "  (full %%: the median of the runs at full speed, both FMA peak runs beside each at >= %.0f %% of "
                  "its measured value, and how many of the %d runs they were)\n", 100 * CLS_BENCH_FULL_SPEED, run->runs);
   fprintf(out, "  %-20s %-24s %6s %11s %18s %7s %7s", "op", "shape", "calls", "ms", "rate", "% peak", "best %");
-  if (m->have_full) fprintf(out, " %7s %5s", "full %", "runs");
+  if (have_full) fprintf(out, " %7s %5s", "full %", "runs");
   fprintf(out, "\n");
   char shape[64], calls[16], rate[48];
   for (int i = 0; i < m->n_shapes; i++) {
@@ -79,18 +81,18 @@ static void print_model(FILE *out, const bench_run *run, const bench_device_resu
     snprintf(calls, sizeof calls, "%d", s->calls);
     snprintf(rate, sizeof rate, "%.2f GFLOP/s", g);
     const double best = bench_gflops(cls_gemm_flops(s), m->gemm_best_ms[i]);
-    const double full = m->have_full ? bench_gflops(cls_gemm_flops(s), m->gemm_full_ms[i]) : 0;
+    const double full = have_full ? bench_gflops(cls_gemm_flops(s), m->gemm_full_ms[i]) : 0;
     gemm_row(out, op, shape, calls, m->gemm_ms[i], rate, peak > 0 ? 100 * g / peak : 0, peak > 0 ? 100 * best / peak : 0,
-             m->have_full, peak > 0 ? 100 * full / peak : 0, m->have_full ? m->gemm_full_runs[i] : -1);
+             have_full, peak > 0 ? 100 * full / peak : 0, have_full ? m->gemm_full_runs[i] : -1);
   }
-  double ms, flops, best_ms, full_ms = full_step_ms(m);
+  double ms, flops, best_ms, full_ms = full_step_ms(d, m);
   gemm_step(m, m->gemm_ms, &ms, &flops);
   gemm_step(m, m->gemm_best_ms, &best_ms, &flops);
   snprintf(rate, sizeof rate, "%.2f GFLOP/s", bench_gflops(flops, ms));
   gemm_row(out, "sgemm, whole step", "sum of calls x ms", "", ms, rate,
            peak > 0 ? 100 * bench_gflops(flops, ms) / peak : 0, peak > 0 ? 100 * bench_gflops(flops, best_ms) / peak : 0,
-           m->have_full, peak > 0 && full_ms > 0 ? 100 * bench_gflops(flops, full_ms) / peak : 0, -1);
-  if (m->have_full && peak > 0 && m->probe_best_gflops > CLS_BENCH_PEAK_SLACK * peak)
+           have_full, peak > 0 && full_ms > 0 ? 100 * bench_gflops(flops, full_ms) / peak : 0, -1);
+  if (have_full && cls_bench_peak_measured_slow(m->probe_best_gflops, peak))
     fprintf(out, "  note: a peak run beside the SGEMM runs read %.1f GFLOP/s, above the measured peak: the peak was "
                  "measured in a slow stretch, so every %% of it reads high; run again\n", m->probe_best_gflops);
   const double T = run->time;
@@ -324,8 +326,8 @@ static json_t *json_model(const bench_run *run, const bench_device_result *d, co
     const double best = bench_gflops(cls_gemm_flops(s), m->gemm_best_ms[i]);
     o = jo_set(o, "best_ms", jo_real(m->gemm_best_ms[i]));
     o = jo_set(o, "best_percent_of_peak", jo_real(peak > 0 ? 100 * best / peak : NAN));
-    const bool full = m->have_full && m->gemm_full_runs[i] > 0;
-    o = jo_set(o, "full_speed_runs", m->have_full ? json_integer(m->gemm_full_runs[i]) : json_null());
+    const bool full = d->have_peak && m->gemm_full_runs[i] > 0;
+    o = jo_set(o, "full_speed_runs", d->have_peak ? json_integer(m->gemm_full_runs[i]) : json_null());
     o = jo_set(o, "full_speed_ms", jo_real(full ? m->gemm_full_ms[i] : NAN));
     o = jo_set(o, "full_speed_percent_of_peak",
                jo_real(full && peak > 0 ? 100 * bench_gflops(cls_gemm_flops(s), m->gemm_full_ms[i]) / peak : NAN));
@@ -354,7 +356,7 @@ static json_t *json_model(const bench_run *run, const bench_device_result *d, co
   o = jo_set(o, "n_hidden", json_integer(m->n_hidden));
   o = jo_set(o, "gemm", gemm);
   o = jo_set(o, "gemm_step", step);
-  o = jo_set(o, "peak_beside_best_gflops", jo_real(m->have_full ? m->probe_best_gflops : NAN));
+  o = jo_set(o, "peak_beside_best_gflops", jo_real(d->have_peak ? m->probe_best_gflops : NAN));
   o = jo_set(o, "lstm", lstm);
   o = jo_set(o, "ctc", ctc);
   o = jo_set(o, "adam", adam);

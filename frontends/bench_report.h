@@ -18,7 +18,6 @@ typedef struct bench_model_result {
   cls_gemm_shape shapes[CLS_BENCH_MAX_SHAPES];
   double gemm_ms[CLS_BENCH_MAX_SHAPES];      /* median run */
   double gemm_best_ms[CLS_BENCH_MAX_SHAPES]; /* best run */
-  bool have_full;                            /* the runs were timed beside the peak (the peak was measured) */
   double probe_best_gflops;                  /* the fastest peak run beside them (cls_bench_probe_best) */
   int gemm_full_runs[CLS_BENCH_MAX_SHAPES];  /* runs at full speed (cls_gemm_cases_time_beside) */
   double gemm_full_ms[CLS_BENCH_MAX_SHAPES]; /* their median, -1 when there is none */

@@ -66,11 +66,10 @@ static cls_status bench_model(cls_engine *engine, bench_run *run, bench_device_r
   m->n_shapes = cls_bench_gemm_shapes(m->n_hidden, run->batch, run->time, m->shapes);
   cl_command_queue q = NULL;
   cls_gemm_cases *cases = NULL;
-  cls_bench_probe *probe = NULL; /* with a measured peak: each run timed beside it */
+  cls_bench_probe *probe = NULL; /* with a measured peak (d->have_peak): each run timed beside it */
   st = cls_bench_queue(engine, d->index, &q);
   if (st == CLS_OK) st = cls_gemm_cases_create(engine, d->index, q, m->shapes, m->n_shapes, &cases);
   if (st == CLS_OK && d->have_peak) st = cls_bench_probe_create(engine, d->index, q, &d->peak, &probe);
-  m->have_full = probe != NULL;
   for (int i = 0; i < m->n_shapes && st == CLS_OK; i++) {
     const cls_gemm_shape *s = &m->shapes[i];
     char stage[160];

@@ -19,6 +19,9 @@ static void full_speed_rule(void) {
   CHECK(!cls_bench_at_full_speed(200, 100, 200), "the one after under 85 %%");
   CHECK(!cls_bench_at_full_speed(0, 0, 200), "no reading");
   CHECK(cls_bench_at_full_speed(0, 0, 0), "a peak of 0 counts every run");
+  /* and the peak measured in a slow stretch: a probe run more than 10 % above it */
+  CHECK(cls_bench_peak_measured_slow(221, 200) && !cls_bench_peak_measured_slow(219, 200), "10 %% above the peak");
+  CHECK(!cls_bench_peak_measured_slow(100, 0), "no peak");
 }
 
 static void run_device(tst_env *env, int dev) {

@@ -311,6 +311,10 @@ cls_status cls_bench_probe_run(cls_bench_probe *p, double *gflops) {
 
 double cls_bench_probe_best(const cls_bench_probe *p) { return p ? p->best : 0; }
 
+bool cls_bench_peak_measured_slow(double probe_best_gflops, double peak_gflops) {
+  return peak_gflops > 0 && probe_best_gflops > CLS_BENCH_PEAK_SLACK * peak_gflops;
+}
+
 bool cls_bench_at_full_speed(double before, double after, double peak_gflops) {
   return (before < after ? before : after) >= CLS_BENCH_FULL_SPEED * peak_gflops;
 }

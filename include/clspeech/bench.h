@@ -95,11 +95,13 @@ cls_status cls_bench_probe_create(cls_engine *engine, int device, cl_command_que
                                   cls_bench_probe **out);
 /* One timed run: its GFLOP/s in *gflops. */
 cls_status cls_bench_probe_run(cls_bench_probe *probe, double *gflops);
-/* The fastest of the probe's runs so far, GFLOP/s (0 before the first). Above the measured peak by more than
- * CLS_BENCH_PEAK_SLACK, it says that the peak itself was measured in a slow stretch, so that every % of it
- * reads high and "full speed" means less: the frontends then say so. */
+/* The fastest of the probe's runs so far, GFLOP/s (0 before the first). */
 double cls_bench_probe_best(const cls_bench_probe *probe);
+/* Whether the fastest probe run beat the measured peak by more than CLS_BENCH_PEAK_SLACK: then the peak itself
+ * was measured in a slow stretch, so that every % of it reads high and "full speed" means less (the frontends
+ * say so under their tables). */
 #define CLS_BENCH_PEAK_SLACK 1.10
+bool cls_bench_peak_measured_slow(double probe_best_gflops, double peak_gflops);
 void cls_bench_probe_destroy(cls_bench_probe *probe);
 
 /* ---- SGEMM at the model's shapes ---- */
