@@ -1,6 +1,7 @@
 /* The on-disk kernel binary cache on real devices: a second engine loads every program from the
  * cache and faster than the cold build; identical devices share entries; corrupt, truncated and
- * driver-rejected entries are rebuilt and rewritten, never trusted; CLSPEECH_KERNEL_CACHE=0 writes
+ * driver-rejected entries are rebuilt and rewritten, never trusted; every entry the driver wrote
+ * passes the PoCL binary check, and one PoCL would abort on is rebuilt; CLSPEECH_KERNEL_CACHE=0 writes
  * nothing; no temporary files are left behind. (PoCL's own cache may make "cold" builds cheaper
  * than a first compile; loading our binary is faster still.) */
 #include <dirent.h>
@@ -10,7 +11,9 @@
 #include "check.h"
 #include "log_capture.h"
 #include "device/engine.h"
+#include "base/file_util.h"
 #include "device/kernel_cache.h"
+#include "device/pocl_binary_check.h"
 
 
 typedef struct run {
@@ -150,6 +153,55 @@ int main(void) {
   run healed2 = build_all();
   for (int i = 0; i < healed2.n; i++)
     CHECK(healed2.hits[i] == healed2.programs[i], "device %d: entries rewritten after rejection", i);
+
+  /* Every entry this machine's driver wrote passes the PoCL binary check, so that the check never
+     turns the cache off. One that PoCL would abort the process on is rebuilt, never loaded: root entry 1
+     of 0 bytes, which is what PoCL 3.1 returns when another process rewrote program.bc in PoCL's cache
+     while PoCL read it back (a CI run aborted on such an entry in 30 tests). */
+  CHECK_INT(cls_engine_create(&quiet, &e), CLS_OK);
+  int pocl_v9 = 0;
+  for (int k = 0; k < entries; k++) {
+    char key[65];
+    snprintf(key, sizeof key, "%.64s", strrchr(names[k], '/') + 1);
+    unsigned char *bin = NULL;
+    size_t size = 0;
+    CHECK_INT(cls_kernel_cache_load(e, key, &bin, &size), CLS_CACHE_HIT);
+    char why[256] = "";
+    cls_pocl_binary_verdict v = bin ? cls_pocl_binary_check(bin, size, why, sizeof why) : CLS_POCL_BINARY_BROKEN;
+    CHECK(v != CLS_POCL_BINARY_BROKEN, "%s: %s", names[k], why);
+    /* version 9: a 77-byte header, then root entry 1's byte count and its files */
+    const size_t head = 77;
+    if (v == CLS_POCL_BINARY_SOUND && cls_get_le(bin + 16, 4) == 9 && size > head + 8) {
+      const uint64_t bytes = cls_get_le(bin + head, 8);
+      CHECK(bytes > 0 && bytes <= size - head - 8, "%s: root entry 1 holds %llu bytes", names[k],
+            (unsigned long long)bytes);
+      if (bytes > 0 && bytes <= size - head - 8) {
+        const size_t rest = size - head - 8 - (size_t)bytes;
+        unsigned char *cut = malloc(head + 8 + rest);
+        memcpy(cut, bin, head);
+        cls_put_le(cut + head, 0, 8);
+        memcpy(cut + head + 8, bin + head + 8 + bytes, rest);
+        CHECK_INT(cls_kernel_cache_store(e, key, cut, head + 8 + rest), CLS_OK);
+        free(cut);
+        pocl_v9++;
+      }
+    }
+    free(bin);
+  }
+  cls_engine_destroy(e);
+  if (pocl_v9 == entries) {
+    log_text[0] = '\0';
+    run after_cut = build_all();
+    CHECK_CONTAINS(log_text, "holds a PoCL binary that PoCL would abort on (root entry 1 is empty");
+    for (int i = 0; i < after_cut.n; i++)
+      CHECK(after_cut.hits[i] == cold.hits[i], "device %d rebuilt after an entry PoCL would abort on", i);
+    run healed3 = build_all();
+    for (int i = 0; i < healed3.n; i++)
+      CHECK(healed3.hits[i] == healed3.programs[i], "device %d: entries rewritten after a cut binary", i);
+  } else {
+    printf("%d of %d entries are PoCL 3.x binaries: the cut-binary case needs all of them and was not run\n",
+           pocl_v9, entries);
+  }
   CHECK_INT(list_entries(dir, names, 64, &others), entries);
   CHECK_INT(others, 0);
 

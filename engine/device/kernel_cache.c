@@ -1,5 +1,6 @@
-/* On-disk kernel binary cache (see kernel_cache.h). Owns the cache folder, the entry format and the
- * atomic write; it knows nothing of OpenCL beyond the device record used in the key.
+/* On-disk kernel binary cache (see kernel_cache.h). Owns the cache folder, the entry format, the
+ * atomic write and the folder's build lock; it knows nothing of OpenCL beyond the device record used
+ * in the key.
  *
  * Entry file <key>.clbin:
  *   8 bytes  "CLSPKBIN"
@@ -8,13 +9,19 @@
  *   8 bytes  payload length, little-endian
  *  32 bytes  SHA-256 of the payload
  *   payload  the program binary as clGetProgramInfo(CL_PROGRAM_BINARIES) gave it */
+/* flock (BSD, in glibc's default set) for the build lock: a lock of the open file, so that two engines
+ * in one process exclude each other too, unlike POSIX record locks. */
+#define _DEFAULT_SOURCE
 #include "device/kernel_cache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/file_util.h"
@@ -135,4 +142,50 @@ cls_status cls_kernel_cache_store(cls_engine *e, const char *key, const unsigned
   if (cls_write_atomic(path, chunks, sizes, 2, err, sizeof err) != CLS_OK)
     return cls_fail(e, CLS_ERR_IO, "kernel cache: %s", err);
   return CLS_OK;
+}
+
+int cls_kernel_cache_lock(cls_engine *e, const char *waiting_for) {
+  if (!e->cache_enabled) return -1;
+  const char *dir = e->options.kernel_cache_dir;
+  char path[1200];
+  snprintf(path, sizeof path, "%s/.build-lock", dir);
+  if (cls_make_dirs(dir) != CLS_OK) return -1;
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    cls_log(e, CLS_LOG_DEBUG, "kernel cache: no build lock (%s: %s); building without it", path, strerror(errno));
+    return -1;
+  }
+  const double t0 = cls_now_ms();
+  bool told = false;
+  for (;;) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      if (told) cls_log(e, CLS_LOG_INFO, "kernel cache: done waiting after %.1f s", (cls_now_ms() - t0) / 1000.0);
+      return fd;
+    }
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      cls_log(e, CLS_LOG_DEBUG, "kernel cache: no build lock (%s: %s); building without it", path, strerror(errno));
+      break;
+    }
+    const double waited = cls_now_ms() - t0;
+    if (waited > CLS_KERNEL_CACHE_LOCK_WAIT_MS) {
+      cls_log(e, CLS_LOG_WARNING, "kernel cache: another process has held %s for %.0f s; building %s without waiting",
+              path, waited / 1000.0, waiting_for);
+      break;
+    }
+    if (!told && waited > 1000.0) {
+      cls_log(e, CLS_LOG_INFO, "kernel cache: another process is building kernels into %s; %s waits for it", dir,
+              waiting_for);
+      told = true;
+    }
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+  }
+  close(fd);
+  return -1;
+}
+
+void cls_kernel_cache_unlock(int fd) {
+  if (fd < 0) return;
+  flock(fd, LOCK_UN);
+  close(fd);
 }

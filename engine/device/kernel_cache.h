@@ -40,4 +40,18 @@ cls_cache_result cls_kernel_cache_load(const cls_engine *engine, const char *key
 /* Writes an entry atomically; CLS_ERR_IO (with the engine's error text set) when it cannot. */
 cls_status cls_kernel_cache_store(cls_engine *engine, const char *key, const unsigned char *data, size_t size);
 
+/* How long a process waits for another one building kernels into the same cache folder before it
+ * builds without waiting (the other one may be stopped; a process that dies lets go at once). */
+#define CLS_KERNEL_CACHE_LOCK_WAIT_MS 300000.0
+
+/* Takes the cache folder's build lock (an exclusive flock on <folder>/.build-lock), so that processes
+ * sharing the folder build each program once: the one that holds the lock builds and stores, the
+ * others wait and then find the entry. Waiting longer than a second is logged (who waits, for what).
+ * Returns the lock's descriptor, or -1 when the cache is off, the lock cannot be taken (a read-only
+ * folder, a file system without locks) or the wait ran out; the caller then builds without it. */
+int cls_kernel_cache_lock(cls_engine *engine, const char *waiting_for);
+
+/* Lets go of a lock cls_kernel_cache_lock returned (-1 is ignored). */
+void cls_kernel_cache_unlock(int fd);
+
 #endif

@@ -1,5 +1,7 @@
 /* Building the embedded kernel programs for a device: per-device options, the binary cache (a
- * rejected or corrupt binary is rebuilt from source, never trusted), build logs in the error text,
+ * rejected or corrupt binary is rebuilt from source, never trusted; a PoCL binary that PoCL would
+ * abort on is neither loaded nor stored; processes sharing the cache build each program once, under
+ * the folder's build lock), build logs in the error text,
  * dropping devices that cannot build from a selection, and applying a prepared device's stored GEMM
  * tuning (gemm_tuning.h). */
 #include "device/program.h"
@@ -14,6 +16,7 @@
 #include "device/kernel_options.h"
 #include "device/kernel_sources.h"
 #include "device/log.h"
+#include "device/pocl_binary_check.h"
 
 int cls_kernel_source_find(const char *family) {
   for (int i = 0; i < cls_kernel_source_count; i++)
@@ -73,13 +76,23 @@ static cl_program build_from_binary(cls_engine *e, cls_device *d, const char *op
   return p;
 }
 
-static cls_status store_binary(cls_engine *e, cls_device *d, cl_program p, const char *key) {
+static cls_status store_binary(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_program p,
+                               const char *key) {
   size_t size = 0;
   if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0) return CLS_OK;
   unsigned char *bin = malloc(size);
   if (!bin) return CLS_OK;
   cls_status st = CLS_OK;
-  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS) {
+  char why[256];
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS) {
+    /* nothing to store */
+  } else if (cls_pocl_binary_check(bin, size, why, sizeof why) == CLS_POCL_BINARY_BROKEN) {
+    /* The program built here is sound; only its binary, read back from PoCL's cache, is not. */
+    cls_log(e, CLS_LOG_WARNING,
+            DEVICE_FMT ": kernels/%s.cl: not cached, because the binary PoCL gave is incomplete (%s); another "
+                       "process was probably building the same kernels into PoCL's cache",
+            DEVICE_ARGS(d), src->family, why);
+  } else {
     char saved[CLS_ERROR_CAP];
     memcpy(saved, e->error, sizeof saved);
     st = cls_kernel_cache_store(e, key, bin, size);
@@ -88,6 +101,52 @@ static cls_status store_binary(cls_engine *e, cls_device *d, cl_program p, const
   }
   free(bin);
   return st;
+}
+
+/* The program from its cache entry, or NULL: on a miss (*found = CLS_CACHE_MISS), a corrupt entry, a
+ * PoCL binary that PoCL would abort on, or a binary the driver rejects (each of these logged). */
+static cl_program from_cache(cls_engine *e, cls_device *d, const char *options, const char *key,
+                             cls_cache_result *found) {
+  unsigned char *bin = NULL;
+  size_t size = 0;
+  *found = cls_kernel_cache_load(e, key, &bin, &size);
+  if (*found == CLS_CACHE_CORRUPT)
+    cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": kernel cache entry %s/%s.clbin is corrupt; rebuilding it", DEVICE_ARGS(d),
+            cls_engine_cache_dir(e), key);
+  if (*found != CLS_CACHE_HIT) return NULL;
+  char why[256];
+  cl_program p = NULL;
+  if (cls_pocl_binary_check(bin, size, why, sizeof why) == CLS_POCL_BINARY_BROKEN)
+    cls_log(e, CLS_LOG_WARNING,
+            DEVICE_FMT ": kernel cache entry %s/%s.clbin holds a PoCL binary that PoCL would abort on (%s); rebuilding it",
+            DEVICE_ARGS(d), cls_engine_cache_dir(e), key, why);
+  else
+    p = build_from_binary(e, d, options, bin, size);
+  free(bin);
+  return p;
+}
+
+/* Builds from source and stores the binary in the cache. */
+static cls_status build_from_source(cls_engine *e, cls_device *d, const cls_kernel_source *src, const char *options,
+                                    const char *key, cl_program *out) {
+  cl_int err = CL_SUCCESS;
+  const char *text = src->source;
+  size_t length = src->length;
+  cl_program p = clCreateProgramWithSource(d->context, 1, &text, &length, &err);
+  if (!p)
+    return cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": clCreateProgramWithSource(kernels/%s.cl) failed: %s",
+                    DEVICE_ARGS(d), src->family, cls_cl_error_name(err));
+  err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    cls_fail(e, CLS_ERR_BUILD, DEVICE_FMT ": kernels/%s.cl failed to build (%s)\n  options: %s\n  build log:\n",
+             DEVICE_ARGS(d), src->family, cls_cl_error_name(err), options);
+    append_build_log(e, d, p);
+    clReleaseProgram(p);
+    return CLS_ERR_BUILD;
+  }
+  store_binary(e, d, src, p, key);
+  *out = p;
+  return CLS_OK;
 }
 
 cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_program *out,
@@ -100,40 +159,26 @@ cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_sour
   if (!options) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   char key[65];
   cls_kernel_cache_key(&d->info, src->source, src->length, options, key);
-  unsigned char *bin = NULL;
-  size_t size = 0;
-  cls_cache_result cached = cls_kernel_cache_load(e, key, &bin, &size);
-  cl_program p = NULL;
-  if (cached == CLS_CACHE_HIT) {
-    p = build_from_binary(e, d, options, bin, size);
-    free(bin);
-  } else if (cached == CLS_CACHE_CORRUPT) {
-    cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": kernel cache entry %s/%s.clbin is corrupt; rebuilding it", DEVICE_ARGS(d),
-            cls_engine_cache_dir(e), key);
+  cls_cache_result found;
+  cl_program p = from_cache(e, d, options, key, &found);
+  int lock = -1;
+  if (!p && cls_engine_cache_dir(e)) {
+    /* Build and store under the folder's lock. On a miss another process may have been building this
+       program into the folder: once it lets go, look again. */
+    char what[300];
+    snprintf(what, sizeof what, DEVICE_FMT " kernels/%s.cl", DEVICE_ARGS(d), src->family);
+    lock = cls_kernel_cache_lock(e, what);
+    if (lock >= 0 && found == CLS_CACHE_MISS) p = from_cache(e, d, options, key, &found);
   }
   if (p) {
+    cls_kernel_cache_unlock(lock);
     if (cache_hit) *cache_hit = true;
     *out = p;
     return CLS_OK;
   }
-  cl_int err = CL_SUCCESS;
-  const char *text = src->source;
-  size_t length = src->length;
-  p = clCreateProgramWithSource(d->context, 1, &text, &length, &err);
-  if (!p)
-    return cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": clCreateProgramWithSource(kernels/%s.cl) failed: %s",
-                    DEVICE_ARGS(d), src->family, cls_cl_error_name(err));
-  err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
-  if (err != CL_SUCCESS) {
-    cls_fail(e, CLS_ERR_BUILD, DEVICE_FMT ": kernels/%s.cl failed to build (%s)\n  options: %s\n  build log:\n",
-             DEVICE_ARGS(d), src->family, cls_cl_error_name(err), options);
-    append_build_log(e, d, p);
-    clReleaseProgram(p);
-    return CLS_ERR_BUILD;
-  }
-  store_binary(e, d, p, key);
-  *out = p;
-  return CLS_OK;
+  st = build_from_source(e, d, src, options, key, out);
+  cls_kernel_cache_unlock(lock);
+  return st;
 }
 
 static void drop_programs(cls_device *d) {
