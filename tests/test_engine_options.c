@@ -1,5 +1,6 @@
 /* The engine's options and the base helpers behind them: cls_engine_options_from_environment reads
- * each CLSPEECH_* variable (and XDG_CACHE_HOME, HOME for the cache folder's default); an engine made
+ * each CLSPEECH_* variable (and XDG_CACHE_HOME, HOME for the cache folder's default), and POCL_CACHE_DIR
+ * by PoCL's rule for its folder; an engine made
  * from options set by hand reads no environment; cls_engine_create(NULL) is the environment's engine;
  * the engine keeps its own copies of the option strings. Also cls_setting_off, cls_cache_dir_resolve
  * and cls_make_dirs (engine/base/file_util.h). */
@@ -155,9 +156,43 @@ static void engines(void) {
   rmdir(dir);
 }
 
+/* PoCL's cache folder (where the build lock for PoCL devices lives), by PoCL's own rule. POCL_CACHE_DIR
+ * is put back afterwards: PoCL reads it too, and the tests keep PoCL's cache in the build folder. */
+static void pocl_cache_dir_rule(void) {
+  const char *was = getenv("POCL_CACHE_DIR");
+  char *saved = was ? strdup(was) : NULL;
+  clear_environment();
+  unsetenv("POCL_CACHE_DIR");
+  cls_engine_options o = cls_engine_options_from_environment();
+  CHECK(!strcmp(o.pocl_cache_dir, "/tmp/pocl/kcache"), "neither HOME nor XDG_CACHE_HOME: %s", o.pocl_cache_dir);
+  setenv("HOME", "/home/someone", 1);
+  o = cls_engine_options_from_environment();
+  CHECK(!strcmp(o.pocl_cache_dir, "/home/someone/.cache/pocl/kcache"), "from HOME: %s", o.pocl_cache_dir);
+  setenv("XDG_CACHE_HOME", "/xdg", 1);
+  o = cls_engine_options_from_environment();
+  CHECK(!strcmp(o.pocl_cache_dir, "/xdg/pocl/kcache"), "from XDG_CACHE_HOME: %s", o.pocl_cache_dir);
+  setenv("POCL_CACHE_DIR", "/pocl-here", 1);
+  o = cls_engine_options_from_environment();
+  CHECK(!strcmp(o.pocl_cache_dir, "/pocl-here"), "from POCL_CACHE_DIR: %s", o.pocl_cache_dir);
+  char long_dir[1100];
+  memset(long_dir, 'a', sizeof long_dir - 1);
+  long_dir[0] = '/';
+  long_dir[sizeof long_dir - 1] = '\0';
+  setenv("POCL_CACHE_DIR", long_dir, 1);
+  o = cls_engine_options_from_environment();
+  CHECK_INT(o.pocl_cache_dir[0], 0); /* too long for the field: unknown, not cut short */
+  if (saved)
+    setenv("POCL_CACHE_DIR", saved, 1);
+  else
+    unsetenv("POCL_CACHE_DIR");
+  free(saved);
+  clear_environment();
+}
+
 int main(void) {
   helpers();
   from_environment();
+  pocl_cache_dir_rule();
   engines();
   clear_environment();
   return check_finish("test_engine_options");

@@ -173,6 +173,18 @@ int main(void) {
   r = good(9);
   r.file_name = "/gemm/a..b/..c";
   CHECK(verdict(&r, why) == CLS_POCL_BINARY_SOUND, "dots inside names are names (%s)", why);
+  /* Names in messages: at most 64 bytes, printable. */
+  r = good(9);
+  char long_name[160];
+  snprintf(long_name, sizeof long_name, "/%0100d/../\x01", 7);
+  r.file_name = long_name;
+  char shown[100];
+  snprintf(shown, sizeof shown, "(/%063d...) names a place outside", 0); /* its first 64 bytes */
+  EXPECT_BROKEN(r, shown);
+  r = good(9);
+  r.file_name = "/a\tb/\x7f.so";
+  r.file_content = "";
+  EXPECT_BROKEN(r, "file 1 (/a?b/?.so) is empty");
   r = good(9);
   r.record_extra = 1000;
   EXPECT_BROKEN(r, "does not fit");

@@ -124,6 +124,7 @@ cls_status cls_engine_create(const cls_engine_options *options, cls_engine **out
   if (!e) return CLS_ERR_OUT_OF_MEMORY;
   e->options = options ? *options : cls_engine_options_from_environment();
   e->options.kernel_cache_dir[sizeof e->options.kernel_cache_dir - 1] = '\0';
+  e->options.pocl_cache_dir[sizeof e->options.pocl_cache_dir - 1] = '\0';
   *out = e;
   const char *strings[2] = {e->options.kernel_options, e->options.default_devices};
   char **copies[2] = {&e->kernel_options, &e->default_devices};

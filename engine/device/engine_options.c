@@ -7,7 +7,11 @@
  *   CLSPEECH_KERNEL_OPTIONS    extra OpenCL build options per device: SEL=OPTIONS;SEL=OPTIONS
  *   CLSPEECH_DEVICES           the device selection when the caller gives none
  *   CLSPEECH_GEMM_TUNING       0/off/OFF/no/false turn loading the stored GEMM tuning off
+ *   POCL_CACHE_DIR             PoCL's kernel cache folder, where the build lock for PoCL devices lives; when
+ *                              unset or empty PoCL's own default: $XDG_CACHE_HOME/pocl/kcache, else
+ *                              $HOME/.cache/pocl/kcache, else /tmp/pocl/kcache (XDG_CACHE_HOME, HOME as above)
  * Everything else in the engine takes these values from the options it was created with. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,5 +29,17 @@ cls_engine_options cls_engine_options_from_environment(void) {
   o.kernel_options = getenv("CLSPEECH_KERNEL_OPTIONS");
   o.default_devices = getenv("CLSPEECH_DEVICES");
   o.gemm_tuning = !cls_setting_off(getenv("CLSPEECH_GEMM_TUNING"));
+  /* PoCL's rule for its cache folder (PoCL 1.x to 7.x); a path that does not fit leaves it unknown. */
+  const char *pocl = getenv("POCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  int n;
+  if (pocl && *pocl)
+    n = snprintf(o.pocl_cache_dir, sizeof o.pocl_cache_dir, "%s", pocl);
+  else if (xdg && *xdg)
+    n = snprintf(o.pocl_cache_dir, sizeof o.pocl_cache_dir, "%s/pocl/kcache", xdg);
+  else if (home && *home)
+    n = snprintf(o.pocl_cache_dir, sizeof o.pocl_cache_dir, "%s/.cache/pocl/kcache", home);
+  else
+    n = snprintf(o.pocl_cache_dir, sizeof o.pocl_cache_dir, "/tmp/pocl/kcache");
+  if (n < 0 || (size_t)n >= sizeof o.pocl_cache_dir) o.pocl_cache_dir[0] = '\0';
   return o;
 }

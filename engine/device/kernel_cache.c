@@ -1,5 +1,5 @@
 /* On-disk kernel binary cache (see kernel_cache.h). Owns the cache folder, the entry format, the
- * atomic write and the folder's build lock; it knows nothing of OpenCL beyond the device record used
+ * atomic write and the build lock; it knows nothing of OpenCL beyond the device record used
  * in the key.
  *
  * Entry file <key>.clbin:
@@ -144,42 +144,58 @@ cls_status cls_kernel_cache_store(cls_engine *e, const char *key, const unsigned
   return CLS_OK;
 }
 
-int cls_kernel_cache_lock(cls_engine *e, const char *waiting_for) {
-  if (!e->cache_enabled) return -1;
-  const char *dir = e->options.kernel_cache_dir;
-  char path[1200];
-  snprintf(path, sizeof path, "%s/.build-lock", dir);
-  if (cls_make_dirs(dir) != CLS_OK) return -1;
+static int open_lock(const char *path) {
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  /* another user's lock file in a shared folder: flock needs no write access */
+  if (fd < 0 && errno == EACCES) fd = open(path, O_RDONLY | O_CLOEXEC);
+  return fd;
+}
+
+int cls_kernel_cache_lock(cls_engine *e, const char *lock_dir, const char *key, const char *waiting_for,
+                          bool *entry_ready) {
+  *entry_ready = false;
+  if (!e->cache_enabled || e->build_lock_given_up || !lock_dir || !*lock_dir) return -1;
+  char path[1200], entry[1200];
+  snprintf(path, sizeof path, "%s/.clspeech-build-lock", lock_dir);
+  snprintf(entry, sizeof entry, "%s/%s.clbin", e->options.kernel_cache_dir, key);
+  int fd = cls_make_dirs(lock_dir) == CLS_OK ? open_lock(path) : -1;
   if (fd < 0) {
     cls_log(e, CLS_LOG_DEBUG, "kernel cache: no build lock (%s: %s); building without it", path, strerror(errno));
     return -1;
   }
   const double t0 = cls_now_ms();
-  bool told = false;
   for (;;) {
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      if (told) cls_log(e, CLS_LOG_INFO, "kernel cache: done waiting after %.1f s", (cls_now_ms() - t0) / 1000.0);
+      e->build_lock_waited_ms += cls_now_ms() - t0;
       return fd;
     }
     if (errno != EWOULDBLOCK && errno != EINTR) {
       cls_log(e, CLS_LOG_DEBUG, "kernel cache: no build lock (%s: %s); building without it", path, strerror(errno));
       break;
     }
-    const double waited = cls_now_ms() - t0;
-    if (waited > CLS_KERNEL_CACHE_LOCK_WAIT_MS) {
-      cls_log(e, CLS_LOG_WARNING, "kernel cache: another process has held %s for %.0f s; building %s without waiting",
-              path, waited / 1000.0, waiting_for);
+    /* entries are renamed into place whole: one that exists is complete */
+    if (access(entry, F_OK) == 0) {
+      *entry_ready = true;
       break;
     }
-    if (!told && waited > 1000.0) {
-      cls_log(e, CLS_LOG_INFO, "kernel cache: another process is building kernels into %s; %s waits for it", dir,
-              waiting_for);
-      told = true;
+    const double waited = cls_now_ms() - t0;
+    if (e->build_lock_waited_ms + waited > CLS_KERNEL_CACHE_LOCK_WAIT_MS) {
+      e->build_lock_given_up = true;
+      cls_log(e, CLS_LOG_WARNING,
+              "kernel cache: waited %.0f s in all for another process holding %s; building without the lock from now on",
+              (e->build_lock_waited_ms + waited) / 1000.0, path);
+      break;
+    }
+    if (!e->build_lock_told && waited > 1000.0) {
+      cls_log(e, CLS_LOG_NOTICE,
+              "kernel cache: another process is building kernels (lock %s); %s waits for it, and so will the rest",
+              path, waiting_for);
+      e->build_lock_told = true;
     }
     struct timespec nap = {0, 20 * 1000 * 1000};
     nanosleep(&nap, NULL);
   }
+  e->build_lock_waited_ms += cls_now_ms() - t0;
   close(fd);
   return -1;
 }

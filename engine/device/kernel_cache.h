@@ -40,16 +40,22 @@ cls_cache_result cls_kernel_cache_load(const cls_engine *engine, const char *key
 /* Writes an entry atomically; CLS_ERR_IO (with the engine's error text set) when it cannot. */
 cls_status cls_kernel_cache_store(cls_engine *engine, const char *key, const unsigned char *data, size_t size);
 
-/* How long a process waits for another one building kernels into the same cache folder before it
- * builds without waiting (the other one may be stopped; a process that dies lets go at once). */
+/* How long one engine waits for build locks, all its programs together, before it builds without
+ * them (the holder may be stopped; a process that dies lets go at once). */
 #define CLS_KERNEL_CACHE_LOCK_WAIT_MS 300000.0
 
-/* Takes the cache folder's build lock (an exclusive flock on <folder>/.build-lock), so that processes
- * sharing the folder build each program once: the one that holds the lock builds and stores, the
- * others wait and then find the entry. Waiting longer than a second is logged (who waits, for what).
- * Returns the lock's descriptor, or -1 when the cache is off, the lock cannot be taken (a read-only
- * folder, a file system without locks) or the wait ran out; the caller then builds without it. */
-int cls_kernel_cache_lock(cls_engine *engine, const char *waiting_for);
+/* Takes the build lock in `lock_dir` (an exclusive flock on <lock_dir>/.clspeech-build-lock; the
+ * folder is made if missing). Processes building into the binary cache take turns under it: the
+ * holder builds one program and stores its entry, a waiter then finds the entry. For PoCL devices
+ * the lock is in PoCL's cache folder, which is what they really share (see program.c).
+ * Returns the lock's descriptor, or -1 when the cache is off, the lock cannot be taken (a folder
+ * without write or read access, a file system without locks), or the engine has waited its
+ * CLS_KERNEL_CACHE_LOCK_WAIT_MS; the caller then builds without it. While waiting it also returns
+ * -1, with *entry_ready true, as soon as the entry for `key` appears in the cache. The engine's first
+ * wait of over a second is logged as a notice naming `waiting_for`. Locks of one open file: two engines in one
+ * process exclude each other too (except over NFS, where Linux turns them into POSIX locks). */
+int cls_kernel_cache_lock(cls_engine *engine, const char *lock_dir, const char *key, const char *waiting_for,
+                          bool *entry_ready);
 
 /* Lets go of a lock cls_kernel_cache_lock returned (-1 is ignored). */
 void cls_kernel_cache_unlock(int fd);

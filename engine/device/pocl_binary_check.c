@@ -70,6 +70,15 @@ static bool climbs_out(const unsigned char *name, size_t len) {
   return false;
 }
 
+/* A file or kernel name for a message: at most 64 bytes, anything but printable ASCII as '?'. */
+static const char *shown(const unsigned char *name, uint64_t len, char out[68]) {
+  size_t n = len > 64 ? 64 : (size_t)len, i;
+  for (i = 0; i < n; i++) out[i] = name[i] >= 0x20 && name[i] < 0x7f ? (char)name[i] : '?';
+  if (len > 64) out[i++] = '.', out[i++] = '.', out[i++] = '.';
+  out[i] = '\0';
+  return out;
+}
+
 typedef struct files_seen {
   bool program_bc; /* a non-empty /program.bc */
 } files_seen;
@@ -94,14 +103,15 @@ static bool check_files(reader *r, uint64_t bytes, bool empty_content_ok, files_
       broken(why, cap, "%s: file %d has no name", where, k);
       return false;
     }
+    char text[68];
     if (climbs_out(name, (size_t)name_len)) {
-      broken(why, cap, "%s: file %d (%.*s) names a place outside the program's folder", where, k, (int)name_len,
-             (const char *)name);
+      broken(why, cap, "%s: file %d (%s) names a place outside the program's folder", where, k,
+             shown(name, name_len, text));
       return false;
     }
     if (content_len == 0 && !empty_content_ok) {
-      broken(why, cap, "%s: file %d (%.*s) is empty: it was being rewritten when PoCL read its cache", where, k,
-             (int)name_len, (const char *)name);
+      broken(why, cap, "%s: file %d (%s) is empty: probably being rewritten when PoCL read its cache", where, k,
+             shown(name, name_len, text));
       return false;
     }
     if (name_len == 11 && !memcmp(name, "/program.bc", 11) && content_len > 0) seen->program_bc = true;
@@ -122,7 +132,9 @@ cls_pocl_binary_verdict cls_pocl_binary_check(const unsigned char *binary, size_
       !take(&r, BUILD_HASH_BYTES, NULL) ||
       (version >= 10 && (flags & FLAG_PROGRAM_SCOPE_VARS) && !take(&r, 8, NULL)))
     return broken(why, cap, "the header is cut short");
-  /* Version 9 (PoCL 3.x) asserts on an empty file as it unpacks one; later versions create it. */
+  /* Version 9 (PoCL 3.x) writes no empty files: one is taken as unfinished, a rebuild being the safe
+     side (PoCL 3.1 runs a binary with an empty kernel file, and aborts later on an empty program.bc).
+     Later versions write empty files on purpose. */
   const bool empty_content_ok = version >= 10;
   files_seen seen = {false};
   char where[64];
@@ -148,9 +160,10 @@ cls_pocl_binary_verdict cls_pocl_binary_check(const unsigned char *binary, size_
                     (unsigned long long)n_kernels);
     const uint64_t fixed = 24 + name_len;
     if (name_len == 0) return broken(why, cap, "kernel %llu has no name", (unsigned long long)k + 1);
+    char text[68];
     if (record > left || record < fixed || files > record - fixed)
-      return broken(why, cap, "kernel %llu (%.*s): record of %llu bytes with %llu bytes of files does not fit",
-                    (unsigned long long)k + 1, (int)name_len, (const char *)name, (unsigned long long)record,
+      return broken(why, cap, "kernel %llu (%s): record of %llu bytes with %llu bytes of files does not fit",
+                    (unsigned long long)k + 1, shown(name, name_len, text), (unsigned long long)record,
                     (unsigned long long)files);
     reader files_at = {start + (record - files), (size_t)files};
     snprintf(where, sizeof where, "kernel %llu", (unsigned long long)k + 1);

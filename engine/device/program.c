@@ -1,7 +1,7 @@
 /* Building the embedded kernel programs for a device: per-device options, the binary cache (a
  * rejected or corrupt binary is rebuilt from source, never trusted; a PoCL binary that PoCL would
- * abort on is neither loaded nor stored; processes sharing the cache build each program once, under
- * the folder's build lock), build logs in the error text,
+ * abort on is neither loaded nor stored; processes building at once take turns under the build lock,
+ * in PoCL's cache folder for PoCL devices), build logs in the error text,
  * dropping devices that cannot build from a selection, and applying a prepared device's stored GEMM
  * tuning (gemm_tuning.h). */
 #include "device/program.h"
@@ -55,21 +55,24 @@ static void append_build_log(cls_engine *e, cls_device *d, cl_program program) {
   free(log);
 }
 
-/* Builds from the cached binary; NULL when that fails (the caller then builds from source). */
+/* Builds from the cached binary; NULL when that fails (the caller then builds from source), with a
+ * warning when `tell`. */
 static cl_program build_from_binary(cls_engine *e, cls_device *d, const char *options, const unsigned char *bin,
-                                    size_t size) {
+                                    size_t size, bool tell) {
   cl_int err = CL_SUCCESS, bin_status = CL_SUCCESS;
   cl_program p = clCreateProgramWithBinary(d->context, 1, &d->id, &size, &bin, &bin_status, &err);
   if (!p || err != CL_SUCCESS || bin_status != CL_SUCCESS) {
     if (p) clReleaseProgram(p);
-    cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": cached kernel binary rejected (%s); rebuilding from source", DEVICE_ARGS(d),
+    if (tell)
+      cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": cached kernel binary rejected (%s); rebuilding from source", DEVICE_ARGS(d),
             cls_cl_error_name(err != CL_SUCCESS ? err : bin_status));
     return NULL;
   }
   err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
   if (err != CL_SUCCESS) {
     clReleaseProgram(p);
-    cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": cached kernel binary failed to build (%s); rebuilding from source",
+    if (tell)
+      cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": cached kernel binary failed to build (%s); rebuilding from source",
             DEVICE_ARGS(d), cls_cl_error_name(err));
     return NULL;
   }
@@ -103,25 +106,26 @@ static cls_status store_binary(cls_engine *e, cls_device *d, const cls_kernel_so
   return st;
 }
 
-/* The program from its cache entry, or NULL: on a miss (*found = CLS_CACHE_MISS), a corrupt entry, a
- * PoCL binary that PoCL would abort on, or a binary the driver rejects (each of these logged). */
-static cl_program from_cache(cls_engine *e, cls_device *d, const char *options, const char *key,
-                             cls_cache_result *found) {
+/* The program from its cache entry, or NULL: on a miss, a corrupt entry, a PoCL binary that PoCL
+ * would abort on, or a binary the driver rejects (each of these logged when `tell`). */
+static cl_program from_cache(cls_engine *e, cls_device *d, const char *options, const char *key, bool tell) {
   unsigned char *bin = NULL;
   size_t size = 0;
-  *found = cls_kernel_cache_load(e, key, &bin, &size);
-  if (*found == CLS_CACHE_CORRUPT)
+  cls_cache_result found = cls_kernel_cache_load(e, key, &bin, &size);
+  if (found == CLS_CACHE_CORRUPT && tell)
     cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": kernel cache entry %s/%s.clbin is corrupt; rebuilding it", DEVICE_ARGS(d),
             cls_engine_cache_dir(e), key);
-  if (*found != CLS_CACHE_HIT) return NULL;
+  if (found != CLS_CACHE_HIT) return NULL;
   char why[256];
   cl_program p = NULL;
-  if (cls_pocl_binary_check(bin, size, why, sizeof why) == CLS_POCL_BINARY_BROKEN)
-    cls_log(e, CLS_LOG_WARNING,
+  if (cls_pocl_binary_check(bin, size, why, sizeof why) == CLS_POCL_BINARY_BROKEN) {
+    if (tell)
+      cls_log(e, CLS_LOG_WARNING,
             DEVICE_FMT ": kernel cache entry %s/%s.clbin holds a PoCL binary that PoCL would abort on (%s); rebuilding it",
-            DEVICE_ARGS(d), cls_engine_cache_dir(e), key, why);
-  else
-    p = build_from_binary(e, d, options, bin, size);
+              DEVICE_ARGS(d), cls_engine_cache_dir(e), key, why);
+  } else {
+    p = build_from_binary(e, d, options, bin, size, tell);
+  }
   free(bin);
   return p;
 }
@@ -144,9 +148,18 @@ static cls_status build_from_source(cls_engine *e, cls_device *d, const cls_kern
     clReleaseProgram(p);
     return CLS_ERR_BUILD;
   }
-  store_binary(e, d, src, p, key);
+  if (cls_engine_cache_dir(e)) store_binary(e, d, src, p, key);
   *out = p;
   return CLS_OK;
+}
+
+/* Where processes building this device's programs take turns. PoCL serialises a binary by reading
+ * its own cache back, so for PoCL devices the lock is in PoCL's cache folder: every process sharing
+ * that folder then takes turns, whichever binary cache it writes to. Other drivers: the binary cache. */
+static const char *build_lock_dir(const cls_engine *e, const cls_device *d) {
+  if (strstr(d->info.platform_name, "Portable Computing Language") && e->options.pocl_cache_dir[0])
+    return e->options.pocl_cache_dir;
+  return e->options.kernel_cache_dir;
 }
 
 cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_program *out,
@@ -159,16 +172,16 @@ cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_sour
   if (!options) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   char key[65];
   cls_kernel_cache_key(&d->info, src->source, src->length, options, key);
-  cls_cache_result found;
-  cl_program p = from_cache(e, d, options, key, &found);
+  cl_program p = from_cache(e, d, options, key, true);
   int lock = -1;
   if (!p && cls_engine_cache_dir(e)) {
-    /* Build and store under the folder's lock. On a miss another process may have been building this
-       program into the folder: once it lets go, look again. */
+    /* Build and store under the build lock. Another process may have been building this program: once
+       it lets go (or its entry appears), look again, quietly: what was wrong has been said. */
     char what[300];
     snprintf(what, sizeof what, DEVICE_FMT " kernels/%s.cl", DEVICE_ARGS(d), src->family);
-    lock = cls_kernel_cache_lock(e, what);
-    if (lock >= 0 && found == CLS_CACHE_MISS) p = from_cache(e, d, options, key, &found);
+    bool ready = false;
+    lock = cls_kernel_cache_lock(e, build_lock_dir(e, d), key, what, &ready);
+    if (lock >= 0 || ready) p = from_cache(e, d, options, key, false);
   }
   if (p) {
     cls_kernel_cache_unlock(lock);

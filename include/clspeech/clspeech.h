@@ -60,6 +60,10 @@ typedef struct cls_engine_options {
   const char *default_devices; /* the selection cls_engine_select uses for a NULL or "" spec; NULL or "": every
                                   GPU, else every CPU device */
   bool gemm_tuning;          /* apply the stored GEMM tuning when a device is prepared */
+  char pocl_cache_dir[1024]; /* PoCL's own kernel cache folder, "" when unknown. Processes that build kernels
+                                for PoCL devices into the binary cache take turns under a lock file there
+                                (".clspeech-build-lock"), since PoCL can hand out a broken binary when two
+                                of them build the same program into its cache at once */
 } cls_engine_options;
 
 /* The options as the environment sets them (log: none, every level), reading exactly these variables:
@@ -69,6 +73,8 @@ typedef struct cls_engine_options {
  *   CLSPEECH_KERNEL_OPTIONS    kernel_options
  *   CLSPEECH_DEVICES           default_devices
  *   CLSPEECH_GEMM_TUNING       0, off, OFF, no or false: gemm_tuning false (anything else, or unset: true)
+ *   POCL_CACHE_DIR             pocl_cache_dir; when unset or empty PoCL's default, $XDG_CACHE_HOME/pocl/kcache,
+ *                              else $HOME/.cache/pocl/kcache, else /tmp/pocl/kcache
  * The two strings point into the environment; cls_engine_create copies them. This is the only place
  * where the engine reads the environment (engine/device/engine_options.c). */
 cls_engine_options cls_engine_options_from_environment(void);
