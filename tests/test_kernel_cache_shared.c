@@ -2,11 +2,15 @@
  * program once between them: the build lock (for PoCL devices in PoCL's cache folder) lets one build
  * and store while the other waits and then loads the entry. Without the lock both compile the same
  * programs at once, which is when PoCL, sharing its own cache, can hand out a binary it later aborts
- * on. */
-#include <stdio.h>
+ * on. And a waiter loads its entry as soon as it is there, without waiting for the lock. */
+#define _DEFAULT_SOURCE /* flock */
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -30,6 +34,16 @@ static void child(int start_fd) {
   }
   cls_engine_destroy(e);
   _exit(misses < 255 ? misses : 254);
+}
+
+/* Copies a file, flipping the byte at `flip` (-1: none). */
+static void copy_file(const char *from, const char *to, long flip) {
+  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+  CHECK(in && out, "copy %s to %s", from, to);
+  long at = 0;
+  for (int c; in && out && (c = fgetc(in)) != EOF; at++) fputc(at == flip ? c ^ 0x5a : c, out);
+  if (in) fclose(in);
+  if (out) fclose(out);
 }
 
 int main(void) {
@@ -85,6 +99,69 @@ int main(void) {
   CHECK(entries >= 1, "entries written: %d", entries);
   CHECK_INT(misses, entries); /* every program compiled once, by one of the two */
   CHECK_INT(others, 0); /* no temporary files left */
+
+  /* A waiter does not wait for the lock once its entry is there. This process holds the lock (as a
+     busy or stopped builder would) while a child starts on a copy of the cache whose first entry is
+     corrupt: the child rebuilds nothing, loading the good entry this process renames into place after
+     2 s, and ends while the lock is still held. (A corrupt entry that was there before the wait does
+     not count as ready.) */
+  char copy[] = "/tmp/clspeech-cache-shared-copy-XXXXXX";
+  CHECK(mkdtemp(copy) != NULL, "mkdtemp");
+  char first[400] = "", good[400] = "";
+  d = opendir(dir);
+  for (struct dirent *ent; d && (ent = readdir(d));) {
+    size_t len = strlen(ent->d_name);
+    if (len <= 6 || strcmp(ent->d_name + len - 6, ".clbin")) continue;
+    char from[400], to[400];
+    snprintf(from, sizeof from, "%s/%s", dir, ent->d_name);
+    snprintf(to, sizeof to, "%s/%s", copy, ent->d_name);
+    copy_file(from, to, first[0] ? -1 : 200); /* the first one copied gets byte 200 flipped */
+    if (!first[0]) {
+      snprintf(first, sizeof first, "%s", to);
+      snprintf(good, sizeof good, "%s", from);
+    }
+  }
+  if (d) closedir(d);
+  if (pocl && *pocl && first[0]) {
+    char lock_path[1200];
+    snprintf(lock_path, sizeof lock_path, "%s/.clspeech-build-lock", pocl);
+    int lock = open(lock_path, O_RDWR);
+    CHECK(lock >= 0 && flock(lock, LOCK_EX) == 0, "hold %s", lock_path);
+    setenv("CLSPEECH_KERNEL_CACHE_DIR", copy, 1);
+    int go[2];
+    CHECK(pipe(go) == 0, "pipe");
+    pid_t waiter = fork();
+    if (waiter == 0) {
+      close(go[1]);
+      child(go[0]);
+    }
+    close(go[0]);
+    close(go[1]);
+    sleep(2);
+    char staged[420];
+    snprintf(staged, sizeof staged, "%s.new", first);
+    copy_file(good, staged, -1);
+    CHECK(rename(staged, first) == 0, "rename the good entry into place");
+    int status = -1;
+    struct timespec tenth = {0, 100 * 1000 * 1000};
+    for (int tries = 0; tries < 600 && waitpid(waiter, &status, WNOHANG) == 0; tries++) nanosleep(&tenth, NULL);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the waiter ended within 60 s, still under the held lock, having compiled nothing (status %d)", status);
+    if (!WIFEXITED(status)) {
+      kill(waiter, SIGKILL);
+      waitpid(waiter, &status, 0);
+    }
+    if (lock >= 0) close(lock);
+  }
+  d = opendir(copy);
+  for (struct dirent *ent; d && (ent = readdir(d));) {
+    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", copy, ent->d_name);
+    unlink(path);
+  }
+  if (d) closedir(d);
+  rmdir(copy);
 
   /* Clean up. */
   d = opendir(dir);

@@ -163,6 +163,9 @@ int cls_kernel_cache_lock(cls_engine *e, const char *lock_dir, const char *key, 
     cls_log(e, CLS_LOG_DEBUG, "kernel cache: no build lock (%s: %s); building without it", path, strerror(errno));
     return -1;
   }
+  /* An entry already there when the wait starts is the corrupt or rejected one being replaced. */
+  struct stat was, now;
+  const bool had_entry = stat(entry, &was) == 0;
   const double t0 = cls_now_ms();
   for (;;) {
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
@@ -173,8 +176,8 @@ int cls_kernel_cache_lock(cls_engine *e, const char *lock_dir, const char *key, 
       cls_log(e, CLS_LOG_DEBUG, "kernel cache: no build lock (%s: %s); building without it", path, strerror(errno));
       break;
     }
-    /* entries are renamed into place whole: one that exists is complete */
-    if (access(entry, F_OK) == 0) {
+    /* entries are renamed into place whole: a new one (a new file) is complete */
+    if (stat(entry, &now) == 0 && (!had_entry || now.st_ino != was.st_ino || now.st_dev != was.st_dev)) {
       *entry_ready = true;
       break;
     }

@@ -51,7 +51,8 @@ cls_status cls_kernel_cache_store(cls_engine *engine, const char *key, const uns
  * Returns the lock's descriptor, or -1 when the cache is off, the lock cannot be taken (a folder
  * without write or read access, a file system without locks), or the engine has waited its
  * CLS_KERNEL_CACHE_LOCK_WAIT_MS; the caller then builds without it. While waiting it also returns
- * -1, with *entry_ready true, as soon as the entry for `key` appears in the cache. The engine's first
+ * -1, with *entry_ready true, as soon as a new entry for `key` appears in the cache (one written
+ * while it waited, not a corrupt one that was there before). The engine's first
  * wait of over a second is logged as a notice naming `waiting_for`. Locks of one open file: two engines in one
  * process exclude each other too (except over NFS, where Linux turns them into POSIX locks). */
 int cls_kernel_cache_lock(cls_engine *engine, const char *lock_dir, const char *key, const char *waiting_for,
