@@ -165,6 +165,9 @@ static void pocl_cache_dir_rule(void) {
   unsetenv("POCL_CACHE_DIR");
   cls_engine_options o = cls_engine_options_from_environment();
   CHECK(!strcmp(o.pocl_cache_dir, "/tmp/pocl/kcache"), "neither HOME nor XDG_CACHE_HOME: %s", o.pocl_cache_dir);
+  setenv("HOME", "", 1); /* set but empty: PoCL still takes it */
+  o = cls_engine_options_from_environment();
+  CHECK(!strcmp(o.pocl_cache_dir, "/.cache/pocl/kcache"), "from an empty HOME: %s", o.pocl_cache_dir);
   setenv("HOME", "/home/someone", 1);
   o = cls_engine_options_from_environment();
   CHECK(!strcmp(o.pocl_cache_dir, "/home/someone/.cache/pocl/kcache"), "from HOME: %s", o.pocl_cache_dir);

@@ -165,7 +165,7 @@ int main(void) {
     snprintf(key, sizeof key, "%.64s", strrchr(names[k], '/') + 1);
     unsigned char *bin = NULL;
     size_t size = 0;
-    CHECK_INT(cls_kernel_cache_load(e, key, &bin, &size), CLS_CACHE_HIT);
+    CHECK_INT(cls_kernel_cache_load(e, key, &bin, &size, NULL), CLS_CACHE_HIT);
     char why[256] = "";
     cls_pocl_binary_verdict v = bin ? cls_pocl_binary_check(bin, size, why, sizeof why) : CLS_POCL_BINARY_BROKEN;
     CHECK(v != CLS_POCL_BINARY_BROKEN, "%s: %s", names[k], why);

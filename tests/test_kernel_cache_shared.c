@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE /* flock */
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/file.h>
@@ -16,12 +17,22 @@
 #include "check.h"
 #include "device/engine.h"
 
+/* Where a child's log sends one byte when it finds an entry corrupt (-1: nowhere). */
+static int corrupt_fd = -1;
+
+static void child_log(void *user, cls_log_level level, const char *message) {
+  (void)user;
+  (void)level;
+  if (corrupt_fd >= 0 && strstr(message, "is corrupt") && write(corrupt_fd, "c", 1) < 0) _exit(255);
+}
+
 /* A child: waits for the start signal, builds every device, exits with its number of compiles (cache
  * misses), or 255 on a failure. */
 static void child(int start_fd) {
   char go;
   if (read(start_fd, &go, 1) < 0) _exit(255);
   cls_engine_options options = cls_engine_options_from_environment();
+  options.log = child_log;
   options.log_level = CLS_LOG_WARNING;
   cls_engine *e = NULL;
   if (cls_engine_create(&options, &e) != CLS_OK) _exit(255);
@@ -89,7 +100,8 @@ int main(void) {
   CHECK(d != NULL, "open %s", dir);
   for (struct dirent *ent; d && (ent = readdir(d));) {
     size_t len = strlen(ent->d_name);
-    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
+    /* ".": a lock file, there for drivers other than PoCL */
+    if (ent->d_name[0] == '.') continue;
     if (len > 6 && !strcmp(ent->d_name + len - 6, ".clbin"))
       entries++;
     else
@@ -100,11 +112,11 @@ int main(void) {
   CHECK_INT(misses, entries); /* every program compiled once, by one of the two */
   CHECK_INT(others, 0); /* no temporary files left */
 
-  /* A waiter does not wait for the lock once its entry is there. This process holds the lock (as a
+  /* A waiter does not wait for the lock once its entry is there. This process holds the locks (as a
      busy or stopped builder would) while a child starts on a copy of the cache whose first entry is
-     corrupt: the child rebuilds nothing, loading the good entry this process renames into place after
-     2 s, and ends while the lock is still held. (A corrupt entry that was there before the wait does
-     not count as ready.) */
+     corrupt: once the child has found it corrupt, and 1.5 s later, this process renames the good entry
+     into place; the child rebuilds nothing and ends while the locks are still held. (The corrupt entry
+     it read does not count as ready.) */
   char copy[] = "/tmp/clspeech-cache-shared-copy-XXXXXX";
   CHECK(mkdtemp(copy) != NULL, "mkdtemp");
   char first[400] = "", good[400] = "";
@@ -125,19 +137,30 @@ int main(void) {
   if (pocl && *pocl && first[0]) {
     char lock_path[1200];
     snprintf(lock_path, sizeof lock_path, "%s/.clspeech-build-lock", pocl);
-    int lock = open(lock_path, O_RDWR);
+    char copy_lock_path[400];
+    snprintf(copy_lock_path, sizeof copy_lock_path, "%s/.clspeech-build-lock", copy); /* other drivers' */
+    int lock = open(lock_path, O_RDWR), copy_lock = open(copy_lock_path, O_RDWR | O_CREAT, 0644);
     CHECK(lock >= 0 && flock(lock, LOCK_EX) == 0, "hold %s", lock_path);
+    CHECK(copy_lock >= 0 && flock(copy_lock, LOCK_EX) == 0, "hold %s", copy_lock_path);
     setenv("CLSPEECH_KERNEL_CACHE_DIR", copy, 1);
-    int go[2];
-    CHECK(pipe(go) == 0, "pipe");
+    int go[2], found[2];
+    CHECK(pipe(go) == 0 && pipe(found) == 0, "pipe");
     pid_t waiter = fork();
     if (waiter == 0) {
       close(go[1]);
+      close(found[0]);
+      corrupt_fd = found[1];
       child(go[0]);
     }
     close(go[0]);
     close(go[1]);
-    sleep(2);
+    close(found[1]);
+    struct pollfd pf = {found[0], POLLIN, 0};
+    char byte = 0;
+    CHECK(poll(&pf, 1, 60000) == 1 && read(found[0], &byte, 1) == 1, "the child found the corrupt entry");
+    close(found[0]);
+    struct timespec pause = {1, 500 * 1000 * 1000};
+    nanosleep(&pause, NULL); /* the child is waiting for the lock now */
     char staged[420];
     snprintf(staged, sizeof staged, "%s.new", first);
     copy_file(good, staged, -1);
@@ -152,6 +175,7 @@ int main(void) {
       waitpid(waiter, &status, 0);
     }
     if (lock >= 0) close(lock);
+    if (copy_lock >= 0) close(copy_lock);
   }
   d = opendir(copy);
   for (struct dirent *ent; d && (ent = readdir(d));) {

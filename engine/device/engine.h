@@ -31,9 +31,9 @@ struct cls_engine {
   int n_devices;
   int n_platforms;
   bool cache_enabled;       /* options.kernel_cache with a usable options.kernel_cache_dir */
-  double build_lock_waited_ms; /* time spent waiting for build locks (kernel_cache.h), all programs together */
-  bool build_lock_given_up;    /* that time ran past CLS_KERNEL_CACHE_LOCK_WAIT_MS: no more waiting */
-  bool build_lock_told;        /* a wait was reported (once per engine) */
+  double build_lock_stalled_ms; /* time waited for build locks (kernel_cache.h) since the last sign of progress */
+  bool build_lock_given_up;     /* that time ran past CLS_KERNEL_CACHE_LOCK_WAIT_MS: no more waiting */
+  bool build_lock_told;         /* a wait was reported (once per engine) */
   char error[CLS_ERROR_CAP];
 };
 

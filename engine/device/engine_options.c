@@ -8,8 +8,8 @@
  *   CLSPEECH_DEVICES           the device selection when the caller gives none
  *   CLSPEECH_GEMM_TUNING       0/off/OFF/no/false turn loading the stored GEMM tuning off
  *   POCL_CACHE_DIR             PoCL's kernel cache folder, where the build lock for PoCL devices lives; when
- *                              unset or empty PoCL's own default: $XDG_CACHE_HOME/pocl/kcache, else
- *                              $HOME/.cache/pocl/kcache, else /tmp/pocl/kcache (XDG_CACHE_HOME, HOME as above)
+ *                              unset or empty PoCL's own default: $XDG_CACHE_HOME/pocl/kcache (when not
+ *                              empty), else $HOME/.cache/pocl/kcache (when set), else /tmp/pocl/kcache
  * Everything else in the engine takes these values from the options it was created with. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +36,7 @@ cls_engine_options cls_engine_options_from_environment(void) {
     n = snprintf(o.pocl_cache_dir, sizeof o.pocl_cache_dir, "%s", pocl);
   else if (xdg && *xdg)
     n = snprintf(o.pocl_cache_dir, sizeof o.pocl_cache_dir, "%s/pocl/kcache", xdg);
-  else if (home && *home)
+  else if (home) /* set, even empty, as PoCL takes it */
     n = snprintf(o.pocl_cache_dir, sizeof o.pocl_cache_dir, "%s/.cache/pocl/kcache", home);
   else
     n = snprintf(o.pocl_cache_dir, sizeof o.pocl_cache_dir, "/tmp/pocl/kcache");

@@ -91,9 +91,11 @@ bool cls_kernel_cache_entry_check(const unsigned char *entry, size_t len, size_t
   return true;
 }
 
-cls_cache_result cls_kernel_cache_load(const cls_engine *e, const char *key, unsigned char **data, size_t *size) {
+cls_cache_result cls_kernel_cache_load(const cls_engine *e, const char *key, unsigned char **data, size_t *size,
+                                       cls_cache_file_id *seen) {
   *data = NULL;
   *size = 0;
+  if (seen) memset(seen, 0, sizeof *seen);
   if (!e->cache_enabled) return CLS_CACHE_MISS;
   char path[1200];
   snprintf(path, sizeof path, "%s/%s.clbin", e->options.kernel_cache_dir, key);
@@ -103,7 +105,9 @@ cls_cache_result cls_kernel_cache_load(const cls_engine *e, const char *key, uns
   unsigned char *entry = NULL;
   /* The file's real size bounds what is read: a header claiming more is corrupt, not an allocation. */
   struct stat sb;
-  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < HEADER_SIZE ||
+  const bool stated = fstat(fileno(f), &sb) == 0;
+  if (stated && seen) *seen = (cls_cache_file_id){true, (uint64_t)sb.st_dev, (uint64_t)sb.st_ino};
+  if (!stated || !S_ISREG(sb.st_mode) || sb.st_size < HEADER_SIZE ||
       (uint64_t)sb.st_size > HEADER_SIZE + CLS_KERNEL_CACHE_MAX_PAYLOAD)
     goto done;
   const size_t len = (size_t)sb.st_size;
@@ -152,7 +156,7 @@ static int open_lock(const char *path) {
 }
 
 int cls_kernel_cache_lock(cls_engine *e, const char *lock_dir, const char *key, const char *waiting_for,
-                          bool *entry_ready) {
+                          const cls_cache_file_id *seen, bool *entry_ready) {
   *entry_ready = false;
   if (!e->cache_enabled || e->build_lock_given_up || !lock_dir || !*lock_dir) return -1;
   char path[1200], entry[1200];
@@ -163,30 +167,32 @@ int cls_kernel_cache_lock(cls_engine *e, const char *lock_dir, const char *key, 
     cls_log(e, CLS_LOG_DEBUG, "kernel cache: no build lock (%s: %s); building without it", path, strerror(errno));
     return -1;
   }
-  /* An entry already there when the wait starts is the corrupt or rejected one being replaced. */
-  struct stat was, now;
-  const bool had_entry = stat(entry, &was) == 0;
   const double t0 = cls_now_ms();
   for (;;) {
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      e->build_lock_waited_ms += cls_now_ms() - t0;
+      e->build_lock_stalled_ms = 0.0;
       return fd;
     }
     if (errno != EWOULDBLOCK && errno != EINTR) {
       cls_log(e, CLS_LOG_DEBUG, "kernel cache: no build lock (%s: %s); building without it", path, strerror(errno));
       break;
     }
-    /* entries are renamed into place whole: a new one (a new file) is complete */
-    if (stat(entry, &now) == 0 && (!had_entry || now.st_ino != was.st_ino || now.st_dev != was.st_dev)) {
+    /* entries are renamed into place whole: a file other than the one the caller read is complete */
+    struct stat now;
+    if (stat(entry, &now) == 0 &&
+        !(seen && seen->exists && (uint64_t)now.st_dev == seen->dev && (uint64_t)now.st_ino == seen->ino)) {
       *entry_ready = true;
-      break;
+      e->build_lock_stalled_ms = 0.0;
+      close(fd);
+      return -1;
     }
     const double waited = cls_now_ms() - t0;
-    if (e->build_lock_waited_ms + waited > CLS_KERNEL_CACHE_LOCK_WAIT_MS) {
+    if (e->build_lock_stalled_ms + waited > CLS_KERNEL_CACHE_LOCK_WAIT_MS) {
       e->build_lock_given_up = true;
       cls_log(e, CLS_LOG_WARNING,
-              "kernel cache: waited %.0f s in all for another process holding %s; building without the lock from now on",
-              (e->build_lock_waited_ms + waited) / 1000.0, path);
+              "kernel cache: waited %.0f s for another process holding %s, with no progress; building without the "
+              "lock from now on",
+              (e->build_lock_stalled_ms + waited) / 1000.0, path);
       break;
     }
     if (!e->build_lock_told && waited > 1000.0) {
@@ -198,7 +204,7 @@ int cls_kernel_cache_lock(cls_engine *e, const char *lock_dir, const char *key, 
     struct timespec nap = {0, 20 * 1000 * 1000};
     nanosleep(&nap, NULL);
   }
-  e->build_lock_waited_ms += cls_now_ms() - t0;
+  e->build_lock_stalled_ms += cls_now_ms() - t0;
   close(fd);
   return -1;
 }

@@ -34,14 +34,23 @@ typedef enum cls_cache_result { CLS_CACHE_HIT = 0, CLS_CACHE_MISS = 1, CLS_CACHE
  * payload's SHA-256. *payload_len receives the length (the payload starts at byte 56). */
 bool cls_kernel_cache_entry_check(const unsigned char *entry, size_t len, size_t *payload_len);
 
-/* On a hit, *data (malloc'ed; free it) and *size hold the binary. */
-cls_cache_result cls_kernel_cache_load(const cls_engine *engine, const char *key, unsigned char **data, size_t *size);
+/* Which file an entry was: entries are renamed into place whole, so a new entry is a new file. */
+typedef struct cls_cache_file_id {
+  bool exists;
+  uint64_t dev, ino;
+} cls_cache_file_id;
+
+/* On a hit, *data (malloc'ed; free it) and *size hold the binary. `seen` (may be NULL) receives which
+ * file was read, hit or corrupt (exists false on a miss). */
+cls_cache_result cls_kernel_cache_load(const cls_engine *engine, const char *key, unsigned char **data, size_t *size,
+                                       cls_cache_file_id *seen);
 
 /* Writes an entry atomically; CLS_ERR_IO (with the engine's error text set) when it cannot. */
 cls_status cls_kernel_cache_store(cls_engine *engine, const char *key, const unsigned char *data, size_t size);
 
-/* How long one engine waits for build locks, all its programs together, before it builds without
- * them (the holder may be stopped; a process that dies lets go at once). */
+/* How long one engine waits for build locks without a sign of progress (the lock taken, or a new
+ * entry appearing), all its programs together, before it builds without them for good (the holder
+ * may be stopped; a process that dies lets go at once). */
 #define CLS_KERNEL_CACHE_LOCK_WAIT_MS 300000.0
 
 /* Takes the build lock in `lock_dir` (an exclusive flock on <lock_dir>/.clspeech-build-lock; the
@@ -51,12 +60,12 @@ cls_status cls_kernel_cache_store(cls_engine *engine, const char *key, const uns
  * Returns the lock's descriptor, or -1 when the cache is off, the lock cannot be taken (a folder
  * without write or read access, a file system without locks), or the engine has waited its
  * CLS_KERNEL_CACHE_LOCK_WAIT_MS; the caller then builds without it. While waiting it also returns
- * -1, with *entry_ready true, as soon as a new entry for `key` appears in the cache (one written
- * while it waited, not a corrupt one that was there before). The engine's first
+ * -1, with *entry_ready true, as soon as an entry for `key` other than `seen` (the file the caller
+ * last read, or none) is in the cache. The engine's first
  * wait of over a second is logged as a notice naming `waiting_for`. Locks of one open file: two engines in one
  * process exclude each other too (except over NFS, where Linux turns them into POSIX locks). */
 int cls_kernel_cache_lock(cls_engine *engine, const char *lock_dir, const char *key, const char *waiting_for,
-                          bool *entry_ready);
+                          const cls_cache_file_id *seen, bool *entry_ready);
 
 /* Lets go of a lock cls_kernel_cache_lock returned (-1 is ignored). */
 void cls_kernel_cache_unlock(int fd);

@@ -107,11 +107,14 @@ static cls_status store_binary(cls_engine *e, cls_device *d, const cls_kernel_so
 }
 
 /* The program from its cache entry, or NULL: on a miss, a corrupt entry, a PoCL binary that PoCL
- * would abort on, or a binary the driver rejects (each of these logged when `tell`). */
-static cl_program from_cache(cls_engine *e, cls_device *d, const char *options, const char *key, bool tell) {
+ * would abort on, or a binary the driver rejects (each of these logged, unless the file read is
+ * `told`, whose fault was logged before). *seen receives which file was read. */
+static cl_program from_cache(cls_engine *e, cls_device *d, const char *options, const char *key,
+                             const cls_cache_file_id *told, cls_cache_file_id *seen) {
   unsigned char *bin = NULL;
   size_t size = 0;
-  cls_cache_result found = cls_kernel_cache_load(e, key, &bin, &size);
+  cls_cache_result found = cls_kernel_cache_load(e, key, &bin, &size, seen);
+  const bool tell = !(told && told->exists && seen->exists && told->dev == seen->dev && told->ino == seen->ino);
   if (found == CLS_CACHE_CORRUPT && tell)
     cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": kernel cache entry %s/%s.clbin is corrupt; rebuilding it", DEVICE_ARGS(d),
             cls_engine_cache_dir(e), key);
@@ -172,16 +175,23 @@ cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_sour
   if (!options) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   char key[65];
   cls_kernel_cache_key(&d->info, src->source, src->length, options, key);
-  cl_program p = from_cache(e, d, options, key, true);
+  cls_cache_file_id seen;
+  cl_program p = from_cache(e, d, options, key, NULL, &seen);
   int lock = -1;
   if (!p && cls_engine_cache_dir(e)) {
-    /* Build and store under the build lock. Another process may have been building this program: once
-       it lets go (or its entry appears), look again, quietly: what was wrong has been said. */
+    /* Build and store under the build lock. Another process may be building this program: once it lets
+       go, or a new entry appears, look again (a fault of the file already read is not said twice). A
+       new entry that fails too means waiting again, a few times at most. */
     char what[300];
     snprintf(what, sizeof what, DEVICE_FMT " kernels/%s.cl", DEVICE_ARGS(d), src->family);
-    bool ready = false;
-    lock = cls_kernel_cache_lock(e, build_lock_dir(e, d), key, what, &ready);
-    if (lock >= 0 || ready) p = from_cache(e, d, options, key, false);
+    for (int look = 0; look < 4 && !p; look++) {
+      bool ready = false;
+      lock = cls_kernel_cache_lock(e, build_lock_dir(e, d), key, what, &seen, &ready);
+      if (lock < 0 && !ready) break;
+      const cls_cache_file_id told = seen;
+      p = from_cache(e, d, options, key, &told, &seen);
+      if (lock >= 0) break;
+    }
   }
   if (p) {
     cls_kernel_cache_unlock(lock);

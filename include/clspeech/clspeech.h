@@ -74,7 +74,7 @@ typedef struct cls_engine_options {
  *   CLSPEECH_DEVICES           default_devices
  *   CLSPEECH_GEMM_TUNING       0, off, OFF, no or false: gemm_tuning false (anything else, or unset: true)
  *   POCL_CACHE_DIR             pocl_cache_dir; when unset or empty PoCL's default, $XDG_CACHE_HOME/pocl/kcache,
- *                              else $HOME/.cache/pocl/kcache, else /tmp/pocl/kcache
+ *                              else $HOME/.cache/pocl/kcache (HOME set, even empty), else /tmp/pocl/kcache
  * The two strings point into the environment; cls_engine_create copies them. This is the only place
  * where the engine reads the environment (engine/device/engine_options.c). */
 cls_engine_options cls_engine_options_from_environment(void);
