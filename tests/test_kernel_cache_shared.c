@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/file.h>
@@ -55,6 +56,19 @@ static void copy_file(const char *from, const char *to, long flip) {
   for (int c; in && out && (c = fgetc(in)) != EOF; at++) fputc(at == flip ? c ^ 0x5a : c, out);
   if (in) fclose(in);
   if (out) fclose(out);
+}
+
+/* Removes a flat folder and its files; whether the folder is gone. */
+static bool remove_folder(const char *dir) {
+  DIR *d = opendir(dir);
+  for (struct dirent *ent; d && (ent = readdir(d));) {
+    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    unlink(path);
+  }
+  if (d) closedir(d);
+  return rmdir(dir) == 0;
 }
 
 int main(void) {
@@ -177,25 +191,7 @@ int main(void) {
     if (lock >= 0) close(lock);
     if (copy_lock >= 0) close(copy_lock);
   }
-  d = opendir(copy);
-  for (struct dirent *ent; d && (ent = readdir(d));) {
-    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
-    char path[400];
-    snprintf(path, sizeof path, "%s/%s", copy, ent->d_name);
-    unlink(path);
-  }
-  if (d) closedir(d);
-  rmdir(copy);
-
-  /* Clean up. */
-  d = opendir(dir);
-  for (struct dirent *ent; d && (ent = readdir(d));) {
-    if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..")) continue;
-    char path[400];
-    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-    unlink(path);
-  }
-  if (d) closedir(d);
-  rmdir(dir);
+  CHECK(remove_folder(copy), "%s removed", copy);
+  CHECK(remove_folder(dir), "%s removed", dir);
   return check_finish("test_kernel_cache_shared");
 }
