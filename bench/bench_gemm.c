@@ -29,16 +29,6 @@
 #define MAX_RUNS CLS_BENCH_MAX_RUNS
 #define MAX_REPEAT 1000
 
-static int compare_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, compare_double);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
 static void usage(void) {
   fprintf(stderr, "usage: bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--repeat 1]\n"
                   "                  [--devices SEL] [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME]\n"
@@ -170,14 +160,17 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, co
     printf("  %-13s %-20s %5d", s->name, mnk, s->calls);
     double full_ms[2] = {-1, -1};
     for (int b = 0; b < n_sides; b++) {
-      ms[b] = median(t[b], runs);
+      ms[b] = cls_bench_median(t[b], runs);
       step_ms[b] += s->calls * ms[b];
       printf(" | %-7s %9.3f %8.1f %6.1f", "", ms[b], gflops(s, ms[b]), peak > 0 ? 100 * gflops(s, ms[b]) / peak : 0);
-      if (o->beside && n_full > 0) full_ms[b] = median(full[b], n_full);
-      if (o->beside && n_full > 0) printf(" %6.1f %3d", peak > 0 ? 100 * gflops(s, full_ms[b]) / peak : 0, n_full);
-      else if (o->beside) printf(" %6s %3d", "-", 0);
+      if (o->beside && n_full > 0) {
+        full_ms[b] = cls_bench_median(full[b], n_full);
+        printf(" %6.1f %3d", peak > 0 ? 100 * gflops(s, full_ms[b]) / peak : 0, n_full);
+      } else if (o->beside) {
+        printf(" %6s %3d", "-", 0);
+      }
     }
-    if (n_sides == 2) printf(" | %7.2fx", median(ratio, runs));
+    if (n_sides == 2) printf(" | %7.2fx", cls_bench_median(ratio, runs));
     printf("\n");
     for (int b = 0; b < n_sides && o->json; b++) print_json(&sides[b], s, o, ms[b], peak, n_full, full_ms[b]);
     fflush(stdout);

@@ -50,8 +50,7 @@ static int compare_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The median of v[0..n), n >= 1; sorts v (v[0] is then the smallest). */
-static double median_of(double *v, int n) {
+double cls_bench_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, compare_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
@@ -106,7 +105,7 @@ cls_status cls_bench_time_stats(cls_engine *e, cl_command_queue q, cls_bench_op 
     clFinish(q);
     return st;
   }
-  const double median = median_of(t, runs);
+  const double median = cls_bench_median(t, runs);
   if (median_ms) *median_ms = median;
   if (best_ms) *best_ms = t[0];
   return CLS_OK;
@@ -566,9 +565,9 @@ cls_status cls_gemm_cases_time_beside(cls_gemm_cases *g, int i, cls_bench_probe 
   for (int r = 0; r < runs; r++)
     if (full[r]) full_t[n_full++] = t[0][r];
   out->full_runs = n_full;
-  out->full_median_ms = n_full ? median_of(full_t, n_full) : -1;
-  out->median_ms = median_of(t[0], runs);
-  out->best_ms = t[0][0]; /* sorted by median_of */
+  out->full_median_ms = n_full ? cls_bench_median(full_t, n_full) : -1;
+  out->median_ms = cls_bench_median(t[0], runs);
+  out->best_ms = t[0][0]; /* sorted by cls_bench_median */
   return CLS_OK;
 }
 

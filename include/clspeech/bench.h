@@ -84,6 +84,9 @@ typedef struct cls_bench_peak {
 
 cls_status cls_bench_peak_run(cls_engine *engine, int device, const cls_bench_config *cfg, cls_bench_peak *out);
 
+/* The median of v[0..n), n >= 1; sorts v (v[0] is then the smallest). */
+double cls_bench_median(double *v, int n);
+
 /* The peak beside other work: a machine shared with other tenants (a cloud guest's cores) can run the same
  * code at half its speed for seconds to minutes, so that a product timed in such a stretch against a peak
  * measured outside it reads half the fraction it reaches. A probe is one run of the peak's FMA kernel
