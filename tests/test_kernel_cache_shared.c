@@ -148,6 +148,7 @@ int main(void) {
     }
   }
   if (d) closedir(d);
+  if (!(pocl && *pocl)) printf("POCL_CACHE_DIR is not set: the held-lock part was not run\n");
   if (pocl && *pocl && first[0]) {
     char lock_path[1200];
     snprintf(lock_path, sizeof lock_path, "%s/.clspeech-build-lock", pocl);

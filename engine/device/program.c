@@ -64,8 +64,8 @@ static cl_program build_from_binary(cls_engine *e, cls_device *d, const char *op
   if (!p || err != CL_SUCCESS || bin_status != CL_SUCCESS) {
     if (p) clReleaseProgram(p);
     if (tell)
-      cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": cached kernel binary rejected (%s); rebuilding from source", DEVICE_ARGS(d),
-            cls_cl_error_name(err != CL_SUCCESS ? err : bin_status));
+      cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": cached kernel binary rejected (%s); rebuilding from source",
+              DEVICE_ARGS(d), cls_cl_error_name(err != CL_SUCCESS ? err : bin_status));
     return NULL;
   }
   err = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
@@ -73,23 +73,25 @@ static cl_program build_from_binary(cls_engine *e, cls_device *d, const char *op
     clReleaseProgram(p);
     if (tell)
       cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": cached kernel binary failed to build (%s); rebuilding from source",
-            DEVICE_ARGS(d), cls_cl_error_name(err));
+              DEVICE_ARGS(d), cls_cl_error_name(err));
     return NULL;
   }
   return p;
 }
 
-static cls_status store_binary(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_program p,
-                               const char *key) {
+/* Stores the built program's binary in the cache; a binary that cannot be stored is a warning, never an
+ * error: the program built here is used either way. */
+static void store_binary(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_program p, const char *key) {
   size_t size = 0;
-  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0) return CLS_OK;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0) return;
   unsigned char *bin = malloc(size);
-  if (!bin) return CLS_OK;
-  cls_status st = CLS_OK;
+  if (!bin) return;
   char why[256];
   if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS) {
-    /* nothing to store */
-  } else if (cls_pocl_binary_check(bin, size, why, sizeof why) == CLS_POCL_BINARY_BROKEN) {
+    free(bin);
+    return;
+  }
+  if (cls_pocl_binary_check(bin, size, why, sizeof why) == CLS_POCL_BINARY_BROKEN) {
     /* The program built here is sound; only its binary, read back from PoCL's cache, is not. */
     cls_log(e, CLS_LOG_WARNING,
             DEVICE_FMT ": kernels/%s.cl: not cached, because the binary PoCL gave is incomplete (%s); another "
@@ -98,12 +100,11 @@ static cls_status store_binary(cls_engine *e, cls_device *d, const cls_kernel_so
   } else {
     char saved[CLS_ERROR_CAP];
     memcpy(saved, e->error, sizeof saved);
-    st = cls_kernel_cache_store(e, key, bin, size);
-    if (st != CLS_OK) cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": %s (continuing without caching)", DEVICE_ARGS(d), e->error);
+    if (cls_kernel_cache_store(e, key, bin, size) != CLS_OK)
+      cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": %s (continuing without caching)", DEVICE_ARGS(d), e->error);
     memcpy(e->error, saved, sizeof saved);
   }
   free(bin);
-  return st;
 }
 
 /* The program from its cache entry, or NULL: on a miss, a corrupt entry, a PoCL binary that PoCL
@@ -124,7 +125,7 @@ static cl_program from_cache(cls_engine *e, cls_device *d, const char *options, 
   if (cls_pocl_binary_check(bin, size, why, sizeof why) == CLS_POCL_BINARY_BROKEN) {
     if (tell)
       cls_log(e, CLS_LOG_WARNING,
-            DEVICE_FMT ": kernel cache entry %s/%s.clbin holds a PoCL binary that PoCL would abort on (%s); rebuilding it",
+              DEVICE_FMT ": kernel cache entry %s/%s.clbin holds a PoCL binary that PoCL would abort on (%s); rebuilding it",
               DEVICE_ARGS(d), cls_engine_cache_dir(e), key, why);
   } else {
     p = build_from_binary(e, d, options, bin, size, tell);
