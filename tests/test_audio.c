@@ -161,6 +161,78 @@ static void device_case(tst_env *env, int dev, const char *const *fixtures, int 
   }
 }
 
+/* One plan over batches of different sizes: the FFT runs chunk by chunk (cls_mfcc_fft_chunk), so a clip's
+   features must not depend on where its frames fall among the chunks, nor on an earlier, longer batch
+   (whose frames the last chunk of a shorter batch would still hold past its own, were they not zeroed).
+   Bit-exact: each frame's transform is the same arithmetic wherever it lies. */
+static void device_chunks_case(tst_env *env, int dev, const char *const *fixtures, int n) {
+  enum { COPIES = 4 };
+  cls_audio audio[8];
+  const float *samples[8 * COPIES];
+  size_t n_samples[8 * COPIES];
+  char err[1024], path[1024];
+  int rate = 16000;
+  for (int i = 0; i < n; i++) {
+    cls_safetensors *fx = tst_fixture(fixtures[i]);
+    snprintf(path, sizeof path, "%s/%s", CLS_SHARED_DATA, fx ? cls_safetensors_meta(fx, "file") : "?");
+    cls_safetensors_free(fx);
+    CHECK_INT(cls_audio_read(path, rate, &audio[i], err, sizeof err), CLS_OK);
+  }
+  /* The clips in turn, COPIES times: n * COPIES utterances, each copy at another place among the chunks. */
+  for (int c = 0; c < COPIES; c++)
+    for (int i = 0; i < n; i++) {
+      samples[c * n + i] = audio[i].samples;
+      n_samples[c * n + i] = audio[i].n_samples;
+    }
+  cls_mfcc_config cfg = cls_mfcc_default(rate);
+  cls_mfcc_tables *t = NULL;
+  cls_mfcc_tables_create(&cfg, &t, err, sizeof err);
+  cls_mfcc_plan *fresh = NULL, *reused = NULL;
+  CHECK(cls_mfcc_create(env->engine, dev, t, &fresh) == CLS_OK, "mfcc plan: %s", cls_engine_error(env->engine));
+  CHECK(cls_mfcc_create(env->engine, dev, t, &reused) == CLS_OK, "mfcc plan: %s", cls_engine_error(env->engine));
+  size_t total = 0, first = cls_mfcc_frames(t, n_samples[0]);
+  for (int i = 0; i < n * COPIES; i++) total += cls_mfcc_frames(t, n_samples[i]);
+  float *all = malloc(total * 26 * sizeof *all), *alone = malloc(first * 26 * sizeof *alone);
+  float *after = malloc(first * 26 * sizeof *after);
+  int frames[8 * COPIES];
+  cl_command_queue q = tst_queue(env, dev);
+  const cls_buf none = {NULL, 0};
+  if (fresh && reused && all && alone && after) {
+    const size_t chunk = cls_mfcc_fft_chunk(reused);
+    printf("  %zu frames in %zu FFT chunks of %zu\n", total, chunk ? (total + chunk - 1) / chunk : 1, chunk);
+    /* PoCL aligns buffers to 128 bytes: the chunked path is the one under test there. */
+    CHECK(chunk > 0 && chunk < total, "FFT chunk %zu for %zu frames: the test needs several chunks", chunk, total);
+    CHECK(cls_mfcc_compute(fresh, q, 1, samples, n_samples, 0, none, NULL, frames, alone) == CLS_OK, "alone: %s",
+          cls_engine_error(env->engine));
+    CHECK(cls_mfcc_compute(reused, q, n * COPIES, samples, n_samples, 0, none, NULL, frames, all) == CLS_OK,
+          "batch: %s", cls_engine_error(env->engine));
+    size_t base = 0;
+    for (int u = 0; u < n * COPIES; u++) {
+      const int clip = u % n;
+      size_t clip_base = 0;
+      for (int i = 0; i < clip; i++) clip_base += (size_t)frames[i];
+      if (u >= n) {
+        char what[256];
+        snprintf(what, sizeof what, "copy %d of %s (frames from %zu) vs its first copy (from %zu)", u / n,
+                 fixtures[clip], base, clip_base);
+        tst_compare(what, all + base * 26, all + clip_base * 26, (size_t)frames[u] * 26, 0, 0);
+      }
+      base += (size_t)frames[u];
+    }
+    tst_compare("first clip in the batch vs alone", all, alone, first * 26, 0, 0);
+    CHECK(cls_mfcc_compute(reused, q, 1, samples, n_samples, 0, none, NULL, frames, after) == CLS_OK,
+          "after the batch: %s", cls_engine_error(env->engine));
+    tst_compare("first clip alone after a longer batch vs on a fresh plan", after, alone, first * 26, 0, 0);
+  }
+  free(all);
+  free(alone);
+  free(after);
+  cls_mfcc_destroy(fresh);
+  cls_mfcc_destroy(reused);
+  cls_mfcc_tables_destroy(t);
+  for (int i = 0; i < n; i++) cls_audio_free(&audio[i]);
+}
+
 static void write_file(const char *path, const void *data, size_t n) {
   FILE *f = fopen(path, "wb");
   if (f) {
@@ -277,6 +349,7 @@ int main(void) {
       printf("device %s\n", tst_device_name(&env, env.devices[i]));
       device_case(&env, env.devices[i], clips16, 3);
       device_case(&env, env.devices[i], clips8, 1);
+      device_chunks_case(&env, env.devices[i], clips16, 3);
     }
     tst_close_env(&env);
   }

@@ -1,5 +1,6 @@
-/* Device features (see mfcc_device.h): owns the plan's buffers, the clFFT plan (re-baked only when
- * the frame capacity grows) and the three kernels of kernels/mfcc.cl. */
+/* Device features (see mfcc_device.h): owns the plan's buffers, the clFFT plan (baked once, for a
+ * chunk of frames, and run once per chunk the batch's frames fill) and the three kernels of
+ * kernels/mfcc.cl. */
 #include "features/mfcc_device.h"
 
 #include <clFFT.h>
@@ -25,9 +26,10 @@ struct cls_mfcc_plan {
   cl_mem samples, frame_start;              /* [sample_cap], int [frame_cap] */
   cl_mem frames, spectrum, feats, tmp;      /* [frame_cap, fft_len], [frame_cap, n_bins] complex, [frame_cap, n_coeff] */
   cl_mem frame_base, n_frames;              /* int [batch_cap] */
-  size_t sample_cap, frame_cap, batch_cap;
-  clfftPlanHandle fft;
+  size_t sample_cap, frame_cap, batch_cap;  /* frame_cap: a multiple of chunk */
+  clfftPlanHandle fft;                      /* a batch of `chunk` frames */
   int fft_baked;
+  size_t chunk;                             /* frames per FFT transform (fft_chunk) */
   int f64;                                  /* the double-precision framing and FFT */
   size_t real;                              /* sizeof(double) or sizeof(float) */
 };
@@ -49,6 +51,25 @@ static cl_mem upload(cls_mfcc_plan *p, const void *data, size_t bytes, cl_int *e
 static void release(cl_mem *m) {
   if (*m) clReleaseMemObject(*m);
   *m = NULL;
+}
+
+/* Frames per FFT transform. The plan is baked once for this batch and run over the batch's frames
+ * chunk by chunk, through sub-buffers, so that the FFT's work follows the frames the batch has rather
+ * than the capacity (a power of two: up to twice as many) and a longer batch needs no new bake (a
+ * clFFT compile). Each chunk's offset into the frame and spectrum buffers must be a multiple of the
+ * device's base address alignment: the smallest power of two from FFT_CHUNK_MIN frames that makes both
+ * so, or 0 (one transform over the whole capacity, as before) when none up to FFT_CHUNK_MAX does. */
+#define FFT_CHUNK_MIN 128
+#define FFT_CHUNK_MAX 8192
+static size_t fft_chunk(cl_device_id dev, size_t frame_bytes, size_t spectrum_bytes) {
+  cl_uint align_bits = 0;
+  if (clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL) != CL_SUCCESS ||
+      align_bits < 8)
+    return 0;
+  const size_t align = align_bits / 8;
+  for (size_t c = FFT_CHUNK_MIN; c <= FFT_CHUNK_MAX; c *= 2)
+    if (c * frame_bytes % align == 0 && c * spectrum_bytes % align == 0) return c;
+  return 0;
 }
 
 cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, cls_mfcc_plan **out) {
@@ -83,6 +104,7 @@ cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, 
   }
   p->f64 = d->info.fp64;
   p->real = p->f64 ? sizeof(double) : sizeof(float);
+  p->chunk = fft_chunk(d->id, (size_t)t->fft_len * p->real, (size_t)t->n_bins * 2 * p->real);
   st = cls_device_kernel(e, d, "mfcc", p->f64 ? "mfcc_frame_window_f64" : "mfcc_frame_window", &p->frame_window);
   if (st == CLS_OK)
     st = cls_device_kernel(e, d, "mfcc", p->f64 ? "mfcc_filterbank_dct_f64" : "mfcc_filterbank_dct", &p->filterbank);
@@ -128,10 +150,11 @@ void cls_mfcc_destroy(cls_mfcc_plan *p) {
   free(p);
 }
 
-/* Grows the frame buffers and re-bakes the FFT plan for at least `frames` frames. */
+/* Grows the frame buffers to at least `frames` frames (a multiple of the chunk), and bakes the FFT plan
+ * for a chunk the first time (for the whole capacity, re-baked as it grows, when there is no chunk). */
 static cls_status ensure_frames(cls_mfcc_plan *p, size_t frames) {
   if (frames <= p->frame_cap && p->fft_baked) return CLS_OK;
-  size_t cap = p->frame_cap ? p->frame_cap : 64;
+  size_t cap = p->frame_cap ? p->frame_cap : p->chunk ? p->chunk : 64;
   while (cap < frames) cap *= 2;
   cls_engine *e = p->engine;
   const cls_mfcc_tables *t = p->t;
@@ -139,7 +162,6 @@ static cls_status ensure_frames(cls_mfcc_plan *p, size_t frames) {
   release(&p->spectrum);
   release(&p->feats);
   release(&p->frame_start);
-  release(&p->tmp);
   cl_int err = CL_SUCCESS;
   p->frames = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, cap * (size_t)t->fft_len * p->real, NULL, &err);
   if (err == CL_SUCCESS)
@@ -150,9 +172,11 @@ static cls_status ensure_frames(cls_mfcc_plan *p, size_t frames) {
   cls_status st = cl_check(e, err, "allocating frame buffers");
   if (st != CLS_OK) return st;
   p->frame_cap = cap;
+  if (p->fft_baked && p->chunk) return CLS_OK;
   if (p->fft_baked) {
     clfftDestroyPlan(&p->fft);
     p->fft_baked = 0;
+    release(&p->tmp);
   }
   size_t len = (size_t)t->fft_len;
   st = fft_check(e, clfftCreateDefaultPlan(&p->fft, p->ctx, CLFFT_1D, &len), "plan");
@@ -162,7 +186,7 @@ static cls_status ensure_frames(cls_mfcc_plan *p, size_t frames) {
   st = fft_check(e, clfftSetPlanPrecision(p->fft, p->f64 ? CLFFT_DOUBLE : CLFFT_SINGLE), "precision");
   if (st == CLS_OK) st = fft_check(e, clfftSetLayout(p->fft, CLFFT_REAL, CLFFT_HERMITIAN_INTERLEAVED), "layout");
   if (st == CLS_OK) st = fft_check(e, clfftSetResultLocation(p->fft, CLFFT_OUTOFPLACE), "result location");
-  if (st == CLS_OK) st = fft_check(e, clfftSetPlanBatchSize(p->fft, cap), "batch size");
+  if (st == CLS_OK) st = fft_check(e, clfftSetPlanBatchSize(p->fft, p->chunk ? p->chunk : cap), "batch size");
   if (st == CLS_OK) st = fft_check(e, clfftSetPlanInStride(p->fft, CLFFT_1D, &in_stride), "in stride");
   if (st == CLS_OK) st = fft_check(e, clfftSetPlanOutStride(p->fft, CLFFT_1D, &out_stride), "out stride");
   if (st == CLS_OK)
@@ -250,11 +274,28 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
     st = cls_ops_args(e, p->frame_window, "mfcc_frame_window", 7, sizeof nfr, &nfr, sizeof t->window, &t->window,
                       sizeof t->fft_len, &t->fft_len, sizeof p->samples, &p->samples, sizeof p->frame_start,
                       &p->frame_start, sizeof p->hann, &p->hann, sizeof p->frames, &p->frames);
-  size_t g2[2] = {(size_t)t->fft_len, p->frame_cap}, l2[2] = {64, 1};
+  /* Frames up to the last chunk's end (the capacity without chunks): those past the batch's are zero. */
+  const size_t chunk = p->chunk ? p->chunk : p->frame_cap;
+  const size_t n_chunks = total_frames ? (total_frames + chunk - 1) / chunk : 1;
+  size_t g2[2] = {(size_t)t->fft_len, n_chunks * chunk}, l2[2] = {64, 1};
   if (st == CLS_OK) st = cls_ops_launch(e, q, p->frame_window, "mfcc_frame_window", 2, g2, l2, NULL);
-  if (st == CLS_OK)
+  if (st == CLS_OK && !p->chunk)
     st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &p->frames, &p->spectrum, p->tmp),
                    "transform");
+  for (size_t c = 0; st == CLS_OK && p->chunk && c < n_chunks; c++) {
+    const size_t fb = chunk * (size_t)t->fft_len * p->real, sb = chunk * (size_t)t->n_bins * 2 * p->real;
+    cl_buffer_region in = {c * fb, fb}, out = {c * sb, sb};
+    cl_mem sub[2] = {NULL, NULL};
+    sub[0] = clCreateSubBuffer(p->frames, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &in, &err);
+    if (err == CL_SUCCESS) sub[1] = clCreateSubBuffer(p->spectrum, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &out, &err);
+    st = cl_check(e, err, "making a chunk's sub-buffers");
+    if (st == CLS_OK)
+      st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &sub[0], &sub[1], p->tmp),
+                     "transform");
+    /* Released here, freed once the transform that uses them is done (OpenCL keeps them until then). */
+    for (int i = 0; i < 2; i++)
+      if (sub[i]) clReleaseMemObject(sub[i]);
+  }
   if (st == CLS_OK)
     st = cls_ops_args(e, p->filterbank, "mfcc_filterbank_dct", 11, sizeof nfr, &nfr, sizeof t->n_bins, &t->n_bins,
                       sizeof t->start, &t->start, sizeof t->end, &t->end, sizeof t->cfg.n_channels, &t->cfg.n_channels,
@@ -290,3 +331,5 @@ cls_status cls_mfcc_compute_host(cls_mfcc_plan *p, int batch, const float *const
   cls_buf none = {NULL, 0};
   return cls_mfcc_compute(p, p->bake_queue, batch, samples, n_samples, 0, none, NULL, frames, features);
 }
+
+size_t cls_mfcc_fft_chunk(const cls_mfcc_plan *p) { return p->chunk; }

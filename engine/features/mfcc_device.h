@@ -19,4 +19,8 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *plan, cl_command_queue queue, int bat
                             const size_t *n_samples, int n_context, cls_buf windows, int *time, int *frames,
                             float *features);
 
+/* Frames per FFT transform: the plan runs its clFFT plan once per chunk of the batch's frames (0: once
+ * over the whole capacity, where the device's alignment allows no chunk). For tests. */
+size_t cls_mfcc_fft_chunk(const cls_mfcc_plan *plan);
+
 #endif
