@@ -42,8 +42,8 @@
 #error "CLS_GEMM_MR must be 1..16 and CLS_GEMM_NV 1..8"
 #endif
 /* The tile for products of few rows on a packed B (the LSTM's recurrent products, m = the batch): the
- * device's own unless the options table sets another (AVX-512: 8 x 2 vectors, so that 16 rows are two
- * whole tiles where 6-row tiles compute 18). */
+ * device's own unless the options table sets another (AVX-512: 8 x 2 vectors, AVX2: 4 x 3, so that 16
+ * rows are two or four whole tiles where 6-row tiles compute 18). */
 #ifndef CLS_GEMM_MR_FEW
 #define CLS_GEMM_MR_FEW CLS_GEMM_MR
 #endif

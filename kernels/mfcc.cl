@@ -10,7 +10,7 @@
  * turns into large differences on band-limited (e.g. synthetic) audio. The double path matches TF. */
 
 /* frames [F, fft_len]: frame f holds window samples from samples[frame_start[f]], Hann-weighted and
- * zero-padded to fft_len; frames past n_frames (capacity padding) are zero. */
+ * zero-padded to fft_len; frames past n_frames (up to the end of the last FFT chunk) are zero. */
 #define CLS_MFCC_FRAME_WINDOW(NAME, REAL)                                                               \
   __kernel void NAME(const int n_frames, const int window, const int fft_len, __global const float *samples, \
                      __global const int *frame_start, __global const REAL *hann, __global REAL *frames) {     \

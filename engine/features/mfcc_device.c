@@ -29,7 +29,7 @@ struct cls_mfcc_plan {
   size_t sample_cap, frame_cap, batch_cap;  /* frame_cap: a multiple of chunk */
   clfftPlanHandle fft;                      /* a batch of `chunk` frames */
   int fft_baked;
-  size_t chunk;                             /* frames per FFT transform (fft_chunk) */
+  size_t chunk;                             /* frames per FFT transform (fft_chunk); 0: the plan covers frame_cap */
   size_t filterbank_local;                  /* work-group size of mfcc_filterbank_dct */
   int f64;                                  /* the double-precision framing and FFT */
   size_t real;                              /* sizeof(double) or sizeof(float) */
@@ -168,6 +168,7 @@ static cls_status ensure_frames(cls_mfcc_plan *p, size_t frames) {
   release(&p->spectrum);
   release(&p->feats);
   release(&p->frame_start);
+  p->frame_cap = 0; /* until the new buffers are all there */
   cl_int err = CL_SUCCESS;
   p->frames = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, cap * (size_t)t->fft_len * p->real, NULL, &err);
   if (err == CL_SUCCESS)
@@ -187,7 +188,6 @@ static cls_status ensure_frames(cls_mfcc_plan *p, size_t frames) {
   size_t len = (size_t)t->fft_len;
   st = fft_check(e, clfftCreateDefaultPlan(&p->fft, p->ctx, CLFFT_1D, &len), "plan");
   if (st != CLS_OK) return st;
-  p->fft_baked = 1;
   size_t in_stride = 1, out_stride = 1;
   st = fft_check(e, clfftSetPlanPrecision(p->fft, p->f64 ? CLFFT_DOUBLE : CLFFT_SINGLE), "precision");
   if (st == CLS_OK) st = fft_check(e, clfftSetLayout(p->fft, CLFFT_REAL, CLFFT_HERMITIAN_INTERLEAVED), "layout");
@@ -203,6 +203,12 @@ static cls_status ensure_frames(cls_mfcc_plan *p, size_t frames) {
   if (st == CLS_OK && tmp_bytes > 0) {
     p->tmp = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, tmp_bytes, NULL, &err);
     st = cl_check(e, err, "allocating clFFT's temporary buffer");
+  }
+  if (st == CLS_OK) {
+    p->fft_baked = 1;
+  } else { /* the next call starts the plan over */
+    clfftDestroyPlan(&p->fft);
+    release(&p->tmp);
   }
   return st;
 }
@@ -280,12 +286,13 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
     st = cls_ops_args(e, p->frame_window, "mfcc_frame_window", 7, sizeof nfr, &nfr, sizeof t->window, &t->window,
                       sizeof t->fft_len, &t->fft_len, sizeof p->samples, &p->samples, sizeof p->frame_start,
                       &p->frame_start, sizeof p->hann, &p->hann, sizeof p->frames, &p->frames);
-  /* Frames up to the last chunk's end (the capacity without chunks): those past the batch's are zero. */
+  /* Frames up to the last chunk's end (the capacity without chunks): those past the batch's are zero.
+     A batch of no frames frames and transforms nothing. */
   const size_t chunk = p->chunk ? p->chunk : p->frame_cap;
-  const size_t n_chunks = total_frames ? (total_frames + chunk - 1) / chunk : 1;
+  const size_t n_chunks = (total_frames + chunk - 1) / chunk;
   size_t g2[2] = {(size_t)t->fft_len, n_chunks * chunk}, l2[2] = {64, 1};
-  if (st == CLS_OK) st = cls_ops_launch(e, q, p->frame_window, "mfcc_frame_window", 2, g2, l2, NULL);
-  if (st == CLS_OK && !p->chunk)
+  if (st == CLS_OK && n_chunks) st = cls_ops_launch(e, q, p->frame_window, "mfcc_frame_window", 2, g2, l2, NULL);
+  if (st == CLS_OK && n_chunks && !p->chunk)
     st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &p->frames, &p->spectrum, p->tmp),
                    "transform");
   for (size_t c = 0; st == CLS_OK && p->chunk && c < n_chunks; c++) {
@@ -339,3 +346,7 @@ cls_status cls_mfcc_compute_host(cls_mfcc_plan *p, int batch, const float *const
 }
 
 size_t cls_mfcc_fft_chunk(const cls_mfcc_plan *p) { return p->chunk; }
+
+void cls_mfcc_set_fft_chunk(cls_mfcc_plan *p, size_t chunk) {
+  if (!p->fft_baked && !p->frame_cap) p->chunk = chunk;
+}

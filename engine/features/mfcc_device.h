@@ -1,7 +1,7 @@
 /* DeepSpeech's features on an OpenCL device: framing + window kernel, a clFFT real-to-complex FFT
- * batched over every frame of a batch of utterances, a filterbank + log + DCT kernel, and the
- * context windows written into the first layer's input [T*B, 494] with no host round trip. The
- * math is the host path's (clspeech/features.h) (the host path is the reference). */
+ * over every frame of a batch of utterances (one batched transform per chunk of frames), a filterbank
+ * + log + DCT kernel, and the context windows written into the first layer's input [T*B, 494] with no
+ * host round trip. The math is the host path's (clspeech/features.h) (the host path is the reference). */
 #ifndef CLS_MFCC_DEVICE_H
 #define CLS_MFCC_DEVICE_H
 
@@ -22,5 +22,9 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *plan, cl_command_queue queue, int bat
 /* Frames per FFT transform: the plan runs its clFFT plan once per chunk of the batch's frames (0: once
  * over the whole capacity, where the device's alignment allows no chunk). For tests. */
 size_t cls_mfcc_fft_chunk(const cls_mfcc_plan *plan);
+
+/* Sets the frames per FFT transform of a plan that has computed nothing yet (else nothing changes); 0 runs
+ * one transform over the whole capacity, the path of devices whose alignment allows no chunk. For tests. */
+void cls_mfcc_set_fft_chunk(cls_mfcc_plan *plan, size_t chunk);
 
 #endif
