@@ -32,8 +32,7 @@ static const options_row table[] = {
  * on AVX2 (16 rows: four whole tiles, where 6-row tiles compute 18; 12 accumulators, 3 loads and a
  * broadcast), the forward product 1.11-1.25x and the backward 1.00-1.05x the 6 x 2 tile at H = 512 and
  * 1.03x / 1.09x at H = 2048 (median run-by-run ratios of 4 rounds of bench_gemm --versus, 21 turns, 2 Zen 3
- * cores); elsewhere the
- * device's own tile. */
+ * cores); elsewhere the device's own tile. */
 typedef struct gemm_row {
   unsigned min_width;
   const char *options;
