@@ -31,8 +31,8 @@ static const options_row table[] = {
  * H = 2048 and 0.99-1.07x at H = 512 (bench_gemm --versus on 2 EPYC cores, docs/bench.md); 4 x 3 float8
  * on AVX2 (16 rows: four whole tiles, where 6-row tiles compute 18; 12 accumulators, 3 loads and a
  * broadcast), the forward product 1.11-1.25x and the backward 1.00-1.05x the 6 x 2 tile at H = 512 and
- * 1.03x / 1.09x at H = 2048 (median run-by-run ratios of 4 rounds of bench_gemm --versus, 21 turns, 2 Zen 3
- * cores); elsewhere the device's own tile. */
+ * 1.03-1.11x / 1.03-1.09x at H = 2048 (median run-by-run ratios of bench_gemm --versus, 3 rounds at
+ * H = 512 and 2 at 2048, 15-21 turns, 2 Zen 3 cores); elsewhere the device's own tile. */
 typedef struct gemm_row {
   unsigned min_width;
   const char *options;
