@@ -58,17 +58,22 @@ static void release(cl_mem *m) {
  * chunk by chunk, through sub-buffers, so that the FFT's work follows the frames the batch has rather
  * than the capacity (a power of two: up to twice as many) and a longer batch needs no new bake (a
  * clFFT compile). Each chunk's offset into the frame and spectrum buffers must be a multiple of the
- * device's base address alignment: the smallest power of two from FFT_CHUNK_MIN frames that makes both
- * so, or 0 (one transform over the whole capacity, as before) when none up to FFT_CHUNK_MAX does. */
-#define FFT_CHUNK_MIN 128
+ * device's base address alignment: the smallest power of two from `min_chunk` frames that makes both
+ * so, or 0 (one transform over the whole capacity, as before) when none up to FFT_CHUNK_MAX does. The
+ * least chunk is FFT_CHUNK_CPU frames on CPU devices, where a transform costs about 3.5 us and 128 of
+ * them cost more than a launch; FFT_CHUNK_OTHER elsewhere, where a GPU runs a few thousand transforms in
+ * about the time of a launch, so that fewer launches count more than padding frames (not measured on a
+ * GPU yet). */
+#define FFT_CHUNK_CPU 128
+#define FFT_CHUNK_OTHER 1024
 #define FFT_CHUNK_MAX 8192
-static size_t fft_chunk(cl_device_id dev, size_t frame_bytes, size_t spectrum_bytes) {
+static size_t fft_chunk(cl_device_id dev, size_t min_chunk, size_t frame_bytes, size_t spectrum_bytes) {
   cl_uint align_bits = 0;
   if (clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL) != CL_SUCCESS ||
       align_bits < 8)
     return 0;
   const size_t align = align_bits / 8;
-  for (size_t c = FFT_CHUNK_MIN; c <= FFT_CHUNK_MAX; c *= 2)
+  for (size_t c = min_chunk; c <= FFT_CHUNK_MAX; c *= 2)
     if (c * frame_bytes % align == 0 && c * spectrum_bytes % align == 0) return c;
   return 0;
 }
@@ -105,7 +110,8 @@ cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, 
   }
   p->f64 = d->info.fp64;
   p->real = p->f64 ? sizeof(double) : sizeof(float);
-  p->chunk = fft_chunk(d->id, (size_t)t->fft_len * p->real, (size_t)t->n_bins * 2 * p->real);
+  p->chunk = fft_chunk(d->id, d->info.kind == CLS_DEVICE_CPU ? FFT_CHUNK_CPU : FFT_CHUNK_OTHER,
+                       (size_t)t->fft_len * p->real, (size_t)t->n_bins * 2 * p->real);
   /* A work-item per frame. On a CPU device, work-groups of one, which PoCL runs as a plain loop: its
      work-groups of 64 frames in vector lanes read the spectrum across frames (4 KiB apart) and update each
      lane's channel sums at run-time indices: 3.0-4.1 against 4.1-5.0 ms for 16 x 2.9 s (2320 frames;
