@@ -1,5 +1,6 @@
-/* Per-device kernel build options: the table's rows by device kind, and CLSPEECH_KERNEL_OPTIONS
- * overrides applied to matching devices only, with malformed entries reported. */
+/* Per-device kernel build options: the table's rows by device kind, the CPU GEMM's row by float width (or
+ * by an overridden width), and CLSPEECH_KERNEL_OPTIONS overrides applied to matching devices only, with
+ * malformed entries reported. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -31,6 +32,35 @@ int main(void) {
   free(o);
   o = cls_kernel_options_for(&gpu, over, &bad);
   CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=256  -DFOO=1 -DBAR=2"), "gpu with overrides: %s", o);
+  free(o);
+
+  /* The CPU GEMM's row by the preferred float width, or by a -DCLS_GEMM_W=N override that matches the
+     device (the whole row of width N, then the override); an override for another device changes nothing. */
+  cls_device_info avx512 = cpu, avx2 = cpu;
+  avx512.vector_width_float = 16;
+  avx2.vector_width_float = 8;
+  const char *row16 = "-DCLS_GEMM_W=16 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=4 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2";
+  const char *row8 = "-DCLS_GEMM_W=8 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2 -DCLS_GEMM_MR_FEW=4 -DCLS_GEMM_NV_FEW=3";
+  char want[512];
+  o = cls_kernel_options_for(&avx512, NULL, &bad);
+  snprintf(want, sizeof want, "-cl-std=CL1.2 -DCLS_WG_1D=64 %s", row16);
+  CHECK(o && !strcmp(o, want), "AVX-512 row: %s", o);
+  free(o);
+  o = cls_kernel_options_for(&avx2, NULL, &bad);
+  snprintf(want, sizeof want, "-cl-std=CL1.2 -DCLS_WG_1D=64 %s", row8);
+  CHECK(o && !strcmp(o, want), "AVX2 row: %s", o);
+  free(o);
+  o = cls_kernel_options_for(&avx512, "gpu=-DCLS_GEMM_W=4;cpu=-DCLS_GEMM_W=8 -DCLS_GEMM_MR=5", &bad);
+  snprintf(want, sizeof want, "-cl-std=CL1.2 -DCLS_WG_1D=64 %s -DCLS_GEMM_W=8 -DCLS_GEMM_MR=5", row8);
+  CHECK(o && !strcmp(o, want), "AVX-512 device told W = 8: %s", o);
+  free(o);
+  o = cls_kernel_options_for(&avx2, "gpu=-DCLS_GEMM_W=16;basic=-DCLS_GEMM_W=16;0:2=-DCLS_GEMM_W=4", &bad);
+  CHECK(o && strstr(o, "-DCLS_GEMM_W=4 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2 -DCLS_GEMM_W=16 -DCLS_GEMM_W=4"),
+        "the last matching width wins (4: the narrow row): %s", o);
+  free(o);
+  o = cls_kernel_options_for(&avx2, "gpu=-DCLS_GEMM_W=16", &bad);
+  snprintf(want, sizeof want, "-cl-std=CL1.2 -DCLS_WG_1D=64 %s", row8);
+  CHECK(o && !strcmp(o, want), "a width for another device: %s", o);
   free(o);
 
   o = cls_kernel_options_for(&gpu, "nonsense;gpu=-DX", &bad);

@@ -22,8 +22,9 @@ static const options_row table[] = {
     {-1, NULL, "-DCLS_WG_1D=64"}, /* default row */
 };
 
-/* The CPU GEMM's tile (kernels/gemm.cl) by the device's preferred float vector width W: MR rows by NV
- * vectors of W floats, MR x NV accumulators held in registers. 16 (AVX-512, 32 registers): 6 x 4 float16;
+/* The CPU GEMM's tile (kernels/gemm.cl) by the device's preferred float vector width W (or the width a
+ * -DCLS_GEMM_W=N override gives: gemm_width, below): MR rows by NV vectors of W floats, MR x NV
+ * accumulators held in registers. 16 (AVX-512, 32 registers): 6 x 4 float16;
  * 8 (AVX2, 16 registers): 6 x 2 float8, 12 accumulators, 2 loads and a broadcast; narrower (SSE,
  * NEON): 6 x 2 float4. Only CPU devices run it by default (GPUs use CLBlast); a device that reports no
  * width gets the kernel's own defaults. The tile for few rows on a packed B (the LSTM's recurrent
@@ -63,6 +64,53 @@ static int append(char **buf, size_t *len, size_t *cap, const char *text, size_t
   return 0;
 }
 
+/* The override entry at `entry` ("SEL=OPTIONS", up to ';' or the end): sets *options and *n to its
+ * options when its item matches the device (*n = 0 when not, or when the entry is empty), reports a
+ * malformed one (no '=') in *bad_entry, and returns the next entry (NULL after the last). */
+static const char *override_entry(const cls_device_info *d, const char *entry, const char **options, size_t *n,
+                                  const char **bad_entry) {
+  const char *end = strchr(entry, ';');
+  size_t len = end ? (size_t)(end - entry) : strlen(entry);
+  const char *eq = memchr(entry, '=', len);
+  *options = NULL;
+  *n = 0;
+  if (len > 0 && !eq) {
+    if (bad_entry && !*bad_entry) *bad_entry = entry;
+  } else if (len > 0) {
+    char item[256];
+    size_t item_len = (size_t)(eq - entry);
+    while (item_len > 0 && entry[item_len - 1] == ' ') item_len--;
+    size_t skip = 0;
+    while (skip < item_len && entry[skip] == ' ') skip++;
+    if (item_len - skip < sizeof item) {
+      memcpy(item, entry + skip, item_len - skip);
+      item[item_len - skip] = '\0';
+      if (item[0] && cls_select_item_matches(d, item)) {
+        *options = eq + 1;
+        *n = len - (size_t)(eq + 1 - entry);
+      }
+    }
+  }
+  return end ? end + 1 : NULL;
+}
+
+/* The float vector width the GEMM row is chosen by: the last -DCLS_GEMM_W=N among the overrides that
+ * match the device, else the device's preferred width. So an override of the width takes that width's
+ * whole row (its tiles, few-rows tile included), which it then overrides, rather than the device's row
+ * with only W changed. */
+static unsigned gemm_width(const cls_device_info *d, const char *overrides) {
+  static const char key[] = "-DCLS_GEMM_W=";
+  unsigned width = d->vector_width_float;
+  const char *options;
+  size_t n;
+  for (const char *entry = overrides; entry && *entry;) {
+    entry = override_entry(d, entry, &options, &n, NULL);
+    for (const char *at = options; at && (at = strstr(at, key)) && at < options + n; at += sizeof key - 1)
+      width = (unsigned)strtoul(at + sizeof key - 1, NULL, 10);
+  }
+  return width;
+}
+
 char *cls_kernel_options_for(const cls_device_info *d, const char *overrides, const char **bad_entry) {
   if (bad_entry) *bad_entry = NULL;
   char *buf = NULL;
@@ -75,32 +123,17 @@ char *cls_kernel_options_for(const cls_device_info *d, const char *overrides, co
     if (append(&buf, &len, &cap, row->options, strlen(row->options))) goto oom;
     break;
   }
+  const unsigned width = d->kind == CLS_DEVICE_CPU ? gemm_width(d, overrides) : 0;
   for (size_t r = 0; d->kind == CLS_DEVICE_CPU && r < sizeof gemm_table / sizeof gemm_table[0]; r++) {
-    if (d->vector_width_float < gemm_table[r].min_width) continue;
+    if (width < gemm_table[r].min_width) continue;
     if (append(&buf, &len, &cap, gemm_table[r].options, strlen(gemm_table[r].options))) goto oom;
     break;
   }
   for (const char *entry = overrides; entry && *entry;) {
-    const char *end = strchr(entry, ';');
-    size_t n = end ? (size_t)(end - entry) : strlen(entry);
-    const char *eq = memchr(entry, '=', n);
-    if (n > 0 && !eq) {
-      if (bad_entry && !*bad_entry) *bad_entry = entry;
-    } else if (n > 0) {
-      char item[256];
-      size_t item_len = (size_t)(eq - entry);
-      while (item_len > 0 && entry[item_len - 1] == ' ') item_len--;
-      size_t skip = 0;
-      while (skip < item_len && entry[skip] == ' ') skip++;
-      if (item_len - skip < sizeof item) {
-        memcpy(item, entry + skip, item_len - skip);
-        item[item_len - skip] = '\0';
-        if (item[0] && cls_select_item_matches(d, item) &&
-            append(&buf, &len, &cap, eq + 1, n - (size_t)(eq + 1 - entry)))
-          goto oom;
-      }
-    }
-    entry = end ? end + 1 : NULL;
+    const char *options;
+    size_t n;
+    entry = override_entry(d, entry, &options, &n, bad_entry);
+    if (n > 0 && append(&buf, &len, &cap, options, n)) goto oom;
   }
   return buf;
 oom:
