@@ -30,14 +30,22 @@ static float *host_features(const char *path, int rate, size_t *frames, char *er
   return out;
 }
 
+/* Reads a fixture's audio: its "file" under the shared data (the path in path[cap]), at its "sample_rate",
+   which it returns (a CHECK fails when the file cannot be read). */
+static int read_fixture_audio(const cls_safetensors *fx, cls_audio *a, char *path, size_t cap) {
+  char err[1024];
+  snprintf(path, cap, "%s/%s", CLS_SHARED_DATA, fx ? cls_safetensors_meta(fx, "file") : "?");
+  int rate = fx ? tst_meta_int(fx, "sample_rate") : 16000;
+  CHECK_INT(cls_audio_read(path, rate, a, err, sizeof err), CLS_OK);
+  return rate;
+}
+
 static void tf_case(const char *fixture) {
   cls_safetensors *fx = tst_fixture(fixture);
   if (!fx) return;
   char path[1024], err[1024];
-  snprintf(path, sizeof path, "%s/%s", CLS_SHARED_DATA, cls_safetensors_meta(fx, "file"));
-  int rate = tst_meta_int(fx, "sample_rate"), frames_ref = tst_meta_int(fx, "frames");
   cls_audio a;
-  CHECK_INT(cls_audio_read(path, rate, &a, err, sizeof err), CLS_OK);
+  int rate = read_fixture_audio(fx, &a, path, sizeof path), frames_ref = tst_meta_int(fx, "frames");
   const float *first = tst_tensor(fx, "first_samples", CLS_F32, 256);
   if (a.samples && first) {
     CHECK_INT(a.n_samples, tst_meta_int(fx, "n_samples"));
@@ -90,9 +98,7 @@ static void device_case(tst_env *env, int dev, const char *const *fixtures, int 
   int rate = 0;
   for (int i = 0; i < n; i++) {
     fx[i] = tst_fixture(fixtures[i]);
-    snprintf(path, sizeof path, "%s/%s", CLS_SHARED_DATA, cls_safetensors_meta(fx[i], "file"));
-    rate = tst_meta_int(fx[i], "sample_rate");
-    CHECK_INT(cls_audio_read(path, rate, &audio[i], err, sizeof err), CLS_OK);
+    rate = read_fixture_audio(fx[i], &audio[i], path, sizeof path);
     samples[i] = audio[i].samples;
     n_samples[i] = audio[i].n_samples;
   }
@@ -175,9 +181,8 @@ static void device_chunks_case(tst_env *env, int dev, const char *const *fixture
   int rate = 16000;
   for (int i = 0; i < n; i++) {
     cls_safetensors *fx = tst_fixture(fixtures[i]);
-    snprintf(path, sizeof path, "%s/%s", CLS_SHARED_DATA, fx ? cls_safetensors_meta(fx, "file") : "?");
+    rate = read_fixture_audio(fx, &audio[i], path, sizeof path);
     cls_safetensors_free(fx);
-    CHECK_INT(cls_audio_read(path, rate, &audio[i], err, sizeof err), CLS_OK);
   }
   /* The clips in turn, COPIES times: n * COPIES utterances, each copy at another place among the chunks. */
   for (int c = 0; c < COPIES; c++)
