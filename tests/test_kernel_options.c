@@ -6,6 +6,16 @@
 #include "check.h"
 #include "device/kernel_options.h"
 
+/* cls_kernel_options_for(d, over) must be exactly "<rows> <gemm_row><tail>". */
+static void expect(const cls_device_info *d, const char *over, const char *rows, const char *gemm_row,
+                   const char *tail, const char *what) {
+  char want[512];
+  snprintf(want, sizeof want, "%s %s%s", rows, gemm_row, tail);
+  char *o = cls_kernel_options_for(d, over, NULL);
+  CHECK(o && !strcmp(o, want), "%s: %s, expected %s", what, o ? o : "(null)", want);
+  free(o);
+}
+
 int main(void) {
   cls_device_info gpu, cpu;
   memset(&gpu, 0, sizeof gpu);
@@ -39,29 +49,17 @@ int main(void) {
   cls_device_info avx512 = cpu, avx2 = cpu;
   avx512.vector_width_float = 16;
   avx2.vector_width_float = 8;
+  const char *cpu_row = "-cl-std=CL1.2 -DCLS_WG_1D=64";
   const char *row16 = "-DCLS_GEMM_W=16 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=4 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2";
   const char *row8 = "-DCLS_GEMM_W=8 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2 -DCLS_GEMM_MR_FEW=4 -DCLS_GEMM_NV_FEW=3";
-  char want[512];
-  o = cls_kernel_options_for(&avx512, NULL, &bad);
-  snprintf(want, sizeof want, "-cl-std=CL1.2 -DCLS_WG_1D=64 %s", row16);
-  CHECK(o && !strcmp(o, want), "AVX-512 row: %s", o);
-  free(o);
-  o = cls_kernel_options_for(&avx2, NULL, &bad);
-  snprintf(want, sizeof want, "-cl-std=CL1.2 -DCLS_WG_1D=64 %s", row8);
-  CHECK(o && !strcmp(o, want), "AVX2 row: %s", o);
-  free(o);
-  o = cls_kernel_options_for(&avx512, "gpu=-DCLS_GEMM_W=4;cpu=-DCLS_GEMM_W=8 -DCLS_GEMM_MR=5", &bad);
-  snprintf(want, sizeof want, "-cl-std=CL1.2 -DCLS_WG_1D=64 %s -DCLS_GEMM_W=8 -DCLS_GEMM_MR=5", row8);
-  CHECK(o && !strcmp(o, want), "AVX-512 device told W = 8: %s", o);
-  free(o);
-  o = cls_kernel_options_for(&avx2, "gpu=-DCLS_GEMM_W=16;basic=-DCLS_GEMM_W=16;0:2=-DCLS_GEMM_W=4", &bad);
-  CHECK(o && strstr(o, "-DCLS_GEMM_W=4 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2 -DCLS_GEMM_W=16 -DCLS_GEMM_W=4"),
-        "the last matching width wins (4: the narrow row): %s", o);
-  free(o);
-  o = cls_kernel_options_for(&avx2, "gpu=-DCLS_GEMM_W=16", &bad);
-  snprintf(want, sizeof want, "-cl-std=CL1.2 -DCLS_WG_1D=64 %s", row8);
-  CHECK(o && !strcmp(o, want), "a width for another device: %s", o);
-  free(o);
+  const char *row4 = "-DCLS_GEMM_W=4 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2";
+  expect(&avx512, NULL, cpu_row, row16, "", "AVX-512 row");
+  expect(&avx2, NULL, cpu_row, row8, "", "AVX2 row");
+  expect(&avx512, "gpu=-DCLS_GEMM_W=4;cpu=-DCLS_GEMM_W=8 -DCLS_GEMM_MR=5", cpu_row, row8,
+         " -DCLS_GEMM_W=8 -DCLS_GEMM_MR=5", "AVX-512 device told W = 8");
+  expect(&avx2, "gpu=-DCLS_GEMM_W=16;basic=-DCLS_GEMM_W=16;0:2=-DCLS_GEMM_W=4", cpu_row, row4,
+         " -DCLS_GEMM_W=16 -DCLS_GEMM_W=4", "the last matching width wins");
+  expect(&avx2, "gpu=-DCLS_GEMM_W=16", cpu_row, row8, "", "a width for another device");
 
   o = cls_kernel_options_for(&gpu, "nonsense;gpu=-DX", &bad);
   CHECK(bad && !strncmp(bad, "nonsense", 8), "malformed entry reported");
