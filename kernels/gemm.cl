@@ -54,6 +54,11 @@
 #error "CLS_GEMM_MR_FEW must be 1..16 and CLS_GEMM_NV_FEW 1..8"
 #endif
 
+/* 1: gemm_tile's k loop has its own forms for A's two common strides (gemm_tile.h); 0: the general one only,
+ * to measure them against. */
+#ifndef CLS_GEMM_A_STRIDES
+#define CLS_GEMM_A_STRIDES 1
+#endif
 #define GEMM_MR CLS_GEMM_MR
 #define GEMM_NV CLS_GEMM_NV
 #define GEMM_W CLS_GEMM_W
