@@ -19,5 +19,14 @@ echo "=== build with AddressSanitizer + UndefinedBehaviorSanitizer ==="
 # (the TensorBoard venv the first build's tests made serves these too)
 bash scripts/setup.sh build-asan -DCLSPEECH_WERROR=ON -DCLSPEECH_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
   -DCLSPEECH_TB_VENV="$PWD/build/tb-venv"
+# PoCL's cache of compiled kernels from the first pass seeds this build's (tests/CMakeLists.txt gives each
+# build its own): the same kernel sources and options build the same binaries, and under ASan PoCL's
+# compiler (its every allocation intercepted) took 2-3x as long, most of this pass. The sanitizers check
+# clspeech's code, which runs the same either way: every program is still built through clBuildProgram,
+# and PoCL answers from the cache.
+if [ -d build/test-pocl-cache ]; then
+  mkdir -p build-asan/test-pocl-cache
+  cp -r build/test-pocl-cache/. build-asan/test-pocl-cache/
+fi
 echo "=== tests under the sanitizers (less the slow LDC93S1 overfit, label slow) ==="
 (cd build-asan && ctest "${ctest_args[@]}" -LE slow)
