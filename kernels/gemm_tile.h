@@ -2,8 +2,8 @@
  * of TILE_MR rows x TILE_NV vectors of GEMM_W floats (TILE_NR = TILE_NV x GEMM_W columns), named through
  * TILE_NAME. gemm.cl includes this file once per geometry: the device's (CLS_GEMM_MR x CLS_GEMM_NV:
  * gemm_geometry, gemm_pack_b, gemm_tile), the thin one for narrow C (CLS_GEMM_MR_NARROW rows, half the
- * vectors: ..._narrow) and the one for few rows (..._few); the file undefines TILE_MR, TILE_NV and
- * TILE_NAME at its end. No include guard, on purpose: each inclusion defines a further set. */
+ * vectors: ..._narrow) and the one for few rows (..._few); the file undefines TILE_MR, TILE_NV, TILE_NAME
+ * and its own TILE_NR and TILE_K_LOOP at its end. No include guard, on purpose: each inclusion defines a further set. */
 #define TILE_NR (TILE_NV * GEMM_W)
 
 /* Never launched: its required work-group size (MR, NR, 1) tells the host the tile geometry. */
@@ -109,10 +109,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile
 
     /* The whole panel's k loop, A read through the expression A_RK (row r, step kk) and advanced by
        A_ROW_STEP after each row and A_STEP after each step. A's two common strides get loops of their own,
-       where the six row pointers and their six additions per step (a_ks unknown to the compiler) become one
+       where the MR row pointers and their MR additions per step (a_ks unknown to the compiler) become one
        index (a_ks == 1: A in place, rows lda apart) or one pointer with constant offsets (a_rs == 1: A
        packed, or transposed in place, a whole tile of rows): 23 instructions per step of the 6 x 2 float8
-       tile instead of 29. Measured 1.00-1.13x at the large shapes, 1.04-1.08x over the step's GEMMs
+       tile instead of 29 (the general loop stays for the last, short tile of a transposed A in place). Measured 1.00-1.13x at the large shapes, 1.04-1.08x over the step's GEMMs
        (bench_gemm --versus "cpu=-DCLS_GEMM_A_STRIDES=0", AVX2, H = 512 and 2048; docs/bench.md). */
 #define TILE_K_LOOP(A_RK, A_ROW_STEP, A_STEP)                                                         \
   for (int kk = 0; kk < k; kk++) {                                                                    \
@@ -126,13 +126,15 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile
     }                                                                                                 \
     A_STEP;                                                                                           \
   }
-    if ((cols == TILE_NR || padded) && CLS_GEMM_A_STRIDES && a_ks == 1) {
-      TILE_K_LOOP(ar[r][kk], (void)0, (void)0)
-    } else if ((cols == TILE_NR || padded) && CLS_GEMM_A_STRIDES && a_rs == 1 && rows == TILE_MR) {
-      __global const float *ap = ar[0];
-      TILE_K_LOOP(ap[r], (void)0, ap += a_ks)
-    } else if (cols == TILE_NR || padded) {
-      TILE_K_LOOP(*ar[r], ar[r] += a_ks, (void)0)
+    if (cols == TILE_NR || padded) {
+      if (CLS_GEMM_A_STRIDES && a_ks == 1) {
+        TILE_K_LOOP(ar[r][kk], (void)0, (void)0)
+      } else if (CLS_GEMM_A_STRIDES && a_rs == 1 && rows == TILE_MR) {
+        __global const float *ap = ar[0];
+        TILE_K_LOOP(ap[r], (void)0, ap += a_ks)
+      } else {
+        TILE_K_LOOP(*ar[r], ar[r] += a_ks, (void)0)
+      }
     } else { /* the narrower last panel, rows of `cols` floats: read element by element, zero past them */
       float row[TILE_NR];
       for (int kk = 0; kk < k; kk++) {
