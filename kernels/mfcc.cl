@@ -28,8 +28,12 @@
 #ifndef CLS_MFCC_MAX_CHANNELS
 #define CLS_MFCC_MAX_CHANNELS 64
 #endif
+/* Frames per work-group (engine/device/kernel_options.c: 1 on CPU devices). */
+#ifndef CLS_MFCC_FILTERBANK_WG
+#define CLS_MFCC_FILTERBANK_WG 64
+#endif
 #define CLS_MFCC_FILTERBANK(NAME, REAL2)                                                                \
-  __kernel void NAME(const int n_frames, const int n_bins, const int start, const int end, const int n_channels, \
+  __kernel __attribute__((reqd_work_group_size(CLS_MFCC_FILTERBANK_WG, 1, 1))) void NAME(const int n_frames, const int n_bins, const int start, const int end, const int n_channels, \
                      const int n_coeff, __global const REAL2 *spectrum, __global const int *band,         \
                      __global const float *weight, __global const float *dct, __global float *feats) {    \
     const int f = (int)get_global_id(0);                                                                \

@@ -32,12 +32,12 @@ int main(void) {
   CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=256"), "gpu row: %s", o);
   free(o);
   o = cls_kernel_options_for(&cpu, NULL, &bad);
-  CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=64"), "cpu row: %s", o);
+  CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1"), "cpu row: %s", o);
   free(o);
 
   const char *over = "basic=-DCLS_WG_1D=3; gpu = -DFOO=1 -DBAR=2;0:2=-DBAZ";
   o = cls_kernel_options_for(&cpu, over, &bad);
-  CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_WG_1D=3 -DBAZ"), "cpu with overrides: %s", o);
+  CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_WG_1D=3 -DBAZ"), "cpu with overrides: %s", o);
   CHECK(bad == NULL, "no bad entry");
   free(o);
   o = cls_kernel_options_for(&gpu, over, &bad);
@@ -49,7 +49,7 @@ int main(void) {
   cls_device_info avx512 = cpu, avx2 = cpu;
   avx512.vector_width_float = 16;
   avx2.vector_width_float = 8;
-  const char *cpu_row = "-cl-std=CL1.2 -DCLS_WG_1D=64";
+  const char *cpu_row = "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1";
   const char *row16 = "-DCLS_GEMM_W=16 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=4 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2";
   const char *row8 = "-DCLS_GEMM_W=8 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2 -DCLS_GEMM_MR_FEW=4 -DCLS_GEMM_NV_FEW=3";
   const char *row4 = "-DCLS_GEMM_W=4 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2";

@@ -291,3 +291,14 @@ cls_status cls_device_kernel(cls_engine *e, cls_device *d, const char *family, c
                     name, family, cls_cl_error_name(err));
   return CLS_OK;
 }
+
+cls_status cls_kernel_compile_wg(cls_engine *e, cls_device *d, cl_kernel kernel, const char *name, size_t fallback,
+                                 size_t *out) {
+  size_t wg[3] = {0, 0, 0};
+  cl_int err = clGetKernelWorkGroupInfo(kernel, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
+  *out = wg[0] ? wg[0] : fallback;
+  if (err != CL_SUCCESS)
+    return cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": clGetKernelWorkGroupInfo(%s, CL_KERNEL_COMPILE_WORK_GROUP_SIZE) failed: %s",
+                    DEVICE_ARGS(d), name, cls_cl_error_name(err));
+  return CLS_OK;
+}

@@ -18,4 +18,9 @@ cls_status cls_program_build(cls_engine *engine, cls_device *device, const cls_k
 cls_status cls_device_kernel(cls_engine *engine, cls_device *device, const char *family, const char *name,
                              cl_kernel *out);
 
+/* The first dimension of a kernel's reqd_work_group_size (its compile-time work-group size, which the
+ * kernel takes from a tunable of the device's options), in *out; `fallback` when it declares none. */
+cls_status cls_kernel_compile_wg(cls_engine *engine, cls_device *device, cl_kernel kernel, const char *name,
+                                 size_t fallback, size_t *out);
+
 #endif

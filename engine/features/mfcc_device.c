@@ -30,7 +30,7 @@ struct cls_mfcc_plan {
   clfftPlanHandle fft;                      /* a batch of `chunk` frames */
   int fft_baked;
   size_t chunk;                             /* frames per FFT transform (fft_chunk); 0: the plan covers frame_cap */
-  size_t filterbank_local;                  /* work-group size of mfcc_filterbank_dct */
+  size_t filterbank_local;                  /* work-group size of mfcc_filterbank_dct (CLS_MFCC_FILTERBANK_WG) */
   int f64;                                  /* the double-precision framing and FFT */
   size_t real;                              /* sizeof(double) or sizeof(float) */
 };
@@ -112,14 +112,10 @@ cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, 
   p->real = p->f64 ? sizeof(double) : sizeof(float);
   p->chunk = fft_chunk(d->id, d->info.kind == CLS_DEVICE_CPU ? FFT_CHUNK_CPU : FFT_CHUNK_OTHER,
                        (size_t)t->fft_len * p->real, (size_t)t->n_bins * 2 * p->real);
-  /* A work-item per frame. On a CPU device, work-groups of one, which PoCL runs as a plain loop: its
-     work-groups of 64 frames in vector lanes read the spectrum across frames (4 KiB apart) and update each
-     lane's channel sums at run-time indices: 3.0-4.1 against 4.1-5.0 ms for 16 x 2.9 s (2320 frames;
-     POCL_DEBUG=timing, 6 runs each, 2 Zen 3 cores). Elsewhere 64. */
-  p->filterbank_local = d->info.kind == CLS_DEVICE_CPU ? 1 : 64;
   st = cls_device_kernel(e, d, "mfcc", p->f64 ? "mfcc_frame_window_f64" : "mfcc_frame_window", &p->frame_window);
   if (st == CLS_OK)
     st = cls_device_kernel(e, d, "mfcc", p->f64 ? "mfcc_filterbank_dct_f64" : "mfcc_filterbank_dct", &p->filterbank);
+  if (st == CLS_OK) st = cls_kernel_compile_wg(e, d, p->filterbank, "mfcc_filterbank_dct", 64, &p->filterbank_local);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "mfcc", "mfcc_context_windows", &p->context);
   float *hann = malloc((size_t)t->window * sizeof(double)), *weight = malloc((size_t)t->n_bins * sizeof *weight);
   float *dct = malloc((size_t)t->cfg.n_coeff * t->cfg.n_channels * sizeof *dct);

@@ -87,14 +87,7 @@ cls_status cls_lstm_create(cls_engine *e, int device, int max_time, int max_batc
   if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm", "lstm_gates_fwd", &p->gates_fwd);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm", "lstm_gates_bwd", &p->gates_bwd);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm", "lstm_bias_grad", &p->bias_grad);
-  if (st == CLS_OK) {
-    size_t wg[3] = {0, 0, 0};
-    cl_int err = clGetKernelWorkGroupInfo(p->gates_fwd, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
-    if (err != CL_SUCCESS)
-      st = cls_fail(e, CLS_ERR_OPENCL, "lstm: clGetKernelWorkGroupInfo(CL_KERNEL_COMPILE_WORK_GROUP_SIZE) failed: %s",
-                    cls_cl_error_name(err));
-    p->local = wg[0] ? wg[0] : 64;
-  }
+  if (st == CLS_OK) st = cls_kernel_compile_wg(e, d, p->gates_fwd, "lstm_gates_fwd", 64, &p->local);
   if (st != CLS_OK) {
     cls_lstm_destroy(p);
     return st;
