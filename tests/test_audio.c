@@ -104,7 +104,7 @@ static void device_case(tst_env *env, int dev, const char *const *fixtures, int 
   }
   cls_mfcc_config cfg = cls_mfcc_default(rate);
   cls_mfcc_tables *t = NULL;
-  cls_mfcc_tables_create(&cfg, &t, err, sizeof err);
+  CHECK_INT(cls_mfcc_tables_create(&cfg, &t, err, sizeof err), CLS_OK);
   cls_mfcc_plan *plan = NULL;
   cls_status st = cls_mfcc_create(env->engine, dev, t, &plan);
   CHECK(st == CLS_OK, "mfcc plan: %s", cls_engine_error(env->engine));
@@ -192,7 +192,11 @@ static void device_chunks_case(tst_env *env, int dev, const char *const *fixture
     }
   cls_mfcc_config cfg = cls_mfcc_default(rate);
   cls_mfcc_tables *t = NULL;
-  cls_mfcc_tables_create(&cfg, &t, err, sizeof err);
+  CHECK_INT(cls_mfcc_tables_create(&cfg, &t, err, sizeof err), CLS_OK);
+  if (!t) {
+    for (int i = 0; i < n; i++) cls_audio_free(&audio[i]);
+    return;
+  }
   cls_mfcc_plan *fresh = NULL, *reused = NULL;
   CHECK(cls_mfcc_create(env->engine, dev, t, &fresh) == CLS_OK, "mfcc plan: %s", cls_engine_error(env->engine));
   CHECK(cls_mfcc_create(env->engine, dev, t, &reused) == CLS_OK, "mfcc plan: %s", cls_engine_error(env->engine));
