@@ -59,6 +59,21 @@
 #ifndef CLS_GEMM_A_STRIDES
 #define CLS_GEMM_A_STRIDES 1
 #endif
+/* Steps of k per pass of the tile's k loop (gemm_tile.h), unrolled by the compiler (a remainder loop takes
+ * the last k % 4): on AVX2 21 instructions per step of the 6 x 2 float8 tile instead of 23-24, the loop's
+ * counter and bound no longer read from the stack. 4 against 1 (bench_gemm --versus
+ * "cpu=-DCLS_GEMM_K_UNROLL=1", one round each, 2 Zen 3 cores): the step's GEMMs 1.05x at H = 256, 1.02x
+ * at 512, 1.03x at 2048; the forward and dx products 1.02-1.13x, the recurrent ones 1.00-1.17x, the weight
+ * gradients alike (0.94-1.02x); 2 against 4: 0.98x (docs/bench.md). */
+#ifndef CLS_GEMM_K_UNROLL
+#define CLS_GEMM_K_UNROLL 4
+#endif
+#if CLS_GEMM_K_UNROLL < 1 || CLS_GEMM_K_UNROLL > 16
+#error "CLS_GEMM_K_UNROLL must be 1..16"
+#endif
+#define GEMM_PRAGMA_(x) _Pragma(#x)
+#define GEMM_PRAGMA(x) GEMM_PRAGMA_(x)
+#define GEMM_K_UNROLL GEMM_PRAGMA(unroll CLS_GEMM_K_UNROLL)
 #define GEMM_MR CLS_GEMM_MR
 #define GEMM_NV CLS_GEMM_NV
 #define GEMM_W CLS_GEMM_W

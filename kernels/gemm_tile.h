@@ -115,7 +115,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile
        tile instead of 29 (the general loop stays for the last, short tile of a transposed A in place). Measured 1.00-1.13x at the large shapes, 1.04-1.08x over the step's GEMMs
        (bench_gemm --versus "cpu=-DCLS_GEMM_A_STRIDES=0", AVX2, H = 512 and 2048; docs/bench.md). */
 #define TILE_K_LOOP(A_RK, A_ROW_STEP, A_STEP)                                                         \
-  for (int kk = 0; kk < k; kk++) {                                                                    \
+  GEMM_K_UNROLL for (int kk = 0; kk < k; kk++) {                                                      \
     gemm_vec bv[TILE_NV];                                                                             \
     _Pragma("unroll") for (int v = 0; v < TILE_NV; v++) bv[v] = GEMM_VLOAD(v, b);                    \
     b += TILE_NR;                                                                                     \
