@@ -59,21 +59,23 @@
 #ifndef CLS_GEMM_A_STRIDES
 #define CLS_GEMM_A_STRIDES 1
 #endif
-/* Steps of k per pass of the tile's k loop (gemm_tile.h), unrolled by the compiler (a remainder loop takes
- * the last k % 4): on AVX2 21 instructions per step of the 6 x 2 float8 tile instead of 23-24, the loop's
- * counter and bound no longer read from the stack. 4 against 1 (bench_gemm --versus
- * "cpu=-DCLS_GEMM_K_UNROLL=1", one round each, 2 Zen 3 cores): the step's GEMMs 1.05x at H = 256, 1.02x
- * at 512, 1.03x at 2048; the forward and dx products 1.02-1.13x, the recurrent ones 1.00-1.17x, the weight
- * gradients alike (0.94-1.02x); 2 against 4: 0.98x (docs/bench.md). */
+/* Steps of k per pass of the tile's k loop (gemm_tile.h): above 1 the compiler unrolls it that many times
+ * (a remainder loop takes the last k % CLS_GEMM_K_UNROLL steps); 1, the default, leaves the loop as written
+ * (no pragma: clang does not unroll it by itself). The options table sets 4 for AVX2, where it is measured
+ * (engine/device/kernel_options.c, docs/bench.md). */
 #ifndef CLS_GEMM_K_UNROLL
-#define CLS_GEMM_K_UNROLL 4
+#define CLS_GEMM_K_UNROLL 1
 #endif
 #if CLS_GEMM_K_UNROLL < 1 || CLS_GEMM_K_UNROLL > 16
 #error "CLS_GEMM_K_UNROLL must be 1..16"
 #endif
+#if CLS_GEMM_K_UNROLL > 1
 #define GEMM_PRAGMA_(x) _Pragma(#x)
 #define GEMM_PRAGMA(x) GEMM_PRAGMA_(x)
-#define GEMM_K_UNROLL GEMM_PRAGMA(unroll CLS_GEMM_K_UNROLL)
+#define GEMM_K_UNROLL_PRAGMA GEMM_PRAGMA(unroll CLS_GEMM_K_UNROLL)
+#else
+#define GEMM_K_UNROLL_PRAGMA
+#endif
 #define GEMM_MR CLS_GEMM_MR
 #define GEMM_NV CLS_GEMM_NV
 #define GEMM_W CLS_GEMM_W

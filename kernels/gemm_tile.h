@@ -111,11 +111,13 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile
        A_ROW_STEP after each row and A_STEP after each step. A's two common strides get loops of their own,
        where the MR row pointers and their MR additions per step (a_ks unknown to the compiler) become one
        index (a_ks == 1: A in place, rows lda apart) or one pointer with constant offsets (a_rs == 1: A
-       packed, or transposed in place, a whole tile of rows): 23 instructions per step of the 6 x 2 float8
-       tile instead of 29 (the general loop stays for the last, short tile of a transposed A in place). Measured 1.00-1.13x at the large shapes, 1.04-1.08x over the step's GEMMs
-       (bench_gemm --versus "cpu=-DCLS_GEMM_A_STRIDES=0", AVX2, H = 512 and 2048; docs/bench.md). */
+       packed, or transposed in place, a whole tile of rows): 23-24 instructions per step of the 6 x 2 float8
+       tile instead of 29 (the general loop stays for the last, short tile of a transposed A in place).
+       Measured 1.00-1.13x at the large shapes, 1.04-1.08x over the step's GEMMs (bench_gemm --versus
+       "cpu=-DCLS_GEMM_A_STRIDES=0", AVX2, H = 512 and 2048; docs/bench.md). The loop is unrolled by
+       CLS_GEMM_K_UNROLL (GEMM_K_UNROLL_PRAGMA, gemm.cl): by 4 on AVX2, 21 instructions per step. */
 #define TILE_K_LOOP(A_RK, A_ROW_STEP, A_STEP)                                                         \
-  GEMM_K_UNROLL for (int kk = 0; kk < k; kk++) {                                                      \
+  GEMM_K_UNROLL_PRAGMA for (int kk = 0; kk < k; kk++) {                                               \
     gemm_vec bv[TILE_NV];                                                                             \
     _Pragma("unroll") for (int v = 0; v < TILE_NV; v++) bv[v] = GEMM_VLOAD(v, b);                    \
     b += TILE_NR;                                                                                     \
