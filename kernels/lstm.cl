@@ -129,6 +129,32 @@ __kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_gates_
   lstm_store(dcs * f, dc + dc_off + e, w);
 }
 
+/* xh [rows, input + hidden] for the weight gradient in one product, dW = xh^T dz (engine/ops/lstm.c): row
+ * r = t*batch + b holds x_t of utterance b (input floats), then h_{t-1} (hidden floats: h_out's row r -
+ * batch, and 0 for t = 0, r < batch). A work-item per row, copying runs of 8 floats. */
+__kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_concat_xh(
+    const int rows, const int batch, const int input, const int hidden,
+    __global const float *x, const int x_off,     /* [rows, input] */
+    __global const float *h, const int h_off,     /* [rows, hidden]: h_out */
+    __global float *xh, const int xh_off) {       /* [rows, input + hidden] */
+  const int r = (int)get_global_id(0);
+  if (r >= rows) return;
+  __global float *d = xh + xh_off + (size_t)r * (size_t)(input + hidden);
+  __global const float *s = x + x_off + (size_t)r * (size_t)input;
+  int i = 0;
+  for (; i + LSTM_V <= input; i += LSTM_V) vstore8(vload8(0, s + i), 0, d + i);
+  for (; i < input; i++) d[i] = s[i];
+  d += input;
+  if (r < batch) {
+    for (int j = 0; j < hidden; j++) d[j] = 0.0f;
+    return;
+  }
+  s = h + h_off + (size_t)(r - batch) * (size_t)hidden;
+  int j = 0;
+  for (; j + LSTM_V <= hidden; j += LSTM_V) vstore8(vload8(0, s + j), 0, d + j);
+  for (; j < hidden; j++) d[j] = s[j];
+}
+
 /* db[col] (=|+=) sum over rows of dz[row, col]; work-item i: columns 16i .. 16i+15 (colsum.h), four
  * interleaved partial sums keeping the rounding error of long sums down. */
 __kernel void lstm_bias_grad(

@@ -123,7 +123,8 @@ static void run_case(tst_env *env, int dev, const char *file, tol tl) {
   cl_mem h = padded(env, dev, NULL, rows * H, NAN), dx = padded(env, dev, NULL, rows * I, NAN);
   cl_mem len = padded_int(env, dev, f.len, (size_t)B);
   size_t ws_floats = cls_lstm_workspace_bytes(plan, T, B) / sizeof(float);
-  CHECK(ws_floats == (size_t)4 * H * H + rows * 9 * H + 2 * (size_t)B * H, "workspace of %zu floats", ws_floats);
+  CHECK(ws_floats == (size_t)4 * H * H + rows * 9 * H + 2 * (size_t)B * H + rows * (size_t)(I + H),
+        "workspace of %zu floats", ws_floats);
   cl_mem ws = padded(env, dev, NULL, ws_floats, NAN); /* its contents must not matter */
   cls_buf xv = cls_buf_at(x, PAD), wv = cls_buf_at(params, w_at), bv = cls_buf_at(params, b_at);
   cls_buf lv = cls_buf_at(len, PAD), hv = cls_buf_at(h, PAD), wsv = cls_buf_at(ws, PAD), dhv = cls_buf_at(dh, PAD);

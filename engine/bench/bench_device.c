@@ -354,8 +354,7 @@ int cls_bench_gemm_shapes(int H, int B, int T, cls_gemm_shape *o) {
     shape(&o[n], "lstm_rec_bwd", 0, 0, B, H, H4, T - 1, H);
     o[n++].packed_b = 1;
   }
-  shape(&o[n++], "lstm_dwx", 1, 0, H, H4, R, 1, H);
-  if (T > 1) shape(&o[n++], "lstm_dwh", 1, 0, H, H4, R - B, 1, H);
+  shape(&o[n++], "lstm_dw", 1, 0, H + H, H4, R, 1, H); /* W_x's rows and W_h's in one product: [x_t, h_{t-1}]^T dz */
   shape(&o[n++], "lstm_dx", 0, 1, R, H, H4, 1, H);
   return n;
 }

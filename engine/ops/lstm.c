@@ -17,7 +17,7 @@
 struct cls_lstm_plan {
   cls_engine *engine;
   int max_time, max_batch, input, hidden;
-  cl_kernel gates_fwd, gates_bwd, bias_grad;
+  cl_kernel gates_fwd, gates_bwd, bias_grad, concat_xh;
   size_t local; /* the gate kernels' work-group size (CLS_WG_1D of the device; the bias gradient's: CLS_COLSUM_LOCAL) */
   cls_gemm_plan *gemm;
   bool owns_gemm; /* made by create (not one given by cls_lstm_set_gemm) */
@@ -32,6 +32,7 @@ typedef struct ws_layout {
   size_t dz;    /* [T*B, 4H] */
   size_t dh_rec; /* [B, H] */
   size_t dc;    /* [B, H] */
+  size_t xh;    /* [T*B, I+H]: x_t and h_{t-1} side by side, for the weight gradient in one product */
   size_t total;
 } ws_layout;
 
@@ -45,7 +46,8 @@ static ws_layout layout_of(const cls_lstm_plan *p, int time, int batch) {
   l.dz = l.cells + rows * h;
   l.dh_rec = l.dz + rows * 4 * h;
   l.dc = l.dh_rec + (size_t)batch * h;
-  l.total = l.dc + (size_t)batch * h;
+  l.xh = l.dc + (size_t)batch * h;
+  l.total = l.xh + rows * ((size_t)p->input + h);
   return l;
 }
 
@@ -87,6 +89,7 @@ cls_status cls_lstm_create(cls_engine *e, int device, int max_time, int max_batc
   if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm", "lstm_gates_fwd", &p->gates_fwd);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm", "lstm_gates_bwd", &p->gates_bwd);
   if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm", "lstm_bias_grad", &p->bias_grad);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm", "lstm_concat_xh", &p->concat_xh);
   if (st == CLS_OK) st = cls_kernel_compile_wg(e, d, p->gates_fwd, "lstm_gates_fwd", 64, &p->local);
   if (st != CLS_OK) {
     cls_lstm_destroy(p);
@@ -101,6 +104,7 @@ void cls_lstm_destroy(cls_lstm_plan *p) {
   if (p->gates_fwd) clReleaseKernel(p->gates_fwd);
   if (p->gates_bwd) clReleaseKernel(p->gates_bwd);
   if (p->bias_grad) clReleaseKernel(p->bias_grad);
+  if (p->concat_xh) clReleaseKernel(p->concat_xh);
   if (p->owns_gemm) cls_gemm_destroy(p->gemm);
   free(p);
 }
@@ -309,16 +313,22 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
 
   const float beta = mode == CLS_ACCUMULATE ? 1.0f : 0.0f;
   const cls_buf dz = cls_buf_at(ws, dz0);
-  /* dW_x [I, 4H] = x^T [I, T*B] * dz [T*B, 4H] */
-  st = cls_gemm(p->gemm, q, true, false, I, H4, rows, 1.0f, x, I, dz, H4, beta, dweights, H4, NULL);
-  /* dW_h [H, 4H] = h_prev^T [H, (T-1)*B] * dz[1..T-1] [(T-1)*B, 4H]; h_prev of step t is h_out of step
-     t-1 (rows 0..(T-1)*B-1 of h_out), and 0 for t = 0, which adds nothing. */
-  if (st == CLS_OK && T > 1)
-    st = cls_gemm(p->gemm, q, true, false, H, H4, rows - (size_t)B, 1.0f, h_out, H,
-                  cls_buf_at(ws, dz0 + (size_t)B * H4), H4, beta, cls_buf_at(dweights.mem, dweights.offset + I * H4), H4,
-                  NULL);
-  else if (st == CLS_OK && mode == CLS_OVERWRITE)
-    st = cls_ops_fill(p->engine, q, cls_buf_at(dweights.mem, dweights.offset + I * H4), H * H4, 0.0f);
+  /* dW [I+H, 4H] = xh^T [I+H, T*B] * dz [T*B, 4H], W_x's rows and W_h's in one product (xh: x_t and h_{t-1}
+     side by side, h_{-1} = 0, which adds nothing), where two products (x^T dz, h_prev^T dz[B..]) packed dz
+     twice: at H = 512 the one product took 0.87x and 0.94x the two's time, at H = 2048 1.01x (bench_gemm, two
+     rounds and one, 2 Zen 3 cores; docs/bench.md); building xh costs a copy (1.2 ms at H = 512) */
+  {
+    int nrows = (int)rows, xo = (int)x.offset, ho = (int)h_out.offset, xho = (int)(workspace.offset + l.xh);
+    int In = p->input;
+    st = cls_ops_args(p->engine, p->concat_xh, "lstm_concat_xh", 10, sizeof nrows, &nrows, sizeof Bi, &Bi,
+                      sizeof In, &In, sizeof Hi, &Hi, sizeof x.mem, &x.mem, sizeof xo, &xo, sizeof h_out.mem,
+                      &h_out.mem, sizeof ho, &ho, sizeof ws, &ws, sizeof xho, &xho);
+    size_t global = (rows + p->local - 1) / p->local * p->local;
+    if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->concat_xh, "lstm_concat_xh", 1, &global, &p->local, NULL);
+  }
+  if (st == CLS_OK)
+    st = cls_gemm(p->gemm, q, true, false, I + H, H4, rows, 1.0f, cls_buf_at(ws, workspace.offset + l.xh), I + H, dz,
+                  H4, beta, dweights, H4, NULL);
   /* dx [T*B, I] = dz [T*B, 4H] * W_x^T [4H, I] */
   if (st == CLS_OK && dx.mem)
     st = cls_gemm(p->gemm, q, false, true, rows, I, H4, 1.0f, dz, H4, weights, H4, beta, dx, I, NULL);

@@ -181,7 +181,8 @@ cls_status cls_lstm_set_gemm(cls_lstm_plan *plan, cls_gemm_plan *gemm);
 /* Workspace of forward + backward for T steps of B utterances, in bytes:
  *   the packed recurrent weight (W_h [H, 4H] or W_h^T [4H, H], as cls_gemm_packed_b_floats sizes
  *   them), gates [T*B, 4H] (input projection, then the activations i, j, f, o), cells [T*B, H] (c_t),
- *   dz [T*B, 4H] (pre-activation gradients), and [B, H] twice (recurrent and cell gradients).
+ *   dz [T*B, 4H] (pre-activation gradients), [B, H] twice (recurrent and cell gradients), and [T*B, I+H]
+ *   (x_t and h_{t-1} side by side, for the weight gradient in one product).
  * Backward reads the saved activations without changing them, so it may run more than once. */
 size_t cls_lstm_workspace_bytes(const cls_lstm_plan *plan, int time, int batch);
 /* Workspace of cls_lstm_infer, in bytes: the packed W_h and gates [T*B, 4H] (the training workspace
