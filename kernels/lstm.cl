@@ -1,5 +1,6 @@
-/* LSTM kernels (see engine/lstm.h): the fused gate step of forward and inference, the fused gate
- * gradient step of backward through time, and the bias gradient (column sums of dz). The 4H gate
+/* LSTM kernels (see engine/ops/lstm.c): the fused gate step of forward and inference, the fused gate
+ * gradient step of backward through time, the bias gradient (column sums of dz), and the rows
+ * [x_t, h_{t-1}] side by side for the weight gradient in one product. The 4H gate
  * columns are i, j, f, o in that order (TF's BlockLSTM layout). Precise exp and tanh and no
  * contraction into fused multiply-adds, so that results follow TF's float32 arithmetic. */
 #include "colsum.h"

@@ -131,7 +131,7 @@ size_t cls_model_activation_bytes(const cls_model *m) { return m->bytes; }
 
 size_t cls_model_frame_bytes(const cls_model_config *cfg, int max_label, size_t *lstm_bytes) {
   const size_t H = (size_t)cfg->n_hidden, C = (size_t)cfg->n_classes, L = max_label > 0 ? (size_t)max_label : 1;
-  const size_t lstm = 9 * H;                             /* gates, cells, gate gradients (lstm.c's layout) */
+  const size_t lstm = 11 * H; /* gates, cells, gate gradients, x and h side by side (lstm.c's layout; input H) */
   const size_t dense = 8 * H + 2 * C;                    /* a1..a3, lstm_out, a5, d1, d2, dense workspace; logits */
   const size_t ctc = (2 * L + 1 + 16) + C + 1;           /* alpha row, probabilities, normaliser (ctc.c) */
   const size_t input = (size_t)cls_model_input_width(cfg) + (size_t)cfg->n_input; /* windows, features */

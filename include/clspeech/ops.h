@@ -157,7 +157,8 @@ void cls_dense_destroy(cls_dense_plan *plan);
  *
  * Work per call: one GEMM for the input projection of every step, then per step one recurrent GEMM
  * and one fused gate kernel; backward runs one gate-gradient kernel and one GEMM per step in reverse,
- * then three GEMMs (dW_x, dW_h, dx) and a column-sum kernel (db) over all steps at once. Every product
+ * then a kernel that lays x_t and h_{t-1} side by side, two GEMMs (dW of W_x and W_h in one product, dx) and
+ * a column-sum kernel (db) over all steps at once. Every product
  * goes through cls_gemm; W_h (forward, inference) or its transpose (backward) is packed into the
  * workspace once per call (cls_gemm_pack_b) for the recurrent products of every step. Nothing waits
  * on the host inside the time loop.
