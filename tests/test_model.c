@@ -22,6 +22,18 @@ static void run(tst_env *env, int dev, cls_safetensors *fx) {
   int L = lab ? (int)lab->shape[1] : 1;
   cls_param_view views[CLS_MODEL_N_TENSORS];
   size_t n_params = cls_model_layout(&cfg, views);
+  { /* the frame estimate's LSTM part is what the LSTM's workspace grows by per frame of an utterance */
+    const size_t H = (size_t)cfg.n_hidden, fixed = (4 * H * H + 2 * (size_t)B * H) * sizeof(float);
+    size_t lstm_per_frame = 0;
+    cls_model_frame_bytes(&cfg, L, &lstm_per_frame);
+    cls_lstm_plan *lp = NULL;
+    CHECK_INT(cls_lstm_create(env->engine, dev, T, B, cfg.n_hidden, cfg.n_hidden, &lp), CLS_OK);
+    if (lp)
+      CHECK(cls_lstm_workspace_bytes(lp, T, B) == fixed + lstm_per_frame * (size_t)T * B,
+            "LSTM workspace %zu bytes, the frame estimate gives %zu + %zu x %d frames", cls_lstm_workspace_bytes(lp, T, B),
+            fixed, lstm_per_frame, T * B);
+    cls_lstm_destroy(lp);
+  }
   float *params = calloc(n_params, sizeof *params), *grads = calloc(n_params, sizeof *grads);
   for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
     char name[256];

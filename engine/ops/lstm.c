@@ -323,7 +323,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     st = cls_ops_args(p->engine, p->concat_xh, "lstm_concat_xh", 10, sizeof nrows, &nrows, sizeof Bi, &Bi,
                       sizeof In, &In, sizeof Hi, &Hi, sizeof x.mem, &x.mem, sizeof xo, &xo, sizeof h_out.mem,
                       &h_out.mem, sizeof ho, &ho, sizeof ws, &ws, sizeof xho, &xho);
-    size_t global = (rows + p->local - 1) / p->local * p->local;
+    size_t global = rows; /* a work-item per row (cls_ops_launch rounds up to whole work-groups) */
     if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->concat_xh, "lstm_concat_xh", 1, &global, &p->local, NULL);
   }
   if (st == CLS_OK)

@@ -58,8 +58,8 @@ size_t cls_model_activation_bytes(const cls_model *model);
 
 /* What one frame of one utterance adds to a training tower's device memory, in bytes, before the tower
  * exists (to know which utterances a device can hold): the dense layers' activations and gradients,
- * the logits and their gradient, the LSTM's gates and cells with their gradients and its inputs side by side, the CTC tables for
- * labels up to max_label and the batch's context windows and features; *lstm_bytes (may be NULL) gets
+ * the logits and their gradient, the LSTM's gates and cells with their gradients and its inputs side by
+ * side, the CTC tables for labels up to max_label and the batch's context windows and features; *lstm_bytes (may be NULL) gets
  * the part in the LSTM's workspace, the largest single buffer. Audio on the device is not included. */
 size_t cls_model_frame_bytes(const cls_model_config *cfg, int max_label, size_t *lstm_bytes);
 
