@@ -9,7 +9,7 @@
 #define CLS_LSTM_V 8        /* lstm.cl: neighbouring units of an utterance, one float8 */
 #define CLS_COLSUM_W 16     /* colsum.h: neighbouring columns of a bias gradient */
 #define CLS_COLSUM_LOCAL 4  /* the column sums' work-group size: few work-items, small groups, every core some */
-#define CLS_GEMM_NARROW_TILES 6 /* gemm.cl's gemm_tn_narrow: at most this many tiles of MR columns of C, */
+#define CLS_GEMM_NARROW_TILES 6 /* gemm_tn_narrow.h's kernel: at most this many tiles of MR columns of C, */
 #define CLS_GEMM_NARROW_STRIPS(nr) ((nr) >= 64 ? 2 : 64 / (nr)) /* and strips of NR rows per item (256-512 B) */
 
 #endif

@@ -196,6 +196,10 @@ static void model_shapes(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
       {true, false, false, 1000, 36, 47, -0.5f, 0.25f, 1, 3, 0},
       {true, false, false, 1000, 37, 47, -0.5f, 0.25f, 1, 3, 0},
       {true, false, false, 1000, 30, 559, 2.0f, 0.0f, 2, 1, 0},
+      /* and (AVX2's copied blocks of 32 steps) one short block, one whole block with no next, one step past it */
+      {true, false, false, 77, 13, 9, 1.0f, 0.5f, 1, 2, 0},
+      {true, false, false, 130, 29, 32, 1.0f, 0.0f, 0, 1, 0},
+      {true, false, false, 130, 29, 33, -1.0f, 1.0f, 3, 0, 0},
       {false, false, false, 2400, 29, 512, 1.0f, 0.0f, 0, 0, 24},  /* output layer forward (gemm_tile_narrow) */
       {false, false, false, 2400, 29, 2048, 1.0f, 0.0f, 0, 0, 24}, /* the same at H = 2048 (column walk) */
       /* gemm_tile_narrow's edges (AVX-512: 8 x 32): its widest C, one column more (gemm_tile), B transposed,

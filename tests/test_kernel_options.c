@@ -52,7 +52,7 @@ int main(void) {
   const char *cpu_row = "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1";
   const char *row16 = "-DCLS_GEMM_W=16 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=4 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2";
   const char *row8 =
-      "-DCLS_GEMM_W=8 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2 -DCLS_GEMM_MR_FEW=4 -DCLS_GEMM_NV_FEW=3 -DCLS_GEMM_K_UNROLL=4";
+      "-DCLS_GEMM_W=8 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2 -DCLS_GEMM_MR_FEW=4 -DCLS_GEMM_NV_FEW=3 -DCLS_GEMM_K_UNROLL=4 -DCLS_GEMM_NARROW_COPY=1";
   const char *row4 = "-DCLS_GEMM_W=4 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2";
   expect(&avx512, NULL, cpu_row, row16, "", "AVX-512 row");
   expect(&avx2, NULL, cpu_row, row8, "", "AVX2 row");

@@ -1,0 +1,219 @@
+/* gemm_tn_narrow: C [m, n] = alpha * A^T * B + beta * C for a narrow C (n <= CLS_GEMM_NARROW_TILES x MR)
+ * and a long k, A stored [k, m] and B [k, n], both read in place: the output layer's weight gradient
+ * x^T dy (m = H, n = 29, k = B*T), where gemm_tile would first pack x^T, a pass over all of x as long as
+ * the product itself. gemm.cl includes this file once, after its shared macros. A work-item computes the
+ * transpose of NARROW_STRIPS strips of NR rows of C: NR of m, vector loads from A's rows, against the n
+ * columns of C in tiles of MR, broadcasts from B's rows, so that n pads to a multiple of MR rather than of
+ * NR (29 to 30, not 32). The tiles' accumulators wait in private memory between blocks of k. Rows past m
+ * and columns past n are read clamped or as zeros and never stored; beta == 0 never reads C. Two forms,
+ * chosen by CLS_GEMM_NARROW_COPY:
+ *
+ * 0, A in place (the default; measured on AVX-512). Strip after strip, the work-item walks k in blocks of
+ * CLS_GEMM_NARROW_KB steps, and each tile of C runs over the whole block: the first tile's pass reads the
+ * strip's piece of A from memory, prefetching the row CLS_GEMM_NARROW_AHEAD steps ahead into L2 (A is
+ * read down its columns, one row per page at H = 2048, which the hardware prefetchers do not follow), the
+ * others read it from L2 (not L1: A's rows, lda apart and lda a power of two for H a power of two,
+ * compete for a few L1 sets). Measured (bench_gemm --versus, AVX-512) against the first forms, which
+ * prefetched a whole block ahead in one burst and ran every tile over 16 or 32 steps: into L2 rather than
+ * L1 1.18-1.30x, A read in place rather than copied into private memory 1.12x, blocks of 32 rather than
+ * 16 1.05-1.10x, then blocks of 256 run tile by tile with the prefetch in the first pass 1.04-1.12x (the
+ * short passes' own cost, more than reading A, held the arithmetic at about 70 % of peak; 128 and 512
+ * alike). A work-item sweeping whole rows of A over a chunk of k (partial sums added by a second kernel)
+ * measured 0.67-0.74x.
+ *
+ * 1, copied blocks (the options table's AVX2 row). The work-item walks k in blocks of NARROW_COPY_KB
+ * steps, all its strips per block: it first copies the block's rows of A (its run of strips x NR columns
+ * of each row) into private memory as [strip][step][NR], then runs every (strip, tile) pass over the
+ * copy, contiguous and in L1, where the rows in place, lda apart, all fall in the same L1 sets (8 of a
+ * strip's rows fit). While the passes run, each prefetches its share of the next block's rows into L2
+ * (strip s's lines of rows t, t + tiles, ... in tile t's pass), so that the next copy reads from cache.
+ * Against form 0 on 2 Zen 3 cores (bench_gemm --shapes out_dw --versus "cpu=-DCLS_GEMM_NARROW_COPY=0",
+ * 2 rounds of 31 runs): 1.15-1.16x at H = 512 (0.50 against 0.57-0.59 ms, 71 against 61 % of the FMA
+ * peak) and 1.82-1.83x at H = 2048 (2.04 against 3.72 ms, 70 against 38.5 %). Without the copy (wrong
+ * results, as a bound) the passes ran at 86 % of the peak, 77-81 % with the prefetches: the copy costs
+ * about a tenth. Tried and not kept (docs/bench.md): the copy within the first tile's pass, the prefetch
+ * in one burst in the first pass, in row order or two blocks ahead, the next block copied during this
+ * one's passes, blocks of 16, 48 or 64 steps, 8 to 32 strips per work-item, the pass loop unrolled. */
+
+#define NARROW_STRIPS CLS_GEMM_NARROW_STRIPS(GEMM_NR)
+#ifndef CLS_GEMM_NARROW_KB
+#define CLS_GEMM_NARROW_KB 256 /* steps of k per block: one pass of each tile */
+#endif
+#ifndef CLS_GEMM_NARROW_AHEAD
+#define CLS_GEMM_NARROW_AHEAD 32 /* rows of A the first tile's pass prefetches ahead */
+#endif
+#if CLS_GEMM_NARROW_KB < 1 || CLS_GEMM_NARROW_AHEAD < 1
+#error "CLS_GEMM_NARROW_KB and CLS_GEMM_NARROW_AHEAD must be positive"
+#endif
+#ifndef CLS_GEMM_NARROW_COPY
+#define CLS_GEMM_NARROW_COPY 0 /* 1: the copied-blocks form (the options table's AVX2 row) */
+#endif
+#define NARROW_COPY_KB 32 /* the copied form's steps of k per block */
+/* one step of k of a strip's tile: the MR columns of B's row (broadcasts) times the strip's vectors av */
+#define TN_NARROW_STEP(av)                                                                                \
+  do {                                                                                                    \
+    _Pragma("unroll") for (int r = 0; r < GEMM_MR; r++) {                                                 \
+      const gemm_vec bv = (gemm_vec)(*br[r]);                                                             \
+      br[r] += ldb;                                                                                       \
+      _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(bv, (av)[v], acc[r][v]);  \
+    }                                                                                                     \
+  } while (0)
+
+#if CLS_GEMM_NARROW_COPY
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
+    const int m, const int n, const int k, const int strips, const float alpha, __global const float *a,
+    const int a_off, const int lda, __global const float *b, const int b_off, const int ldb, const float beta,
+    __global float *c, const int c_off, const int ldc) {
+  const int s_count = min(strips, NARROW_STRIPS);
+  const int first = (int)get_global_id(0) * s_count * GEMM_NR;
+  if (first >= m) return;
+  const int n_tiles = min((n + GEMM_MR - 1) / GEMM_MR, CLS_GEMM_NARROW_TILES);
+  const int s_n = min(s_count, (m - first + GEMM_NR - 1) / GEMM_NR);
+  const int span = min(s_n * GEMM_NR, m - first); /* the work-item's columns of A */
+  gemm_vec part[NARROW_STRIPS][CLS_GEMM_NARROW_TILES][GEMM_MR][GEMM_NV];
+  float blk[NARROW_STRIPS * NARROW_COPY_KB * GEMM_NR]; /* the block: [strip][step][NR] */
+  for (int s = 0; s < s_n; s++)
+    for (int t = 0; t < n_tiles; t++)
+#pragma unroll
+      for (int r = 0; r < GEMM_MR; r++)
+#pragma unroll
+        for (int v = 0; v < GEMM_NV; v++) part[s][t][r][v] = (gemm_vec)(0.0f);
+  for (int k0 = 0; k0 < k; k0 += NARROW_COPY_KB) {
+    const int steps = min(NARROW_COPY_KB, k - k0), next = min(NARROW_COPY_KB, k - k0 - steps); /* next: its rows */
+    /* the copy: row after row, the item's run of each (prefetched while the previous block ran; the first
+       block's from memory). Columns past m are zeros. */
+    __global const float *ap = a + a_off + (size_t)k0 * (size_t)lda + (size_t)first;
+    for (int kk = 0; kk < steps; kk++, ap += lda) {
+      if (span == s_n * GEMM_NR) {
+        for (int s = 0; s < s_n; s++)
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++)
+            GEMM_VSTORE(GEMM_VLOAD(v, ap + s * GEMM_NR), v, blk + (s * NARROW_COPY_KB + kk) * GEMM_NR);
+      } else {
+        for (int i = 0; i < s_n * GEMM_NR; i++)
+          blk[((i / GEMM_NR) * NARROW_COPY_KB + kk) * GEMM_NR + i % GEMM_NR] = i < span ? ap[i] : 0.0f;
+      }
+    }
+    for (int s = 0; s < s_n; s++) {
+      /* this strip's lines of the next block's rows, prefetched a share per tile's pass: rows t, t + tiles, ... */
+      __global const float *an = a + a_off + (size_t)(k0 + steps) * (size_t)lda + (size_t)(first + s * GEMM_NR);
+      for (int t = 0; t < n_tiles; t++) {
+        const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
+        gemm_vec acc[GEMM_MR][GEMM_NV];
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++)
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = part[s][t][r][v];
+        __global const float *br[GEMM_MR];
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++)
+          br[r] = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)(j0 + min(r, cols - 1));
+        const float *ab = blk + s * NARROW_COPY_KB * GEMM_NR;
+        int ahead = t; /* the next row this pass prefetches */
+        for (int kk = 0; kk < steps; kk++, ab += GEMM_NR) {
+          if (kk == ahead && ahead < next) {
+#pragma unroll
+            for (int l = 0; l < GEMM_NR; l += 16) GEMM_PREFETCH(an + (size_t)kk * (size_t)lda + l);
+            ahead += n_tiles;
+          }
+          gemm_vec av[GEMM_NV];
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ab);
+          TN_NARROW_STEP(av);
+        }
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++)
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++) part[s][t][r][v] = acc[r][v];
+      }
+    }
+  }
+  /* C's element (i0 + i, j0 + r) is lane i of strip s's tile t's row r */
+  for (int s = 0; s < s_n; s++) {
+    const int i0 = first + s * GEMM_NR, rows = min(GEMM_NR, m - i0);
+    for (int t = 0; t < n_tiles; t++) {
+      const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
+      for (int r = 0; r < cols; r++) {
+        float tmp[GEMM_NR];
+#pragma unroll
+        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(part[s][t][r][v], v, tmp);
+        __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)(j0 + r);
+        for (int i = 0; i < rows; i++, cp += ldc) *cp = beta != 0.0f ? alpha * tmp[i] + beta * *cp : alpha * tmp[i];
+      }
+    }
+  }
+}
+#else
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
+    const int m, const int n, const int k, const int strips, const float alpha, __global const float *a,
+    const int a_off, const int lda, __global const float *b, const int b_off, const int ldb, const float beta,
+    __global float *c, const int c_off, const int ldc) {
+  const int s_count = min(strips, NARROW_STRIPS);
+  const int first = (int)get_global_id(0) * s_count * GEMM_NR;
+  if (first >= m) return;
+  const int n_tiles = min((n + GEMM_MR - 1) / GEMM_MR, CLS_GEMM_NARROW_TILES);
+  const int s_n = min(s_count, (m - first + GEMM_NR - 1) / GEMM_NR);
+  for (int s = 0; s < s_n; s++) {
+    const int i0 = first + s * GEMM_NR, rows = min(GEMM_NR, m - i0);
+    gemm_vec part[CLS_GEMM_NARROW_TILES][GEMM_MR][GEMM_NV];
+    for (int t = 0; t < n_tiles; t++)
+#pragma unroll
+      for (int r = 0; r < GEMM_MR; r++)
+#pragma unroll
+        for (int v = 0; v < GEMM_NV; v++) part[t][r][v] = (gemm_vec)(0.0f);
+    for (int k0 = 0; k0 < k; k0 += CLS_GEMM_NARROW_KB) {
+      const int steps = min(CLS_GEMM_NARROW_KB, k - k0);
+      for (int t = 0; t < n_tiles; t++) {
+        const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
+        gemm_vec acc[GEMM_MR][GEMM_NV];
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++)
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = part[t][r][v];
+        __global const float *br[GEMM_MR];
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++)
+          br[r] = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)(j0 + min(r, cols - 1));
+        __global const float *ap = a + a_off + (size_t)k0 * (size_t)lda + (size_t)i0;
+        if (rows == GEMM_NR) { /* the first tile's pass reads the block from memory, prefetching every line of
+                                  the rows AHEAD on; the others read it again from L2 */
+          const int ahead = t == 0 ? k - k0 - CLS_GEMM_NARROW_AHEAD : 0; /* steps whose row AHEAD on exists */
+          for (int kk = 0; kk < steps; kk++, ap += lda) {
+            if (kk < ahead)
+#pragma unroll
+              for (int l = 0; l < GEMM_NR; l += 16) GEMM_PREFETCH(ap + (size_t)CLS_GEMM_NARROW_AHEAD * (size_t)lda + l);
+            gemm_vec av[GEMM_NV];
+#pragma unroll
+            for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ap);
+            TN_NARROW_STEP(av);
+          }
+        } else { /* the last strip, past m: its rows of A^T (columns of A) read as zeros, never stored */
+          for (int kk = 0; kk < steps; kk++, ap += lda) {
+            float row[GEMM_NR];
+            for (int i = 0; i < GEMM_NR; i++) row[i] = i < rows ? ap[i] : 0.0f;
+            gemm_vec av[GEMM_NV];
+#pragma unroll
+            for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, row);
+            TN_NARROW_STEP(av);
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < GEMM_MR; r++)
+#pragma unroll
+          for (int v = 0; v < GEMM_NV; v++) part[t][r][v] = acc[r][v];
+      }
+    }
+    /* C's element (i0 + i, j0 + r) is lane i of tile t's row r */
+    for (int t = 0; t < n_tiles; t++) {
+      const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
+      for (int r = 0; r < cols; r++) {
+        float tmp[GEMM_NR];
+#pragma unroll
+        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(part[t][r][v], v, tmp);
+        __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)(j0 + r);
+        for (int i = 0; i < rows; i++, cp += ldc) *cp = beta != 0.0f ? alpha * tmp[i] + beta * *cp : alpha * tmp[i];
+      }
+    }
+  }
+}
+#endif
