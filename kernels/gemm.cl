@@ -167,7 +167,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
     for (int r = 0; r < GEMM_MR; r++) dst[r] = r < rows ? src[(size_t)r * (size_t)lda + (size_t)kk] : 0.0f;
 }
 
-/* A prefetch of one cache line into the L2 cache (not L1: see gemm_tn_narrow): clang's builtin where the
+/* A prefetch of one cache line into the L2 cache (not L1: see gemm_tn_narrow.h): clang's builtin where the
  * compiler has it (PoCL: the CPU's prefetcht1), else OpenCL's prefetch(), so that every device builds. */
 #if defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)

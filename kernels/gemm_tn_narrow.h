@@ -1,7 +1,7 @@
 /* gemm_tn_narrow: C [m, n] = alpha * A^T * B + beta * C for a narrow C (n <= CLS_GEMM_NARROW_TILES x MR)
- * and a long k, A stored [k, m] and B [k, n], both read in place: the output layer's weight gradient
- * x^T dy (m = H, n = 29, k = B*T), where gemm_tile would first pack x^T, a pass over all of x as long as
- * the product itself. gemm.cl includes this file once, after its shared macros. A work-item computes the
+ * and a long k, A stored [k, m] and B [k, n], neither packed by a pass of its own: the output layer's
+ * weight gradient x^T dy (m = H, n = 29, k = B*T), where gemm_tile would first pack x^T, a pass over all
+ * of x as long as the product itself (form 1 below copies blocks of A's rows within the kernel). gemm.cl includes this file once, after its shared macros. A work-item computes the
  * transpose of NARROW_STRIPS strips of NR rows of C: NR of m, vector loads from A's rows, against the n
  * columns of C in tiles of MR, broadcasts from B's rows, so that n pads to a multiple of MR rather than of
  * NR (29 to 30, not 32). The tiles' accumulators wait in private memory between blocks of k. Rows past m
@@ -21,10 +21,11 @@
  * alike). A work-item sweeping whole rows of A over a chunk of k (partial sums added by a second kernel)
  * measured 0.67-0.74x.
  *
- * 1, copied blocks (the options table's AVX2 row). The work-item walks k in blocks of NARROW_COPY_KB
- * steps, all its strips per block: it first copies the block's rows of A (its run of strips x NR columns
+ * 1, copied blocks (the options table's AVX2 row; sized for NR = 16: 17 KiB of private memory with 4
+ * strips, twice that with AVX-512's NR = 64, past a 32 KiB L1). The work-item walks k in blocks of
+ * CLS_GEMM_NARROW_COPY_KB steps, all its strips per block: it first copies the block's rows of A (its run of strips x NR columns
  * of each row) into private memory as [strip][step][NR], then runs every (strip, tile) pass over the
- * copy, contiguous and in L1, where the rows in place, lda apart, all fall in the same L1 sets (8 of a
+ * copy, contiguous and in L1, where the rows in place, lda apart, all fall in the same L1 sets (at H = 2048, 8 of a
  * strip's rows fit). While the passes run, each prefetches its share of the next block's rows into L2
  * (strip s's lines of rows t, t + tiles, ... in tile t's pass), so that the next copy reads from cache.
  * Against form 0 on 2 Zen 3 cores (bench_gemm --shapes out_dw --versus "cpu=-DCLS_GEMM_NARROW_COPY=0",
@@ -37,10 +38,10 @@
 
 #define NARROW_STRIPS CLS_GEMM_NARROW_STRIPS(GEMM_NR)
 #ifndef CLS_GEMM_NARROW_KB
-#define CLS_GEMM_NARROW_KB 256 /* steps of k per block: one pass of each tile */
+#define CLS_GEMM_NARROW_KB 256 /* form 0's steps of k per block: one pass of each tile */
 #endif
 #ifndef CLS_GEMM_NARROW_AHEAD
-#define CLS_GEMM_NARROW_AHEAD 32 /* rows of A the first tile's pass prefetches ahead */
+#define CLS_GEMM_NARROW_AHEAD 32 /* rows of A form 0's first tile's pass prefetches ahead */
 #endif
 #if CLS_GEMM_NARROW_KB < 1 || CLS_GEMM_NARROW_AHEAD < 1
 #error "CLS_GEMM_NARROW_KB and CLS_GEMM_NARROW_AHEAD must be positive"
@@ -48,7 +49,13 @@
 #ifndef CLS_GEMM_NARROW_COPY
 #define CLS_GEMM_NARROW_COPY 0 /* 1: the copied-blocks form (the options table's AVX2 row) */
 #endif
-#define NARROW_COPY_KB 32 /* the copied form's steps of k per block */
+#ifndef CLS_GEMM_NARROW_COPY_KB
+#define CLS_GEMM_NARROW_COPY_KB 32 /* the copied form's steps of k per block */
+#endif
+#if CLS_GEMM_NARROW_COPY_KB < 1
+#error "CLS_GEMM_NARROW_COPY_KB must be positive"
+#endif
+#define NARROW_COPY_KB CLS_GEMM_NARROW_COPY_KB
 /* one step of k of a strip's tile: the MR columns of B's row (broadcasts) times the strip's vectors av */
 #define TN_NARROW_STEP(av)                                                                                \
   do {                                                                                                    \
@@ -69,7 +76,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
   if (first >= m) return;
   const int n_tiles = min((n + GEMM_MR - 1) / GEMM_MR, CLS_GEMM_NARROW_TILES);
   const int s_n = min(s_count, (m - first + GEMM_NR - 1) / GEMM_NR);
-  const int span = min(s_n * GEMM_NR, m - first); /* the work-item's columns of A */
+  const int span = min(s_n * GEMM_NR, m - first), whole = span == s_n * GEMM_NR; /* the item's columns of A */
   gemm_vec part[NARROW_STRIPS][CLS_GEMM_NARROW_TILES][GEMM_MR][GEMM_NV];
   float blk[NARROW_STRIPS * NARROW_COPY_KB * GEMM_NR]; /* the block: [strip][step][NR] */
   for (int s = 0; s < s_n; s++)
@@ -79,12 +86,13 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
 #pragma unroll
         for (int v = 0; v < GEMM_NV; v++) part[s][t][r][v] = (gemm_vec)(0.0f);
   for (int k0 = 0; k0 < k; k0 += NARROW_COPY_KB) {
-    const int steps = min(NARROW_COPY_KB, k - k0), next = min(NARROW_COPY_KB, k - k0 - steps); /* next: its rows */
+    const int steps = min(NARROW_COPY_KB, k - k0);
+    const int next = min(NARROW_COPY_KB, k - k0 - steps); /* rows in the next block (0 after the last) */
     /* the copy: row after row, the item's run of each (prefetched while the previous block ran; the first
        block's from memory). Columns past m are zeros. */
     __global const float *ap = a + a_off + (size_t)k0 * (size_t)lda + (size_t)first;
     for (int kk = 0; kk < steps; kk++, ap += lda) {
-      if (span == s_n * GEMM_NR) {
+      if (whole) {
         for (int s = 0; s < s_n; s++)
 #pragma unroll
           for (int v = 0; v < GEMM_NV; v++)

@@ -200,6 +200,11 @@ static void model_shapes(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
       {true, false, false, 77, 13, 9, 1.0f, 0.5f, 1, 2, 0},
       {true, false, false, 130, 29, 32, 1.0f, 0.0f, 0, 1, 0},
       {true, false, false, 130, 29, 33, -1.0f, 1.0f, 3, 0, 0},
+      /* 4 strips per item with a partial last strip; 2 per item, the last item one partial strip; 4 per item,
+         the last item 2 whole strips */
+      {true, false, false, 507, 29, 70, 1.0f, 0.0f, 1, 0, 0},
+      {true, false, false, 300, 29, 100, 1.0f, 0.5f, 0, 2, 0},
+      {true, false, false, 992, 29, 65, 1.0f, 0.0f, 0, 0, 0},
       {false, false, false, 2400, 29, 512, 1.0f, 0.0f, 0, 0, 24},  /* output layer forward (gemm_tile_narrow) */
       {false, false, false, 2400, 29, 2048, 1.0f, 0.0f, 0, 0, 24}, /* the same at H = 2048 (column walk) */
       /* gemm_tile_narrow's edges (AVX-512: 8 x 32): its widest C, one column more (gemm_tile), B transposed,
