@@ -66,25 +66,54 @@
     }                                                                                                     \
   } while (0)
 
+/* The kernel's arguments, and the work-item's strips (both forms): s_n strips of NR rows of C from row
+   `first`, against n_tiles tiles of MR columns. */
+#define TN_NARROW_ARGS                                                                                           \
+  const int m, const int n, const int k, const int strips, const float alpha, __global const float *a,          \
+      const int a_off, const int lda, __global const float *b, const int b_off, const int ldb, const float beta, \
+      __global float *c, const int c_off, const int ldc
+#define TN_NARROW_ITEM                                                         \
+  const int s_count = min(strips, NARROW_STRIPS);                              \
+  const int first = (int)get_global_id(0) * s_count * GEMM_NR;                 \
+  if (first >= m) return;                                                      \
+  const int n_tiles = min((n + GEMM_MR - 1) / GEMM_MR, CLS_GEMM_NARROW_TILES); \
+  const int s_n = min(s_count, (m - first + GEMM_NR - 1) / GEMM_NR)
+/* A tile's accumulators P ([MR][NV]) set to zero; tile t's pass over the block from step k0: its columns of
+   C (j0, cols), its accumulators from P and B's row pointers, and at its end the accumulators back into P */
+#define TN_NARROW_ZERO(P)                                                                                  \
+  _Pragma("unroll") for (int r = 0; r < GEMM_MR; r++) _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) \
+      (P)[r][v] = (gemm_vec)(0.0f)
+#define TN_NARROW_PASS_BEGIN(P)                                                                            \
+  const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);                                                 \
+  gemm_vec acc[GEMM_MR][GEMM_NV];                                                                          \
+  _Pragma("unroll") for (int r = 0; r < GEMM_MR; r++) _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) \
+      acc[r][v] = (P)[r][v];                                                                               \
+  __global const float *br[GEMM_MR];                                                                       \
+  _Pragma("unroll") for (int r = 0; r < GEMM_MR; r++) br[r] =                                              \
+      b + b_off + (size_t)k0 * (size_t)ldb + (size_t)(j0 + min(r, cols - 1))
+#define TN_NARROW_PASS_END(P)                                                                              \
+  _Pragma("unroll") for (int r = 0; r < GEMM_MR; r++) _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) \
+      (P)[r][v] = acc[r][v]
+/* Tile t's accumulators P into C's rows i0.. (`rows` of them): element (i0 + i, j0 + r) is lane i of row r */
+#define TN_NARROW_STORE(P)                                                                                       \
+  do {                                                                                                           \
+    const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);                                                     \
+    for (int r = 0; r < cols; r++) {                                                                             \
+      float tmp[GEMM_NR];                                                                                        \
+      _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE((P)[r][v], v, tmp);                        \
+      __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)(j0 + r);                             \
+      for (int i = 0; i < rows; i++, cp += ldc) *cp = beta != 0.0f ? alpha * tmp[i] + beta * *cp : alpha * tmp[i]; \
+    }                                                                                                            \
+  } while (0)
+
 #if CLS_GEMM_NARROW_COPY
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
-    const int m, const int n, const int k, const int strips, const float alpha, __global const float *a,
-    const int a_off, const int lda, __global const float *b, const int b_off, const int ldb, const float beta,
-    __global float *c, const int c_off, const int ldc) {
-  const int s_count = min(strips, NARROW_STRIPS);
-  const int first = (int)get_global_id(0) * s_count * GEMM_NR;
-  if (first >= m) return;
-  const int n_tiles = min((n + GEMM_MR - 1) / GEMM_MR, CLS_GEMM_NARROW_TILES);
-  const int s_n = min(s_count, (m - first + GEMM_NR - 1) / GEMM_NR);
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_NARROW_ARGS) {
+  TN_NARROW_ITEM;
   const int span = min(s_n * GEMM_NR, m - first), whole = span == s_n * GEMM_NR; /* the item's columns of A */
   gemm_vec part[NARROW_STRIPS][CLS_GEMM_NARROW_TILES][GEMM_MR][GEMM_NV];
   float blk[NARROW_STRIPS * NARROW_COPY_KB * GEMM_NR]; /* the block: [strip][step][NR] */
   for (int s = 0; s < s_n; s++)
-    for (int t = 0; t < n_tiles; t++)
-#pragma unroll
-      for (int r = 0; r < GEMM_MR; r++)
-#pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) part[s][t][r][v] = (gemm_vec)(0.0f);
+    for (int t = 0; t < n_tiles; t++) TN_NARROW_ZERO(part[s][t]);
   for (int k0 = 0; k0 < k; k0 += NARROW_COPY_KB) {
     const int steps = min(NARROW_COPY_KB, k - k0);
     const int next = min(NARROW_COPY_KB, k - k0 - steps); /* rows in the next block (0 after the last) */
@@ -106,16 +135,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
       /* this strip's lines of the next block's rows, prefetched a share per tile's pass: rows t, t + tiles, ... */
       __global const float *an = a + a_off + (size_t)(k0 + steps) * (size_t)lda + (size_t)(first + s * GEMM_NR);
       for (int t = 0; t < n_tiles; t++) {
-        const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
-        gemm_vec acc[GEMM_MR][GEMM_NV];
-#pragma unroll
-        for (int r = 0; r < GEMM_MR; r++)
-#pragma unroll
-          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = part[s][t][r][v];
-        __global const float *br[GEMM_MR];
-#pragma unroll
-        for (int r = 0; r < GEMM_MR; r++)
-          br[r] = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)(j0 + min(r, cols - 1));
+        TN_NARROW_PASS_BEGIN(part[s][t]);
         const float *ab = blk + s * NARROW_COPY_KB * GEMM_NR;
         int ahead = t; /* the next row this pass prefetches */
         for (int kk = 0; kk < steps; kk++, ab += GEMM_NR) {
@@ -129,59 +149,26 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
           for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ab);
           TN_NARROW_STEP(av);
         }
-#pragma unroll
-        for (int r = 0; r < GEMM_MR; r++)
-#pragma unroll
-          for (int v = 0; v < GEMM_NV; v++) part[s][t][r][v] = acc[r][v];
+        TN_NARROW_PASS_END(part[s][t]);
       }
     }
   }
-  /* C's element (i0 + i, j0 + r) is lane i of strip s's tile t's row r */
   for (int s = 0; s < s_n; s++) {
     const int i0 = first + s * GEMM_NR, rows = min(GEMM_NR, m - i0);
-    for (int t = 0; t < n_tiles; t++) {
-      const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
-      for (int r = 0; r < cols; r++) {
-        float tmp[GEMM_NR];
-#pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(part[s][t][r][v], v, tmp);
-        __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)(j0 + r);
-        for (int i = 0; i < rows; i++, cp += ldc) *cp = beta != 0.0f ? alpha * tmp[i] + beta * *cp : alpha * tmp[i];
-      }
-    }
+    for (int t = 0; t < n_tiles; t++) TN_NARROW_STORE(part[s][t]);
   }
 }
 #else
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
-    const int m, const int n, const int k, const int strips, const float alpha, __global const float *a,
-    const int a_off, const int lda, __global const float *b, const int b_off, const int ldb, const float beta,
-    __global float *c, const int c_off, const int ldc) {
-  const int s_count = min(strips, NARROW_STRIPS);
-  const int first = (int)get_global_id(0) * s_count * GEMM_NR;
-  if (first >= m) return;
-  const int n_tiles = min((n + GEMM_MR - 1) / GEMM_MR, CLS_GEMM_NARROW_TILES);
-  const int s_n = min(s_count, (m - first + GEMM_NR - 1) / GEMM_NR);
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_NARROW_ARGS) {
+  TN_NARROW_ITEM;
   for (int s = 0; s < s_n; s++) {
     const int i0 = first + s * GEMM_NR, rows = min(GEMM_NR, m - i0);
     gemm_vec part[CLS_GEMM_NARROW_TILES][GEMM_MR][GEMM_NV];
-    for (int t = 0; t < n_tiles; t++)
-#pragma unroll
-      for (int r = 0; r < GEMM_MR; r++)
-#pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) part[t][r][v] = (gemm_vec)(0.0f);
+    for (int t = 0; t < n_tiles; t++) TN_NARROW_ZERO(part[t]);
     for (int k0 = 0; k0 < k; k0 += CLS_GEMM_NARROW_KB) {
       const int steps = min(CLS_GEMM_NARROW_KB, k - k0);
       for (int t = 0; t < n_tiles; t++) {
-        const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
-        gemm_vec acc[GEMM_MR][GEMM_NV];
-#pragma unroll
-        for (int r = 0; r < GEMM_MR; r++)
-#pragma unroll
-          for (int v = 0; v < GEMM_NV; v++) acc[r][v] = part[t][r][v];
-        __global const float *br[GEMM_MR];
-#pragma unroll
-        for (int r = 0; r < GEMM_MR; r++)
-          br[r] = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)(j0 + min(r, cols - 1));
+        TN_NARROW_PASS_BEGIN(part[t]);
         __global const float *ap = a + a_off + (size_t)k0 * (size_t)lda + (size_t)i0;
         if (rows == GEMM_NR) { /* the first tile's pass reads the block from memory, prefetching every line of
                                   the rows AHEAD on; the others read it again from L2 */
@@ -205,23 +192,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(
             TN_NARROW_STEP(av);
           }
         }
-#pragma unroll
-        for (int r = 0; r < GEMM_MR; r++)
-#pragma unroll
-          for (int v = 0; v < GEMM_NV; v++) part[t][r][v] = acc[r][v];
+        TN_NARROW_PASS_END(part[t]);
       }
     }
-    /* C's element (i0 + i, j0 + r) is lane i of tile t's row r */
-    for (int t = 0; t < n_tiles; t++) {
-      const int j0 = t * GEMM_MR, cols = min(GEMM_MR, n - j0);
-      for (int r = 0; r < cols; r++) {
-        float tmp[GEMM_NR];
-#pragma unroll
-        for (int v = 0; v < GEMM_NV; v++) GEMM_VSTORE(part[t][r][v], v, tmp);
-        __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)(j0 + r);
-        for (int i = 0; i < rows; i++, cp += ldc) *cp = beta != 0.0f ? alpha * tmp[i] + beta * *cp : alpha * tmp[i];
-      }
-    }
+    for (int t = 0; t < n_tiles; t++) TN_NARROW_STORE(part[t]);
   }
 }
 #endif
