@@ -3,9 +3,9 @@
  * inside cls_ops_profile_gemm_begin/_end carry the GEMM's shape and call number, other queues and a
  * detached queue report nothing, and the slots are limited. On every device. */
 #include <pthread.h>
-#include <string.h>
 
 #include "check.h"
+#include "device/device_select.h"
 #include "ops/ops_util.h"
 #include "ops_test.h"
 
@@ -179,7 +179,7 @@ int main(void) {
      host thread (a tower). */
   int threaded = env.devices[0];
   for (int i = 0; i < env.n_devices; i++)
-    if (strncmp(tst_device_name(&env, env.devices[i]), "basic", 5) != 0) {
+    if (!cls_select_item_matches(cls_engine_device(env.engine, env.devices[i]), "basic")) {
       threaded = env.devices[i];
       break;
     }
