@@ -1,40 +1,39 @@
-/* gemm_tn_narrow: C [m, n] = alpha * A^T * B + beta * C for a narrow C (n <= CLS_GEMM_NARROW_TILES x MR)
- * and a long k, A stored [k, m] and B [k, n], neither packed by a pass of its own: the output layer's
- * weight gradient x^T dy (m = H, n = 29, k = B*T), where gemm_tile would first pack x^T, a pass over all
- * of x as long as the product itself (form 1 below copies blocks of A's rows within the kernel). gemm.cl includes this file once, after its shared macros. A work-item computes the
- * transpose of NARROW_STRIPS strips of NR rows of C: NR of m, vector loads from A's rows, against the n
- * columns of C in tiles of MR, broadcasts from B's rows, so that n pads to a multiple of MR rather than of
- * NR (29 to 30, not 32). The tiles' accumulators wait in private memory between blocks of k. Rows past m
- * and columns past n are read clamped or as zeros and never stored; beta == 0 never reads C. Two forms,
+/* gemm_tn_narrow: C [m, n] = alpha * A^T * B + beta * C for a narrow C (n <= CLS_GEMM_NARROW_TILES x MR) and a long
+ * k, A stored [k, m] and B [k, n], neither packed by a pass of its own: the output layer's weight gradient x^T dy
+ * (m = H, n = 29, k = B*T), where gemm_tile would first pack x^T, a pass over all of x as long as the product
+ * itself (form 1 below copies blocks of A's rows within the kernel). gemm.cl includes this file once, after its
+ * shared macros. A work-item computes the transpose of NARROW_STRIPS strips of NR rows of C: NR of m, vector loads
+ * from A's rows, against the n columns of C in tiles of MR, broadcasts from B's rows, so that n pads to a multiple
+ * of MR rather than of NR (29 to 30, not 32). The tiles' accumulators wait in private memory between blocks of k.
+ * Rows past m and columns past n are read clamped or as zeros and never stored; beta == 0 never reads C. Two forms,
  * chosen by CLS_GEMM_NARROW_COPY:
  *
  * 0, A in place (the default; measured on AVX-512). Strip after strip, the work-item walks k in blocks of
- * CLS_GEMM_NARROW_KB steps, and each tile of C runs over the whole block: the first tile's pass reads the
- * strip's piece of A from memory, prefetching the row CLS_GEMM_NARROW_AHEAD steps ahead into L2 (A is
- * read down its columns, one row per page at H = 2048, which the hardware prefetchers do not follow), the
- * others read it from L2 (not L1: A's rows, lda apart and lda a power of two for H a power of two,
- * compete for a few L1 sets). Measured (bench_gemm --versus, AVX-512) against the first forms, which
- * prefetched a whole block ahead in one burst and ran every tile over 16 or 32 steps: into L2 rather than
- * L1 1.18-1.30x, A read in place rather than copied into private memory 1.12x, blocks of 32 rather than
- * 16 1.05-1.10x, then blocks of 256 run tile by tile with the prefetch in the first pass 1.04-1.12x (the
- * short passes' own cost, more than reading A, held the arithmetic at about 70 % of peak; 128 and 512
- * alike). A work-item sweeping whole rows of A over a chunk of k (partial sums added by a second kernel)
- * measured 0.67-0.74x.
+ * CLS_GEMM_NARROW_KB steps, and each tile of C runs over the whole block: the first tile's pass reads the strip's
+ * piece of A from memory, prefetching the row CLS_GEMM_NARROW_AHEAD steps ahead into L2 (A is read down its
+ * columns, one row per page at H = 2048, which the hardware prefetchers do not follow), the others read it from L2
+ * (not L1: A's rows, lda apart and lda a power of two for H a power of two, compete for a few L1 sets). Measured
+ * (bench_gemm --versus, AVX-512) against the first forms, which prefetched a whole block ahead in one burst and ran
+ * every tile over 16 or 32 steps: into L2 rather than L1 1.18-1.30x, A read in place rather than copied into
+ * private memory 1.12x, blocks of 32 rather than 16 1.05-1.10x, then blocks of 256 run tile by tile with the
+ * prefetch in the first pass 1.04-1.12x (the short passes' own cost, more than reading A, held the arithmetic at
+ * about 70 % of peak; 128 and 512 alike). A work-item sweeping whole rows of A over a chunk of k (partial sums
+ * added by a second kernel) measured 0.67-0.74x.
  *
- * 1, copied blocks (the options table's AVX2 row; sized for NR = 16: 17 KiB of private memory with 4
- * strips, twice that with AVX-512's NR = 64, past a 32 KiB L1). The work-item walks k in blocks of
- * CLS_GEMM_NARROW_COPY_KB steps, all its strips per block: it first copies the block's rows of A (its run of strips x NR columns
- * of each row) into private memory as [strip][step][NR], then runs every (strip, tile) pass over the
- * copy, contiguous and in L1, where the rows in place, lda apart, all fall in the same L1 sets (at H = 2048, 8 of a
- * strip's rows fit). While the passes run, each prefetches its share of the next block's rows into L2
- * (strip s's lines of rows t, t + tiles, ... in tile t's pass), so that the next copy reads from cache.
- * Against form 0 on 2 Zen 3 cores (bench_gemm --shapes out_dw --versus "cpu=-DCLS_GEMM_NARROW_COPY=0",
- * 2 rounds of 31 runs): 1.15-1.16x at H = 512 (0.50 against 0.57-0.59 ms, 71 against 61 % of the FMA
- * peak) and 1.82-1.83x at H = 2048 (2.04 against 3.72 ms, 70 against 38.5 %). Without the copy (wrong
- * results, as a bound) the passes ran at 86 % of the peak, 77-81 % with the prefetches: the copy costs
- * about a tenth. Tried and not kept (docs/bench.md): the copy within the first tile's pass, the prefetch
- * in one burst in the first pass, in row order or two blocks ahead, the next block copied during this
- * one's passes, blocks of 16, 48 or 64 steps, 8 to 32 strips per work-item, the pass loop unrolled. */
+ * 1, copied blocks (the options table's AVX2 row; sized for NR = 16: 17 KiB of private memory with 4 strips, twice
+ * that with AVX-512's NR = 64, past a 32 KiB L1). The work-item walks k in blocks of CLS_GEMM_NARROW_COPY_KB steps,
+ * all its strips per block: it first copies the block's rows of A (its run of strips x NR columns of each row) into
+ * private memory as [strip][step][NR], then runs every (strip, tile) pass over the copy, contiguous and in L1,
+ * where the rows in place, lda apart, all fall in the same L1 sets (at H = 2048, 8 of a strip's rows fit). While
+ * the passes run, each prefetches its share of the next block's rows into L2 (strip s's lines of rows t, t + tiles,
+ * ... in tile t's pass), so that the next copy reads from cache. Against form 0 on 2 Zen 3 cores (bench_gemm
+ * --shapes out_dw --versus "cpu=-DCLS_GEMM_NARROW_COPY=0", 2 rounds of 31 runs): 1.15-1.16x at H = 512 (0.50
+ * against 0.57-0.59 ms, 71 against 61 % of the FMA peak) and 1.82-1.83x at H = 2048 (2.04 against 3.72 ms, 70
+ * against 38.5 %). Without the copy (wrong results, as a bound) the passes ran at 86 % of the peak, 77-81 % with
+ * the prefetches: the copy costs about a tenth. Tried and not kept (docs/bench.md): the copy within the first
+ * tile's pass, the prefetch in one burst in the first pass, in row order or two blocks ahead, the next block copied
+ * during this one's passes, blocks of 16, 48, 64 or 128 steps, 8 to 32 strips per work-item, the pass loop
+ * unrolled. */
 
 #define NARROW_STRIPS CLS_GEMM_NARROW_STRIPS(GEMM_NR)
 #ifndef CLS_GEMM_NARROW_KB
