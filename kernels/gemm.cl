@@ -69,6 +69,11 @@
 #if CLS_GEMM_K_UNROLL < 1 || CLS_GEMM_K_UNROLL > 16
 #error "CLS_GEMM_K_UNROLL must be 1..16"
 #endif
+/* 1: the steps left over by the unrolled loop run before it, not in a remainder loop after it (gemm_tile.h);
+ * 0: the compiler's remainder loop, to measure against. */
+#ifndef CLS_GEMM_K_PEEL
+#define CLS_GEMM_K_PEEL 1
+#endif
 #if CLS_GEMM_K_UNROLL > 1
 #define GEMM_PRAGMA_(x) _Pragma(#x)
 #define GEMM_PRAGMA(x) GEMM_PRAGMA_(x)
