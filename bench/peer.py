@@ -144,7 +144,7 @@ def step_gemm_flops(H, B, T, C=29, n_in=494):
     R = T * B
     shapes = [(R, H, n_in, 1), (R, H, H, 3), (R, 4 * H, H, 1), (B, 4 * H, H, T - 1), (R, C, H, 1),  # forward
               (H, C, R, 1), (R, H, C, 1), (H, H, R, 3), (R, H, H, 3), (n_in, H, R, 1),          # dense backward
-              (B, H, 4 * H, T - 1), (H, 4 * H, R, 1), (H, 4 * H, R - B, 1), (R, H, 4 * H, 1)]  # LSTM backward
+              (B, H, 4 * H, T - 1), (2 * H, 4 * H, R, 1), (R, H, 4 * H, 1)]  # LSTM backward (W_x, W_h: one)
     return sum(2.0 * m * n * k * calls for m, n, k, calls in shapes)
 
 
