@@ -4,7 +4,8 @@
  * itself (form 1 below copies blocks of A's rows within the kernel). gemm.cl includes this file once, after its
  * shared macros. A work-item computes the transpose of NARROW_STRIPS strips of NR rows of C: NR of m, vector loads
  * from A's rows, against the n columns of C in tiles of MR, broadcasts from B's rows, so that n pads to a multiple
- * of MR rather than of NR (29 to 30, not 32). The tiles' accumulators wait in private memory between blocks of k.
+ * of MR rather than of NR (29 to 30, not 32), and a last tile of MR - 1 columns computes only those (29: four tiles
+ * of 6 and one of 5). The tiles' accumulators wait in private memory between blocks of k.
  * Rows past m and columns past n are read clamped or as zeros and never stored; beta == 0 never reads C. Two forms,
  * chosen by CLS_GEMM_NARROW_COPY:
  *
@@ -42,6 +43,13 @@
 #ifndef CLS_GEMM_NARROW_AHEAD
 #define CLS_GEMM_NARROW_AHEAD 32 /* rows of A form 0's first tile's pass prefetches ahead */
 #endif
+/* 1: a last tile of MR - 1 columns of C (29 = 4 x 6 + 5) runs MR - 1 broadcasts per step instead of MR with the
+   last column read twice and never stored: 1.01-1.03x with form 1 and 1.01-1.04x with form 0 at both H (bench_gemm
+   --shapes out_dw --versus "cpu=-DCLS_GEMM_NARROW_SHORT_TILE=0", AVX2, 2 rounds of 31 runs, the same commit), a
+   thirtieth of the multiply-adds. 0: every tile MR wide, to measure against. */
+#ifndef CLS_GEMM_NARROW_SHORT_TILE
+#define CLS_GEMM_NARROW_SHORT_TILE 1
+#endif
 #if CLS_GEMM_NARROW_KB < 1 || CLS_GEMM_NARROW_AHEAD < 1
 #error "CLS_GEMM_NARROW_KB and CLS_GEMM_NARROW_AHEAD must be positive"
 #endif
@@ -56,9 +64,10 @@
 #endif
 #define NARROW_COPY_KB CLS_GEMM_NARROW_COPY_KB
 /* one step of k of a strip's tile: the MR columns of B's row (broadcasts) times the strip's vectors av */
-#define TN_NARROW_STEP(av)                                                                                \
+#define TN_NARROW_STEP(av) TN_NARROW_STEP_ROWS(av, GEMM_MR)
+#define TN_NARROW_STEP_ROWS(av, ROWS)                                                                     \
   do {                                                                                                    \
-    _Pragma("unroll") for (int r = 0; r < GEMM_MR; r++) {                                                 \
+    _Pragma("unroll") for (int r = 0; r < (ROWS); r++) {                                                  \
       const gemm_vec bv = (gemm_vec)(*br[r]);                                                             \
       br[r] += ldb;                                                                                       \
       _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(bv, (av)[v], acc[r][v]);  \
@@ -137,17 +146,22 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_N
         TN_NARROW_PASS_BEGIN(part[s][t]);
         const float *ab = blk + s * NARROW_COPY_KB * GEMM_NR;
         int ahead = t; /* the next row this pass prefetches */
-        for (int kk = 0; kk < steps; kk++, ab += GEMM_NR) {
-          if (kk == ahead && ahead < next) {
-#pragma unroll
-            for (int l = 0; l < GEMM_NR; l += 16) GEMM_PREFETCH(an + (size_t)kk * (size_t)lda + l);
-            ahead += n_tiles;
-          }
-          gemm_vec av[GEMM_NV];
-#pragma unroll
-          for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ab);
-          TN_NARROW_STEP(av);
+#define TN_NARROW_COPY_PASS(ROWS)                                                                          \
+  for (int kk = 0; kk < steps; kk++, ab += GEMM_NR) {                                                      \
+    if (kk == ahead && ahead < next) {                                                                     \
+      _Pragma("unroll") for (int l = 0; l < GEMM_NR; l += 16) GEMM_PREFETCH(an + (size_t)kk * (size_t)lda + l); \
+      ahead += n_tiles;                                                                                    \
+    }                                                                                                      \
+    gemm_vec av[GEMM_NV];                                                                                  \
+    _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ab);                        \
+    TN_NARROW_STEP_ROWS(av, ROWS);                                                                         \
+  }
+        if (CLS_GEMM_NARROW_SHORT_TILE && GEMM_MR > 1 && cols == GEMM_MR - 1) {
+          TN_NARROW_COPY_PASS(GEMM_MR - 1)
+        } else {
+          TN_NARROW_COPY_PASS(GEMM_MR)
         }
+#undef TN_NARROW_COPY_PASS
         TN_NARROW_PASS_END(part[s][t]);
       }
     }
@@ -172,15 +186,21 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_N
         if (rows == GEMM_NR) { /* the first tile's pass reads the block from memory, prefetching every line of
                                   the rows AHEAD on; the others read it again from L2 */
           const int ahead = t == 0 ? k - k0 - CLS_GEMM_NARROW_AHEAD : 0; /* steps whose row AHEAD on exists */
-          for (int kk = 0; kk < steps; kk++, ap += lda) {
-            if (kk < ahead)
-#pragma unroll
-              for (int l = 0; l < GEMM_NR; l += 16) GEMM_PREFETCH(ap + (size_t)CLS_GEMM_NARROW_AHEAD * (size_t)lda + l);
-            gemm_vec av[GEMM_NV];
-#pragma unroll
-            for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ap);
-            TN_NARROW_STEP(av);
+#define TN_NARROW_IN_PLACE_PASS(ROWS)                                                                      \
+  for (int kk = 0; kk < steps; kk++, ap += lda) {                                                          \
+    if (kk < ahead)                                                                                        \
+      _Pragma("unroll") for (int l = 0; l < GEMM_NR; l += 16)                                              \
+          GEMM_PREFETCH(ap + (size_t)CLS_GEMM_NARROW_AHEAD * (size_t)lda + l);                             \
+    gemm_vec av[GEMM_NV];                                                                                  \
+    _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ap);                        \
+    TN_NARROW_STEP_ROWS(av, ROWS);                                                                         \
+  }
+          if (CLS_GEMM_NARROW_SHORT_TILE && GEMM_MR > 1 && cols == GEMM_MR - 1) {
+            TN_NARROW_IN_PLACE_PASS(GEMM_MR - 1)
+          } else {
+            TN_NARROW_IN_PLACE_PASS(GEMM_MR)
           }
+#undef TN_NARROW_IN_PLACE_PASS
         } else { /* the last strip, past m: its rows of A^T (columns of A) read as zeros, never stored */
           for (int kk = 0; kk < steps; kk++, ap += lda) {
             float row[GEMM_NR];
