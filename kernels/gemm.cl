@@ -209,3 +209,6 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
 
 /* gemm_tn_narrow, the narrow A^T B product of a long k (the output layer's weight gradient). */
 #include "gemm_tn_narrow.h"
+
+/* gemm_few_chunks, the products of few rows on a long packed B panel (the LSTM's recurrent products). */
+#include "gemm_few_chunks.h"

@@ -178,6 +178,29 @@ static void small_chunks(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
   cls_gemm_set_row_walk_bytes(plan, (size_t)24 << 10);
 }
 
+/* gemm_few_chunks (the packed products of a few rows whose B is past a quarter of the cache) on every packed
+ * product it can take, its threshold at 0 bytes: the odd shapes, then k across its chunks of 128 steps (one
+ * short, several with a partial last one, the next chunk's prefetch past the end of B), m of 1 to 4 tiles of
+ * 4 rows and one more (gemm_tile_few), a narrower last panel (gemm_tile_few after it) or none, the recurrent
+ * products' shapes. */
+static void few_chunks(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
+  cls_gemm_set_chunk_floats(plan, (size_t)1 << 20);
+  cls_gemm_set_band_bytes(plan, (size_t)256 << 10);
+  cls_gemm_set_pack_a(plan, CLS_GEMM_PACK_A_TRANSPOSED);
+  const bool has = cls_gemm_set_few_chunks_bytes(plan, 0);
+  CHECK(has, "gemm_few_chunks is built (CLS_GEMM_FEW_CHUNK > 0)");
+  odd_shapes(env, dev, plan, true, SIZES, N_SIZES, s);
+  const gemm_case cases[] = {
+      {false, false, true, 16, 96, 100, 1.0f, 0.0f, 0, 0, 0},    {false, false, true, 16, 96, 128, 1.0f, 1.0f, 0, 0, 0},
+      {false, false, true, 13, 101, 129, -1.0f, 0.5f, 3, 2, 0}, {false, false, true, 5, 48, 300, 0.5f, 0.0f, 1, 0, 0},
+      {false, false, true, 1, 24, 513, 1.0f, 0.0f, 0, 1, 0},    {false, false, true, 17, 77, 260, 1.0f, 1.0f, 0, 3, 0},
+      {true, false, true, 16, 50, 200, 1.0f, 0.0f, 0, 0, 0},     {false, false, true, 16, 2048, 512, 1.0f, 1.0f, 0, 0, 0},
+      {false, false, true, 16, 512, 2048, 1.0f, 0.0f, 0, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(env, dev, plan, &cases[i], s);
+  cls_gemm_set_few_chunks_bytes(plan, (size_t)8 << 20);
+}
+
 /* The shapes of a training step (H = 512 and 2048, B = 16, T = 150), rows of C sampled. */
 static void model_shapes(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
   const gemm_case cases[] = {
@@ -271,8 +294,9 @@ int main(void) {
            cls_gemm_backend_name(cls_gemm_get_backend(plan)));
     CHECK_INT(cls_gemm_set_backend(plan, CLS_GEMM_BACKEND_OWN), CLS_OK);
     CHECK_INT(cls_gemm_set_backend(tiny, CLS_GEMM_BACKEND_OWN), CLS_OK);
-    stats own = {0, 0, 0}, own_packed = {0, 0, 0}, chunks = {0, 0, 0}, model = {0, 0, 0}, blas = {0, 0, 0};
-    double t[6];
+    stats own = {0, 0, 0}, own_packed = {0, 0, 0}, chunks = {0, 0, 0}, model = {0, 0, 0}, chunked = {0, 0, 0},
+          blas = {0, 0, 0};
+    double t[7];
     t[0] = cls_now_ms();
     odd_shapes(&env, dev, plan, false, SIZES, N_SIZES, &own);
     t[1] = cls_now_ms();
@@ -282,6 +306,8 @@ int main(void) {
     t[3] = cls_now_ms();
     model_shapes(&env, dev, plan, &model);
     t[4] = cls_now_ms();
+    few_chunks(&env, dev, tiny, &chunked);
+    t[5] = cls_now_ms();
     empty_k(&env, dev, plan);
     argument_errors(&env, dev, plan);
     static const int few[] = {1, 7, 16, 17, 65};
@@ -289,11 +315,12 @@ int main(void) {
     odd_shapes(&env, dev, plan, false, few, 5, &blas);
     odd_shapes(&env, dev, plan, true, few, 5, &blas);
     empty_k(&env, dev, plan);
-    t[5] = cls_now_ms();
-    const stats *all[] = {&own, &own_packed, &chunks, &model, &blas};
+    t[6] = cls_now_ms();
+    const stats *all[] = {&own, &own_packed, &chunks, &model, &chunked, &blas};
     const char *names[] = {"own, odd shapes", "own, odd shapes, packed B", "own, small chunks and bands",
-                           "own, the step's shapes", "clblast, odd shapes (plain and packed)"};
-    for (int j = 0; j < 5; j++)
+                           "own, the step's shapes", "own, packed B in chunks (few_chunks)",
+                           "clblast, odd shapes (plain and packed)"};
+    for (int j = 0; j < 6; j++)
       printf("  %-40s %5d cases, %d bad, worst %.3f of the bound, %.0f ms\n", names[j], all[j]->cases, all[j]->bad,
              all[j]->worst, t[j + 1] - t[j]);
     cls_gemm_destroy(plan);

@@ -58,6 +58,9 @@ struct cls_gemm_plan {
   cls_gemm_backend forced;  /* AUTO: by shape class, as cls_gemm_backend_of says */
   cls_gemm_backend by_class[CLS_GEMM_N_CLASSES]; /* cls_gemm_backend_of the device, at create */
   cl_kernel pack_a, narrow; /* gemm_pack_a (the wide tile's MR), gemm_tn_narrow */
+  cl_kernel few_chunks;     /* gemm_few_chunks, when its geometry kernel says it is on (few_chunk > 0) */
+  int few_chunk;            /* its steps of k per chunk (CLS_GEMM_FEW_CHUNK); 0: gemm_tile_few only */
+  size_t few_chunks_bytes;  /* ... for a packed B of more than this many bytes (a quarter of the device's cache) */
   tile_geometry wide;       /* the device's tile (gemm_tile): the own backend's MR x NR */
   tile_geometry thin;       /* half the columns (gemm_tile_narrow), for n <= thin.nr */
   tile_geometry few;        /* for products of few rows on a packed B (gemm_tile_few; see packed_geometry) */
@@ -96,6 +99,33 @@ static cls_status load_geometry(cls_engine *e, cls_device *d, const char *name, 
   return st;
 }
 
+/* The device's global memory cache when it does not say (PoCL reports the last-level cache: 32 MiB on the
+   2-core Zen 3 machines). */
+#define DEFAULT_CACHE_BYTES ((size_t)32 << 20)
+
+/* gemm_few_chunks and its chunk length (gemm_few_chunks_geometry's reqd_work_group_size, less one), and the size of
+   packed B from which it is taken. */
+static cls_status load_few_chunks(cls_engine *e, cls_device *d, cls_gemm_plan *p) {
+  cl_kernel geometry = NULL;
+  cls_status st = cls_device_kernel(e, d, "gemm", "gemm_few_chunks_geometry", &geometry);
+  if (st == CLS_OK) {
+    size_t wg[3] = {0, 0, 0};
+    cl_int err = clGetKernelWorkGroupInfo(geometry, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
+    if (err != CL_SUCCESS || wg[0] < 1)
+      st = cls_fail(e, CLS_ERR_OPENCL, "gemm: reading gemm_few_chunks_geometry's reqd_work_group_size failed: %s",
+                    cls_cl_error_name(err));
+    else
+      p->few_chunk = (int)wg[0] - 1;
+  }
+  if (geometry) clReleaseKernel(geometry);
+  if (st == CLS_OK && p->few_chunk > 0) st = cls_device_kernel(e, d, "gemm", "gemm_few_chunks", &p->few_chunks);
+  cl_ulong cache = 0;
+  if (clGetDeviceInfo(d->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) != CL_SUCCESS || !cache)
+    cache = DEFAULT_CACHE_BYTES;
+  p->few_chunks_bytes = (size_t)(cache / 4);
+  return st;
+}
+
 cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   if (!out) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "gemm: no plan pointer given");
   *out = NULL;
@@ -121,6 +151,7 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry", &p->wide);
   if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_narrow", &p->thin);
   if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_few", &p->few);
+  if (st == CLS_OK) st = load_few_chunks(e, d, p);
   if (st != CLS_OK) {
     cls_gemm_destroy(p);
     return st;
@@ -138,6 +169,7 @@ void cls_gemm_destroy(cls_gemm_plan *p) {
     if (gs[i]->tile) clReleaseKernel(gs[i]->tile);
   }
   if (p->narrow) clReleaseKernel(p->narrow);
+  if (p->few_chunks) clReleaseKernel(p->few_chunks);
   if (p->scratch) clReleaseMemObject(p->scratch);
   free(p);
 }
@@ -181,6 +213,10 @@ void cls_gemm_set_chunk_floats(cls_gemm_plan *p, size_t floats) { p->chunk_float
 void cls_gemm_set_band_bytes(cls_gemm_plan *p, size_t bytes) { p->band_bytes = bytes; }
 void cls_gemm_set_row_walk_bytes(cls_gemm_plan *p, size_t bytes) { p->row_walk_bytes = bytes; }
 size_t cls_gemm_scratch_floats(const cls_gemm_plan *p) { return p->scratch_floats; }
+bool cls_gemm_set_few_chunks_bytes(cls_gemm_plan *p, size_t bytes) {
+  p->few_chunks_bytes = bytes;
+  return p->few_chunks != NULL;
+}
 
 /* ---- checks ---- */
 
@@ -487,6 +523,30 @@ cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t
   return CLS_OK;
 }
 
+/* gemm_few_chunks (kernels/gemm_few_chunks.h) takes the whole panels of a product on the few-rows tile, A in place
+   and not transposed, when its m tiles fit one work-item and the packed B is more than a quarter of the device's
+   cache, so that it comes from memory at every call (the recurrent products' W_h at every time step). Measured on 2
+   Zen 3 cores (bench_gemm --shapes lstm_rec_fwd,lstm_rec_bwd --versus "cpu=-DCLS_GEMM_FEW_CHUNK=0"): 1.23-1.38x at
+   H = 2048 (64 MiB) and 1.23-1.30x at H = 1024 (16 MiB), but 0.94-1.03x at H = 512 (4 MiB, within the cache). */
+static bool few_chunks_take(const cls_gemm_plan *p, const tile_geometry *g, bool ta, size_t m, size_t n, size_t k) {
+  return p->few_chunks && g == &p->few && !ta && ceil_div(m, (size_t)g->mr) <= MAX_PER_TILES &&
+         k * n * sizeof(float) > p->few_chunks_bytes;
+}
+
+static cls_status launch_few_chunks(cls_gemm_plan *p, cl_command_queue q, int m, int n, int k, int panels,
+                                    float alpha, const a_view *a, cls_buf packed, float beta, cls_buf c, int ldc,
+                                    cl_event *event) {
+  if (panels == 0) return CLS_OK;
+  int t0 = 0, bp_off = (int)packed.offset, c_off = (int)c.offset, lda = a->rs;
+  cls_status st = cls_ops_args(p->engine, p->few_chunks, "gemm_few_chunks", 14, sizeof m, &m, sizeof n, &n, sizeof k,
+                               &k, sizeof t0, &t0, sizeof alpha, &alpha, sizeof a->mem, &a->mem, sizeof a->off,
+                               &a->off, sizeof lda, &lda, sizeof packed.mem, &packed.mem, sizeof bp_off, &bp_off,
+                               sizeof beta, &beta, sizeof c.mem, &c.mem, sizeof c_off, &c_off, sizeof ldc, &ldc);
+  size_t global = (size_t)panels, local = 1;
+  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->few_chunks, "gemm_few_chunks", 1, &global, &local, event);
+  return st;
+}
+
 cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t m, size_t n, size_t k, float alpha,
                            cls_buf a, size_t lda, cls_buf packed, float beta, cls_buf c, size_t ldc, cl_event *event) {
   if (!p) return CLS_ERR_INVALID_ARGUMENT;
@@ -515,9 +575,16 @@ cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t
     } else {
       av = in_place_a(ta, (int)m, a, (int)lda, g->mr);
     }
-    if (st == CLS_OK)
-      st = launch_tile(p, g, q, (int)m, (int)n, (int)k, 0, (int)ceil_div(n, (size_t)g->nr), alpha, &av, packed.mem,
-                       (int)packed.offset, 0, beta, c, (int)ldc, event);
+    const size_t tiles = ceil_div(n, (size_t)g->nr);
+    size_t t0 = 0; /* the panels gemm_few_chunks took */
+    if (st == CLS_OK && few_chunks_take(p, g, ta, m, n, k)) {
+      t0 = n / (size_t)g->nr;
+      st = launch_few_chunks(p, q, (int)m, (int)n, (int)k, (int)t0, alpha, &av, packed, beta, c, (int)ldc,
+                             t0 == tiles ? event : NULL);
+    }
+    if (st == CLS_OK && t0 < tiles) /* the narrower last panel, or every panel (panel t0 first) */
+      st = launch_tile(p, g, q, (int)m, (int)n, (int)k, (int)t0, (int)(tiles - t0), alpha, &av, packed.mem,
+                       (int)(packed.offset + t0 * k * (size_t)g->nr), 0, beta, c, (int)ldc, event);
   }
   cls_ops_profile_gemm_end(q);
   return st;
