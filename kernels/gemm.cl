@@ -59,9 +59,9 @@
 #ifndef CLS_GEMM_A_STRIDES
 #define CLS_GEMM_A_STRIDES 1
 #endif
-/* Steps of k per pass of the tile's k loop (gemm_tile.h): above 1 the compiler unrolls it that many times
- * (a remainder loop takes the last k % CLS_GEMM_K_UNROLL steps); 1, the default, leaves the loop as written
- * (no pragma: clang does not unroll it by itself). The options table sets 4 for AVX2, where it is measured
+/* Steps of k per pass of the tile's k loop (gemm_tile.h): above 1 each pass is that many steps unrolled, the
+ * k % CLS_GEMM_K_UNROLL steps left over run before the loop (CLS_GEMM_K_PEEL, below; with it 0, after it in the
+ * compiler's remainder loop); 1, the default, leaves the loop as written (clang does not unroll it by itself). The options table sets 4 for AVX2, where it is measured
  * (engine/device/kernel_options.c, docs/bench.md). */
 #ifndef CLS_GEMM_K_UNROLL
 #define CLS_GEMM_K_UNROLL 1
@@ -70,7 +70,7 @@
 #error "CLS_GEMM_K_UNROLL must be 1..16"
 #endif
 /* 1: the steps left over by the unrolled loop run before it, not in a remainder loop after it (gemm_tile.h);
- * 0: the compiler's remainder loop, to measure against. */
+ * 0: the loop under GEMM_K_UNROLL_PRAGMA and the compiler's remainder loop, to measure against. */
 #ifndef CLS_GEMM_K_PEEL
 #define CLS_GEMM_K_PEEL 1
 #endif

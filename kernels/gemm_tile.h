@@ -3,7 +3,7 @@
  * TILE_NAME. gemm.cl includes this file once per geometry: the device's (CLS_GEMM_MR x CLS_GEMM_NV:
  * gemm_geometry, gemm_pack_b, gemm_tile), the thin one for narrow C (CLS_GEMM_MR_NARROW rows, half the
  * vectors: ..._narrow) and the one for few rows (..._few); the file undefines TILE_MR, TILE_NV, TILE_NAME
- * and its own TILE_NR and TILE_K_LOOP at its end. No include guard, on purpose: each inclusion defines a further set. */
+ * and its own TILE_NR, TILE_K_STEP and TILE_K_LOOP at its end. No include guard, on purpose: each inclusion defines a further set. */
 #define TILE_NR (TILE_NV * GEMM_W)
 
 /* Never launched: its required work-group size (MR, NR, 1) tells the host the tile geometry. */
@@ -115,9 +115,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile
        tile instead of 29 (the general loop stays for the last, short tile of a transposed A in place).
        Measured 1.00-1.13x at the large shapes, 1.04-1.08x over the step's GEMMs (bench_gemm --versus
        "cpu=-DCLS_GEMM_A_STRIDES=0", AVX2, H = 512 and 2048; docs/bench.md). The loop is unrolled by
-       CLS_GEMM_K_UNROLL (GEMM_K_UNROLL_PRAGMA, gemm.cl): by 4 on AVX2, 21 instructions per step. With
-       CLS_GEMM_K_PEEL (the default) the k % CLS_GEMM_K_UNROLL steps left over run first, as straight code,
-       and the unrolled loop then has a whole number of passes: the remainder loop clang appends otherwise kept
+       CLS_GEMM_K_UNROLL (gemm.cl): by 4 on AVX2, 21 instructions per step. With CLS_GEMM_K_PEEL (the
+       default) the k % CLS_GEMM_K_UNROLL steps left over run first, as straight code, and then each pass of
+       the loop is CLS_GEMM_K_UNROLL steps written out (the inner unrolled loop), a whole number of passes
+       (with it 0: GEMM_K_UNROLL_PRAGMA on the plain loop): the remainder loop clang appends otherwise kept
        one accumulator in memory (a load and a store around each of its FMAs, and around the loop), which
        the output layer's dx (k = 29: one step left over per tile) paid on every tile. The steps are summed in
        the same order, so results are bit for bit the same. Measured 1.00x at H = 512 and 1.03x at H = 2048

@@ -60,6 +60,7 @@ struct cls_gemm_plan {
   cl_kernel pack_a, narrow; /* gemm_pack_a (the wide tile's MR), gemm_tn_narrow */
   cl_kernel few_chunks;     /* gemm_few_chunks, when its geometry kernel says it is on (few_chunk > 0) */
   int few_chunk;            /* its steps of k per chunk (CLS_GEMM_FEW_CHUNK); 0: gemm_tile_few only */
+  int few_chunk_tiles;      /* the most m tiles it takes (FEW_CHUNK_TILES) */
   size_t few_chunks_bytes;  /* ... for a packed B of more than this many bytes (a quarter of the device's cache) */
   tile_geometry wide;       /* the device's tile (gemm_tile): the own backend's MR x NR */
   tile_geometry thin;       /* half the columns (gemm_tile_narrow), for n <= thin.nr */
@@ -103,22 +104,24 @@ static cls_status load_geometry(cls_engine *e, cls_device *d, const char *name, 
    2-core Zen 3 machines). */
 #define DEFAULT_CACHE_BYTES ((size_t)32 << 20)
 
-/* gemm_few_chunks and its chunk length (gemm_few_chunks_geometry's reqd_work_group_size, less one), and the size of
-   packed B from which it is taken. */
+/* gemm_few_chunks on CPU devices, its chunk length and most m tiles (gemm_few_chunks_geometry's
+   reqd_work_group_size: the length plus one, the tiles), and the size of packed B from which it is taken. */
 static cls_status load_few_chunks(cls_engine *e, cls_device *d, cls_gemm_plan *p) {
   cl_kernel geometry = NULL;
   cls_status st = cls_device_kernel(e, d, "gemm", "gemm_few_chunks_geometry", &geometry);
   if (st == CLS_OK) {
     size_t wg[3] = {0, 0, 0};
     cl_int err = clGetKernelWorkGroupInfo(geometry, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
-    if (err != CL_SUCCESS || wg[0] < 1)
+    if (err != CL_SUCCESS || wg[0] < 1 || wg[1] < 1)
       st = cls_fail(e, CLS_ERR_OPENCL, "gemm: reading gemm_few_chunks_geometry's reqd_work_group_size failed: %s",
                     cls_cl_error_name(err));
-    else
-      p->few_chunk = (int)wg[0] - 1;
+    p->few_chunk = (int)wg[0] - 1;
+    p->few_chunk_tiles = (int)wg[1];
   }
   if (geometry) clReleaseKernel(geometry);
-  if (st == CLS_OK && p->few_chunk > 0) st = cls_device_kernel(e, d, "gemm", "gemm_few_chunks", &p->few_chunks);
+  /* only CPU devices take it (measured there; its accumulators in private memory would spill on a GPU) */
+  if (st == CLS_OK && p->few_chunk > 0 && d->info.kind == CLS_DEVICE_CPU)
+    st = cls_device_kernel(e, d, "gemm", "gemm_few_chunks", &p->few_chunks);
   cl_ulong cache = 0;
   if (clGetDeviceInfo(d->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) != CL_SUCCESS || !cache)
     cache = DEFAULT_CACHE_BYTES;
@@ -213,10 +216,12 @@ void cls_gemm_set_chunk_floats(cls_gemm_plan *p, size_t floats) { p->chunk_float
 void cls_gemm_set_band_bytes(cls_gemm_plan *p, size_t bytes) { p->band_bytes = bytes; }
 void cls_gemm_set_row_walk_bytes(cls_gemm_plan *p, size_t bytes) { p->row_walk_bytes = bytes; }
 size_t cls_gemm_scratch_floats(const cls_gemm_plan *p) { return p->scratch_floats; }
-bool cls_gemm_set_few_chunks_bytes(cls_gemm_plan *p, size_t bytes) {
+size_t cls_gemm_set_few_chunks_bytes(cls_gemm_plan *p, size_t bytes) {
+  const size_t was = p->few_chunks_bytes;
   p->few_chunks_bytes = bytes;
-  return p->few_chunks != NULL;
+  return was;
 }
+bool cls_gemm_has_few_chunks(const cls_gemm_plan *p) { return p->few_chunks != NULL; }
 
 /* ---- checks ---- */
 
@@ -526,10 +531,10 @@ cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t
 /* gemm_few_chunks (kernels/gemm_few_chunks.h) takes the whole panels of a product on the few-rows tile, A in place
    and not transposed, when its m tiles fit one work-item and the packed B is more than a quarter of the device's
    cache, so that it comes from memory at every call (the recurrent products' W_h at every time step). Measured on 2
-   Zen 3 cores (bench_gemm --shapes lstm_rec_fwd,lstm_rec_bwd --versus "cpu=-DCLS_GEMM_FEW_CHUNK=0"): 1.23-1.38x at
+   Zen 3 cores (bench_gemm --shapes lstm_rec_fwd,lstm_rec_bwd --versus "cpu=-DCLS_GEMM_FEW_CHUNK=0"): 1.23-1.39x at
    H = 2048 (64 MiB) and 1.23-1.30x at H = 1024 (16 MiB), but 0.94-1.03x at H = 512 (4 MiB, within the cache). */
 static bool few_chunks_take(const cls_gemm_plan *p, const tile_geometry *g, bool ta, size_t m, size_t n, size_t k) {
-  return p->few_chunks && g == &p->few && !ta && ceil_div(m, (size_t)g->mr) <= MAX_PER_TILES &&
+  return p->few_chunks && g == &p->few && !ta && ceil_div(m, (size_t)g->mr) <= (size_t)p->few_chunk_tiles &&
          k * n * sizeof(float) > p->few_chunks_bytes;
 }
 

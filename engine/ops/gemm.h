@@ -30,10 +30,12 @@ void cls_gemm_set_row_walk_bytes(cls_gemm_plan *plan, size_t bytes);
  * every m group, i.e. each B panel once over all of A). */
 void cls_gemm_set_band_bytes(cls_gemm_plan *plan, size_t bytes);
 
-/* cls_gemm_packed takes a product of a few rows (at most 4 tiles of the few-rows tile) to gemm_few_chunks when its
- * packed B holds more than this many bytes (default a quarter of the device's global memory cache; 0: always),
- * and reports whether the device's kernels have it at all (CLS_GEMM_FEW_CHUNK > 0). */
-bool cls_gemm_set_few_chunks_bytes(cls_gemm_plan *plan, size_t bytes);
+/* cls_gemm_packed takes a product on the few-rows tile (A not transposed, at most 4 such tiles) to gemm_few_chunks
+ * when its packed B holds more than this many bytes (default a quarter of the device's global memory cache; 0:
+ * always); returns the threshold it replaces. cls_gemm_has_few_chunks: whether the plan has that kernel at all
+ * (CPU devices whose kernels were built with CLS_GEMM_FEW_CHUNK > 0). */
+size_t cls_gemm_set_few_chunks_bytes(cls_gemm_plan *plan, size_t bytes);
+bool cls_gemm_has_few_chunks(const cls_gemm_plan *plan);
 
 /* Floats of packing scratch the plan holds now. */
 size_t cls_gemm_scratch_floats(const cls_gemm_plan *plan);
