@@ -74,6 +74,14 @@
     }                                                                                                     \
   } while (0)
 
+/* A tile's pass PASS(ROWS) with ROWS its broadcasts per step: MR - 1 for a last tile that wide (the tile's cols) */
+#define TN_NARROW_BY_WIDTH(PASS)                                              \
+  if (CLS_GEMM_NARROW_SHORT_TILE && GEMM_MR > 1 && cols == GEMM_MR - 1) { \
+    PASS(GEMM_MR - 1)                                                         \
+  } else {                                                                    \
+    PASS(GEMM_MR)                                                             \
+  }
+
 /* The kernel's arguments, and the work-item's strips (both forms): s_n strips of NR rows of C from row
    `first`, against n_tiles tiles of MR columns. */
 #define TN_NARROW_ARGS                                                                                           \
@@ -156,11 +164,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_N
     _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ab);                        \
     TN_NARROW_STEP_ROWS(av, ROWS);                                                                         \
   }
-        if (CLS_GEMM_NARROW_SHORT_TILE && GEMM_MR > 1 && cols == GEMM_MR - 1) {
-          TN_NARROW_COPY_PASS(GEMM_MR - 1)
-        } else {
-          TN_NARROW_COPY_PASS(GEMM_MR)
-        }
+        TN_NARROW_BY_WIDTH(TN_NARROW_COPY_PASS)
 #undef TN_NARROW_COPY_PASS
         TN_NARROW_PASS_END(part[s][t]);
       }
@@ -195,11 +199,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_N
     _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ap);                        \
     TN_NARROW_STEP_ROWS(av, ROWS);                                                                         \
   }
-          if (CLS_GEMM_NARROW_SHORT_TILE && GEMM_MR > 1 && cols == GEMM_MR - 1) {
-            TN_NARROW_IN_PLACE_PASS(GEMM_MR - 1)
-          } else {
-            TN_NARROW_IN_PLACE_PASS(GEMM_MR)
-          }
+          TN_NARROW_BY_WIDTH(TN_NARROW_IN_PLACE_PASS)
 #undef TN_NARROW_IN_PLACE_PASS
         } else { /* the last strip, past m: its rows of A^T (columns of A) read as zeros, never stored */
           for (int kk = 0; kk < steps; kk++, ap += lda) {
