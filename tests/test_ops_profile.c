@@ -136,12 +136,16 @@ static void *work(void *arg) {
   worker *w = arg;
   cl_command_queue q = profiling_queue(w->env, w->dev);
   cl_context ctx = NULL;
-  cls_engine_device_cl(w->env->engine, w->dev, &ctx, NULL, NULL);
-  cl_int err = CL_SUCCESS;
+  size_t total = 0;
+  w->st = cls_engine_device_cl(w->env->engine, w->dev, &ctx, NULL, NULL);
   /* the thread's own buffer and queue only (tst_buffer would fill it on the engine's queue, shared) */
-  cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
-  CHECK(err == CL_SUCCESS, "clCreateBuffer: %d", err);
-  if (!q || !b) return NULL;
+  cl_mem b = cls_ops_buffer(w->env->engine, w->dev, ctx, 4096, &total, &w->st);
+  if (!q || !b) {
+    if (w->st == CLS_OK) w->st = CLS_ERR_OPENCL;
+    if (b) clReleaseMemObject(b);
+    if (q) clReleaseCommandQueue(q);
+    return NULL;
+  }
   w->st = cls_ops_profile_attach(q, on_cmd, &w->r);
   for (int i = 0; i < w->launches && w->st == CLS_OK; i++) w->st = cls_ops_fill(w->env->engine, q, cls_buf_of(b), 1024, 1.0f);
   clFinish(q);
