@@ -50,6 +50,9 @@ static void read_capabilities(cls_device *d) {
   if (clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS) in->local_mem_bytes = ul;
   ul = 0;
   if (clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS) in->max_alloc_bytes = ul;
+  ul = 0;
+  if (clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
+    in->global_mem_cache_bytes = ul;
   if (clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof sz, &sz, NULL) == CL_SUCCESS) in->max_work_group_size = sz;
   u = 0;
   if (clGetDeviceInfo(id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof u, &u, NULL) == CL_SUCCESS) in->vector_width_float = u;

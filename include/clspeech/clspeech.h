@@ -36,6 +36,7 @@ typedef struct cls_device_info {
   uint64_t global_mem_bytes;
   uint64_t local_mem_bytes;
   uint64_t max_alloc_bytes;
+  uint64_t global_mem_cache_bytes; /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (PoCL: the last-level cache); 0 if unknown */
   size_t max_work_group_size;
   bool fp16;
   bool fp64;
