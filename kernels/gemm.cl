@@ -61,8 +61,8 @@
 #endif
 /* Steps of k per pass of the tile's k loop (gemm_tile.h): above 1 each pass is that many steps unrolled, the
  * k % CLS_GEMM_K_UNROLL steps left over run before the loop (CLS_GEMM_K_PEEL, below; with it 0, after it in the
- * compiler's remainder loop); 1, the default, leaves the loop as written (clang does not unroll it by itself). The options table sets 4 for AVX2, where it is measured
- * (engine/device/kernel_options.c, docs/bench.md). */
+ * compiler's remainder loop); 1, the default, leaves the loop as written (clang does not unroll it by itself).
+ * The options table sets 4 for AVX2, where it is measured (engine/device/kernel_options.c, docs/bench.md). */
 #ifndef CLS_GEMM_K_UNROLL
 #define CLS_GEMM_K_UNROLL 1
 #endif
@@ -99,6 +99,21 @@ typedef float16 __attribute__((aligned(4))) gemm_u16;
 typedef GEMM_CAT(gemm_u, CLS_GEMM_W) gemm_uvec;
 #define GEMM_VLOAD GEMM_CAT(vload, CLS_GEMM_W)
 #define GEMM_VSTORE GEMM_CAT(vstore, CLS_GEMM_W)
+/* A whole row of a tile into C: NV vectors X[0..NV) to the (unaligned) row at ROW, as alpha * X + beta * C, C
+   never read when beta == 0 and no multiply when alpha is 1 as well (the short-k products' stores weigh:
+   1.01-1.03x on out_dx, docs/bench.md). gemm_tile and gemm_few_chunks store through it. */
+#define GEMM_STORE_ROW(ROW, X, NV)                                                    \
+  do {                                                                                \
+    __global gemm_uvec *rv_ = (__global gemm_uvec *)(ROW);                            \
+    if (beta == 0.0f && alpha == 1.0f) {                                              \
+      _Pragma("unroll") for (int v_ = 0; v_ < (NV); v_++) rv_[v_] = (X)[v_];         \
+    } else if (beta == 0.0f) {                                                        \
+      _Pragma("unroll") for (int v_ = 0; v_ < (NV); v_++) rv_[v_] = alpha * (X)[v_]; \
+    } else {                                                                          \
+      _Pragma("unroll") for (int v_ = 0; v_ < (NV); v_++)                             \
+          rv_[v_] = alpha * (X)[v_] + beta * rv_[v_];                                 \
+    }                                                                                 \
+  } while (0)
 
 /* a * b + c contracted: one fused multiply-add where the device has them (mad() is a multiply and an
  * add on PoCL, and fma() would be emulated where there is no hardware FMA). */

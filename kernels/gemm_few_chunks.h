@@ -25,20 +25,21 @@
 #define FC_NV CLS_GEMM_NV_FEW
 #define FC_NR (CLS_GEMM_NV_FEW * GEMM_W)
 
-/* Never launched: its required work-group size tells the host whether to use gemm_few_chunks (CLS_GEMM_FEW_CHUNK + 1:
-   1 for not, to measure gemm_tile_few against it) and for at most how many m tiles (FEW_CHUNK_TILES). */
-__kernel __attribute__((reqd_work_group_size(CLS_GEMM_FEW_CHUNK + 1, FEW_CHUNK_TILES, 1))) void gemm_few_chunks_geometry(
+/* Never launched: its required work-group size tells the host whether to use gemm_few_chunks
+   (CLS_GEMM_FEW_CHUNK + 1: 1 for not, to measure gemm_tile_few against it) and for at most how many m tiles
+   (FEW_CHUNK_TILES). */
+__kernel __attribute__((reqd_work_group_size(CLS_GEMM_FEW_CHUNK + 1, FEW_CHUNK_TILES, 1)))
+void gemm_few_chunks_geometry(
     __global float *unused) {
   (void)unused;
 }
 
-/* The panels t0 <= t < t0 + get_global_size(0), each whole (NR columns); the host takes a narrower last panel to
+/* The panels 0 <= t < get_global_size(0), each whole (NR columns); the host takes a narrower last panel to
    gemm_tile_few. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_few_chunks(
-    const int m, const int n, const int k, const int t0, const float alpha, __global const float *a, const int a_off,
-    const int lda, __global const float *bp, const int bp_off, const float beta, __global float *c, const int c_off,
-    const int ldc) {
-  const int panel = t0 + (int)get_group_id(0), j0 = panel * FC_NR;
+    const int m, const int n, const int k, const float alpha, __global const float *a, const int a_off, const int lda,
+    __global const float *bp, const int bp_off, const float beta, __global float *c, const int c_off, const int ldc) {
+  const int panel = (int)get_group_id(0), j0 = panel * FC_NR;
   const int m_tiles = min((m + FC_MR - 1) / FC_MR, FEW_CHUNK_TILES);
   if (j0 + FC_NR > n || m < 1) return;
   __global const float *b = bp + bp_off + (size_t)panel * (size_t)k * FC_NR;
@@ -95,18 +96,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_few_chunks(
   for (int mt = 0; mt < m_tiles; mt++) {
     const int i0 = mt * FC_MR;
 #pragma unroll
-    for (int r = 0; r < FC_MR; r++) {
-      if (i0 + r < m) {
-        __global gemm_uvec *rv = (__global gemm_uvec *)(c + c_off + (size_t)(i0 + r) * (size_t)ldc + (size_t)j0);
-        if (beta == 0.0f) {
-#pragma unroll
-          for (int v = 0; v < FC_NV; v++) rv[v] = alpha * part[mt][r][v];
-        } else {
-#pragma unroll
-          for (int v = 0; v < FC_NV; v++) rv[v] = alpha * part[mt][r][v] + beta * rv[v];
-        }
-      }
-    }
+    for (int r = 0; r < FC_MR; r++)
+      if (i0 + r < m) GEMM_STORE_ROW(c + c_off + (size_t)(i0 + r) * (size_t)ldc + (size_t)j0, part[mt][r], FC_NV);
   }
 }
 

@@ -3,7 +3,8 @@
  * TILE_NAME. gemm.cl includes this file once per geometry: the device's (CLS_GEMM_MR x CLS_GEMM_NV:
  * gemm_geometry, gemm_pack_b, gemm_tile), the thin one for narrow C (CLS_GEMM_MR_NARROW rows, half the
  * vectors: ..._narrow) and the one for few rows (..._few); the file undefines TILE_MR, TILE_NV, TILE_NAME
- * and its own TILE_NR, TILE_K_STEP and TILE_K_LOOP at its end. No include guard, on purpose: each inclusion defines a further set. */
+ * and its own TILE_NR, TILE_K_STEP and TILE_K_LOOP at its end. No include guard, on purpose: each inclusion
+ * defines a further set. */
 #define TILE_NR (TILE_NV * GEMM_W)
 
 /* Never launched: its required work-group size (MR, NR, 1) tells the host the tile geometry. */
@@ -190,17 +191,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile
       if (r < rows) {
         __global float *row = cp + (size_t)r * (size_t)ldc;
         if (cols == TILE_NR) {
-          __global gemm_uvec *rv = (__global gemm_uvec *)row;
-          if (beta == 0.0f && alpha == 1.0f) { /* no multiply: the short-k products' stores weigh (1.01-1.03x) */
-#pragma unroll
-            for (int v = 0; v < TILE_NV; v++) rv[v] = acc[r][v];
-          } else if (beta == 0.0f) {
-#pragma unroll
-            for (int v = 0; v < TILE_NV; v++) rv[v] = alpha * acc[r][v];
-          } else {
-#pragma unroll
-            for (int v = 0; v < TILE_NV; v++) rv[v] = alpha * acc[r][v] + beta * rv[v];
-          }
+          GEMM_STORE_ROW(row, acc[r], TILE_NV);
         } else {
           float tmp[TILE_NR];
 #pragma unroll

@@ -5,8 +5,8 @@
  * shared macros. A work-item computes the transpose of NARROW_STRIPS strips of NR rows of C: NR of m, vector loads
  * from A's rows, against the n columns of C in tiles of MR, broadcasts from B's rows, so that n pads to a multiple
  * of MR rather than of NR (29 to 30, not 32), and a last tile of MR - 1 columns computes only those (29: four tiles
- * of 6 and one of 5; form 0's partial last strip, past m, computes MR). The tiles' accumulators wait in private memory between blocks of k.
- * Rows past m and columns past n are read clamped or as zeros and never stored; beta == 0 never reads C. Two forms,
+ * of 6 and one of 5; form 0's partial last strip, past m, computes MR). The tiles' accumulators wait in private
+ * memory between blocks of k. Rows past m and columns past n are read clamped or as zeros and never stored; beta == 0 never reads C. Two forms,
  * chosen by CLS_GEMM_NARROW_COPY:
  *
  * 0, A in place (the default; measured on AVX-512). Strip after strip, the work-item walks k in blocks of

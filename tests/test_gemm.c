@@ -190,9 +190,6 @@ static void few_chunks(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
     printf("  (no gemm_few_chunks in this build: its stage skipped)\n");
     return;
   }
-  cls_gemm_set_chunk_floats(plan, (size_t)1 << 20);
-  cls_gemm_set_band_bytes(plan, (size_t)256 << 10);
-  cls_gemm_set_pack_a(plan, CLS_GEMM_PACK_A_TRANSPOSED);
   const size_t threshold = cls_gemm_set_few_chunks_bytes(plan, 0);
   odd_shapes(env, dev, plan, true, SIZES, N_SIZES, s);
   const gemm_case cases[] = {
@@ -200,7 +197,8 @@ static void few_chunks(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
       {false, false, true, 13, 101, 129, -1.0f, 0.5f, 3, 2, 0}, {false, false, true, 8, 48, 300, 0.5f, 0.0f, 1, 0, 0},
       {false, false, true, 1, 24, 513, 1.0f, 0.0f, 0, 1, 0},    {false, false, true, 19, 77, 260, 1.0f, 1.0f, 0, 3, 0},
       {false, false, true, 5, 50, 200, 1.0f, 0.0f, 0, 0, 0},     {true, false, true, 16, 50, 200, 1.0f, 0.0f, 0, 0, 0},
-      {false, false, true, 16, 2048, 512, 1.0f, 1.0f, 0, 0, 0},  {false, false, true, 16, 512, 2048, 1.0f, 0.0f, 0, 0, 0},
+      {false, false, true, 16, 2048, 512, 1.0f, 1.0f, 0, 0, 0},
+      {false, false, true, 16, 512, 2048, 1.0f, 0.0f, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(env, dev, plan, &cases[i], s);
   cls_gemm_set_few_chunks_bytes(plan, threshold);
@@ -311,7 +309,7 @@ int main(void) {
     t[3] = cls_now_ms();
     model_shapes(&env, dev, plan, &model);
     t[4] = cls_now_ms();
-    few_chunks(&env, dev, tiny, &chunked);
+    few_chunks(&env, dev, plan, &chunked);
     t[5] = cls_now_ms();
     empty_k(&env, dev, plan);
     argument_errors(&env, dev, plan);

@@ -81,50 +81,49 @@ const char *cls_gemm_backend_name(cls_gemm_backend b) {
   }
 }
 
-/* A geometry's kernels, and its MR and NR from the never-launched kernel `name`'s reqd_work_group_size. */
-static cls_status load_geometry(cls_engine *e, cls_device *d, const char *name, tile_geometry *g) {
+/* The required work-group size of the never-launched kernel `name`, through which gemm.cl tells the host a
+   kernel's compile-time geometry (its first two sizes, each at least 1). */
+static cls_status reqd_size(cls_engine *e, cls_device *d, const char *name, size_t wg[3]) {
   cl_kernel geometry = NULL;
-  cls_status st = cls_device_kernel(e, d, "gemm", g->pack_b_name, &g->pack_b);
-  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", g->tile_name, &g->tile);
-  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", name, &geometry);
+  wg[0] = wg[1] = wg[2] = 0;
+  cls_status st = cls_device_kernel(e, d, "gemm", name, &geometry);
   if (st == CLS_OK) {
-    size_t wg[3] = {0, 0, 0};
-    cl_int err = clGetKernelWorkGroupInfo(geometry, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
+    cl_int err = clGetKernelWorkGroupInfo(geometry, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, 3 * sizeof *wg, wg, NULL);
     if (err != CL_SUCCESS || wg[0] < 1 || wg[1] < 1)
-      st = cls_fail(e, CLS_ERR_OPENCL, "gemm: reading the tile geometry (%s's reqd_work_group_size) failed: %s", name,
+      st = cls_fail(e, CLS_ERR_OPENCL, "gemm: reading %s's reqd_work_group_size failed: %s", name,
                     cls_cl_error_name(err));
-    g->mr = (int)wg[0];
-    g->nr = (int)wg[1];
   }
   if (geometry) clReleaseKernel(geometry);
   return st;
 }
 
+/* A geometry's kernels, and its MR and NR from the never-launched kernel `name`. */
+static cls_status load_geometry(cls_engine *e, cls_device *d, const char *name, tile_geometry *g) {
+  size_t wg[3];
+  cls_status st = cls_device_kernel(e, d, "gemm", g->pack_b_name, &g->pack_b);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", g->tile_name, &g->tile);
+  if (st == CLS_OK) st = reqd_size(e, d, name, wg);
+  g->mr = st == CLS_OK ? (int)wg[0] : 0;
+  g->nr = st == CLS_OK ? (int)wg[1] : 0;
+  return st;
+}
+
 /* The device's global memory cache when it does not say (PoCL reports the last-level cache: 32 MiB on the
    2-core Zen 3 machines). */
-#define DEFAULT_CACHE_BYTES ((size_t)32 << 20)
+#define DEFAULT_CACHE_BYTES ((uint64_t)32 << 20)
 
 /* gemm_few_chunks on CPU devices, its chunk length and most m tiles (gemm_few_chunks_geometry's
    reqd_work_group_size: the length plus one, the tiles), and the size of packed B from which it is taken. */
 static cls_status load_few_chunks(cls_engine *e, cls_device *d, cls_gemm_plan *p) {
-  cl_kernel geometry = NULL;
-  cls_status st = cls_device_kernel(e, d, "gemm", "gemm_few_chunks_geometry", &geometry);
-  if (st == CLS_OK) {
-    size_t wg[3] = {0, 0, 0};
-    cl_int err = clGetKernelWorkGroupInfo(geometry, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
-    if (err != CL_SUCCESS || wg[0] < 1 || wg[1] < 1)
-      st = cls_fail(e, CLS_ERR_OPENCL, "gemm: reading gemm_few_chunks_geometry's reqd_work_group_size failed: %s",
-                    cls_cl_error_name(err));
-    p->few_chunk = (int)wg[0] - 1;
-    p->few_chunk_tiles = (int)wg[1];
-  }
-  if (geometry) clReleaseKernel(geometry);
+  size_t wg[3];
+  cls_status st = reqd_size(e, d, "gemm_few_chunks_geometry", wg);
+  if (st != CLS_OK) return st;
+  p->few_chunk = (int)wg[0] - 1;
+  p->few_chunk_tiles = (int)wg[1];
   /* only CPU devices take it (measured there; its accumulators in private memory would spill on a GPU) */
-  if (st == CLS_OK && p->few_chunk > 0 && d->info.kind == CLS_DEVICE_CPU)
+  if (p->few_chunk > 0 && d->info.kind == CLS_DEVICE_CPU)
     st = cls_device_kernel(e, d, "gemm", "gemm_few_chunks", &p->few_chunks);
-  cl_ulong cache = 0;
-  if (clGetDeviceInfo(d->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) != CL_SUCCESS || !cache)
-    cache = DEFAULT_CACHE_BYTES;
+  const uint64_t cache = d->info.global_mem_cache_bytes ? d->info.global_mem_cache_bytes : DEFAULT_CACHE_BYTES;
   p->few_chunks_bytes = (size_t)(cache / 4);
   return st;
 }
@@ -542,9 +541,9 @@ static cls_status launch_few_chunks(cls_gemm_plan *p, cl_command_queue q, int m,
                                     float alpha, const a_view *a, cls_buf packed, float beta, cls_buf c, int ldc,
                                     cl_event *event) {
   if (panels == 0) return CLS_OK;
-  int t0 = 0, bp_off = (int)packed.offset, c_off = (int)c.offset, lda = a->rs;
-  cls_status st = cls_ops_args(p->engine, p->few_chunks, "gemm_few_chunks", 14, sizeof m, &m, sizeof n, &n, sizeof k,
-                               &k, sizeof t0, &t0, sizeof alpha, &alpha, sizeof a->mem, &a->mem, sizeof a->off,
+  int bp_off = (int)packed.offset, c_off = (int)c.offset, lda = a->rs;
+  cls_status st = cls_ops_args(p->engine, p->few_chunks, "gemm_few_chunks", 13, sizeof m, &m, sizeof n, &n, sizeof k,
+                               &k, sizeof alpha, &alpha, sizeof a->mem, &a->mem, sizeof a->off,
                                &a->off, sizeof lda, &lda, sizeof packed.mem, &packed.mem, sizeof bp_off, &bp_off,
                                sizeof beta, &beta, sizeof c.mem, &c.mem, sizeof c_off, &c_off, sizeof ldc, &ldc);
   size_t global = (size_t)panels, local = 1;
