@@ -11,6 +11,8 @@
  * nor written. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "clspeech/base.h"
@@ -183,11 +185,15 @@ static void small_chunks(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
  * 16: 1, 2 and 4 tiles, n of 63-65: whole panels and a narrower last one, which gemm_tile_few takes after it),
  * then k across its chunks of 128 steps (one short chunk, one whole, several with a partial last one) for 1, 2,
  * 4 and 5 tiles (5: past the most it takes, all to gemm_tile_few), a transposed A (not taken), m that the
- * device's tile pads less (not taken), and the recurrent products' shapes. Skipped, with a line, where the plan
- * has no gemm_few_chunks (CLS_GEMM_FEW_CHUNK=0, or not a CPU device). */
+ * device's tile pads less (not taken), and the recurrent products' shapes. A CPU device's plan must have it,
+ * unless CLSPEECH_KERNEL_OPTIONS sets CLS_GEMM_FEW_CHUNK (0 turns it off, to measure against); otherwise the stage
+ * is skipped, with a line. */
 static void few_chunks(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
   if (!cls_gemm_has_few_chunks(plan)) {
-    printf("  (no gemm_few_chunks in this build: its stage skipped)\n");
+    const char *opts = getenv("CLSPEECH_KERNEL_OPTIONS");
+    const bool cpu = cls_engine_device(env->engine, dev)->kind == CLS_DEVICE_CPU;
+    CHECK(!cpu || (opts && strstr(opts, "CLS_GEMM_FEW_CHUNK")), "gemm_few_chunks is loaded on CPU device %d", dev);
+    printf("  (no gemm_few_chunks on this device or build: its stage skipped)\n");
     return;
   }
   const size_t threshold = cls_gemm_set_few_chunks_bytes(plan, 0);
