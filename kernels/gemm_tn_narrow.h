@@ -6,8 +6,8 @@
  * from A's rows, against the n columns of C in tiles of MR, broadcasts from B's rows, so that n pads to a multiple
  * of MR rather than of NR (29 to 30, not 32), and a last tile of MR - 1 columns computes only those (29: four tiles
  * of 6 and one of 5; form 0's partial last strip, past m, computes MR). The tiles' accumulators wait in private
- * memory between blocks of k. Rows past m and columns past n are read clamped or as zeros and never stored; beta == 0 never reads C. Two forms,
- * chosen by CLS_GEMM_NARROW_COPY:
+ * memory between blocks of k. Rows past m and columns past n are read clamped or as zeros and never stored; beta
+ * == 0 never reads C. Two forms, chosen by CLS_GEMM_NARROW_COPY:
  *
  * 0, A in place (the default; measured on AVX-512). Strip after strip, the work-item walks k in blocks of
  * CLS_GEMM_NARROW_KB steps, and each tile of C runs over the whole block: the first tile's pass reads the strip's
@@ -31,7 +31,10 @@
  * --shapes out_dw --versus "cpu=-DCLS_GEMM_NARROW_COPY=0", 2 rounds of 31 runs): 1.15-1.16x at H = 512 (0.50
  * against 0.57-0.59 ms, 71 against 61 % of the FMA peak) and 1.82-1.83x at H = 2048 (2.04 against 3.72 ms, 70
  * against 38.5 %). Without the copy (wrong results, as a bound) the passes ran at 86 % of the peak, 77-81 % with
- * the prefetches: the copy costs about a tenth. Tried and not kept (docs/bench.md): the copy within the first
+ * the prefetches: the copy costs about a tenth. Then its copy moved whole vectors (CLS_GEMM_NARROW_COPY_VEC) and
+ * its tiles read B through one row pointer (CLS_GEMM_NARROW_B_ROW): 1.09-1.12x together (--versus
+ * "cpu=-DCLS_GEMM_NARROW_B_ROW=0 -DCLS_GEMM_NARROW_COPY_VEC=0", 2 rounds), 76-79 % of the peak at H = 512 and
+ * 74-77 % at 2048. Tried and not kept (docs/bench.md): the copy within the first
  * tile's pass, the prefetch in one burst in the first pass, in row order or two blocks ahead, the next block copied
  * during this one's passes, blocks of 16, 48, 64 or 128 steps, 8 to 32 strips per work-item, the pass loop
  * unrolled. */
@@ -56,8 +59,24 @@
 #ifndef CLS_GEMM_NARROW_COPY
 #define CLS_GEMM_NARROW_COPY 0 /* 1: the copied-blocks form (the options table's AVX2 row) */
 #endif
+/* 1: a tile of MR or MR - 1 columns reads B's row through one pointer at constant offsets (the tile's columns
+   all exist), instead of MR pointers clamped to the last column (kept for a narrower last tile), which held six
+   index registers and pushed the step's other pointers onto the stack. Form 1 on 2 Zen 3 cores (bench_gemm
+   --shapes out_dw --versus "cpu=-DCLS_GEMM_NARROW_B_ROW=0", 2 rounds of 31 runs, docs/bench.md): 1.09-1.13x;
+   form 0 there 0.98-0.99x, and it is not measured on AVX-512, whose row takes form 0: the default follows the
+   form (0: the clamped pointers for every tile). */
+#ifndef CLS_GEMM_NARROW_B_ROW
+#define CLS_GEMM_NARROW_B_ROW CLS_GEMM_NARROW_COPY
+#endif
 #ifndef CLS_GEMM_NARROW_COPY_KB
 #define CLS_GEMM_NARROW_COPY_KB 32 /* the copied form's steps of k per block */
+#endif
+/* 1: form 1's copy of a whole item's run moves whole vectors, one unaligned load from A and one aligned store
+   into the block each, the strips unrolled; 0: through vloadN / vstoreN in a loop over the strips, which PoCL's
+   compiler split into 16-byte halves (objdump of the cached kernel). 1.03-1.04x at H = 2048, 0.98-1.00x at 512
+   (--versus "cpu=-DCLS_GEMM_NARROW_COPY_VEC=0", 2 rounds of 31 runs). */
+#ifndef CLS_GEMM_NARROW_COPY_VEC
+#define CLS_GEMM_NARROW_COPY_VEC 1
 #endif
 #if CLS_GEMM_NARROW_COPY_KB < 1
 #error "CLS_GEMM_NARROW_COPY_KB must be positive"
@@ -74,12 +93,30 @@
     }                                                                                                     \
   } while (0)
 
-/* A tile's pass PASS(ROWS) with ROWS its broadcasts per step: MR - 1 for a last tile that wide (the tile's cols) */
-#define TN_NARROW_BY_WIDTH(PASS)                                              \
-  if (CLS_GEMM_NARROW_SHORT_TILE && GEMM_MR > 1 && cols == GEMM_MR - 1) { \
-    PASS(GEMM_MR - 1)                                                         \
-  } else {                                                                    \
-    PASS(GEMM_MR)                                                             \
+/* The same step with B's row read through the one pointer bp at offsets 0 .. ROWS - 1 (all of them columns of
+   the tile), bp then moved to the next row */
+#define TN_NARROW_STEP_B_ROW(av, ROWS)                                                                    \
+  do {                                                                                                    \
+    _Pragma("unroll") for (int r = 0; r < (ROWS); r++) {                                                  \
+      const gemm_vec bv = (gemm_vec)(bp[r]);                                                              \
+      _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) acc[r][v] = GEMM_FMA(bv, (av)[v], acc[r][v]);  \
+    }                                                                                                     \
+    bp += ldb;                                                                                            \
+  } while (0)
+
+/* A tile's pass PASS(ROWS, STEP) with ROWS its broadcasts per step and STEP how it reads B: a tile of MR columns,
+   or MR - 1 (the tile's cols) when that is the last, through bp; a narrower last tile through the clamped br */
+#define TN_NARROW_BY_WIDTH(PASS)                                                                     \
+  if (CLS_GEMM_NARROW_B_ROW && cols == GEMM_MR) {                                                    \
+    PASS(GEMM_MR, TN_NARROW_STEP_B_ROW)                                                              \
+  } else if (CLS_GEMM_NARROW_SHORT_TILE && GEMM_MR > 1 && cols == GEMM_MR - 1) {                    \
+    if (CLS_GEMM_NARROW_B_ROW) {                                                                     \
+      PASS(GEMM_MR - 1, TN_NARROW_STEP_B_ROW)                                                        \
+    } else {                                                                                         \
+      PASS(GEMM_MR - 1, TN_NARROW_STEP_ROWS)                                                         \
+    }                                                                                                \
+  } else {                                                                                           \
+    PASS(GEMM_MR, TN_NARROW_STEP_ROWS)                                                               \
   }
 
 /* The kernel's arguments, and the work-item's strips (both forms): s_n strips of NR rows of C from row
@@ -104,9 +141,8 @@
   gemm_vec acc[GEMM_MR][GEMM_NV];                                                                          \
   _Pragma("unroll") for (int r = 0; r < GEMM_MR; r++) _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) \
       acc[r][v] = (P)[r][v];                                                                               \
-  __global const float *br[GEMM_MR];                                                                       \
-  _Pragma("unroll") for (int r = 0; r < GEMM_MR; r++) br[r] =                                              \
-      b + b_off + (size_t)k0 * (size_t)ldb + (size_t)(j0 + min(r, cols - 1))
+  __global const float *bp = b + b_off + (size_t)k0 * (size_t)ldb + (size_t)j0, *br[GEMM_MR];             \
+  _Pragma("unroll") for (int r = 0; r < GEMM_MR; r++) br[r] = bp + min(r, cols - 1)
 #define TN_NARROW_PASS_END(P)                                                                              \
   _Pragma("unroll") for (int r = 0; r < GEMM_MR; r++) _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) \
       (P)[r][v] = acc[r][v]
@@ -127,7 +163,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_N
   TN_NARROW_ITEM;
   const int span = min(s_n * GEMM_NR, m - first), whole = span == s_n * GEMM_NR; /* the item's columns of A */
   gemm_vec part[NARROW_STRIPS][CLS_GEMM_NARROW_TILES][GEMM_MR][GEMM_NV];
-  float blk[NARROW_STRIPS * NARROW_COPY_KB * GEMM_NR]; /* the block: [strip][step][NR] */
+  float blk[NARROW_STRIPS * NARROW_COPY_KB * GEMM_NR] __attribute__((aligned(64))); /* [strip][step][NR] */
   for (int s = 0; s < s_n; s++)
     for (int t = 0; t < n_tiles; t++) TN_NARROW_ZERO(part[s][t]);
   for (int k0 = 0; k0 < k; k0 += NARROW_COPY_KB) {
@@ -137,7 +173,15 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_N
        block's from memory). Columns past m are zeros. */
     __global const float *ap = a + a_off + (size_t)k0 * (size_t)lda + (size_t)first;
     for (int kk = 0; kk < steps; kk++, ap += lda) {
-      if (whole) {
+      if (CLS_GEMM_NARROW_COPY_VEC && whole) {
+#pragma unroll
+        for (int s = 0; s < NARROW_STRIPS; s++)
+          if (s < s_n)
+#pragma unroll
+            for (int v = 0; v < GEMM_NV; v++)
+              *(gemm_vec *)(blk + (s * NARROW_COPY_KB + kk) * GEMM_NR + v * GEMM_W) =
+                  *(__global const gemm_uvec *)(ap + s * GEMM_NR + v * GEMM_W);
+      } else if (whole) {
         for (int s = 0; s < s_n; s++)
 #pragma unroll
           for (int v = 0; v < GEMM_NV; v++)
@@ -154,7 +198,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_N
         TN_NARROW_PASS_BEGIN(part[s][t]);
         const float *ab = blk + s * NARROW_COPY_KB * GEMM_NR;
         int ahead = t; /* the next row this pass prefetches */
-#define TN_NARROW_COPY_PASS(ROWS)                                                                          \
+#define TN_NARROW_COPY_PASS(ROWS, STEP)                                                                          \
   for (int kk = 0; kk < steps; kk++, ab += GEMM_NR) {                                                      \
     if (kk == ahead && ahead < next) {                                                                     \
       _Pragma("unroll") for (int l = 0; l < GEMM_NR; l += 16) GEMM_PREFETCH(an + (size_t)kk * (size_t)lda + l); \
@@ -162,7 +206,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_N
     }                                                                                                      \
     gemm_vec av[GEMM_NV];                                                                                  \
     _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ab);                        \
-    TN_NARROW_STEP_ROWS(av, ROWS);                                                                         \
+    STEP(av, ROWS);                                                                                        \
   }
         TN_NARROW_BY_WIDTH(TN_NARROW_COPY_PASS)
 #undef TN_NARROW_COPY_PASS
@@ -190,14 +234,14 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_N
         if (rows == GEMM_NR) { /* the first tile's pass reads the block from memory, prefetching every line of
                                   the rows AHEAD on; the others read it again from L2 */
           const int ahead = t == 0 ? k - k0 - CLS_GEMM_NARROW_AHEAD : 0; /* steps whose row AHEAD on exists */
-#define TN_NARROW_IN_PLACE_PASS(ROWS)                                                                      \
+#define TN_NARROW_IN_PLACE_PASS(ROWS, STEP)                                                                      \
   for (int kk = 0; kk < steps; kk++, ap += lda) {                                                          \
     if (kk < ahead)                                                                                        \
       _Pragma("unroll") for (int l = 0; l < GEMM_NR; l += 16)                                              \
           GEMM_PREFETCH(ap + (size_t)CLS_GEMM_NARROW_AHEAD * (size_t)lda + l);                             \
     gemm_vec av[GEMM_NV];                                                                                  \
     _Pragma("unroll") for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, ap);                        \
-    TN_NARROW_STEP_ROWS(av, ROWS);                                                                         \
+    STEP(av, ROWS);                                                                                        \
   }
           TN_NARROW_BY_WIDTH(TN_NARROW_IN_PLACE_PASS)
 #undef TN_NARROW_IN_PLACE_PASS
