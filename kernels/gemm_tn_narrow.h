@@ -32,12 +32,12 @@
  * against 0.57-0.59 ms, 71 against 61 % of the FMA peak) and 1.82-1.83x at H = 2048 (2.04 against 3.72 ms, 70
  * against 38.5 %). Without the copy (wrong results, as a bound) the passes ran at 86 % of the peak, 77-81 % with
  * the prefetches: the copy costs about a tenth. Then its copy moved whole vectors (CLS_GEMM_NARROW_COPY_VEC) and
- * its tiles read B through one row pointer (CLS_GEMM_NARROW_B_ROW): 1.09-1.12x together (--versus
- * "cpu=-DCLS_GEMM_NARROW_B_ROW=0 -DCLS_GEMM_NARROW_COPY_VEC=0", 2 rounds), 76-79 % of the peak at H = 512 and
- * 74-77 % at 2048. Tried and not kept (docs/bench.md): the copy within the first
- * tile's pass, the prefetch in one burst in the first pass, in row order or two blocks ahead, the next block copied
- * during this one's passes, blocks of 16, 48, 64 or 128 steps, 8 to 32 strips per work-item, the pass loop
- * unrolled. */
+ * its tiles read B through one row pointer (CLS_GEMM_NARROW_B_ROW): 1.08-1.12x together (--versus
+ * "cpu=-DCLS_GEMM_NARROW_B_ROW=0 -DCLS_GEMM_NARROW_COPY_VEC=0", 4 rounds), 74-79 % of the peak at H = 512 and
+ * 73-77 % at 2048. Tried and not kept (docs/bench.md): the copy within the first tile's pass, the prefetch in one
+ * burst in the first pass, in row order, on every step or two blocks ahead, the next block copied during this
+ * one's passes or strip by strip between them, blocks of 16, 48, 64 or 128 steps, 1, 2 or 8 to 32 strips per
+ * work-item, the pass loop unrolled. */
 
 #define NARROW_STRIPS CLS_GEMM_NARROW_STRIPS(GEMM_NR)
 #ifndef CLS_GEMM_NARROW_KB
@@ -59,12 +59,13 @@
 #ifndef CLS_GEMM_NARROW_COPY
 #define CLS_GEMM_NARROW_COPY 0 /* 1: the copied-blocks form (the options table's AVX2 row) */
 #endif
-/* 1: a tile of MR or MR - 1 columns reads B's row through one pointer at constant offsets (the tile's columns
-   all exist), instead of MR pointers clamped to the last column (kept for a narrower last tile), which held six
-   index registers and pushed the step's other pointers onto the stack. Form 1 on 2 Zen 3 cores (bench_gemm
-   --shapes out_dw --versus "cpu=-DCLS_GEMM_NARROW_B_ROW=0", 2 rounds of 31 runs, docs/bench.md): 1.09-1.13x;
-   form 0 there 0.98-0.99x, and it is not measured on AVX-512, whose row takes form 0: the default follows the
-   form (0: the clamped pointers for every tile). */
+/* 1: a tile of MR columns, or of MR - 1 with CLS_GEMM_NARROW_SHORT_TILE, reads B's row through one pointer at
+   constant offsets (the tile's columns all exist), instead of MR pointers clamped to the last column (kept for
+   a narrower last tile), which held six index registers and pushed the step's other pointers onto the stack.
+   Form 1 on 2 Zen 3 cores (bench_gemm --shapes out_dw --versus "cpu=-DCLS_GEMM_NARROW_B_ROW=0", 2 rounds of 31
+   runs, docs/bench.md): 1.09-1.13x (alone, with the vstoreN copy on both sides, 1.02-1.05x; the whole-vector
+   copy alone 0.95-0.98x); form 0 there 0.98-0.99x, and it is not measured on AVX-512, whose row takes form 0:
+   the default follows the form (0: the clamped pointers for every tile). */
 #ifndef CLS_GEMM_NARROW_B_ROW
 #define CLS_GEMM_NARROW_B_ROW CLS_GEMM_NARROW_COPY
 #endif
@@ -73,8 +74,8 @@
 #endif
 /* 1: form 1's copy of a whole item's run moves whole vectors, one unaligned load from A and one aligned store
    into the block each, the strips unrolled; 0: through vloadN / vstoreN in a loop over the strips, which PoCL's
-   compiler split into 16-byte halves (objdump of the cached kernel). 1.03-1.04x at H = 2048, 0.98-1.00x at 512
-   (--versus "cpu=-DCLS_GEMM_NARROW_COPY_VEC=0", 2 rounds of 31 runs). */
+   compiler split into 16-byte halves (objdump of the cached kernel). With B_ROW 1.03-1.04x at H = 2048,
+   0.98-1.00x at 512 (--versus "cpu=-DCLS_GEMM_NARROW_COPY_VEC=0", 2 rounds of 31 runs); without, 0.95-0.98x. */
 #ifndef CLS_GEMM_NARROW_COPY_VEC
 #define CLS_GEMM_NARROW_COPY_VEC 1
 #endif
@@ -105,7 +106,8 @@
   } while (0)
 
 /* A tile's pass PASS(ROWS, STEP) with ROWS its broadcasts per step and STEP how it reads B: a tile of MR columns,
-   or MR - 1 (the tile's cols) when that is the last, through bp; a narrower last tile through the clamped br */
+   or MR - 1 (the tile's cols) when that is the last, through bp; a narrower last tile through the clamped br,
+   and every tile so with CLS_GEMM_NARROW_B_ROW 0 */
 #define TN_NARROW_BY_WIDTH(PASS)                                                                     \
   if (CLS_GEMM_NARROW_B_ROW && cols == GEMM_MR) {                                                    \
     PASS(GEMM_MR, TN_NARROW_STEP_B_ROW)                                                              \

@@ -228,13 +228,16 @@ static void model_shapes(tst_env *env, int dev, cls_gemm_plan *plan, stats *s) {
       {true, false, false, 1000, 36, 47, -0.5f, 0.25f, 1, 3, 0},
       {true, false, false, 1000, 37, 47, -0.5f, 0.25f, 1, 3, 0},
       {true, false, false, 1000, 30, 559, 2.0f, 0.0f, 2, 1, 0},
-      /* and (AVX2's copied blocks of 64 steps) one short block, half a block and one step more, one whole block
-         with no next, one step past it */
+      /* and (AVX2's copied blocks of 32 steps) one short block, one whole block with no next, one step past it,
+         two whole blocks, two and one step with a sixth tile of MR - 1 columns (n = 35), and a last tile of 2
+         (n = 26). A read of B past a tile's columns feeds only rows of the tile never stored, so these cannot
+         catch one: the one-pointer read's bounds rest on the kernel's width dispatch. */
       {true, false, false, 77, 13, 9, 1.0f, 0.5f, 1, 2, 0},
       {true, false, false, 130, 29, 32, 1.0f, 0.0f, 0, 1, 0},
       {true, false, false, 130, 29, 33, -1.0f, 1.0f, 3, 0, 0},
       {true, false, false, 130, 29, 64, 1.0f, 0.0f, 0, 1, 0},
       {true, false, false, 130, 35, 65, -1.0f, 1.0f, 3, 0, 0},
+      {true, false, false, 130, 26, 65, 0.5f, 0.25f, 1, 2, 0},
       /* 4 strips per item with a partial last strip; 2 per item, the last item one partial strip; 4 per item,
          the last item 2 whole strips */
       {true, false, false, 507, 29, 70, 1.0f, 0.0f, 1, 0, 0},
