@@ -60,11 +60,27 @@ static double full_step_ms(const bench_device_result *d, const bench_model_resul
   return ms;
 }
 
+static int calls_min(const bench_model_result *m) {
+  int c = CLS_BENCH_MAX_CALLS_PER_RUN;
+  for (int i = 0; i < m->n_shapes; i++)
+    if (m->gemm_calls_per_run[i] < c) c = m->gemm_calls_per_run[i];
+  return c;
+}
+
+static int calls_max(const bench_model_result *m) {
+  int c = 1;
+  for (int i = 0; i < m->n_shapes; i++)
+    if (m->gemm_calls_per_run[i] > c) c = m->gemm_calls_per_run[i];
+  return c;
+}
+
 static void print_model(FILE *out, const bench_run *run, const bench_device_result *d, const bench_model_result *m) {
   const double peak = d->have_peak ? d->peak.fma_gflops : 0;
   const bool have_full = d->have_peak; /* the SGEMM runs were timed beside the peak */
   fprintf(out, "\n  H=%d, B=%d, T=%d (%zu parameters, %d CTC labels per utterance)\n", m->n_hidden, run->batch,
           run->time, m->train.n_params, m->ops.ctc_labels);
+  fprintf(out, "  (ms: per call; each timed run of a product is calls back to back lasting at least %.0f ms, as one "
+               "run of the FMA peak probe: %d to %d calls here)\n", CLS_BENCH_RUN_MS, calls_min(m), calls_max(m));
   if (have_full)
     fprintf(out, "  (full %%: the median of the runs at full speed, both FMA peak runs beside each at >= %.0f %% of "
                  "its measured value, and how many of the %d runs they were)\n", 100 * CLS_BENCH_FULL_SPEED, run->runs);
@@ -320,6 +336,7 @@ static json_t *json_model(const bench_run *run, const bench_device_result *d, co
     o = jo_set(o, "trans_a", json_boolean(s->trans_a));
     o = jo_set(o, "trans_b", json_boolean(s->trans_b));
     o = jo_set(o, "calls_per_step", json_integer(s->calls));
+    o = jo_set(o, "calls_per_run", json_integer(m->gemm_calls_per_run[i]));
     o = jo_set(o, "ms", jo_real(m->gemm_ms[i]));
     o = jo_set(o, "gflops", jo_real(g));
     o = jo_set(o, "percent_of_peak", jo_real(peak > 0 ? 100 * g / peak : NAN));

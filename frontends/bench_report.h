@@ -21,6 +21,7 @@ typedef struct bench_model_result {
   double probe_best_gflops;                  /* the fastest peak run beside them (cls_bench_probe_best) */
   int gemm_full_runs[CLS_BENCH_MAX_SHAPES];  /* runs at full speed (cls_gemm_cases_time_beside) */
   double gemm_full_ms[CLS_BENCH_MAX_SHAPES]; /* their median, -1 when there is none */
+  int gemm_calls_per_run[CLS_BENCH_MAX_SHAPES]; /* back to back in each timed run (cls_gemm_cases_set_run_ms) */
   cls_bench_ops ops;
   cls_bench_train train;
   cls_bench_profile profile;    /* one step by op (measured with train) */

@@ -70,6 +70,7 @@ static cls_status bench_model(cls_engine *engine, bench_run *run, bench_device_r
   st = cls_bench_queue(engine, d->index, &q);
   if (st == CLS_OK) st = cls_gemm_cases_create(engine, d->index, q, m->shapes, m->n_shapes, &cases);
   if (st == CLS_OK && d->have_peak) st = cls_bench_probe_create(engine, d->index, q, &d->peak, &probe);
+  if (st == CLS_OK) cls_gemm_cases_set_run_ms(cases, CLS_BENCH_RUN_MS); /* runs as long as the probe's */
   for (int i = 0; i < m->n_shapes && st == CLS_OK; i++) {
     const cls_gemm_shape *s = &m->shapes[i];
     char stage[160];
@@ -78,10 +79,12 @@ static cls_status bench_model(cls_engine *engine, bench_run *run, bench_device_r
     on_progress(cfg->user, stage);
     if (!probe) {
       st = cls_gemm_cases_time(cases, i, 1, run->runs, &m->gemm_ms[i], &m->gemm_best_ms[i]);
+      m->gemm_calls_per_run[i] = cls_gemm_cases_repeat(cases);
       continue;
     }
     cls_bench_beside b;
     st = cls_gemm_cases_time_beside(cases, i, probe, d->peak.fma_gflops, 1, run->runs, &b);
+    m->gemm_calls_per_run[i] = cls_gemm_cases_repeat(cases);
     m->gemm_ms[i] = b.median_ms;
     m->gemm_best_ms[i] = b.best_ms;
     m->gemm_full_runs[i] = b.full_runs;

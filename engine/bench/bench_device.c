@@ -253,9 +253,9 @@ cls_status cls_bench_peak_run(cls_engine *e, int device, const cls_bench_config 
 
 /* ---- the peak beside other work ---- */
 
-/* One probe run lasts at least this long: launch costs are then a small part of it, and one run beside each
-   timed run of a product adds little to a bench. */
-#define PROBE_MS 4.0
+/* One probe run lasts at least CLS_BENCH_RUN_MS: launch costs are then a small part of it, and one run beside
+   each timed run of a product adds little to a bench. */
+#define PROBE_MS CLS_BENCH_RUN_MS
 
 struct cls_bench_probe {
   cls_engine *e;
@@ -386,6 +386,8 @@ struct cls_gemm_cases {
   gemm_case *cases;
   int current; /* the case run by gemm_op */
   int repeat;  /* calls per run (cls_gemm_cases_set_repeat) */
+  double run_ms; /* > 0: calls per run chosen per case for runs this long (cls_gemm_cases_set_run_ms) */
+  int decided;   /* 1 + the case whose calls per run were chosen last, 0 for none */
 };
 
 static void lcg_fill(float *h, size_t n, unsigned seed) {
@@ -516,10 +518,27 @@ static cls_status gemm_op(void *g_, cl_command_queue q) {
 
 void cls_gemm_cases_set_repeat(cls_gemm_cases *g, int calls) { g->repeat = calls > 1 ? calls : 1; }
 
+void cls_gemm_cases_set_run_ms(cls_gemm_cases *g, double min_run_ms) {
+  g->run_ms = min_run_ms > 0 ? min_run_ms : 0;
+  g->decided = 0;
+}
+
+int cls_gemm_cases_repeat(const cls_gemm_cases *g) { return g->repeat; }
+
 cls_status cls_gemm_cases_time(cls_gemm_cases *g, int i, int warmups, int runs, double *median_ms, double *best_ms) {
   g->current = i;
   cls_status st = ensure_packed(g, &g->cases[i], g->q); /* packing is not part of the timed product */
   if (st != CLS_OK) return st;
+  if (g->run_ms > 0 && g->decided != i + 1) { /* after the warm-ups, one call decides the calls per run */
+    double one = 0;
+    g->repeat = 1;
+    st = cls_bench_time_stats(g->engine, g->q, gemm_op, g, warmups, 1, &one, NULL);
+    if (st != CLS_OK) return st;
+    const double calls = one > 0 ? ceil(g->run_ms / one) : 1;
+    g->repeat = calls < 1 ? 1 : calls > CLS_BENCH_MAX_CALLS_PER_RUN ? CLS_BENCH_MAX_CALLS_PER_RUN : (int)calls;
+    g->decided = i + 1;
+    warmups = 0;
+  }
   st = cls_bench_time_stats(g->engine, g->q, gemm_op, g, warmups, runs, median_ms, best_ms);
   if (st == CLS_OK && median_ms) *median_ms /= g->repeat;
   if (st == CLS_OK && best_ms) *best_ms /= g->repeat;

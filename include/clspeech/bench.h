@@ -139,6 +139,17 @@ cls_gemm_backend cls_gemm_cases_backend(const cls_gemm_cases *cases);
  * least 1): the times cls_gemm_cases_time reports are per call, so that a product is also timed as the
  * training step enqueues it, behind other commands, not alone on an idle queue. */
 void cls_gemm_cases_set_repeat(cls_gemm_cases *cases, int calls);
+/* Calls per timed run chosen case by case instead (a min_run_ms of 0, the default, keeps set_repeat's): the
+ * first time a case is timed, one call decides how many make a run of at least min_run_ms (at most
+ * CLS_BENCH_MAX_CALLS_PER_RUN). clspeech bench asks for CLS_BENCH_RUN_MS, the length of one run of the peak
+ * probe, so that a product and the peak it is a fraction of are timed alike: the wait for a run's end marker
+ * (about 15 us on PoCL) is then a small part of either, and a short product's calls queue back to back, as the
+ * training step queues its products, with no host wait between them. */
+#define CLS_BENCH_RUN_MS 4.0
+#define CLS_BENCH_MAX_CALLS_PER_RUN 64
+void cls_gemm_cases_set_run_ms(cls_gemm_cases *cases, double min_run_ms);
+/* The calls per timed run now (those chosen for the case timed last, with a min_run_ms) */
+int cls_gemm_cases_repeat(const cls_gemm_cases *cases);
 /* Median (and, when best_ms is not NULL, best) ms of cls_gemm on case i, after `warmups` warm-up runs. */
 cls_status cls_gemm_cases_time(cls_gemm_cases *cases, int i, int warmups, int runs, double *median_ms,
                                double *best_ms);

@@ -135,9 +135,10 @@ def check_json(path, tuned):
             need(len(m.get("gemm", [])) >= 10, f"{mw}: {len(m.get('gemm', []))} GEMM shapes")
             for g in m.get("gemm", []):
                 gw = f"{mw}.gemm[{g.get('name')}]"
-                for k in ("m", "n", "k", "calls_per_step", "ms", "gflops", "percent_of_peak", "best_ms",
-                          "best_percent_of_peak"):
+                for k in ("m", "n", "k", "calls_per_step", "calls_per_run", "ms", "gflops", "percent_of_peak",
+                          "best_ms", "best_percent_of_peak"):
                     positive(g, k, gw)
+                need(isinstance(g["calls_per_run"], int) and g["calls_per_run"] <= 64, f"{gw}: calls_per_run")
                 need(g["best_ms"] <= g["ms"] and g["best_percent_of_peak"] >= g["percent_of_peak"],
                      f"{gw}: best run {g['best_ms']} ms slower than the median {g['ms']} ms")
                 need(isinstance(g.get("trans_a"), bool) and isinstance(g.get("trans_b"), bool), f"{gw} transposes")
