@@ -60,18 +60,13 @@ static double full_step_ms(const bench_device_result *d, const bench_model_resul
   return ms;
 }
 
-static int calls_min(const bench_model_result *m) {
-  int c = CLS_BENCH_MAX_CALLS_PER_RUN;
-  for (int i = 0; i < m->n_shapes; i++)
-    if (m->gemm_calls_per_run[i] < c) c = m->gemm_calls_per_run[i];
-  return c;
-}
-
-static int calls_max(const bench_model_result *m) {
-  int c = 1;
-  for (int i = 0; i < m->n_shapes; i++)
-    if (m->gemm_calls_per_run[i] > c) c = m->gemm_calls_per_run[i];
-  return c;
+/* The fewest and the most calls per timed run over the model's SGEMM shapes */
+static void calls_range(const bench_model_result *m, int *lo, int *hi) {
+  *lo = *hi = m->n_shapes > 0 ? m->gemm_calls_per_run[0] : 1;
+  for (int i = 1; i < m->n_shapes; i++) {
+    if (m->gemm_calls_per_run[i] < *lo) *lo = m->gemm_calls_per_run[i];
+    if (m->gemm_calls_per_run[i] > *hi) *hi = m->gemm_calls_per_run[i];
+  }
 }
 
 static void print_model(FILE *out, const bench_run *run, const bench_device_result *d, const bench_model_result *m) {
@@ -79,8 +74,10 @@ static void print_model(FILE *out, const bench_run *run, const bench_device_resu
   const bool have_full = d->have_peak; /* the SGEMM runs were timed beside the peak */
   fprintf(out, "\n  H=%d, B=%d, T=%d (%zu parameters, %d CTC labels per utterance)\n", m->n_hidden, run->batch,
           run->time, m->train.n_params, m->ops.ctc_labels);
+  int calls_lo, calls_hi;
+  calls_range(m, &calls_lo, &calls_hi);
   fprintf(out, "  (ms: per call; each timed run of a product is calls back to back lasting at least %.0f ms, as one "
-               "run of the FMA peak probe: %d to %d calls here)\n", CLS_BENCH_RUN_MS, calls_min(m), calls_max(m));
+               "run of the FMA peak probe: %d to %d calls here)\n", CLS_BENCH_RUN_MS, calls_lo, calls_hi);
   if (have_full)
     fprintf(out, "  (full %%: the median of the runs at full speed, both FMA peak runs beside each at >= %.0f %% of "
                  "its measured value, and how many of the %d runs they were)\n", 100 * CLS_BENCH_FULL_SPEED, run->runs);

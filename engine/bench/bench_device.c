@@ -255,7 +255,6 @@ cls_status cls_bench_peak_run(cls_engine *e, int device, const cls_bench_config 
 
 /* One probe run lasts at least CLS_BENCH_RUN_MS: launch costs are then a small part of it, and one run beside
    each timed run of a product adds little to a bench. */
-#define PROBE_MS CLS_BENCH_RUN_MS
 
 struct cls_bench_probe {
   cls_engine *e;
@@ -284,7 +283,7 @@ cls_status cls_bench_probe_create(cls_engine *e, int device, cl_command_queue q,
   if (!p->out)
     st = cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": bench: allocating the probe's %zu floats failed: %s",
                   DEVICE_ARGS(d), items, cls_cl_error_name(err));
-  if (st == CLS_OK) st = fma_sized(e, d, q, name, width, p->out, PROBE_MS, &p->op, &p->flops);
+  if (st == CLS_OK) st = fma_sized(e, d, q, name, width, p->out, CLS_BENCH_RUN_MS, &p->op, &p->flops);
   if (st != CLS_OK) {
     cls_bench_probe_destroy(p);
     return st;

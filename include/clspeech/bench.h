@@ -143,7 +143,7 @@ void cls_gemm_cases_set_repeat(cls_gemm_cases *cases, int calls);
  * first time a case is timed, one call decides how many make a run of at least min_run_ms (at most
  * CLS_BENCH_MAX_CALLS_PER_RUN). clspeech bench asks for CLS_BENCH_RUN_MS, the length of one run of the peak
  * probe, so that a product and the peak it is a fraction of are timed alike: the wait for a run's end marker
- * (about 15 us on PoCL) is then a small part of either, and a short product's calls queue back to back, as the
+ * (10-20 us on PoCL, docs/bench.md) is then a small part of either, and a short product's calls queue back to back, as the
  * training step queues its products, with no host wait between them. */
 #define CLS_BENCH_RUN_MS 4.0
 #define CLS_BENCH_MAX_CALLS_PER_RUN 64
