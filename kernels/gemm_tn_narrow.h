@@ -83,8 +83,8 @@
 #error "CLS_GEMM_NARROW_COPY_KB must be positive"
 #endif
 #define NARROW_COPY_KB CLS_GEMM_NARROW_COPY_KB
-/* one step of k of a strip's tile: the MR columns of B's row (broadcasts) times the strip's vectors av */
-#define TN_NARROW_STEP(av) TN_NARROW_STEP_ROWS(av, GEMM_MR)
+/* one step of k of a strip's tile: ROWS columns of B's row (broadcasts, through the pointers br clamped to the
+   tile's last column) times the strip's vectors av */
 #define TN_NARROW_STEP_ROWS(av, ROWS)                                                                     \
   do {                                                                                                    \
     _Pragma("unroll") for (int r = 0; r < (ROWS); r++) {                                                  \
@@ -254,7 +254,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_tn_narrow(TN_N
             gemm_vec av[GEMM_NV];
 #pragma unroll
             for (int v = 0; v < GEMM_NV; v++) av[v] = GEMM_VLOAD(v, row);
-            TN_NARROW_STEP(av);
+            TN_NARROW_STEP_ROWS(av, GEMM_MR);
           }
         }
         TN_NARROW_PASS_END(part[t]);
