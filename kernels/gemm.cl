@@ -62,7 +62,8 @@
 /* Steps of k per pass of the tile's k loop (gemm_tile.h): above 1 each pass is that many steps unrolled, the
  * k % CLS_GEMM_K_UNROLL steps left over run before the loop (CLS_GEMM_K_PEEL, below; with it 0, after it in the
  * compiler's remainder loop); 1, the default, leaves the loop as written (clang does not unroll it by itself).
- * The options table sets 4 for AVX2, where it is measured (engine/device/kernel_options.c, docs/bench.md). */
+ * The options table sets 4 for AVX2, where it is measured (engine/device/kernel_options.c,
+ * docs/lab-notes/gemm-kernels.md). */
 #ifndef CLS_GEMM_K_UNROLL
 #define CLS_GEMM_K_UNROLL 1
 #endif
@@ -101,7 +102,7 @@ typedef GEMM_CAT(gemm_u, CLS_GEMM_W) gemm_uvec;
 #define GEMM_VSTORE GEMM_CAT(vstore, CLS_GEMM_W)
 /* A whole row of a tile into C: NV vectors X[0..NV) to the (unaligned) row at ROW, as alpha * X + beta * C, C
    never read when beta == 0 and no multiply when alpha is 1 as well (the short-k products' stores weigh:
-   1.01-1.03x on out_dx, docs/bench.md). gemm_tile and gemm_few_chunks store through it. */
+   1.01-1.03x on out_dx, docs/lab-notes/gemm-kernels.md). gemm_tile and gemm_few_chunks store through it. */
 #define GEMM_STORE_ROW(ROW, X, NV)                                                    \
   do {                                                                                \
     __global gemm_uvec *rv_ = (__global gemm_uvec *)(ROW);                            \
@@ -123,7 +124,7 @@ typedef GEMM_CAT(gemm_u, CLS_GEMM_W) gemm_uvec;
 /* The narrow geometry (gemm_tile_narrow): half the vectors of a row (at least one) and CLS_GEMM_MR_NARROW
  * rows, 8 unless the options set it: for the output layer's forward product (n = 29, A read in place) on
  * AVX-512, 6, 8 and 10 rows measured alike and 12 rows 1.27-1.53x slower at k = 2048 (more rows of A
- * streaming at once; alike at k = 512): bench_gemm --versus, docs/bench.md. */
+ * streaming at once; alike at k = 512): bench_gemm --versus, docs/lab-notes/gemm-kernels.md. */
 #ifndef CLS_GEMM_MR_NARROW
 #define CLS_GEMM_MR_NARROW 8
 #endif

@@ -115,7 +115,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile
        packed, or transposed in place, a whole tile of rows): 23-24 instructions per step of the 6 x 2 float8
        tile instead of 29 (the general loop stays for the last, short tile of a transposed A in place).
        Measured 1.00-1.13x at the large shapes, 1.04-1.08x over the step's GEMMs (bench_gemm --versus
-       "cpu=-DCLS_GEMM_A_STRIDES=0", AVX2, H = 512 and 2048; docs/bench.md). The loop is unrolled by
+       "cpu=-DCLS_GEMM_A_STRIDES=0", AVX2, H = 512 and 2048; docs/lab-notes/gemm-kernels.md). The loop is unrolled by
        CLS_GEMM_K_UNROLL (gemm.cl): by 4 on AVX2, 21 instructions per step. With CLS_GEMM_K_PEEL (the
        default) the k % CLS_GEMM_K_UNROLL steps left over run first, as straight code, and then each pass of
        the loop is CLS_GEMM_K_UNROLL steps written out (the inner unrolled loop), a whole number of passes

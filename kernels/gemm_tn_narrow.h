@@ -34,10 +34,10 @@
  * the prefetches: the copy costs about a tenth. Then its copy moved whole vectors (CLS_GEMM_NARROW_COPY_VEC) and
  * its tiles read B through one row pointer (CLS_GEMM_NARROW_B_ROW): 1.08-1.12x together (--versus
  * "cpu=-DCLS_GEMM_NARROW_B_ROW=0 -DCLS_GEMM_NARROW_COPY_VEC=0", 4 rounds), 74-79 % of the peak at H = 512 and
- * 73-77 % at 2048. Tried and not kept (docs/bench.md): the copy within the first tile's pass, the prefetch in one
- * burst in the first pass, in row order, on every step or two blocks ahead, the next block copied during this
- * one's passes or strip by strip between them, blocks of 16, 48, 64 or 128 steps, 1, 2 or 8 to 32 strips per
- * work-item, the pass loop unrolled. */
+ * 73-77 % at 2048. Tried and not kept (docs/lab-notes/gemm-kernels.md): the copy within the first tile's pass,
+ * the prefetch in one burst in the first pass, in row order, on every step or two blocks ahead, the next block
+ * copied during this one's passes or strip by strip between them, blocks of 16, 48, 64 or 128 steps, 1, 2 or 8 to
+ * 32 strips per work-item, the pass loop unrolled. */
 
 #define NARROW_STRIPS CLS_GEMM_NARROW_STRIPS(GEMM_NR)
 #ifndef CLS_GEMM_NARROW_KB
@@ -63,9 +63,9 @@
    constant offsets (the tile's columns all exist), instead of MR pointers clamped to the last column (kept for
    a narrower last tile), which held six index registers and pushed the step's other pointers onto the stack.
    Form 1 on 2 Zen 3 cores (bench_gemm --shapes out_dw --versus "cpu=-DCLS_GEMM_NARROW_B_ROW=0", 2 rounds of 31
-   runs, docs/bench.md): 1.09-1.13x (alone, with the vstoreN copy on both sides, 1.02-1.05x; the whole-vector
-   copy alone 0.95-0.98x); form 0 there 0.98-0.99x, and it is not measured on AVX-512, whose row takes form 0:
-   the default follows the form (0: the clamped pointers for every tile). */
+   runs, docs/lab-notes/gemm-kernels.md): 1.09-1.13x (alone, with the vstoreN copy on both sides, 1.02-1.05x; the
+   whole-vector copy alone 0.95-0.98x); form 0 there 0.98-0.99x, and it is not measured on AVX-512, whose row
+   takes form 0: the default follows the form (0: the clamped pointers for every tile). */
 #ifndef CLS_GEMM_NARROW_B_ROW
 #define CLS_GEMM_NARROW_B_ROW CLS_GEMM_NARROW_COPY
 #endif

@@ -33,8 +33,8 @@ static const options_row table[] = {
  * NEON): 6 x 2 float4. Only CPU devices run it by default (GPUs use CLBlast); a device that reports no
  * width gets the kernel's own defaults. The tile for few rows on a packed B (the LSTM's recurrent
  * products, 16 rows at B = 16): 8 x 2 float16 on AVX-512, the median run 1.04-1.07x the 6 x 4 tile at
- * H = 2048 and 0.99-1.07x at H = 512 (bench_gemm --versus on 2 EPYC cores, docs/bench.md); 4 x 3 float8
- * on AVX2 (16 rows: four whole tiles, where 6-row tiles compute 18; 12 accumulators, 3 loads and a
+ * H = 2048 and 0.99-1.07x at H = 512 (bench_gemm --versus on 2 EPYC cores, docs/lab-notes/gemm-kernels.md);
+ * 4 x 3 float8 on AVX2 (16 rows: four whole tiles, where 6-row tiles compute 18; 12 accumulators, 3 loads and a
  * broadcast), the forward product 1.11-1.25x and the backward 1.00-1.05x the 6 x 2 tile at H = 512 and
  * 1.03-1.11x / 1.03-1.09x at H = 2048 (median run-by-run ratios of bench_gemm --versus, 3 rounds at
  * H = 512 and 2 at 2048, 15-21 turns, 2 Zen 3 cores); elsewhere the device's own tile. On AVX2 the tile's k

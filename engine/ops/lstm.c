@@ -316,7 +316,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   /* dW [I+H, 4H] = xh^T [I+H, T*B] * dz [T*B, 4H], W_x's rows and W_h's in one product (xh: x_t and h_{t-1}
      side by side, h_{-1} = 0, which adds nothing), where two products (x^T dz, h_prev^T dz[B..]) packed dz
      twice: at H = 512 the one product took 0.88x and 0.94x the two's time, at H = 2048 1.01x (bench_gemm, two
-     rounds and one, 2 Zen 3 cores; docs/bench.md); building xh costs a copy (1.2 ms at H = 512) */
+     rounds and one, 2 Zen 3 cores; docs/lab-notes/gemm-kernels.md); building xh costs a copy (1.2 ms at H = 512) */
   {
     int nrows = (int)rows, xo = (int)x.offset, ho = (int)h_out.offset, xho = (int)(workspace.offset + l.xh);
     int In = p->input;
