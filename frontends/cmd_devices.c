@@ -144,7 +144,7 @@ int cmd_devices(int argc, char **argv) {
       {"devices", CLI_STRING, &devices,
        "which devices to mark as selected: all, gpu, cpu, accelerator, P:D indices or name substrings, "
        "comma-separated (default: $CLSPEECH_DEVICES, else every GPU, else every CPU device)", false},
-      {"json", CLI_BOOL, &json, "print JSON instead of the table (schema in README.md)", false},
+      {"json", CLI_BOOL, &json, "print JSON instead of the table (schema in docs/devices.md)", false},
       {"selftest", CLI_BOOL, &selftest, "build every kernel and run the numeric self-test on each device", false},
   };
   int rc = cli_parse_flags(argc, argv, 2, flags, (int)(sizeof flags / sizeof flags[0]), "devices",
