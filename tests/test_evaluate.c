@@ -5,9 +5,9 @@
  * (greedy and beam search), the WER/CER of the known transcripts are known exactly (LDC93S1: 51 of 52
  * characters, 11 of 11 words; formats.csv's "eight two" 8/9, "four eight five seven" 20/21) and the
  * LDC93S1 loss is a CTC loss of constant log-probabilities, computed here in double (within 2e-6
- * relative: the device's float32 CTC, as test_ctc bounds it). The same on a trainer too short for the long utterances, which
- * streams them: the same transcripts and losses within 2e-6 relative. Bad requests are refused with
- * their reason. Needs ../shared/data. */
+ * relative: the device's float32 CTC, as test_ctc bounds it). The same on a trainer too short for the
+ * long utterances, which streams them: the same transcripts and losses within 2e-6 relative. Bad
+ * requests are refused with their reason. Needs ../shared/data. */
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -203,7 +203,8 @@ static cls_eval_report *run(cls_engine *e, cls_trainer *t, const cls_alphabet *a
   }
   /* 3 x "eight two" (8 of 9) and 3 x "four eight five seven" (20 of 21) */
   CHECK(fm->wer == 1.0 && fabs(fm->cer - 28.0 / 30.0) < 1e-15, "formats: WER %g CER %.17g", fm->wer, fm->cer);
-  CHECK(fabs(fm->mean_loss - sum / 6) <= 1e-12 * sum, "formats: mean loss %g, samples' mean %g", fm->mean_loss, sum / 6);
+  CHECK(fabs(fm->mean_loss - sum / 6) <= 1e-12 * sum, "formats: mean loss %g, samples' mean %g", fm->mean_loss,
+        sum / 6);
   int best[6], median[6], worst[6], nb, nm, nw;
   CHECK_INT(cls_eval_select(fm->samples, 6, 2, false, best, &nb, median, &nm, worst, &nw), CLS_OK);
   check_list("formats best", fm->best, fm->n_best, best, nb);
