@@ -1,6 +1,6 @@
-/* The test pass of `clspeech train --test_files`: evaluation of each test set, decoding (CTC beam
- * search or greedy), WER/CER/loss and DeepSpeech's report of the best, median and worst samples,
- * and the --test_output_file JSON. */
+/* The test pass of `clspeech train --test_files`: each test set evaluated by the engine
+ * (cls_evaluate, clspeech/evaluate.h: decoding, WER/CER/loss, the best, median and worst samples) and
+ * printed as DeepSpeech's report, and the --test_output_file JSON. */
 #ifndef CLS_TEST_REPORT_H
 #define CLS_TEST_REPORT_H
 
