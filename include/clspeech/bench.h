@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include "ops.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- bench ---- */
 /* Device benchmarks behind `clspeech bench`: measured peak (FMA throughput, copy and host<->device
  * bandwidth), SGEMM at the DeepSpeech model's shapes, the ops (LSTM, CTC, Adam, MFCC) and the whole
@@ -343,4 +347,7 @@ typedef struct cls_gemm_tune_result {
 cls_status cls_gemm_tune(cls_engine *engine, int device, const cls_gemm_shape *shapes, int n_shapes,
                          const double *before_ms, const cls_gemm_tune_options *options, cls_gemm_tune_result *out);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

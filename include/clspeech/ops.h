@@ -6,8 +6,16 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+/* The OpenCL 1.2 API the engine is built against (CMakeLists.txt), unless the program chose one. */
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include <CL/cl.h>
 #include "clspeech.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- conventions ---- */
 /* Conventions shared by the op plans below: device buffer views, the
@@ -317,4 +325,7 @@ cls_status cls_adam_update(cls_adam_plan *plan, cl_command_queue queue, size_t n
                            cl_event *event);
 void cls_adam_destroy(cls_adam_plan *plan);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

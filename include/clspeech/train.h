@@ -10,6 +10,10 @@
 #include "features.h"
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- trainer ---- */
 /* The training loop with DeepSpeech 0.9's rules: epochs over the
  * size-sorted training set, dev evaluation every epoch (step-weighted over dev sets), train and
@@ -237,4 +241,7 @@ void cls_world_stop(void);
  * never calls it. */
 void cls_world_abort(int code);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
