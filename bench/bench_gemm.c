@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 
 #define MAX_RUNS CLS_BENCH_MAX_RUNS
 #define MAX_REPEAT 1000

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 
 #define BENCH_MAX_HIDDEN 8
 

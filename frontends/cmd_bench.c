@@ -1,7 +1,7 @@
 /* `clspeech bench [--devices SEL] [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5]
  * [--json FILE] [--plot FILE.svg] [--tune [--tune_candidates 6]]`: per selected device, the measured
  * peak, SGEMM at the model's shapes, the ops, MFCC, the whole training step and one step profiled by op
- * (clspeech/bench.h); with --tune, the CLBlast GEMM search whose winners training then loads
+ * (clspeech/internal/bench.h); with --tune, the CLBlast GEMM search whose winners training then loads
  * (engine/gemm_tuning.h), reported before and after. Progress goes to stderr, the table to stdout, JSON
  * and SVG to files (bench_report.c). */
 #include <stdio.h>

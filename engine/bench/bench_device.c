@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
@@ -476,8 +476,6 @@ cls_status cls_gemm_cases_create(cls_engine *e, int device, cl_command_queue q, 
 cls_status cls_gemm_cases_set_backend(cls_gemm_cases *g, cls_gemm_backend backend) {
   return cls_gemm_set_backend(g->plan, backend);
 }
-
-cls_gemm_backend cls_gemm_cases_backend(const cls_gemm_cases *g) { return cls_gemm_get_backend(g->plan); }
 
 /* A packed_b case's B packed for the plan's backend (enqueued on q). */
 static cls_status ensure_packed(cls_gemm_cases *g, gemm_case *c, cl_command_queue q) {

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "bench/bench_profile.h"
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 #include "clspeech/model.h"
 #include "clspeech/ops.h"
 #include "device/log.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "clspeech/base.h"
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 #include "device/log.h"
 #include "train/step.h"
 #include "train/trainer.h"

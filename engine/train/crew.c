@@ -8,6 +8,7 @@
 
 #include "base/tfrecord.h"
 #include "clspeech/base.h"
+#include "clspeech/internal/ops.h"
 #include "device/kernel_sources.h"
 #include "device/log.h"
 #include "train/crew.h"

@@ -46,10 +46,10 @@ static inline cls_buf cls_buf_at(cl_mem mem, size_t offset) {
 /* How a backward op writes a gradient: replace what the output holds, or add to it. */
 typedef enum cls_write_mode { CLS_OVERWRITE = 0, CLS_ACCUMULATE = 1 } cls_write_mode;
 
-/* Opens the device (building its kernels if needed) and gives its OpenCL handles; every op plan of
- * the device uses this context, and the queue is the device's own in-order queue. */
-cls_status cls_engine_device_cl(cls_engine *engine, int index, cl_context *context, cl_device_id *device,
-                                cl_command_queue *queue);
+/* Opens the device (building its kernels if needed) and gives its OpenCL context and device id; every op
+ * plan of the device uses this context. The program makes its own in-order queue on it for the plans'
+ * calls (the device's own queue belongs to training). */
+cls_status cls_engine_device_context(cls_engine *engine, int index, cl_context *context, cl_device_id *device);
 
 /* ---- gemm ---- */
 /* The one GEMM entry point of the step: row-major C [m, n] = alpha * op(A) [m, k] * op(B) [k, n] +
@@ -64,30 +64,9 @@ cls_status cls_engine_device_cl(cls_engine *engine, int index, cl_context *conte
 
 typedef struct cls_gemm_plan cls_gemm_plan;
 
-typedef enum cls_gemm_backend {
-  CLS_GEMM_BACKEND_AUTO = 0,    /* by device class: OWN on CPU devices, CLBLAST elsewhere */
-  CLS_GEMM_BACKEND_OWN = 1,     /* kernels/gemm.cl (tile geometry from the device's kernel options) */
-  CLS_GEMM_BACKEND_CLBLAST = 2  /* CLBlastSgemm (with the device's stored tuning, if any) */
-} cls_gemm_backend;
 
 cls_status cls_gemm_create(cls_engine *engine, int device, cls_gemm_plan **out);
 void cls_gemm_destroy(cls_gemm_plan *plan);
-
-/* Forces a backend on every call (tests and benchmarks); AUTO returns to cls_gemm_backend_of's per shape
- * class. Packed B matrices made under another backend must be packed again. */
-cls_status cls_gemm_set_backend(cls_gemm_plan *plan, cls_gemm_backend backend);
-/* The backend calls of a shape class (cls_gemm_class_of) take now: OWN or CLBLAST. */
-cls_gemm_backend cls_gemm_get_class_backend(const cls_gemm_plan *plan, cls_gemm_class shape_class);
-/* ... of the big class (every dimension at least CLS_GEMM_THIN_BELOW). */
-cls_gemm_backend cls_gemm_get_backend(const cls_gemm_plan *plan);
-/* "own", "clblast" or "auto". */
-const char *cls_gemm_backend_name(cls_gemm_backend backend);
-/* The class default on a kind of device: OWN on CPU devices, CLBLAST elsewhere. */
-cls_gemm_backend cls_gemm_backend_for(cls_device_kind kind);
-/* The backend AUTO takes for a shape class on a device (the one rule, for plans and for messages): the
- * winner `clspeech bench --tune` stored for the device (loaded when the engine prepared it, unless the
- * gemm_tuning option is off), else the class default, cls_gemm_backend_for. Plans read it at create. */
-cls_gemm_backend cls_gemm_backend_of(cls_engine *engine, int device, cls_gemm_class shape_class);
 
 cls_status cls_gemm(cls_gemm_plan *plan, cl_command_queue queue, bool trans_a, bool trans_b, size_t m, size_t n,
                     size_t k, float alpha, cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c,

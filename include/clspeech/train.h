@@ -228,8 +228,6 @@ size_t cls_trainer_param_count(const cls_trainer *trainer);
  * same decisions; only rank 0 writes checkpoints and summaries. Strategies hybrid and sync (async is
  * refused). The frontend starts and stops MPI: */
 
-/* 1 when this build has MPI (Open MPI). */
-int cls_world_compiled(void);
 /* Starts MPI in this process (MPI_THREAD_FUNNELED; MPI errors are returned, not fatal): its rank,
  * the number of ranks and its host name. Without MPI in the build: CLS_ERR_INVALID_ARGUMENT with
  * the packages to install in err. */

@@ -1,11 +1,13 @@
-/* clspeech public API, bench layer (library clspeech_bench, above the engine): device benchmarks
- * (peaks, SGEMM at the model's shapes, ops, the training step, all devices as towers) and the
- * search for CLBlast GEMM parameters behind `clspeech bench --tune`. */
-#ifndef CLSPEECH_BENCH_H
-#define CLSPEECH_BENCH_H
+/* clspeech internal API, bench layer (library clspeech_bench, above the engine, not installed): device
+ * benchmarks (peaks, SGEMM at the model's shapes, ops, the training step, all devices as towers) and
+ * the search for CLBlast GEMM parameters behind `clspeech bench --tune`; for the clspeech command, the
+ * bench programs and the tests. */
+#ifndef CLSPEECH_INTERNAL_BENCH_H
+#define CLSPEECH_INTERNAL_BENCH_H
 
 #include <stdbool.h>
-#include "ops.h"
+#include "clspeech/internal/ops.h"
+#include "clspeech/model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -138,7 +140,6 @@ void cls_gemm_cases_destroy(cls_gemm_cases *cases);
 /* The cases run through cls_gemm with the device's backend per shape class (cls_gemm_backend_of);
  * this forces one (the CLBlast search times CLBlast whatever the device uses). */
 cls_status cls_gemm_cases_set_backend(cls_gemm_cases *cases, cls_gemm_backend backend);
-cls_gemm_backend cls_gemm_cases_backend(const cls_gemm_cases *cases);
 /* Calls of cls_gemm per timed run, enqueued back to back between the run's two markers (1 by default; at
  * least 1): the times cls_gemm_cases_time reports are per call, so that a product is also timed as the
  * training step enqueues it, behind other commands, not alone on an idle queue. */
