@@ -39,7 +39,8 @@ static void run_device(tst_env *env, int dev) {
   if (plain) CHECK(cls_bench_probe_run(plain, &g4) == CLS_OK && g4 > 0 && isfinite(g4), "float4 probe rate %g", g4);
 
   cls_gemm_shape shapes[CLS_BENCH_MAX_SHAPES];
-  const int n = cls_bench_gemm_shapes(16, 2, 6, shapes);
+  const cls_model_config model = cls_model_config_deepspeech(16, 29);
+  const int n = cls_bench_gemm_shapes(&model, 2, 6, shapes);
   int out_fwd = -1;
   for (int i = 0; i < n; i++)
     if (!strcmp(shapes[i].name, "out_fwd")) out_fwd = i;
