@@ -212,29 +212,10 @@ cls_status cls_lstm_infer(cls_lstm_plan *plan, cl_command_queue queue, int time,
 
 typedef struct cls_ctc_plan cls_ctc_plan;
 
-/* How the loss is computed: ITEM runs one work-item per utterance, 8 states at a time, with its tables
- * in the workspace (for CPU devices, where work-group barriers are costly); LOCAL and GLOBAL run one
- * work-group per utterance with the tables in local memory or in the workspace. AUTO picks ITEM on a
- * CPU device, else LOCAL when this call's tables fit in the device's local memory, else GLOBAL. LOCAL
- * fails a call whose tables do not fit. LOCAL and GLOBAL do the same arithmetic in the same order (the
- * tests expect identical bits); ITEM rounds differently, within the same tolerances. */
-typedef enum cls_ctc_path {
-  CLS_CTC_PATH_AUTO = 0,
-  CLS_CTC_PATH_LOCAL = 1,
-  CLS_CTC_PATH_GLOBAL = 2,
-  CLS_CTC_PATH_ITEM = 3
-} cls_ctc_path;
-
 /* A plan for `device` (an engine index): at most max_time frames, max_batch utterances, num_classes
  * classes (>= 2; the blank is class num_classes-1) and labels of at most max_label_length. */
 cls_status cls_ctc_create(cls_engine *engine, int device, int max_time, int max_batch, int num_classes,
                           int max_label_length, cls_ctc_plan **out);
-
-/* Forces a path (for tests and benchmarks); the default is CLS_CTC_PATH_AUTO. */
-cls_status cls_ctc_set_path(cls_ctc_plan *plan, cls_ctc_path path);
-
-/* The path (LOCAL, GLOBAL or ITEM) a call over `time` frames takes, with or without the gradient. */
-cls_ctc_path cls_ctc_path_for(const cls_ctc_plan *plan, int time, int with_grad);
 
 /* Bytes of workspace a cls_ctc_loss call over (time, batch) needs under the plan's current path
  * (enough with or without the gradient); 0 when its tables fit in local memory (then workspace.mem
