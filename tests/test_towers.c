@@ -71,6 +71,10 @@ static float *train(cls_engine *e, const int *dev, int n_dev, const data *d, int
   *st = cls_trainer_create(e, dev, n_dev, &o, o.train_batch_size * 2, d->max_frames, d->max_labels, &t);
   CHECK(*st == CLS_OK, "trainer: %s", cls_engine_error(e));
   if (!t) return NULL;
+  /* The setter refuses a kind it does not know and a fault without a tower or step. */
+  const cls_train_fault unknown = {(cls_fault_kind)7, 0, 0}, no_tower = {CLS_FAULT_FAIL, -1, 2};
+  CHECK_INT(cls_trainer_set_fault(t, &unknown), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_trainer_set_fault(t, &no_tower), CLS_ERR_INVALID_ARGUMENT);
   cls_train_fault fault;
   char err[256];
   CHECK(cls_train_fault_parse(next_fault, &fault, err, sizeof err) == CLS_OK, "fault %s: %s", next_fault, err);

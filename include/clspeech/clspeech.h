@@ -1,6 +1,7 @@
 /* clspeech public API, device layer: the engine object (OpenCL platforms and devices, device
- * selection, per-device kernel builds with a binary cache) and the device
- * self-test. Status codes and the log callback's types are in base.h.
+ * selection, per-device kernel builds with a binary cache, applying the stored GEMM tuning when a
+ * device is prepared) and the device self-test. Status codes and the log callback's types are in base.h;
+ * the stored tuning's own types are internal (clspeech/internal/device.h, not installed).
  * The engine returns cls_status codes, never exits and never prints: detail goes to the engine's
  * error text (cls_engine_error) and to the optional log callback. */
 #ifndef CLSPEECH_H
@@ -147,7 +148,6 @@ const char *cls_engine_build_options(cls_engine *engine, int index);
 /* Directory of the on-disk kernel binary cache, or NULL when it is off (the kernel_cache option false,
  * CLSPEECH_KERNEL_CACHE=0, or no folder). */
 const char *cls_engine_cache_dir(const cls_engine *engine);
-
 
 const char *cls_version(void);
 

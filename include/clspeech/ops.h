@@ -64,7 +64,6 @@ cls_status cls_engine_device_context(cls_engine *engine, int index, cl_context *
 
 typedef struct cls_gemm_plan cls_gemm_plan;
 
-
 cls_status cls_gemm_create(cls_engine *engine, int device, cls_gemm_plan **out);
 void cls_gemm_destroy(cls_gemm_plan *plan);
 

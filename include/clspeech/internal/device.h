@@ -50,7 +50,7 @@ typedef struct cls_gemm_tuning {
   int n;
   cls_gemm_params kernels[3];
   char shapes[128];                        /* what it was tuned for: "H=512 B=16 T=150" */
-  int backend[CLS_GEMM_N_CLASSES];         /* per cls_gemm_class, as cls_gemm_backend (clspeech/ops.h): 1 our
+  int backend[CLS_GEMM_N_CLASSES];         /* per cls_gemm_class, as cls_gemm_backend (clspeech/internal/ops.h): 1 our
                                               own kernels, 2 CLBlast; 0 not measured (the class default) */
 } cls_gemm_tuning;
 
