@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 
 #define MAX_RUNS CLS_BENCH_MAX_RUNS
 #define MAX_REPEAT 1000
@@ -82,7 +82,9 @@ static int bench_model(side *sides, int n_sides, int H, const run_options *o, co
   const double peak = measured->fma_gflops;
   const int runs = o->runs;
   cls_gemm_shape all[CLS_BENCH_MAX_SHAPES], shapes[CLS_BENCH_MAX_SHAPES];
-  const int n_all = cls_bench_gemm_shapes(H, o->batch, o->time, all);
+  /* DeepSpeech's model for its English alphabet: 28 labels + the blank. */
+  const cls_model_config model = cls_model_config_deepspeech(H, 28 + 1);
+  const int n_all = cls_bench_gemm_shapes(&model, o->batch, o->time, all);
   int n = 0;
   for (int i = 0; i < n_all; i++)
     if (listed(o->only, all[i].name)) shapes[n++] = all[i];
@@ -281,7 +283,7 @@ int main(int argc, char **argv) {
   int rc = 0;
   for (int d = 0; d < n_sel; d++) {
     const cls_device_info *info = cls_engine_device(e, sel[d]);
-    cls_bench_config cfg = {512, o.batch, o.time, o.runs, NULL, NULL};
+    cls_bench_config cfg = {.n_hidden = 512, .batch = o.batch, .time = o.time, .runs = o.runs, .n_classes = 28 + 1};
     cls_bench_peak peak;
     if (cls_bench_peak_run(e, sel[d], &cfg, &peak) != CLS_OK) {
       fprintf(stderr, "bench_gemm: %s\n", cls_engine_error(e));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "clspeech/base.h"
+#include "clspeech/internal/ops.h"
 #include "clspeech/model.h"
 #include "clspeech/ops.h"
 

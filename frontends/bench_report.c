@@ -116,7 +116,7 @@ static void print_model(FILE *out, const bench_run *run, const bench_device_resu
   snprintf(rate, sizeof rate, "%.2f GFLOP/s", bench_gflops(m->ops.lstm_bwd_flops, m->ops.lstm_bwd_ms));
   row(out, "lstm backward", shape, "", m->ops.lstm_bwd_ms / T, rate,
       peak > 0 ? 100 * bench_gflops(m->ops.lstm_bwd_flops, m->ops.lstm_bwd_ms) / peak : 0);
-  snprintf(shape, sizeof shape, "%d x %d frames, %d classes", run->batch, run->time, CLS_BENCH_CLASSES);
+  snprintf(shape, sizeof shape, "%d x %d frames, %d classes", run->batch, run->time, run->n_classes);
   snprintf(rate, sizeof rate, "%.0f frames/s", per_second(m->train.frames, m->ops.ctc_ms));
   row(out, "ctc loss + gradient", shape, "", m->ops.ctc_ms, rate, 0);
   snprintf(shape, sizeof shape, "%zu parameters", m->ops.n_params);

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 
 #define BENCH_MAX_HIDDEN 8
 
@@ -55,6 +55,7 @@ typedef struct bench_run {
   int n_hidden[BENCH_MAX_HIDDEN];
   int n_n_hidden;
   int batch, time, runs;
+  int n_classes;                /* the model's outputs: the alphabet's labels + the blank */
   bool tune;
   bool gemm_tuning;             /* the engine loads stored GEMM tuning (CLSPEECH_GEMM_TUNING not off) */
   int tune_candidates;

@@ -1,7 +1,7 @@
 /* `clspeech bench [--devices SEL] [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5]
  * [--json FILE] [--plot FILE.svg] [--tune [--tune_candidates 6]]`: per selected device, the measured
  * peak, SGEMM at the model's shapes, the ops, MFCC, the whole training step and one step profiled by op
- * (clspeech/bench.h); with --tune, the CLBlast GEMM search whose winners training then loads
+ * (clspeech/internal/bench.h); with --tune, the CLBlast GEMM search whose winners training then loads
  * (engine/gemm_tuning.h), reported before and after. Progress goes to stderr, the table to stdout, JSON
  * and SVG to files (bench_report.c). */
 #include <stdio.h>
@@ -12,6 +12,10 @@
 #include "bench_report.h"
 #include "cli.h"
 #include "flags.h"
+#include "clspeech/data.h"
+
+/* DeepSpeech's English alphabet (data/alphabet.txt): a-z, space and apostrophe. */
+#define BENCH_ENGLISH_LABELS 28
 
 typedef struct progress_state {
   const cls_device_info *device;
@@ -63,7 +67,8 @@ static void device_failed(cls_engine *engine, bench_device_result *d, const char
 static cls_status bench_model(cls_engine *engine, bench_run *run, bench_device_result *d, bench_model_result *m,
                               cls_bench_config *cfg) {
   cls_status st = CLS_OK;
-  m->n_shapes = cls_bench_gemm_shapes(m->n_hidden, run->batch, run->time, m->shapes);
+  const cls_model_config model = cls_bench_model(cfg);
+  m->n_shapes = cls_bench_gemm_shapes(&model, run->batch, run->time, m->shapes);
   cl_command_queue q = NULL;
   cls_gemm_cases *cases = NULL;
   cls_bench_probe *probe = NULL; /* with a measured peak (d->have_peak): each run timed beside it */
@@ -149,7 +154,8 @@ static void bench_tune(cls_engine *engine, bench_run *run, bench_device_result *
 
 static void bench_device(cls_engine *engine, bench_run *run, bench_device_result *d) {
   progress_state ps = {d->info, isatty(2) != 0, false};
-  cls_bench_config cfg = {run->n_hidden[0], run->batch, run->time, run->runs, on_progress, &ps};
+  cls_bench_config cfg = {.n_hidden = run->n_hidden[0], .batch = run->batch, .time = run->time, .runs = run->runs,
+                         .progress = on_progress, .user = &ps, .n_classes = run->n_classes};
   cls_gemm_tuning stored;
   char why[512];
   d->stored = cls_gemm_tuning_read(engine, d->index, &stored, d->stored_path, sizeof d->stored_path, why, sizeof why);
@@ -177,7 +183,7 @@ static void bench_device(cls_engine *engine, bench_run *run, bench_device_result
 }
 
 int cmd_bench(int argc, char **argv) {
-  const char *devices = "", *hidden = "512,2048", *json = "", *plot = "";
+  const char *devices = "", *hidden = "512,2048", *json = "", *plot = "", *alphabet_path = "";
   int batch = 16, time = 150, runs = 5, candidates = 6;
   bool tune = false;
   cli_flag flags[] = {
@@ -185,6 +191,9 @@ int cmd_bench(int argc, char **argv) {
        "devices to benchmark: all, gpu, cpu, accelerator, P:D indices or name substrings, comma-separated "
        "(default: $CLSPEECH_DEVICES, else every GPU, else every CPU device)", false},
       {"n_hidden", CLI_STRING, &hidden, "model widths to benchmark, comma-separated (DeepSpeech's --n_hidden)", false},
+      {"alphabet_config_path", CLI_STRING, &alphabet_path,
+       "the alphabet of the model to benchmark: its labels + 1 (the blank) are the output classes (default: "
+       "DeepSpeech's English alphabet, 28 labels)", false},
       {"batch", CLI_INT, &batch, "utterances per batch (B)", false},
       {"time", CLI_INT, &time, "frames per utterance (T; 20 ms each, so 150 is 3 s of audio)", false},
       {"runs", CLI_INT, &runs, "timed runs per measurement, after one warm-up run; the median is reported", false},
@@ -215,6 +224,19 @@ int cmd_bench(int argc, char **argv) {
     fprintf(stderr, "clspeech bench: --batch must be 1..4096, --time 4..100000, --runs 1..%d, --tune_candidates 1..8\n",
             CLS_BENCH_MAX_RUNS);
     return CLI_EXIT_USAGE;
+  }
+  /* The output classes: the alphabet's labels + the blank; DeepSpeech's English alphabet (a-z, space and
+   * apostrophe) when none is given. */
+  run.n_classes = BENCH_ENGLISH_LABELS + 1;
+  if (*alphabet_path) {
+    char err[1200];
+    cls_alphabet *alphabet = NULL;
+    if (cls_alphabet_load(alphabet_path, &alphabet, err, sizeof err) != CLS_OK) {
+      fprintf(stderr, "clspeech bench: --alphabet_config_path: %s\n", err);
+      return CLI_EXIT_USAGE;
+    }
+    run.n_classes = cls_alphabet_size(alphabet) + 1;
+    cls_alphabet_destroy(alphabet);
   }
   run.batch = batch;
   run.time = time;
@@ -260,7 +282,8 @@ int cmd_bench(int argc, char **argv) {
   }
   /* All devices together as towers: the trainer's hybrid step (engine/bench_towers.c). */
   if (n_sel > 1) {
-    cls_bench_config cfg = {run.n_hidden[0], run.batch, run.time, run.runs, NULL, NULL};
+    cls_bench_config cfg = {.n_hidden = run.n_hidden[0], .batch = run.batch, .time = run.time, .runs = run.runs,
+                            .n_classes = run.n_classes};
     run.towers_measured = cls_bench_towers_run(engine, sel, n_sel, &cfg, &run.towers) == CLS_OK;
     snprintf(run.towers_note, sizeof run.towers_note, "%s", run.towers_measured ? "" : cls_engine_error(engine));
   }

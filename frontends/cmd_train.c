@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "clspeech/data.h"
+#include "clspeech/internal/train.h"
 #include "clspeech/model.h"
 #include "data_sets.h"
 #include "progress.h"
@@ -88,15 +89,15 @@ int cmd_train(int argc, char **argv) {
   }
   cls_train_options opt = train_flags_options(&f, cls_alphabet_size(alphabet) + 1);
   /* Fault injection for tests: the one environment variable of training (the engine reads none). */
-  const char *fault = getenv("CLSPEECH_FAULT");
-  if (cls_train_fault_parse(fault, &opt.fault, err, sizeof err) != CLS_OK) {
+  cls_train_fault fault;
+  if (cls_train_fault_parse(getenv("CLSPEECH_FAULT"), &fault, err, sizeof err) != CLS_OK) {
     fprintf(stderr, "clspeech train: CLSPEECH_FAULT=%s\n", err);
     cls_alphabet_destroy(alphabet);
     return CLI_EXIT_USAGE;
   }
-  if (opt.fault.kind != CLS_FAULT_NONE)
+  if (fault.kind != CLS_FAULT_NONE)
     fprintf(stderr, "clspeech: warning: fault injection: %s tower %d at step %lld (CLSPEECH_FAULT)\n",
-            opt.fault.kind == CLS_FAULT_FAIL ? "fail" : "perturb", opt.fault.tower, (long long)opt.fault.step);
+            fault.kind == CLS_FAULT_FAIL ? "fail" : "perturb", fault.tower, (long long)fault.step);
   cls_mfcc_tables *tables = NULL;
   if (cls_mfcc_tables_create(&opt.features, &tables, err, sizeof err) != CLS_OK) {
     fprintf(stderr, "clspeech train: %s\n", err);
@@ -173,6 +174,7 @@ int cmd_train(int argc, char **argv) {
     }
     if (!rc && training) rc = too_few_for_a_batch(train, n_train, f.train_batch_size);
     if (!rc) st = cls_trainer_create(engine, sel, used, &opt, max_batch, max_frames, max_labels, &trainer);
+    if (!rc && st == CLS_OK) st = cls_trainer_set_fault(trainer, &fault);
     if (st != CLS_OK) rc = cli_report(command, engine, st);
   }
   progress_printer progress;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "base/safetensors.h"
+#include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 
 #ifndef CLS_FIXTURE_DIR

@@ -1,4 +1,4 @@
-/* The peak beside other work (clspeech/bench.h, engine/bench/bench_device.c): a probe runs the FMA kernel of
+/* The peak beside other work (clspeech/internal/bench.h, engine/bench/bench_device.c): a probe runs the FMA kernel of
  * the width the peak names (float4 without a peak) and reports a positive rate each run; a product timed
  * beside it counts a run at full speed exactly when both probes beside it reach CLS_BENCH_FULL_SPEED of the
  * peak it is given (the rule on made-up readings; on a device, every run for a peak of 0, none for one no
@@ -8,7 +8,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 #include "ops_test.h"
 
 /* The rule itself, on made-up readings: both probes beside a run must reach 85 % of the peak. */
@@ -39,7 +39,8 @@ static void run_device(tst_env *env, int dev) {
   if (plain) CHECK(cls_bench_probe_run(plain, &g4) == CLS_OK && g4 > 0 && isfinite(g4), "float4 probe rate %g", g4);
 
   cls_gemm_shape shapes[CLS_BENCH_MAX_SHAPES];
-  const int n = cls_bench_gemm_shapes(16, 2, 6, shapes);
+  const cls_model_config model = cls_model_config_deepspeech(16, 29);
+  const int n = cls_bench_gemm_shapes(&model, 2, 6, shapes);
   int out_fwd = -1;
   for (int i = 0; i < n; i++)
     if (!strcmp(shapes[i].name, "out_fwd")) out_fwd = i;

@@ -4,6 +4,7 @@
  * with local memory or the workspace, one work-item per utterance), accumulate, scale, views at
  * offsets, impossible alignments, argument checks, greedy decoding. */
 #include "check.h"
+#include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 #include "ops_test.h"
 

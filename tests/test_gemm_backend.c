@@ -9,6 +9,7 @@
 #include "base/file_util.h"
 #include "check.h"
 #include "log_capture.h"
+#include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 #include "device/engine.h"
 #include "device/gemm_tuning.h"

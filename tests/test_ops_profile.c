@@ -41,9 +41,12 @@ static void rec_events(rec *r) {
 }
 
 static cl_command_queue profiling_queue(tst_env *env, int dev) {
-  cl_context ctx = NULL;
-  cl_device_id id = NULL;
-  cls_engine_device_cl(env->engine, dev, &ctx, &id, NULL);
+  /* The public handles (context and device, no queue) are the device's own, as the op plans use them. */
+  cl_context ctx = NULL, own_ctx = NULL;
+  cl_device_id id = NULL, own_id = NULL;
+  CHECK_INT(cls_engine_device_context(env->engine, dev, &ctx, &id), CLS_OK);
+  CHECK_INT(cls_engine_device_cl(env->engine, dev, &own_ctx, &own_id, NULL), CLS_OK);
+  CHECK(ctx == own_ctx && id == own_id && ctx != NULL, "cls_engine_device_context gave other handles than the device's");
   cl_int err = CL_SUCCESS;
   cl_command_queue q = clCreateCommandQueue(ctx, id, CL_QUEUE_PROFILING_ENABLE, &err);
   CHECK(q != NULL, "clCreateCommandQueue(profiling): %d", err);
@@ -137,7 +140,7 @@ static void *work(void *arg) {
   cl_command_queue q = profiling_queue(w->env, w->dev);
   cl_context ctx = NULL;
   size_t total = 0;
-  w->st = cls_engine_device_cl(w->env->engine, w->dev, &ctx, NULL, NULL);
+  w->st = cls_engine_device_context(w->env->engine, w->dev, &ctx, NULL);
   /* the thread's own buffer and queue only (tst_buffer would fill it on the engine's queue, shared) */
   cl_mem b = cls_ops_buffer(w->env->engine, w->dev, ctx, 4096, &total, &w->st);
   if (!q || !b) {

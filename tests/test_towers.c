@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "clspeech/data.h"
+#include "clspeech/internal/train.h"
 #include "clspeech/train.h"
 #include "model/tower.h"
 #include "train/grad_reduce.h"
@@ -54,12 +55,8 @@ static cls_train_options options(int batch, int epochs, const char *strategy, co
   return o;
 }
 
-/* The options with a fault injected ("fail:tower=K,step=S" or "perturb:tower=K,step=S"). */
-static cls_train_options with_fault(cls_train_options o, const char *spec) {
-  char err[256];
-  CHECK(cls_train_fault_parse(spec, &o.fault, err, sizeof err) == CLS_OK, "fault %s: %s", spec, err);
-  return o;
-}
+/* The fault the next train() injects ("fail:tower=K,step=S" or "perturb:tower=K,step=S"; NULL: none). */
+static const char *next_fault;
 
 typedef struct data {
   cls_utterance u[16];
@@ -74,6 +71,15 @@ static float *train(cls_engine *e, const int *dev, int n_dev, const data *d, int
   *st = cls_trainer_create(e, dev, n_dev, &o, o.train_batch_size * 2, d->max_frames, d->max_labels, &t);
   CHECK(*st == CLS_OK, "trainer: %s", cls_engine_error(e));
   if (!t) return NULL;
+  /* The setter refuses a kind it does not know and a fault without a tower or step. */
+  const cls_train_fault unknown = {(cls_fault_kind)7, 0, 0}, no_tower = {CLS_FAULT_FAIL, -1, 2};
+  CHECK_INT(cls_trainer_set_fault(t, &unknown), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_trainer_set_fault(t, &no_tower), CLS_ERR_INVALID_ARGUMENT);
+  cls_train_fault fault;
+  char err[256];
+  CHECK(cls_train_fault_parse(next_fault, &fault, err, sizeof err) == CLS_OK, "fault %s: %s", next_fault, err);
+  CHECK_INT(cls_trainer_set_fault(t, &fault), CLS_OK);
+  next_fault = NULL;
   *st = cls_trainer_load(t, CLS_LOAD_INIT, 0);
   if (*st == CLS_OK) *st = cls_trainer_train(t, d->u, n, NULL, 0, on_progress, NULL);
   *np = cls_trainer_param_count(t);
@@ -258,7 +264,8 @@ int main(void) {
   CHECK_CONTAINS(log_text, "async staleness");
 
   /* A perturbed replica is detected by the replica check. */
-  p = train(e, sel, 3, &d, 6, with_fault(options(2, 5, "hybrid", "equal"), "perturb:tower=1,step=2"), &n3, &st, NULL);
+  next_fault = "perturb:tower=1,step=2";
+  p = train(e, sel, 3, &d, 6, options(2, 5, "hybrid", "equal"), &n3, &st, NULL);
   CHECK_INT(st, CLS_ERR_DIVERGED);
   CHECK_CONTAINS(cls_engine_error(e), "tower 1 on device");
   printf("  perturbed replica: %s\n", cls_engine_error(e));
@@ -268,8 +275,8 @@ int main(void) {
   for (int k = 0; k < 2; k++) {
     log_text[0] = '\0';
     int left = 0;
-    p = train(e, sel, 3, &d, 6, with_fault(options(2, 4, k ? "async" : "hybrid", "equal"), "fail:tower=1,step=2"), &n3,
-              &st, &left);
+    next_fault = "fail:tower=1,step=2";
+    p = train(e, sel, 3, &d, 6, options(2, 4, k ? "async" : "hybrid", "equal"), &n3, &st, &left);
     CHECK(st == CLS_OK, "training goes on after the fault (%s): %s", k ? "async" : "hybrid", cls_engine_error(e));
     CHECK_INT(left, 2);
     CHECK_CONTAINS(log_text, "tower 1 on device");

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
@@ -331,8 +331,12 @@ static void shape(cls_gemm_shape *s, const char *name, int ta, int tb, int m, in
   s->packed_b = 0;
 }
 
-int cls_bench_gemm_shapes(int H, int B, int T, cls_gemm_shape *o) {
-  const int R = T * B, I = CLS_BENCH_INPUT_WIDTH, C = CLS_BENCH_CLASSES, H4 = 4 * H;
+cls_model_config cls_bench_model(const cls_bench_config *cfg) {
+  return cls_model_config_deepspeech(cfg->n_hidden, cfg->n_classes);
+}
+
+int cls_bench_gemm_shapes(const cls_model_config *model, int B, int T, cls_gemm_shape *o) {
+  const int H = model->n_hidden, R = T * B, I = cls_model_input_width(model), C = model->n_classes, H4 = 4 * H;
   int n = 0;
   /* forward: dense layers 1, 2/3/5, the LSTM's input projection and recurrent product, the output layer */
   shape(&o[n++], "dense1_fwd", 0, 0, R, H, I, 1, H);
@@ -476,8 +480,6 @@ cls_status cls_gemm_cases_create(cls_engine *e, int device, cl_command_queue q, 
 cls_status cls_gemm_cases_set_backend(cls_gemm_cases *g, cls_gemm_backend backend) {
   return cls_gemm_set_backend(g->plan, backend);
 }
-
-cls_gemm_backend cls_gemm_cases_backend(const cls_gemm_cases *g) { return cls_gemm_get_backend(g->plan); }
 
 /* A packed_b case's B packed for the plan's backend (enqueued on q). */
 static cls_status ensure_packed(cls_gemm_cases *g, gemm_case *c, cl_command_queue q) {

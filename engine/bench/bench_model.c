@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "bench/bench_profile.h"
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 #include "clspeech/model.h"
 #include "clspeech/ops.h"
 #include "device/log.h"
@@ -77,15 +77,16 @@ static void close_buffers(buffers *b) {
   b->q = NULL;
 }
 
-/* Sequence lengths (all T) and labels without adjacent repeats: [B], [B, L], [B]. */
-static cls_status labels(buffers *b, int B, int T, int L, cl_mem *seq, cl_mem *lab, cl_mem *lab_len) {
+/* Sequence lengths (all T) and labels (of C classes, the blank C - 1 never used) without adjacent repeats:
+ * [B], [B, L], [B]. */
+static cls_status labels(buffers *b, int B, int T, int L, int C, cl_mem *seq, cl_mem *lab, cl_mem *lab_len) {
   int32_t *s = malloc((size_t)B * sizeof *s), *l = malloc((size_t)B * L * sizeof *l), *ll = malloc((size_t)B * sizeof *ll);
   cls_status st = CLS_OK;
   if (!s || !l || !ll) st = cls_fail(b->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int u = 0; st == CLS_OK && u < B; u++) {
     s[u] = T;
     ll[u] = L;
-    for (int k = 0; k < L; k++) l[u * L + k] = (u * 7 + k * 3) % (CLS_BENCH_CLASSES - 1);
+    for (int k = 0; k < L; k++) l[u * L + k] = (u * 7 + k * 3) % (C - 1);
   }
   if (st == CLS_OK) st = ints(b, s, (size_t)B, seq);
   if (st == CLS_OK) st = ints(b, l, (size_t)B * L, lab);
@@ -160,7 +161,7 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
   if (st == CLS_OK) st = floats(&b, 2 * H * H4, 0, 0, 0, &c.dw);
   if (st == CLS_OK) st = floats(&b, H4, 0, 0, 0, &c.db);
   if (st == CLS_OK) st = floats(&b, cls_lstm_workspace_bytes(c.lstm, c.T, c.B) / sizeof(float), 0, 0, 0, &c.ws);
-  if (st == CLS_OK) st = labels(&b, c.B, c.T, L, &c.seq, &c.labels, &c.label_len);
+  if (st == CLS_OK) st = labels(&b, c.B, c.T, L, cfg->n_classes, &c.seq, &c.labels, &c.label_len);
   /* forward: input projection 2*R*H*4H, recurrent 2*(T-1)*B*H*4H; backward twice that */
   out->lstm_fwd_flops = 2.0 * (double)rows * H * H4 + 2.0 * (double)(c.T - 1) * c.B * H * H4;
   out->lstm_bwd_flops = 2.0 * out->lstm_fwd_flops;
@@ -168,17 +169,17 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
   if (st == CLS_OK) st = cls_bench_time(e, b.q, lstm_fwd, &c, cfg->runs, &out->lstm_fwd_ms);
   if (st == CLS_OK) cls_bench_progress(cfg, "lstm backward H=%d (%d steps)", c.H, c.T);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, lstm_bwd, &c, cfg->runs, &out->lstm_bwd_ms);
-  /* CTC over 29 classes */
-  if (st == CLS_OK) st = cls_ctc_create(e, device, c.T, c.B, CLS_BENCH_CLASSES, L, &c.ctc);
-  if (st == CLS_OK) st = floats(&b, rows * CLS_BENCH_CLASSES, 15, 3.0f, 0, &c.logits);
-  if (st == CLS_OK) st = floats(&b, rows * CLS_BENCH_CLASSES, 0, 0, 0, &c.dlogits);
+  /* CTC over the model's classes */
+  if (st == CLS_OK) st = cls_ctc_create(e, device, c.T, c.B, cfg->n_classes, L, &c.ctc);
+  if (st == CLS_OK) st = floats(&b, rows * (size_t)cfg->n_classes, 15, 3.0f, 0, &c.logits);
+  if (st == CLS_OK) st = floats(&b, rows * (size_t)cfg->n_classes, 0, 0, 0, &c.dlogits);
   if (st == CLS_OK) st = floats(&b, (size_t)c.B, 0, 0, 0, &c.loss);
   size_t ctc_ws = st == CLS_OK ? cls_ctc_workspace_bytes(c.ctc, c.T, c.B) : 0;
   if (st == CLS_OK && ctc_ws) st = floats(&b, ctc_ws / sizeof(float) + 1, 0, 0, 0, &c.ctc_ws);
   if (st == CLS_OK) cls_bench_progress(cfg, "ctc loss + gradient (B=%d, T=%d, %d labels)", c.B, c.T, L);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, ctc_op, &c, cfg->runs, &out->ctc_ms);
   /* Adam over every parameter of the model at this H */
-  cls_model_config mc = cls_model_config_deepspeech(c.H, CLS_BENCH_CLASSES);
+  cls_model_config mc = cls_bench_model(cfg);
   cls_param_view views[CLS_MODEL_N_TENSORS];
   c.n_params = out->n_params = cls_model_layout(&mc, views);
   out->adam_bytes = 28.0 * (double)c.n_params;
@@ -274,10 +275,11 @@ cls_status cls_bench_mfcc_run(cls_engine *e, int device, const cls_bench_config 
   buffers b;
   cls_status st = open_buffers(e, device, &b);
   const int B = cfg->batch, T = cfg->time;
+  const cls_model_config mc = cls_bench_model(cfg);
   mfcc_ctx c;
   memset(&c, 0, sizeof c); /* read and torn down below even when open_buffers failed */
   if (st == CLS_OK) st = mfcc_setup(e, device, B, T, &c);
-  if (st == CLS_OK) st = floats(&b, (size_t)T * B * CLS_BENCH_INPUT_WIDTH, 0, 0, 0, &c.windows);
+  if (st == CLS_OK) st = floats(&b, (size_t)T * B * cls_model_input_width(&mc), 0, 0, 0, &c.windows);
   if (st == CLS_OK) cls_bench_progress(cfg, "mfcc on the device (B=%d, T=%d)", B, T);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, mfcc_op, &c, cfg->runs, &out->ms);
   out->audio_seconds = (double)c.n * B / 16000.0;
@@ -370,7 +372,7 @@ cls_status cls_bench_train_profile_run(cls_engine *e, int device, const cls_benc
   buffers b;
   cls_status st = open_buffers(e, device, &b);
   const int B = cfg->batch, T = cfg->time, L = cls_bench_label_length(T);
-  cls_model_config mc = cls_model_config_deepspeech(cfg->n_hidden, CLS_BENCH_CLASSES);
+  cls_model_config mc = cls_bench_model(cfg);
   cls_param_view views[CLS_MODEL_N_TENSORS];
   train_ctx c;
   memset(&c, 0, sizeof c);
@@ -387,8 +389,8 @@ cls_status cls_bench_train_profile_run(cls_engine *e, int device, const cls_benc
   if (st == CLS_OK) st = floats(&b, c.n_params, 0, 0, 0, &c.g);
   if (st == CLS_OK) st = floats(&b, c.n_params, 0, 0, 0, &c.m);
   if (st == CLS_OK) st = floats(&b, c.n_params, 0, 0, 0, &c.v);
-  if (st == CLS_OK) st = floats(&b, (size_t)T * B * CLS_BENCH_INPUT_WIDTH, 22, 1.0f, 0, &x);
-  if (st == CLS_OK) st = labels(&b, B, T, L, &seq, &lab, &lab_len);
+  if (st == CLS_OK) st = floats(&b, (size_t)T * B * cls_model_input_width(&mc), 22, 1.0f, 0, &x);
+  if (st == CLS_OK) st = labels(&b, B, T, L, mc.n_classes, &seq, &lab, &lab_len);
   cls_model_batch batch = {T, B, cls_buf_of(x), cls_buf_of(seq), cls_buf_of(lab), cls_buf_of(lab_len)};
   cls_model_dropout dropout = {{0.05f, 0.05f, 0.05f, 0, 0, 0.05f}, 4568, 0, 0};
   c.batch = batch;

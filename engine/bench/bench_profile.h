@@ -1,10 +1,10 @@
-/* The recorder behind the bench's step profile (see cls_bench_profile in clspeech/bench.h): attached to
+/* The recorder behind the bench's step profile (see cls_bench_profile in clspeech/internal/bench.h): attached to
  * the bench's queue through the ops' profiling hook (ops/ops_util.h), it keeps every reported command's
  * event, then sums their device times by op into a cls_bench_profile. Internal to the bench library. */
 #ifndef CLS_BENCH_PROFILE_H
 #define CLS_BENCH_PROFILE_H
 
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 
 typedef struct cls_bench_recorder cls_bench_recorder;
 

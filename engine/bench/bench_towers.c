@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "clspeech/base.h"
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 #include "device/log.h"
 #include "train/step.h"
 #include "train/trainer.h"
@@ -19,7 +19,8 @@ cls_status cls_bench_towers_run(cls_engine *e, const int *devices, int n, const 
                                 cls_bench_train *out) {
   memset(out, 0, sizeof *out);
   const int B = cfg->batch, T = cfg->time, L = cls_bench_label_length(T), N = B * n;
-  cls_train_options o = cls_train_options_default(cfg->n_hidden, CLS_BENCH_CLASSES);
+  cls_train_options o = cls_train_options_default(cfg->n_hidden, cfg->n_classes);
+  const size_t I = (size_t)cls_model_input_width(&o.model);
   o.train_batch_size = o.dev_batch_size = o.test_batch_size = B;
   o.learning_rate = 1e-4f;
   o.load_train = CLS_LOAD_INIT;
@@ -36,21 +37,21 @@ cls_status cls_bench_towers_run(cls_engine *e, const int *devices, int n, const 
   b.time = T;
   b.max_label = L;
   b.frames = malloc((size_t)N * sizeof *b.frames);
-  b.windows = malloc((size_t)T * N * CLS_BENCH_INPUT_WIDTH * sizeof *b.windows);
+  b.windows = malloc((size_t)T * N * I * sizeof *b.windows);
   b.labels = malloc((size_t)N * L * sizeof *b.labels);
   b.label_len = malloc((size_t)N * sizeof *b.label_len);
   cls_status st = b.frames && b.windows && b.labels && b.label_len
                       ? CLS_OK
                       : cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for the towers' batch");
   unsigned seed = 22;
-  for (size_t i = 0; st == CLS_OK && i < (size_t)T * N * CLS_BENCH_INPUT_WIDTH; i++) {
+  for (size_t i = 0; st == CLS_OK && i < (size_t)T * N * I; i++) {
     seed = seed * 1664525u + 1013904223u;
     b.windows[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
   }
   for (int u = 0; st == CLS_OK && u < N; u++) {
     b.frames[u] = T;
     b.label_len[u] = L;
-    for (int k = 0; k < L; k++) b.labels[(size_t)u * L + k] = (u * 7 + k * 3) % (CLS_BENCH_CLASSES - 1);
+    for (int k = 0; k < L; k++) b.labels[(size_t)u * L + k] = (u * 7 + k * 3) % (o.model.n_classes - 1);
   }
   cls_trainer *t = NULL;
   if (st == CLS_OK) st = cls_trainer_create(e, devices, n, &o, B, T, L, &t);

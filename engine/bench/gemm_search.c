@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "clspeech/base.h"
-#include "clspeech/bench.h"
+#include "clspeech/internal/bench.h"
 #include "device/engine.h"
 #include "device/gemm_tuning.h"
 #include "device/log.h"

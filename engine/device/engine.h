@@ -7,6 +7,7 @@
 #include <CL/cl.h>
 
 #include "clspeech/clspeech.h"
+#include "clspeech/internal/device.h"
 
 #define CLS_ERROR_CAP 16384
 

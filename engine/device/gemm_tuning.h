@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "clspeech/clspeech.h"
+#include "clspeech/internal/device.h"
 
 /* The file's header lines for a device (the same text is written and compared). */
 void cls_gemm_tuning_header(const cls_device_info *device, const char *shapes, char *out, size_t cap);

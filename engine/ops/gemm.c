@@ -214,7 +214,6 @@ void cls_gemm_set_pack_a(cls_gemm_plan *p, cls_gemm_pack_a mode) { p->pack_a_mod
 void cls_gemm_set_chunk_floats(cls_gemm_plan *p, size_t floats) { p->chunk_floats = floats ? floats : 1; }
 void cls_gemm_set_band_bytes(cls_gemm_plan *p, size_t bytes) { p->band_bytes = bytes; }
 void cls_gemm_set_row_walk_bytes(cls_gemm_plan *p, size_t bytes) { p->row_walk_bytes = bytes; }
-size_t cls_gemm_scratch_floats(const cls_gemm_plan *p) { return p->scratch_floats; }
 size_t cls_gemm_set_few_chunks_bytes(cls_gemm_plan *p, size_t bytes) {
   const size_t was = p->few_chunks_bytes;
   p->few_chunks_bytes = bytes;

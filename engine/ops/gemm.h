@@ -3,6 +3,7 @@
 #ifndef CLS_OPS_GEMM_H
 #define CLS_OPS_GEMM_H
 
+#include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 
 /* The own backend's tile: MR rows by NR columns (read from the device's built kernels). */
@@ -36,8 +37,5 @@ void cls_gemm_set_band_bytes(cls_gemm_plan *plan, size_t bytes);
  * (CPU devices whose kernels were built with CLS_GEMM_FEW_CHUNK > 0). */
 size_t cls_gemm_set_few_chunks_bytes(cls_gemm_plan *plan, size_t bytes);
 bool cls_gemm_has_few_chunks(const cls_gemm_plan *plan);
-
-/* Floats of packing scratch the plan holds now. */
-size_t cls_gemm_scratch_floats(const cls_gemm_plan *plan);
 
 #endif

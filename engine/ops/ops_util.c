@@ -28,6 +28,10 @@ cls_status cls_engine_device_cl(cls_engine *e, int index, cl_context *context, c
   return CLS_OK;
 }
 
+cls_status cls_engine_device_context(cls_engine *e, int index, cl_context *context, cl_device_id *device) {
+  return cls_engine_device_cl(e, index, context, device, NULL);
+}
+
 cls_status cls_ops_args(cls_engine *e, cl_kernel kernel, const char *name, int n, ...) {
   va_list ap;
   va_start(ap, n);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 #include "device/engine.h"
 

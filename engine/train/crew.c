@@ -8,6 +8,7 @@
 
 #include "base/tfrecord.h"
 #include "clspeech/base.h"
+#include "clspeech/internal/ops.h"
 #include "device/kernel_sources.h"
 #include "device/log.h"
 #include "train/crew.h"
@@ -171,7 +172,7 @@ void cls_crew_drop(cls_crew *c, cls_crew_slot *s, const char *what) {
 /* ---- faults and checks ---- */
 
 cls_status cls_crew_injected_failure(cls_crew *c, cls_crew_slot *s, int64_t step) {
-  const cls_train_fault *f = &c->o.fault;
+  const cls_train_fault *f = &c->fault;
   if (f->kind != CLS_FAULT_FAIL || s->index != f->tower || step < f->step) return CLS_OK;
   pthread_mutex_lock(&c->fault_lock);
   int fire = !c->fault_fired;
@@ -184,7 +185,7 @@ cls_status cls_crew_injected_failure(cls_crew *c, cls_crew_slot *s, int64_t step
 }
 
 cls_status cls_crew_perturb_if_due(cls_crew *c) {
-  const cls_train_fault *f = &c->o.fault;
+  const cls_train_fault *f = &c->fault;
   if (f->kind != CLS_FAULT_PERTURB || c->fault_fired || c->state.global_step < f->step || f->tower >= c->n_towers ||
       !c->towers[f->tower].tower)
     return CLS_OK;

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 
+#include "clspeech/internal/train.h"
 #include "clspeech/train.h"
 #include "device/engine.h"
 #include "model/tower.h"
@@ -56,7 +57,8 @@ typedef struct cls_crew {
   cls_world *world;          /* the processes training together (--horovod), or this one alone */
   int rank_first;            /* this epoch: the index of this rank's first utterance in each global batch */
   int global_batch;          /* this epoch, several ranks: the utterances of one global batch (0: not known) */
-  int fault_fired;           /* the fault option has fired (once) */
+  cls_train_fault fault;     /* the fault to inject (cls_trainer_set_fault; kind CLS_FAULT_NONE: none) */
+  int fault_fired;           /* the fault has fired (once) */
   cls_summaries *summaries;  /* TensorBoard summaries of the training run (the loop opens them; NULL: none) */
   pthread_mutex_t fault_lock;
 } cls_crew;

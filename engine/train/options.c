@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clspeech/internal/train.h"
 #include "clspeech/train.h"
 
 static const char *const strategy_names[] = {"hybrid", "sync", "async"};
@@ -83,6 +84,5 @@ cls_train_options cls_train_options_default(int n_hidden, int n_classes) {
   o.towers_per_device = 1;
   o.replica_check_steps = 100;
   o.summary_steps = 100;
-  o.fault.kind = CLS_FAULT_NONE;
   return o;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "clspeech/base.h"
+#include "clspeech/internal/train.h"
 #include "device/log.h"
 #include "philox.h"
 #include "train/eval_stream.h"
@@ -42,8 +43,6 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--strategy must be hybrid, sync or async, not %d", (int)o->strategy);
   if (o->balance != CLS_BALANCE_AUTO && o->balance != CLS_BALANCE_EQUAL)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--balance must be auto or equal, not %d", (int)o->balance);
-  if (o->fault.kind != CLS_FAULT_NONE && o->fault.kind != CLS_FAULT_FAIL && o->fault.kind != CLS_FAULT_PERTURB)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "unknown fault kind %d", (int)o->fault.kind);
   /* async keeps its master copy on one host: across processes it would need a parameter server. */
   if (o->horovod && o->strategy == CLS_STRATEGY_ASYNC)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--horovod trains with --strategy hybrid or sync, not async");
@@ -79,6 +78,20 @@ void cls_trainer_destroy(cls_trainer *t) {
 
 cls_crew *cls_trainer_crew(cls_trainer *t) { return t->crew; }
 const cls_train_state *cls_trainer_state(const cls_trainer *t) { return &t->crew->state; }
+
+cls_status cls_trainer_set_fault(cls_trainer *t, const cls_train_fault *f) {
+  if (!t) return CLS_ERR_INVALID_ARGUMENT;
+  cls_train_fault none = {CLS_FAULT_NONE, 0, 0};
+  if (!f) f = &none;
+  if (f->kind != CLS_FAULT_NONE && f->kind != CLS_FAULT_FAIL && f->kind != CLS_FAULT_PERTURB)
+    return cls_fail(t->crew->e, CLS_ERR_INVALID_ARGUMENT, "unknown fault kind %d", (int)f->kind);
+  if (f->kind != CLS_FAULT_NONE && (f->tower < 0 || f->step < 0))
+    return cls_fail(t->crew->e, CLS_ERR_INVALID_ARGUMENT, "a fault needs a tower and a step >= 0, not %d and %lld",
+                    f->tower, (long long)f->step);
+  t->crew->fault = *f;
+  t->crew->fault_fired = 0;
+  return CLS_OK;
+}
 size_t cls_trainer_param_count(const cls_trainer *t) { return t->crew->n_params; }
 int cls_trainer_tower_count(const cls_trainer *t) { return cls_crew_count(t->crew); }
 

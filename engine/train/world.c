@@ -24,14 +24,6 @@ struct cls_world {
 
 /* ---- the process: the frontend's start, stop and abort ---- */
 
-int cls_world_compiled(void) {
-#ifdef CLSPEECH_HAVE_MPI
-  return 1;
-#else
-  return 0;
-#endif
-}
-
 cls_status cls_world_start(int *rank, int *size, char *host, size_t host_cap, char *err, size_t err_cap) {
   *rank = 0;
   *size = 1;

@@ -5,7 +5,6 @@
 #define CLSPEECH_BASE_H
 
 #include <stddef.h>
-#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,12 +49,8 @@ cls_status cls_make_dirs(const char *path);
  * the number of stale files removed. */
 cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, char *err, size_t err_cap);
 
-/* Monotonic wall clock in milliseconds, for timings and progress. */
-static inline double cls_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+/* Monotonic wall clock in milliseconds, for timings and progress (engine/base/clock.c). */
+double cls_now_ms(void);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,10 @@
 #include <stdint.h>
 #include "base.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- alphabet ---- */
 /* The label alphabet (DeepSpeech's alphabet.txt): parsing the file, mapping transcripts to label
  * sequences and back, and naming the characters an alphabet lacks. Labels are 0 .. size-1 in file
@@ -193,4 +197,7 @@ typedef struct cls_utterance {
   int n_labels;
 } cls_utterance;
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include "base.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- decode ---- */
 /* Host-side CTC decoding of one utterance's logits as read back from a device: greedy (best path)
  * decoding, and the CTC prefix beam search of DeepSpeech 0.9's ds_ctcdecoder without a scorer
@@ -175,4 +179,7 @@ typedef struct cls_report_sections {
 
 cls_status cls_report_select(int n, int report_count, cls_report_sections *out);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include "base.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- audio ---- */
 /* Audio input through libsndfile (WAV of any PCM width or float, FLAC, Ogg Vorbis): decoding to
  * float samples, downmixing several channels to mono by averaging, and resampling to the model's
@@ -190,4 +194,7 @@ void cls_mfcc_destroy(cls_mfcc_plan *plan);
 cls_status cls_mfcc_compute_host(cls_mfcc_plan *plan, int batch, const float *const *samples, const size_t *n_samples,
                                  int *frames, float *features);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -8,6 +8,10 @@
 #include "features.h"
 #include "ops.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- model ---- */
 /* The DeepSpeech 0.9 network on one device (one tower): the parameter layout of the flat parameter
  * buffer under DeepSpeech's variable names, and the forward pass, CTC loss and backward pass
@@ -254,4 +258,7 @@ typedef cls_status (*cls_infer_chunk_fn)(void *user, int64_t first, int n, const
 cls_status cls_infer_stream(cls_infer *infer, const char *path, cls_infer_chunk_fn on_chunk, void *user,
                             int64_t *frames);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

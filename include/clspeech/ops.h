@@ -6,8 +6,16 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+/* The OpenCL 1.2 API the engine is built against (CMakeLists.txt), unless the program chose one. */
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include <CL/cl.h>
 #include "clspeech.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- conventions ---- */
 /* Conventions shared by the op plans below: device buffer views, the
@@ -38,10 +46,10 @@ static inline cls_buf cls_buf_at(cl_mem mem, size_t offset) {
 /* How a backward op writes a gradient: replace what the output holds, or add to it. */
 typedef enum cls_write_mode { CLS_OVERWRITE = 0, CLS_ACCUMULATE = 1 } cls_write_mode;
 
-/* Opens the device (building its kernels if needed) and gives its OpenCL handles; every op plan of
- * the device uses this context, and the queue is the device's own in-order queue. */
-cls_status cls_engine_device_cl(cls_engine *engine, int index, cl_context *context, cl_device_id *device,
-                                cl_command_queue *queue);
+/* Opens the device (building its kernels if needed) and gives its OpenCL context and device id; every op
+ * plan of the device uses this context. The program makes its own in-order queue on it for the plans'
+ * calls (the device's own queue belongs to training). */
+cls_status cls_engine_device_context(cls_engine *engine, int index, cl_context *context, cl_device_id *device);
 
 /* ---- gemm ---- */
 /* The one GEMM entry point of the step: row-major C [m, n] = alpha * op(A) [m, k] * op(B) [k, n] +
@@ -56,30 +64,8 @@ cls_status cls_engine_device_cl(cls_engine *engine, int index, cl_context *conte
 
 typedef struct cls_gemm_plan cls_gemm_plan;
 
-typedef enum cls_gemm_backend {
-  CLS_GEMM_BACKEND_AUTO = 0,    /* by device class: OWN on CPU devices, CLBLAST elsewhere */
-  CLS_GEMM_BACKEND_OWN = 1,     /* kernels/gemm.cl (tile geometry from the device's kernel options) */
-  CLS_GEMM_BACKEND_CLBLAST = 2  /* CLBlastSgemm (with the device's stored tuning, if any) */
-} cls_gemm_backend;
-
 cls_status cls_gemm_create(cls_engine *engine, int device, cls_gemm_plan **out);
 void cls_gemm_destroy(cls_gemm_plan *plan);
-
-/* Forces a backend on every call (tests and benchmarks); AUTO returns to cls_gemm_backend_of's per shape
- * class. Packed B matrices made under another backend must be packed again. */
-cls_status cls_gemm_set_backend(cls_gemm_plan *plan, cls_gemm_backend backend);
-/* The backend calls of a shape class (cls_gemm_class_of) take now: OWN or CLBLAST. */
-cls_gemm_backend cls_gemm_get_class_backend(const cls_gemm_plan *plan, cls_gemm_class shape_class);
-/* ... of the big class (every dimension at least CLS_GEMM_THIN_BELOW). */
-cls_gemm_backend cls_gemm_get_backend(const cls_gemm_plan *plan);
-/* "own", "clblast" or "auto". */
-const char *cls_gemm_backend_name(cls_gemm_backend backend);
-/* The class default on a kind of device: OWN on CPU devices, CLBLAST elsewhere. */
-cls_gemm_backend cls_gemm_backend_for(cls_device_kind kind);
-/* The backend AUTO takes for a shape class on a device (the one rule, for plans and for messages): the
- * winner `clspeech bench --tune` stored for the device (loaded when the engine prepared it, unless the
- * gemm_tuning option is off), else the class default, cls_gemm_backend_for. Plans read it at create. */
-cls_gemm_backend cls_gemm_backend_of(cls_engine *engine, int device, cls_gemm_class shape_class);
 
 cls_status cls_gemm(cls_gemm_plan *plan, cl_command_queue queue, bool trans_a, bool trans_b, size_t m, size_t n,
                     size_t k, float alpha, cls_buf a, size_t lda, cls_buf b, size_t ldb, float beta, cls_buf c,
@@ -225,29 +211,10 @@ cls_status cls_lstm_infer(cls_lstm_plan *plan, cl_command_queue queue, int time,
 
 typedef struct cls_ctc_plan cls_ctc_plan;
 
-/* How the loss is computed: ITEM runs one work-item per utterance, 8 states at a time, with its tables
- * in the workspace (for CPU devices, where work-group barriers are costly); LOCAL and GLOBAL run one
- * work-group per utterance with the tables in local memory or in the workspace. AUTO picks ITEM on a
- * CPU device, else LOCAL when this call's tables fit in the device's local memory, else GLOBAL. LOCAL
- * fails a call whose tables do not fit. LOCAL and GLOBAL do the same arithmetic in the same order (the
- * tests expect identical bits); ITEM rounds differently, within the same tolerances. */
-typedef enum cls_ctc_path {
-  CLS_CTC_PATH_AUTO = 0,
-  CLS_CTC_PATH_LOCAL = 1,
-  CLS_CTC_PATH_GLOBAL = 2,
-  CLS_CTC_PATH_ITEM = 3
-} cls_ctc_path;
-
 /* A plan for `device` (an engine index): at most max_time frames, max_batch utterances, num_classes
  * classes (>= 2; the blank is class num_classes-1) and labels of at most max_label_length. */
 cls_status cls_ctc_create(cls_engine *engine, int device, int max_time, int max_batch, int num_classes,
                           int max_label_length, cls_ctc_plan **out);
-
-/* Forces a path (for tests and benchmarks); the default is CLS_CTC_PATH_AUTO. */
-cls_status cls_ctc_set_path(cls_ctc_plan *plan, cls_ctc_path path);
-
-/* The path (LOCAL, GLOBAL or ITEM) a call over `time` frames takes, with or without the gradient. */
-cls_ctc_path cls_ctc_path_for(const cls_ctc_plan *plan, int time, int with_grad);
 
 /* Bytes of workspace a cls_ctc_loss call over (time, batch) needs under the plan's current path
  * (enough with or without the gradient); 0 when its tables fit in local memory (then workspace.mem
@@ -317,4 +284,7 @@ cls_status cls_adam_update(cls_adam_plan *plan, cl_command_queue queue, size_t n
                            cl_event *event);
 void cls_adam_destroy(cls_adam_plan *plan);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -10,6 +10,10 @@
 #include "features.h"
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- trainer ---- */
 /* The training loop with DeepSpeech 0.9's rules: epochs over the
  * size-sorted training set, dev evaluation every epoch (step-weighted over dev sets), train and
@@ -47,24 +51,6 @@ cls_status cls_balance_parse(const char *name, cls_balance *out);
 const char *cls_strategy_name(cls_strategy strategy);
 const char *cls_balance_name(cls_balance balance);
 
-/* Fault injection, for tests of the towers' fault handling. */
-typedef enum cls_fault_kind {
-  CLS_FAULT_NONE,
-  CLS_FAULT_FAIL,   /* tower `tower` fails (an injected device error) when it first works at or after global
-                       step `step`, and is dropped */
-  CLS_FAULT_PERTURB /* one parameter of tower `tower`'s replica changes after global step `step` */
-} cls_fault_kind;
-
-typedef struct cls_train_fault {
-  cls_fault_kind kind;
-  int tower;
-  int64_t step;
-} cls_train_fault;
-
-/* Parses "fail:tower=K,step=S" or "perturb:tower=K,step=S" (K, S >= 0); NULL or "" is no fault.
- * CLS_ERR_INVALID_ARGUMENT with the reason in err (quoting spec) otherwise. */
-cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, char *err, size_t err_cap);
-
 typedef struct cls_train_options {
   cls_model_config model;
   cls_mfcc_config features;
@@ -99,7 +85,6 @@ typedef struct cls_train_options {
      variable's mean, stddev, max, min and histograms of its values and of the applied gradient. */
   const char *summary_dir;          /* NULL or "": no summaries */
   int summary_steps;                /* the variables' statistics every N global steps (0: never) */
-  cls_train_fault fault;            /* for tests: a fault to inject (kind CLS_FAULT_NONE: none) */
   /* Several processes (DeepSpeech's --horovod): every process of the MPI job (cls_world_start) trains
      its own towers; see "Several processes" below. 0: this process alone. */
   int horovod;
@@ -110,7 +95,7 @@ typedef struct cls_train_options {
  * layers 1, 2, 3 and 5, relu_clip 20, seed 4568, checkpoints every 600 s keeping 5, load auto,
  * plateau 10 epochs x 0.1 and early stop 25 epochs / 0.05 (both off), 16 kHz features on the device;
  * towers: hybrid, auto balance, replica checks every 100 steps, overlapped read-back; the variables'
- * summaries every 100 steps once a summary folder is given. No folders, no fault. */
+ * summaries every 100 steps once a summary folder is given. No folders. */
 cls_train_options cls_train_options_default(int n_hidden, int n_classes);
 
 /* The longest utterance, in frames, that a tower of these options holds on `device` with batches of
@@ -156,8 +141,7 @@ typedef struct cls_trainer cls_trainer;
 /* A trainer with a tower on each of devices[0 .. n_devices) (options->towers_per_device on each),
  * sized for batches of up to max_batch utterances per tower, max_frames frames and max_label
  * labels. Under "hybrid" the global batch is train_batch_size per tower, as in DeepSpeech.
- * Between 1 and CLS_MAX_TOWERS towers in all. Parameters are uninitialised until cls_trainer_load.
- * options->fault injects a fault (for tests). */
+ * Between 1 and CLS_MAX_TOWERS towers in all. Parameters are uninitialised until cls_trainer_load. */
 cls_status cls_trainer_create(cls_engine *engine, const int *devices, int n_devices, const cls_train_options *options,
                               int max_batch, int max_frames, int max_label, cls_trainer **out);
 /* Towers still training (a tower whose device fails is dropped). */
@@ -224,8 +208,6 @@ size_t cls_trainer_param_count(const cls_trainer *trainer);
  * same decisions; only rank 0 writes checkpoints and summaries. Strategies hybrid and sync (async is
  * refused). The frontend starts and stops MPI: */
 
-/* 1 when this build has MPI (Open MPI). */
-int cls_world_compiled(void);
 /* Starts MPI in this process (MPI_THREAD_FUNNELED; MPI errors are returned, not fatal): its rank,
  * the number of ranks and its host name. Without MPI in the build: CLS_ERR_INVALID_ARGUMENT with
  * the packages to install in err. */
@@ -237,4 +219,7 @@ void cls_world_stop(void);
  * never calls it. */
 void cls_world_abort(int code);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

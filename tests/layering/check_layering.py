@@ -42,10 +42,13 @@ ALLOWED = {
     "examples": {"public"},
 }
 
-# include/clspeech/<header> -> the layer it belongs to.
+# include/clspeech/<header> -> the layer it belongs to. The headers of include/clspeech/internal/ are
+# not installed (the clspeech command, the bench programs and the tests use them); no public header may
+# reach one.
 PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h": "features-host",
-          "model.h": "model", "data.h": "data", "train.h": "train", "decode.h": "decode", "bench.h": "bench",
-          "evaluate.h": "train"}
+          "model.h": "model", "data.h": "data", "train.h": "train", "decode.h": "decode",
+          "internal/device.h": "device", "internal/ops.h": "ops", "internal/train.h": "train",
+          "internal/bench.h": "bench", "evaluate.h": "train"}
 
 FEATURES_HOST = {"audio.c", "audio.h", "mfcc_host.c", "mfcc_host.h", "feature_cache.c", "feature_cache.h"}
 
@@ -64,8 +67,8 @@ def layer_of(rel):
         if parts[1] == "features" and parts[2] in FEATURES_HOST:
             return "features-host"
         return parts[1]
-    if parts[0] == "include" and len(parts) == 3 and parts[1] == "clspeech":
-        return PUBLIC.get(parts[2], "public-unknown")
+    if parts[0] == "include" and len(parts) >= 3 and parts[1] == "clspeech":
+        return PUBLIC.get("/".join(parts[2:]), "public-unknown")
     if parts[0] == "frontends":
         return "frontends"
     if parts[0] == "bench":
@@ -161,6 +164,10 @@ def check(root):
                 problems.append("%s reaches %s, which belongs to no engine layer (%s)" % (rel, t, " -> ".join(chain)))
             elif cat not in allowed:
                 problems.append("%s (layer %s) depends on %s (layer %s): %s" % (rel, src, t, cat, " -> ".join(chain)))
+        if rel.startswith("include/clspeech/") and not rel.startswith("include/clspeech/internal/"):
+            for t, chain in sorted(seen.items()):
+                if t.startswith("include/clspeech/internal/"):
+                    problems.append("%s (public) reaches the internal %s: %s" % (rel, t, " -> ".join(chain)))
         base = os.path.basename(rel)
         if rel.startswith("engine/train/") and base in STRATEGIES:
             for t, chain in seen.items():
@@ -205,6 +212,7 @@ GOOD = {
     "include/clspeech/clspeech.h": '#include "base.h"\n',
     "include/clspeech/data.h": '#include "base.h"\n',
     "include/clspeech/train.h": '#include "data.h"\n',
+    "include/clspeech/internal/train.h": '#include "clspeech/train.h"\n',
     "engine/base/file_util.c": '#include "clspeech/base.h"\n',
     "engine/device/device.c": '#include <CL/cl.h>\n#include "clspeech/clspeech.h"\n',
     "engine/device/engine.h": '#include <CL/cl.h>\n',
@@ -245,6 +253,8 @@ VIOLATIONS = [
     ("an example includes an engine header", "examples/x.c", '#include "train/crew.h"\n',
      "outside include/clspeech/"),
     ("an example includes OpenCL", "examples/x.c", '#include <CL/cl.h>\n', "outside include/clspeech/"),
+    ("a public header includes an internal one", "include/clspeech/train.h", '#include "internal/train.h"\n',
+     "(public) reaches the internal include/clspeech/internal/train.h"),
     ("an include of no file", "engine/train/trainer.c", '#include "train/nothing.h"\n', "no file of the project"),
     ("bench in the engine library", "CMakeLists.txt",
      "set(CLSPEECH_LAYERS base device ops features data model train decode bench)\n", "CLSPEECH_LAYERS"),

@@ -1,11 +1,17 @@
-/* clspeech public API, bench layer (library clspeech_bench, above the engine): device benchmarks
- * (peaks, SGEMM at the model's shapes, ops, the training step, all devices as towers) and the
- * search for CLBlast GEMM parameters behind `clspeech bench --tune`. */
-#ifndef CLSPEECH_BENCH_H
-#define CLSPEECH_BENCH_H
+/* clspeech internal API, bench layer (library clspeech_bench, above the engine, not installed): device
+ * benchmarks (peaks, SGEMM at the model's shapes, ops, the training step, all devices as towers) and
+ * the search for CLBlast GEMM parameters behind `clspeech bench --tune`; for the clspeech command, the
+ * bench programs and the tests. */
+#ifndef CLSPEECH_INTERNAL_BENCH_H
+#define CLSPEECH_INTERNAL_BENCH_H
 
 #include <stdbool.h>
-#include "ops.h"
+#include "clspeech/internal/ops.h"
+#include "clspeech/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ---- bench ---- */
 /* Device benchmarks behind `clspeech bench`: measured peak (FMA throughput, copy and host<->device
@@ -30,6 +36,7 @@ typedef struct cls_bench_config {
   int runs;            /* timed runs (median), after one warm-up run; 1..CLS_BENCH_MAX_RUNS */
   cls_bench_progress_fn progress; /* may be NULL */
   void *user;
+  int n_classes;       /* the model's outputs: the alphabet's labels + 1 (the blank), at least 2 */
 } cls_bench_config;
 
 /* Sends a formatted stage line to cfg->progress (when set). */
@@ -39,10 +46,10 @@ void cls_bench_progress(const cls_bench_config *cfg, const char *fmt, ...)
 #endif
     ;
 
-/* The model's fixed geometry: 26 MFCC coefficients, 9 frames of context (input width 494), 29
- * classes (28 letters + blank), 20 ms per frame (DeepSpeech's defaults). */
-#define CLS_BENCH_INPUT_WIDTH 494
-#define CLS_BENCH_CLASSES 29
+/* The model the benches time: DeepSpeech's geometry (cls_model_config_deepspeech: 26 MFCC coefficients,
+ * 9 frames of context, 20 ms per frame) at cfg->n_hidden units and cfg->n_classes outputs; its input
+ * width is cls_model_input_width's. */
+cls_model_config cls_bench_model(const cls_bench_config *cfg);
 
 /* Label length used by the CTC and training-step benches for T frames: min(40, T/3), at least 1. */
 int cls_bench_label_length(int time);
@@ -120,8 +127,9 @@ typedef struct cls_gemm_shape {
 } cls_gemm_shape;
 
 /* The GEMMs of one training step (forward and backward of the dense layers, the LSTM and the output
- * layer) at H, B, T; returns how many were written (at most CLS_BENCH_MAX_SHAPES). */
-int cls_bench_gemm_shapes(int n_hidden, int batch, int time, cls_gemm_shape *out);
+ * layer) of `model` (its n_hidden H, input width and classes) at B, T; returns how many were written (at
+ * most CLS_BENCH_MAX_SHAPES). */
+int cls_bench_gemm_shapes(const cls_model_config *model, int batch, int time, cls_gemm_shape *out);
 /* 2*m*n*k */
 double cls_gemm_flops(const cls_gemm_shape *s);
 
@@ -134,7 +142,6 @@ void cls_gemm_cases_destroy(cls_gemm_cases *cases);
 /* The cases run through cls_gemm with the device's backend per shape class (cls_gemm_backend_of);
  * this forces one (the CLBlast search times CLBlast whatever the device uses). */
 cls_status cls_gemm_cases_set_backend(cls_gemm_cases *cases, cls_gemm_backend backend);
-cls_gemm_backend cls_gemm_cases_backend(const cls_gemm_cases *cases);
 /* Calls of cls_gemm per timed run, enqueued back to back between the run's two markers (1 by default; at
  * least 1): the times cls_gemm_cases_time reports are per call, so that a product is also timed as the
  * training step enqueues it, behind other commands, not alone on an idle queue. */
@@ -343,4 +350,7 @@ typedef struct cls_gemm_tune_result {
 cls_status cls_gemm_tune(cls_engine *engine, int device, const cls_gemm_shape *shapes, int n_shapes,
                          const double *before_ms, const cls_gemm_tune_options *options, cls_gemm_tune_result *out);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,0 +1,66 @@
+/* clspeech internal API, ops layer: the device's own OpenCL handles, its in-order queue included (what
+ * the model and the trainer enqueue on), and the GEMM backend and CTC path switches the tests and
+ * benchmarks force and report. Not installed: a program embedding the engine takes a device's context with
+ * cls_engine_device_context (clspeech/ops.h) and makes its own queue. */
+#ifndef CLSPEECH_INTERNAL_OPS_H
+#define CLSPEECH_INTERNAL_OPS_H
+
+#include "clspeech/ops.h"
+#include "clspeech/internal/device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opens the device (building its kernels if needed) and gives its OpenCL handles; every op plan of
+ * the device uses this context, and the queue is the device's own in-order queue (training's). */
+cls_status cls_engine_device_cl(cls_engine *engine, int index, cl_context *context, cl_device_id *device,
+                                cl_command_queue *queue);
+
+/* ---- the GEMM's two backends (see cls_gemm in clspeech/ops.h) ---- */
+typedef enum cls_gemm_backend {
+  CLS_GEMM_BACKEND_AUTO = 0,    /* by device class: OWN on CPU devices, CLBLAST elsewhere */
+  CLS_GEMM_BACKEND_OWN = 1,     /* kernels/gemm.cl (tile geometry from the device's kernel options) */
+  CLS_GEMM_BACKEND_CLBLAST = 2  /* CLBlastSgemm (with the device's stored tuning, if any) */
+} cls_gemm_backend;
+
+/* Forces a backend on every call (tests and benchmarks); AUTO returns to cls_gemm_backend_of's per shape
+ * class. Packed B matrices made under another backend must be packed again. */
+cls_status cls_gemm_set_backend(cls_gemm_plan *plan, cls_gemm_backend backend);
+/* The backend calls of a shape class (cls_gemm_class_of) take now: OWN or CLBLAST. */
+cls_gemm_backend cls_gemm_get_class_backend(const cls_gemm_plan *plan, cls_gemm_class shape_class);
+/* ... of the big class (every dimension at least CLS_GEMM_THIN_BELOW). */
+cls_gemm_backend cls_gemm_get_backend(const cls_gemm_plan *plan);
+/* "own", "clblast" or "auto". */
+const char *cls_gemm_backend_name(cls_gemm_backend backend);
+/* The class default on a kind of device: OWN on CPU devices, CLBLAST elsewhere. */
+cls_gemm_backend cls_gemm_backend_for(cls_device_kind kind);
+/* The backend AUTO takes for a shape class on a device (the one rule, for plans and for messages): the
+ * winner `clspeech bench --tune` stored for the device (loaded when the engine prepared it, unless the
+ * gemm_tuning option is off), else the class default, cls_gemm_backend_for. Plans read it at create. */
+cls_gemm_backend cls_gemm_backend_of(cls_engine *engine, int device, cls_gemm_class shape_class);
+
+/* ---- the CTC loss's paths (see cls_ctc_create in clspeech/ops.h) ---- */
+/* How the loss is computed: ITEM runs one work-item per utterance, 8 states at a time, with its tables
+ * in the workspace (for CPU devices, where work-group barriers are costly); LOCAL and GLOBAL run one
+ * work-group per utterance with the tables in local memory or in the workspace. AUTO picks ITEM on a
+ * CPU device, else LOCAL when this call's tables fit in the device's local memory, else GLOBAL. LOCAL
+ * fails a call whose tables do not fit. LOCAL and GLOBAL do the same arithmetic in the same order (the
+ * tests expect identical bits); ITEM rounds differently, within the same tolerances. */
+typedef enum cls_ctc_path {
+  CLS_CTC_PATH_AUTO = 0,
+  CLS_CTC_PATH_LOCAL = 1,
+  CLS_CTC_PATH_GLOBAL = 2,
+  CLS_CTC_PATH_ITEM = 3
+} cls_ctc_path;
+
+/* Forces a path (for tests and benchmarks); the default is CLS_CTC_PATH_AUTO. */
+cls_status cls_ctc_set_path(cls_ctc_plan *plan, cls_ctc_path path);
+
+/* The path (LOCAL, GLOBAL or ITEM) a call over `time` frames takes, with or without the gradient. */
+cls_ctc_path cls_ctc_path_for(const cls_ctc_plan *plan, int time, int with_grad);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,50 @@
+# The `headers` test (label layering): every header under include/clspeech/ (the public ones and
+# internal/), found by listing the folder so that a new header is covered without editing this file,
+# compiled alone as the only include of a translation unit, as C11 (-std=c11 -pedantic -Wall -Wextra
+# -Werror, nothing defined first) and as C++17 (-fsyntax-only). Fails naming each header and language
+# that does not compile, with the compiler's first lines.
+#   cmake -DINCLUDE_DIR=<repo>/include -DC_COMPILER=cc -DCXX_COMPILER=c++ -DWORK=<dir>
+#         [-DEXTRA_INCLUDES=dir;dir] -P check_headers.cmake
+foreach(v INCLUDE_DIR C_COMPILER CXX_COMPILER WORK)
+  if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
+    message(FATAL_ERROR "headers: ${v} not given")
+  endif()
+endforeach()
+file(GLOB_RECURSE headers RELATIVE ${INCLUDE_DIR}/clspeech ${INCLUDE_DIR}/clspeech/*.h)
+list(SORT headers)
+list(LENGTH headers n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "headers: no header under ${INCLUDE_DIR}/clspeech")
+endif()
+set(inc -I${INCLUDE_DIR})
+foreach(d ${EXTRA_INCLUDES})
+  list(APPEND inc -I${d})
+endforeach()
+file(MAKE_DIRECTORY ${WORK})
+set(failures 0)
+foreach(h ${headers})
+  string(MAKE_C_IDENTIFIER "${h}" id)
+  set(src_c ${WORK}/${id}.c)
+  set(src_cc ${WORK}/${id}.cc)
+  file(WRITE ${src_c} "#include <clspeech/${h}>\n")
+  file(WRITE ${src_cc} "#include <clspeech/${h}>\n")
+  execute_process(COMMAND ${C_COMPILER} -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only ${inc} ${src_c}
+                  RESULT_VARIABLE rc_c OUTPUT_VARIABLE out_c ERROR_VARIABLE out_c)
+  execute_process(COMMAND ${CXX_COMPILER} -std=c++17 -pedantic -Wall -Wextra -Werror -fsyntax-only ${inc} ${src_cc}
+                  RESULT_VARIABLE rc_cc OUTPUT_VARIABLE out_cc ERROR_VARIABLE out_cc)
+  foreach(lang c cc)
+    if(NOT rc_${lang} EQUAL 0)
+      math(EXPR failures "${failures} + 1")
+      string(SUBSTRING "${out_${lang}}" 0 1500 head)
+      if(lang STREQUAL "c")
+        message("headers: clspeech/${h} does not compile alone as C11:\n${head}")
+      else()
+        message("headers: clspeech/${h} does not compile alone as C++17:\n${head}")
+      endif()
+    endif()
+  endforeach()
+endforeach()
+message("headers: ${n} headers, each alone as C11 and as C++17, ${failures} failures")
+if(failures GREATER 0)
+  message(FATAL_ERROR "headers: ${failures} failures")
+endif()
