@@ -143,6 +143,7 @@ static void check_fixture(const char *name, int has_beam) {
         int nres = 0;
         cls_beam_options o = exact_options(W);
         CHECK_INT(cls_ctc_beam_search(logits + (size_t)b * C, lengths[b], C, stride, &o, res, K, &nres), CLS_OK);
+        CHECK(nres >= 1, "%s utterance %d: the beam search returned no result", name, b);
         if (nres < 1) continue;
         const int32_t *tf_top = paths + ((size_t)b * K) * T;
         const int32_t *tf_wide = wpaths + ((size_t)b * K) * T;
