@@ -20,6 +20,7 @@
  * and side, a line each beginning with '{' (bench/compare_gemm.py reads them).
  *   bench_gemm [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5] [--repeat 1] [--devices SEL]
  *              [--backends own,clblast | --versus OPTIONS] [--shapes NAME,NAME] [--beside] [--check] [--json] */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,10 +252,22 @@ int main(int argc, char **argv) {
     }
     i++;
   }
-  if (o.batch < 1 || o.time < 1 || o.runs < 1 || o.runs > MAX_RUNS || o.repeat < 1 || o.repeat > MAX_REPEAT) {
-    usage();
-    return 2;
-  }
+  /* A number out of its range is named with its value and range, then the usage. */
+  const struct {
+    const char *flag;
+    int value, low, high;
+  } ranges[] = {{"--batch", o.batch, 1, INT_MAX}, {"--time", o.time, 1, INT_MAX}, {"--runs", o.runs, 1, MAX_RUNS},
+                {"--repeat", o.repeat, 1, MAX_REPEAT}};
+  for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+    if (ranges[r].value < ranges[r].low || ranges[r].value > ranges[r].high) {
+      if (ranges[r].high == INT_MAX)
+        fprintf(stderr, "bench_gemm: %s %d: must be %d or more\n", ranges[r].flag, ranges[r].value, ranges[r].low);
+      else
+        fprintf(stderr, "bench_gemm: %s %d: must be %d..%d\n", ranges[r].flag, ranges[r].value, ranges[r].low,
+                ranges[r].high);
+      usage();
+      return 2;
+    }
   cls_gemm_backend backends[2];
   int n_backends = 0;
   if (versus) backends[n_backends++] = CLS_GEMM_BACKEND_OWN;

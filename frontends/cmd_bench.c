@@ -219,12 +219,19 @@ int cmd_bench(int argc, char **argv) {
             BENCH_MAX_HIDDEN, hidden);
     return CLI_EXIT_USAGE;
   }
-  if (batch < 1 || batch > 4096 || time < 4 || time > 100000 || runs < 1 || runs > CLS_BENCH_MAX_RUNS ||
-      candidates < 1 || candidates > 8) {
-    fprintf(stderr, "clspeech bench: --batch must be 1..4096, --time 4..100000, --runs 1..%d, --tune_candidates 1..8\n",
-            CLS_BENCH_MAX_RUNS);
-    return CLI_EXIT_USAGE;
-  }
+  const struct {
+    const char *flag;
+    int value, low, high;
+  } ranges[] = {{"--batch", batch, 1, 4096},
+                {"--time", time, 4, 100000},
+                {"--runs", runs, 1, CLS_BENCH_MAX_RUNS},
+                {"--tune_candidates", candidates, 1, 8}};
+  for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+    if (ranges[r].value < ranges[r].low || ranges[r].value > ranges[r].high) {
+      fprintf(stderr, "clspeech bench: %s must be %d..%d, got %d\n", ranges[r].flag, ranges[r].low, ranges[r].high,
+              ranges[r].value);
+      return CLI_EXIT_USAGE;
+    }
   /* The output classes: the alphabet's labels + the blank; DeepSpeech's English alphabet (a-z, space and
    * apostrophe) when none is given. */
   run.n_classes = BENCH_ENGLISH_LABELS + 1;

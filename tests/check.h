@@ -1,5 +1,6 @@
 /* The tests' assertion helper: CHECK prints the failing expression with the expected and actual
- * values and counts; check_finish prints "NAME: N passed, N failed" and gives the exit status. */
+ * values and counts; check_finish prints "NAME: N passed, N failed" and gives the exit status (a failure
+ * when a check failed or none ran). */
 #ifndef CLS_TEST_CHECK_H
 #define CLS_TEST_CHECK_H
 
@@ -32,9 +33,11 @@ static int check_passed, check_failed;
     CHECK(t_ && strstr(t_, n_), "expected \"%s\" in:\n%s", n_, t_ ? t_ : "(null)");                  \
   } while (0)
 
+/* A test that checked nothing fails too (a loop that ran no case, a fixture list left empty). */
 static inline int check_finish(const char *name) {
   printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);
-  return check_failed ? 1 : 0;
+  if (check_passed + check_failed == 0) printf("%s: FAIL: no check ran\n", name);
+  return check_failed || check_passed == 0 ? 1 : 0;
 }
 
 #endif

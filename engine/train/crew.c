@@ -200,11 +200,16 @@ cls_status cls_crew_check_replicas(cls_crew *c) {
   if (!lead || !c->check_lead) return CLS_OK;
   float *a = c->check_lead, *b = c->check_other;
   cls_status st = cls_tower_read_state(lead->tower, a, NULL, NULL);
+  int same = 1;
   for (int i = lead->index + 1; st == CLS_OK && i < c->n_towers; i++) {
     cls_crew_slot *s = &c->towers[i];
     if (!s->tower) continue;
     st = cls_tower_read_state(s->tower, b, NULL, NULL);
-    if (st != CLS_OK || !memcmp(a, b, c->n_params * sizeof(float))) continue;
+    if (st != CLS_OK) continue;
+    if (!memcmp(a, b, c->n_params * sizeof(float))) {
+      same++;
+      continue;
+    }
     size_t first = 0, differ = 0;
     for (size_t p = c->n_params; p-- > 0;)
       if (memcmp(&a[p], &b[p], sizeof(float))) {
@@ -224,6 +229,10 @@ cls_status cls_crew_check_replicas(cls_crew *c) {
                     lead->index, dl->platform_index, dl->device_index, dl->name, differ, c->n_params, v[tensor].name,
                     first - v[tensor].offset, (double)b[first], (double)a[first]);
   }
+  /* With --log_placement, each passed check is said (the tests assert that the check ran). */
+  if (st == CLS_OK && c->o.log_placement)
+    cls_log(c->e, CLS_LOG_NOTICE, "replica check at step %lld: %d towers hold the same %zu parameters",
+            (long long)c->state.global_step, same, c->n_params);
   return st;
 }
 

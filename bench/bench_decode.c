@@ -1,0 +1,110 @@
+/* The CTC prefix beam search's speed on the host (cls_ctc_beam_search, what `clspeech train`'s test
+ * report and `clspeech transcribe` run per utterance) at DeepSpeech's sizes: 29 classes, the default
+ * options (beam width 1024), flat random logits (every beam slot filled, the slow case) and peaked ones
+ * (a confident model: few prefixes survive). Prints the best of --reps runs in ms and frames per second.
+ * Its results are checked in tests/test_decode.c.
+ *   bench_decode [--time 150,1000] [--reps 3] [--beam_width 1024] */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clspeech/base.h"
+#include "clspeech/decode.h"
+
+enum { C = 29, MAX_TIMES = 8 };
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static double uniform01(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return ((rng_state >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static double normal(void) { return sqrt(-2.0 * log(uniform01())) * cos(6.283185307179586 * uniform01()); }
+
+/* T frames of logits: noise, plus `peak` on one class a frame (blank half of the time). */
+static float *make_logits(int T, double peak) {
+  float *x = malloc((size_t)T * C * sizeof *x);
+  if (!x) return NULL;
+  for (int t = 0; t < T; t++) {
+    int hot = uniform01() < 0.5 ? C - 1 : (int)(uniform01() * (C - 1));
+    for (int k = 0; k < C; k++) x[t * C + k] = (float)(normal() + (k == hot ? peak : 0.0));
+  }
+  return x;
+}
+
+/* The best of reps runs in ms (negative on an error). */
+static double time_search(const float *x, int T, const cls_beam_options *o, int reps, int *labels) {
+  double best = INFINITY;
+  for (int r = 0; r < reps; r++) {
+    cls_beam_result res[1];
+    int n = 0;
+    double t0 = cls_now_ms();
+    cls_status st = cls_ctc_beam_search(x, T, C, C, o, res, 1, &n);
+    double ms = cls_now_ms() - t0;
+    if (st != CLS_OK || n != 1) {
+      fprintf(stderr, "bench_decode: the beam search failed: %s\n", cls_status_string(st));
+      cls_beam_results_free(res, n);
+      return -1;
+    }
+    *labels = res[0].length;
+    cls_beam_results_free(res, n);
+    best = fmin(best, ms);
+  }
+  return best;
+}
+
+int main(int argc, char **argv) {
+  char times_arg[128] = "150,1000";
+  int reps = 3;
+  cls_beam_options o = cls_beam_options_default();
+  for (int i = 1; i < argc; i += 2) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!v) {
+      fprintf(stderr, "bench_decode: %s needs a value\n", a);
+      return 2;
+    }
+    if (!strcmp(a, "--time")) snprintf(times_arg, sizeof times_arg, "%s", v);
+    else if (!strcmp(a, "--reps")) reps = atoi(v);
+    else if (!strcmp(a, "--beam_width")) o.beam_width = atoi(v);
+    else {
+      fprintf(stderr, "bench_decode: unknown flag %s\nusage: bench_decode [--time 150,1000] [--reps 3] [--beam_width 1024]\n", a);
+      return 2;
+    }
+  }
+  int times[MAX_TIMES], n_times = 0;
+  for (char *tok = strtok(times_arg, ","); tok && n_times < MAX_TIMES; tok = strtok(NULL, ",")) times[n_times++] = atoi(tok);
+  if (reps < 1 || reps > 1000 || o.beam_width < 1 || n_times == 0) {
+    fprintf(stderr, "bench_decode: --reps must be 1..1000, --beam_width 1 or more, --time a list of frame counts\n");
+    return 2;
+  }
+  for (int i = 0; i < n_times; i++)
+    if (times[i] < 1 || times[i] > 1000000) {
+      fprintf(stderr, "bench_decode: --time %d: must be 1..1000000 frames\n", times[i]);
+      return 2;
+    }
+  printf("%-8s %-6s %6s %10s %12s %7s\n", "logits", "T", "beam", "ms", "frames/s", "labels");
+  static const struct {
+    const char *name;
+    double peak;
+  } kinds[] = {{"flat", 0.0}, {"peaked", 6.0}};
+  for (int i = 0; i < n_times; i++)
+    for (int k = 0; k < 2; k++) {
+      float *x = make_logits(times[i], kinds[k].peak);
+      if (!x) {
+        fprintf(stderr, "bench_decode: out of memory\n");
+        return 1;
+      }
+      int labels = 0;
+      double ms = time_search(x, times[i], &o, reps, &labels);
+      free(x);
+      if (ms < 0) return 1;
+      printf("%-8s %-6d %6d %10.2f %12.0f %7d\n", kinds[k].name, times[i], o.beam_width, ms,
+             ms > 0 ? times[i] / (ms / 1e3) : 0.0, labels);
+    }
+  return 0;
+}
