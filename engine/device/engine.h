@@ -8,8 +8,6 @@
 
 #include "clspeech/clspeech.h"
 
-#define CLS_ERROR_CAP 16384
-
 typedef struct cls_device {
   cls_device_info info;
   cl_platform_id platform;
