@@ -63,8 +63,7 @@ typedef void (*cls_log_fn)(void *user, cls_log_level level, const char *message)
 /* Writes the n chunks one after the other to `path` atomically (a temporary file in the same folder,
  * fsync, rename). On failure nothing at `path` changes, the temporary file is removed, and `err`
  * says what failed and where. */
-cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, char *err,
-                            size_t err_cap);
+cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, cls_error *err);
 
 /* Creates the folder and every missing parent (mode 0755); an existing folder is fine. CLS_ERR_IO
  * with errno saying why when one cannot be made (ENAMETOOLONG for a path past 4095 bytes). */
@@ -76,7 +75,7 @@ cls_status cls_make_dirs(const char *path);
  * by creating, writing and removing a probe file. CLS_ERR_IO with `err` naming the folder and the
  * reason ("Not a directory", "Read-only file system") otherwise. *removed (may be NULL) receives
  * the number of stale files removed. */
-cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, char *err, size_t err_cap);
+cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, cls_error *err);
 
 /* Monotonic wall clock in milliseconds, for timings and progress. */
 static inline double cls_now_ms(void) {

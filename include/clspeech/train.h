@@ -63,7 +63,7 @@ typedef struct cls_train_fault {
 
 /* Parses "fail:tower=K,step=S" or "perturb:tower=K,step=S" (K, S >= 0); NULL or "" is no fault.
  * CLS_ERR_INVALID_ARGUMENT with the reason in err (quoting spec) otherwise. */
-cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, char *err, size_t err_cap);
+cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, cls_error *err);
 
 typedef struct cls_train_options {
   cls_model_config model;
