@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "clspeech/data.h"
+#include "data/csv.h"
 #include "data_files.h"
 
 /* ---- datasets ---- */
@@ -353,6 +354,41 @@ static void test_rfc4180(void) {
   cls_alphabet_destroy(a);
 }
 
+/* The reader itself: CLS_OK with have set per record (its first line in *line), CLS_OK with have
+ * false at the end (and after it), a status with err naming the file and line on a malformed record. */
+static void test_csv_reader(void) {
+  static const char text[] = "a,b\r\n\n\"x\ny\",z\n\"open";
+  cls_csv c;
+  cls_error err = {0};
+  bool have = false;
+  int line = 0;
+  CHECK_INT(cls_csv_open(&c, "t.csv", text, sizeof text - 1, &err), CLS_OK);
+  CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_OK);
+  CHECK(have && line == 1 && cls_csv_fields(&c) == 2 && !strcmp(cls_csv_field(&c, 1), "b"), "record 1 (line %d)", line);
+  CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_OK);
+  CHECK(have && line == 3 && cls_csv_fields(&c) == 2 && !strcmp(cls_csv_field(&c, 0), "x\ny"), "record 2 (line %d)", line);
+  have = true;
+  CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK(!have, "have set on a failure");
+  CHECK_INT(err.status, CLS_ERR_INVALID_ARGUMENT);
+  CHECK(!strcmp(err.text, "t.csv:5: unterminated quoted field: the quote opened on this line is never closed"),
+        "message %s", err.text);
+  cls_csv_close(&c);
+
+  CHECK_INT(cls_csv_open(&c, "u.csv", "k\n", 2, &err), CLS_OK);
+  CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_OK);
+  CHECK(have && line == 1, "one record");
+  for (int i = 0; i < 2; i++) {
+    have = true;
+    CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_OK);
+    CHECK(!have, "the end reads as no record (call %d)", i + 1);
+  }
+  cls_csv_close(&c);
+  CHECK_INT(cls_csv_open(&c, "n.csv", "a\n\0", 3, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(err.status, CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "n.csv:2: holds a NUL byte");
+}
+
 static void test_bad_csv(const cls_alphabet *a) {
   cls_dataset_options o = {.alphabet = a};
   expect_load_error(tmp_path("nope.csv"), &o, CLS_ERR_IO, "@/nope.csv: cannot open: No such file or directory");
@@ -637,6 +673,7 @@ int main(void) {
     test_formats(a);
     test_order(a);
     test_rfc4180();
+    test_csv_reader();
     test_bad_csv(a);
     test_validation(a);
     test_implausible_header(a);

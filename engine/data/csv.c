@@ -76,9 +76,10 @@ static int csv_eol(cls_csv *c, int keep) {
 }
 
 
-int cls_csv_record(cls_csv *c, int *line, cls_error *err) {
+cls_status cls_csv_record(cls_csv *c, bool *have, int *line, cls_error *err) {
+  *have = false;
   while (at_eol(c)) csv_eol(c, 0);
-  if (c->pos >= c->len) return 0;
+  if (c->pos >= c->len) return CLS_OK;
   *line = c->line;
   c->buf_len = 0;
   c->n_fields = 0;
@@ -89,10 +90,9 @@ int cls_csv_record(cls_csv *c, int *line, cls_error *err) {
       c->pos++;
       for (;;) {
         if (c->pos >= c->len) {
-          cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                        "%s:%d: unterminated quoted field: the quote opened on this line is never closed", c->name,
-                        open_line);
-          return -CLS_ERR_INVALID_ARGUMENT;
+          return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                               "%s:%d: unterminated quoted field: the quote opened on this line is never closed",
+                               c->name, open_line);
         }
         char ch = c->s[c->pos];
         if (ch == '"') {
@@ -112,10 +112,10 @@ int cls_csv_record(cls_csv *c, int *line, cls_error *err) {
         c->pos++;
       }
       if (c->pos < c->len && c->s[c->pos] != ',' && !at_eol(c)) {
-        cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                      "%s:%d: text after the closing quote of field %d (a quote inside a quoted field is written \"\")",
-                      c->name, c->line, c->n_fields + 1);
-        return -CLS_ERR_INVALID_ARGUMENT;
+        return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                             "%s:%d: text after the closing quote of field %d "
+                             "(a quote inside a quoted field is written \"\")",
+                             c->name, c->line, c->n_fields + 1);
       }
     } else {
       while (c->pos < c->len && c->s[c->pos] != ',' && !at_eol(c)) {
@@ -129,9 +129,9 @@ int cls_csv_record(cls_csv *c, int *line, cls_error *err) {
       continue;
     }
     if (at_eol(c)) csv_eol(c, 0);
-    return 1;
+    *have = true;
+    return CLS_OK;
   }
 oom:
-  cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", c->name);
-  return -CLS_ERR_OUT_OF_MEMORY;
+  return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", c->name);
 }

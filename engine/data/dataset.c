@@ -119,15 +119,13 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, cls_err
     return st;
   }
   int line = 0, col[3] = {-1, -1, -1}, n_header = 0;
-  int r = cls_csv_record(&c, &line, err);
-  if (r == 0) {
-    cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                  "%s: empty file; a CSV needs a header row naming wav_filename, wav_filesize and transcript", name);
-    st = CLS_ERR_INVALID_ARGUMENT;
-    goto done;
-  }
-  if (r < 0) {
-    st = (cls_status)-r;
+  bool have = false;
+  st = cls_csv_record(&c, &have, &line, err);
+  if (st != CLS_OK) goto done;
+  if (!have) {
+    st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                       "%s: empty file; a CSV needs a header row naming wav_filename, wav_filesize and transcript",
+                       name);
     goto done;
   }
   n_header = cls_csv_fields(&c);
@@ -135,9 +133,8 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, cls_err
     for (int k = 0; k < 3; k++) {
       if (strcmp(cls_csv_field(&c, i), column_names[k]) != 0) continue;
       if (col[k] >= 0) {
-        cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the header names the column %s twice", name, line,
-                      column_names[k]);
-        st = CLS_ERR_INVALID_ARGUMENT;
+        st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the header names the column %s twice", name, line,
+                           column_names[k]);
         goto done;
       }
       col[k] = i;
@@ -152,30 +149,26 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, cls_err
       if (w < 0) break;
       used += (size_t)w;
     }
-    cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                  "%s:%d: the header has no %s column (its columns: %s); DeepSpeech CSVs have the header "
-                  "wav_filename,wav_filesize,transcript", name, line, column_names[k], names);
-    st = CLS_ERR_INVALID_ARGUMENT;
+    st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                       "%s:%d: the header has no %s column (its columns: %s); DeepSpeech CSVs have the header "
+                       "wav_filename,wav_filesize,transcript", name, line, column_names[k], names);
     goto done;
   }
-  while ((r = cls_csv_record(&c, &line, err)) > 0) {
+  while ((st = cls_csv_record(&c, &have, &line, err)) == CLS_OK && have) {
     if (cls_csv_fields(&c) != n_header) {
-      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the row has %d field%s, the header %d", name, line,
-                    cls_csv_fields(&c), cls_csv_fields(&c) == 1 ? "" : "s", n_header);
-      st = CLS_ERR_INVALID_ARGUMENT;
+      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the row has %d field%s, the header %d", name, line,
+                         cls_csv_fields(&c), cls_csv_fields(&c) == 1 ? "" : "s", n_header);
       goto done;
     }
     const char *wav = cls_csv_field(&c, col[0]);
     if (!wav[0]) {
-      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the wav_filename field is empty", name, line);
-      st = CLS_ERR_INVALID_ARGUMENT;
+      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the wav_filename field is empty", name, line);
       goto done;
     }
     int64_t size = 0;
     if (col[1] >= 0 && !parse_int64(cls_csv_field(&c, col[1]), &size)) {
-      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: wav_filesize \"%.64s\" is not an integer", name, line,
-                    cls_csv_field(&c, col[1]));
-      st = CLS_ERR_INVALID_ARGUMENT;
+      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: wav_filesize \"%.64s\" is not an integer", name, line,
+                         cls_csv_field(&c, col[1]));
       goto done;
     }
     if (items->n == items->cap) {
@@ -197,11 +190,10 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, cls_err
     items->n++;
     if (!it->s.path || !it->s.transcript) goto oom;
   }
-  if (r < 0) st = (cls_status)-r;
+
   goto done;
 oom:
-  cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
-  st = CLS_ERR_OUT_OF_MEMORY;
+  st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
 done:
   cls_csv_close(&c);
   free(text);
@@ -378,9 +370,8 @@ cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o,
     const char *comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
     if (len == 0) {
-      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "the CSV list \"%s\" has an empty item (item %d)", csv_files,
-                    n_item + 1);
-      st = CLS_ERR_INVALID_ARGUMENT;
+      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "the CSV list \"%s\" has an empty item (item %d)", csv_files,
+                         n_item + 1);
       goto fail;
     }
     if ((st = add_source(ds, p, len)) != CLS_OK) {
@@ -441,8 +432,7 @@ cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o,
   *out = ds;
   return CLS_OK;
 oom:
-  cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of memory while loading %s", csv_files);
-  st = CLS_ERR_OUT_OF_MEMORY;
+  st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of memory while loading %s", csv_files);
 fail:
   for (int i = 0; i < items.n; i++) free_sample(&items.v[i].s);
   free(items.v);

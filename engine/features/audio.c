@@ -330,8 +330,7 @@ cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, cls
       size_t grown = cap ? cap * 2 : (size_t)BLOCK * 4;
       float *b = realloc(buf, grown * sizeof *b);
       if (!b) {
-        cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of host memory after %zu samples", path, n);
-        st = CLS_ERR_OUT_OF_MEMORY;
+        st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of host memory after %zu samples", path, n);
         break;
       }
       buf = b;

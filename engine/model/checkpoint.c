@@ -154,9 +154,8 @@ cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, fl
       if (rc == CLS_OK) rc = check_finite(path, name, v + pv->offset, pv->count, err);
       for (size_t k = 0; rc == CLS_OK && k < pv->count; k++)
         if (v[pv->offset + k] < 0) {
-          cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" holds a negative second moment at element %zu", path, name,
-                        k);
-          rc = CLS_ERR_IO;
+          rc = cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" holds a negative second moment at element %zu", path,
+                             name, k);
         }
     }
   }
@@ -171,19 +170,16 @@ cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, fl
                                                                {"beta2_power", s->adam.beta2_power}};
   for (int i = 0; rc == CLS_OK && i < 2; i++)
     if (!(powers[i].value >= 0 && powers[i].value < 1)) {
-      cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" is %g; it must lie in [0, 1)", path, powers[i].name,
-                    (double)powers[i].value);
-      rc = CLS_ERR_IO;
+      rc = cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" is %g; it must lie in [0, 1)", path, powers[i].name,
+                         (double)powers[i].value);
     }
   if (rc == CLS_OK && !(isfinite(s->learning_rate) && s->learning_rate >= 0)) {
-    cls_error_set(err, CLS_ERR_IO, "%s: tensor \"learning_rate\" is %g; it must be finite and not negative", path,
-                  (double)s->learning_rate);
-    rc = CLS_ERR_IO;
+    rc = cls_error_set(err, CLS_ERR_IO, "%s: tensor \"learning_rate\" is %g; it must be finite and not negative", path,
+                       (double)s->learning_rate);
   }
   if (rc == CLS_OK && s->global_step < 0) {
-    cls_error_set(err, CLS_ERR_IO, "%s: tensor \"global_step\" is %lld; it must not be negative", path,
-                  (long long)s->global_step);
-    rc = CLS_ERR_IO;
+    rc = cls_error_set(err, CLS_ERR_IO, "%s: tensor \"global_step\" is %lld; it must not be negative", path,
+                       (long long)s->global_step);
   }
   long long epoch = 0, streak = 0, seed = 0, adam_step = 0;
   double best = 0;
@@ -392,14 +388,12 @@ cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate,
       if ((size_t)(eq - line) == strlen(keys[i].name) && !strncmp(line, keys[i].name, (size_t)(eq - line))) k = i;
     long v = eq ? strtol(eq + 1, &end, 10) : 0;
     if (k < 0 || end == eq + 1 || *end) {
-      cls_error_set(err, CLS_ERR_IO,
-                    "%s:%d: expected audio_sample_rate, feature_win_len or feature_win_step = a positive integer", path,
-                    no);
-      rc = CLS_ERR_IO;
+      rc = cls_error_set(err, CLS_ERR_IO,
+                         "%s:%d: expected audio_sample_rate, feature_win_len or feature_win_step = a positive integer",
+                         path, no);
     } else if (v < keys[k].lo || v > keys[k].hi) {
-      cls_error_set(err, CLS_ERR_IO, "%s:%d: %s %ld is outside %ld..%ld", path, no, keys[k].name, v, keys[k].lo,
-                    keys[k].hi);
-      rc = CLS_ERR_IO;
+      rc = cls_error_set(err, CLS_ERR_IO, "%s:%d: %s %ld is outside %ld..%ld", path, no, keys[k].name, v, keys[k].lo,
+                         keys[k].hi);
     } else {
       *keys[k].value = (int)v;
       keys[k].seen = 1;
@@ -408,8 +402,7 @@ cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate,
   fclose(f);
   for (int i = 0; rc == CLS_OK && i < 3; i++)
     if (!keys[i].seen) {
-      cls_error_set(err, CLS_ERR_IO, "%s: no %s", path, keys[i].name);
-      rc = CLS_ERR_IO;
+      rc = cls_error_set(err, CLS_ERR_IO, "%s: no %s", path, keys[i].name);
     }
   if (rc == CLS_OK) *found = 1;
   return rc;

@@ -2,6 +2,7 @@
  * same text as a CSV file (columns, sizes, transcripts against an alphabet, the audio each row names).
  * Every '/' becomes '_' first, so a row can only name files in the target's own temporary folder
  * (never /dev/stdin, which would block). */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +41,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cls_error err;
   cls_csv c;
   if (cls_csv_open(&c, "fuzz.csv", (const char *)data, size, &err) == CLS_OK) {
-    int line = 0;
+    int line = 0, last_line = 0;
+    bool have = false;
     size_t total = 0;
-    while (cls_csv_record(&c, &line, &err) == 1)
+    cls_status st;
+    while ((st = cls_csv_record(&c, &have, &line, &err)) == CLS_OK && have) {
+      if (line <= last_line) abort(); /* records come in line order */
+      last_line = line;
       for (int i = 0; i < cls_csv_fields(&c); i++) total += strlen(cls_csv_field(&c, i));
+    }
     (void)total;
+    /* A failure leaves its status and a text naming the file in err; the end leaves have false. */
+    if (have || (st != CLS_OK && (err.status != st || strncmp(err.text, "fuzz.csv:", 9) != 0))) abort();
     cls_csv_close(&c);
   }
   if (size > 8192) return 0; /* data set loading: short texts suffice */
