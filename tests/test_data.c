@@ -364,9 +364,11 @@ static void test_csv_reader(void) {
   int line = 0;
   CHECK_INT(cls_csv_open(&c, "t.csv", text, sizeof text - 1, &err), CLS_OK);
   CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_OK);
-  CHECK(have && line == 1 && cls_csv_fields(&c) == 2 && !strcmp(cls_csv_field(&c, 1), "b"), "record 1 (line %d)", line);
+  CHECK(have && line == 1 && cls_csv_fields(&c) == 2 && !strcmp(cls_csv_field(&c, 1), "b"), "record 1 (line %d)",
+        line);
   CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_OK);
-  CHECK(have && line == 3 && cls_csv_fields(&c) == 2 && !strcmp(cls_csv_field(&c, 0), "x\ny"), "record 2 (line %d)", line);
+  CHECK(have && line == 3 && cls_csv_fields(&c) == 2 && !strcmp(cls_csv_field(&c, 0), "x\ny"), "record 2 (line %d)",
+        line);
   have = true;
   CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_ERR_INVALID_ARGUMENT);
   CHECK(!have, "have set on a failure");

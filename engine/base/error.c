@@ -18,7 +18,8 @@ static size_t text_length(const cls_error *err) {
 static void write_at(cls_error *err, size_t used, const char *fmt, va_list ap) {
   if (used >= CLS_ERROR_CAP - 1) return;
   int n = vsnprintf(err->text + used, CLS_ERROR_CAP - used, fmt, ap);
-  if (n >= 0 && (size_t)n >= CLS_ERROR_CAP - used) memcpy(err->text + CLS_ERROR_CAP - sizeof truncated, truncated, sizeof truncated);
+  if (n >= 0 && (size_t)n >= CLS_ERROR_CAP - used)
+    memcpy(err->text + CLS_ERROR_CAP - sizeof truncated, truncated, sizeof truncated);
 }
 
 cls_status cls_error_set(cls_error *err, cls_status status, const char *fmt, ...) {

@@ -129,8 +129,7 @@ struct cls_event_file {
   pthread_t flusher;
   int thread_started, stop, dirty;
   double flush_secs;
-  cls_status status;       /* the first failure, sticky */
-  char why[4608];
+  cls_error failure;       /* the first failure, sticky (status CLS_OK: none) */
   unsigned char *buf;      /* the encoding of the event being written */
   size_t buf_cap;
 };
@@ -143,20 +142,18 @@ static double wall_time(void) {
 
 /* Records the first failure (lock held). */
 static void fail(cls_event_file *f, const char *what, int errnum) {
-  if (f->status != CLS_OK) return;
-  f->status = CLS_ERR_IO;
-  snprintf(f->why, sizeof f->why, "%s: %s: %s", f->path, what, strerror(errnum));
+  if (f->failure.status != CLS_OK) return;
+  cls_error_set(&f->failure, CLS_ERR_IO, "%s: %s: %s", f->path, what, strerror(errnum));
 }
 
 /* Encodes and appends one event (lock held). */
 static void put_event(cls_event_file *f, const Tensorflow__Event *ev) {
-  if (f->status != CLS_OK) return;
+  if (f->failure.status != CLS_OK) return;
   size_t n = tensorflow__event__get_packed_size(ev);
   if (n > f->buf_cap) {
     unsigned char *b = realloc(f->buf, n);
     if (!b) {
-      f->status = CLS_ERR_OUT_OF_MEMORY;
-      snprintf(f->why, sizeof f->why, "%s: out of host memory for an event of %zu bytes", f->path, n);
+      cls_error_set(&f->failure, CLS_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event of %zu bytes", f->path, n);
       return;
     }
     f->buf = b;
@@ -169,7 +166,7 @@ static void put_event(cls_event_file *f, const Tensorflow__Event *ev) {
 }
 
 static void flush_locked(cls_event_file *f) {
-  if (!f->dirty || f->status != CLS_OK) return;
+  if (!f->dirty || f->failure.status != CLS_OK) return;
   if (fflush(f->f) != 0) fail(f, "flushing", errno);
   f->dirty = 0;
 }
@@ -229,12 +226,12 @@ cls_status cls_event_file_open(const char *dir, double flush_secs, cls_event_fil
   ev.file_version = "brain.Event:2";
   put_event(f, &ev);
   flush_locked(f);
-  if (f->status == CLS_OK) {
+  if (f->failure.status == CLS_OK) {
     f->thread_started = pthread_create(&f->flusher, NULL, flush_thread, f) == 0;
     if (!f->thread_started) fail(f, "starting the flush thread", EAGAIN);
   }
-  if (f->status != CLS_OK) {
-    cls_status st = cls_error_set(err, f->status, "%s", f->why);
+  if (f->failure.status != CLS_OK) {
+    cls_status st = cls_error_set(err, f->failure.status, "%s", f->failure.text);
     cls_event_file_close(f, NULL);
     return st;
   }
@@ -258,8 +255,8 @@ cls_status cls_event_file_write(cls_event_file *f, int64_t step, const cls_summa
   ev.summary = &sum;
   pthread_mutex_lock(&f->lock);
   put_event(f, &ev);
-  cls_status st = f->status;
-  if (st != CLS_OK) cls_error_set(err, st, "%s", f->why);
+  cls_status st = f->failure.status;
+  if (st != CLS_OK) cls_error_set(err, st, "%s", f->failure.text);
   pthread_mutex_unlock(&f->lock);
   return st;
 }
@@ -273,8 +270,8 @@ cls_status cls_event_file_close(cls_event_file *f, cls_error *err) {
   if (f->thread_started) pthread_join(f->flusher, NULL);
   flush_locked(f);
   if (fclose(f->f) != 0) fail(f, "closing", errno);
-  cls_status st = f->status;
-  if (st != CLS_OK) cls_error_set(err, st, "%s", f->why);
+  cls_status st = f->failure.status;
+  if (st != CLS_OK) cls_error_set(err, st, "%s", f->failure.text);
   pthread_mutex_destroy(&f->lock);
   pthread_cond_destroy(&f->wake);
   free(f->buf);

@@ -1,8 +1,8 @@
 /* Kernel arguments through typed setters: an argument list is begun for one kernel, each argument
  * is set by a function of its OpenCL type (a buffer, int, uint, ulong or float, or the size of a
- * __local array) in the kernel's order, and cls_kargs_end checks that the count is the kernel's and names the kernel and the
- * argument on a failure. A setter accepts only a value of exactly its type (a compile error
- * otherwise: no silent int/long/double conversion into a kernel's parameter). */
+ * __local array) in the kernel's order, and cls_kargs_end checks that the count is the kernel's
+ * and names the kernel and the argument on a failure. A setter accepts only a value of exactly its
+ * type (a compile error otherwise: no silent int/long/double conversion into a kernel's parameter). */
 #ifndef CLS_KERNEL_ARGS_H
 #define CLS_KERNEL_ARGS_H
 

@@ -1,6 +1,7 @@
 /* clspeech public API, base layer: the status codes every engine function returns, the error value
- * that carries a failure's status and text to the caller, the log callback's types, and the small services the frontends share with the engine (an atomic file write,
- * making a folder with its parents, and a monotonic clock). Nothing here touches OpenCL. */
+ * that carries a failure's status and text to the caller, the log callback's types, and the small
+ * services the frontends share with the engine (an atomic file write, making a folder with its
+ * parents, and a monotonic clock). Nothing here touches OpenCL. */
 #ifndef CLSPEECH_BASE_H
 #define CLSPEECH_BASE_H
 
