@@ -1,5 +1,5 @@
 /* The caller-owned error value (cls_error in clspeech/base.h): setting, clearing, and adding text
- * before or after, always NUL-terminated and cut with a marker when CLS_ERROR_CAP is reached. */
+ * after, always NUL-terminated and cut with a marker when CLS_ERROR_CAP is reached. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,21 +44,4 @@ void cls_error_add(cls_error *err, const char *fmt, ...) {
   va_start(ap, fmt);
   write_at(err, text_length(err), fmt, ap);
   va_end(ap);
-}
-
-void cls_error_prefix(cls_error *err, const char *fmt, ...) {
-  if (!err) return;
-  char head[1024]; /* a prefix is a short context ("loading X: "); longer ones are cut here */
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(head, sizeof head, fmt, ap);
-  va_end(ap);
-  if (n <= 0) return;
-  size_t h = strlen(head), old = text_length(err);
-  if (h >= CLS_ERROR_CAP - 1) h = CLS_ERROR_CAP - 2;
-  size_t kept = old < CLS_ERROR_CAP - 1 - h ? old : CLS_ERROR_CAP - 1 - h;
-  memmove(err->text + h, err->text, kept);
-  memcpy(err->text, head, h);
-  err->text[h + kept] = '\0';
-  if (kept < old) memcpy(err->text + CLS_ERROR_CAP - sizeof truncated, truncated, sizeof truncated);
 }

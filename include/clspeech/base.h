@@ -53,8 +53,6 @@ typedef struct cls_error {
 cls_status cls_error_set(cls_error *err, cls_status status, const char *fmt, ...) CLS_PRINTF(3, 4);
 /* Back to CLS_OK with an empty text. */
 void cls_error_clear(cls_error *err);
-/* Puts text (printf-style) before the current text, keeping the status: "loading X: " + the cause. */
-void cls_error_prefix(cls_error *err, const char *fmt, ...) CLS_PRINTF(2, 3);
 /* Adds text (printf-style) after the current text, keeping the status. */
 void cls_error_add(cls_error *err, const char *fmt, ...) CLS_PRINTF(2, 3);
 
