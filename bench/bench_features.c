@@ -42,15 +42,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_features: --audio FILE is required; batch >= 1, reps 1..100\n");
     return 2;
   }
-  char err[1024];
+  cls_error err;
   cls_audio a;
-  if (cls_audio_read(audio, 16000, &a, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "bench_features: %s\n", err);
+  if (cls_audio_read(audio, 16000, &a, &err) != CLS_OK) {
+    fprintf(stderr, "bench_features: %s\n", err.text);
     return 1;
   }
   cls_mfcc_config cfg = cls_mfcc_default(16000);
   cls_mfcc_tables *t = NULL;
-  cls_mfcc_tables_create(&cfg, &t, err, sizeof err);
+  cls_mfcc_tables_create(&cfg, &t, &err);
   const float **samples = malloc((size_t)batch * sizeof *samples);
   size_t *n = malloc((size_t)batch * sizeof *n), frames = cls_mfcc_frames(t, a.n_samples);
   float *out = malloc((size_t)batch * frames * 26 * sizeof *out);

@@ -74,10 +74,10 @@ static int run(const setup *s, const int *devs, int n_devs, cls_strategy strateg
 
 static int load_set(const char *csv, cls_alphabet *a, cls_utterance **u, int *n, int *max_frames, int *max_labels,
                     cls_dataset **keep) {
-  char err[1024];
+  cls_error err;
   cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
-  if (cls_dataset_load(csv, &dopt, keep, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "bench_strategies: %s\n", err);
+  if (cls_dataset_load(csv, &dopt, keep, &err) != CLS_OK) {
+    fprintf(stderr, "bench_strategies: %s\n", err.text);
     return 1;
   }
   *n = cls_dataset_size(*keep);
@@ -121,10 +121,10 @@ int main(int argc, char **argv) {
                     "[--devices SEL] [--seconds S] [--n_hidden H] [--batch B] [--json]\n");
     return 2;
   }
-  char err[1024];
+  cls_error err;
   cls_alphabet *a = NULL;
-  if (cls_alphabet_load(alphabet, &a, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "bench_strategies: %s\n", err);
+  if (cls_alphabet_load(alphabet, &a, &err) != CLS_OK) {
+    fprintf(stderr, "bench_strategies: %s\n", err.text);
     return 1;
   }
   s.C = cls_alphabet_size(a) + 1;

@@ -107,18 +107,18 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *csv = argv[1], *alphabet_path = argv[2], *dir = argv[3];
-  char err[2048];
+  cls_error err;
   cls_alphabet *alphabet = NULL;
-  cls_status st = cls_alphabet_load(alphabet_path, &alphabet, err, sizeof err);
+  cls_status st = cls_alphabet_load(alphabet_path, &alphabet, &err);
   if (st != CLS_OK) {
-    fprintf(stderr, "train_evaluate: %s\n", err);
+    fprintf(stderr, "train_evaluate: %s\n", err.text);
     return 1;
   }
   const cls_dataset_options dopt = {.alphabet = alphabet}; /* 16 kHz, DeepSpeech's window and step */
   cls_dataset *set = NULL;
-  st = cls_dataset_load(csv, &dopt, &set, err, sizeof err);
+  st = cls_dataset_load(csv, &dopt, &set, &err);
   int ok = st == CLS_OK;
-  if (!ok) fprintf(stderr, "train_evaluate: %s\n", err);
+  if (!ok) fprintf(stderr, "train_evaluate: %s\n", err.text);
   if (ok && cls_dataset_size(set) < 1) {
     fprintf(stderr, "train_evaluate: %s holds no usable sample\n", csv);
     ok = 0;

@@ -482,7 +482,7 @@ static json_t *json_device(const bench_run *run, const bench_device_result *d) {
   return o;
 }
 
-int bench_write_json(const char *path, const bench_run *run, char *err, size_t err_cap) {
+int bench_write_json(const char *path, const bench_run *run, cls_error *err) {
   json_t *n_hidden = json_array();
   for (int h = 0; h < run->n_n_hidden; h++) n_hidden = jo_push(n_hidden, json_integer(run->n_hidden[h]));
   json_t *config = json_object();
@@ -502,13 +502,13 @@ int bench_write_json(const char *path, const bench_run *run, char *err, size_t e
   root = jo_set(root, "devices", devices);
   root = jo_set(root, "towers", run->towers_measured ? json_train(&run->towers) : json_null());
   if (!root) {
-    snprintf(err, err_cap, "%s: out of memory building the JSON", path);
+    cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory building the JSON", path);
     return -1;
   }
   FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
   if (!f) {
     json_decref(root);
-    snprintf(err, err_cap, "%s: cannot write", path);
+    cls_error_set(err, CLS_ERR_IO, "%s: cannot write", path);
     return -1;
   }
   int bad = jo_dump(root, f) != 0;
@@ -516,7 +516,7 @@ int bench_write_json(const char *path, const bench_run *run, char *err, size_t e
   if (f != stdout) bad |= fclose(f) != 0;
   else fflush(f);
   if (bad) {
-    snprintf(err, err_cap, "%s: write failed", path);
+    cls_error_set(err, CLS_ERR_IO, "%s: write failed", path);
     return -1;
   }
   return 0;
@@ -626,7 +626,7 @@ static void draw_panel(FILE *f, const bench_run *run, const panel *p, double x0,
   fprintf(f, "</g>\n");
 }
 
-int bench_write_svg(const char *path, const bench_run *run, char *err, size_t err_cap) {
+int bench_write_svg(const char *path, const bench_run *run, cls_error *err) {
   static panel flops, frames; /* large: not on the stack */
   memset(&flops, 0, sizeof flops);
   memset(&frames, 0, sizeof frames);
@@ -670,7 +670,7 @@ int bench_write_svg(const char *path, const bench_run *run, char *err, size_t er
   }
   FILE *f = fopen(path, "w");
   if (!f) {
-    snprintf(err, err_cap, "%s: cannot write", path);
+    cls_error_set(err, CLS_ERR_IO, "%s: cannot write", path);
     return -1;
   }
   const double w = 1000, h = 460;
@@ -686,7 +686,7 @@ int bench_write_svg(const char *path, const bench_run *run, char *err, size_t er
   int bad = ferror(f);
   bad |= fclose(f) != 0;
   if (bad) {
-    snprintf(err, err_cap, "%s: write failed", path);
+    cls_error_set(err, CLS_ERR_IO, "%s: write failed", path);
     return -1;
   }
   return 0;

@@ -76,7 +76,7 @@ void bench_print_device(FILE *out, const bench_run *run, const bench_device_resu
 void bench_print_summary(FILE *out, const bench_run *run);
 
 /* 0, or -1 with `err` set. */
-int bench_write_json(const char *path, const bench_run *run, char *err, size_t err_cap);
-int bench_write_svg(const char *path, const bench_run *run, char *err, size_t err_cap);
+int bench_write_json(const char *path, const bench_run *run, cls_error *err);
+int bench_write_svg(const char *path, const bench_run *run, cls_error *err);
 
 #endif

@@ -236,10 +236,10 @@ int cmd_bench(int argc, char **argv) {
    * apostrophe) when none is given. */
   run.n_classes = BENCH_ENGLISH_LABELS + 1;
   if (*alphabet_path) {
-    char err[1200];
+    cls_error err;
     cls_alphabet *alphabet = NULL;
-    if (cls_alphabet_load(alphabet_path, &alphabet, err, sizeof err) != CLS_OK) {
-      fprintf(stderr, "clspeech bench: --alphabet_config_path: %s\n", err);
+    if (cls_alphabet_load(alphabet_path, &alphabet, &err) != CLS_OK) {
+      fprintf(stderr, "clspeech bench: --alphabet_config_path: %s\n", err.text);
       return CLI_EXIT_USAGE;
     }
     run.n_classes = cls_alphabet_size(alphabet) + 1;
@@ -295,15 +295,15 @@ int cmd_bench(int argc, char **argv) {
     snprintf(run.towers_note, sizeof run.towers_note, "%s", run.towers_measured ? "" : cls_engine_error(engine));
   }
   if (!to_stdout) bench_print_summary(stdout, &run);
-  char err[1400];
-  if (*json && bench_write_json(json, &run, err, sizeof err)) {
-    fprintf(stderr, "clspeech bench: --json: %s\n", err);
+  cls_error err;
+  if (*json && bench_write_json(json, &run, &err)) {
+    fprintf(stderr, "clspeech bench: --json: %s\n", err.text);
     failed = true;
   } else if (*json && !to_stdout) {
     fprintf(stderr, "clspeech bench: JSON written to %s\n", json);
   }
-  if (*plot && bench_write_svg(plot, &run, err, sizeof err)) {
-    fprintf(stderr, "clspeech bench: --plot: %s\n", err);
+  if (*plot && bench_write_svg(plot, &run, &err)) {
+    fprintf(stderr, "clspeech bench: --plot: %s\n", err.text);
     failed = true;
   } else if (*plot) {
     fprintf(stderr, "clspeech bench: plot written to %s\n", plot);

@@ -59,25 +59,25 @@ int cmd_features(int argc, char **argv) {
     fprintf(stderr, "clspeech features: --features_device must be device or host, not \"%s\"\n", where_flag);
     return CLI_EXIT_USAGE;
   }
-  char err[2048];
+  cls_error err;
   cls_mfcc_config cfg = cls_mfcc_default(rate);
   cfg.win_len_ms = win;
   cfg.win_step_ms = step;
   cls_mfcc_tables *t = NULL;
-  if (cls_mfcc_tables_create(&cfg, &t, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech features: %s\n", err);
+  if (cls_mfcc_tables_create(&cfg, &t, &err) != CLS_OK) {
+    fprintf(stderr, "clspeech features: %s\n", err.text);
     return CLI_EXIT_USAGE;
   }
   float *feats = NULL;
   size_t frames = 0;
   char key[65] = "", where[512] = "read from the feature cache";
   double seconds = -1;
-  if (*cache && cls_feature_cache_key(audio, &cfg, key, err, sizeof err) == CLS_OK)
+  if (*cache && cls_feature_cache_key(audio, &cfg, key, &err) == CLS_OK)
     cls_feature_cache_load(cache, key, cfg.n_coeff, &feats, &frames);
   if (!feats) {
     cls_audio a;
-    if (cls_audio_read(audio, rate, &a, err, sizeof err) != CLS_OK) {
-      fprintf(stderr, "clspeech features: %s\n", err);
+    if (cls_audio_read(audio, rate, &a, &err) != CLS_OK) {
+      fprintf(stderr, "clspeech features: %s\n", err.text);
       cls_mfcc_tables_destroy(t);
       return CLI_EXIT_FAILURE;
     }
@@ -100,12 +100,12 @@ int cmd_features(int argc, char **argv) {
       rc = device_features(devices, t, &a, feats, where, sizeof where);
     }
     cls_audio_free(&a);
-    if (!rc && *cache && *key && cls_feature_cache_store(cache, key, cfg.n_coeff, feats, frames, err, sizeof err) != CLS_OK)
-      fprintf(stderr, "clspeech: warning: %s\n", err);
+    if (!rc && *cache && *key && cls_feature_cache_store(cache, key, cfg.n_coeff, feats, frames, &err) != CLS_OK)
+      fprintf(stderr, "clspeech: warning: %s\n", err.text);
   }
   if (!rc && *out) {
-    if (npy_write_f32(out, feats, frames, (size_t)cfg.n_coeff, err, sizeof err)) {
-      fprintf(stderr, "clspeech features: %s\n", err);
+    if (npy_write_f32(out, feats, frames, (size_t)cfg.n_coeff, &err)) {
+      fprintf(stderr, "clspeech features: %s\n", err.text);
       rc = CLI_EXIT_FAILURE;
     } else {
       printf("%s: %zu frames x %d coefficients written to %s (%s)\n", audio, frames, cfg.n_coeff, out, where);

@@ -81,17 +81,17 @@ int cmd_train(int argc, char **argv) {
     fprintf(stderr, "clspeech train: nothing to do: give --train_files and/or --test_files\n");
     return CLI_EXIT_USAGE;
   }
-  char err[2048];
+  cls_error err;
   cls_alphabet *alphabet = NULL;
-  if (cls_alphabet_load(f.alphabet_config_path, &alphabet, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech train: --alphabet_config_path: %s\n", err);
+  if (cls_alphabet_load(f.alphabet_config_path, &alphabet, &err) != CLS_OK) {
+    fprintf(stderr, "clspeech train: --alphabet_config_path: %s\n", err.text);
     return CLI_EXIT_USAGE;
   }
   cls_train_options opt = train_flags_options(&f, cls_alphabet_size(alphabet) + 1);
   /* Fault injection for tests: the one environment variable of training (the engine reads none). */
   cls_train_fault fault;
-  if (cls_train_fault_parse(getenv("CLSPEECH_FAULT"), &fault, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech train: CLSPEECH_FAULT=%s\n", err);
+  if (cls_train_fault_parse(getenv("CLSPEECH_FAULT"), &fault, &err) != CLS_OK) {
+    fprintf(stderr, "clspeech train: CLSPEECH_FAULT=%s\n", err.text);
     cls_alphabet_destroy(alphabet);
     return CLI_EXIT_USAGE;
   }
@@ -99,8 +99,8 @@ int cmd_train(int argc, char **argv) {
     fprintf(stderr, "clspeech: warning: fault injection: %s tower %d at step %lld (CLSPEECH_FAULT)\n",
             fault.kind == CLS_FAULT_FAIL ? "fail" : "perturb", fault.tower, (long long)fault.step);
   cls_mfcc_tables *tables = NULL;
-  if (cls_mfcc_tables_create(&opt.features, &tables, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech train: %s\n", err);
+  if (cls_mfcc_tables_create(&opt.features, &tables, &err) != CLS_OK) {
+    fprintf(stderr, "clspeech train: %s\n", err.text);
     cls_alphabet_destroy(alphabet);
     return CLI_EXIT_USAGE;
   }
@@ -122,9 +122,9 @@ int cmd_train(int argc, char **argv) {
    * rank 0 alone under --horovod (the only rank that writes there). */
   if (*f.train_files && f.epochs > 0 && rank == 0) {
     int stale = 0;
-    if (cls_dir_prepare_for_writing(f.save_checkpoint_dir, &stale, err, sizeof err) != CLS_OK) {
+    if (cls_dir_prepare_for_writing(f.save_checkpoint_dir, &stale, &err) != CLS_OK) {
       const char *flag = cli_flag_seen(table, n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
-      fprintf(stderr, "clspeech train: --%s: %s\n", flag, err);
+      fprintf(stderr, "clspeech train: --%s: %s\n", flag, err.text);
       rc = CLI_EXIT_FAILURE;
     } else if (stale) {
       fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale, f.save_checkpoint_dir);
@@ -187,10 +187,9 @@ int cmd_train(int argc, char **argv) {
       if (cls_make_dirs(f.save_checkpoint_dir) != CLS_OK || train_flags_write(&f, path) != 0)
         fprintf(stderr, "clspeech: warning: cannot write %s: %s\n", path, strerror(errno));
       /* What transcription needs beside the weights: the alphabet and the feature geometry. */
-      char why[2048];
       if (cls_checkpoint_describe(f.save_checkpoint_dir, f.alphabet_config_path, f.audio_sample_rate, f.feature_win_len,
-                                  f.feature_win_step, why, sizeof why) != CLS_OK)
-        fprintf(stderr, "clspeech: warning: %s\n", why);
+                                  f.feature_win_step, &err) != CLS_OK)
+        fprintf(stderr, "clspeech: warning: %s\n", err.text);
     }
     if (st == CLS_OK) {
       cls_eval_set *dev_sets = calloc((size_t)(n_dev + n_metrics + 1), sizeof *dev_sets);

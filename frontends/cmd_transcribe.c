@@ -84,14 +84,15 @@ static int alphabet_differs(const cls_alphabet *a, const cls_alphabet *b, char *
  * from. 0 or the exit status. */
 static int load_alphabet(const train_flags *f, const cli_flag *flags, int n_flags, cls_alphabet **out, char *stored,
                          size_t cap) {
-  char err[2048], why[256];
+  char why[256];
+  cls_error err;
   snprintf(stored, cap, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_ALPHABET);
   struct stat sb;
   const int in_folder = stat(stored, &sb) == 0;
   const int given = cli_flag_seen(flags, n_flags, "alphabet_config_path") || !in_folder;
   cls_alphabet *flag_alphabet = NULL;
-  if (given && cls_alphabet_load(f->alphabet_config_path, &flag_alphabet, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: --alphabet_config_path: %s\n", err);
+  if (given && cls_alphabet_load(f->alphabet_config_path, &flag_alphabet, &err) != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: --alphabet_config_path: %s\n", err.text);
     return CLI_EXIT_USAGE;
   }
   if (!in_folder) {
@@ -99,8 +100,8 @@ static int load_alphabet(const train_flags *f, const cli_flag *flags, int n_flag
     *out = flag_alphabet;
     return 0;
   }
-  if (cls_alphabet_load(stored, out, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s\n", err);
+  if (cls_alphabet_load(stored, out, &err) != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: %s\n", err.text);
     cls_alphabet_destroy(flag_alphabet);
     return CLI_EXIT_FAILURE;
   }
@@ -119,10 +120,11 @@ static int load_alphabet(const train_flags *f, const cli_flag *flags, int n_flag
 /* The feature geometry: the checkpoint folder's features.txt, checked against explicit flags, else
  * the flags. 0 or the exit status. */
 static int load_features(train_flags *f, const cli_flag *flags, int n_flags) {
-  char err[2048], file[4200];
+  char file[4200];
+  cls_error err;
   int rate = 0, len = 0, step = 0, found = 0;
-  if (cls_checkpoint_read_features(f->load_checkpoint_dir, &rate, &len, &step, &found, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s\n", err);
+  if (cls_checkpoint_read_features(f->load_checkpoint_dir, &rate, &len, &step, &found, &err) != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: %s\n", err.text);
     return CLI_EXIT_FAILURE;
   }
   if (!found) return 0;
@@ -170,14 +172,15 @@ int cmd_transcribe(int argc, char **argv) {
     fprintf(stderr, "clspeech transcribe: --audio FILE is required\n");
     return CLI_EXIT_USAGE;
   }
-  char err[2048], path[4400];
-  if (cls_checkpoint_choose(f.load_checkpoint_dir, f.load_evaluate_mode, path, sizeof path, NULL, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s\n", err);
+  char path[4400];
+  cls_error err;
+  if (cls_checkpoint_choose(f.load_checkpoint_dir, f.load_evaluate_mode, path, sizeof path, NULL, &err) != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: %s\n", err.text);
     return CLI_EXIT_FAILURE;
   }
   cls_model_config model;
-  if (cls_checkpoint_peek_model(path, &model, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s\n", err);
+  if (cls_checkpoint_peek_model(path, &model, &err) != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: %s\n", err.text);
     return CLI_EXIT_FAILURE;
   }
   if (disagrees(all, n_flags, "n_hidden", f.n_hidden, model.n_hidden, path)) return CLI_EXIT_USAGE;
@@ -202,8 +205,8 @@ int cmd_transcribe(int argc, char **argv) {
   ic.features.win_len_ms = f.feature_win_len;
   ic.features.win_step_ms = f.feature_win_step;
   cls_mfcc_tables *tables = NULL;
-  if (cls_mfcc_tables_create(&ic.features, &tables, err, sizeof err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s\n", err);
+  if (cls_mfcc_tables_create(&ic.features, &tables, &err) != CLS_OK) {
+    fprintf(stderr, "clspeech transcribe: %s\n", err.text);
     cls_alphabet_destroy(alphabet);
     return CLI_EXIT_USAGE;
   }
@@ -213,9 +216,9 @@ int cmd_transcribe(int argc, char **argv) {
     char why[512];
     if (cls_audio_probe(files[i], &h, why, sizeof why) != CLS_AUDIO_FINE) {
       cls_audio a;
-      cls_audio_read(files[i], f.audio_sample_rate, &a, err, sizeof err); /* for its worded error */
+      cls_audio_read(files[i], f.audio_sample_rate, &a, &err); /* for its worded error */
       cls_audio_free(&a);
-      fprintf(stderr, "clspeech transcribe: %s\n", err);
+      fprintf(stderr, "clspeech transcribe: %s\n", err.text);
       rc = CLI_EXIT_FAILURE;
       break;
     }

@@ -26,12 +26,12 @@ static int list_utterances(data_set *s) {
 cls_eval_set data_set_eval(const data_set *set) { return (cls_eval_set){set->name, set->utts, set->n, set->frames}; }
 
 static int load_one(const char *what, const char *files, const cls_dataset_options *o, data_set *s) {
-  char err[2048];
+  cls_error err;
   memset(s, 0, sizeof *s);
   s->name = strdup(files);
-  cls_status st = cls_dataset_load(files, o, &s->ds, err, sizeof err);
+  cls_status st = cls_dataset_load(files, o, &s->ds, &err);
   if (st != CLS_OK) {
-    fprintf(stderr, "clspeech: %s: %s\n", what, err);
+    fprintf(stderr, "clspeech: %s: %s\n", what, err.text);
     return cli_exit_status(st) == CLI_EXIT_USAGE ? CLI_EXIT_FAILURE : cli_exit_status(st);
   }
   char report[8192];

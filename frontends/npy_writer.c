@@ -7,7 +7,7 @@
 
 #include "clspeech/base.h"
 
-int npy_write_f32(const char *path, const float *data, size_t rows, size_t cols, char *err, size_t err_cap) {
+int npy_write_f32(const char *path, const float *data, size_t rows, size_t cols, cls_error *err) {
   char header[256];
   int n = snprintf(header, sizeof header, "{'descr': '<f4', 'fortran_order': False, 'shape': (%zu, %zu), }", rows, cols);
   size_t total = 10 + (size_t)n + 1;
@@ -19,5 +19,5 @@ int npy_write_f32(const char *path, const float *data, size_t rows, size_t cols,
                            (unsigned char)(header_len >> 8)};
   const void *chunks[3] = {pre, header, data};
   size_t sizes[3] = {10, header_len, rows * cols * sizeof *data};
-  return cls_write_atomic(path, chunks, sizes, 3, err, err_cap) == CLS_OK ? 0 : -1;
+  return cls_write_atomic(path, chunks, sizes, 3, err) == CLS_OK ? 0 : -1;
 }

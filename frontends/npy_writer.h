@@ -5,7 +5,9 @@
 
 #include <stddef.h>
 
-/* 0 on success; otherwise -1 with errno-style text in err. */
-int npy_write_f32(const char *path, const float *data, size_t rows, size_t cols, char *err, size_t err_cap);
+#include "clspeech/base.h"
+
+/* 0 on success; otherwise -1 with the status and errno-style text in err. */
+int npy_write_f32(const char *path, const float *data, size_t rows, size_t cols, cls_error *err);
 
 #endif

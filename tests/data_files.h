@@ -92,18 +92,18 @@ static inline void copy_file(const char *from, const char *name) {
 }
 
 static inline cls_alphabet *smoke_alphabet(void) {
-  char err[512] = "";
+  cls_error err = {0};
   cls_alphabet *a = NULL;
-  cls_status st = cls_alphabet_load(SMOKE "/alphabet.txt", &a, err, sizeof err);
-  CHECK(st == CLS_OK && a, "%s", err);
+  cls_status st = cls_alphabet_load(SMOKE "/alphabet.txt", &a, &err);
+  CHECK(st == CLS_OK && a, "%s", err.text);
   return a;
 }
 
 static inline cls_alphabet *parse_alphabet(const char *text) {
-  char err[512] = "";
+  cls_error err = {0};
   cls_alphabet *a = NULL;
-  cls_status st = cls_alphabet_parse(text, strlen(text), "mem", &a, err, sizeof err);
-  CHECK(st == CLS_OK && a, "%s", err);
+  cls_status st = cls_alphabet_parse(text, strlen(text), "mem", &a, &err);
+  CHECK(st == CLS_OK && a, "%s", err.text);
   return a;
 }
 

@@ -71,11 +71,12 @@ static inline void tst_read(tst_env *env, int dev, cl_mem m, void *out, size_t b
 
 /* A fixture from tests/fixtures/NAME (aborts the test's checks if it is missing). */
 static inline cls_safetensors *tst_fixture(const char *name) {
-  char path[1024], err[1024];
+  char path[1024];
+  cls_error err;
   snprintf(path, sizeof path, "%s/%s", CLS_FIXTURE_DIR, name);
   cls_safetensors *st = NULL;
-  cls_status s = cls_safetensors_read(path, &st, err, sizeof err);
-  CHECK(s == CLS_OK, "fixture: %s", err);
+  cls_status s = cls_safetensors_read(path, &st, &err);
+  CHECK(s == CLS_OK, "fixture: %s", err.text);
   return st;
 }
 

@@ -14,13 +14,13 @@
 #endif
 
 /* Features of a file through the host path; *frames set; NULL on error (err filled). */
-static float *host_features(const char *path, int rate, size_t *frames, char *err, size_t cap) {
+static float *host_features(const char *path, int rate, size_t *frames, cls_error *err) {
   cls_audio a;
-  if (cls_audio_read(path, rate, &a, err, cap) != CLS_OK) return NULL;
+  if (cls_audio_read(path, rate, &a, err) != CLS_OK) return NULL;
   cls_mfcc_config cfg = cls_mfcc_default(a.sample_rate);
   cls_mfcc_tables *t = NULL;
   float *out = NULL;
-  if (cls_mfcc_tables_create(&cfg, &t, err, cap) == CLS_OK) {
+  if (cls_mfcc_tables_create(&cfg, &t, err) == CLS_OK) {
     *frames = cls_mfcc_frames(t, a.n_samples);
     out = malloc((*frames ? *frames : 1) * (size_t)cfg.n_coeff * sizeof *out);
     if (out) cls_mfcc_host(t, a.samples, a.n_samples, out);
@@ -33,17 +33,18 @@ static float *host_features(const char *path, int rate, size_t *frames, char *er
 /* Reads a fixture's audio: its "file" under the shared data (the path in path[cap]), at its "sample_rate",
    which it returns (a CHECK fails when the file cannot be read). */
 static int read_fixture_audio(const cls_safetensors *fx, cls_audio *a, char *path, size_t cap) {
-  char err[1024];
+  cls_error err;
   snprintf(path, cap, "%s/%s", CLS_SHARED_DATA, fx ? cls_safetensors_meta(fx, "file") : "?");
   int rate = fx ? tst_meta_int(fx, "sample_rate") : 16000;
-  CHECK_INT(cls_audio_read(path, rate, a, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_audio_read(path, rate, a, &err), CLS_OK);
   return rate;
 }
 
 static void tf_case(const char *fixture) {
   cls_safetensors *fx = tst_fixture(fixture);
   if (!fx) return;
-  char path[1024], err[1024];
+  char path[1024];
+  cls_error err;
   cls_audio a;
   int rate = read_fixture_audio(fx, &a, path, sizeof path), frames_ref = tst_meta_int(fx, "frames");
   const float *first = tst_tensor(fx, "first_samples", CLS_F32, 256);
@@ -55,8 +56,8 @@ static void tf_case(const char *fixture) {
   }
   cls_audio_free(&a);
   size_t frames = 0;
-  float *feats = host_features(path, rate, &frames, err, sizeof err);
-  CHECK(feats != NULL, "%s", err);
+  float *feats = host_features(path, rate, &frames, &err);
+  CHECK(feats != NULL, "%s", err.text);
   CHECK_INT(frames, frames_ref);
   const float *ref = tst_tensor(fx, "features", CLS_F32, (int64_t)frames_ref * 26);
   if (feats && ref && (int)frames == frames_ref) {
@@ -94,7 +95,8 @@ static void device_case(tst_env *env, int dev, const char *const *fixtures, int 
   cls_audio audio[8];
   const float *samples[8];
   size_t n_samples[8];
-  char err[1024], path[1024];
+  char path[1024];
+  cls_error err;
   int rate = 0;
   for (int i = 0; i < n; i++) {
     fx[i] = tst_fixture(fixtures[i]);
@@ -104,7 +106,7 @@ static void device_case(tst_env *env, int dev, const char *const *fixtures, int 
   }
   cls_mfcc_config cfg = cls_mfcc_default(rate);
   cls_mfcc_tables *t = NULL;
-  CHECK_INT(cls_mfcc_tables_create(&cfg, &t, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_mfcc_tables_create(&cfg, &t, &err), CLS_OK);
   cls_mfcc_plan *plan = NULL;
   cls_status st = cls_mfcc_create(env->engine, dev, t, &plan);
   CHECK(st == CLS_OK, "mfcc plan: %s", cls_engine_error(env->engine));
@@ -177,7 +179,8 @@ static void device_chunks_case(tst_env *env, int dev, const char *const *fixture
   cls_audio audio[8];
   const float *samples[8 * COPIES];
   size_t n_samples[8 * COPIES];
-  char err[1024], path[1024];
+  char path[1024];
+  cls_error err;
   int rate = 16000;
   for (int i = 0; i < n; i++) {
     cls_safetensors *fx = tst_fixture(fixtures[i]);
@@ -192,7 +195,7 @@ static void device_chunks_case(tst_env *env, int dev, const char *const *fixture
     }
   cls_mfcc_config cfg = cls_mfcc_default(rate);
   cls_mfcc_tables *t = NULL;
-  CHECK_INT(cls_mfcc_tables_create(&cfg, &t, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_mfcc_tables_create(&cfg, &t, &err), CLS_OK);
   if (!t) {
     for (int i = 0; i < n; i++) cls_audio_free(&audio[i]);
     return;
@@ -297,17 +300,18 @@ static void write_flac(const char *path, const unsigned char *src, size_t n, uns
  * containing `why`. */
 static void expect_bad_header(const char *path, const char *name, const char *why) {
   cls_audio_header h;
-  char detail[512], err[1024];
+  char detail[512];
+  cls_error err;
   CHECK_INT(cls_audio_probe(path, &h, detail, sizeof detail), CLS_AUDIO_BAD_HEADER);
   CHECK_CONTAINS(detail, why);
   cls_audio a;
-  CHECK_INT(cls_audio_read(path, 16000, &a, err, sizeof err), CLS_ERR_IO);
+  CHECK_INT(cls_audio_read(path, 16000, &a, &err), CLS_ERR_IO);
   char want[256];
   snprintf(want, sizeof want, "%s: implausible audio header: ", name);
-  CHECK_CONTAINS(err, want);
-  CHECK_CONTAINS(err, why);
+  CHECK_CONTAINS(err.text, want);
+  CHECK_CONTAINS(err.text, why);
   cls_audio_stream *s = NULL;
-  CHECK_INT(cls_audio_stream_open(path, 16000, &s, NULL, err, sizeof err), CLS_ERR_IO);
+  CHECK_INT(cls_audio_stream_open(path, 16000, &s, NULL, &err), CLS_ERR_IO);
   CHECK(s == NULL, "no stream for %s", name);
 }
 
@@ -348,9 +352,9 @@ static void hostile_headers(void) {
   snprintf(path, sizeof path, "%s/honest.flac", dir);
   write_flac(path, flac, n, 14534, n);
   cls_audio a, b;
-  char err[1024];
-  CHECK_INT(cls_audio_read(path, 16000, &a, err, sizeof err), CLS_OK);
-  CHECK_INT(cls_audio_read(src, 16000, &b, err, sizeof err), CLS_OK);
+  cls_error err;
+  CHECK_INT(cls_audio_read(path, 16000, &a, &err), CLS_OK);
+  CHECK_INT(cls_audio_read(src, 16000, &b, &err), CLS_OK);
   CHECK(a.n_samples == 14534 && b.n_samples == 14534 && !memcmp(a.samples, b.samples, 14534 * sizeof(float)),
         "the honest copy decodes as the original (%zu samples)", a.n_samples);
   cls_audio_free(&a);
@@ -385,15 +389,16 @@ int main(void) {
   }
 
   /* The same speech as WAV, FLAC and OGG. */
-  char err[1024], path[1024];
+  char path[1024];
+  cls_error err;
   size_t fw = 0, ff = 0, fo = 0;
   snprintf(path, sizeof path, "%s/formats/digits-1.wav", CLS_SHARED_DATA);
-  float *wav = host_features(path, 16000, &fw, err, sizeof err);
+  float *wav = host_features(path, 16000, &fw, &err);
   snprintf(path, sizeof path, "%s/formats/digits-1.flac", CLS_SHARED_DATA);
-  float *flac = host_features(path, 16000, &ff, err, sizeof err);
+  float *flac = host_features(path, 16000, &ff, &err);
   snprintf(path, sizeof path, "%s/formats/digits-1.ogg", CLS_SHARED_DATA);
-  float *ogg = host_features(path, 16000, &fo, err, sizeof err);
-  CHECK(wav && flac && ogg, "decoding the three formats: %s", err);
+  float *ogg = host_features(path, 16000, &fo, &err);
+  CHECK(wav && flac && ogg, "decoding the three formats: %s", err.text);
   if (wav && flac && ogg) {
     CHECK_INT(ff, fw);
     if (ff == fw) tst_compare("FLAC features vs WAV (bit-exact)", flac, wav, fw * 26, 0, 0);
@@ -412,9 +417,9 @@ int main(void) {
   /* 44.1 kHz stereo, downmixed and resampled to 16 kHz, against the 16 kHz mono original. */
   cls_audio a16, a44;
   snprintf(path, sizeof path, "%s/deepspeech-smoke/LDC93S1_pcms16le_1_16000.wav", CLS_SHARED_DATA);
-  CHECK_INT(cls_audio_read(path, 16000, &a16, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_audio_read(path, 16000, &a16, &err), CLS_OK);
   snprintf(path, sizeof path, "%s/deepspeech-smoke/LDC93S1_pcms16le_2_44100.wav", CLS_SHARED_DATA);
-  CHECK_INT(cls_audio_read(path, 16000, &a44, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_audio_read(path, 16000, &a44, &err), CLS_OK);
   CHECK(a44.source_rate == 44100 && a44.source_channels == 2 && a44.sample_rate == 16000, "resampled stereo: %d Hz, %d ch",
         a44.source_rate, a44.source_channels);
   if (a16.samples && a44.samples) {
@@ -422,7 +427,7 @@ int main(void) {
     CHECK(labs(diff) <= 2, "resampled length %zu vs %zu", a44.n_samples, a16.n_samples);
     cls_mfcc_config cfg = cls_mfcc_default(16000);
     cls_mfcc_tables *tab = NULL;
-    cls_mfcc_tables_create(&cfg, &tab, err, sizeof err);
+    cls_mfcc_tables_create(&cfg, &tab, &err);
     size_t n = a44.n_samples < a16.n_samples ? a44.n_samples : a16.n_samples, frames = cls_mfcc_frames(tab, n);
     float *f16 = malloc(frames * 26 * sizeof *f16), *f44 = malloc(frames * 26 * sizeof *f44);
     cls_mfcc_host(tab, a16.samples, n, f16);
@@ -442,12 +447,12 @@ int main(void) {
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
   cls_audio bad;
   snprintf(path, sizeof path, "%s/missing.wav", dir);
-  CHECK_INT(cls_audio_read(path, 16000, &bad, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "missing.wav: cannot open");
+  CHECK_INT(cls_audio_read(path, 16000, &bad, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "missing.wav: cannot open");
   snprintf(path, sizeof path, "%s/text.wav", dir);
   write_file(path, "this is not audio at all, just text\n", 36);
-  CHECK_INT(cls_audio_read(path, 16000, &bad, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "text.wav: not a readable audio file");
+  CHECK_INT(cls_audio_read(path, 16000, &bad, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "text.wav: not a readable audio file");
   /* A WAV cut off in the middle of its data. */
   char src[1024];
   snprintf(src, sizeof src, "%s/deepspeech-smoke/LDC93S1.wav", CLS_SHARED_DATA);
@@ -457,8 +462,8 @@ int main(void) {
   if (f) fclose(f);
   snprintf(path, sizeof path, "%s/truncated.wav", dir);
   write_file(path, buf, got / 2);
-  CHECK_INT(cls_audio_read(path, 16000, &bad, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "truncated.wav: truncated audio file");
+  CHECK_INT(cls_audio_read(path, 16000, &bad, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "truncated.wav: truncated audio file");
   /* A WAV header with no samples. */
   snprintf(path, sizeof path, "%s/empty.wav", dir);
   unsigned char hdr[44];
@@ -467,8 +472,8 @@ int main(void) {
   unsigned riff = 36;
   memcpy(hdr + 4, &riff, 4);
   write_file(path, hdr, 44);
-  CHECK_INT(cls_audio_read(path, 16000, &bad, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "empty.wav: holds no audio samples");
+  CHECK_INT(cls_audio_read(path, 16000, &bad, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "empty.wav: holds no audio samples");
   /* Shorter than one window: zero frames. */
   snprintf(path, sizeof path, "%s/short.wav", dir);
   unsigned data_len = 200 * 2;
@@ -478,7 +483,7 @@ int main(void) {
   memcpy(buf, hdr, 44);
   write_file(path, buf, 44 + data_len);
   size_t frames = 99;
-  float *feats = host_features(path, 16000, &frames, err, sizeof err);
+  float *feats = host_features(path, 16000, &frames, &err);
   CHECK(feats != NULL && frames == 0, "a 200-sample file has %zu frames", frames);
   free(feats);
   free(buf);
@@ -500,17 +505,17 @@ int main(void) {
     write_file(fpath, "RIFF", 4);
     cls_mfcc_config c1 = cls_mfcc_default(16000), c2 = c1;
     c2.win_step_ms = 10;
-    CHECK_INT(cls_feature_cache_key(fpath, &c1, key1, err, sizeof err), CLS_OK);
-    CHECK_INT(cls_feature_cache_key(fpath, &c2, key2, err, sizeof err), CLS_OK);
+    CHECK_INT(cls_feature_cache_key(fpath, &c1, key1, &err), CLS_OK);
+    CHECK_INT(cls_feature_cache_key(fpath, &c2, key2, &err), CLS_OK);
     CHECK(strcmp(key1, key2) != 0, "parameters change the key");
     write_file(fpath, "RIFFx", 5);
-    CHECK_INT(cls_feature_cache_key(fpath, &c1, key3, err, sizeof err), CLS_OK);
+    CHECK_INT(cls_feature_cache_key(fpath, &c1, key3, &err), CLS_OK);
     CHECK(strcmp(key1, key3) != 0, "a changed file changes the key");
     float data[52], *cached = NULL;
     for (int i = 0; i < 52; i++) data[i] = (float)i * 0.5f - 3.0f;
     size_t nf = 0;
     CHECK_INT(cls_feature_cache_load(cdir, key3, 26, &cached, &nf), 0);
-    CHECK_INT(cls_feature_cache_store(cdir, key3, 26, data, 2, err, sizeof err), CLS_OK);
+    CHECK_INT(cls_feature_cache_store(cdir, key3, 26, data, 2, &err), CLS_OK);
     CHECK_INT(cls_feature_cache_load(cdir, key3, 26, &cached, &nf), 1);
     CHECK(nf == 2 && cached && !memcmp(cached, data, sizeof data), "cached features round trip");
     free(cached);
@@ -526,7 +531,7 @@ int main(void) {
     CHECK_INT(cls_feature_cache_load(cdir, key3, 26, &cached, &nf), 0);
     CHECK(cached == NULL, "a corrupt entry is a miss");
     snprintf(fpath, sizeof fpath, "%s/missing.wav", cdir);
-    CHECK_INT(cls_feature_cache_key(fpath, &c1, key1, err, sizeof err), CLS_ERR_IO);
+    CHECK_INT(cls_feature_cache_key(fpath, &c1, key1, &err), CLS_ERR_IO);
     unlink(entry);
     snprintf(fpath, sizeof fpath, "%s/a.wav", cdir);
     unlink(fpath);
@@ -536,7 +541,7 @@ int main(void) {
   /* Window and step must be whole samples. */
   cls_mfcc_config cfg = cls_mfcc_default(22050);
   cls_mfcc_tables *t = NULL;
-  CHECK_INT(cls_mfcc_tables_create(&cfg, &t, err, sizeof err), CLS_ERR_INVALID_ARGUMENT);
-  CHECK_CONTAINS(err, "must be whole numbers of samples");
+  CHECK_INT(cls_mfcc_tables_create(&cfg, &t, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "must be whole numbers of samples");
   return check_finish("test_audio");
 }

@@ -5,24 +5,26 @@
 
 #include "check.h"
 #include "clspeech/data.h"
+#include "data/csv.h"
 #include "data_files.h"
 
 /* ---- datasets ---- */
 
 static cls_dataset *load(const char *files, const cls_dataset_options *o) {
-  char err[1024] = "";
+  cls_error err = {0};
   cls_dataset *ds = NULL;
-  cls_status st = cls_dataset_load(files, o, &ds, err, sizeof err);
-  CHECK(st == CLS_OK && ds, "loading %s: %s", files, err);
+  cls_status st = cls_dataset_load(files, o, &ds, &err);
+  CHECK(st == CLS_OK && ds, "loading %s: %s", files, err.text);
   return ds;
 }
 
 /* Loads and expects failure with exactly `msg`, in which each "@" stands for the temporary folder. */
 static void expect_load_error(const char *files, const cls_dataset_options *o, cls_status want, const char *msg) {
-  char err[1024] = "";
+  cls_error err = {0};
   cls_dataset *ds = (cls_dataset *)&err; /* must be reset to NULL */
-  cls_status st = cls_dataset_load(files, o, &ds, err, sizeof err);
+  cls_status st = cls_dataset_load(files, o, &ds, &err);
   CHECK_INT(st, want);
+  if (want != CLS_OK) CHECK_INT(err.status, want); /* the status travels with the text */
   CHECK(ds == NULL, "dataset set on failure");
   char full[2048] = "";
   size_t o_len = 0;
@@ -35,7 +37,7 @@ static void expect_load_error(const char *files, const cls_dataset_options *o, c
     }
   }
   full[o_len] = '\0';
-  CHECK(strcmp(err, full) == 0, "message\n      %s\n    expected\n      %s", err, full);
+  CHECK(strcmp(err.text, full) == 0, "message\n      %s\n    expected\n      %s", err.text, full);
   if (st == CLS_OK) cls_dataset_destroy(ds);
 }
 
@@ -352,6 +354,43 @@ static void test_rfc4180(void) {
   cls_alphabet_destroy(a);
 }
 
+/* The reader itself: CLS_OK with have set per record (its first line in *line), CLS_OK with have
+ * false at the end (and after it), a status with err naming the file and line on a malformed record. */
+static void test_csv_reader(void) {
+  static const char text[] = "a,b\r\n\n\"x\ny\",z\n\"open";
+  cls_csv c;
+  cls_error err = {0};
+  bool have = false;
+  int line = 0;
+  CHECK_INT(cls_csv_open(&c, "t.csv", text, sizeof text - 1, &err), CLS_OK);
+  CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_OK);
+  CHECK(have && line == 1 && cls_csv_fields(&c) == 2 && !strcmp(cls_csv_field(&c, 1), "b"), "record 1 (line %d)",
+        line);
+  CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_OK);
+  CHECK(have && line == 3 && cls_csv_fields(&c) == 2 && !strcmp(cls_csv_field(&c, 0), "x\ny"), "record 2 (line %d)",
+        line);
+  have = true;
+  CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK(!have, "have set on a failure");
+  CHECK_INT(err.status, CLS_ERR_INVALID_ARGUMENT);
+  CHECK(!strcmp(err.text, "t.csv:5: unterminated quoted field: the quote opened on this line is never closed"),
+        "message %s", err.text);
+  cls_csv_close(&c);
+
+  CHECK_INT(cls_csv_open(&c, "u.csv", "k\n", 2, &err), CLS_OK);
+  CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_OK);
+  CHECK(have && line == 1, "one record");
+  for (int i = 0; i < 2; i++) {
+    have = true;
+    CHECK_INT(cls_csv_record(&c, &have, &line, &err), CLS_OK);
+    CHECK(!have, "the end reads as no record (call %d)", i + 1);
+  }
+  cls_csv_close(&c);
+  CHECK_INT(cls_csv_open(&c, "n.csv", "a\n\0", 3, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(err.status, CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "n.csv:2: holds a NUL byte");
+}
+
 static void test_bad_csv(const cls_alphabet *a) {
   cls_dataset_options o = {.alphabet = a};
   expect_load_error(tmp_path("nope.csv"), &o, CLS_ERR_IO, "@/nope.csv: cannot open: No such file or directory");
@@ -561,12 +600,12 @@ static void test_validation(const cls_alphabet *a) {
                     "@/k.csv:2: @/trunc.wav: truncated audio file: its header promises more sample data than the file "
                     "holds");
   write_text("l.csv", "wav_filename,wav_filesize,transcript\ntext.wav,1,hi\n");
-  char err[1024] = "";
+  cls_error err = {0};
   ds = NULL;
-  CHECK_INT(cls_dataset_load(tmp_path("l.csv"), &o, &ds, err, sizeof err), CLS_ERR_IO);
+  CHECK_INT(cls_dataset_load(tmp_path("l.csv"), &o, &ds, &err), CLS_ERR_IO);
   char prefix[1400];
   snprintf(prefix, sizeof prefix, "%s:2: %s: not a readable audio file (", tmp_path("l.csv"), tmp_path("text.wav"));
-  CHECK(strncmp(err, prefix, strlen(prefix)) == 0, "message %s", err);
+  CHECK(strncmp(err.text, prefix, strlen(prefix)) == 0, "message %s", err.text);
   /* A good set passes strict. */
   if ((ds = load(SMOKE "/ldc93s1.csv", &o))) {
     CHECK_INT(cls_dataset_size(ds), 1);
@@ -636,6 +675,7 @@ int main(void) {
     test_formats(a);
     test_order(a);
     test_rfc4180();
+    test_csv_reader();
     test_bad_csv(a);
     test_validation(a);
     test_implausible_header(a);

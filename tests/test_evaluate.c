@@ -129,11 +129,12 @@ static int write_checkpoint(const char *dir, int label) {
   st.best_dev_loss = INFINITY;
   st.random_seed = 1;
   st.adam = cls_adam_state_init(0.9f, 0.999f);
-  char path[1024], err[1024];
-  cls_status s = p && m && vv ? cls_checkpoint_save_in(dir, "train", 1, &cfg, p, m, vv, &st, path, sizeof path, err,
-                                                       sizeof err)
+  char path[1024];
+  cls_error err;
+  cls_error_clear(&err);
+  cls_status s = p && m && vv ? cls_checkpoint_save_in(dir, "train", 1, &cfg, p, m, vv, &st, path, sizeof path, &err)
                               : CLS_ERR_OUT_OF_MEMORY;
-  CHECK(s == CLS_OK, "checkpoint: %s", err);
+  CHECK(s == CLS_OK, "checkpoint: %s", err.text);
   free(p);
   free(m);
   free(vv);
@@ -283,12 +284,12 @@ static void test_evaluate(cls_engine *e, int dev, const cls_alphabet *a, const c
 
 int main(void) {
   test_select();
-  char err[1024];
+  cls_error err;
   cls_alphabet *a = NULL;
-  CHECK_INT(cls_alphabet_load(SMOKE "/alphabet.txt", &a, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_alphabet_load(SMOKE "/alphabet.txt", &a, &err), CLS_OK);
   cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
   cls_dataset *ldc = NULL;
-  if (a) CHECK_INT(cls_dataset_load(SMOKE "/ldc93s1.csv", &dopt, &ldc, err, sizeof err), CLS_OK);
+  if (a) CHECK_INT(cls_dataset_load(SMOKE "/ldc93s1.csv", &dopt, &ldc, &err), CLS_OK);
   cls_engine *e = NULL;
   CHECK_INT(cls_engine_create(NULL, &e), CLS_OK);
   int sel[8], n_sel = 0;

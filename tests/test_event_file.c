@@ -47,9 +47,10 @@ static void test_crc32c(void) {
 }
 
 static unsigned char *slurp(const char *path, size_t *n) {
-  char *data = NULL, err[512];
+  char *data = NULL;
+  cls_error err;
   *n = 0;
-  if (cls_read_file(path, &data, n, err, sizeof err) != CLS_OK) return NULL;
+  if (cls_read_file(path, &data, n, &err) != CLS_OK) return NULL;
   return (unsigned char *)data;
 }
 
@@ -182,11 +183,12 @@ static void find_events(const char *dir, char *path, size_t cap) {
 }
 
 static void test_event_file(const char *dir) {
-  char err[1024], sub[512], path[1024];
+  char sub[512], path[1024];
+  cls_error err;
   snprintf(sub, sizeof sub, "%s/run/train", dir);
   cls_event_file *f = NULL;
-  cls_status st = cls_event_file_open(sub, 3600, &f, err, sizeof err);
-  CHECK(st == CLS_OK, "open: %s", err);
+  cls_status st = cls_event_file_open(sub, 3600, &f, &err);
+  CHECK(st == CLS_OK, "open: %s", err.text);
   if (st != CLS_OK) return;
   /* The name: events.out.tfevents.<10-digit time>.<host>.<pid>.<n>, in the folder made for it. */
   const char *name = strrchr(cls_event_file_path(f), '/') + 1;
@@ -212,12 +214,12 @@ static void test_event_file(const char *dir) {
   CHECK_INT(cls_summary_histogram(s, "layer_1/weights", &stats), CLS_OK);
   CHECK_INT(cls_summary_scalar(s, "", 1.0), CLS_ERR_INVALID_ARGUMENT);
   CHECK_INT(cls_summary_count(s), 3);
-  CHECK_INT(cls_event_file_write(f, 7, s, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_event_file_write(f, 7, s, &err), CLS_OK);
   cls_summary_clear(s);
   CHECK_INT(cls_summary_scalar(s, "step_loss", 11.0), CLS_OK);
-  CHECK_INT(cls_event_file_write(f, 8, s, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_event_file_write(f, 8, s, &err), CLS_OK);
   cls_summary_destroy(s);
-  CHECK_INT(cls_event_file_close(f, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_event_file_close(f, &err), CLS_OK);
   find_events(sub, path, sizeof path);
   buf = slurp(path, &len);
   CHECK(buf != NULL, "cannot read the event file in %s", sub);
@@ -276,9 +278,10 @@ static void test_event_file(const char *dir) {
 
 /* A summary of many values (its arrays grow while histograms are added), as a summary step's 72. */
 static void test_many_values(const char *dir) {
-  char err[1024], path[1024];
+  char path[1024];
+  cls_error err;
   cls_event_file *f = NULL;
-  CHECK_INT(cls_event_file_open(dir, 3600, &f, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_event_file_open(dir, 3600, &f, &err), CLS_OK);
   if (!f) return;
   snprintf(path, sizeof path, "%s", cls_event_file_path(f));
   cls_summary *s = cls_summary_create();
@@ -291,9 +294,9 @@ static void test_many_values(const char *dir) {
     cls_tensor_stats_host(x, (size_t)(i % 3 ? 100 : 1 + i), &st);
     CHECK_INT(i % 2 ? cls_summary_histogram(s, tag, &st) : cls_summary_scalar(s, tag, i), CLS_OK);
   }
-  CHECK_INT(cls_event_file_write(f, 3, s, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_event_file_write(f, 3, s, &err), CLS_OK);
   cls_summary_destroy(s);
-  CHECK_INT(cls_event_file_close(f, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_event_file_close(f, &err), CLS_OK);
   size_t len = 0, pos = 0, n = 0;
   unsigned char *buf = slurp(path, &len);
   const unsigned char *data = NULL;
@@ -316,15 +319,15 @@ static void test_many_values(const char *dir) {
 
 /* The flush thread puts a written event on disk while the file is open (polled, up to 20 s). */
 static void test_flush_thread(const char *dir) {
-  char err[1024];
+  cls_error err;
   cls_event_file *f = NULL;
-  CHECK_INT(cls_event_file_open(dir, 0.05, &f, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_event_file_open(dir, 0.05, &f, &err), CLS_OK);
   if (!f) return;
   struct stat before, now;
   stat(cls_event_file_path(f), &before);
   cls_summary *s = cls_summary_create();
   cls_summary_scalar(s, "x", 1.0);
-  CHECK_INT(cls_event_file_write(f, 1, s, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_event_file_write(f, 1, s, &err), CLS_OK);
   cls_summary_destroy(s);
   int grew = 0;
   for (int i = 0; i < 2000 && !grew; i++) {
@@ -335,21 +338,22 @@ static void test_flush_thread(const char *dir) {
   CHECK(grew, "the event did not reach the file while it was open");
   char path[1024];
   snprintf(path, sizeof path, "%s", cls_event_file_path(f));
-  CHECK_INT(cls_event_file_close(f, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_event_file_close(f, &err), CLS_OK);
   unlink(path);
 }
 
 static void test_errors(const char *dir) {
-  char err[1024] = "", blocker[512], sub[600];
+  char blocker[512], sub[600];
+  cls_error err;
   snprintf(blocker, sizeof blocker, "%s/a-file", dir);
   FILE *f = fopen(blocker, "w");
   if (f) fclose(f);
   snprintf(sub, sizeof sub, "%s/train", blocker);
   cls_event_file *ef = NULL;
-  CHECK_INT(cls_event_file_open(sub, 10, &ef, err, sizeof err), CLS_ERR_IO);
+  CHECK_INT(cls_event_file_open(sub, 10, &ef, &err), CLS_ERR_IO);
   CHECK(ef == NULL, "a file was opened");
-  CHECK_CONTAINS(err, "a-file/train: cannot make the folder");
-  CHECK_INT(cls_event_file_open(dir, 0, &ef, err, sizeof err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "a-file/train: cannot make the folder");
+  CHECK_INT(cls_event_file_open(dir, 0, &ef, &err), CLS_ERR_INVALID_ARGUMENT);
   unlink(blocker);
 }
 

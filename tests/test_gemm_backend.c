@@ -58,9 +58,10 @@ static void prepared_backends(const char *dir, bool tuning, cls_gemm_backend out
 
 /* Rewrites the file at path with `from` replaced by `to` and a correct checksum line. */
 static void rewrite(const char *path, const char *from, const char *to) {
-  char *text = NULL, err[512];
+  char *text = NULL;
+  cls_error err;
   size_t len = 0;
-  CHECK(cls_read_file(path, &text, &len, err, sizeof err) == CLS_OK, "read %s: %s", path, err);
+  CHECK(cls_read_file(path, &text, &len, &err) == CLS_OK, "read %s: %s", path, err.text);
   if (!text) return;
   char body[8192];
   char *sum = strstr(text, "sha256 ");

@@ -22,8 +22,8 @@ static void check_frame_count(void) {
                           SMOKE "/LDC93S1_pcms16le_1_8000.wav"};
   cls_mfcc_config fc = cls_mfcc_default(16000);
   cls_mfcc_tables *t = NULL;
-  char err[1024];
-  CHECK_INT(cls_mfcc_tables_create(&fc, &t, err, sizeof err), CLS_OK);
+  cls_error err;
+  CHECK_INT(cls_mfcc_tables_create(&fc, &t, &err), CLS_OK);
   if (!t) return;
   for (int i = 0; i < 3; i++) {
     cls_audio_header h;
@@ -31,7 +31,7 @@ static void check_frame_count(void) {
     CHECK_INT(cls_audio_probe(files[i], &h, why, sizeof why), CLS_AUDIO_FINE);
     cls_frame_count c = cls_audio_frame_count(&h, 16000, t->window, t->step);
     cls_audio a;
-    CHECK_INT(cls_audio_read(files[i], 16000, &a, err, sizeof err), CLS_OK);
+    CHECK_INT(cls_audio_read(files[i], 16000, &a, &err), CLS_OK);
     int64_t decoded = (int64_t)cls_mfcc_frames(t, a.n_samples);
     printf("  %s: header %lld samples at %d Hz: %lld samples, %lld frames (at most %lld); decoded %lld frames\n",
            files[i], h.frames, h.sample_rate, (long long)c.n_samples, (long long)c.frames, (long long)c.max_frames,
@@ -52,7 +52,7 @@ static void check_frame_count(void) {
   cls_alphabet *alpha = smoke_alphabet();
   cls_dataset_options dopt = {alpha, 16000, t->window, t->step, 0, 0, 0};
   cls_dataset *ds = NULL;
-  CHECK_INT(cls_dataset_load(SMOKE "/ldc93s1_8k.csv", &dopt, &ds, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_dataset_load(SMOKE "/ldc93s1_8k.csv", &dopt, &ds, &err), CLS_OK);
   const cls_sample *s = ds ? cls_dataset_sample(ds, 0) : NULL;
   cls_audio_header h;
   char why[256];
@@ -66,15 +66,16 @@ static void check_frame_count(void) {
 }
 
 static void check_choice_and_folder(void) {
-  char dir[700], path[4400], err[1024];
+  char dir[700], path[4400];
+  cls_error err;
   snprintf(dir, sizeof dir, "%s", tmp_path("ckpt"));
   int is_best = -1;
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_AUTO, path, sizeof path, &is_best, err, sizeof err), CLS_ERR_IO);
-  CHECK(strstr(err, "no checkpoint to load in ") && strstr(err, dir), "auto without checkpoints: %s", err);
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_BEST, path, sizeof path, NULL, err, sizeof err), CLS_ERR_IO);
-  CHECK(strstr(err, "no best validating checkpoint in ") && strstr(err, dir), "best without checkpoints: %s", err);
-  CHECK_INT(cls_checkpoint_choose("", CLS_LOAD_LAST, path, sizeof path, NULL, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "no checkpoint to load in (no --checkpoint_dir)");
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_AUTO, path, sizeof path, &is_best, &err), CLS_ERR_IO);
+  CHECK(strstr(err.text, "no checkpoint to load in ") && strstr(err.text, dir), "auto without checkpoints: %s", err.text);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_BEST, path, sizeof path, NULL, &err), CLS_ERR_IO);
+  CHECK(strstr(err.text, "no best validating checkpoint in ") && strstr(err.text, dir), "best without checkpoints: %s", err.text);
+  CHECK_INT(cls_checkpoint_choose("", CLS_LOAD_LAST, path, sizeof path, NULL, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "no checkpoint to load in (no --checkpoint_dir)");
 
   cls_param_view views[CLS_MODEL_N_TENSORS];
   size_t n = cls_model_layout(&model, views);
@@ -85,52 +86,52 @@ static void check_choice_and_folder(void) {
   s.adam = cls_adam_state_init(0.9f, 0.999f);
   char saved[4400];
   remember(dir);
-  CHECK_INT(cls_checkpoint_save_in(dir, "train", 2, &model, p, p, p, &s, saved, sizeof saved, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_save_in(dir, "train", 2, &model, p, p, p, &s, saved, sizeof saved, &err), CLS_OK);
   remember(saved);
   remember(tmp_path("ckpt/checkpoint"));
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_AUTO, path, sizeof path, &is_best, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_AUTO, path, sizeof path, &is_best, &err), CLS_OK);
   CHECK(!strcmp(path, saved) && is_best == 0, "auto with a train checkpoint: %s (best %d)", path, is_best);
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_BEST, path, sizeof path, NULL, err, sizeof err), CLS_ERR_IO);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_BEST, path, sizeof path, NULL, &err), CLS_ERR_IO);
   s.global_step = 2;
   char best[4400];
-  CHECK_INT(cls_checkpoint_save_in(dir, "best_dev", 1, &model, p, p, p, &s, best, sizeof best, err, sizeof err),
+  CHECK_INT(cls_checkpoint_save_in(dir, "best_dev", 1, &model, p, p, p, &s, best, sizeof best, &err),
             CLS_OK);
   remember(best);
   remember(tmp_path("ckpt/best_dev_checkpoint"));
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_AUTO, path, sizeof path, &is_best, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_AUTO, path, sizeof path, &is_best, &err), CLS_OK);
   CHECK(!strcmp(path, best) && is_best == 1, "auto with best_dev: %s (best %d)", path, is_best);
-  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_LAST, path, sizeof path, &is_best, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_LAST, path, sizeof path, &is_best, &err), CLS_OK);
   CHECK(!strcmp(path, saved) && is_best == 0, "last: %s", path);
   free(p);
 
   cls_model_config got;
   memset(&got, 0, sizeof got);
-  CHECK_INT(cls_checkpoint_peek_model(saved, &got, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_peek_model(saved, &got, &err), CLS_OK);
   CHECK(got.n_input == 26 && got.n_context == 9 && got.n_hidden == 24 && got.n_classes == 29 && got.relu_clip == 20.0f,
         "geometry %d %d %d %d %g", got.n_input, got.n_context, got.n_hidden, got.n_classes, (double)got.relu_clip);
 
   /* The folder's description: none yet, then written and read back; a damaged file is an error. */
   int rate = 0, len = 0, step = 0, found = -1;
-  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, &err), CLS_OK);
   CHECK_INT(found, 0);
-  CHECK_INT(cls_checkpoint_describe(dir, SMOKE "/alphabet.txt", 8000, 25, 10, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_describe(dir, SMOKE "/alphabet.txt", 8000, 25, 10, &err), CLS_OK);
   remember(tmp_path("ckpt/alphabet.txt"));
   remember(tmp_path("ckpt/features.txt"));
-  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, &err), CLS_OK);
   CHECK(found == 1 && rate == 8000 && len == 25 && step == 10, "read back %d: %d %d %d", found, rate, len, step);
   char *a = NULL, *b = NULL;
   size_t na = 0, nb = 0;
-  CHECK_INT(cls_read_file(SMOKE "/alphabet.txt", &a, &na, err, sizeof err), CLS_OK);
-  CHECK_INT(cls_read_file(tmp_path("ckpt/alphabet.txt"), &b, &nb, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_read_file(SMOKE "/alphabet.txt", &a, &na, &err), CLS_OK);
+  CHECK_INT(cls_read_file(tmp_path("ckpt/alphabet.txt"), &b, &nb, &err), CLS_OK);
   CHECK(a && b && na == nb && !memcmp(a, b, na), "alphabet.txt is not a byte copy (%zu, %zu bytes)", na, nb);
   free(a);
   free(b);
   write_text("ckpt/features.txt", "audio_sample_rate=16000\nfeature_win_len=x\n");
-  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "features.txt:2: ");
+  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "features.txt:2: ");
   write_text("ckpt/features.txt", "audio_sample_rate=16000\nfeature_win_len=32\n");
-  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "no feature_win_step");
+  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "no feature_win_step");
 }
 
 typedef struct collected {
@@ -156,10 +157,10 @@ static void check_against_tower(cls_engine *e, int device, int host_features) {
   const char *paths[3] = {SMOKE "/LDC93S1.wav", CLS_SHARED_DATA "/formats/digits-1.flac",
                           SMOKE "/LDC93S1_pcms16le_2_44100.wav"};
   const int max_frames = 400;
-  char err[1024];
+  cls_error err;
   cls_mfcc_config fc = cls_mfcc_default(16000);
   cls_mfcc_tables *tables = NULL;
-  CHECK_INT(cls_mfcc_tables_create(&fc, &tables, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_mfcc_tables_create(&fc, &tables, &err), CLS_OK);
   cls_tower_config tc = {model, tables, host_features, 2, max_frames, 1};
   cls_tower *tower = NULL;
   CHECK_INT(cls_tower_create(e, device, &tc, &tower), CLS_OK);
@@ -186,7 +187,7 @@ static void check_against_tower(cls_engine *e, int device, int host_features) {
   memset(&s, 0, sizeof s);
   s.adam = cls_adam_state_init(0.9f, 0.999f);
   const char *ckpt = tmp_path(host_features ? "host.safetensors" : "device.safetensors");
-  CHECK_INT(cls_checkpoint_save(ckpt, &model, p, zeros, zeros, &s, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_save(ckpt, &model, p, zeros, zeros, &s, &err), CLS_OK);
   remember(ckpt);
   CHECK_INT(cls_infer_load(infer, ckpt), CLS_OK);
 
@@ -198,7 +199,7 @@ static void check_against_tower(cls_engine *e, int device, int host_features) {
   for (int i = 0; i < 3; i++) u[i] = (cls_utterance){paths[i], NULL, 0};
   cls_loader_options lo = {tables, model.n_context, host_features, NULL, 1};
   cls_loader *l = NULL;
-  CHECK_INT(cls_loader_start(u, 3, 2, &lo, &l, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_loader_start(u, 3, 2, &lo, &l, &err), CLS_OK);
   float *logits = malloc((size_t)max_frames * 2 * model.n_classes * sizeof *logits), losses[2];
   int k = 0;
   for (cls_host_batch *b; l && (b = cls_loader_next(l)); k++) {
@@ -222,7 +223,7 @@ static void check_against_tower(cls_engine *e, int device, int host_features) {
   cls_param_view views[CLS_MODEL_N_TENSORS];
   float *q = calloc(cls_model_layout(&wide, views), sizeof *q);
   const char *other = tmp_path("wide.safetensors");
-  CHECK_INT(cls_checkpoint_save(other, &wide, q, q, q, &s, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_save(other, &wide, q, q, q, &s, &err), CLS_OK);
   remember(other);
   CHECK_INT(cls_infer_load(infer, other), CLS_ERR_IO);
   CHECK_CONTAINS(cls_engine_error(e), "layer_1/weights");

@@ -19,11 +19,11 @@ static cls_device_info make(int p, int d, cls_device_kind kind, const char *name
   return info;
 }
 
-/* Selects and renders the chosen indices as "0,2" (or "ERR" plus the message in err). */
-static const char *pick(const cls_device_info *devs, int n, const char *spec, char *err, size_t cap, bool *to_cpu) {
+/* Selects and renders the chosen indices as "0,2" (or "ERR" plus the status and message in err). */
+static const char *pick(const cls_device_info *devs, int n, const char *spec, cls_error *err, bool *to_cpu) {
   static char out_text[128];
   int out[16], count = -1;
-  cls_status st = cls_select_parse(devs, n, spec, out, 16, &count, to_cpu, NULL, err, cap);
+  cls_status st = cls_select_parse(devs, n, spec, out, 16, &count, to_cpu, NULL, err);
   if (st != CLS_OK) return "ERR";
   out_text[0] = '\0';
   for (int i = 0; i < count; i++)
@@ -33,10 +33,11 @@ static const char *pick(const cls_device_info *devs, int n, const char *spec, ch
 
 #define EXPECT_PICK(devs, n, spec, expected)                                              \
   do {                                                                                    \
-    char err_[4096] = "";                                                                 \
-    const char *got_ = pick(devs, n, spec, err_, sizeof err_, NULL);                      \
+    static cls_error err_;                                                                \
+    cls_error_clear(&err_);                                                               \
+    const char *got_ = pick(devs, n, spec, &err_, NULL);                                  \
     CHECK(!strcmp(got_, expected), "select \"%s\" gave %s, expected %s (%s)", spec ? spec : "(null)", got_, \
-          expected, err_);                                                                \
+          expected, err_.text);                                                           \
   } while (0)
 
 int main(void) {
@@ -51,8 +52,8 @@ int main(void) {
   int n = (int)(sizeof mixed / sizeof mixed[0]);
 
   bool to_cpu = true;
-  char err[4096];
-  CHECK(!strcmp(pick(mixed, n, NULL, err, sizeof err, &to_cpu), "0,1,4"), "default takes every GPU");
+  cls_error err;
+  CHECK(!strcmp(pick(mixed, n, NULL, &err, &to_cpu), "0,1,4"), "default takes every GPU");
   CHECK(!to_cpu, "no CPU fallback notice when GPUs exist");
   EXPECT_PICK(mixed, n, "", "0,1,4");
   EXPECT_PICK(mixed, n, "  ", "0,1,4");
@@ -69,18 +70,19 @@ int main(void) {
   EXPECT_PICK(mixed, n, "0:0,0:0,nvidia", "0,1"); /* each device once */
 
   /* Bad selections name the item and list the devices. */
-  memset(err, 0, sizeof err);
-  CHECK(!strcmp(pick(mixed, n, "7:0", err, sizeof err, NULL), "ERR"), "7:0 does not exist");
-  CHECK_CONTAINS(err, "there is no device 7:0");
-  CHECK_CONTAINS(err, "1:1 basic-skylake-avx512 (cpu)");
-  CHECK(!strcmp(pick(mixed, n, "intel-arc", err, sizeof err, NULL), "ERR"), "unknown name");
-  CHECK_CONTAINS(err, "\"intel-arc\" matches no device name, vendor or platform");
-  CHECK(!strcmp(pick(mixed, n, "gpu,,cpu", err, sizeof err, NULL), "ERR"), "empty item");
-  CHECK_CONTAINS(err, "empty item");
-  CHECK(!strcmp(pick(mixed, n, "cpu,bogus", err, sizeof err, NULL), "ERR"), "one bad item fails the whole list");
-  CHECK_CONTAINS(err, "\"bogus\" matches no device");
-  CHECK(!strcmp(pick(mixed, n, "accelerator", err, sizeof err, NULL), "ERR"), "no accelerator");
-  CHECK_CONTAINS(err, "there is no accelerator device");
+  cls_error_clear(&err);
+  CHECK(!strcmp(pick(mixed, n, "7:0", &err, NULL), "ERR"), "7:0 does not exist");
+  CHECK_INT(err.status, CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "there is no device 7:0");
+  CHECK_CONTAINS(err.text, "1:1 basic-skylake-avx512 (cpu)");
+  CHECK(!strcmp(pick(mixed, n, "intel-arc", &err, NULL), "ERR"), "unknown name");
+  CHECK_CONTAINS(err.text, "\"intel-arc\" matches no device name, vendor or platform");
+  CHECK(!strcmp(pick(mixed, n, "gpu,,cpu", &err, NULL), "ERR"), "empty item");
+  CHECK_CONTAINS(err.text, "empty item");
+  CHECK(!strcmp(pick(mixed, n, "cpu,bogus", &err, NULL), "ERR"), "one bad item fails the whole list");
+  CHECK_CONTAINS(err.text, "\"bogus\" matches no device");
+  CHECK(!strcmp(pick(mixed, n, "accelerator", &err, NULL), "ERR"), "no accelerator");
+  CHECK_CONTAINS(err.text, "there is no accelerator device");
 
   /* A CPU-only machine (PoCL with three devices): the default falls back to the CPUs and says so. */
   cls_device_info cpus[] = {
@@ -89,10 +91,10 @@ int main(void) {
       make(0, 2, CLS_DEVICE_CPU, "pthread-skylake", "GenuineIntel", "Portable Computing Language"),
   };
   to_cpu = false;
-  CHECK(!strcmp(pick(cpus, 3, "", err, sizeof err, &to_cpu), "0,1,2"), "default on a CPU-only machine");
+  CHECK(!strcmp(pick(cpus, 3, "", &err, &to_cpu), "0,1,2"), "default on a CPU-only machine");
   CHECK(to_cpu, "the CPU fallback is reported");
-  CHECK(!strcmp(pick(cpus, 3, "gpu", err, sizeof err, NULL), "ERR"), "gpu on a CPU-only machine");
-  CHECK_CONTAINS(err, "there is no gpu device");
+  CHECK(!strcmp(pick(cpus, 3, "gpu", &err, NULL), "ERR"), "gpu on a CPU-only machine");
+  CHECK_CONTAINS(err.text, "there is no gpu device");
   EXPECT_PICK(cpus, 3, "pthread", "1,2");
 
   /* Item matching is what the kernel-option overrides use too. */
@@ -102,15 +104,15 @@ int main(void) {
 
   /* ":split=N" marks the matched devices for sub-devices; the selection itself is unchanged. */
   int out[16], count = 0, split[5];
-  CHECK_INT(cls_select_parse(mixed, n, "pthread:split=2,0:0", out, 16, &count, NULL, split, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_select_parse(mixed, n, "pthread:split=2,0:0", out, 16, &count, NULL, split, &err), CLS_OK);
   CHECK(count == 2 && out[0] == 0 && out[1] == 2, "split selection picks 0 and 2 (got %d)", count);
   CHECK(split[2] == 2 && split[0] == 1 && split[3] == 1, "split counts %d %d %d", split[2], split[0], split[3]);
-  CHECK_INT(cls_select_parse(mixed, n, "1:0:split=4", out, 16, &count, NULL, split, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_select_parse(mixed, n, "1:0:split=4", out, 16, &count, NULL, split, &err), CLS_OK);
   CHECK(count == 1 && out[0] == 2 && split[2] == 4, "P:D:split=4");
-  CHECK_INT(cls_select_parse(mixed, n, "cpu:split=1", out, 16, &count, NULL, split, err, sizeof err),
+  CHECK_INT(cls_select_parse(mixed, n, "cpu:split=1", out, 16, &count, NULL, split, &err),
             CLS_ERR_INVALID_ARGUMENT);
-  CHECK_CONTAINS(err, "DEVICES:split=N with N from 2 to 64");
-  CHECK_INT(cls_select_parse(mixed, n, "cpu:split=two", out, 16, &count, NULL, split, err, sizeof err),
+  CHECK_CONTAINS(err.text, "DEVICES:split=N with N from 2 to 64");
+  CHECK_INT(cls_select_parse(mixed, n, "cpu:split=two", out, 16, &count, NULL, split, &err),
             CLS_ERR_INVALID_ARGUMENT);
   return check_finish("test_select");
 }

@@ -76,8 +76,8 @@ static float *train(cls_engine *e, const int *dev, int n_dev, const data *d, int
   CHECK_INT(cls_trainer_set_fault(t, &unknown), CLS_ERR_INVALID_ARGUMENT);
   CHECK_INT(cls_trainer_set_fault(t, &no_tower), CLS_ERR_INVALID_ARGUMENT);
   cls_train_fault fault;
-  char err[256];
-  CHECK(cls_train_fault_parse(next_fault, &fault, err, sizeof err) == CLS_OK, "fault %s: %s", next_fault, err);
+  cls_error err;
+  CHECK(cls_train_fault_parse(next_fault, &fault, &err) == CLS_OK, "fault %s: %s", next_fault, err.text);
   CHECK_INT(cls_trainer_set_fault(t, &fault), CLS_OK);
   next_fault = NULL;
   *st = cls_trainer_load(t, CLS_LOAD_INIT, 0);
@@ -106,17 +106,17 @@ static void check_reduction(cls_engine *e, const int *dev, const data *d) {
   const int N = 6;
   cls_mfcc_config fc = cls_mfcc_default(16000);
   cls_mfcc_tables *tables = NULL;
-  char err[1024];
-  CHECK_INT(cls_mfcc_tables_create(&fc, &tables, err, sizeof err), CLS_OK);
+  cls_error err;
+  CHECK_INT(cls_mfcc_tables_create(&fc, &tables, &err), CLS_OK);
   cls_tower_config tc = {model, tables, 1, N, d->max_frames, d->max_labels};
   cls_tower *ref = NULL, *tw[3] = {NULL, NULL, NULL};
   CHECK_INT(cls_tower_create(e, dev[0], &tc, &ref), CLS_OK);
   for (int i = 0; i < 3; i++) CHECK_INT(cls_tower_create(e, dev[i], &tc, &tw[i]), CLS_OK);
   cls_loader_options lo = {tables, 9, 1, NULL, 1};
   cls_loader *l = NULL;
-  CHECK_INT(cls_loader_start(d->u, N, N, &lo, &l, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_loader_start(d->u, N, N, &lo, &l, &err), CLS_OK);
   cls_host_batch *b = l ? cls_loader_next(l) : NULL;
-  CHECK(b && b->status == CLS_OK && b->batch == N, "batch of %d", N);
+  CHECK(b && b->error.status == CLS_OK && b->batch == N, "batch of %d", N);
   if (!ref || !tw[0] || !tw[1] || !tw[2] || !b) return;
   size_t n = cls_tower_param_count(ref);
   float *p0 = malloc(n * sizeof *p0), *zeros = calloc(n, sizeof *zeros), *g_ref = malloc(n * sizeof *g_ref);
@@ -190,15 +190,16 @@ static void check_reduction(cls_engine *e, const int *dev, const data *d) {
 
 int main(void) {
   model = cls_model_config_deepspeech(24, 29);
-  char err[1024], alpha_path[512], csv[1600];
+  char alpha_path[512], csv[1600];
+  cls_error err;
   snprintf(alpha_path, sizeof alpha_path, "%s/deepspeech-smoke/alphabet.txt", CLS_SHARED_DATA);
   snprintf(csv, sizeof csv, "%s/formats/formats.csv,%s/deepspeech-smoke/ldc93s1.csv,%s/deepspeech-smoke/new-home-in-the-stars-16k.csv",
            CLS_SHARED_DATA, CLS_SHARED_DATA, CLS_SHARED_DATA);
   cls_alphabet *a = NULL;
-  CHECK_INT(cls_alphabet_load(alpha_path, &a, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_alphabet_load(alpha_path, &a, &err), CLS_OK);
   cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
   cls_dataset *ds = NULL;
-  CHECK_INT(cls_dataset_load(csv, &dopt, &ds, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_dataset_load(csv, &dopt, &ds, &err), CLS_OK);
   cls_engine_options eo = cls_engine_options_from_environment();
   eo.log = on_log;
   eo.log_level = CLS_LOG_INFO;

@@ -33,10 +33,10 @@ static void write_text(const char *path, const char *text) {
  * metadata `key` set to `value` (when key is given); ndim -2 stores the tensor as I32 instead. */
 static void rewrite(const char *src, const char *dst, const char *name, int ndim, const int64_t *shape,
                     const char *key, const char *value) {
-  char err[1024];
+  cls_error err;
   cls_safetensors *st = NULL;
-  if (cls_safetensors_read(src, &st, err, sizeof err) != CLS_OK) {
-    CHECK(0, "%s", err);
+  if (cls_safetensors_read(src, &st, &err) != CLS_OK) {
+    CHECK(0, "%s", err.text);
     return;
   }
   cls_tensor_desc *t = calloc((size_t)st->n_tensors, sizeof *t);
@@ -65,7 +65,7 @@ static void rewrite(const char *src, const char *dst, const char *name, int ndim
     meta[2 * n_meta + 1] = value;
     n_meta++;
   }
-  CHECK_INT(cls_safetensors_write(dst, t, st->n_tensors, meta, n_meta, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_safetensors_write(dst, t, st->n_tensors, meta, n_meta, &err), CLS_OK);
   free(meta);
   free(t);
   cls_safetensors_free(st);
@@ -82,32 +82,33 @@ static void test_checkpoint_contents(void) {
   s.adam = cls_adam_state_init(0.9f, 0.999f);
   s.learning_rate = 0.001f;
   s.best_dev_loss = INFINITY;
-  char good[600], bad[600], err[2048];
+  char good[600], bad[600];
+  cls_error err;
   snprintf(good, sizeof good, "%s/good.safetensors", dir);
   snprintf(bad, sizeof bad, "%s/bad.safetensors", dir);
-  CHECK_INT(cls_checkpoint_save(good, &cfg, p, m, v, &s, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_save(good, &cfg, p, m, v, &s, &err), CLS_OK);
   cls_train_state got;
-  CHECK_INT(cls_checkpoint_load(good, &cfg, p, m, v, &got, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_load(good, &cfg, p, m, v, &got, &err), CLS_OK);
 
   /* layer_1/weights transposed: the same element count, refused naming file and tensor. */
   const cls_param_view *w1 = &views[0];
   CHECK(!strcmp(w1->name, "layer_1/weights") && w1->shape[0] != w1->shape[1], "layer_1/weights is not square");
   const int64_t transposed[2] = {w1->shape[1], w1->shape[0]};
   rewrite(good, bad, "layer_1/weights", 2, transposed, NULL, NULL);
-  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, bad);
-  CHECK_CONTAINS(err, "tensor \"layer_1/weights\" is F32 [");
-  CHECK_CONTAINS(err, "this model's is F32 [");
+  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, bad);
+  CHECK_CONTAINS(err.text, "tensor \"layer_1/weights\" is F32 [");
+  CHECK_CONTAINS(err.text, "this model's is F32 [");
   /* the same bytes as another dtype: the message says which (it once read "has N elements of another
    * shape or type than this model's N") */
   rewrite(good, bad, "layer_2/bias", -2, NULL, NULL, NULL);
-  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "tensor \"layer_2/bias\" is I32 [8]; this model's is F32 [8]");
+  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "tensor \"layer_2/bias\" is I32 [8]; this model's is F32 [8]");
   /* a scalar stored as a 1-element vector is another shape too */
   const int64_t one[1] = {1};
   rewrite(good, bad, "learning_rate", 1, one, NULL, NULL);
-  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "tensor \"learning_rate\"");
+  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "tensor \"learning_rate\"");
 
   /* Non-finite or out-of-range scalars, and a NaN weight. */
   struct {
@@ -124,38 +125,38 @@ static void test_checkpoint_contents(void) {
     b.learning_rate = scalars[i].lr;
     b.adam.beta1_power = scalars[i].b1p;
     b.adam.beta2_power = scalars[i].b2p;
-    CHECK_INT(cls_checkpoint_save(bad, &cfg, p, m, v, &b, err, sizeof err), CLS_OK);
-    CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, err, sizeof err), CLS_ERR_IO);
-    CHECK_CONTAINS(err, bad);
-    CHECK_CONTAINS(err, scalars[i].needle);
+    CHECK_INT(cls_checkpoint_save(bad, &cfg, p, m, v, &b, &err), CLS_OK);
+    CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+    CHECK_CONTAINS(err.text, bad);
+    CHECK_CONTAINS(err.text, scalars[i].needle);
   }
   p[views[4].offset + 3] = NAN;
-  CHECK_INT(cls_checkpoint_save(bad, &cfg, p, m, v, &s, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_save(bad, &cfg, p, m, v, &s, &err), CLS_OK);
   p[views[4].offset + 3] = 0;
-  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "holds NaN at element 3");
-  CHECK_CONTAINS(err, views[4].name);
+  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "holds NaN at element 3");
+  CHECK_CONTAINS(err.text, views[4].name);
 
   /* Metadata read as checked integers: n_hidden -1, 0, abc; epoch 1e3 or past INT_MAX. */
   const char *hidden[] = {"-1", "0", "abc", "", "12x", "99999999999999999999"};
   for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++) {
     rewrite(good, bad, "", -1, NULL, "n_hidden", hidden[i]);
     cls_model_config peeked;
-    CHECK_INT(cls_checkpoint_peek_model(bad, &peeked, err, sizeof err), CLS_ERR_IO);
-    CHECK_CONTAINS(err, bad);
-    CHECK_CONTAINS(err, "metadata n_hidden is \"");
+    CHECK_INT(cls_checkpoint_peek_model(bad, &peeked, &err), CLS_ERR_IO);
+    CHECK_CONTAINS(err.text, bad);
+    CHECK_CONTAINS(err.text, "metadata n_hidden is \"");
   }
   rewrite(good, bad, "", -1, NULL, "relu_clip", "nan");
   cls_model_config peeked;
-  CHECK_INT(cls_checkpoint_peek_model(bad, &peeked, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, "metadata relu_clip is \"nan\"");
-  CHECK_INT(cls_checkpoint_peek_model(good, &peeked, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_peek_model(bad, &peeked, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "metadata relu_clip is \"nan\"");
+  CHECK_INT(cls_checkpoint_peek_model(good, &peeked, &err), CLS_OK);
   CHECK(peeked.n_hidden == 8 && peeked.n_classes == 5, "peeked %d %d", peeked.n_hidden, peeked.n_classes);
   const char *epochs[] = {"1e3", "3000000000", "-2"};
   for (size_t i = 0; i < sizeof epochs / sizeof *epochs; i++) {
     rewrite(good, bad, "", -1, NULL, "epoch", epochs[i]);
-    CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, err, sizeof err), CLS_ERR_IO);
-    CHECK_CONTAINS(err, "metadata epoch is \"");
+    CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+    CHECK_CONTAINS(err.text, "metadata epoch is \"");
   }
   unlink(good);
   unlink(bad);
@@ -167,27 +168,28 @@ static void test_checkpoint_contents(void) {
 /* The checkpoint index names a file in the folder: "..", a path or a dot file is malformed (".."
  * once led to reading the parent folder as a file of 2^63 bytes). */
 static void test_checkpoint_index(void) {
-  char index[600], path[600], err[1024];
+  char index[600], path[600];
+  cls_error err;
   snprintf(index, sizeof index, "%s/checkpoint", dir);
   const char *lines[] = {"..\n",      ".\n",           "../x.safetensors\n", ".hidden.safetensors\n",
                          "train-1\n", "a b.safetensors\n"};
   for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
     write_text(index, lines[i]);
-    CHECK_INT(cls_checkpoint_find(dir, "train", path, sizeof path, err, sizeof err), CLS_ERR_IO);
-    CHECK_CONTAINS(err, "malformed index file");
-    CHECK_CONTAINS(err, index);
+    CHECK_INT(cls_checkpoint_find(dir, "train", path, sizeof path, &err), CLS_ERR_IO);
+    CHECK_CONTAINS(err.text, "malformed index file");
+    CHECK_CONTAINS(err.text, index);
   }
   write_text(index, "train-12.safetensors\n");
-  CHECK_INT(cls_checkpoint_find(dir, "train", path, sizeof path, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_checkpoint_find(dir, "train", path, sizeof path, &err), CLS_OK);
   unlink(index);
   /* features.txt within the feature configuration's bounds (a window of 10^8 ms once hung transcribe) */
   char features[600];
   snprintf(features, sizeof features, "%s/%s", dir, CLS_CHECKPOINT_FEATURES);
   write_text(features, "audio_sample_rate=16000\nfeature_win_len=100000000\nfeature_win_step=20\n");
   int rate = 0, len = 0, step = 0, found = 0;
-  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, ":2: feature_win_len 100000000 is outside 1..1000");
-  CHECK_CONTAINS(err, features);
+  CHECK_INT(cls_checkpoint_read_features(dir, &rate, &len, &step, &found, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, ":2: feature_win_len 100000000 is outside 1..1000");
+  CHECK_CONTAINS(err.text, features);
   unlink(features);
 }
 
@@ -266,20 +268,20 @@ static void test_cache_entry(void) {
 static void test_feature_bounds(void) {
   const int cases[][3] = {{16000, 100000000, 20}, {2000000000, 1000, 1000}, {16000, 32, 5000}, {999, 32, 20},
                           {16000, 0, 20}, {16000, 32, -1}};
-  char err[512];
+  cls_error err;
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     cls_mfcc_config c = cls_mfcc_default(cases[i][0]);
     c.win_len_ms = cases[i][1];
     c.win_step_ms = cases[i][2];
     cls_mfcc_tables *t = NULL;
-    CHECK_INT(cls_mfcc_tables_create(&c, &t, err, sizeof err), CLS_ERR_INVALID_ARGUMENT);
-    CHECK_CONTAINS(err, "out of bounds");
+    CHECK_INT(cls_mfcc_tables_create(&c, &t, &err), CLS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.text, "out of bounds");
     cls_mfcc_tables_destroy(t);
   }
   cls_mfcc_config c = cls_mfcc_default(CLS_MFCC_MAX_RATE);
   c.win_len_ms = CLS_MFCC_MAX_MS;
   cls_mfcc_tables *t = NULL;
-  CHECK_INT(cls_mfcc_tables_create(&c, &t, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_mfcc_tables_create(&c, &t, &err), CLS_OK);
   CHECK(t && t->fft_len == 1 << 19, "the largest window's FFT: %d points", t ? t->fft_len : 0);
   cls_mfcc_tables_destroy(t);
 }
@@ -287,7 +289,8 @@ static void test_feature_bounds(void) {
 /* A folder opened for writing: a dead process's old temporary file removed, a live one's (ours,
  * PID 1's) or a fresh one kept, other names untouched, no probe file left; a file is no folder. */
 static void test_prepare_folder(void) {
-  char sub[600], err[1024], path[700];
+  char sub[600], path[700];
+  cls_error err;
   snprintf(sub, sizeof sub, "%s/ckpt", dir);
   pid_t child = fork();
   if (child == 0) _exit(0);
@@ -302,7 +305,7 @@ static void test_prepare_folder(void) {
   names[2] = ours;
   names[3] = "best_dev-1.safetensors.tmp.1.0";
   names[4] = "notes.tmp.x.0";
-  CHECK_INT(cls_dir_prepare_for_writing(sub, NULL, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_dir_prepare_for_writing(sub, NULL, &err), CLS_OK);
   for (int i = 0; i < 5; i++) {
     snprintf(path, sizeof path, "%s/%s", sub, names[i]);
     write_text(path, "partial");
@@ -312,7 +315,7 @@ static void test_prepare_folder(void) {
     }
   }
   int removed = -1;
-  CHECK_INT(cls_dir_prepare_for_writing(sub, &removed, err, sizeof err), CLS_OK);
+  CHECK_INT(cls_dir_prepare_for_writing(sub, &removed, &err), CLS_OK);
   CHECK_INT(removed, 1);
   for (int i = 0; i < 5; i++) {
     snprintf(path, sizeof path, "%s/%s", sub, names[i]);
@@ -324,9 +327,9 @@ static void test_prepare_folder(void) {
   CHECK_INT(rmdir(sub), 0);
   snprintf(path, sizeof path, "%s/a-file", dir);
   write_text(path, "x");
-  CHECK_INT(cls_dir_prepare_for_writing(path, NULL, err, sizeof err), CLS_ERR_IO);
-  CHECK_CONTAINS(err, path);
-  CHECK_CONTAINS(err, "Not a directory");
+  CHECK_INT(cls_dir_prepare_for_writing(path, NULL, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, path);
+  CHECK_CONTAINS(err.text, "Not a directory");
   unlink(path);
 }
 

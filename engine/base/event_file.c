@@ -129,8 +129,7 @@ struct cls_event_file {
   pthread_t flusher;
   int thread_started, stop, dirty;
   double flush_secs;
-  cls_status status;       /* the first failure, sticky */
-  char why[4608];
+  cls_error failure;       /* the first failure, sticky (status CLS_OK: none) */
   unsigned char *buf;      /* the encoding of the event being written */
   size_t buf_cap;
 };
@@ -141,26 +140,20 @@ static double wall_time(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void set_err(char *err, size_t cap, const char *text) {
-  if (err && cap) snprintf(err, cap, "%s", text);
-}
-
 /* Records the first failure (lock held). */
 static void fail(cls_event_file *f, const char *what, int errnum) {
-  if (f->status != CLS_OK) return;
-  f->status = CLS_ERR_IO;
-  snprintf(f->why, sizeof f->why, "%s: %s: %s", f->path, what, strerror(errnum));
+  if (f->failure.status != CLS_OK) return;
+  cls_error_set(&f->failure, CLS_ERR_IO, "%s: %s: %s", f->path, what, strerror(errnum));
 }
 
 /* Encodes and appends one event (lock held). */
 static void put_event(cls_event_file *f, const Tensorflow__Event *ev) {
-  if (f->status != CLS_OK) return;
+  if (f->failure.status != CLS_OK) return;
   size_t n = tensorflow__event__get_packed_size(ev);
   if (n > f->buf_cap) {
     unsigned char *b = realloc(f->buf, n);
     if (!b) {
-      f->status = CLS_ERR_OUT_OF_MEMORY;
-      snprintf(f->why, sizeof f->why, "%s: out of host memory for an event of %zu bytes", f->path, n);
+      cls_error_set(&f->failure, CLS_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event of %zu bytes", f->path, n);
       return;
     }
     f->buf = b;
@@ -173,7 +166,7 @@ static void put_event(cls_event_file *f, const Tensorflow__Event *ev) {
 }
 
 static void flush_locked(cls_event_file *f) {
-  if (!f->dirty || f->status != CLS_OK) return;
+  if (!f->dirty || f->failure.status != CLS_OK) return;
   if (fflush(f->f) != 0) fail(f, "flushing", errno);
   f->dirty = 0;
 }
@@ -195,23 +188,17 @@ static void *flush_thread(void *arg) {
   return NULL;
 }
 
-cls_status cls_event_file_open(const char *dir, double flush_secs, cls_event_file **out, char *err, size_t cap) {
+cls_status cls_event_file_open(const char *dir, double flush_secs, cls_event_file **out, cls_error *err) {
   static int serial;
   static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
   *out = NULL;
   if (!dir || !*dir || !(flush_secs > 0)) {
-    set_err(err, cap, "event file: a folder and a flush interval above 0 are needed");
-    return CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "event file: a folder and a flush interval above 0 are needed");
   }
-  if (cls_make_dirs(dir) != CLS_OK) {
-    if (err && cap) snprintf(err, cap, "%s: cannot make the folder: %s", dir, strerror(errno));
-    return CLS_ERR_IO;
-  }
+  if (cls_make_dirs(dir) != CLS_OK)
+    return cls_error_set(err, CLS_ERR_IO, "%s: cannot make the folder: %s", dir, strerror(errno));
   cls_event_file *f = calloc(1, sizeof *f);
-  if (!f) {
-    set_err(err, cap, "out of host memory");
-    return CLS_ERR_OUT_OF_MEMORY;
-  }
+  if (!f) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   char host[256] = "localhost";
   if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "localhost");
   host[sizeof host - 1] = '\0';
@@ -222,7 +209,7 @@ cls_status cls_event_file_open(const char *dir, double flush_secs, cls_event_fil
            (long)getpid(), n);
   f->f = fopen(f->path, "wbx");
   if (!f->f) {
-    if (err && cap) snprintf(err, cap, "%s: cannot create: %s", f->path, strerror(errno));
+    cls_error_set(err, CLS_ERR_IO, "%s: cannot create: %s", f->path, strerror(errno));
     free(f);
     return CLS_ERR_IO;
   }
@@ -239,21 +226,20 @@ cls_status cls_event_file_open(const char *dir, double flush_secs, cls_event_fil
   ev.file_version = "brain.Event:2";
   put_event(f, &ev);
   flush_locked(f);
-  if (f->status == CLS_OK) {
+  if (f->failure.status == CLS_OK) {
     f->thread_started = pthread_create(&f->flusher, NULL, flush_thread, f) == 0;
     if (!f->thread_started) fail(f, "starting the flush thread", EAGAIN);
   }
-  if (f->status != CLS_OK) {
-    set_err(err, cap, f->why);
-    cls_status st = f->status;
-    cls_event_file_close(f, NULL, 0);
+  if (f->failure.status != CLS_OK) {
+    cls_status st = cls_error_set(err, f->failure.status, "%s", f->failure.text);
+    cls_event_file_close(f, NULL);
     return st;
   }
   *out = f;
   return CLS_OK;
 }
 
-cls_status cls_event_file_write(cls_event_file *f, int64_t step, const cls_summary *s, char *err, size_t cap) {
+cls_status cls_event_file_write(cls_event_file *f, int64_t step, const cls_summary *s, cls_error *err) {
   Tensorflow__Summary sum = TENSORFLOW__SUMMARY__INIT;
   for (int i = 0; i < s->n; i++) {
     s->pointers[i] = &s->values[i];
@@ -269,13 +255,13 @@ cls_status cls_event_file_write(cls_event_file *f, int64_t step, const cls_summa
   ev.summary = &sum;
   pthread_mutex_lock(&f->lock);
   put_event(f, &ev);
-  cls_status st = f->status;
-  if (st != CLS_OK) set_err(err, cap, f->why);
+  cls_status st = f->failure.status;
+  if (st != CLS_OK) cls_error_set(err, st, "%s", f->failure.text);
   pthread_mutex_unlock(&f->lock);
   return st;
 }
 
-cls_status cls_event_file_close(cls_event_file *f, char *err, size_t cap) {
+cls_status cls_event_file_close(cls_event_file *f, cls_error *err) {
   if (!f) return CLS_OK;
   pthread_mutex_lock(&f->lock);
   f->stop = 1;
@@ -284,8 +270,8 @@ cls_status cls_event_file_close(cls_event_file *f, char *err, size_t cap) {
   if (f->thread_started) pthread_join(f->flusher, NULL);
   flush_locked(f);
   if (fclose(f->f) != 0) fail(f, "closing", errno);
-  cls_status st = f->status;
-  if (st != CLS_OK) set_err(err, cap, f->why);
+  cls_status st = f->failure.status;
+  if (st != CLS_OK) cls_error_set(err, st, "%s", f->failure.text);
   pthread_mutex_destroy(&f->lock);
   pthread_cond_destroy(&f->wake);
   free(f->buf);

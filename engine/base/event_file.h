@@ -33,13 +33,12 @@ typedef struct cls_event_file cls_event_file;
 /* Makes `dir` (with its parents) and a new event file in it; writes and flushes the file_version
  * event. flush_secs > 0: the longest a written event stays in memory. CLS_ERR_IO with `err` naming
  * the folder or file and why. */
-cls_status cls_event_file_open(const char *dir, double flush_secs, cls_event_file **out, char *err, size_t err_cap);
+cls_status cls_event_file_open(const char *dir, double flush_secs, cls_event_file **out, cls_error *err);
 /* Appends an event of the summary at `step`, stamped with the current wall time. After a write or
  * flush has failed, every call fails with that first error (CLS_ERR_IO, text in err). */
-cls_status cls_event_file_write(cls_event_file *file, int64_t step, const cls_summary *summary, char *err,
-                                size_t err_cap);
+cls_status cls_event_file_write(cls_event_file *file, int64_t step, const cls_summary *summary, cls_error *err);
 /* Flushes, stops the flush thread and closes; the status of the file's writes (NULL: CLS_OK). */
-cls_status cls_event_file_close(cls_event_file *file, char *err, size_t err_cap);
+cls_status cls_event_file_close(cls_event_file *file, cls_error *err);
 const char *cls_event_file_path(const cls_event_file *file);
 
 #endif

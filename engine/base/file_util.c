@@ -14,16 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, char *err,
-                            size_t err_cap) {
+cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, cls_error *err) {
   static _Atomic unsigned counter;
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
   FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    snprintf(err, err_cap, "%s: cannot write: %s", tmp, strerror(errno));
-    return CLS_ERR_IO;
-  }
+  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
   int ok = 1;
   for (int i = 0; ok && i < n; i++) ok = sizes[i] == 0 || fwrite(chunks[i], 1, sizes[i], f) == sizes[i];
   ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
@@ -32,21 +28,17 @@ cls_status cls_write_atomic(const char *path, const void *const *chunks, const s
   if (!ok || rename(tmp, path) != 0) {
     if (ok) saved = errno;
     unlink(tmp);
-    snprintf(err, err_cap, "%s: cannot write: %s", path, strerror(saved));
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO, "%s: cannot write: %s", path, strerror(saved));
   }
   return CLS_OK;
 }
 
-cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len, char *err,
-                             size_t err_cap) {
+cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len,
+                             cls_error *err) {
   *out = NULL;
   *out_len = 0;
   FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
-    return CLS_ERR_IO;
-  }
+  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   size_t len = 0, cap = 1 << 16;
   char *buf = malloc(cap);
   int too_big = 0;
@@ -75,16 +67,13 @@ cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, cha
   }
   int failed = ferror(f), saved = errno;
   fclose(f);
-  if (!buf) {
-    snprintf(err, err_cap, "%s: out of memory", path);
-    return CLS_ERR_OUT_OF_MEMORY;
-  }
+  if (!buf) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
   if (too_big || failed) {
     free(buf);
     if (too_big)
-      snprintf(err, err_cap, "%s: larger than %zu bytes; refused", path, max);
+      cls_error_set(err, CLS_ERR_IO, "%s: larger than %zu bytes; refused", path, max);
     else
-      snprintf(err, err_cap, "%s: cannot read: %s", path, strerror(saved));
+      cls_error_set(err, CLS_ERR_IO, "%s: cannot read: %s", path, strerror(saved));
     return CLS_ERR_IO;
   }
   *out = buf;
@@ -92,8 +81,8 @@ cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, cha
   return CLS_OK;
 }
 
-cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *err, size_t err_cap) {
-  return cls_read_file_max(path, SIZE_MAX - 1, false, out, out_len, err, err_cap);
+cls_status cls_read_file(const char *path, char **out, size_t *out_len, cls_error *err) {
+  return cls_read_file_max(path, SIZE_MAX - 1, false, out, out_len, err);
 }
 
 cls_status cls_make_dirs(const char *path) {
@@ -151,17 +140,13 @@ int cls_remove_stale_temporaries(const char *dir) {
   return removed;
 }
 
-cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, char *err, size_t err_cap) {
+cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, cls_error *err) {
   if (removed) *removed = 0;
   if (cls_make_dirs(dir) != CLS_OK) {
-    snprintf(err, err_cap, "%s: cannot make the folder: %s", dir, strerror(errno));
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO, "%s: cannot make the folder: %s", dir, strerror(errno));
   }
   const int n = cls_remove_stale_temporaries(dir);
-  if (n < 0) {
-    snprintf(err, err_cap, "%s: cannot open the folder: %s", dir, strerror(errno));
-    return CLS_ERR_IO;
-  }
+  if (n < 0) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open the folder: %s", dir, strerror(errno));
   if (removed) *removed = n;
   char path[4400];
   snprintf(path, sizeof path, "%s/.clspeech-write-probe.%ld", dir, (long)getpid());
@@ -173,10 +158,7 @@ cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, char *err,
     if (!ok) saved = errno;
     unlink(path);
   }
-  if (!ok) {
-    snprintf(err, err_cap, "%s: cannot write in the folder: %s", dir, strerror(saved));
-    return CLS_ERR_IO;
-  }
+  if (!ok) return cls_error_set(err, CLS_ERR_IO, "%s: cannot write in the folder: %s", dir, strerror(saved));
   return CLS_OK;
 }
 

@@ -15,13 +15,13 @@
 
 /* Reads the whole file into *out (malloc'ed, not NUL-terminated; *out_len bytes). CLS_ERR_IO with
  * `err` naming the file when it cannot be opened or read. */
-cls_status cls_read_file(const char *path, char **out, size_t *out_len, char *err, size_t err_cap);
+cls_status cls_read_file(const char *path, char **out, size_t *out_len, cls_error *err);
 
 /* The same, reading at most `max` bytes: a longer file, or an endless device or pipe (/dev/zero), is
  * CLS_ERR_IO ("larger than N bytes") after max + 1 bytes. With stop_at_nul the read also ends after
  * the first block holding a NUL byte (the text readers then name that byte's line). */
-cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len, char *err,
-                             size_t err_cap);
+cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len,
+                             cls_error *err);
 
 /* Removes the temporary files cls_write_atomic left in `dir` when a process died mid-write
  * (NAME.tmp.PID.N whose PID no longer runs, unchanged for 10 s; a live process's are kept). Returns

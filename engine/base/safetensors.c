@@ -41,8 +41,7 @@ int64_t cls_tensor_elements(const cls_tensor_info *t) {
 /* ---- header parser ---- */
 typedef struct parser {
   const char *start, *p, *end;
-  char *err;
-  size_t err_cap;
+  cls_error *err;
   const char *path;
   int failed;
 } parser;
@@ -50,11 +49,12 @@ typedef struct parser {
 static void perr(parser *ps, const char *fmt, ...) {
   if (ps->failed) return;
   ps->failed = 1;
-  int n = snprintf(ps->err, ps->err_cap, "%s: malformed safetensors header: ", ps->path);
+  char detail[1024];
   va_list ap;
   va_start(ap, fmt);
-  if (n >= 0 && (size_t)n < ps->err_cap) vsnprintf(ps->err + n, ps->err_cap - (size_t)n, fmt, ap);
+  vsnprintf(detail, sizeof detail, fmt, ap);
   va_end(ap);
+  cls_error_set(ps->err, CLS_ERR_IO, "%s: malformed safetensors header: %s", ps->path, detail);
 }
 
 static void skip_ws(parser *ps) {
@@ -272,17 +272,18 @@ static int parse_header(parser *ps, cls_safetensors *st) {
 /* Checks and indexes st->file (st->file_size bytes, or with header_only the length and header):
  * the header against the file's size, every tensor's offsets and byte count. Frees st on an error. */
 static cls_status parse_loaded(cls_safetensors *st, const char *path, bool header_only, cls_safetensors **out,
-                               char *err, size_t err_cap) {
+                               cls_error *err) {
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; i--) header_len = header_len << 8 | st->file[i];
   if (header_len > st->file_size - 8) {
-    snprintf(err, err_cap, "%s: header length %llu exceeds the file (%zu bytes): not a safetensors file, or truncated", path,
-             (unsigned long long)header_len, st->file_size);
+    cls_error_set(err, CLS_ERR_IO,
+                  "%s: header length %llu exceeds the file (%zu bytes): not a safetensors file, or truncated", path,
+                  (unsigned long long)header_len, st->file_size);
     cls_safetensors_free(st);
     return CLS_ERR_IO;
   }
   const char *header = (const char *)st->file + 8;
-  parser ps = {header, header, header + header_len, err, err_cap, path, 0};
+  parser ps = {header, header, header + header_len, err, path, 0};
   parse_header(&ps, st);
   st->data = header_only ? NULL : st->file + 8 + header_len;
   size_t data_size = st->file_size - 8 - (size_t)header_len;
@@ -305,19 +306,14 @@ static cls_status parse_loaded(cls_safetensors *st, const char *path, bool heade
 
 /* Reads the file (all of it, or with header_only its length and header), then parses and checks the
  * header against the file's size. */
-static cls_status read_safetensors(const char *path, bool header_only, cls_safetensors **out, char *err,
-                                   size_t err_cap) {
+static cls_status read_safetensors(const char *path, bool header_only, cls_safetensors **out, cls_error *err) {
   *out = NULL;
   FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
-    return CLS_ERR_IO;
-  }
+  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   struct stat sb;
   if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
     fclose(f);
-    snprintf(err, err_cap, "%s: not a regular file", path);
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO, "%s: not a regular file", path);
   }
   cls_safetensors *st = calloc(1, sizeof *st);
   long size = sb.st_size > (off_t)LONG_MAX ? -1 : (long)sb.st_size;
@@ -332,40 +328,37 @@ static cls_status read_safetensors(const char *path, bool header_only, cls_safet
   if (st && size >= 8) st->file = malloc((size_t)want);
   if (!st || size < 8 || !st->file || fread(st->file, 1, (size_t)want, f) != (size_t)want) {
     fclose(f);
-    snprintf(err, err_cap, "%s: %s", path, size >= 0 && size < 8 ? "too short to be a safetensors file" : "cannot read");
+    cls_error_set(err, CLS_ERR_IO, "%s: %s", path,
+                  size >= 0 && size < 8 ? "too short to be a safetensors file" : "cannot read");
     cls_safetensors_free(st);
     return CLS_ERR_IO;
   }
   fclose(f);
   st->file_size = (size_t)size;
-  return parse_loaded(st, path, header_only, out, err, err_cap);
+  return parse_loaded(st, path, header_only, out, err);
 }
 
-cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *err, size_t err_cap) {
-  return read_safetensors(path, false, out, err, err_cap);
+cls_status cls_safetensors_read(const char *path, cls_safetensors **out, cls_error *err) {
+  return read_safetensors(path, false, out, err);
 }
 
-cls_status cls_safetensors_read_header(const char *path, cls_safetensors **out, char *err, size_t err_cap) {
-  return read_safetensors(path, true, out, err, err_cap);
+cls_status cls_safetensors_read_header(const char *path, cls_safetensors **out, cls_error *err) {
+  return read_safetensors(path, true, out, err);
 }
 
-cls_status cls_safetensors_parse(const void *bytes, size_t len, const char *name, cls_safetensors **out, char *err,
-                                 size_t err_cap) {
+cls_status cls_safetensors_parse(const void *bytes, size_t len, const char *name, cls_safetensors **out,
+                                 cls_error *err) {
   *out = NULL;
-  if (len < 8) {
-    snprintf(err, err_cap, "%s: too short to be a safetensors file", name);
-    return CLS_ERR_IO;
-  }
+  if (len < 8) return cls_error_set(err, CLS_ERR_IO, "%s: too short to be a safetensors file", name);
   cls_safetensors *st = calloc(1, sizeof *st);
   if (st) st->file = malloc(len);
   if (!st || !st->file) {
     cls_safetensors_free(st);
-    snprintf(err, err_cap, "%s: out of memory", name);
-    return CLS_ERR_OUT_OF_MEMORY;
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
   }
   memcpy(st->file, bytes, len);
   st->file_size = len;
-  return parse_loaded(st, name, false, out, err, err_cap);
+  return parse_loaded(st, name, false, out, err);
 }
 
 void cls_safetensors_free(cls_safetensors *st) {
@@ -409,14 +402,11 @@ static void json_escaped(FILE *f, const char *s) {
 }
 
 cls_status cls_safetensors_write(const char *path, const cls_tensor_desc *tensors, int n, const char *const *meta,
-                                 int n_meta, char *err, size_t err_cap) {
+                                 int n_meta, cls_error *err) {
   char *header = NULL;
   size_t header_size = 0;
   FILE *h = open_memstream(&header, &header_size);
-  if (!h) {
-    snprintf(err, err_cap, "%s: out of memory", path);
-    return CLS_ERR_OUT_OF_MEMORY;
-  }
+  if (!h) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
   fputc('{', h);
   if (n_meta > 0) {
     fputs("\"__metadata__\":{", h);
@@ -454,8 +444,7 @@ cls_status cls_safetensors_write(const char *path, const cls_tensor_desc *tensor
     free(chunks);
     free(sizes);
     free(header);
-    snprintf(err, err_cap, "%s: out of memory", path);
-    return CLS_ERR_OUT_OF_MEMORY;
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
   }
   chunks[0] = len;
   sizes[0] = 8;
@@ -467,7 +456,7 @@ cls_status cls_safetensors_write(const char *path, const cls_tensor_desc *tensor
     chunks[i + 2] = tensors[i].data;
     sizes[i + 2] = (size_t)count * cls_dtype_size(tensors[i].dtype);
   }
-  cls_status st = cls_write_atomic(path, chunks, sizes, n + 2, err, err_cap);
+  cls_status st = cls_write_atomic(path, chunks, sizes, n + 2, err);
   free(chunks);
   free(sizes);
   free(header);

@@ -42,13 +42,13 @@ int64_t cls_tensor_elements(const cls_tensor_info *t);
 
 /* Reads and validates the file (offsets inside the data, sizes agree with dtype and shape). On an
  * error, `err` names the file and says what is wrong; CLS_ERR_IO for a missing or malformed file. */
-cls_status cls_safetensors_read(const char *path, cls_safetensors **out, char *err, size_t err_cap);
+cls_status cls_safetensors_read(const char *path, cls_safetensors **out, cls_error *err);
 /* The same checks, reading only the header (tensor index and metadata) and not the tensors' data,
  * e.g. to learn a checkpoint's geometry; cls_safetensors_tensor_data must not be called on it. */
-cls_status cls_safetensors_read_header(const char *path, cls_safetensors **out, char *err, size_t err_cap);
+cls_status cls_safetensors_read_header(const char *path, cls_safetensors **out, cls_error *err);
 /* The same checks on a file's bytes already in memory (copied); `name` is used in messages. */
-cls_status cls_safetensors_parse(const void *bytes, size_t len, const char *name, cls_safetensors **out, char *err,
-                                 size_t err_cap);
+cls_status cls_safetensors_parse(const void *bytes, size_t len, const char *name, cls_safetensors **out,
+                                 cls_error *err);
 void cls_safetensors_free(cls_safetensors *st);
 const cls_tensor_info *cls_safetensors_find(const cls_safetensors *st, const char *name);
 const void *cls_safetensors_tensor_data(const cls_safetensors *st, const cls_tensor_info *t);
@@ -65,6 +65,6 @@ typedef struct cls_tensor_desc {
 /* Writes `path` atomically: a crash leaves either the old file or the new one, never a broken one.
  * `meta` holds n_meta key/value pairs (2*n_meta strings). */
 cls_status cls_safetensors_write(const char *path, const cls_tensor_desc *tensors, int n, const char *const *meta,
-                                 int n_meta, char *err, size_t err_cap);
+                                 int n_meta, cls_error *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "clspeech/internal/bench.h"
+#include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
@@ -159,14 +160,26 @@ static cls_status fma_sized(cls_engine *e, cls_device *d, cl_command_queue q, co
   float a = 0.999f, b = 0.001f;
   double ms = 0;
   for (int tries = 0; st == CLS_OK && tries < 16; tries++) {
-    st = cls_ops_args(e, op->k, name, 4, sizeof out, &out, sizeof iters, &iters, sizeof a, &a, sizeof b, &b);
+    cls_kargs ka = cls_kargs_begin(e, op->k, name);
+    cls_kargs_mem(&ka, out);
+    cls_kargs_int(&ka, iters);
+    cls_kargs_float(&ka, a);
+    cls_kargs_float(&ka, b);
+    st = cls_kargs_end(&ka);
     if (st == CLS_OK) st = cls_bench_time(e, q, run_kernel, op, 1, &ms);
     if (st != CLS_OK || ms >= min_ms || iters >= (1 << 22)) break;
     double grow = ms > 0 ? 2.0 * min_ms / ms : 16.0;
     iters = (int)(iters * (grow > 16 ? 16 : grow < 2 ? 2 : grow));
     if (iters > (1 << 22)) iters = 1 << 22;
   }
-  if (st == CLS_OK) st = cls_ops_args(e, op->k, name, 4, sizeof out, &out, sizeof iters, &iters, sizeof a, &a, sizeof b, &b);
+  if (st == CLS_OK) {
+    cls_kargs ka = cls_kargs_begin(e, op->k, name);
+    cls_kargs_mem(&ka, out);
+    cls_kargs_int(&ka, iters);
+    cls_kargs_float(&ka, a);
+    cls_kargs_float(&ka, b);
+    st = cls_kargs_end(&ka);
+  }
   size_t rounded = (op->global + op->local - 1) / op->local * op->local;
   *flops = (double)rounded * iters * 8.0 * width * 2.0;
   return st;
@@ -229,7 +242,13 @@ cls_status cls_bench_peak_run(cls_engine *e, int device, const cls_bench_config 
   kernel_op copy = {e, NULL, "peak_copy", bytes / 16, 64};
   if (st == CLS_OK) st = cls_device_kernel(e, d, "peak", "peak_copy", &copy.k);
   int n4 = (int)(bytes / 16);
-  if (st == CLS_OK) st = cls_ops_args(e, copy.k, "peak_copy", 3, sizeof src, &src, sizeof dst, &dst, sizeof n4, &n4);
+  if (st == CLS_OK) {
+    cls_kargs ka = cls_kargs_begin(e, copy.k, "peak_copy");
+    cls_kargs_mem(&ka, src);
+    cls_kargs_mem(&ka, dst);
+    cls_kargs_int(&ka, n4);
+    st = cls_kargs_end(&ka);
+  }
   if (st == CLS_OK) cls_bench_progress(cfg, "peak: device copy bandwidth (%zu MiB)", bytes >> 20);
   if (st == CLS_OK) st = cls_bench_time(e, q, run_kernel, &copy, cfg->runs, &ms);
   if (st == CLS_OK && ms > 0) out->copy_gbs = 2.0 * (double)bytes / (ms * 1e6);

@@ -232,10 +232,10 @@ static void mfcc_teardown(mfcc_ctx *c) {
  * noise at 16 kHz). On failure c is left empty (mfcc_teardown may still be called on it). */
 static cls_status mfcc_setup(cls_engine *e, int device, int B, int T, mfcc_ctx *c) {
   memset(c, 0, sizeof *c);
-  char err[512];
+  cls_error err;
   cls_mfcc_config mc = cls_mfcc_default(16000);
-  if (cls_mfcc_tables_create(&mc, &c->tables, err, sizeof err) != CLS_OK)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "bench: %s", err);
+  if (cls_mfcc_tables_create(&mc, &c->tables, &err) != CLS_OK)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "bench: %s", err.text);
   const cls_mfcc_tables *t = c->tables;
   c->batch = B;
   c->n = (size_t)(T - 1) * (size_t)t->step + (size_t)t->window; /* exactly T frames */

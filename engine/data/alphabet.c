@@ -115,8 +115,7 @@ static void quote_line(const unsigned char *s, size_t len, char *out, size_t cap
   out[o] = '\0';
 }
 
-cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cls_alphabet **out, char *err,
-                              size_t err_cap) {
+cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cls_alphabet **out, cls_error *err) {
   *out = NULL;
   const unsigned char *s = (const unsigned char *)text;
   size_t pos = 0;
@@ -129,8 +128,7 @@ cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cl
   if (a) a->labels = malloc(max_labels * sizeof *a->labels);
   if (!a || !a->labels) {
     cls_alphabet_destroy(a);
-    snprintf(err, err_cap, "%s: out of memory", name);
-    return CLS_ERR_OUT_OF_MEMORY;
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
   }
   int line_no = 0;
   while (pos < len) {
@@ -155,8 +153,8 @@ cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cl
     char shown[64];
     quote_line(l, n, shown, sizeof shown);
     if (k == 0 || memchr(l, 0, n)) {
-      snprintf(err, err_cap, "%s:%d: the line %s is not valid UTF-8 text%s", name, line_no, shown,
-               k ? " (it holds a NUL byte)" : "");
+      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the line %s is not valid UTF-8 text%s", name, line_no, shown,
+                    k ? " (it holds a NUL byte)" : "");
       cls_alphabet_destroy(a);
       return CLS_ERR_INVALID_ARGUMENT;
     }
@@ -168,10 +166,9 @@ cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cl
         i += m ? (size_t)m : 1;
         chars++;
       }
-      snprintf(err, err_cap,
-               "%s:%d: the line %s holds %d characters; each label must be exactly one Unicode codepoint "
-               "(check for stray spaces)",
-               name, line_no, shown, chars);
+      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                    "%s:%d: the line %s holds %d characters; each label must be exactly one Unicode codepoint "
+                    "(check for stray spaces)", name, line_no, shown, chars);
       cls_alphabet_destroy(a);
       return CLS_ERR_INVALID_ARGUMENT;
     }
@@ -180,8 +177,9 @@ cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cl
         char item[64];
         int32_t v = (int32_t)cp;
         cls_alphabet_describe_chars(&v, 1, item, sizeof item);
-        snprintf(err, err_cap, "%s:%d: %s is already label %d (line %d); each character may appear once", name,
-                 line_no, item, i, a->labels[i].line);
+        cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                      "%s:%d: %s is already label %d (line %d); each character may appear once", name, line_no, item, i,
+                      a->labels[i].line);
         cls_alphabet_destroy(a);
         return CLS_ERR_INVALID_ARGUMENT;
       }
@@ -192,13 +190,13 @@ cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cl
     lb->line = line_no;
   }
   if (a->size == 0) {
-    snprintf(err, err_cap, "%s: holds no labels (every line is empty or a comment)", name);
+    cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: holds no labels (every line is empty or a comment)", name);
     cls_alphabet_destroy(a);
     return CLS_ERR_INVALID_ARGUMENT;
   }
   a->by_cp = malloc((size_t)a->size * sizeof *a->by_cp);
   if (!a->by_cp) {
-    snprintf(err, err_cap, "%s: out of memory", name);
+    cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
     cls_alphabet_destroy(a);
     return CLS_ERR_OUT_OF_MEMORY;
   }
@@ -208,13 +206,13 @@ cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cl
   return CLS_OK;
 }
 
-cls_status cls_alphabet_load(const char *path, cls_alphabet **out, char *err, size_t err_cap) {
+cls_status cls_alphabet_load(const char *path, cls_alphabet **out, cls_error *err) {
   *out = NULL;
   char *buf = NULL;
   size_t len = 0;
-  cls_status st = cls_read_file_max(path, CLS_ALPHABET_MAX_BYTES, false, &buf, &len, err, err_cap);
+  cls_status st = cls_read_file_max(path, CLS_ALPHABET_MAX_BYTES, false, &buf, &len, err);
   if (st != CLS_OK) return st;
-  st = cls_alphabet_parse(buf, len, path, out, err, err_cap);
+  st = cls_alphabet_parse(buf, len, path, out, err);
   free(buf);
   return st;
 }

@@ -38,32 +38,32 @@ static void clear_audio(cls_host_batch *b, int count) {
   }
 }
 
-/* Features [frames, n_coeff] of one utterance on the host, through the cache. */
+/* Features [frames, n_coeff] of one utterance on the host, through the cache. The cache is best
+ * effort: its failures are not the batch's (NULL cls_error), a miss computes the features. */
 static cls_status host_features(const cls_loader *l, const char *path, float **feats, size_t *frames, double *seconds,
-                                char *err, size_t cap) {
+                                cls_error *err) {
   const cls_mfcc_tables *t = l->opt.tables;
   char key[65] = "";
   int cached = l->opt.feature_cache && *l->opt.feature_cache &&
-               cls_feature_cache_key(path, &t->cfg, key, err, cap) == CLS_OK &&
+               cls_feature_cache_key(path, &t->cfg, key, NULL) == CLS_OK &&
                cls_feature_cache_load(l->opt.feature_cache, key, t->cfg.n_coeff, feats, frames);
   if (cached) {
     *seconds = cls_frames_seconds((int64_t)*frames, t->cfg.sample_rate, t->window, t->step);
     return CLS_OK;
   }
   cls_audio a;
-  cls_status st = cls_audio_read(path, t->cfg.sample_rate, &a, err, cap);
+  cls_status st = cls_audio_read(path, t->cfg.sample_rate, &a, err);
   if (st != CLS_OK) return st;
   *seconds = (double)a.n_samples / a.sample_rate;
   *frames = cls_mfcc_frames(t, a.n_samples);
   *feats = malloc((*frames ? *frames : 1) * (size_t)t->cfg.n_coeff * sizeof **feats);
   if (!*feats) {
     cls_audio_free(&a);
-    snprintf(err, cap, "%s: out of memory for features", path);
-    return CLS_ERR_OUT_OF_MEMORY;
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory for features", path);
   }
   cls_mfcc_host(t, a.samples, a.n_samples, *feats);
   cls_audio_free(&a);
-  if (*key) cls_feature_cache_store(l->opt.feature_cache, key, t->cfg.n_coeff, *feats, *frames, err, cap);
+  if (*key) cls_feature_cache_store(l->opt.feature_cache, key, t->cfg.n_coeff, *feats, *frames, NULL);
   return CLS_OK;
 }
 
@@ -73,8 +73,7 @@ static void fill(cls_loader *l, slot *s, int k) {
   const int nc = t->cfg.n_coeff, ctx = l->opt.n_context, width = (2 * ctx + 1) * nc;
   b->first = k * l->batch_size;
   b->batch = l->n - b->first < l->batch_size ? l->n - b->first : l->batch_size;
-  b->status = CLS_OK;
-  b->err[0] = '\0';
+  cls_error_clear(&b->error);
   b->time = 0;
   b->audio_seconds = 0;
   b->max_label = 1;
@@ -84,8 +83,7 @@ static void fill(cls_loader *l, slot *s, int k) {
   b->labels = calloc((size_t)b->batch * (size_t)b->max_label, sizeof *b->labels);
   float **feats = calloc((size_t)b->batch, sizeof *feats);
   if (!b->labels || !feats) {
-    b->status = CLS_ERR_OUT_OF_MEMORY;
-    snprintf(b->err, sizeof b->err, "out of host memory preparing a batch");
+    cls_error_set(&b->error, CLS_ERR_OUT_OF_MEMORY, "out of host memory preparing a batch");
     free(feats);
     return;
   }
@@ -96,23 +94,22 @@ static void fill(cls_loader *l, slot *s, int k) {
     if (l->opt.host_features) {
       size_t frames = 0;
       double seconds = 0;
-      b->status = host_features(l, u->path, &feats[i], &frames, &seconds, b->err, sizeof b->err);
+      host_features(l, u->path, &feats[i], &frames, &seconds, &b->error);
       b->frames[i] = (int)frames;
       b->audio_seconds += seconds;
     } else {
       cls_audio a;
-      b->status = cls_audio_read(u->path, t->cfg.sample_rate, &a, b->err, sizeof b->err);
-      if (b->status == CLS_OK) {
+      if (cls_audio_read(u->path, t->cfg.sample_rate, &a, &b->error) == CLS_OK) {
         b->audio[i] = a.samples;
         b->n_audio[i] = a.n_samples;
         b->frames[i] = (int)cls_mfcc_frames(t, a.n_samples);
         b->audio_seconds += (double)a.n_samples / a.sample_rate;
       }
     }
-    if (b->status != CLS_OK) break;
+    if (b->error.status != CLS_OK) break;
     if (b->frames[i] > b->time) b->time = b->frames[i];
   }
-  if (b->status == CLS_OK && l->opt.host_features) {
+  if (b->error.status == CLS_OK && l->opt.host_features) {
     size_t need = (size_t)b->time * (size_t)b->batch * (size_t)width;
     if (need > s->windows_cap) {
       free(b->windows);
@@ -120,8 +117,7 @@ static void fill(cls_loader *l, slot *s, int k) {
       s->windows_cap = b->windows ? need : 0;
     }
     if (!b->windows) {
-      b->status = CLS_ERR_OUT_OF_MEMORY;
-      snprintf(b->err, sizeof b->err, "out of host memory for a batch's features");
+      cls_error_set(&b->error, CLS_ERR_OUT_OF_MEMORY, "out of host memory for a batch's features");
     } else {
       /* Row t*B + b: frames t-ctx .. t+ctx of utterance b, zero outside it (DeepSpeech's windows). */
       memset(b->windows, 0, need * sizeof *b->windows);
@@ -161,11 +157,10 @@ static void *run(void *arg) {
 }
 
 cls_status cls_loader_start(const cls_utterance *utts, int n, int batch_size, const cls_loader_options *opt,
-                            cls_loader **out, char *err, size_t err_cap) {
+                            cls_loader **out, cls_error *err) {
   *out = NULL;
   if (n < 0 || batch_size < 1 || !opt->tables) {
-    snprintf(err, err_cap, "batch loader: bad arguments");
-    return CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "batch loader: bad arguments");
   }
   cls_loader *l = calloc(1, sizeof *l);
   if (!l) goto oom;
@@ -188,7 +183,7 @@ cls_status cls_loader_start(const cls_utterance *utts, int n, int batch_size, co
   pthread_mutex_init(&l->lock, NULL);
   pthread_cond_init(&l->changed, NULL);
   if (pthread_create(&l->thread, NULL, run, l) != 0) {
-    snprintf(err, err_cap, "batch loader: cannot start a thread");
+    cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "batch loader: cannot start a thread");
     pthread_mutex_destroy(&l->lock);
     pthread_cond_destroy(&l->changed);
     l->thread = 0;
@@ -199,8 +194,7 @@ cls_status cls_loader_start(const cls_utterance *utts, int n, int batch_size, co
   return CLS_OK;
 oom:
   cls_loader_stop(l);
-  snprintf(err, err_cap, "batch loader: out of host memory");
-  return CLS_ERR_OUT_OF_MEMORY;
+  return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "batch loader: out of host memory");
 }
 
 cls_host_batch *cls_loader_next(cls_loader *l) {

@@ -32,15 +32,14 @@ typedef struct cls_host_batch {
   int32_t *labels;    /* [B, max_label], zero padded */
   int32_t *label_len; /* [B] */
   double audio_seconds;
-  cls_status status;  /* not CLS_OK: err names the file that failed */
-  char err[1024];
+  cls_error error;    /* status CLS_OK, or the failure with its text naming the file */
 } cls_host_batch;
 
 typedef struct cls_loader cls_loader;
 
 /* Starts loading utts[0..n) in order, batch_size at a time (the last batch may be smaller). */
 cls_status cls_loader_start(const cls_utterance *utts, int n, int batch_size, const cls_loader_options *options,
-                            cls_loader **out, char *err, size_t err_cap);
+                            cls_loader **out, cls_error *err);
 /* The next batch in order (blocks until it is ready), or NULL after the last. */
 cls_host_batch *cls_loader_next(cls_loader *loader);
 /* Gives a batch's slot back for reuse. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-cls_status cls_csv_open(cls_csv *c, const char *name, const char *text, size_t len, char *err, size_t err_cap) {
+cls_status cls_csv_open(cls_csv *c, const char *name, const char *text, size_t len, cls_error *err) {
   memset(c, 0, sizeof *c);
   c->name = name;
   c->s = text;
@@ -16,8 +16,8 @@ cls_status cls_csv_open(cls_csv *c, const char *name, const char *text, size_t l
   if (nul) {
     for (const char *p = text; p < nul; p++)
       if (*p == '\n' || (*p == '\r' && p[1] != '\n')) c->line++;
-    snprintf(err, err_cap, "%s:%d: holds a NUL byte; this is not a CSV text file", name, c->line);
-    return CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: holds a NUL byte; this is not a CSV text file", name,
+                         c->line);
   }
   if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) c->pos = 3;
   return CLS_OK;
@@ -76,9 +76,10 @@ static int csv_eol(cls_csv *c, int keep) {
 }
 
 
-int cls_csv_record(cls_csv *c, int *line, char *err, size_t err_cap) {
+cls_status cls_csv_record(cls_csv *c, bool *have, int *line, cls_error *err) {
+  *have = false;
   while (at_eol(c)) csv_eol(c, 0);
-  if (c->pos >= c->len) return 0;
+  if (c->pos >= c->len) return CLS_OK;
   *line = c->line;
   c->buf_len = 0;
   c->n_fields = 0;
@@ -89,9 +90,9 @@ int cls_csv_record(cls_csv *c, int *line, char *err, size_t err_cap) {
       c->pos++;
       for (;;) {
         if (c->pos >= c->len) {
-          snprintf(err, err_cap, "%s:%d: unterminated quoted field: the quote opened on this line is never closed",
-                   c->name, open_line);
-          return -CLS_ERR_INVALID_ARGUMENT;
+          return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                               "%s:%d: unterminated quoted field: the quote opened on this line is never closed",
+                               c->name, open_line);
         }
         char ch = c->s[c->pos];
         if (ch == '"') {
@@ -111,10 +112,10 @@ int cls_csv_record(cls_csv *c, int *line, char *err, size_t err_cap) {
         c->pos++;
       }
       if (c->pos < c->len && c->s[c->pos] != ',' && !at_eol(c)) {
-        snprintf(err, err_cap,
-                 "%s:%d: text after the closing quote of field %d (a quote inside a quoted field is written \"\")",
-                 c->name, c->line, c->n_fields + 1);
-        return -CLS_ERR_INVALID_ARGUMENT;
+        return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                             "%s:%d: text after the closing quote of field %d "
+                             "(a quote inside a quoted field is written \"\")",
+                             c->name, c->line, c->n_fields + 1);
       }
     } else {
       while (c->pos < c->len && c->s[c->pos] != ',' && !at_eol(c)) {
@@ -128,9 +129,9 @@ int cls_csv_record(cls_csv *c, int *line, char *err, size_t err_cap) {
       continue;
     }
     if (at_eol(c)) csv_eol(c, 0);
-    return 1;
+    *have = true;
+    return CLS_OK;
   }
 oom:
-  snprintf(err, err_cap, "%s: out of memory", c->name);
-  return -CLS_ERR_OUT_OF_MEMORY;
+  return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", c->name);
 }

@@ -5,6 +5,7 @@
 #ifndef CLS_CSV_H
 #define CLS_CSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "clspeech/base.h"
@@ -22,10 +23,11 @@ typedef struct cls_csv {
 
 /* Starts reading `text` [len] (kept, not copied). CLS_ERR_INVALID_ARGUMENT with `err` naming the
  * file and line when the text holds a NUL byte (not a CSV text file). */
-cls_status cls_csv_open(cls_csv *c, const char *name, const char *text, size_t len, char *err, size_t err_cap);
-/* Reads the next record: 1 with *line its first line, 0 at the end, or an error status (err set,
- * naming the file and line) as a negative number. */
-int cls_csv_record(cls_csv *c, int *line, char *err, size_t err_cap);
+cls_status cls_csv_open(cls_csv *c, const char *name, const char *text, size_t len, cls_error *err);
+/* Reads the next record. CLS_OK with *have true and *line the record's first line, or CLS_OK with
+ * *have false at the end of the text; otherwise the status (CLS_ERR_INVALID_ARGUMENT for a malformed
+ * record, CLS_ERR_OUT_OF_MEMORY) with *have false and `err` naming the file and line. */
+cls_status cls_csv_record(cls_csv *c, bool *have, int *line, cls_error *err);
 /* The current record's fields. */
 int cls_csv_fields(const cls_csv *c);
 const char *cls_csv_field(const cls_csv *c, int i);

@@ -107,27 +107,25 @@ static char *resolve(const char *csv_path, const char *rel) {
 
 static const char *const column_names[3] = {"wav_filename", "wav_filesize", "transcript"};
 
-static cls_status load_csv(const char *name, item_list *items, int *seq, char *err, size_t err_cap) {
+static cls_status load_csv(const char *name, item_list *items, int *seq, cls_error *err) {
   char *text = NULL;
   size_t len = 0;
-  cls_status st = cls_read_file_max(name, CLS_CSV_MAX_BYTES, true, &text, &len, err, err_cap);
+  cls_status st = cls_read_file_max(name, CLS_CSV_MAX_BYTES, true, &text, &len, err);
   if (st != CLS_OK) return st;
   cls_csv c;
-  st = cls_csv_open(&c, name, text, len, err, err_cap);
+  st = cls_csv_open(&c, name, text, len, err);
   if (st != CLS_OK) {
     free(text);
     return st;
   }
   int line = 0, col[3] = {-1, -1, -1}, n_header = 0;
-  int r = cls_csv_record(&c, &line, err, err_cap);
-  if (r == 0) {
-    snprintf(err, err_cap, "%s: empty file; a CSV needs a header row naming wav_filename, wav_filesize and transcript",
-             name);
-    st = CLS_ERR_INVALID_ARGUMENT;
-    goto done;
-  }
-  if (r < 0) {
-    st = (cls_status)-r;
+  bool have = false;
+  st = cls_csv_record(&c, &have, &line, err);
+  if (st != CLS_OK) goto done;
+  if (!have) {
+    st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                       "%s: empty file; a CSV needs a header row naming wav_filename, wav_filesize and transcript",
+                       name);
     goto done;
   }
   n_header = cls_csv_fields(&c);
@@ -135,8 +133,8 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, char *e
     for (int k = 0; k < 3; k++) {
       if (strcmp(cls_csv_field(&c, i), column_names[k]) != 0) continue;
       if (col[k] >= 0) {
-        snprintf(err, err_cap, "%s:%d: the header names the column %s twice", name, line, column_names[k]);
-        st = CLS_ERR_INVALID_ARGUMENT;
+        st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the header names the column %s twice", name, line,
+                           column_names[k]);
         goto done;
       }
       col[k] = i;
@@ -151,28 +149,26 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, char *e
       if (w < 0) break;
       used += (size_t)w;
     }
-    snprintf(err, err_cap, "%s:%d: the header has no %s column (its columns: %s); DeepSpeech CSVs have the header "
-             "wav_filename,wav_filesize,transcript", name, line, column_names[k], names);
-    st = CLS_ERR_INVALID_ARGUMENT;
+    st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                       "%s:%d: the header has no %s column (its columns: %s); DeepSpeech CSVs have the header "
+                       "wav_filename,wav_filesize,transcript", name, line, column_names[k], names);
     goto done;
   }
-  while ((r = cls_csv_record(&c, &line, err, err_cap)) > 0) {
+  while ((st = cls_csv_record(&c, &have, &line, err)) == CLS_OK && have) {
     if (cls_csv_fields(&c) != n_header) {
-      snprintf(err, err_cap, "%s:%d: the row has %d field%s, the header %d", name, line, cls_csv_fields(&c),
-               cls_csv_fields(&c) == 1 ? "" : "s", n_header);
-      st = CLS_ERR_INVALID_ARGUMENT;
+      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the row has %d field%s, the header %d", name, line,
+                         cls_csv_fields(&c), cls_csv_fields(&c) == 1 ? "" : "s", n_header);
       goto done;
     }
     const char *wav = cls_csv_field(&c, col[0]);
     if (!wav[0]) {
-      snprintf(err, err_cap, "%s:%d: the wav_filename field is empty", name, line);
-      st = CLS_ERR_INVALID_ARGUMENT;
+      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the wav_filename field is empty", name, line);
       goto done;
     }
     int64_t size = 0;
     if (col[1] >= 0 && !parse_int64(cls_csv_field(&c, col[1]), &size)) {
-      snprintf(err, err_cap, "%s:%d: wav_filesize \"%.64s\" is not an integer", name, line, cls_csv_field(&c, col[1]));
-      st = CLS_ERR_INVALID_ARGUMENT;
+      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: wav_filesize \"%.64s\" is not an integer", name, line,
+                         cls_csv_field(&c, col[1]));
       goto done;
     }
     if (items->n == items->cap) {
@@ -194,11 +190,10 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, char *e
     items->n++;
     if (!it->s.path || !it->s.transcript) goto oom;
   }
-  if (r < 0) st = (cls_status)-r;
+
   goto done;
 oom:
-  snprintf(err, err_cap, "%s: out of memory", name);
-  st = CLS_ERR_OUT_OF_MEMORY;
+  st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
 done:
   cls_csv_close(&c);
   free(text);
@@ -349,30 +344,20 @@ static cls_status add_source(cls_dataset *ds, const char *name, size_t len) {
   return CLS_OK;
 }
 
-cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o, cls_dataset **out, char *err,
-                            size_t err_cap) {
+cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o, cls_dataset **out, cls_error *err) {
   *out = NULL;
-  if (!o || !o->alphabet) {
-    snprintf(err, err_cap, "loading a dataset needs an alphabet");
-    return CLS_ERR_INVALID_ARGUMENT;
-  }
-  if (!csv_files || !csv_files[0]) {
-    snprintf(err, err_cap, "no CSV file given");
-    return CLS_ERR_INVALID_ARGUMENT;
-  }
+  if (!o || !o->alphabet) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "loading a dataset needs an alphabet");
+  if (!csv_files || !csv_files[0]) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "no CSV file given");
   checker ck = {.o = o, .rate = o->sample_rate > 0 ? o->sample_rate : 16000};
   ck.window = o->window > 0 ? o->window : (int)((int64_t)ck.rate * 32 / 1000);
   ck.step = o->step > 0 ? o->step : (int)((int64_t)ck.rate * 20 / 1000);
   if (o->sample_rate < 0 || o->window < 0 || o->step < 0 || ck.window < 1 || ck.step < 1) {
-    snprintf(err, err_cap, "bad dataset options: sample rate %d Hz, window %d and step %d samples", o->sample_rate,
-             o->window, o->step);
-    return CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                         "bad dataset options: sample rate %d Hz, window %d and step %d samples", o->sample_rate,
+                         o->window, o->step);
   }
   cls_dataset *ds = calloc(1, sizeof *ds);
-  if (!ds) {
-    snprintf(err, err_cap, "out of memory");
-    return CLS_ERR_OUT_OF_MEMORY;
-  }
+  if (!ds) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of memory");
   ck.ds = ds;
   ds->rate = ck.rate;
   ds->window = ck.window;
@@ -385,15 +370,15 @@ cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o,
     const char *comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
     if (len == 0) {
-      snprintf(err, err_cap, "the CSV list \"%s\" has an empty item (item %d)", csv_files, n_item + 1);
-      st = CLS_ERR_INVALID_ARGUMENT;
+      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "the CSV list \"%s\" has an empty item (item %d)", csv_files,
+                         n_item + 1);
       goto fail;
     }
     if ((st = add_source(ds, p, len)) != CLS_OK) {
-      snprintf(err, err_cap, "out of memory");
+      cls_error_set(err, st, "out of memory");
       goto fail;
     }
-    if ((st = load_csv(ds->sources[ds->n_sources - 1], &items, &seq, err, err_cap)) != CLS_OK) goto fail;
+    if ((st = load_csv(ds->sources[ds->n_sources - 1], &items, &seq, err)) != CLS_OK) goto fail;
     if (!comma) break;
     p = comma + 1;
   }
@@ -413,9 +398,9 @@ cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o,
     if ((st = check_sample(&ck, it, detail, sizeof detail)) != CLS_OK) goto oom;
     if (it->skip < 0) continue;
     if (o->strict) {
-      snprintf(err, err_cap, "%s:%d: %s: %s", it->s.source, it->s.line, it->s.path, detail);
       st = it->skip == CLS_SKIP_AUDIO_MISSING || it->skip == CLS_SKIP_AUDIO_UNREADABLE ? CLS_ERR_IO
                                                                                        : CLS_ERR_INVALID_ARGUMENT;
+      cls_error_set(err, st, "%s:%d: %s: %s", it->s.source, it->s.line, it->s.path, detail);
       goto fail;
     }
     rep->count[it->skip]++;
@@ -447,8 +432,7 @@ cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o,
   *out = ds;
   return CLS_OK;
 oom:
-  snprintf(err, err_cap, "out of memory while loading %s", csv_files);
-  st = CLS_ERR_OUT_OF_MEMORY;
+  st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of memory while loading %s", csv_files);
 fail:
   for (int i = 0; i < items.n; i++) free_sample(&items.v[i].s);
   free(items.v);

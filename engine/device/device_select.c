@@ -58,12 +58,11 @@ bool cls_select_item_matches(const cls_device_info *d, const char *item) {
   return contains_nocase(d->name, item) || contains_nocase(d->vendor, item) || contains_nocase(d->platform_name, item);
 }
 
-static void list_devices(const cls_device_info *devs, int n, char *err, size_t cap) {
-  size_t used = strlen(err);
-  int w = snprintf(err + used, cap - used, "; the devices are:");
-  for (int i = 0; i < n && w >= 0 && (used += (size_t)w) < cap; i++)
-    w = snprintf(err + used, cap - used, " %d:%d %s (%s)%s", devs[i].platform_index, devs[i].device_index, devs[i].name,
-                 cls_device_kind_name(devs[i].kind), i + 1 < n ? "," : "");
+static void list_devices(const cls_device_info *devs, int n, cls_error *err) {
+  cls_error_add(err, "; the devices are:");
+  for (int i = 0; i < n; i++)
+    cls_error_add(err, " %d:%d %s (%s)%s", devs[i].platform_index, devs[i].device_index, devs[i].name,
+                  cls_device_kind_name(devs[i].kind), i + 1 < n ? "," : "");
 }
 
 static void add_unique(int *out, int cap, int *count, int index) {
@@ -85,14 +84,13 @@ static int split_suffix(char *item) {
 }
 
 cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec, int *out, int cap, int *count,
-                            bool *defaulted_to_cpu, int *split, char *err, size_t err_cap) {
+                            bool *defaulted_to_cpu, int *split, cls_error *err) {
   *count = 0;
   for (int i = 0; split && i < n; i++) split[i] = 1;
   if (defaulted_to_cpu) *defaulted_to_cpu = false;
-  if (err_cap) err[0] = '\0';
   if (cap < n) {
-    snprintf(err, err_cap, "device selection: output has room for %d devices, %d exist", cap, n);
-    return CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "device selection: output has room for %d devices, %d exist",
+                         cap, n);
   }
   bool blank = true;
   for (const char *s = spec; s && *s; s++)
@@ -107,19 +105,13 @@ cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec
     }
     if (*count == 0)
       for (int i = 0; i < n; i++) add_unique(out, cap, count, i);
-    if (*count == 0) {
-      snprintf(err, err_cap, "no OpenCL device to select");
-      return CLS_ERR_NO_DEVICE;
-    }
+    if (*count == 0) return cls_error_set(err, CLS_ERR_NO_DEVICE, "no OpenCL device to select");
     return CLS_OK;
   }
 
   size_t len = strlen(spec);
   char *copy = malloc(len + 1);
-  if (!copy) {
-    snprintf(err, err_cap, "out of host memory");
-    return CLS_ERR_OUT_OF_MEMORY;
-  }
+  if (!copy) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   memcpy(copy, spec, len + 1);
   cls_status status = CLS_OK;
   char *cursor = copy;
@@ -131,14 +123,16 @@ cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec
     char *end = item + strlen(item);
     while (end > item && isspace((unsigned char)end[-1])) *--end = '\0';
     if (*item == '\0') {
-      snprintf(err, err_cap, "device selection \"%s\": empty item (items are separated by single commas)", spec);
+      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                    "device selection \"%s\": empty item (items are separated by single commas)", spec);
       status = CLS_ERR_INVALID_ARGUMENT;
       break;
     }
     int parts = split_suffix(item);
     if (parts == 0) {
-      snprintf(err, err_cap, "device selection \"%s\": a split is written DEVICES:split=N with N from 2 to %d", spec,
-               CLS_MAX_DEVICES);
+      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                    "device selection \"%s\": a split is written DEVICES:split=N with N from 2 to %d", spec,
+                    CLS_MAX_DEVICES);
       status = CLS_ERR_INVALID_ARGUMENT;
       break;
     }
@@ -152,12 +146,13 @@ cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec
     if (!matched) {
       int p, d;
       if (parse_index_pair(item, &p, &d))
-        snprintf(err, err_cap, "device selection \"%s\": there is no device %d:%d", spec, p, d);
+        cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "device selection \"%s\": there is no device %d:%d", spec, p, d);
       else if (kind_keyword(item) >= 0)
-        snprintf(err, err_cap, "device selection \"%s\": there is no %s device", spec, item);
+        cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "device selection \"%s\": there is no %s device", spec, item);
       else
-        snprintf(err, err_cap, "device selection \"%s\": \"%s\" matches no device name, vendor or platform", spec, item);
-      list_devices(devs, n, err, err_cap);
+        cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                      "device selection \"%s\": \"%s\" matches no device name, vendor or platform", spec, item);
+      list_devices(devs, n, err);
       status = CLS_ERR_INVALID_ARGUMENT;
       break;
     }
@@ -184,16 +179,16 @@ cls_status cls_engine_select(cls_engine *e, const char *spec, int *out, int cap,
   if (!infos) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory selecting devices");
   for (int i = 0; i < e->n_devices; i++) infos[i] = e->devices[i].info;
   bool to_cpu = false;
-  char err[4096];
+  cls_error err;
   int n_before = e->n_devices;
   int *split = calloc((size_t)(n_before ? n_before : 1), sizeof *split);
-  cls_status st = split ? cls_select_parse(infos, n_before, spec, out, cap, count, &to_cpu, split, err, sizeof err)
+  cls_status st = split ? cls_select_parse(infos, n_before, spec, out, cap, count, &to_cpu, split, &err)
                         : CLS_ERR_OUT_OF_MEMORY;
   free(infos);
-  if (st == CLS_ERR_OUT_OF_MEMORY && !split) snprintf(err, sizeof err, "out of host memory");
+  if (st == CLS_ERR_OUT_OF_MEMORY && !split) cls_error_set(&err, st, "out of host memory");
   if (st != CLS_OK) {
     free(split);
-    return cls_fail(e, st, "%s: %s", spec && *spec ? source : "default selection", err);
+    return cls_fail(e, st, "%s: %s", spec && *spec ? source : "default selection", err.text);
   }
   /* Devices to split are replaced by their sub-devices (appended to the device table). */
   int kept = 0, extra[CLS_MAX_DEVICES], n_extra = 0;

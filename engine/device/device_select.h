@@ -18,6 +18,6 @@ bool cls_select_item_matches(const cls_device_info *device, const char *item);
  * devices it matches are to be divided into N sub-devices; split[n] (may be NULL) receives N for
  * each device index (1: whole). On an error, `err` says which item failed and lists the devices. */
 cls_status cls_select_parse(const cls_device_info *devices, int n, const char *spec, int *out, int cap, int *count,
-                            bool *defaulted_to_cpu, int *split, char *err, size_t err_cap);
+                            bool *defaulted_to_cpu, int *split, cls_error *err);
 
 #endif

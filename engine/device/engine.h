@@ -9,8 +9,6 @@
 #include "clspeech/clspeech.h"
 #include "clspeech/internal/device.h"
 
-#define CLS_ERROR_CAP 16384
-
 typedef struct cls_device {
   cls_device_info info;
   cl_platform_id platform;

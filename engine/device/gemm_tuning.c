@@ -93,9 +93,9 @@ cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tunin
   if (cls_make_dirs(dir) != CLS_OK) return cls_fail(e, CLS_ERR_IO, "GEMM tuning: cannot create folder %s: %s", dir, strerror(errno));
   const void *chunks[1] = {text};
   size_t sizes[1] = {strlen(text)};
-  char err[1400];
-  if (cls_write_atomic(path, chunks, sizes, 1, err, sizeof err) != CLS_OK)
-    return cls_fail(e, CLS_ERR_IO, "GEMM tuning: %s", err);
+  cls_error err;
+  if (cls_write_atomic(path, chunks, sizes, 1, &err) != CLS_OK)
+    return cls_fail(e, CLS_ERR_IO, "GEMM tuning: %s", err.text);
   set_backends(&e->devices[device], t);
   return CLS_OK;
 }
@@ -114,13 +114,14 @@ cls_tuning_read cls_gemm_tuning_read(cls_engine *e, int device, cls_gemm_tuning 
   cls_status st = cls_gemm_tuning_path(e, device, path, path_cap);
   memcpy(e->error, saved, sizeof saved);
   if (st != CLS_OK) return CLS_TUNING_NONE;
-  char *text = NULL, err[1400];
+  char *text = NULL;
+  cls_error err;
   size_t len = 0;
   FILE *probe = fopen(path, "rb");
   if (!probe) return CLS_TUNING_NONE;
   fclose(probe);
-  if (cls_read_file_max(path, 1 << 16, false, &text, &len, err, sizeof err) != CLS_OK) {
-    snprintf(why, why_cap, "%s", err);
+  if (cls_read_file_max(path, 1 << 16, false, &text, &len, &err) != CLS_OK) {
+    snprintf(why, why_cap, "%s", err.text);
     return CLS_TUNING_BAD;
   }
   cls_tuning_read result = cls_gemm_tuning_parse(text, len, &e->devices[device].info, out, why, why_cap)

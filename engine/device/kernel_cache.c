@@ -131,7 +131,8 @@ cls_status cls_kernel_cache_store(cls_engine *e, const char *key, const unsigned
   const char *dir = e->options.kernel_cache_dir;
   if (cls_make_dirs(dir) != CLS_OK)
     return cls_fail(e, CLS_ERR_IO, "kernel cache: cannot create folder %s: %s", dir, strerror(errno));
-  char path[1200], err[1400];
+  char path[1200];
+  cls_error err;
   snprintf(path, sizeof path, "%s/%s.clbin", e->options.kernel_cache_dir, key);
   unsigned char header[HEADER_SIZE] = {0};
   memcpy(header, magic, 8);
@@ -143,8 +144,8 @@ cls_status cls_kernel_cache_store(cls_engine *e, const char *key, const unsigned
   cls_sha256_final(&h, header + 24);
   const void *chunks[2] = {header, data};
   size_t sizes[2] = {HEADER_SIZE, size};
-  if (cls_write_atomic(path, chunks, sizes, 2, err, sizeof err) != CLS_OK)
-    return cls_fail(e, CLS_ERR_IO, "kernel cache: %s", err);
+  if (cls_write_atomic(path, chunks, sizes, 2, &err) != CLS_OK)
+    return cls_fail(e, CLS_ERR_IO, "kernel cache: %s", err.text);
   return CLS_OK;
 }
 

@@ -5,12 +5,6 @@
 
 #include "device/engine.h"
 
-#if defined(__GNUC__)
-#define CLS_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define CLS_PRINTF(a, b)
-#endif
-
 /* Sets the engine's error text and returns `status`, so that `return cls_fail(e, CLS_ERR_IO, ...)` reads well. */
 cls_status cls_fail(cls_engine *engine, cls_status status, const char *fmt, ...) CLS_PRINTF(3, 4);
 /* Appends to the error text (truncating with a marker when it is full). */

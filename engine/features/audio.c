@@ -192,7 +192,7 @@ void cls_audio_stream_close(cls_audio_stream *s) {
 }
 
 cls_status cls_audio_stream_open(const char *path, int target_rate, cls_audio_stream **out, cls_audio_header *header,
-                                 char *err, size_t err_cap) {
+                                 cls_error *err) {
   *out = NULL;
   SF_INFO info;
   SNDFILE *f = NULL;
@@ -200,20 +200,16 @@ cls_status cls_audio_stream_open(const char *path, int target_rate, cls_audio_st
   switch (open_checked(path, &info, &f, why, sizeof why)) {
     case CLS_AUDIO_FINE: break;
     case CLS_AUDIO_MISSING:
-      snprintf(err, err_cap, "%s: cannot open: %s", path, why);
-      return CLS_ERR_IO;
+      return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, why);
     case CLS_AUDIO_NOT_AUDIO:
-      snprintf(err, err_cap, "%s: not a readable audio file (%s)", path, why);
-      return CLS_ERR_IO;
+      return cls_error_set(err, CLS_ERR_IO, "%s: not a readable audio file (%s)", path, why);
     case CLS_AUDIO_EMPTY:
-      snprintf(err, err_cap, "%s: holds no audio samples", path);
-      return CLS_ERR_IO;
+      return cls_error_set(err, CLS_ERR_IO, "%s: holds no audio samples", path);
     case CLS_AUDIO_TRUNCATED:
-      snprintf(err, err_cap, "%s: truncated audio file: its header promises more sample data than the file holds", path);
-      return CLS_ERR_IO;
+      return cls_error_set(err, CLS_ERR_IO,
+                           "%s: truncated audio file: its header promises more sample data than the file holds", path);
     case CLS_AUDIO_BAD_HEADER:
-      snprintf(err, err_cap, "%s: implausible audio header: %s", path, why);
-      return CLS_ERR_IO;
+      return cls_error_set(err, CLS_ERR_IO, "%s: implausible audio header: %s", path, why);
   }
   cls_audio_stream *s = calloc(1, sizeof *s);
   const size_t ch = (size_t)info.channels;
@@ -229,8 +225,7 @@ cls_status cls_audio_stream_open(const char *path, int target_rate, cls_audio_st
   if (!s || !s->path || (!s->ibuf && !s->fbuf) || !s->mono) {
     if (s) cls_audio_stream_close(s);
     else sf_close(f);
-    snprintf(err, err_cap, "%s: out of host memory for decoding", path);
-    return CLS_ERR_OUT_OF_MEMORY;
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of host memory for decoding", path);
   }
   /* Integers, scaled by the type's maximum as DeepSpeech's training does; libsndfile's own float
      conversion would divide by 2^(bits-1). Read as int (left-aligned 32-bit) and rescale. */
@@ -242,8 +237,8 @@ cls_status cls_audio_stream_open(const char *path, int target_rate, cls_audio_st
     s->src = src_new(SRC_SINC_BEST_QUALITY, 1, &rc);
     s->ratio = (double)s->target_rate / info.samplerate;
     if (!s->src) {
-      snprintf(err, err_cap, "%s: resampling from %d Hz to %d Hz failed: %s", path, info.samplerate, s->target_rate,
-               src_strerror(rc));
+      cls_error_set(err, CLS_ERR_IO, "%s: resampling from %d Hz to %d Hz failed: %s", path, info.samplerate,
+                    s->target_rate, src_strerror(rc));
       cls_audio_stream_close(s);
       return CLS_ERR_IO;
     }
@@ -254,7 +249,7 @@ cls_status cls_audio_stream_open(const char *path, int target_rate, cls_audio_st
 }
 
 /* Decodes the next block into s->mono (downmixed); s->eof once the header's frames are all there. */
-static cls_status decode_block(cls_audio_stream *s, char *err, size_t err_cap) {
+static cls_status decode_block(cls_audio_stream *s, cls_error *err) {
   const size_t ch = (size_t)s->info.channels;
   const long long left = (long long)s->info.frames - s->decoded;
   const sf_count_t want = left < BLOCK ? (sf_count_t)left : BLOCK;
@@ -276,19 +271,18 @@ static cls_status decode_block(cls_audio_stream *s, char *err, size_t err_cap) {
   s->decoded += n;
   if (s->decoded >= (long long)s->info.frames) s->eof = 1;
   else if (n == 0 || sf_error(s->f) != SF_ERR_NO_ERROR) {
-    snprintf(err, err_cap, "%s: truncated or corrupt audio: decoded %lld of %lld samples", s->path, s->decoded,
-             (long long)s->info.frames);
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO, "%s: truncated or corrupt audio: decoded %lld of %lld samples", s->path,
+                         s->decoded, (long long)s->info.frames);
   }
   return CLS_OK;
 }
 
-cls_status cls_audio_stream_read(cls_audio_stream *s, float *out, size_t cap, size_t *got, char *err, size_t err_cap) {
+cls_status cls_audio_stream_read(cls_audio_stream *s, float *out, size_t cap, size_t *got, cls_error *err) {
   *got = 0;
   cls_status st = CLS_OK;
   while (*got < cap && st == CLS_OK) {
     if (s->mono_at == s->mono_n && !s->eof) {
-      st = decode_block(s, err, err_cap);
+      st = decode_block(s, err);
       continue;
     }
     const size_t avail = s->mono_n - s->mono_at;
@@ -311,9 +305,8 @@ cls_status cls_audio_stream_read(cls_audio_stream *s, float *out, size_t cap, si
     d.end_of_input = s->eof;
     int rc = src_process(s->src, &d);
     if (rc != 0) {
-      snprintf(err, err_cap, "%s: resampling from %d Hz to %d Hz failed: %s", s->path, s->info.samplerate,
-               s->target_rate, src_strerror(rc));
-      return CLS_ERR_IO;
+      return cls_error_set(err, CLS_ERR_IO, "%s: resampling from %d Hz to %d Hz failed: %s", s->path,
+                           s->info.samplerate, s->target_rate, src_strerror(rc));
     }
     s->mono_at += (size_t)d.input_frames_used;
     *got += (size_t)d.output_frames_gen;
@@ -322,11 +315,11 @@ cls_status cls_audio_stream_read(cls_audio_stream *s, float *out, size_t cap, si
   return st;
 }
 
-cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, char *err, size_t err_cap) {
+cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, cls_error *err) {
   memset(out, 0, sizeof *out);
   cls_audio_stream *s = NULL;
   cls_audio_header h;
-  cls_status st = cls_audio_stream_open(path, target_rate, &s, &h, err, err_cap);
+  cls_status st = cls_audio_stream_open(path, target_rate, &s, &h, err);
   if (st != CLS_OK) return st;
   /* Grown as samples arrive; the most there can be is bounded by the checked header (and the
      resampler's ratio), so a lying header cannot make this allocate what the file does not hold. */
@@ -337,15 +330,14 @@ cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, cha
       size_t grown = cap ? cap * 2 : (size_t)BLOCK * 4;
       float *b = realloc(buf, grown * sizeof *b);
       if (!b) {
-        snprintf(err, err_cap, "%s: out of host memory after %zu samples", path, n);
-        st = CLS_ERR_OUT_OF_MEMORY;
+        st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of host memory after %zu samples", path, n);
         break;
       }
       buf = b;
       cap = grown;
     }
     size_t got = 0;
-    st = cls_audio_stream_read(s, buf + n, cap - n, &got, err, err_cap);
+    st = cls_audio_stream_read(s, buf + n, cap - n, &got, err);
     if (st != CLS_OK || got == 0) break;
     n += got;
   }

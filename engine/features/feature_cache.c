@@ -17,13 +17,9 @@
 static const char magic[8] = {'C', 'L', 'S', 'F', 'E', 'A', 'T', '1'};
 enum { HEADER = 56 };
 
-cls_status cls_feature_cache_key(const char *path, const cls_mfcc_config *cfg, char key[65], char *err,
-                                 size_t err_cap) {
+cls_status cls_feature_cache_key(const char *path, const cls_mfcc_config *cfg, char key[65], cls_error *err) {
   struct stat sb;
-  if (stat(path, &sb) != 0) {
-    snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
-    return CLS_ERR_IO;
-  }
+  if (stat(path, &sb) != 0) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   char text[4096];
   int n = snprintf(text, sizeof text, "v1|%s|%lld|%lld.%09ld|%d|%d|%d|%d|%d|%.17g|%.17g", path, (long long)sb.st_size,
                    (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec, cfg->sample_rate, cfg->win_len_ms,
@@ -71,10 +67,9 @@ int cls_feature_cache_load(const char *dir, const char *key, int n_coeff, float 
 }
 
 cls_status cls_feature_cache_store(const char *dir, const char *key, int n_coeff, const float *features, size_t frames,
-                                   char *err, size_t err_cap) {
+                                   cls_error *err) {
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-    snprintf(err, err_cap, "feature cache: cannot create %s: %s", dir, strerror(errno));
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO, "feature cache: cannot create %s: %s", dir, strerror(errno));
   }
   size_t count = frames * (size_t)n_coeff;
   unsigned char h[HEADER] = {0};
@@ -89,6 +84,6 @@ cls_status cls_feature_cache_store(const char *dir, const char *key, int n_coeff
   snprintf(path, sizeof path, "%s/%s.feat", dir, key);
   const void *chunks[2] = {h, features};
   size_t sizes[2] = {HEADER, count * sizeof *features};
-  if (cls_write_atomic(path, chunks, sizes, 2, err, err_cap) != CLS_OK) return CLS_ERR_IO;
+  if (cls_write_atomic(path, chunks, sizes, 2, err) != CLS_OK) return CLS_ERR_IO;
   return CLS_OK;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
@@ -284,10 +285,17 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
     st = cl_check(e, clEnqueueWriteBuffer(q, p->n_frames, CL_FALSE, 0, (size_t)batch * sizeof(int), nf, 0, NULL, NULL),
                   "uploading frame counts");
   int nfr = (int)total_frames;
-  if (st == CLS_OK)
-    st = cls_ops_args(e, p->frame_window, "mfcc_frame_window", 7, sizeof nfr, &nfr, sizeof t->window, &t->window,
-                      sizeof t->fft_len, &t->fft_len, sizeof p->samples, &p->samples, sizeof p->frame_start,
-                      &p->frame_start, sizeof p->hann, &p->hann, sizeof p->frames, &p->frames);
+  if (st == CLS_OK) {
+    cls_kargs ka = cls_kargs_begin(e, p->frame_window, "mfcc_frame_window");
+    cls_kargs_int(&ka, nfr);
+    cls_kargs_int(&ka, t->window);
+    cls_kargs_int(&ka, t->fft_len);
+    cls_kargs_mem(&ka, p->samples);
+    cls_kargs_mem(&ka, p->frame_start);
+    cls_kargs_mem(&ka, p->hann);
+    cls_kargs_mem(&ka, p->frames);
+    st = cls_kargs_end(&ka);
+  }
   /* Frames up to the last chunk's end (the capacity without chunks): those past the batch's are zero.
      A batch of no frames frames and transforms nothing. */
   const size_t chunk = p->chunk ? p->chunk : p->frame_cap;
@@ -311,19 +319,36 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
     for (int i = 0; i < 2; i++)
       if (sub[i]) clReleaseMemObject(sub[i]);
   }
-  if (st == CLS_OK)
-    st = cls_ops_args(e, p->filterbank, "mfcc_filterbank_dct", 11, sizeof nfr, &nfr, sizeof t->n_bins, &t->n_bins,
-                      sizeof t->start, &t->start, sizeof t->end, &t->end, sizeof t->cfg.n_channels, &t->cfg.n_channels,
-                      sizeof t->cfg.n_coeff, &t->cfg.n_coeff, sizeof p->spectrum, &p->spectrum, sizeof p->band, &p->band,
-                      sizeof p->weight, &p->weight, sizeof p->dct, &p->dct, sizeof p->feats, &p->feats);
+  if (st == CLS_OK) {
+    cls_kargs ka = cls_kargs_begin(e, p->filterbank, "mfcc_filterbank_dct");
+    cls_kargs_int(&ka, nfr);
+    cls_kargs_int(&ka, t->n_bins);
+    cls_kargs_int(&ka, t->start);
+    cls_kargs_int(&ka, t->end);
+    cls_kargs_int(&ka, t->cfg.n_channels);
+    cls_kargs_int(&ka, t->cfg.n_coeff);
+    cls_kargs_mem(&ka, p->spectrum);
+    cls_kargs_mem(&ka, p->band);
+    cls_kargs_mem(&ka, p->weight);
+    cls_kargs_mem(&ka, p->dct);
+    cls_kargs_mem(&ka, p->feats);
+    st = cls_kargs_end(&ka);
+  }
   size_t g1 = total_frames, l1 = p->filterbank_local;
   if (st == CLS_OK) st = cls_ops_launch(e, q, p->filterbank, "mfcc_filterbank_dct", 1, &g1, &l1, NULL);
   if (st == CLS_OK && windows.mem && max_frames > 0) {
     int wo = (int)windows.offset;
-    st = cls_ops_args(e, p->context, "mfcc_context_windows", 9, sizeof max_frames, &max_frames, sizeof batch, &batch,
-                      sizeof n_context, &n_context, sizeof t->cfg.n_coeff, &t->cfg.n_coeff, sizeof p->feats, &p->feats,
-                      sizeof p->frame_base, &p->frame_base, sizeof p->n_frames, &p->n_frames, sizeof windows.mem,
-                      &windows.mem, sizeof wo, &wo);
+    cls_kargs ka = cls_kargs_begin(e, p->context, "mfcc_context_windows");
+    cls_kargs_int(&ka, max_frames);
+    cls_kargs_int(&ka, batch);
+    cls_kargs_int(&ka, n_context);
+    cls_kargs_int(&ka, t->cfg.n_coeff);
+    cls_kargs_mem(&ka, p->feats);
+    cls_kargs_mem(&ka, p->frame_base);
+    cls_kargs_mem(&ka, p->n_frames);
+    cls_kargs_mem(&ka, windows.mem);
+    cls_kargs_int(&ka, wo);
+    st = cls_kargs_end(&ka);
     size_t gw[2] = {(size_t)(2 * n_context + 1) * (size_t)t->cfg.n_coeff, (size_t)max_frames * (size_t)batch};
     size_t lw[2] = {32, 2};
     if (st == CLS_OK) st = cls_ops_launch(e, q, p->context, "mfcc_context_windows", 2, gw, lw, NULL);

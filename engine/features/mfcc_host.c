@@ -19,28 +19,26 @@ cls_mfcc_config cls_mfcc_default(int sample_rate) {
 
 static double mel(double hz) { return 1127.0 * log1p(hz / 700.0); }
 
-cls_status cls_mfcc_tables_create(const cls_mfcc_config *cfg, cls_mfcc_tables **out, char *err, size_t err_cap) {
+cls_status cls_mfcc_tables_create(const cls_mfcc_config *cfg, cls_mfcc_tables **out, cls_error *err) {
   *out = NULL;
   if (cfg->sample_rate < CLS_MFCC_MIN_RATE || cfg->sample_rate > CLS_MFCC_MAX_RATE || cfg->win_len_ms < 1 ||
       cfg->win_len_ms > CLS_MFCC_MAX_MS || cfg->win_step_ms < 1 || cfg->win_step_ms > CLS_MFCC_MAX_MS) {
-    snprintf(err, err_cap,
-             "feature window %d ms and step %d ms at %d Hz out of bounds: windows and steps of 1..%d ms at %d..%d Hz",
-             cfg->win_len_ms, cfg->win_step_ms, cfg->sample_rate, CLS_MFCC_MAX_MS, CLS_MFCC_MIN_RATE,
-             CLS_MFCC_MAX_RATE);
-    return CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                         "feature window %d ms and step %d ms at %d Hz out of bounds: "
+                         "windows and steps of 1..%d ms at %d..%d Hz",
+                         cfg->win_len_ms, cfg->win_step_ms, cfg->sample_rate, CLS_MFCC_MAX_MS, CLS_MFCC_MIN_RATE,
+                         CLS_MFCC_MAX_RATE);
   }
   if (((long)cfg->sample_rate * cfg->win_len_ms) % 1000 || ((long)cfg->sample_rate * cfg->win_step_ms) % 1000) {
-    snprintf(err, err_cap,
-             "feature window %d ms and step %d ms at %d Hz must be whole numbers of samples "
-             "(sample_rate * ms divisible by 1000)",
-             cfg->win_len_ms, cfg->win_step_ms, cfg->sample_rate);
-    return CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                         "feature window %d ms and step %d ms at %d Hz must be whole numbers of samples "
+                         "(sample_rate * ms divisible by 1000)", cfg->win_len_ms, cfg->win_step_ms, cfg->sample_rate);
   }
   if (cfg->n_channels < 1 || cfg->n_coeff < 1 || cfg->n_coeff > cfg->n_channels || cfg->lower_hz < 0 ||
       cfg->upper_hz <= cfg->lower_hz || cfg->upper_hz > cfg->sample_rate / 2.0) {
-    snprintf(err, err_cap, "invalid MFCC parameters (%d coefficients of %d channels, %g..%g Hz at %d Hz)", cfg->n_coeff,
-             cfg->n_channels, cfg->lower_hz, cfg->upper_hz, cfg->sample_rate);
-    return CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                         "invalid MFCC parameters (%d coefficients of %d channels, %g..%g Hz at %d Hz)", cfg->n_coeff,
+                         cfg->n_channels, cfg->lower_hz, cfg->upper_hz, cfg->sample_rate);
   }
   cls_mfcc_tables *t = calloc(1, sizeof *t);
   if (!t) goto oom;
@@ -92,8 +90,7 @@ cls_status cls_mfcc_tables_create(const cls_mfcc_config *cfg, cls_mfcc_tables **
   *out = t;
   return CLS_OK;
 oom:
-  snprintf(err, err_cap, "out of host memory for MFCC tables");
-  return CLS_ERR_OUT_OF_MEMORY;
+  return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of host memory for MFCC tables");
 }
 
 void cls_mfcc_tables_destroy(cls_mfcc_tables *t) {

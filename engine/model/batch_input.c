@@ -79,7 +79,7 @@ size_t cls_batch_input_device_bytes(const cls_batch_input *t) { return t->bytes;
 
 cls_status cls_batch_input_put(cls_batch_input *t, cl_command_queue q, const cls_host_batch *b, int first, int count,
                                cls_model_batch *mb) {
-  if (b->status != CLS_OK) return cls_fail(t->e, b->status, "%s", b->err);
+  if (b->error.status != CLS_OK) return cls_fail(t->e, b->error.status, "%s", b->error.text);
   if (count <= 0 || count > t->c.capacity || first < 0 || first + count > b->batch || b->time > t->c.max_frames ||
       b->max_label > t->c.max_label)
     return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT,

@@ -22,7 +22,7 @@
 #define N_TENSORS (3 * CLS_MODEL_N_TENSORS + 4)
 
 cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, const float *params, const float *m,
-                               const float *v, const cls_train_state *s, char *err, size_t err_cap) {
+                               const float *v, const cls_train_state *s, cls_error *err) {
   cls_param_view views[CLS_MODEL_N_TENSORS];
   cls_model_layout(cfg, views);
   cls_tensor_desc t[N_TENSORS];
@@ -63,7 +63,7 @@ cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, co
                         "epochs_without_improvement", streak, "random_seed", seed, "n_hidden", hidden,
                         "n_classes", classes, "adam_step", adam_step, "n_input", in, "n_context", ctx,
                         "relu_clip", clip};
-  return cls_safetensors_write(path, t, n, meta, (int)(sizeof meta / sizeof *meta / 2), err, err_cap);
+  return cls_safetensors_write(path, t, n, meta, (int)(sizeof meta / sizeof *meta / 2), err);
 }
 
 static const char *meta_or(const cls_safetensors *st, const char *key, const char *fallback) {
@@ -74,14 +74,14 @@ static const char *meta_or(const cls_safetensors *st, const char *key, const cha
 /* Metadata integer `key` (or `fallback` when absent): a whole decimal number in [lo, hi], else an
  * error naming the file and the key. */
 static cls_status meta_int(const cls_safetensors *st, const char *path, const char *key, const char *fallback,
-                           long long lo, long long hi, long long *out, char *err, size_t err_cap) {
+                           long long lo, long long hi, long long *out, cls_error *err) {
   const char *text = meta_or(st, key, fallback);
   char *end = NULL;
   errno = 0;
   long long v = strtoll(text, &end, 10);
   if (!*text || *end || errno || v < lo || v > hi) {
-    snprintf(err, err_cap, "%s: metadata %s is \"%.40s\", not a whole number in %lld..%lld", path, key, text, lo, hi);
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO, "%s: metadata %s is \"%.40s\", not a whole number in %lld..%lld", path, key,
+                         text, lo, hi);
   }
   *out = v;
   return CLS_OK;
@@ -89,13 +89,13 @@ static cls_status meta_int(const cls_safetensors *st, const char *path, const ch
 
 /* Metadata number `key`: finite, in [lo, hi]. */
 static cls_status meta_real(const cls_safetensors *st, const char *path, const char *key, const char *fallback,
-                            double lo, double hi, double *out, char *err, size_t err_cap) {
+                            double lo, double hi, double *out, cls_error *err) {
   const char *text = meta_or(st, key, fallback);
   char *end = NULL;
   double v = strtod(text, &end);
   if (!*text || *end || isnan(v) || v < lo || v > hi) {
-    snprintf(err, err_cap, "%s: metadata %s is \"%.40s\", not a number in %g..%g", path, key, text, lo, hi);
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO, "%s: metadata %s is \"%.40s\", not a number in %g..%g", path, key, text, lo,
+                         hi);
   }
   *out = v;
   return CLS_OK;
@@ -103,12 +103,9 @@ static cls_status meta_real(const cls_safetensors *st, const char *path, const c
 
 /* Tensor `name`: present, of `dtype` and of exactly this shape (ndim 0: a scalar), copied to out. */
 static cls_status load_tensor(const cls_safetensors *st, const char *path, const char *name, cls_dtype dtype, int ndim,
-                              const int64_t *shape, void *out, char *err, size_t err_cap) {
+                              const int64_t *shape, void *out, cls_error *err) {
   const cls_tensor_info *t = cls_safetensors_find(st, name);
-  if (!t) {
-    snprintf(err, err_cap, "%s: checkpoint has no tensor \"%s\"", path, name);
-    return CLS_ERR_IO;
-  }
+  if (!t) return cls_error_set(err, CLS_ERR_IO, "%s: checkpoint has no tensor \"%s\"", path, name);
   int same = t->ndim == ndim;
   for (int d = 0; same && d < ndim; d++) same = t->shape[d] == shape[d];
   if (t->dtype != dtype || !same) {
@@ -117,87 +114,81 @@ static cls_status load_tensor(const cls_safetensors *st, const char *path, const
       snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d ? ", " : "", (long long)shape[d]);
     for (int d = 0; d < t->ndim; d++)
       snprintf(have + strlen(have), sizeof have - strlen(have), "%s%lld", d ? ", " : "", (long long)t->shape[d]);
-    snprintf(err, err_cap, "%s: tensor \"%s\" is %s [%s]; this model's is %s [%s]", path, name,
-             cls_dtype_name(t->dtype), have, cls_dtype_name(dtype), want);
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" is %s [%s]; this model's is %s [%s]", path, name,
+                         cls_dtype_name(t->dtype), have, cls_dtype_name(dtype), want);
   }
   memcpy(out, cls_safetensors_tensor_data(st, t), t->nbytes);
   return CLS_OK;
 }
 
 /* Every value finite (a NaN or infinite weight or Adam moment would train on as NaN). */
-static cls_status check_finite(const char *path, const char *name, const float *x, size_t n, char *err,
-                               size_t err_cap) {
+static cls_status check_finite(const char *path, const char *name, const float *x, size_t n, cls_error *err) {
   for (size_t i = 0; i < n; i++)
     if (!isfinite(x[i])) {
-      snprintf(err, err_cap, "%s: tensor \"%s\" holds %s at element %zu", path, name, isnan(x[i]) ? "NaN" : "infinity",
-               i);
-      return CLS_ERR_IO;
+      return cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" holds %s at element %zu", path, name,
+                           isnan(x[i]) ? "NaN" : "infinity", i);
     }
   return CLS_OK;
 }
 
 cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
-                               cls_train_state *s, char *err, size_t err_cap) {
+                               cls_train_state *s, cls_error *err) {
   cls_safetensors *st = NULL;
-  cls_status rc = cls_safetensors_read(path, &st, err, err_cap);
+  cls_status rc = cls_safetensors_read(path, &st, err);
   if (rc != CLS_OK) return rc;
   cls_param_view views[CLS_MODEL_N_TENSORS];
   cls_model_layout(cfg, views);
   char name[200];
   for (int i = 0; rc == CLS_OK && i < CLS_MODEL_N_TENSORS; i++) {
     const cls_param_view *pv = &views[i];
-    rc = load_tensor(st, path, pv->name, CLS_F32, pv->ndim, pv->shape, params + pv->offset, err, err_cap);
-    if (rc == CLS_OK) rc = check_finite(path, pv->name, params + pv->offset, pv->count, err, err_cap);
+    rc = load_tensor(st, path, pv->name, CLS_F32, pv->ndim, pv->shape, params + pv->offset, err);
+    if (rc == CLS_OK) rc = check_finite(path, pv->name, params + pv->offset, pv->count, err);
     if (rc == CLS_OK && m) {
       snprintf(name, sizeof name, "%s/Adam", pv->name);
-      rc = load_tensor(st, path, name, CLS_F32, pv->ndim, pv->shape, m + pv->offset, err, err_cap);
-      if (rc == CLS_OK) rc = check_finite(path, name, m + pv->offset, pv->count, err, err_cap);
+      rc = load_tensor(st, path, name, CLS_F32, pv->ndim, pv->shape, m + pv->offset, err);
+      if (rc == CLS_OK) rc = check_finite(path, name, m + pv->offset, pv->count, err);
     }
     if (rc == CLS_OK && v) {
       snprintf(name, sizeof name, "%s/Adam_1", pv->name);
-      rc = load_tensor(st, path, name, CLS_F32, pv->ndim, pv->shape, v + pv->offset, err, err_cap);
-      if (rc == CLS_OK) rc = check_finite(path, name, v + pv->offset, pv->count, err, err_cap);
+      rc = load_tensor(st, path, name, CLS_F32, pv->ndim, pv->shape, v + pv->offset, err);
+      if (rc == CLS_OK) rc = check_finite(path, name, v + pv->offset, pv->count, err);
       for (size_t k = 0; rc == CLS_OK && k < pv->count; k++)
         if (v[pv->offset + k] < 0) {
-          snprintf(err, err_cap, "%s: tensor \"%s\" holds a negative second moment at element %zu", path, name, k);
-          rc = CLS_ERR_IO;
+          rc = cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" holds a negative second moment at element %zu", path,
+                             name, k);
         }
     }
   }
   memset(s, 0, sizeof *s);
-  if (rc == CLS_OK) rc = load_tensor(st, path, "beta1_power", CLS_F32, 0, NULL, &s->adam.beta1_power, err, err_cap);
-  if (rc == CLS_OK) rc = load_tensor(st, path, "beta2_power", CLS_F32, 0, NULL, &s->adam.beta2_power, err, err_cap);
-  if (rc == CLS_OK) rc = load_tensor(st, path, "global_step", CLS_I64, 0, NULL, &s->global_step, err, err_cap);
-  if (rc == CLS_OK) rc = load_tensor(st, path, "learning_rate", CLS_F32, 0, NULL, &s->learning_rate, err, err_cap);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "beta1_power", CLS_F32, 0, NULL, &s->adam.beta1_power, err);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "beta2_power", CLS_F32, 0, NULL, &s->adam.beta2_power, err);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "global_step", CLS_I64, 0, NULL, &s->global_step, err);
+  if (rc == CLS_OK) rc = load_tensor(st, path, "learning_rate", CLS_F32, 0, NULL, &s->learning_rate, err);
   /* beta^t lies in [0, 1): 0 once it underflows after many steps, never 1 or more (the bias
    * correction divides by 1 - beta^t). */
   const struct { const char *name; float value; } powers[2] = {{"beta1_power", s->adam.beta1_power},
                                                                {"beta2_power", s->adam.beta2_power}};
   for (int i = 0; rc == CLS_OK && i < 2; i++)
     if (!(powers[i].value >= 0 && powers[i].value < 1)) {
-      snprintf(err, err_cap, "%s: tensor \"%s\" is %g; it must lie in [0, 1)", path, powers[i].name,
-               (double)powers[i].value);
-      rc = CLS_ERR_IO;
+      rc = cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" is %g; it must lie in [0, 1)", path, powers[i].name,
+                         (double)powers[i].value);
     }
   if (rc == CLS_OK && !(isfinite(s->learning_rate) && s->learning_rate >= 0)) {
-    snprintf(err, err_cap, "%s: tensor \"learning_rate\" is %g; it must be finite and not negative", path,
-             (double)s->learning_rate);
-    rc = CLS_ERR_IO;
+    rc = cls_error_set(err, CLS_ERR_IO, "%s: tensor \"learning_rate\" is %g; it must be finite and not negative", path,
+                       (double)s->learning_rate);
   }
   if (rc == CLS_OK && s->global_step < 0) {
-    snprintf(err, err_cap, "%s: tensor \"global_step\" is %lld; it must not be negative", path,
-             (long long)s->global_step);
-    rc = CLS_ERR_IO;
+    rc = cls_error_set(err, CLS_ERR_IO, "%s: tensor \"global_step\" is %lld; it must not be negative", path,
+                       (long long)s->global_step);
   }
   long long epoch = 0, streak = 0, seed = 0, adam_step = 0;
   double best = 0;
-  if (rc == CLS_OK) rc = meta_int(st, path, "epoch", "0", 0, INT_MAX, &epoch, err, err_cap);
-  if (rc == CLS_OK) rc = meta_real(st, path, "best_dev_loss", "inf", -INFINITY, INFINITY, &best, err, err_cap);
+  if (rc == CLS_OK) rc = meta_int(st, path, "epoch", "0", 0, INT_MAX, &epoch, err);
+  if (rc == CLS_OK) rc = meta_real(st, path, "best_dev_loss", "inf", -INFINITY, INFINITY, &best, err);
   if (rc == CLS_OK)
-    rc = meta_int(st, path, "epochs_without_improvement", "0", 0, INT_MAX, &streak, err, err_cap);
-  if (rc == CLS_OK) rc = meta_int(st, path, "random_seed", "4568", 0, UINT32_MAX, &seed, err, err_cap);
-  if (rc == CLS_OK) rc = meta_int(st, path, "adam_step", "0", 0, INT64_MAX, &adam_step, err, err_cap);
+    rc = meta_int(st, path, "epochs_without_improvement", "0", 0, INT_MAX, &streak, err);
+  if (rc == CLS_OK) rc = meta_int(st, path, "random_seed", "4568", 0, UINT32_MAX, &seed, err);
+  if (rc == CLS_OK) rc = meta_int(st, path, "adam_step", "0", 0, INT64_MAX, &adam_step, err);
   if (rc == CLS_OK) {
     s->epoch = (int)epoch;
     s->best_dev_loss = best;
@@ -223,23 +214,19 @@ static bool index_entry_ok(const char *line) {
   return true;
 }
 
-cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, char *err,
-                               size_t err_cap) {
+cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, cls_error *err) {
   char index[4200];
   snprintf(index, sizeof index, "%s/%s", dir, index_name(kind));
   FILE *f = fopen(index, "r");
-  if (!f) {
-    snprintf(err, err_cap, "%s: no %s checkpoint (%s)", dir, kind, strerror(errno));
-    return CLS_ERR_IO;
-  }
+  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: no %s checkpoint (%s)", dir, kind, strerror(errno));
   char line[1024] = "";
   char *got = fgets(line, sizeof line, f);
   fclose(f);
   line[strcspn(line, "\r\n")] = '\0';
   if (!got || !index_entry_ok(line)) {
-    snprintf(err, err_cap, "%s: malformed index file (the first line must name a .safetensors file in the folder)",
-             index);
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO,
+                         "%s: malformed index file (the first line must name a .safetensors file in the folder)",
+                         index);
   }
   snprintf(path, path_cap, "%s/%s", dir, line);
   return CLS_OK;
@@ -247,15 +234,14 @@ cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, si
 
 cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_keep, const cls_model_config *cfg,
                                   const float *params, const float *m, const float *v, const cls_train_state *state,
-                                  char *saved_path, size_t path_cap, char *err, size_t err_cap) {
+                                  char *saved_path, size_t path_cap, cls_error *err) {
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-    snprintf(err, err_cap, "%s: cannot create the checkpoint folder: %s", dir, strerror(errno));
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO, "%s: cannot create the checkpoint folder: %s", dir, strerror(errno));
   }
   char file[256], path[4400], index[4200];
   snprintf(file, sizeof file, "%s-%lld.safetensors", kind, (long long)state->global_step);
   snprintf(path, sizeof path, "%s/%s", dir, file);
-  cls_status rc = cls_checkpoint_save(path, cfg, params, m, v, state, err, err_cap);
+  cls_status rc = cls_checkpoint_save(path, cfg, params, m, v, state, err);
   if (rc != CLS_OK) return rc;
   if (saved_path) snprintf(saved_path, path_cap, "%s", path);
   /* The index lists the newest file first, then the older ones still kept. */
@@ -281,7 +267,7 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
   }
   const void *chunks[1] = {text};
   size_t sizes[1] = {used};
-  rc = cls_write_atomic(index, chunks, sizes, 1, err, err_cap);
+  rc = cls_write_atomic(index, chunks, sizes, 1, err);
   if (rc != CLS_OK) return rc;
   /* Only after the index no longer names them are the old files removed. */
   for (int i = keep - 1; i < n_old; i++) {
@@ -308,44 +294,39 @@ cls_status cls_load_mode_parse(const char *name, cls_load_mode *out) {
 const char *cls_load_mode_name(cls_load_mode m) { return (int)m >= 0 && (int)m < 4 ? load_mode_names[m] : "?"; }
 
 cls_status cls_checkpoint_choose(const char *dir, cls_load_mode mode, char *path, size_t path_cap, int *is_best,
-                                 char *err, size_t err_cap) {
+                                 cls_error *err) {
   if (mode != CLS_LOAD_AUTO && mode != CLS_LOAD_BEST && mode != CLS_LOAD_LAST) {
-    snprintf(err, err_cap, "the checkpoint choice must be auto, best or last, not %s", cls_load_mode_name(mode));
-    return CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "the checkpoint choice must be auto, best or last, not %s",
+                         cls_load_mode_name(mode));
   }
   const int has_dir = dir && *dir, want_best = mode != CLS_LOAD_LAST, want_last = mode != CLS_LOAD_BEST;
   const char *where = has_dir ? dir : "(no --checkpoint_dir)";
-  char why[1024];
   if (is_best) *is_best = 0;
-  if (has_dir && want_best && cls_checkpoint_find(dir, "best_dev", path, path_cap, why, sizeof why) == CLS_OK) {
+  if (has_dir && want_best && cls_checkpoint_find(dir, "best_dev", path, path_cap, NULL) == CLS_OK) {
     if (is_best) *is_best = 1;
     return CLS_OK;
   }
-  if (!want_last) {
-    snprintf(err, err_cap, "no best validating checkpoint in %s", where);
-    return CLS_ERR_IO;
-  }
-  if (has_dir && cls_checkpoint_find(dir, "train", path, path_cap, why, sizeof why) == CLS_OK) return CLS_OK;
-  snprintf(err, err_cap, "no checkpoint to load in %s", where);
-  return CLS_ERR_IO;
+  if (!want_last) return cls_error_set(err, CLS_ERR_IO, "no best validating checkpoint in %s", where);
+  if (has_dir && cls_checkpoint_find(dir, "train", path, path_cap, NULL) == CLS_OK) return CLS_OK;
+  return cls_error_set(err, CLS_ERR_IO, "no checkpoint to load in %s", where);
 }
 
-cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, char *err, size_t err_cap) {
+cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, cls_error *err) {
   cls_safetensors *st = NULL;
-  cls_status s = cls_safetensors_read_header(path, &st, err, err_cap);
+  cls_status s = cls_safetensors_read_header(path, &st, err);
   if (s != CLS_OK) return s;
   if (!cls_safetensors_meta(st, "n_hidden") || !cls_safetensors_meta(st, "n_classes")) {
-    snprintf(err, err_cap, "%s: not a clspeech checkpoint (no n_hidden/n_classes metadata)", path);
+    cls_error_set(err, CLS_ERR_IO, "%s: not a clspeech checkpoint (no n_hidden/n_classes metadata)", path);
     cls_safetensors_free(st);
     return CLS_ERR_IO;
   }
   long long hidden = 0, classes = 0, input = 0, context = 0;
   double clip = 0;
-  s = meta_int(st, path, "n_hidden", "", 1, CLS_MODEL_MAX_WIDTH, &hidden, err, err_cap);
-  if (s == CLS_OK) s = meta_int(st, path, "n_classes", "", 2, CLS_MODEL_MAX_WIDTH, &classes, err, err_cap);
-  if (s == CLS_OK) s = meta_int(st, path, "n_input", "26", 1, CLS_MODEL_MAX_WIDTH, &input, err, err_cap);
-  if (s == CLS_OK) s = meta_int(st, path, "n_context", "9", 0, 1024, &context, err, err_cap);
-  if (s == CLS_OK) s = meta_real(st, path, "relu_clip", "20", FLT_MIN, FLT_MAX, &clip, err, err_cap);
+  s = meta_int(st, path, "n_hidden", "", 1, CLS_MODEL_MAX_WIDTH, &hidden, err);
+  if (s == CLS_OK) s = meta_int(st, path, "n_classes", "", 2, CLS_MODEL_MAX_WIDTH, &classes, err);
+  if (s == CLS_OK) s = meta_int(st, path, "n_input", "26", 1, CLS_MODEL_MAX_WIDTH, &input, err);
+  if (s == CLS_OK) s = meta_int(st, path, "n_context", "9", 0, 1024, &context, err);
+  if (s == CLS_OK) s = meta_real(st, path, "relu_clip", "20", FLT_MIN, FLT_MAX, &clip, err);
   if (s == CLS_OK) {
     cfg->n_hidden = (int)hidden;
     cfg->n_classes = (int)classes;
@@ -358,15 +339,15 @@ cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, ch
 }
 
 cls_status cls_checkpoint_describe(const char *dir, const char *alphabet_path, int audio_sample_rate,
-                                   int feature_win_len, int feature_win_step, char *err, size_t err_cap) {
+                                   int feature_win_len, int feature_win_step, cls_error *err) {
   char *alphabet = NULL, path[4200];
   size_t len = 0;
-  cls_status rc = cls_read_file_max(alphabet_path, CLS_ALPHABET_MAX_BYTES, false, &alphabet, &len, err, err_cap);
+  cls_status rc = cls_read_file_max(alphabet_path, CLS_ALPHABET_MAX_BYTES, false, &alphabet, &len, err);
   if (rc != CLS_OK) return rc;
   snprintf(path, sizeof path, "%s/%s", dir, CLS_CHECKPOINT_ALPHABET);
   const void *chunks[1] = {alphabet};
   size_t sizes[1] = {len};
-  rc = cls_write_atomic(path, chunks, sizes, 1, err, err_cap);
+  rc = cls_write_atomic(path, chunks, sizes, 1, err);
   free(alphabet);
   if (rc != CLS_OK) return rc;
   char text[256];
@@ -375,19 +356,18 @@ cls_status cls_checkpoint_describe(const char *dir, const char *alphabet_path, i
   snprintf(path, sizeof path, "%s/%s", dir, CLS_CHECKPOINT_FEATURES);
   chunks[0] = text;
   sizes[0] = (size_t)n;
-  return cls_write_atomic(path, chunks, sizes, 1, err, err_cap);
+  return cls_write_atomic(path, chunks, sizes, 1, err);
 }
 
 cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate, int *feature_win_len,
-                                        int *feature_win_step, int *found, char *err, size_t err_cap) {
+                                        int *feature_win_step, int *found, cls_error *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s", dir, CLS_CHECKPOINT_FEATURES);
   *found = 0;
   FILE *f = fopen(path, "r");
   if (!f) {
     if (errno == ENOENT) return CLS_OK;
-    snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
-    return CLS_ERR_IO;
+    return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   }
   struct {
     const char *name;
@@ -408,12 +388,12 @@ cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate,
       if ((size_t)(eq - line) == strlen(keys[i].name) && !strncmp(line, keys[i].name, (size_t)(eq - line))) k = i;
     long v = eq ? strtol(eq + 1, &end, 10) : 0;
     if (k < 0 || end == eq + 1 || *end) {
-      snprintf(err, err_cap,
-               "%s:%d: expected audio_sample_rate, feature_win_len or feature_win_step = a positive integer", path, no);
-      rc = CLS_ERR_IO;
+      rc = cls_error_set(err, CLS_ERR_IO,
+                         "%s:%d: expected audio_sample_rate, feature_win_len or feature_win_step = a positive integer",
+                         path, no);
     } else if (v < keys[k].lo || v > keys[k].hi) {
-      snprintf(err, err_cap, "%s:%d: %s %ld is outside %ld..%ld", path, no, keys[k].name, v, keys[k].lo, keys[k].hi);
-      rc = CLS_ERR_IO;
+      rc = cls_error_set(err, CLS_ERR_IO, "%s:%d: %s %ld is outside %ld..%ld", path, no, keys[k].name, v, keys[k].lo,
+                         keys[k].hi);
     } else {
       *keys[k].value = (int)v;
       keys[k].seen = 1;
@@ -422,8 +402,7 @@ cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate,
   fclose(f);
   for (int i = 0; rc == CLS_OK && i < 3; i++)
     if (!keys[i].seen) {
-      snprintf(err, err_cap, "%s: no %s", path, keys[i].name);
-      rc = CLS_ERR_IO;
+      rc = cls_error_set(err, CLS_ERR_IO, "%s: no %s", path, keys[i].name);
     }
   if (rc == CLS_OK) *found = 1;
   return rc;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
@@ -49,10 +50,21 @@ cls_status cls_adam_update(cls_adam_plan *p, cl_command_queue q, size_t n, cls_b
   if (n > 0x7fffffff) return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "adam: %zu parameters exceed 2^31-1", n);
   int ni = (int)n, po = (int)param.offset, mo = (int)m.offset, vo = (int)v.offset, go = (int)grad.offset;
   float alpha = cls_adam_alpha(state, lr);
-  cls_status st = cls_ops_args(p->engine, p->update, "adam_update", 13, sizeof ni, &ni, sizeof param.mem, &param.mem,
-                               sizeof po, &po, sizeof m.mem, &m.mem, sizeof mo, &mo, sizeof v.mem, &v.mem, sizeof vo, &vo,
-                               sizeof grad.mem, &grad.mem, sizeof go, &go, sizeof alpha, &alpha, sizeof beta1, &beta1,
-                               sizeof beta2, &beta2, sizeof epsilon, &epsilon);
+  cls_kargs ka = cls_kargs_begin(p->engine, p->update, "adam_update");
+  cls_kargs_int(&ka, ni);
+  cls_kargs_mem(&ka, param.mem);
+  cls_kargs_int(&ka, po);
+  cls_kargs_mem(&ka, m.mem);
+  cls_kargs_int(&ka, mo);
+  cls_kargs_mem(&ka, v.mem);
+  cls_kargs_int(&ka, vo);
+  cls_kargs_mem(&ka, grad.mem);
+  cls_kargs_int(&ka, go);
+  cls_kargs_float(&ka, alpha);
+  cls_kargs_float(&ka, beta1);
+  cls_kargs_float(&ka, beta2);
+  cls_kargs_float(&ka, epsilon);
+  cls_status st = cls_kargs_end(&ka);
   size_t items = (n + CLS_ADAM_PER_ITEM - 1) / CLS_ADAM_PER_ITEM; /* kernels/adam.cl */
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->update, "adam_update", 1, &items, &p->local, event);
   if (st == CLS_OK) {

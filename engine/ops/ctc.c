@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
@@ -224,29 +225,38 @@ cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch
       ilo = (int)input_lengths.offset, loo = (int)loss.offset, go = want_grad ? (int)grad.offset : 0;
   /* Without a gradient the kernel still needs a valid buffer argument; it never touches it. */
   cl_mem grad_mem = want_grad ? grad.mem : loss.mem;
-  st = cls_ops_args(p->engine, k, kname, 19, sizeof ti, &ti, sizeof bi, &bi, sizeof ci, &ci, sizeof li, &li,
-                    sizeof logits.mem, &logits.mem, sizeof lo, &lo, sizeof labels.mem, &labels.mem, sizeof lbo, &lbo,
-                    sizeof label_lengths.mem, &label_lengths.mem, sizeof llo, &llo, sizeof input_lengths.mem,
-                    &input_lengths.mem, sizeof ilo, &ilo, sizeof loss.mem, &loss.mem, sizeof loo, &loo,
-                    sizeof grad_mem, &grad_mem, sizeof go, &go, sizeof wgrad, &wgrad, sizeof scale, &scale,
-                    sizeof acc, &acc);
-  if (st != CLS_OK) return st;
-  if (path == CLS_CTC_PATH_LOCAL) {
-    cl_int err = clSetKernelArg(k, 19, words * sizeof(float), NULL);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 20, sizeof floats, &floats);
-    if (err != CL_SUCCESS)
-      return cls_fail(p->engine, CLS_ERR_OPENCL, "%s: clSetKernelArg(local table of %zu bytes) failed: %s", kname,
-                      words * sizeof(float), cls_cl_error_name(err));
-  } else {
+  cls_kargs ka = cls_kargs_begin(p->engine, k, kname);
+  cls_kargs_int(&ka, ti);
+  cls_kargs_int(&ka, bi);
+  cls_kargs_int(&ka, ci);
+  cls_kargs_int(&ka, li);
+  cls_kargs_mem(&ka, logits.mem);
+  cls_kargs_int(&ka, lo);
+  cls_kargs_mem(&ka, labels.mem);
+  cls_kargs_int(&ka, lbo);
+  cls_kargs_mem(&ka, label_lengths.mem);
+  cls_kargs_int(&ka, llo);
+  cls_kargs_mem(&ka, input_lengths.mem);
+  cls_kargs_int(&ka, ilo);
+  cls_kargs_mem(&ka, loss.mem);
+  cls_kargs_int(&ka, loo);
+  cls_kargs_mem(&ka, grad_mem);
+  cls_kargs_int(&ka, go);
+  cls_kargs_int(&ka, wgrad);
+  cls_kargs_float(&ka, scale);
+  cls_kargs_int(&ka, acc);
+  if (path == CLS_CTC_PATH_LOCAL) { /* the tables in local memory */
+    cls_kargs_local(&ka, words * sizeof(float));
+    cls_kargs_int(&ka, floats);
+  } else { /* the tables in the workspace: an utterance's every `stride` words */
     int wo = (int)workspace.offset, stride = (int)words;
-    cl_int err = clSetKernelArg(k, 19, sizeof workspace.mem, &workspace.mem);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 20, sizeof wo, &wo);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 21, sizeof stride, &stride);
-    if (err == CL_SUCCESS && !item) err = clSetKernelArg(k, 22, sizeof floats, &floats);
-    if (err != CL_SUCCESS)
-      return cls_fail(p->engine, CLS_ERR_OPENCL, "%s: clSetKernelArg(workspace) failed: %s", kname,
-                      cls_cl_error_name(err));
+    cls_kargs_mem(&ka, workspace.mem);
+    cls_kargs_int(&ka, wo);
+    cls_kargs_int(&ka, stride);
+    if (!item) cls_kargs_int(&ka, floats);
   }
+  st = cls_kargs_end(&ka);
+  if (st != CLS_OK) return st;
   if (item) { /* one work-item, and work-group, per utterance */
     size_t global = (size_t)batch, one = 1;
     return cls_ops_launch(p->engine, q, k, kname, 1, &global, &one, event);
@@ -270,10 +280,19 @@ cls_status cls_ctc_greedy_decode(cls_ctc_plan *p, cl_command_queue q, int time, 
   if (st != CLS_OK) return st;
   int ti = time, bi = batch, ci = p->num_classes, lo = (int)logits.offset, ilo = (int)input_lengths.offset,
       olo = (int)out_labels.offset, oso = (int)out_lengths.offset;
-  st = cls_ops_args(p->engine, p->decode, what, 11, sizeof ti, &ti, sizeof bi, &bi, sizeof ci, &ci,
-                    sizeof logits.mem, &logits.mem, sizeof lo, &lo, sizeof input_lengths.mem, &input_lengths.mem,
-                    sizeof ilo, &ilo, sizeof out_labels.mem, &out_labels.mem, sizeof olo, &olo,
-                    sizeof out_lengths.mem, &out_lengths.mem, sizeof oso, &oso);
+  cls_kargs ka = cls_kargs_begin(p->engine, p->decode, what);
+  cls_kargs_int(&ka, ti);
+  cls_kargs_int(&ka, bi);
+  cls_kargs_int(&ka, ci);
+  cls_kargs_mem(&ka, logits.mem);
+  cls_kargs_int(&ka, lo);
+  cls_kargs_mem(&ka, input_lengths.mem);
+  cls_kargs_int(&ka, ilo);
+  cls_kargs_mem(&ka, out_labels.mem);
+  cls_kargs_int(&ka, olo);
+  cls_kargs_mem(&ka, out_lengths.mem);
+  cls_kargs_int(&ka, oso);
+  st = cls_kargs_end(&ka);
   if (st != CLS_OK) return st;
   size_t global = (size_t)batch * p->wg;
   return cls_ops_launch(p->engine, q, p->decode, what, 1, &global, &p->wg, event);

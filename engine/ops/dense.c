@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
@@ -71,11 +72,23 @@ cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cl
   if (st != CLS_OK) return st;
   int yo = (int)y.offset, bo = (int)b.offset, relu = act->relu, batch = act->batch > 0 ? act->batch : 1;
   float rate = act->relu ? act->dropout_rate : 0.0f, scale = 1.0f / (1.0f - rate);
-  st = cls_ops_args(e, p->bias_act, "dense_bias_act", 15, sizeof rows, &rows, sizeof p->out, &p->out, sizeof y.mem, &y.mem,
-                    sizeof yo, &yo, sizeof b.mem, &b.mem, sizeof bo, &bo, sizeof relu, &relu, sizeof act->relu_clip,
-                    &act->relu_clip, sizeof rate, &rate, sizeof scale, &scale, sizeof act->seed, &act->seed,
-                    sizeof act->step, &act->step, sizeof act->layer, &act->layer, sizeof batch, &batch,
-                    sizeof act->utterance_offset, &act->utterance_offset);
+  cls_kargs ka = cls_kargs_begin(e, p->bias_act, "dense_bias_act");
+  cls_kargs_int(&ka, rows);
+  cls_kargs_int(&ka, p->out);
+  cls_kargs_mem(&ka, y.mem);
+  cls_kargs_int(&ka, yo);
+  cls_kargs_mem(&ka, b.mem);
+  cls_kargs_int(&ka, bo);
+  cls_kargs_int(&ka, relu);
+  cls_kargs_float(&ka, act->relu_clip);
+  cls_kargs_float(&ka, rate);
+  cls_kargs_float(&ka, scale);
+  cls_kargs_uint(&ka, act->seed);
+  cls_kargs_uint(&ka, act->step);
+  cls_kargs_uint(&ka, act->layer);
+  cls_kargs_int(&ka, batch);
+  cls_kargs_int(&ka, act->utterance_offset);
+  st = cls_kargs_end(&ka);
   /* a work-item per run of 32 units of a row (kernels/dense.cl) */
   size_t global = ((size_t)p->out + CLS_DENSE_RUN - 1) / CLS_DENSE_RUN * (size_t)rows, local = DENSE_LOCAL;
   if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_act, "dense_bias_act", 1, &global, &local, event);
@@ -95,9 +108,17 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
     dz = workspace;
     int n = rows * p->out, yo = (int)y.offset, dyo = (int)dy.offset, dzo = (int)dz.offset;
     float scale = 1.0f / (1.0f - act->dropout_rate);
-    st = cls_ops_args(e, p->act_bwd, "dense_act_bwd", 9, sizeof n, &n, sizeof y.mem, &y.mem, sizeof yo, &yo,
-                      sizeof dy.mem, &dy.mem, sizeof dyo, &dyo, sizeof dz.mem, &dz.mem, sizeof dzo, &dzo,
-                      sizeof act->relu_clip, &act->relu_clip, sizeof scale, &scale);
+    cls_kargs ka = cls_kargs_begin(e, p->act_bwd, "dense_act_bwd");
+    cls_kargs_int(&ka, n);
+    cls_kargs_mem(&ka, y.mem);
+    cls_kargs_int(&ka, yo);
+    cls_kargs_mem(&ka, dy.mem);
+    cls_kargs_int(&ka, dyo);
+    cls_kargs_mem(&ka, dz.mem);
+    cls_kargs_int(&ka, dzo);
+    cls_kargs_float(&ka, act->relu_clip);
+    cls_kargs_float(&ka, scale);
+    st = cls_kargs_end(&ka);
     size_t global = ((size_t)n + CLS_DENSE_RUN - 1) / CLS_DENSE_RUN, local = DENSE_LOCAL;
     if (st == CLS_OK) st = cls_ops_launch(e, q, p->act_bwd, "dense_act_bwd", 1, &global, &local, NULL);
     if (st != CLS_OK) return st;
@@ -107,8 +128,15 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
                 (size_t)p->out, beta, dw, (size_t)p->out, NULL);
   if (st != CLS_OK) return st;
   int dzo = (int)dz.offset, dbo = (int)db.offset, acc = mode == CLS_ACCUMULATE;
-  st = cls_ops_args(e, p->bias_grad, "dense_bias_grad", 7, sizeof rows, &rows, sizeof p->out, &p->out, sizeof dz.mem,
-                    &dz.mem, sizeof dzo, &dzo, sizeof db.mem, &db.mem, sizeof dbo, &dbo, sizeof acc, &acc);
+  cls_kargs ka = cls_kargs_begin(e, p->bias_grad, "dense_bias_grad");
+  cls_kargs_int(&ka, rows);
+  cls_kargs_int(&ka, p->out);
+  cls_kargs_mem(&ka, dz.mem);
+  cls_kargs_int(&ka, dzo);
+  cls_kargs_mem(&ka, db.mem);
+  cls_kargs_int(&ka, dbo);
+  cls_kargs_int(&ka, acc);
+  st = cls_kargs_end(&ka);
   size_t global = ((size_t)p->out + CLS_COLSUM_W - 1) / CLS_COLSUM_W, local = CLS_COLSUM_LOCAL;
   cl_event *last = dx.mem ? NULL : event;
   if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_grad, "dense_bias_grad", 1, &global, &local, last);

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
@@ -287,10 +288,20 @@ static cls_status launch_pack_b(cls_gemm_plan *p, const tile_geometry *g, cl_com
                                 int t0, int tiles, cls_buf b, int ldb, cl_mem dst, int dst_off, int pad) {
   if (k == 0 || tiles == 0) return CLS_OK;
   int b_off = (int)b.offset, trans = tb ? 1 : 0, kb = PACK_KB;
-  cls_status st = cls_ops_args(p->engine, g->pack_b, g->pack_b_name, 12, sizeof k, &k, sizeof n, &n, sizeof t0, &t0,
-                               sizeof tiles, &tiles, sizeof b.mem, &b.mem, sizeof b_off, &b_off, sizeof ldb, &ldb,
-                               sizeof trans, &trans, sizeof dst, &dst, sizeof dst_off, &dst_off, sizeof pad, &pad,
-                               sizeof kb, &kb);
+  cls_kargs ka = cls_kargs_begin(p->engine, g->pack_b, g->pack_b_name);
+  cls_kargs_int(&ka, k);
+  cls_kargs_int(&ka, n);
+  cls_kargs_int(&ka, t0);
+  cls_kargs_int(&ka, tiles);
+  cls_kargs_mem(&ka, b.mem);
+  cls_kargs_int(&ka, b_off);
+  cls_kargs_int(&ka, ldb);
+  cls_kargs_int(&ka, trans);
+  cls_kargs_mem(&ka, dst);
+  cls_kargs_int(&ka, dst_off);
+  cls_kargs_int(&ka, pad);
+  cls_kargs_int(&ka, kb);
+  cls_status st = cls_kargs_end(&ka);
   size_t global[2] = {(size_t)tiles, ceil_div((size_t)k, PACK_KB)}, local[2] = {1, 1};
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, g->pack_b, g->pack_b_name, 2, global, local, NULL);
   return st;
@@ -330,9 +341,17 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
     return CLS_OK;
   }
   int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, kb = ta ? PACK_A_ROWS : PACK_KB;
-  cls_status st = cls_ops_args(p->engine, p->pack_a, "gemm_pack_a", 9, sizeof m, &m, sizeof k, &k, sizeof a.mem, &a.mem,
-                               sizeof a_off, &a_off, sizeof lda, &lda, sizeof trans, &trans, sizeof p->scratch,
-                               &p->scratch, sizeof p_off, &p_off, sizeof kb, &kb);
+  cls_kargs ka = cls_kargs_begin(p->engine, p->pack_a, "gemm_pack_a");
+  cls_kargs_int(&ka, m);
+  cls_kargs_int(&ka, k);
+  cls_kargs_mem(&ka, a.mem);
+  cls_kargs_int(&ka, a_off);
+  cls_kargs_int(&ka, lda);
+  cls_kargs_int(&ka, trans);
+  cls_kargs_mem(&ka, p->scratch);
+  cls_kargs_int(&ka, p_off);
+  cls_kargs_int(&ka, kb);
+  cls_status st = cls_kargs_end(&ka);
   size_t global[2] = {ta ? 1 : ceil_div((size_t)m, (size_t)p->wide.mr), ceil_div((size_t)k, (size_t)kb)};
   size_t local[2] = {1, 1};
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_a, "gemm_pack_a", 2, global, local, NULL);
@@ -360,12 +379,29 @@ static cls_status launch_tile(cls_gemm_plan *p, const tile_geometry *g, cl_comma
   if (band < 1) band = 1;
   if (band > m_groups || (p->band_bytes && m_groups * group_bytes <= 4 * p->band_bytes)) band = m_groups;
   int c_off = (int)c.offset, span_i = (int)span, band_i = (int)band, per_i = (int)per;
-  cls_status st = cls_ops_args(p->engine, g->tile, g->tile_name, 21, sizeof m, &m, sizeof n, &n, sizeof k, &k,
-                               sizeof t0, &t0, sizeof tiles, &tiles, sizeof span_i, &span_i, sizeof band_i, &band_i,
-                               sizeof per_i, &per_i, sizeof alpha, &alpha, sizeof a->mem, &a->mem, sizeof a->off,
-                               &a->off, sizeof a->ts, &a->ts, sizeof a->rs, &a->rs, sizeof a->ks, &a->ks, sizeof bp,
-                               &bp, sizeof bp_off, &bp_off, sizeof padded, &padded, sizeof beta, &beta, sizeof c.mem,
-                               &c.mem, sizeof c_off, &c_off, sizeof ldc, &ldc);
+  cls_kargs ka = cls_kargs_begin(p->engine, g->tile, g->tile_name);
+  cls_kargs_int(&ka, m);
+  cls_kargs_int(&ka, n);
+  cls_kargs_int(&ka, k);
+  cls_kargs_int(&ka, t0);
+  cls_kargs_int(&ka, tiles);
+  cls_kargs_int(&ka, span_i);
+  cls_kargs_int(&ka, band_i);
+  cls_kargs_int(&ka, per_i);
+  cls_kargs_float(&ka, alpha);
+  cls_kargs_mem(&ka, a->mem);
+  cls_kargs_int(&ka, a->off);
+  cls_kargs_int(&ka, a->ts);
+  cls_kargs_int(&ka, a->rs);
+  cls_kargs_int(&ka, a->ks);
+  cls_kargs_mem(&ka, bp);
+  cls_kargs_int(&ka, bp_off);
+  cls_kargs_int(&ka, padded);
+  cls_kargs_float(&ka, beta);
+  cls_kargs_mem(&ka, c.mem);
+  cls_kargs_int(&ka, c_off);
+  cls_kargs_int(&ka, ldc);
+  cls_status st = cls_kargs_end(&ka);
   size_t global = rows ? m_tiles * ceil_div((size_t)tiles, span) : m_groups * (size_t)tiles, local = 1;
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, g->tile, g->tile_name, 1, &global, &local, event);
   return st;
@@ -389,10 +425,23 @@ static cls_status launch_narrow(cls_gemm_plan *p, cl_command_queue q, int m, int
   if (per < 1) per = 1;
   if (per > (size_t)CLS_GEMM_NARROW_STRIPS(p->wide.nr)) per = (size_t)CLS_GEMM_NARROW_STRIPS(p->wide.nr);
   int strips = (int)per, a_off = (int)a.offset, b_off = (int)b.offset, c_off = (int)c.offset;
-  cls_status st = cls_ops_args(p->engine, p->narrow, "gemm_tn_narrow", 15, sizeof m, &m, sizeof n, &n, sizeof k, &k,
-                               sizeof strips, &strips, sizeof alpha, &alpha, sizeof a.mem, &a.mem, sizeof a_off,
-                               &a_off, sizeof lda, &lda, sizeof b.mem, &b.mem, sizeof b_off, &b_off, sizeof ldb, &ldb,
-                               sizeof beta, &beta, sizeof c.mem, &c.mem, sizeof c_off, &c_off, sizeof ldc, &ldc);
+  cls_kargs ka = cls_kargs_begin(p->engine, p->narrow, "gemm_tn_narrow");
+  cls_kargs_int(&ka, m);
+  cls_kargs_int(&ka, n);
+  cls_kargs_int(&ka, k);
+  cls_kargs_int(&ka, strips);
+  cls_kargs_float(&ka, alpha);
+  cls_kargs_mem(&ka, a.mem);
+  cls_kargs_int(&ka, a_off);
+  cls_kargs_int(&ka, lda);
+  cls_kargs_mem(&ka, b.mem);
+  cls_kargs_int(&ka, b_off);
+  cls_kargs_int(&ka, ldb);
+  cls_kargs_float(&ka, beta);
+  cls_kargs_mem(&ka, c.mem);
+  cls_kargs_int(&ka, c_off);
+  cls_kargs_int(&ka, ldc);
+  cls_status st = cls_kargs_end(&ka);
   size_t global = ceil_div(all, per), local = 1;
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->narrow, "gemm_tn_narrow", 1, &global, &local, event);
   return st;
@@ -541,10 +590,21 @@ static cls_status launch_few_chunks(cls_gemm_plan *p, cl_command_queue q, int m,
                                     cl_event *event) {
   if (panels == 0) return CLS_OK;
   int bp_off = (int)packed.offset, c_off = (int)c.offset, lda = a->rs;
-  cls_status st = cls_ops_args(p->engine, p->few_chunks, "gemm_few_chunks", 13, sizeof m, &m, sizeof n, &n, sizeof k,
-                               &k, sizeof alpha, &alpha, sizeof a->mem, &a->mem, sizeof a->off,
-                               &a->off, sizeof lda, &lda, sizeof packed.mem, &packed.mem, sizeof bp_off, &bp_off,
-                               sizeof beta, &beta, sizeof c.mem, &c.mem, sizeof c_off, &c_off, sizeof ldc, &ldc);
+  cls_kargs ka = cls_kargs_begin(p->engine, p->few_chunks, "gemm_few_chunks");
+  cls_kargs_int(&ka, m);
+  cls_kargs_int(&ka, n);
+  cls_kargs_int(&ka, k);
+  cls_kargs_float(&ka, alpha);
+  cls_kargs_mem(&ka, a->mem);
+  cls_kargs_int(&ka, a->off);
+  cls_kargs_int(&ka, lda);
+  cls_kargs_mem(&ka, packed.mem);
+  cls_kargs_int(&ka, bp_off);
+  cls_kargs_float(&ka, beta);
+  cls_kargs_mem(&ka, c.mem);
+  cls_kargs_int(&ka, c_off);
+  cls_kargs_int(&ka, ldc);
+  cls_status st = cls_kargs_end(&ka);
   size_t global = (size_t)panels, local = 1;
   if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->few_chunks, "gemm_few_chunks", 1, &global, &local, event);
   return st;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
@@ -203,13 +204,29 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_ar
       c_prev_off = t > 0 ? c_out_off - B * H : c_out_off;
       has_c_prev = t > 0;
     }
-    st = cls_ops_args(p->engine, p->gates_fwd, "lstm_gates_fwd", 21, sizeof B, &B, sizeof H, &H, sizeof T, &T,
-                      sizeof t, &t, sizeof a->ws, &a->ws, sizeof gates_off, &gates_off, sizeof a->bias.mem,
-                      &a->bias.mem, sizeof bias_off, &bias_off, sizeof c_mem, &c_mem, sizeof c_prev_off, &c_prev_off,
-                      sizeof has_c_prev, &has_c_prev, sizeof c_mem, &c_mem, sizeof c_out_off, &c_out_off,
-                      sizeof a->h_out.mem, &a->h_out.mem, sizeof h_off, &h_off, sizeof hs_mem, &hs_mem, sizeof hs_off,
-                      &hs_off, sizeof write_h_state, &write_h_state, sizeof a->seq_len.mem, &a->seq_len.mem,
-                      sizeof len_off, &len_off, sizeof save, &save);
+    cls_kargs ka = cls_kargs_begin(p->engine, p->gates_fwd, "lstm_gates_fwd");
+    cls_kargs_int(&ka, B);
+    cls_kargs_int(&ka, H);
+    cls_kargs_int(&ka, T);
+    cls_kargs_int(&ka, t);
+    cls_kargs_mem(&ka, a->ws);
+    cls_kargs_int(&ka, gates_off);
+    cls_kargs_mem(&ka, a->bias.mem);
+    cls_kargs_int(&ka, bias_off);
+    cls_kargs_mem(&ka, c_mem);
+    cls_kargs_int(&ka, c_prev_off);
+    cls_kargs_int(&ka, has_c_prev);
+    cls_kargs_mem(&ka, c_mem);
+    cls_kargs_int(&ka, c_out_off);
+    cls_kargs_mem(&ka, a->h_out.mem);
+    cls_kargs_int(&ka, h_off);
+    cls_kargs_mem(&ka, hs_mem);
+    cls_kargs_int(&ka, hs_off);
+    cls_kargs_int(&ka, write_h_state);
+    cls_kargs_mem(&ka, a->seq_len.mem);
+    cls_kargs_int(&ka, len_off);
+    cls_kargs_int(&ka, save);
+    st = cls_kargs_end(&ka);
     size_t global = (size_t)B * (((size_t)H + CLS_LSTM_V - 1) / CLS_LSTM_V); /* kernels/lstm.cl */
     if (st == CLS_OK)
       st = cls_ops_launch(p->engine, q, p->gates_fwd, "lstm_gates_fwd", 1, &global, &p->local,
@@ -300,12 +317,29 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     int gates_off = (int)(g0 + (size_t)t * B * H4), c_off = (int)(c0 + (size_t)t * B * H);
     int c_prev_off = t > 0 ? c_off - B * Hi : c_off, has_c_prev = t > 0;
     int dh_off = (int)(dh.offset + (size_t)t * B * H), dz_off = (int)(dz0 + (size_t)t * B * H4);
-    st = cls_ops_args(p->engine, p->gates_bwd, "lstm_gates_bwd", 21, sizeof Bi, &Bi, sizeof Hi, &Hi, sizeof T, &T,
-                      sizeof t, &t, sizeof ws, &ws, sizeof gates_off, &gates_off, sizeof ws, &ws, sizeof c_off, &c_off,
-                      sizeof c_prev_off, &c_prev_off, sizeof has_c_prev, &has_c_prev, sizeof dh.mem, &dh.mem,
-                      sizeof dh_off, &dh_off, sizeof ws, &ws, sizeof dh_rec_off, &dh_rec_off, sizeof has_next,
-                      &has_next, sizeof ws, &ws, sizeof dc_off, &dc_off, sizeof ws, &ws, sizeof dz_off, &dz_off,
-                      sizeof seq_len.mem, &seq_len.mem, sizeof len_off, &len_off);
+    cls_kargs ka = cls_kargs_begin(p->engine, p->gates_bwd, "lstm_gates_bwd");
+    cls_kargs_int(&ka, Bi);
+    cls_kargs_int(&ka, Hi);
+    cls_kargs_int(&ka, T);
+    cls_kargs_int(&ka, t);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, gates_off);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, c_off);
+    cls_kargs_int(&ka, c_prev_off);
+    cls_kargs_int(&ka, has_c_prev);
+    cls_kargs_mem(&ka, dh.mem);
+    cls_kargs_int(&ka, dh_off);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, dh_rec_off);
+    cls_kargs_int(&ka, has_next);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, dc_off);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, dz_off);
+    cls_kargs_mem(&ka, seq_len.mem);
+    cls_kargs_int(&ka, len_off);
+    st = cls_kargs_end(&ka);
     size_t global = (size_t)B * (((size_t)H + CLS_LSTM_V - 1) / CLS_LSTM_V); /* kernels/lstm.cl */
     if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->gates_bwd, "lstm_gates_bwd", 1, &global, &p->local, NULL);
   }
@@ -320,9 +354,18 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   {
     int nrows = (int)rows, xo = (int)x.offset, ho = (int)h_out.offset, xho = (int)(workspace.offset + l.xh);
     int In = p->input;
-    st = cls_ops_args(p->engine, p->concat_xh, "lstm_concat_xh", 10, sizeof nrows, &nrows, sizeof Bi, &Bi,
-                      sizeof In, &In, sizeof Hi, &Hi, sizeof x.mem, &x.mem, sizeof xo, &xo, sizeof h_out.mem,
-                      &h_out.mem, sizeof ho, &ho, sizeof ws, &ws, sizeof xho, &xho);
+    cls_kargs ka = cls_kargs_begin(p->engine, p->concat_xh, "lstm_concat_xh");
+    cls_kargs_int(&ka, nrows);
+    cls_kargs_int(&ka, Bi);
+    cls_kargs_int(&ka, In);
+    cls_kargs_int(&ka, Hi);
+    cls_kargs_mem(&ka, x.mem);
+    cls_kargs_int(&ka, xo);
+    cls_kargs_mem(&ka, h_out.mem);
+    cls_kargs_int(&ka, ho);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, xho);
+    st = cls_kargs_end(&ka);
     size_t global = rows; /* a work-item per row (cls_ops_launch rounds up to whole work-groups) */
     if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->concat_xh, "lstm_concat_xh", 1, &global, &p->local, NULL);
   }
@@ -335,9 +378,15 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   /* db [4H] = column sums of dz [T*B, 4H] */
   if (st == CLS_OK) {
     int nrows = (int)rows, ncols = (int)H4, dzo = (int)dz0, dbo = (int)dbias.offset, acc = mode == CLS_ACCUMULATE;
-    st = cls_ops_args(p->engine, p->bias_grad, "lstm_bias_grad", 7, sizeof nrows, &nrows, sizeof ncols, &ncols,
-                      sizeof ws, &ws, sizeof dzo, &dzo, sizeof dbias.mem, &dbias.mem, sizeof dbo, &dbo, sizeof acc,
-                      &acc);
+    cls_kargs ka = cls_kargs_begin(p->engine, p->bias_grad, "lstm_bias_grad");
+    cls_kargs_int(&ka, nrows);
+    cls_kargs_int(&ka, ncols);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, dzo);
+    cls_kargs_mem(&ka, dbias.mem);
+    cls_kargs_int(&ka, dbo);
+    cls_kargs_int(&ka, acc);
+    st = cls_kargs_end(&ka);
     /* a work-item per 16 columns, in groups of a fixed 4 (few work-items: every core gets some) */
     size_t global = (H4 + CLS_COLSUM_W - 1) / CLS_COLSUM_W, local = CLS_COLSUM_LOCAL;
     if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->bias_grad, "lstm_bias_grad", 1, &global, &local, event);

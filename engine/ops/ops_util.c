@@ -2,7 +2,6 @@
 #include "ops/ops_util.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -30,23 +29,6 @@ cls_status cls_engine_device_cl(cls_engine *e, int index, cl_context *context, c
 
 cls_status cls_engine_device_context(cls_engine *e, int index, cl_context *context, cl_device_id *device) {
   return cls_engine_device_cl(e, index, context, device, NULL);
-}
-
-cls_status cls_ops_args(cls_engine *e, cl_kernel kernel, const char *name, int n, ...) {
-  va_list ap;
-  va_start(ap, n);
-  cls_status st = CLS_OK;
-  for (int i = 0; i < n; i++) {
-    size_t size = va_arg(ap, size_t);
-    const void *value = va_arg(ap, const void *);
-    cl_int err = clSetKernelArg(kernel, (cl_uint)i, size, value);
-    if (err != CL_SUCCESS) {
-      st = cls_fail(e, CLS_ERR_OPENCL, "%s: clSetKernelArg(%d) failed: %s", name, i, cls_cl_error_name(err));
-      break;
-    }
-  }
-  va_end(ap);
-  return st;
 }
 
 /* ---- profiling hook ---- */

@@ -1,6 +1,6 @@
-/* Helpers the op plans share: the device record behind an engine index, kernel argument setting with
- * error reporting, 1-D/2-D launches rounded up to the work-group size, and the profiling hook through
- * which `clspeech bench` sees every command of a training step. Internal to the engine. */
+/* Helpers the op plans share: the device record behind an engine index, 1-D/2-D launches rounded up
+ * to the work-group size, and the profiling hook through which `clspeech bench` sees every command
+ * of a training step. Internal to the engine. */
 #ifndef CLS_OPS_UTIL_H
 #define CLS_OPS_UTIL_H
 
@@ -13,8 +13,6 @@
 /* The built device behind an index (opens it and builds its kernels if needed). */
 cls_status cls_ops_device(cls_engine *engine, int index, cls_device **out);
 
-/* Sets kernel arguments from (size, pointer) pairs: cls_ops_args(e, k, "name", 3, sizeof a, &a, ...). */
-cls_status cls_ops_args(cls_engine *engine, cl_kernel kernel, const char *name, int n, ...);
 
 /* Enqueues `kernel` over `global` items (rounded up to a multiple of `local`, which kernels must
  * guard against); `local` 0 lets the driver choose. */

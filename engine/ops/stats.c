@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
@@ -108,10 +109,18 @@ cls_status cls_stats_enqueue(cls_stats_plan *p, cl_command_queue q, int slot, cl
   int ni = (int)n, xo = (int)x.offset, po = (int)base, ho = (int)(base + PARTIALS);
   /* The counts are added to: zero them first (0.0f and 0u are the same bits). */
   cls_status st = cls_ops_fill(p->e, q, cls_buf_at(p->results, (size_t)ho), CLS_HISTO_BUCKETS, 0.0f);
-  if (st == CLS_OK)
-    st = cls_ops_args(p->e, p->kernel, "summary_stats", 8, sizeof ni, &ni, sizeof x.mem, &x.mem, sizeof xo, &xo,
-                      sizeof p->limits, &p->limits, sizeof p->results, &p->results, sizeof po, &po, sizeof p->results,
-                      &p->results, sizeof ho, &ho);
+  if (st == CLS_OK) {
+    cls_kargs ka = cls_kargs_begin(p->e, p->kernel, "summary_stats");
+    cls_kargs_int(&ka, ni);
+    cls_kargs_mem(&ka, x.mem);
+    cls_kargs_int(&ka, xo);
+    cls_kargs_mem(&ka, p->limits);
+    cls_kargs_mem(&ka, p->results);
+    cls_kargs_int(&ka, po);
+    cls_kargs_mem(&ka, p->results);
+    cls_kargs_int(&ka, ho);
+    st = cls_kargs_end(&ka);
+  }
   size_t global = groups * p->wg;
   if (st == CLS_OK) st = cls_ops_launch(p->e, q, p->kernel, "summary_stats", 1, &global, &p->wg, NULL);
   if (st == CLS_OK) {

@@ -74,7 +74,7 @@ static void *async_worker(void *arg) {
     /* Pull: the host's parameters as of now. */
     int64_t pulled = c->state.global_step;
     double pull_ms = cls_now_ms();
-    cls_status st = b->status != CLS_OK ? cls_fail(c->e, b->status, "%s", b->err)
+    cls_status st = b->error.status != CLS_OK ? cls_fail(c->e, b->error.status, "%s", b->error.text)
                                         : cls_tower_write_state(s->tower, c->params, NULL, NULL);
     if (st == CLS_OK) st = cls_crew_injected_failure(c, s, pulled);
     pthread_mutex_unlock(&r->lock);
@@ -87,7 +87,7 @@ static void *async_worker(void *arg) {
     /* Push. */
     pthread_mutex_lock(&r->lock);
     if (st != CLS_OK) {
-      if (cls_crew_is_device_fault(st) && b->status == CLS_OK) {
+      if (cls_crew_is_device_fault(st) && b->error.status == CLS_OK) {
         snprintf(c->e->error, CLS_ERROR_CAP, "%s", s->err);
         cls_crew_drop(c, s, s->err);
         r->retry = b; /* another tower takes it */

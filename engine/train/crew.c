@@ -66,10 +66,10 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
   }
   cls_param_view views[CLS_MODEL_N_TENSORS];
   c->n_params = cls_model_layout(&o->model, views);
-  char err[1024];
+  cls_error err;
   cls_status st = CLS_OK;
-  if (cls_mfcc_tables_create(&o->features, &c->tables, err, sizeof err) != CLS_OK)
-    st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "%s", err);
+  if (cls_mfcc_tables_create(&o->features, &c->tables, &err) != CLS_OK)
+    st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "%s", err.text);
   c->n_towers = n_devices * per_device;
   c->towers = calloc((size_t)c->n_towers, sizeof *c->towers);
   /* A tower takes its share of the global batch in chunks of at most `capacity` utterances; room
@@ -385,10 +385,11 @@ cls_status cls_crew_write_state(cls_crew *c, const float *p, const float *m, con
 cls_status cls_crew_save_staged(cls_crew *c, const char *kind) {
   const char *dir = c->o.save_checkpoint_dir;
   if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
-  char path[4400], err[1024];
+  char path[4400];
+  cls_error err;
   if (cls_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, c->params, c->m, c->v, &c->state, path,
-                             sizeof path, err, sizeof err) != CLS_OK)
-    return cls_fail(c->e, CLS_ERR_IO, "%s", err);
+                             sizeof path, &err) != CLS_OK)
+    return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
   c->last_save_ms = cls_now_ms();
   cls_log(c->e, CLS_LOG_INFO, "Saved %s checkpoint %s", kind, path);
   return CLS_OK;
@@ -418,9 +419,9 @@ int cls_crew_out_of_time(cls_crew *c) {
 
 cls_status cls_crew_start_loader(cls_crew *c, const cls_utterance *u, int n, int batch, int depth, cls_loader **l) {
   cls_loader_options lo = {c->tables, c->o.model.n_context, c->o.host_features, c->o.feature_cache, depth};
-  char err[1024];
-  if (cls_loader_start(u, n, batch, &lo, l, err, sizeof err) != CLS_OK)
-    return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "%s", err);
+  cls_error err;
+  if (cls_loader_start(u, n, batch, &lo, l, &err) != CLS_OK)
+    return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "%s", err.text);
   return CLS_OK;
 }
 

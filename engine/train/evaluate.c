@@ -96,9 +96,9 @@ static cls_status open_set(cls_engine *e, const cls_alphabet *alphabet, const cl
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "evaluation set %d: neither a data set nor CSV files", k);
   cls_dataset_options o = req->dataset_options;
   if (!o.alphabet) o.alphabet = alphabet;
-  char err[2048];
-  cls_status st = cls_dataset_load(in->csv_files, &o, owned, err, sizeof err);
-  if (st != CLS_OK) return cls_fail(e, st, "%s", err);
+  cls_error err;
+  cls_status st = cls_dataset_load(in->csv_files, &o, owned, &err);
+  if (st != CLS_OK) return cls_fail(e, st, "%s", err.text);
   char report[4096];
   cls_dataset_format_report(*owned, report, sizeof report);
   size_t len = strlen(report);

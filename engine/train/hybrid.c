@@ -369,7 +369,7 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
   double t0 = cls_now_ms(), loss_sum = 0, audio = 0, last_end = t0;
   int64_t steps = 0, total = n / global, turn = 0;
   for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
-    if (b->status != CLS_OK) st = cls_fail(c->e, b->status, "%s", b->err);
+    if (b->error.status != CLS_OK) st = cls_fail(c->e, b->error.status, "%s", b->error.text);
     double step_t0 = cls_now_ms(), mean = 0;
     if (st == CLS_OK) st = gradient_step(h, b, one_at_a_time ? (int)(turn++) : -1);
     if (st == CLS_OK) st = world_step(h, b, cls_now_ms() - step_t0, &mean);

@@ -41,7 +41,7 @@ const char *cls_balance_name(cls_balance b) {
   return (int)b >= 0 && (int)b < N_NAMES(balance_names) ? balance_names[b] : "?";
 }
 
-cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, char *err, size_t err_cap) {
+cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, cls_error *err) {
   memset(out, 0, sizeof *out);
   out->kind = CLS_FAULT_NONE;
   if (!spec || !*spec) return CLS_OK;
@@ -50,8 +50,8 @@ cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, char *e
   long long step = -1;
   if (sscanf(spec, "%15[a-z]:tower=%d,step=%lld", kind, &tower, &step) != 3 || tower < 0 || step < 0 ||
       (strcmp(kind, "fail") && strcmp(kind, "perturb"))) {
-    if (err && err_cap) snprintf(err, err_cap, "\"%s\": expected fail:tower=K,step=S or perturb:tower=K,step=S", spec);
-    return CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "\"%s\": expected fail:tower=K,step=S or perturb:tower=K,step=S",
+                         spec);
   }
   out->kind = strcmp(kind, "fail") ? CLS_FAULT_PERTURB : CLS_FAULT_FAIL;
   out->tower = tower;

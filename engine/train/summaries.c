@@ -40,10 +40,11 @@ cls_status cls_summaries_open(cls_engine *e, const char *dir, int variable_steps
   cls_status st = s->summary && s->scratch ? CLS_OK : cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int k = 0; st == CLS_OK && k < CLS_SUMMARY_SETS; k++) {
     if (k == CLS_SUMMARY_METRICS && !metrics) continue;
-    char sub[4200], err[4800];
+    char sub[4200];
+    cls_error err;
     snprintf(sub, sizeof sub, "%s/%s", dir, set_names[k]);
-    if (cls_event_file_open(sub, FLUSH_SECS, &s->files[k], err, sizeof err) != CLS_OK)
-      st = cls_fail(e, CLS_ERR_IO, "--summary_dir: %s", err);
+    if (cls_event_file_open(sub, FLUSH_SECS, &s->files[k], &err) != CLS_OK)
+      st = cls_fail(e, CLS_ERR_IO, "--summary_dir: %s", err.text);
   }
   if (st != CLS_OK) {
     cls_summaries_close(s);
@@ -58,9 +59,9 @@ cls_status cls_summaries_open(cls_engine *e, const char *dir, int variable_steps
 void cls_summaries_close(cls_summaries *s) {
   if (!s) return;
   for (int k = 0; k < CLS_SUMMARY_SETS; k++) {
-    char err[4800];
-    if (s->files[k] && cls_event_file_close(s->files[k], err, sizeof err) != CLS_OK)
-      cls_log(s->e, CLS_LOG_WARNING, "summaries: %s", err);
+    cls_error err;
+    if (s->files[k] && cls_event_file_close(s->files[k], &err) != CLS_OK)
+      cls_log(s->e, CLS_LOG_WARNING, "summaries: %s", err.text);
   }
   cls_summary_destroy(s->summary);
   free(s->scratch);
@@ -71,13 +72,13 @@ void cls_summaries_close(cls_summaries *s) {
 /* Writes the event being built to `set` at `step` and empties it (lock held). */
 static void write_event(cls_summaries *s, cls_summary_set set, int64_t step, cls_status built) {
   cls_event_file *f = s->files[set];
-  char err[4800];
+  cls_error err;
   if (f && built != CLS_OK) {
     cls_log(s->e, CLS_LOG_WARNING, "summaries: out of host memory for the %s summary at step %lld; it is skipped",
             set_names[set], (long long)step);
-  } else if (f && cls_event_file_write(f, step, s->summary, err, sizeof err) != CLS_OK) {
-    cls_log(s->e, CLS_LOG_WARNING, "summaries: %s; no more %s summaries are written", err, set_names[set]);
-    cls_event_file_close(f, NULL, 0);
+  } else if (f && cls_event_file_write(f, step, s->summary, &err) != CLS_OK) {
+    cls_log(s->e, CLS_LOG_WARNING, "summaries: %s; no more %s summaries are written", err.text, set_names[set]);
+    cls_event_file_close(f, NULL);
     s->files[set] = NULL;
   }
   cls_summary_clear(s->summary);

@@ -127,10 +127,10 @@ static void init_params(const cls_train_options *o, float *p) {
 
 /* Loads a checkpoint file into every tower and the training state. */
 static cls_status load_file(cls_crew *c, const char *path, int keep_flag_lr) {
-  char err[1024];
+  cls_error err;
   cls_train_state s;
-  if (cls_checkpoint_load(path, &c->o.model, c->params, c->m, c->v, &s, err, sizeof err) != CLS_OK)
-    return cls_fail(c->e, CLS_ERR_IO, "%s", err);
+  if (cls_checkpoint_load(path, &c->o.model, c->params, c->m, c->v, &s, &err) != CLS_OK)
+    return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
   cls_status st = cls_crew_write_state(c, c->params, c->m, c->v);
   if (st != CLS_OK) return st;
   if (keep_flag_lr) s.learning_rate = c->o.learning_rate;
@@ -152,7 +152,8 @@ static cls_status load_here(cls_trainer *t, cls_load_mode mode, int evaluation) 
   cls_crew *c = t->crew;
   const cls_train_options *o = &c->o;
   const char *dir = o->load_checkpoint_dir;
-  char path[4400], err[1024];
+  char path[4400];
+  cls_error err;
   if (mode != CLS_LOAD_AUTO && mode != CLS_LOAD_BEST && mode != CLS_LOAD_LAST && mode != CLS_LOAD_INIT)
     return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "--load_%s must be auto, best, last%s, not %d",
                     evaluation ? "evaluate" : "train", evaluation ? "" : " or init", (int)mode);
@@ -161,11 +162,11 @@ static cls_status load_here(cls_trainer *t, cls_load_mode mode, int evaluation) 
   if (mode != CLS_LOAD_INIT) {
     /* The same choice transcription makes (cls_checkpoint_choose); training's auto falls back to fresh. */
     int is_best = 0;
-    if (cls_checkpoint_choose(dir, mode, path, sizeof path, &is_best, err, sizeof err) == CLS_OK) {
+    if (cls_checkpoint_choose(dir, mode, path, sizeof path, &is_best, &err) == CLS_OK) {
       cls_log(c->e, CLS_LOG_INFO, "Loading %s checkpoint from %s", is_best ? "best validating" : "most recent", path);
       return load_file(c, path, o->force_initialize_learning_rate && !evaluation);
     }
-    if (evaluation || mode != CLS_LOAD_AUTO) return cls_fail(c->e, CLS_ERR_IO, "%s", err);
+    if (evaluation || mode != CLS_LOAD_AUTO) return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
   }
   cls_log(c->e, CLS_LOG_INFO, "Initializing all variables (random seed %u)", (unsigned)o->random_seed);
   init_params(o, c->params);
@@ -357,10 +358,11 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
   if (st == CLS_OK && dec.reduce_lr) {
     /* Reload the best weights (and Adam state, step, learning rate), keep the counters, reduce. */
     int streak = state->epochs_without_improvement, ep = state->epoch;
-    char path[4400], err[1024];
+    char path[4400];
+    cls_error err;
     int reloaded = 0;
     if (cls_world_rank(c->world) == 0 &&
-        cls_checkpoint_find(o->save_checkpoint_dir, "best_dev", path, sizeof path, err, sizeof err) == CLS_OK) {
+        cls_checkpoint_find(o->save_checkpoint_dir, "best_dev", path, sizeof path, &err) == CLS_OK) {
       st = load_file(c, path, 0);
       reloaded = st == CLS_OK;
     }

@@ -1,6 +1,7 @@
-/* clspeech public API, base layer: the status codes every engine function returns, the log
- * callback's types, and the small services the frontends share with the engine (an atomic file write,
- * making a folder with its parents, and a monotonic clock). Nothing here touches OpenCL. */
+/* clspeech public API, base layer: the status codes every engine function returns, the error value
+ * that carries a failure's status and text to the caller, the log callback's types, and the small
+ * services the frontends share with the engine (an atomic file write, making a folder with its
+ * parents, and a monotonic clock). Nothing here touches OpenCL. */
 #ifndef CLSPEECH_BASE_H
 #define CLSPEECH_BASE_H
 
@@ -28,14 +29,39 @@ typedef enum cls_status {
 /* A fixed English name for a status ("CLS_ERR_BUILD: kernel build failed"). Never NULL. */
 const char *cls_status_string(cls_status status);
 
+#if defined(__GNUC__)
+#define CLS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLS_PRINTF(a, b)
+#endif
+
+/* The size of an error text, the terminating NUL included (long enough for a kernel build log). */
+#define CLS_ERROR_CAP 16384
+
+/* What went wrong, owned by the caller: a function that takes a `cls_error *` and fails fills it
+ * (the status it returns, and a text naming the file, line, tensor or device concerned) and leaves
+ * it alone on success. One value per call context or thread; text that does not fit is cut with
+ * a "... (truncated)" marker. A NULL `cls_error *` is accepted everywhere and receives nothing. */
+typedef struct cls_error {
+  cls_status status;
+  char text[CLS_ERROR_CAP];
+} cls_error;
+
+/* Sets the status and the text (printf-style) and returns `status`, so that a failure reads
+ * `return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));`. */
+cls_status cls_error_set(cls_error *err, cls_status status, const char *fmt, ...) CLS_PRINTF(3, 4);
+/* Back to CLS_OK with an empty text. */
+void cls_error_clear(cls_error *err);
+/* Adds text (printf-style) after the current text, keeping the status. */
+void cls_error_add(cls_error *err, const char *fmt, ...) CLS_PRINTF(2, 3);
+
 typedef enum cls_log_level { CLS_LOG_DEBUG = 0, CLS_LOG_INFO = 1, CLS_LOG_NOTICE = 2, CLS_LOG_WARNING = 3, CLS_LOG_ERROR = 4 } cls_log_level;
 typedef void (*cls_log_fn)(void *user, cls_log_level level, const char *message);
 
 /* Writes the n chunks one after the other to `path` atomically (a temporary file in the same folder,
  * fsync, rename). On failure nothing at `path` changes, the temporary file is removed, and `err`
  * says what failed and where. */
-cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, char *err,
-                            size_t err_cap);
+cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, cls_error *err);
 
 /* Creates the folder and every missing parent (mode 0755); an existing folder is fine. CLS_ERR_IO
  * with errno saying why when one cannot be made (ENAMETOOLONG for a path past 4095 bytes). */
@@ -47,7 +73,7 @@ cls_status cls_make_dirs(const char *path);
  * by creating, writing and removing a probe file. CLS_ERR_IO with `err` naming the folder and the
  * reason ("Not a directory", "Read-only file system") otherwise. *removed (may be NULL) receives
  * the number of stale files removed. */
-cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, char *err, size_t err_cap);
+cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, cls_error *err);
 
 /* Monotonic wall clock in milliseconds, for timings and progress (engine/base/clock.c). */
 double cls_now_ms(void);

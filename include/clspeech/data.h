@@ -27,11 +27,10 @@ typedef struct cls_alphabet cls_alphabet;
  * content) `err` names the file and line, and *out is NULL. A file (or device, or pipe) past
  * CLS_ALPHABET_MAX_BYTES is refused unread beyond that. */
 #define CLS_ALPHABET_MAX_BYTES ((size_t)1 << 20)
-cls_status cls_alphabet_load(const char *path, cls_alphabet **out, char *err, size_t err_cap);
+cls_status cls_alphabet_load(const char *path, cls_alphabet **out, cls_error *err);
 
 /* The same from text in memory (`len` bytes); `name` stands for the file in messages. */
-cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cls_alphabet **out, char *err,
-                              size_t err_cap);
+cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cls_alphabet **out, cls_error *err);
 
 void cls_alphabet_destroy(cls_alphabet *a);
 
@@ -154,8 +153,8 @@ typedef struct cls_dataset cls_dataset;
  * end up empty, which the caller decides about. A CSV past CLS_CSV_MAX_BYTES is refused, and
  * reading stops at the first block holding a NUL byte (so /dev/zero is one block, then an error). */
 #define CLS_CSV_MAX_BYTES ((size_t)1 << 30)
-cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *options, cls_dataset **out, char *err,
-                            size_t err_cap);
+cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *options, cls_dataset **out,
+                            cls_error *err);
 void cls_dataset_destroy(cls_dataset *ds);
 
 /* Drops the samples of more than max_frames frames (audio too long for a device's memory, which the

@@ -65,7 +65,7 @@ cls_audio_problem cls_audio_probe(const char *path, cls_audio_header *header, ch
  * scaled by 1/32767, as DeepSpeech's training reads WAV (numpy int16 / iinfo(int16).max); wider PCM
  * by 1/(2^(bits-1)-1) likewise; float and Vorbis data are taken as decoded. On an error `err` names
  * the file and says what is wrong (missing, not audio, truncated, no samples). */
-cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, char *err, size_t err_cap);
+cls_status cls_audio_read(const char *path, int target_rate, cls_audio *out, cls_error *err);
 void cls_audio_free(cls_audio *audio);
 
 /* The same decoding a chunk at a time, for audio too long to hold (transcription streams it): the
@@ -76,11 +76,11 @@ typedef struct cls_audio_stream cls_audio_stream;
 
 /* Opens `path`; *header (may be NULL) receives the file's header. Errors as cls_audio_read's. */
 cls_status cls_audio_stream_open(const char *path, int target_rate, cls_audio_stream **out, cls_audio_header *header,
-                                 char *err, size_t err_cap);
+                                 cls_error *err);
 
 /* Up to `cap` samples into out[]; *got 0 means the end. A file that ends before its header's length
  * or fails to decode is CLS_ERR_IO with `err` naming it. */
-cls_status cls_audio_stream_read(cls_audio_stream *s, float *out, size_t cap, size_t *got, char *err, size_t err_cap);
+cls_status cls_audio_stream_read(cls_audio_stream *s, float *out, size_t cap, size_t *got, cls_error *err);
 void cls_audio_stream_close(cls_audio_stream *s);
 
 /* ---- mfcc ---- */
@@ -127,7 +127,7 @@ typedef struct cls_mfcc_tables {
 
 /* Validates the configuration (within the bounds above; window and step must be whole samples, as
  * DeepSpeech requires) and derives the tables; `err` says what is wrong otherwise. */
-cls_status cls_mfcc_tables_create(const cls_mfcc_config *cfg, cls_mfcc_tables **out, char *err, size_t err_cap);
+cls_status cls_mfcc_tables_create(const cls_mfcc_config *cfg, cls_mfcc_tables **out, cls_error *err);
 void cls_mfcc_tables_destroy(cls_mfcc_tables *t);
 
 /* Frames in n samples: 1 + (n - window) / step, 0 when shorter than one window (no end padding). */
@@ -164,15 +164,14 @@ void cls_mfcc_host(const cls_mfcc_tables *t, const float *samples, size_t n, flo
 
 
 /* Key of `audio_path` under `cfg`; fails (CLS_ERR_IO, err names the file) when it cannot be stat'ed. */
-cls_status cls_feature_cache_key(const char *audio_path, const cls_mfcc_config *cfg, char key[65], char *err,
-                                 size_t err_cap);
+cls_status cls_feature_cache_key(const char *audio_path, const cls_mfcc_config *cfg, char key[65], cls_error *err);
 
 /* On a hit, *features (malloc'ed, [*frames, n_coeff]) and *frames; 1 hit, 0 miss. */
 int cls_feature_cache_load(const char *dir, const char *key, int n_coeff, float **features, size_t *frames);
 
 /* Stores an entry (creating dir); CLS_ERR_IO with err set when it cannot. */
 cls_status cls_feature_cache_store(const char *dir, const char *key, int n_coeff, const float *features, size_t frames,
-                                   char *err, size_t err_cap);
+                                   cls_error *err);
 
 /* ---- features on an OpenCL device ---- */
 /* DeepSpeech's features computed on a device (framing and window kernel, clFFT, filterbank + log +

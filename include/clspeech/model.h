@@ -138,7 +138,7 @@ typedef struct cls_train_state {
 
 /* params, m, v: [n] flat host buffers in cls_model_layout order. */
 cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, const float *params, const float *m,
-                               const float *v, const cls_train_state *state, char *err, size_t err_cap);
+                               const float *v, const cls_train_state *state, cls_error *err);
 
 /* Loads a checkpoint made for the same model shape, validating what it holds: every tensor of the
  * model's dtype and exact shape (a transposed matrix is refused), every weight and Adam moment
@@ -146,7 +146,7 @@ cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, co
  * metadata whole numbers in range; any problem is an error naming the file and the tensor or key.
  * m and v may be NULL (evaluation). *state is filled from the file. */
 cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
-                               cls_train_state *state, char *err, size_t err_cap);
+                               cls_train_state *state, cls_error *err);
 
 /* DeepSpeech's checkpoint folder. Kind "train" or "best_dev": saving writes
  * DIR/<kind>-<global_step>.safetensors, updates the index file (`checkpoint` or
@@ -154,10 +154,10 @@ cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, fl
  * (best_dev keeps one). */
 cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_keep, const cls_model_config *cfg,
                                   const float *params, const float *m, const float *v, const cls_train_state *state,
-                                  char *saved_path, size_t path_cap, char *err, size_t err_cap);
+                                  char *saved_path, size_t path_cap, cls_error *err);
 
 /* The path the index of `kind` names, or CLS_ERR_IO when there is none. */
-cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, char *err, size_t err_cap);
+cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, cls_error *err);
 
 /* ---- checkpoint choice and the folder's description for inference ---- */
 /* Which parameters training and evaluation start from (DeepSpeech's --load_train and
@@ -182,13 +182,13 @@ const char *cls_load_mode_name(cls_load_mode mode);
  * (auto, last), DIR being "(no --checkpoint_dir)" without a folder. CLS_ERR_INVALID_ARGUMENT for
  * init, which chooses no checkpoint. */
 cls_status cls_checkpoint_choose(const char *dir, cls_load_mode mode, char *path, size_t path_cap, int *is_best,
-                                 char *err, size_t err_cap);
+                                 cls_error *err);
 
 /* The whole model geometry of a checkpoint from its metadata (n_input, n_context and relu_clip
  * default to DeepSpeech's 26, 9 and 20 in files that lack them), to build the model before loading.
  * Each value is a whole number in range (n_hidden 1..CLS_MODEL_MAX_WIDTH, ...), else an error
  * naming the file and the key. */
-cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, char *err, size_t err_cap);
+cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, cls_error *err);
 
 /* Beside a checkpoint folder's safetensors files (which carry the network geometry in their
  * metadata) the folder keeps what inference needs and the weights do not say: the alphabet, a byte
@@ -199,12 +199,12 @@ cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, ch
 
 /* Writes DIR/alphabet.txt (a byte copy of alphabet_path) and DIR/features.txt, each atomically. */
 cls_status cls_checkpoint_describe(const char *dir, const char *alphabet_path, int audio_sample_rate,
-                                   int feature_win_len, int feature_win_step, char *err, size_t err_cap);
+                                   int feature_win_len, int feature_win_step, cls_error *err);
 
 /* Reads DIR/features.txt: *found 0 (and CLS_OK) when the folder has none (made before it was written);
  * CLS_ERR_IO naming the file and line when it is unreadable or malformed. */
 cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate, int *feature_win_len,
-                                        int *feature_win_step, int *found, char *err, size_t err_cap);
+                                        int *feature_win_step, int *found, cls_error *err);
 
 /* ---- forward-only replica ---- */
 /* The model on one device for inference: parameters, activations and the batch buffers only (no

@@ -38,21 +38,22 @@ static int write_input(const uint8_t *data, size_t size) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > (1 << 20) || !write_input(data, size)) return 0;
   cls_audio_header h;
-  char detail[512], err[1024];
+  char detail[512];
+  cls_error err;
   const int fine = cls_audio_probe(tmp_path, &h, detail, sizeof detail) == CLS_AUDIO_FINE;
   if (fine && (h.sample_rate < CLS_AUDIO_MIN_RATE || h.sample_rate > CLS_AUDIO_MAX_RATE || h.channels < 1 ||
                h.channels > CLS_AUDIO_MAX_CHANNELS || h.frames < 1))
     abort(); /* the probe let through a header out of bounds */
   cls_audio a;
-  cls_status st = cls_audio_read(tmp_path, 0, &a, err, sizeof err);
+  cls_status st = cls_audio_read(tmp_path, 0, &a, &err);
   if (st == CLS_OK) {
     if (!fine || (long long)a.n_samples != h.frames) abort(); /* a read the probe did not vouch for */
     /* The stream gives the same samples in chunks of 7. */
     cls_audio_stream *s = NULL;
-    if (cls_audio_stream_open(tmp_path, 0, &s, NULL, err, sizeof err) == CLS_OK) {
+    if (cls_audio_stream_open(tmp_path, 0, &s, NULL, &err) == CLS_OK) {
       float chunk[7];
       size_t at = 0, got = 0;
-      while (cls_audio_stream_read(s, chunk, 7, &got, err, sizeof err) == CLS_OK && got > 0) {
+      while (cls_audio_stream_read(s, chunk, 7, &got, &err) == CLS_OK && got > 0) {
         if (at + got > a.n_samples || memcmp(chunk, a.samples + at, got * sizeof *chunk)) abort();
         at += got;
       }
@@ -60,11 +61,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     cls_audio_free(&a);
     /* Resampled (the rate differs for most inputs); bounded by the checked header. */
-    if (h.frames < 200000 && cls_audio_read(tmp_path, 16000, &a, err, sizeof err) == CLS_OK) {
+    if (h.frames < 200000 && cls_audio_read(tmp_path, 16000, &a, &err) == CLS_OK) {
       if ((double)a.n_samples > (double)h.frames * 16000.0 / h.sample_rate + 2) abort();
       cls_audio_free(&a);
     }
-  } else if (!strstr(err, tmp_path)) {
+  } else if (!strstr(err.text, tmp_path)) {
     abort(); /* every error names the file */
   }
   return 0;

@@ -34,16 +34,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  char err[1024], found[256];
+  char found[256];
+  cls_error err;
   if (!fuzz_write_file(path, data, size)) abort();
   cls_model_config cfg;
-  if (cls_checkpoint_peek_model(path, &cfg, err, sizeof err) == CLS_OK && cfg.n_hidden <= 64 &&
+  if (cls_checkpoint_peek_model(path, &cfg, &err) == CLS_OK && cfg.n_hidden <= 64 &&
       cfg.n_classes <= 64 && cfg.n_input <= 64 && cfg.n_context <= 8) {
     cls_param_view views[CLS_MODEL_N_TENSORS];
     const size_t n = cls_model_layout(&cfg, views);
     float *p = malloc(n * sizeof *p), *m = malloc(n * sizeof *m), *v = malloc(n * sizeof *v);
     cls_train_state s;
-    if (p && m && v && cls_checkpoint_load(path, &cfg, p, m, v, &s, err, sizeof err) == CLS_OK) {
+    if (p && m && v && cls_checkpoint_load(path, &cfg, p, m, v, &s, &err) == CLS_OK) {
       if (!(s.adam.beta1_power >= 0 && s.adam.beta1_power < 1) || !(s.learning_rate >= 0)) abort();
       for (size_t i = 0; i < n; i++)
         if (p[i] != p[i] || v[i] < 0) abort(); /* loaded values are checked finite, moments non-negative */
@@ -54,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   /* the same bytes as the index file naming the checkpoint to load */
   if (!fuzz_write_file(index_path, data, size < 300 ? size : 300)) abort();
-  if (cls_checkpoint_find(dir, "train", found, sizeof found, err, sizeof err) == CLS_OK) {
+  if (cls_checkpoint_find(dir, "train", found, sizeof found, &err) == CLS_OK) {
     const char *name = found + strlen(dir) + 1;
     if (strchr(name, '/') || name[0] == '.') abort(); /* only a file in the folder */
   }

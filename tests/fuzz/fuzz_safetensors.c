@@ -9,9 +9,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  char err[1024];
+  cls_error err;
   cls_safetensors *st = NULL;
-  if (cls_safetensors_parse(data, size, "fuzz.safetensors", &st, err, sizeof err) != CLS_OK) return 0;
+  if (cls_safetensors_parse(data, size, "fuzz.safetensors", &st, &err) != CLS_OK) return 0;
   unsigned sum = 0;
   for (int i = 0; i < st->n_tensors; i++) {
     const cls_tensor_info *t = &st->tensors[i];

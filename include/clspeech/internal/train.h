@@ -29,7 +29,7 @@ typedef struct cls_train_fault {
 
 /* Parses "fail:tower=K,step=S" or "perturb:tower=K,step=S" (K, S >= 0); NULL or "" is no fault.
  * CLS_ERR_INVALID_ARGUMENT with the reason in err (quoting spec) otherwise. */
-cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, char *err, size_t err_cap);
+cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, cls_error *err);
 
 /* Injects `fault` (NULL or kind CLS_FAULT_NONE: none) into the trainer's next training; set before
  * cls_trainer_train. CLS_ERR_INVALID_ARGUMENT for an unknown kind or a negative tower or step. */
