@@ -9,8 +9,9 @@
  *
  * Three locks, each around what it guards and nothing else: the schedule (taking batches, dropping
  * towers, the epoch's status), the master copy (a pull's copy of the parameters, a push's host Adam,
- * a checkpoint's copy), and the reports (counts, progress, summaries' writes). A tower's upload, its
- * gradient, the statistics of its own gradient and a checkpoint's file I/O run under none.
+ * a checkpoint's copy), and the reports (counts, progress, summaries, in the order of the updates: a
+ * push takes it before it leaves the master). A tower's upload, its gradient and a checkpoint's file
+ * I/O run under none.
  *
  * Why async does not run the step (step.h): that step is one collective update, every working tower
  * on one split batch, their gradients reduced into one buffer and the result applied by Adam on every
@@ -48,6 +49,7 @@ typedef struct async_run {
   int saving;                /* a worker is saving a checkpoint (of the copy in save_p, save_m, save_v) */
   float *save_p, *save_m, *save_v;
   cls_train_state save_state;
+  cls_tensor_stats *stats;   /* [n_towers][2 * CLS_MODEL_N_TENSORS] the towers' statistics of a step (with summaries) */
   /* The epoch's counts and what reports them: progress, summaries' writes. */
   pthread_mutex_t report;
   int64_t steps, total, stale_sum, stale_max;
@@ -160,7 +162,11 @@ static void push(async_job *j, const cls_host_batch *b, int64_t pulled, double p
       memcpy(r->save_v, c->v, pb);
       r->save_state = c->state;
     }
+    /* The reports go in the order of the updates: the report lock is taken before the master is left. */
+    pthread_mutex_lock(&r->report);
     pthread_mutex_unlock(&r->master);
+  } else {
+    pthread_mutex_lock(&r->report);
   }
   if (variables) { /* the gradient applied is this tower's own */
     cls_param_view v[CLS_MODEL_N_TENSORS];
@@ -168,7 +174,6 @@ static void push(async_job *j, const cls_host_batch *b, int64_t pulled, double p
     for (int i = 0; i < CLS_MODEL_N_TENSORS; i++)
       cls_tensor_stats_host(s->grad + v[i].offset, v[i].count, &j->stats[CLS_MODEL_N_TENSORS + i]);
   }
-  pthread_mutex_lock(&r->report);
   if (!finite) {
     cls_crew_warn_nonfinite(c, b, s->losses, r->u);
   } else {
@@ -238,6 +243,59 @@ static void *async_worker(void *arg) {
   return NULL;
 }
 
+/* A checkpoint's copy of the master state (when this rank saves --checkpoint_secs checkpoints), and each
+ * tower's statistics of a step's variables (with summaries). */
+static cls_status open_copies(async_run *r) {
+  cls_crew *c = r->c;
+  const int saves = c->o.checkpoint_secs > 0 && c->o.save_checkpoint_dir && *c->o.save_checkpoint_dir &&
+                    cls_world_rank(c->world) == 0;
+  const size_t pb = c->n_params * sizeof(float);
+  if (c->summaries) r->stats = malloc((size_t)c->n_towers * 2 * CLS_MODEL_N_TENSORS * sizeof *r->stats);
+  if (saves) {
+    r->save_p = malloc(pb);
+    r->save_m = malloc(pb);
+    r->save_v = malloc(pb);
+  }
+  if ((c->summaries && !r->stats) || (saves && (!r->save_p || !r->save_m || !r->save_v)))
+    return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for the async epoch's copies");
+  return CLS_OK;
+}
+
+static void close_copies(async_run *r) {
+  free(r->stats);
+  free(r->save_p);
+  free(r->save_m);
+  free(r->save_v);
+}
+
+/* The workers, one thread per live tower, in rounds: a batch left behind by a failed tower after the
+ * others finished gets another round. */
+static void run_rounds(async_run *r) {
+  cls_crew *c = r->c;
+  async_job jobs[CLS_MAX_TOWERS];
+  pthread_t threads[CLS_MAX_TOWERS];
+  do {
+    int started[CLS_MAX_TOWERS] = {0}, live = 0;
+    r->first_taken = 0;
+    r->live = cls_crew_count(c);
+    for (int i = 0; i < c->n_towers; i++) {
+      if (!c->towers[i].tower) continue;
+      cls_tensor_stats *stats = r->stats ? r->stats + (size_t)i * 2 * CLS_MODEL_N_TENSORS : NULL;
+      jobs[i] = (async_job){r, &c->towers[i], live++, 0, stats, ""};
+      started[i] = pthread_create(&threads[i], NULL, async_worker, &jobs[i]) == 0;
+      if (!started[i]) {
+        pthread_mutex_lock(&r->lock);
+        r->status = cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "cannot start a thread for tower %d", i);
+        pthread_cond_broadcast(&r->turn);
+        pthread_mutex_unlock(&r->lock);
+        break;
+      }
+    }
+    for (int i = 0; i < c->n_towers; i++)
+      if (started[i]) pthread_join(threads[i], NULL);
+  } while (r->status == CLS_OK && r->retry && cls_crew_count(c) > 0);
+}
+
 cls_status cls_async_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n, cls_progress_fn progress,
                            void *user) {
   cls_crew_slot *lead = cls_crew_lead(c);
@@ -257,60 +315,22 @@ cls_status cls_async_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n
   r.progress = progress;
   r.user = user;
   r.t0 = r.last_push = cls_now_ms();
-  /* A checkpoint's copy of the master state, and each tower's statistics of a step's variables. */
-  const int saves = c->o.checkpoint_secs > 0 && c->o.save_checkpoint_dir && *c->o.save_checkpoint_dir &&
-                    cls_world_rank(c->world) == 0;
-  const size_t pb = c->n_params * sizeof(float), n_stats = 2 * CLS_MODEL_N_TENSORS;
-  cls_tensor_stats *stats = c->summaries ? malloc((size_t)c->n_towers * n_stats * sizeof *stats) : NULL;
-  if (saves) {
-    r.save_p = malloc(pb);
-    r.save_m = malloc(pb);
-    r.save_v = malloc(pb);
-  }
-  if (st == CLS_OK && ((c->summaries && !stats) || (saves && (!r.save_p || !r.save_m || !r.save_v))))
-    st = cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for the async epoch's copies");
+  if (st == CLS_OK) st = open_copies(&r);
   if (st == CLS_OK) st = cls_crew_start_loader(c, u, usable, B, c->n_towers + 2, &r.loader);
   if (st != CLS_OK) {
-    free(stats);
-    free(r.save_p);
-    free(r.save_m);
-    free(r.save_v);
+    close_copies(&r);
     return st;
   }
   pthread_mutex_init(&r.lock, NULL);
   pthread_cond_init(&r.turn, NULL);
   pthread_mutex_init(&r.master, NULL);
   pthread_mutex_init(&r.report, NULL);
-  async_job jobs[CLS_MAX_TOWERS];
-  pthread_t threads[CLS_MAX_TOWERS];
-  /* Rounds: a batch left behind by a failed tower after the others finished gets another round. */
-  do {
-    int started[CLS_MAX_TOWERS] = {0}, live = 0;
-    r.first_taken = 0;
-    r.live = cls_crew_count(c);
-    for (int i = 0; i < c->n_towers; i++) {
-      if (!c->towers[i].tower) continue;
-      jobs[i] = (async_job){&r, &c->towers[i], live++, 0, stats ? stats + (size_t)i * n_stats : NULL, ""};
-      started[i] = pthread_create(&threads[i], NULL, async_worker, &jobs[i]) == 0;
-      if (!started[i]) {
-        pthread_mutex_lock(&r.lock);
-        r.status = cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "cannot start a thread for tower %d", i);
-        pthread_cond_broadcast(&r.turn);
-        pthread_mutex_unlock(&r.lock);
-        break;
-      }
-    }
-    for (int i = 0; i < c->n_towers; i++)
-      if (started[i]) pthread_join(threads[i], NULL);
-  } while (r.status == CLS_OK && r.retry && cls_crew_count(c) > 0);
+  run_rounds(&r);
   pthread_cond_destroy(&r.turn);
   pthread_mutex_destroy(&r.lock);
   pthread_mutex_destroy(&r.master);
   pthread_mutex_destroy(&r.report);
-  free(stats);
-  free(r.save_p);
-  free(r.save_m);
-  free(r.save_v);
+  close_copies(&r);
   /* A batch left by a failed tower when no tower could take it any more. */
   if (r.retry) cls_loader_done(r.loader, r.retry);
   cls_loader_stop(r.loader);
