@@ -127,6 +127,23 @@ static void failed(async_job *j, cls_host_batch *b, cls_status st) {
   pthread_mutex_unlock(&r->lock);
 }
 
+/* Writes the checkpoint of the master state's copy that this worker took (under no lock), then restarts
+ * the --checkpoint_secs clock and lets the next copy be taken. */
+static void save_copy(async_job *j) {
+  async_run *r = j->r;
+  cls_crew *c = r->c;
+  cls_status st = cls_crew_save_copy(c, "train", r->save_p, r->save_m, r->save_v, &r->save_state);
+  pthread_mutex_lock(&r->master);
+  if (st == CLS_OK) c->last_save_ms = cls_now_ms();
+  r->saving = 0;
+  pthread_mutex_unlock(&r->master);
+  if (st != CLS_OK) {
+    pthread_mutex_lock(&r->lock);
+    stop_with(j, st);
+    pthread_mutex_unlock(&r->lock);
+  }
+}
+
 /* Push: applies the gradient in s->grad to the master copy, with its summaries, progress and, when due,
  * a checkpoint of the master copy (copied under the lock, written after). */
 static void push(async_job *j, const cls_host_batch *b, int64_t pulled, double pull_ms) {
@@ -196,18 +213,7 @@ static void push(async_job *j, const cls_host_batch *b, int64_t pulled, double p
   cls_crew_report(r->progress, r->user, "Training", "train", r->epoch, r->steps, r->total, r->loss_sum, r->t0,
                   r->audio, 0);
   pthread_mutex_unlock(&r->report);
-  if (save) {
-    cls_status sv = cls_crew_save_copy(c, "train", r->save_p, r->save_m, r->save_v, &r->save_state);
-    pthread_mutex_lock(&r->master);
-    if (sv == CLS_OK) c->last_save_ms = cls_now_ms();
-    r->saving = 0;
-    pthread_mutex_unlock(&r->master);
-    if (sv != CLS_OK) {
-      pthread_mutex_lock(&r->lock);
-      stop_with(j, sv);
-      pthread_mutex_unlock(&r->lock);
-    }
-  }
+  if (save) save_copy(j);
 }
 
 static void *async_worker(void *arg) {

@@ -149,7 +149,7 @@ cls_status cls_crew_no_tower(cls_crew *c) { return cls_fail(c->e, CLS_ERR_NO_DEV
 
 cls_status cls_crew_all_failed(cls_crew *c, const char *last) {
   char text[CLS_ERROR_CAP];
-  snprintf(text, sizeof text, "%s", last ? last : c->e->error);
+  snprintf(text, sizeof text, "%s", last ? last : cls_engine_error(c->e));
   return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed; the last error was: %s", text);
 }
 
