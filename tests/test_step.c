@@ -2,7 +2,8 @@
  * cls_bench_towers_steps) and a training epoch of one step (cls_trainer_train, hybrid on two towers,
  * dropout on, --balance auto) from the same initial state on the same batch give the same loss and
  * the same parameters, bit for bit: both run cls_step_run (train/step.h) with the plan that
- * cls_step_plan_default makes. Then one step's result on its own: counts, shares, weights, losses. */
+ * cls_step_plan_default makes. Then the tower's gradient API the step drives (ranges, read-back with
+ * and without overlap, chunks), and one step's result on its own: counts, shares, weights, losses. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -10,10 +11,77 @@
 #include "check.h"
 #include "clspeech/data.h"
 #include "clspeech/train.h"
+#include "model/tower.h"
 #include "train/step.h"
 #include "train/trainer.h"
 
 enum { B = 2, TOWERS = 2, N = B * TOWERS };
+
+/* The tower's gradient API on batch b (N utterances) from parameters p: the read ranges of an
+ * overlapped gradient are disjoint and cover the buffer; overlapped and not, the same gradient bit
+ * for bit; a tower of capacity 1 (N chunks) gives the gradient of one chunk of N within a stated
+ * tolerance; a gradient ended without waiting for its ranges leaves the tower ready for the next. */
+static void check_tower_api(cls_engine *e, int dev, const cls_crew *crew, const cls_host_batch *b, const float *p) {
+  cls_tower_config tc = {crew->o.model, crew->tables, 1, N, crew->max_frames, crew->max_label};
+  cls_tower *whole = NULL, *chunked = NULL;
+  CHECK_INT(cls_tower_create(e, dev, &tc, &whole), CLS_OK);
+  tc.capacity = 1;
+  CHECK_INT(cls_tower_create(e, dev, &tc, &chunked), CLS_OK);
+  if (!whole || !chunked) return;
+  const size_t np = cls_tower_param_count(whole);
+  float *g_overlap = malloc(np * sizeof(float)), *g_plain = malloc(np * sizeof(float));
+  float *g_chunked = malloc(np * sizeof(float));
+  unsigned char *seen = calloc(np, 1);
+  float losses[N], losses_plain[N], losses_chunked[N];
+  cls_model_dropout drop = {{0.1f, 0.1f, 0.1f, 0, 0, 0.1f}, 7, 3, 0};
+  CHECK_INT(cls_tower_write_state(whole, p, NULL, NULL), CLS_OK);
+  CHECK_INT(cls_tower_write_state(chunked, p, NULL, NULL), CLS_OK);
+  int n = 0;
+  cls_status st = cls_tower_gradient_begin(whole, b, 0, N, &drop, 1, g_overlap, losses, &n);
+  CHECK(st == CLS_OK && n > 1, "an overlapped gradient in %d ranges (one per layer)", n);
+  size_t covered = 0, twice = 0;
+  for (int k = 0; st == CLS_OK && k < n; k++) {
+    cls_tower_range r = {0, 0};
+    st = cls_tower_gradient_wait(whole, k, &r);
+    CHECK(r.offset + r.count <= np, "range %d: [%zu, +%zu) of %zu", k, r.offset, r.count, np);
+    for (size_t i = r.offset; i < r.offset + r.count && i < np; i++) {
+      twice += seen[i];
+      seen[i] = 1;
+      covered++;
+    }
+  }
+  CHECK_INT(cls_tower_gradient_end(whole, st), CLS_OK);
+  CHECK(covered == np && twice == 0, "the ranges cover %zu of %zu floats, %zu twice", covered, np, twice);
+  CHECK_INT(cls_tower_gradient_begin(whole, b, 0, N, &drop, 0, g_plain, losses_plain, &n), CLS_OK);
+  cls_tower_range all = {1, 0};
+  CHECK_INT(n, 1);
+  CHECK_INT(cls_tower_gradient_wait(whole, 0, &all), CLS_OK);
+  CHECK(all.offset == 0 && all.count == np, "one range [%zu, +%zu) of %zu", all.offset, all.count, np);
+  CHECK_INT(cls_tower_gradient_end(whole, CLS_OK), CLS_OK);
+  CHECK(!memcmp(g_overlap, g_plain, np * sizeof(float)) && !memcmp(losses, losses_plain, sizeof losses),
+        "overlapped and plain read-back give the same gradient and losses (tolerance: none)");
+  /* Started, then ended without a wait: the reads are finished and released. */
+  CHECK_INT(cls_tower_gradient_begin(chunked, b, 0, N, &drop, 1, g_chunked, losses_chunked, &n), CLS_OK);
+  CHECK_INT(cls_tower_gradient_end(chunked, CLS_OK), CLS_OK);
+  CHECK_INT(cls_tower_gradient(chunked, b, 0, N, &drop, 1, g_chunked, losses_chunked), CLS_OK);
+  double dg = 0, gmax = 0, dl = 0;
+  for (size_t i = 0; i < np; i++) {
+    dg = fmax(dg, fabs((double)g_chunked[i] - (double)g_overlap[i]));
+    gmax = fmax(gmax, fabs((double)g_overlap[i]));
+  }
+  for (int i = 0; i < N; i++) dl = fmax(dl, fabs((double)losses_chunked[i] - (double)losses[i]) / fabs((double)losses[i]));
+  printf("  tower API: %d ranges; %d chunks of 1 against one of %d: gradient max |diff| %.2e (max |g| %.2e), losses "
+         "relative %.2e\n", n, N, N, dg, gmax, dl);
+  CHECK(dg <= 1e-6 * gmax, "chunked gradient differs by %.3g, max |g| %.3g (tolerance 1e-6 x max |g|, measured 3.4e-7)",
+        dg, gmax);
+  CHECK(dl <= 1e-6, "chunked losses differ by %.3g relative (tolerance 1e-6, measured 0)", dl);
+  free(g_overlap);
+  free(g_plain);
+  free(g_chunked);
+  free(seen);
+  cls_tower_destroy(whole);
+  cls_tower_destroy(chunked);
+}
 
 static double train_loss;
 static int train_finished;
@@ -109,6 +177,8 @@ int main(void) {
   CHECK(moved > np / 2, "the step moved %zu of %zu parameters", moved, np);
   CHECK(differ == 0, "%zu of %zu parameters differ between the bench's step and training's (tolerance: none)", differ,
         np);
+
+  if (b) check_tower_api(e, sel[0], crew, b, p0);
 
   /* One more step on the same batch, its result read directly. */
   if (b) {
