@@ -27,6 +27,7 @@
 typedef struct rank_times {
   double *ms, allreduce_ms;
   int64_t steps;
+  int n_sums; /* the doubles summed after the gradient */
 } rank_times;
 
 /* Several ranks, at an epoch's end (rank 0): each rank's mean step time (the straggler named when its
@@ -45,7 +46,7 @@ static void log_ranks(cls_crew *c, const rank_times *rt, int epoch) {
   }
   cls_log(c->e, CLS_LOG_NOTICE,
           "Epoch %d: step time by rank: %s; MPI_Allreduce %.2f ms per step (%zu floats, then %d doubles)", epoch, text,
-          rt->allreduce_ms / steps, c->n_params, 4 + ranks);
+          rt->allreduce_ms / steps, c->n_params, rt->n_sums);
   if (slow != fast && ms[slow] > 1.5 * ms[fast] && (ms[slow] - ms[fast]) / steps > 20)
     cls_log(c->e, CLS_LOG_WARNING, "Epoch %d: rank %d on host %s is the straggler: its steps took %.0f%% longer than "
             "rank %d's (host %s), and every rank waits for it", epoch, slow, cls_world_host(c->world, slow),
@@ -71,7 +72,7 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
   cls_step *step = NULL;
   cls_loader *l = NULL;
   const int ranks = cls_world_size(c->world);
-  rank_times rt = {calloc((size_t)ranks, sizeof *rt.ms), 0, 0};
+  rank_times rt = {calloc((size_t)ranks, sizeof *rt.ms), 0, 0, 0};
   cls_status st = rt.ms ? cls_step_create(c, &step) : cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   if (st == CLS_OK) st = cls_crew_start_loader(c, u, n, ep->batch, 3, &l);
   if (st != CLS_OK) {
@@ -95,6 +96,7 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
         for (int k = 0; k < ranks; k++) rt.ms[k] += r.rank_ms[k];
         rt.allreduce_ms += r.allreduce_ms;
         rt.steps++;
+        rt.n_sums = r.n_sums;
       }
     }
     if (st == CLS_OK) {

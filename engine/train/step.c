@@ -327,6 +327,7 @@ static cls_status across_ranks(cls_step *s, const cls_step_plan *p, cls_step_res
   out->time_up = x[SUM_TIME_UP] > 0;
   if (out->time_up) c->out_of_time = 1;
   out->rank_ms = x + SUM_MS;
+  out->n_sums = SUM_MS + ranks;
   return CLS_OK;
 }
 

@@ -67,6 +67,7 @@ typedef struct cls_step_result {
   cls_step_tower towers[CLS_MAX_TOWERS];
   double ms;                   /* this rank's time to its reduced gradient */
   double allreduce_ms;         /* the time in the reductions across ranks (0: one rank) */
+  int n_sums;                  /* the doubles of the second reduction across ranks (0: one rank) */
   const double *rank_ms;       /* [ranks] every rank's ms (several ranks; NULL with one) */
   int time_up;                 /* a rank's training time limit has passed (crew->out_of_time is set) */
 } cls_step_result;
