@@ -134,15 +134,13 @@ static void check_reduction(cls_engine *e, const int *dev, const data *d) {
     double worst_g = 0, worst_loss = 0;
     for (int step = 0; step < 5; step++) {
       drop.step = (uint32_t)step;
-      CHECK_INT(cls_tower_gradient(ref, b, 0, N, &drop, s == 1, g_ref, losses, NULL, NULL), CLS_OK);
+      CHECK_INT(cls_tower_gradient(ref, b, 0, N, &drop, s == 1, g_ref, losses), CLS_OK);
       const float *src[3];
       float w[3];
       int k = 0;
       for (int i = 0, first = 0; i < 3; i++) {
         if (!splits[s][i]) continue;
-        CHECK_INT(cls_tower_gradient(tw[i], b, first, splits[s][i], &drop, s != 1, gi[i], losses_split + first, NULL,
-                                     NULL),
-                  CLS_OK);
+        CHECK_INT(cls_tower_gradient(tw[i], b, first, splits[s][i], &drop, s != 1, gi[i], losses_split + first), CLS_OK);
         src[k] = gi[i];
         w[k++] = (float)splits[s][i] / (float)N;
         first += splits[s][i];

@@ -1,6 +1,9 @@
-/* `clspeech bench`'s row for all selected devices together as towers: the multi-tower trainer's
- * hybrid step (split by measured speed, every tower's forward and backward on its own thread, the
- * host reduction, Adam on every replica) on a synthetic batch, timed by the wall clock. */
+/* `clspeech bench`'s row for all selected devices together as towers: training's step (train/step.h,
+ * cls_step_run: split by measured speed, every tower's forward and backward on its own thread, the
+ * host reduction, Adam on every replica, the hooks training asks for) on a synthetic batch, planned
+ * as training plans it, timed by the wall clock. */
+#include "bench/bench_towers.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +16,26 @@
 static int compare_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
+}
+
+cls_status cls_bench_towers_steps(cls_trainer *t, const cls_host_batch *b, int warm, int runs, double *times,
+                                  double *last_loss) {
+  cls_crew *crew = cls_trainer_crew(t);
+  cls_step *step = NULL;
+  cls_status st = cls_step_create(crew, &step);
+  cls_step_result r;
+  memset(&r, 0, sizeof r);
+  for (int k = -warm; st == CLS_OK && k < runs; k++) {
+    double t0 = cls_now_ms();
+    const cls_step_plan plan = cls_step_plan_default(crew, b);
+    st = cls_step_run(step, &plan, &r);
+    for (int i = 0; st == CLS_OK && i < crew->n_towers; i++)
+      if (crew->towers[i].tower) st = cls_tower_finish(crew->towers[i].tower);
+    if (k >= 0) times[k] = cls_now_ms() - t0;
+  }
+  if (last_loss) *last_loss = r.mean_loss;
+  cls_step_destroy(step);
+  return st;
 }
 
 cls_status cls_bench_towers_run(cls_engine *e, const int *devices, int n, const cls_bench_config *cfg,
@@ -56,24 +79,14 @@ cls_status cls_bench_towers_run(cls_engine *e, const int *devices, int n, const 
   cls_trainer *t = NULL;
   if (st == CLS_OK) st = cls_trainer_create(e, devices, n, &o, B, T, L, &t);
   if (st == CLS_OK) st = cls_trainer_load(t, CLS_LOAD_INIT, 0);
-  cls_crew *crew = t ? cls_trainer_crew(t) : NULL;
-  cls_hybrid *h = NULL;
-  if (st == CLS_OK) st = cls_hybrid_create(crew, &h);
   if (st == CLS_OK)
     cls_bench_progress(cfg, "all %d devices as towers: hybrid step H=%d, %d utterances per tower", n, cfg->n_hidden, B);
   double times[CLS_BENCH_MAX_RUNS];
-  for (int r = -2; st == CLS_OK && r < cfg->runs; r++) {
-    double t0 = cls_now_ms();
-    st = cls_hybrid_step(h, &b);
-    for (int i = 0; st == CLS_OK && i < crew->n_towers; i++)
-      if (crew->towers[i].tower) st = cls_tower_finish(crew->towers[i].tower);
-    if (r >= 0) times[r] = cls_now_ms() - t0;
-  }
+  if (st == CLS_OK) st = cls_bench_towers_steps(t, &b, 2, cfg->runs, times, NULL);
   if (st == CLS_OK) {
     qsort(times, (size_t)cfg->runs, sizeof *times, compare_double);
     out->ms = times[cfg->runs / 2];
   }
-  cls_hybrid_destroy(h);
   cls_trainer_destroy(t);
   free(b.frames);
   free(b.windows);

@@ -237,6 +237,13 @@ cls_status cls_model_train_step(cls_model *m, cl_command_queue q, const cls_mode
   return cls_model_train_step_layers(m, q, b, p, dropout, g, grad_scale, mode, losses, NULL, NULL);
 }
 
+/* Under CLS_ACCUMULATE the ops add their dx to what the buffer holds; the gradients between layers are
+ * this pass's alone (the mode is for the parameters' gradients), so they start from zeros. */
+static cls_status clear_dx(cls_model *m, cl_command_queue q, cls_write_mode mode, cl_mem dx, int rows) {
+  if (mode != CLS_ACCUMULATE) return CLS_OK;
+  return cls_ops_fill(m->engine, q, cls_buf_of(dx), (size_t)rows * (size_t)m->cfg.n_hidden, 0.0f);
+}
+
 cls_status cls_model_train_step_layers(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
                                        const cls_model_dropout *dropout, cls_buf g, float grad_scale,
                                        cls_write_mode mode, float *losses, cls_layer_done_fn done, void *user) {
@@ -252,17 +259,21 @@ cls_status cls_model_train_step_layers(cls_model *m, cl_command_queue q, const c
   cls_dense_act linear;
   memset(&linear, 0, sizeof linear);
   /* layer 6 (linear): dlogits -> d1 */
-  st = cls_dense_backward(m->output, q, rows, cls_buf_of(m->a5), view(p, m, P_W6), cls_buf_of(m->logits),
-                          cls_buf_of(m->dlogits), cls_buf_of(m->d1), view(g, m, P_W6), view(g, m, P_B6), &linear, mode, ws,
-                          NULL);
+  st = clear_dx(m, q, mode, m->d1, rows);
+  if (st == CLS_OK)
+    st = cls_dense_backward(m->output, q, rows, cls_buf_of(m->a5), view(p, m, P_W6), cls_buf_of(m->logits),
+                            cls_buf_of(m->dlogits), cls_buf_of(m->d1), view(g, m, P_W6), view(g, m, P_B6), &linear, mode,
+                            ws, NULL);
   if (st == CLS_OK && done) st = done(user, q, P_W6, 2);
   /* layer 5: d1 -> d2 */
   cls_dense_act act5 = activation(m, 5, dropout, b->batch);
+  if (st == CLS_OK) st = clear_dx(m, q, mode, m->d2, rows);
   if (st == CLS_OK)
     st = cls_dense_backward(m->dense[3], q, rows, cls_buf_of(m->lstm_out), view(p, m, P_W5), cls_buf_of(m->a5),
                             cls_buf_of(m->d1), cls_buf_of(m->d2), view(g, m, P_W5), view(g, m, P_B5), &act5, mode, ws, NULL);
   if (st == CLS_OK && done) st = done(user, q, P_W5, 2);
   /* LSTM: d2 -> d1 */
+  if (st == CLS_OK) st = clear_dx(m, q, mode, m->d1, rows);
   if (st == CLS_OK)
     st = cls_lstm_backward(m->lstm, q, b->time, b->batch, cls_buf_of(m->a3), view(p, m, P_WL), b->seq_len,
                            cls_buf_of(m->lstm_out), cls_buf_of(m->d2), cls_buf_of(m->lstm_ws), cls_buf_of(m->d1),
@@ -274,9 +285,11 @@ cls_status cls_model_train_step_layers(cls_model *m, cl_command_queue q, const c
   for (int l = 2; l >= 0 && st == CLS_OK; l--) {
     cls_dense_act act = activation(m, l + 1, dropout, b->batch);
     cls_buf x = l == 0 ? b->features : cls_buf_of(inputs[l]);
-    st = cls_dense_backward(m->dense[l], q, rows, x, view(p, m, P_W1 + 2 * l), cls_buf_of(outs[l]), cls_buf_of(dy),
-                            l == 0 ? none : cls_buf_of(dx), view(g, m, P_W1 + 2 * l), view(g, m, P_B1 + 2 * l), &act, mode,
-                            ws, NULL);
+    if (l > 0) st = clear_dx(m, q, mode, dx, rows);
+    if (st == CLS_OK)
+      st = cls_dense_backward(m->dense[l], q, rows, x, view(p, m, P_W1 + 2 * l), cls_buf_of(outs[l]),
+                              cls_buf_of(dy), l == 0 ? none : cls_buf_of(dx), view(g, m, P_W1 + 2 * l),
+                              view(g, m, P_B1 + 2 * l), &act, mode, ws, NULL);
     if (st == CLS_OK && done) st = done(user, q, P_W1 + 2 * l, 2);
     cl_mem t = dy;
     dy = dx;

@@ -1,6 +1,6 @@
 /* One model replica on one device (see tower.h): its device buffers and queues, the gradient with
- * per-layer read-back, and the Adam update. Putting a share of a host batch on the device is
- * batch_input.c's. */
+ * per-layer read-back (begin, wait per range, end), and the Adam update. Putting a share of a host
+ * batch on the device is batch_input.c's. */
 #include "model/tower.h"
 
 #include <stdlib.h>
@@ -29,7 +29,7 @@ struct cls_tower {
   cl_mem params, grads, m, v;         /* [n_params] */
   /* per-layer read-back of the step in flight */
   float *host_grad;
-  int n_reads;
+  int n_reads, n_waited;              /* reads enqueued; reads waited for (the first n_waited) */
   cl_event reads[MAX_LAYERS];
   size_t read_off[MAX_LAYERS], read_count[MAX_LAYERS];
 };
@@ -131,12 +131,13 @@ static cls_status enqueue_read(void *user, cl_command_queue q, int first_tensor,
   return CLS_OK;
 }
 
-cls_status cls_tower_gradient(cls_tower *t, const cls_host_batch *b, int first, int count,
-                              const cls_model_dropout *dropout, int overlap, float *host_grad, float *losses,
-                              cls_tower_arrive_fn arrive, void *user) {
+cls_status cls_tower_gradient_begin(cls_tower *t, const cls_host_batch *b, int first, int count,
+                                    const cls_model_dropout *dropout, int overlap, float *host_grad, float *losses,
+                                    int *n_ranges) {
   cls_status st = CLS_OK;
+  *n_ranges = 0;
   t->host_grad = host_grad;
-  t->n_reads = 0;
+  t->n_reads = t->n_waited = 0;
   for (int done = 0; st == CLS_OK && done < count;) {
     int chunk = count - done < t->c.capacity ? count - done : t->c.capacity;
     int last = done + chunk == count;
@@ -151,23 +152,49 @@ cls_status cls_tower_gradient(cls_tower *t, const cls_host_batch *b, int first, 
     done += chunk;
   }
   if (st == CLS_OK && !overlap) {
-    st = cl_ok(t, clEnqueueReadBuffer(t->q, t->grads, CL_TRUE, 0, t->n_params * sizeof(float), host_grad, 0, NULL, NULL),
+    cl_event read = NULL;
+    st = cl_ok(t, clEnqueueReadBuffer(t->q, t->grads, CL_FALSE, 0, t->n_params * sizeof(float), host_grad, 0, NULL, &read),
                "reading the gradient");
-    if (st == CLS_OK && arrive) arrive(user, 0, t->n_params);
-  }
-  for (int i = 0; i < t->n_reads; i++) {
-    if (st == CLS_OK) {
-      st = cl_ok(t, clWaitForEvents(1, &t->reads[i]), "reading a layer's gradient");
-      if (st == CLS_OK && arrive) arrive(user, t->read_off[i], t->read_count[i]);
+    if (st == CLS_OK) st = cl_ok(t, clFlush(t->q), "flushing the compute queue");
+    if (read) {
+      t->reads[0] = read;
+      t->read_off[0] = 0;
+      t->read_count[0] = t->n_params;
+      t->n_reads = 1;
     }
-    clReleaseEvent(t->reads[i]);
   }
-  t->n_reads = 0;
-  if (st != CLS_OK) {
+  if (st == CLS_OK) *n_ranges = t->n_reads;
+  return st;
+}
+
+cls_status cls_tower_gradient_wait(cls_tower *t, int k, cls_tower_range *range) {
+  if (k < 0 || k >= t->n_reads) return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "tower: no gradient read %d", k);
+  cls_status st = cl_ok(t, clWaitForEvents(1, &t->reads[k]), "reading a layer's gradient");
+  if (st == CLS_OK) {
+    *range = (cls_tower_range){t->read_off[k], t->read_count[k]};
+    if (k + 1 > t->n_waited) t->n_waited = k + 1;
+  }
+  return st;
+}
+
+cls_status cls_tower_gradient_end(cls_tower *t, cls_status st) {
+  if (st != CLS_OK || t->n_waited < t->n_reads) {
     clFinish(t->xfer);
     clFinish(t->q);
   }
+  for (int i = 0; i < t->n_reads; i++) clReleaseEvent(t->reads[i]);
+  t->n_reads = t->n_waited = 0;
+  t->host_grad = NULL;
   return st;
+}
+
+cls_status cls_tower_gradient(cls_tower *t, const cls_host_batch *b, int first, int count,
+                              const cls_model_dropout *dropout, int overlap, float *host_grad, float *losses) {
+  int n = 0;
+  cls_status st = cls_tower_gradient_begin(t, b, first, count, dropout, overlap, host_grad, losses, &n);
+  cls_tower_range r;
+  for (int k = 0; st == CLS_OK && k < n; k++) st = cls_tower_gradient_wait(t, k, &r);
+  return cls_tower_gradient_end(t, st);
 }
 
 cls_status cls_tower_apply(cls_tower *t, const float *g, float lr, float beta1, float beta2, float epsilon,

@@ -2,8 +2,9 @@
  * holds several towers), with its own parameters, Adam slots, gradient buffer, activations, batch
  * buffers, and two in-order queues (compute, and transfer for overlapped gradient read-back).
  * The tower computes the gradient of the mean loss of its share of a host batch (in chunks when the
- * share exceeds its capacity), hands each layer's gradient to the host as soon as that layer's
- * backward pass is done, and applies a reduced gradient with Adam. It holds no training policy. */
+ * share exceeds its capacity), reads each layer's gradient to the host as soon as that layer's
+ * backward pass is done (the caller waits for them range by range: it never calls back into the
+ * caller), and applies a reduced gradient with Adam. It holds no training policy. */
 #ifndef CLS_TOWER_H
 #define CLS_TOWER_H
 
@@ -31,18 +32,34 @@ size_t cls_tower_param_count(const cls_tower *tower);
 size_t cls_tower_device_bytes(const cls_tower *tower);
 int cls_tower_capacity(const cls_tower *tower);
 
-/* Called (on the tower's calling thread) when floats [offset, offset+count) of host_grad are final. */
-typedef void (*cls_tower_arrive_fn)(void *user, size_t offset, size_t count);
+/* A gradient in flight: floats [offset, offset+count) of the host buffer. */
+typedef struct cls_tower_range {
+  size_t offset, count;
+} cls_tower_range;
 
-/* The gradient of the mean loss over utterances b[first .. first+count) into host_grad[n_params]
- * (a host buffer that must stay valid until the call returns), and their losses into losses[count].
+/* Starts the gradient of the mean loss over utterances b[first .. first+count) into host_grad[n_params]
+ * (a host buffer that must stay valid until cls_tower_gradient_end) and their losses into
+ * losses[count] (final when this returns). Shares larger than the tower's capacity go in chunks.
  * overlap: each layer's gradient is read on the transfer queue as soon as its backward pass is
- * enqueued, and `arrive` is called per layer as the reads complete; else one read at the end and
- * one `arrive` for the whole buffer. dropout->utterance_offset is the global index of b's first
- * utterance in the step (the tower adds `first`). Blocks until the gradient is on the host. */
+ * enqueued (the last layer first); else one read of the whole buffer after the backward pass.
+ * *n_ranges: the reads in flight, which cls_tower_gradient_wait hands over in order; they are the
+ * same for every tower of one model and overlap setting. dropout->utterance_offset is the global
+ * index of b's first utterance in the step (the tower adds `first`). The caller then waits for the
+ * ranges it needs and calls cls_tower_gradient_end once, whatever this returned. */
+cls_status cls_tower_gradient_begin(cls_tower *tower, const cls_host_batch *b, int first, int count,
+                                    const cls_model_dropout *dropout, int overlap, float *host_grad, float *losses,
+                                    int *n_ranges);
+/* Blocks until read k (0 .. n_ranges, in order) has reached the host: *range, its floats. */
+cls_status cls_tower_gradient_wait(cls_tower *tower, int k, cls_tower_range *range);
+/* Ends the gradient started by cls_tower_gradient_begin: releases the reads; after a failure (st not
+ * CLS_OK, or a read that was not waited for) waits for the tower's queues, so that nothing writes
+ * host_grad afterwards. Returns st. */
+cls_status cls_tower_gradient_end(cls_tower *tower, cls_status st);
+
+/* cls_tower_gradient_begin, every range waited for, and cls_tower_gradient_end: the whole gradient
+ * on the host when it returns. */
 cls_status cls_tower_gradient(cls_tower *tower, const cls_host_batch *b, int first, int count,
-                              const cls_model_dropout *dropout, int overlap, float *host_grad, float *losses,
-                              cls_tower_arrive_fn arrive, void *user);
+                              const cls_model_dropout *dropout, int overlap, float *host_grad, float *losses);
 
 /* Uploads the reduced gradient g[n_params] and enqueues Adam on the tower's replica (non-blocking:
  * g must not change until *uploaded, when not NULL, completes, or the tower's queue has passed this

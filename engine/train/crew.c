@@ -150,7 +150,7 @@ cls_status cls_crew_no_tower(cls_crew *c) { return cls_fail(c->e, CLS_ERR_NO_DEV
 
 cls_status cls_crew_all_failed(cls_crew *c, const char *last) {
   char text[CLS_ERROR_CAP];
-  snprintf(text, sizeof text, "%s", last ? last : c->e->error);
+  snprintf(text, sizeof text, "%s", last ? last : cls_engine_error(c->e));
   return cls_fail(c->e, CLS_ERR_NO_DEVICE, "every tower has failed; the last error was: %s", text);
 }
 
@@ -362,7 +362,7 @@ static cls_status warm_up(cls_crew *c) {
   memset(&drop, 0, sizeof drop);
   float loss = 0;
   for (int i = 0; st == CLS_OK && i < c->n_towers; i++)
-    st = cls_tower_gradient(c->towers[i].tower, &b, 0, 1, &drop, 0, c->towers[i].grad, &loss, NULL, NULL);
+    st = cls_tower_gradient(c->towers[i].tower, &b, 0, 1, &drop, 0, c->towers[i].grad, &loss);
   free(audio);
   free(windows);
   return st;
@@ -382,17 +382,25 @@ cls_status cls_crew_write_state(cls_crew *c, const float *p, const float *m, con
   return st;
 }
 
-cls_status cls_crew_save_staged(cls_crew *c, const char *kind) {
+cls_status cls_crew_save_copy(cls_crew *c, const char *kind, const float *params, const float *m, const float *v,
+                              const cls_train_state *state) {
   const char *dir = c->o.save_checkpoint_dir;
   if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
   char path[4400];
   cls_error err;
-  if (cls_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, c->params, c->m, c->v, &c->state, path,
-                             sizeof path, &err) != CLS_OK)
+  if (cls_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, params, m, v, state, path, sizeof path, &err) !=
+      CLS_OK)
     return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
-  c->last_save_ms = cls_now_ms();
   cls_log(c->e, CLS_LOG_INFO, "Saved %s checkpoint %s", kind, path);
   return CLS_OK;
+}
+
+cls_status cls_crew_save_staged(cls_crew *c, const char *kind) {
+  const char *dir = c->o.save_checkpoint_dir;
+  if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
+  cls_status st = cls_crew_save_copy(c, kind, c->params, c->m, c->v, &c->state);
+  if (st == CLS_OK) c->last_save_ms = cls_now_ms();
+  return st;
 }
 
 cls_status cls_crew_save(cls_crew *c, const char *kind) {

@@ -20,18 +20,15 @@
 #include "train/summaries.h"
 #include "train/world.h"
 
-/* A tower's seat, with the per-tower scratch the strategies' threads work in. */
+/* A tower's seat, with the per-tower scratch the strategies' threads work in and the balance
+ * feedback's state, which the step (step.h) reads and updates across steps and epochs. */
 typedef struct cls_crew_slot {
   cls_tower *tower;          /* NULL once dropped */
   int index;                 /* position in the crew (stable) */
   float *grad;               /* host copy of the tower's gradient [n_params] */
   float *losses;             /* [capacity] the losses of a batch of the tower's own (async) */
   double speed;              /* utterance-frames per second, recent average (0: not measured yet) */
-  int share, first;          /* this step's utterances: `share` of them from the batch's `first` */
   int planned;               /* --balance auto: this tower's share of the next global batch */
-  double ms;                 /* this step's time */
-  cls_status status;         /* this step's outcome, its text in err */
-  char err[CLS_ERROR_CAP];
 } cls_crew_slot;
 
 typedef struct cls_crew {
@@ -55,8 +52,6 @@ typedef struct cls_crew {
   double deadline_ms;        /* max_train_seconds as a cls_now_ms() time (0: none) */
   int out_of_time;
   cls_world *world;          /* the processes training together (--horovod), or this one alone */
-  int rank_first;            /* this epoch: the index of this rank's first utterance in each global batch */
-  int global_batch;          /* this epoch, several ranks: the utterances of one global batch (0: not known) */
   cls_train_fault fault;     /* the fault to inject (cls_trainer_set_fault; kind CLS_FAULT_NONE: none) */
   int fault_fired;           /* the fault has fired (once) */
   cls_summaries *summaries;  /* TensorBoard summaries of the training run (the loop opens them; NULL: none) */
@@ -112,8 +107,12 @@ cls_status cls_crew_write_state(cls_crew *crew, const float *params, const float
 /* Saves a "train" or "best_dev" checkpoint of the lead tower's state with crew->state, through the
  * staging buffers (no-op without a save directory, or on ranks other than 0). */
 cls_status cls_crew_save(cls_crew *crew, const char *kind);
-/* Saves a checkpoint of the staging buffers as they stand (the async master copy). */
+/* Saves a checkpoint of the staging buffers as they stand (the async master copy) and restarts the
+ * --checkpoint_secs clock. */
 cls_status cls_crew_save_staged(cls_crew *crew, const char *kind);
+/* Saves a checkpoint of params, m, v and state (a copy of a state; the clock is the caller's). */
+cls_status cls_crew_save_copy(cls_crew *crew, const char *kind, const float *params, const float *m, const float *v,
+                              const cls_train_state *state);
 /* 1 when --checkpoint_secs asks for a train checkpoint now. */
 int cls_crew_checkpoint_due(const cls_crew *crew);
 /* 1 (and out_of_time set) once the training time limit has passed (several ranks: once a step's

@@ -1,9 +1,10 @@
 /* The sync strategy, DeepSpeech's one-tower-at-a-time comparison: every step is one whole
  * --train_batch_size batch on one tower, the live towers taking the steps in turn, and the update
- * is applied on every replica so that they stay identical. It is hybrid's step (step.h) with one
- * working tower (under --horovod one per rank, each rank taking its batch of the global one). */
+ * is applied on every replica so that they stay identical. It is hybrid's epoch (hybrid.h) whose
+ * step (step.h) has one working tower, the plan's turn (under --horovod one per rank, each rank
+ * taking its batch of the global one). */
 #include "device/log.h"
-#include "train/step.h"
+#include "train/hybrid.h"
 #include "train/strategy.h"
 
 cls_status cls_sync_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n, cls_progress_fn progress,
@@ -17,5 +18,6 @@ cls_status cls_sync_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n,
     return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT,
                     "fewer training samples (%d) than one global batch (%d: --train_batch_size %d x %d towers)", n, B,
                     B, 1);
-  return cls_hybrid_run_epoch(c, epoch, u, usable, B, 1, progress, user);
+  const cls_epoch_plan plan = {B, 1, 0, B};
+  return cls_hybrid_run_epoch(c, epoch, u, usable, &plan, progress, user);
 }

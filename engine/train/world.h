@@ -1,7 +1,7 @@
 /* The world of a training run: the processes that train together under MPI (`clspeech train
  * --horovod` under mpirun, one process per machine or per device) or this process alone. The rest of
  * engine/train talks to the other processes through this small interface only: rank, size, host
- * names, the in-place sum of a host buffer (the step's gradients and counts), the broadcast of rank
+ * names, the in-place sum of a host buffer (the step's gradient; its counts in doubles), the broadcast of rank
  * 0's state and the gather of a few bytes per rank (checksums, batch shares). Without MPI
  * (or without --horovod) the world is one process and every call is a copy or nothing.
  *
@@ -29,7 +29,8 @@ int cls_world_size(const cls_world *world);
 /* Host name of `rank` (this process's with rank < 0). */
 const char *cls_world_host(const cls_world *world, int rank);
 
-/* buf[0 .. n) = the sum over ranks of everyone's buf (in place). */
+/* buf[0 .. n) = the sum over ranks of everyone's buf (in place): floats (the step's gradient), doubles
+ * (the step's counts, loss sums and times; the evaluation's loss sums). */
 cls_status cls_world_sum(cls_world *world, float *buf, size_t n);
 cls_status cls_world_sum_double(cls_world *world, double *buf, size_t n);
 /* Rank 0's bytes into every rank's buf. */
