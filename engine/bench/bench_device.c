@@ -149,6 +149,16 @@ static cls_status run_transfer(void *c_, cl_command_queue q) {
    undisturbed. */
 #define PEAK_MIN_RUNS 15
 
+/* The FMA kernel's arguments: the output, the rounds and the two factors. */
+static cls_status set_peak_args(cls_engine *e, cl_kernel k, const char *name, cl_mem out, int iters, float a, float b) {
+  cls_kargs ka = cls_kargs_begin(e, k, name);
+  cls_kargs_mem(&ka, out);
+  cls_kargs_int(&ka, iters);
+  cls_kargs_float(&ka, a);
+  cls_kargs_float(&ka, b);
+  return cls_kargs_end(&ka);
+}
+
 /* The FMA kernel `name` (float`width`) on op, its `iters` grown until a run takes at least min_ms (or 2^22
  * rounds), its arguments set for that many; *flops: the floating-point operations of one run. */
 static cls_status fma_sized(cls_engine *e, cls_device *d, cl_command_queue q, const char *name, int width, cl_mem out,
@@ -160,26 +170,14 @@ static cls_status fma_sized(cls_engine *e, cls_device *d, cl_command_queue q, co
   float a = 0.999f, b = 0.001f;
   double ms = 0;
   for (int tries = 0; st == CLS_OK && tries < 16; tries++) {
-    cls_kargs ka = cls_kargs_begin(e, op->k, name);
-    cls_kargs_mem(&ka, out);
-    cls_kargs_int(&ka, iters);
-    cls_kargs_float(&ka, a);
-    cls_kargs_float(&ka, b);
-    st = cls_kargs_end(&ka);
+    st = set_peak_args(e, op->k, name, out, iters, a, b);
     if (st == CLS_OK) st = cls_bench_time(e, q, run_kernel, op, 1, &ms);
     if (st != CLS_OK || ms >= min_ms || iters >= (1 << 22)) break;
     double grow = ms > 0 ? 2.0 * min_ms / ms : 16.0;
     iters = (int)(iters * (grow > 16 ? 16 : grow < 2 ? 2 : grow));
     if (iters > (1 << 22)) iters = 1 << 22;
   }
-  if (st == CLS_OK) {
-    cls_kargs ka = cls_kargs_begin(e, op->k, name);
-    cls_kargs_mem(&ka, out);
-    cls_kargs_int(&ka, iters);
-    cls_kargs_float(&ka, a);
-    cls_kargs_float(&ka, b);
-    st = cls_kargs_end(&ka);
-  }
+  if (st == CLS_OK) st = set_peak_args(e, op->k, name, out, iters, a, b);
   size_t rounded = (op->global + op->local - 1) / op->local * op->local;
   *flops = (double)rounded * iters * 8.0 * width * 2.0;
   return st;
