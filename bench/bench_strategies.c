@@ -64,7 +64,7 @@ static int run(const setup *s, const int *devs, int n_devs, cls_strategy strateg
   if (st == CLS_OK) st = cls_trainer_train(t, s->train, s->n_train, NULL, 0, on_progress, NULL);
   r->wall_s = (cls_now_ms() - t0) / 1e3;
   r->audio_s = pass_audio;
-  if (st == CLS_OK) r->steps = (double)cls_trainer_state(t)->global_step;
+  if (st == CLS_OK) r->steps = (double)cls_trainer_counters(t).global_step;
   cls_eval_set dev = {"dev", s->dev, s->n_dev, NULL};
   if (st == CLS_OK) st = cls_trainer_evaluate(t, &dev, s->B, "Validation", NULL, NULL, NULL, NULL, &r->dev_loss, NULL);
   if (st != CLS_OK) fprintf(stderr, "bench_strategies: %s\n", cls_engine_error(s->e));

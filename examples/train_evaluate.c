@@ -54,9 +54,9 @@ static int train(cls_engine *engine, int device, const cls_train_options *option
     cls_status st = cls_trainer_train(trainer, &u, 1, NULL, 0, NULL, NULL);
     if (st != CLS_OK) ok = failed(engine, "training", st);
   }
-  if (ok && cls_trainer_state(trainer)->global_step != STEPS) {
+  if (ok && cls_trainer_counters(trainer).global_step != STEPS) {
     fprintf(stderr, "train_evaluate: trained %lld steps, expected %d\n",
-            (long long)cls_trainer_state(trainer)->global_step, STEPS);
+            (long long)cls_trainer_counters(trainer).global_step, STEPS);
     ok = 0;
   }
   if (ok) printf("trained %d steps on %s, checkpoint in %s\n", STEPS, first->path, options->save_checkpoint_dir);

@@ -202,7 +202,7 @@ int cmd_train(int argc, char **argv) {
     if (st != CLS_OK) rc = cli_report(command, engine, st);
     else if (rank == 0)
       fprintf(stderr, "clspeech: FINISHED optimization (global step %lld)\n",
-              (long long)cls_trainer_state(trainer)->global_step);
+              (long long)cls_trainer_counters(trainer).global_step);
   }
   if (!rc && n_test > 0 && rank == 0) { /* the test set: rank 0 alone, as DeepSpeech */
     st = cls_trainer_load(trainer, f.load_evaluate_mode, 1);

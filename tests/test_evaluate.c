@@ -123,16 +123,14 @@ static int write_checkpoint(const char *dir, int label) {
   float *p = calloc(n, sizeof *p), *m = calloc(n, sizeof *m), *vv = calloc(n, sizeof *vv);
   for (int i = 0; p && i < CLS_MODEL_N_TENSORS; i++)
     if (!strcmp(v[i].name, "layer_6/bias")) p[v[i].offset + (size_t)label] = (float)E_BIAS;
-  cls_train_state st;
+  cls_checkpoint_vars st;
   memset(&st, 0, sizeof st);
   st.learning_rate = 0.001f;
-  st.best_dev_loss = INFINITY;
-  st.random_seed = 1;
   st.adam = cls_adam_state_init(0.9f, 0.999f);
   char path[1024];
   cls_error err;
   cls_error_clear(&err);
-  cls_status s = p && m && vv ? cls_checkpoint_save_in(dir, "train", 1, &cfg, p, m, vv, &st, path, sizeof path, &err)
+  cls_status s = p && m && vv ? cls_checkpoint_save_in(dir, "train", 1, &cfg, p, m, vv, &st, NULL, 0, path, sizeof path, &err)
                               : CLS_ERR_OUT_OF_MEMORY;
   CHECK(s == CLS_OK, "checkpoint: %s", err.text);
   free(p);

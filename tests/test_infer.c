@@ -80,13 +80,13 @@ static void check_choice_and_folder(void) {
   cls_param_view views[CLS_MODEL_N_TENSORS];
   size_t n = cls_model_layout(&model, views);
   float *p = calloc(n, sizeof *p);
-  cls_train_state s;
+  cls_checkpoint_vars s;
   memset(&s, 0, sizeof s);
   s.global_step = 3;
   s.adam = cls_adam_state_init(0.9f, 0.999f);
   char saved[4400];
   remember(dir);
-  CHECK_INT(cls_checkpoint_save_in(dir, "train", 2, &model, p, p, p, &s, saved, sizeof saved, &err), CLS_OK);
+  CHECK_INT(cls_checkpoint_save_in(dir, "train", 2, &model, p, p, p, &s, NULL, 0, saved, sizeof saved, &err), CLS_OK);
   remember(saved);
   remember(tmp_path("ckpt/checkpoint"));
   CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_AUTO, path, sizeof path, &is_best, &err), CLS_OK);
@@ -94,7 +94,7 @@ static void check_choice_and_folder(void) {
   CHECK_INT(cls_checkpoint_choose(dir, CLS_LOAD_BEST, path, sizeof path, NULL, &err), CLS_ERR_IO);
   s.global_step = 2;
   char best[4400];
-  CHECK_INT(cls_checkpoint_save_in(dir, "best_dev", 1, &model, p, p, p, &s, best, sizeof best, &err),
+  CHECK_INT(cls_checkpoint_save_in(dir, "best_dev", 1, &model, p, p, p, &s, NULL, 0, best, sizeof best, &err),
             CLS_OK);
   remember(best);
   remember(tmp_path("ckpt/best_dev_checkpoint"));
@@ -183,11 +183,11 @@ static void check_against_tower(cls_engine *e, int device, int host_features) {
   for (size_t i = 0; i < n; i++) p[i] = 0.2f * sinf((float)i * 0.37f);
   CHECK_INT(cls_tower_write_state(tower, p, zeros, zeros), CLS_OK);
   /* The replica takes the same parameters from a checkpoint (Adam slots not read). */
-  cls_train_state s;
+  cls_checkpoint_vars s;
   memset(&s, 0, sizeof s);
   s.adam = cls_adam_state_init(0.9f, 0.999f);
   const char *ckpt = tmp_path(host_features ? "host.safetensors" : "device.safetensors");
-  CHECK_INT(cls_checkpoint_save(ckpt, &model, p, zeros, zeros, &s, &err), CLS_OK);
+  CHECK_INT(cls_checkpoint_save(ckpt, &model, p, zeros, zeros, &s, NULL, 0, &err), CLS_OK);
   remember(ckpt);
   CHECK_INT(cls_infer_load(infer, ckpt), CLS_OK);
 
@@ -223,7 +223,7 @@ static void check_against_tower(cls_engine *e, int device, int host_features) {
   cls_param_view views[CLS_MODEL_N_TENSORS];
   float *q = calloc(cls_model_layout(&wide, views), sizeof *q);
   const char *other = tmp_path("wide.safetensors");
-  CHECK_INT(cls_checkpoint_save(other, &wide, q, q, q, &s, &err), CLS_OK);
+  CHECK_INT(cls_checkpoint_save(other, &wide, q, q, q, &s, NULL, 0, &err), CLS_OK);
   remember(other);
   CHECK_INT(cls_infer_load(infer, other), CLS_ERR_IO);
   CHECK_CONTAINS(cls_engine_error(e), "layer_1/weights");

@@ -147,7 +147,7 @@ int main(void) {
   CHECK_INT(cls_trainer_read_params(t, p0, np), CLS_OK);
   CHECK(cls_trainer_train(t, u, N, NULL, 0, on_progress, NULL) == CLS_OK, "train: %s", cls_engine_error(e));
   CHECK_INT(train_finished, 1);
-  CHECK_INT(cls_trainer_state(t)->global_step, 1);
+  CHECK_INT(cls_trainer_counters(t).global_step, 1);
   CHECK_INT(cls_trainer_read_params(t, p_train, np), CLS_OK);
   cls_trainer_destroy(t);
 
@@ -163,7 +163,7 @@ int main(void) {
   CHECK(b && b->error.status == CLS_OK && b->batch == N, "a batch of %d", N);
   double bench_loss = NAN, ms = 0;
   if (b) CHECK(cls_bench_towers_steps(t, b, 0, 1, &ms, &bench_loss) == CLS_OK, "bench: %s", cls_engine_error(e));
-  CHECK_INT(cls_trainer_state(t)->global_step, 1);
+  CHECK_INT(cls_trainer_counters(t).global_step, 1);
   CHECK_INT(cls_trainer_read_params(t, p_bench, np), CLS_OK);
   printf("  one step, 2 towers: training's loss %.9g, the bench's %.9g\n", train_loss, bench_loss);
   CHECK(isfinite(train_loss) && train_loss > 0, "training's loss %g", train_loss);
@@ -210,7 +210,7 @@ int main(void) {
           r.global_loss_sum);
     CHECK(r.mean_loss == r.loss_sum / N, "mean loss %.9g of a sum %.9g", r.mean_loss, r.loss_sum);
     CHECK(r.audio_s == b->audio_seconds && r.global_audio_s == b->audio_seconds, "audio %g", r.audio_s);
-    CHECK_INT(cls_trainer_state(t)->global_step, 2);
+    CHECK_INT(cls_trainer_counters(t).global_step, 2);
     cls_step_destroy(step);
   }
   if (b) cls_loader_done(l, b);

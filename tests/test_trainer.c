@@ -4,6 +4,7 @@
  * learning rate); a corrupt checkpoint is refused with its name; the train series keeps
  * max_to_keep files and its index names the newest. */
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -45,8 +46,22 @@ static float *train(cls_engine *e, int dev, const cls_dataset *ds, const char *d
   CHECK_INT(cls_load_mode_parse(load, &mode), CLS_OK);
   st = cls_trainer_load(t, mode, 0);
   CHECK(st == CLS_OK, "load: %s", cls_engine_error(e));
+  /* The counters a checkpoint carries (or a fresh start's); no dev set: no dev-loss record. */
+  const cls_train_counters before = cls_trainer_counters(t);
+  CHECK(isinf(before.best_dev_loss) && before.best_dev_loss > 0 && before.epochs_without_improvement == 0,
+        "after load: best dev loss %g, %d epochs without improvement", before.best_dev_loss,
+        before.epochs_without_improvement);
+  CHECK(before.learning_rate == o.learning_rate, "after load: learning rate %g", (double)before.learning_rate);
+  if (mode == CLS_LOAD_INIT) CHECK(before.epoch == 0 && before.global_step == 0, "fresh start at epoch %d", before.epoch);
   st = cls_trainer_train(t, u, cls_dataset_size(ds), NULL, 0, on_progress, NULL);
   CHECK(st == CLS_OK, "train: %s", cls_engine_error(e));
+  const cls_train_counters after = cls_trainer_counters(t);
+  CHECK(after.epoch == before.epoch + epochs && after.global_step > before.global_step,
+        "epoch %d -> %d after %d epochs, step %lld -> %lld", before.epoch, after.epoch, epochs,
+        (long long)before.global_step, (long long)after.global_step);
+  if (mode == CLS_LOAD_AUTO)
+    CHECK(before.epoch > 0 && before.global_step > 0, "resumed at epoch %d, step %lld", before.epoch,
+          (long long)before.global_step);
   *n = cls_trainer_param_count(t);
   float *p = malloc(*n * sizeof *p);
   cls_trainer_read_params(t, p, *n);

@@ -1,7 +1,7 @@
 /* Untrusted bytes refused with a message naming the file and what is wrong (issue 15): checkpoint
- * contents (dtype, exact shape, finite values, Adam powers, metadata as checked integers), the
- * checkpoint index naming "..", GEMM tuning values against CLBlast's kernel constraints, kernel
- * cache entries whose header lies. Every case here was accepted, crashed or misreported before. */
+ * contents (dtype, exact shape, finite values, Adam powers, metadata as checked integers, the
+ * trainer's loop counters), the checkpoint index naming "..", GEMM tuning values against CLBlast's
+ * kernel constraints, kernel cache entries whose header lies. Every case here was accepted, crashed or misreported before. */
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -14,6 +14,7 @@
 #include "base/sha256.h"
 #include "device/gemm_tuning.h"
 #include "device/kernel_cache.h"
+#include "train/train_state.h"
 #include "check.h"
 #include "clspeech/features.h"
 #include "clspeech/model.h"
@@ -81,33 +82,33 @@ static void test_checkpoint_contents(void) {
   memset(&s, 0, sizeof s);
   s.adam = cls_adam_state_init(0.9f, 0.999f);
   s.learning_rate = 0.001f;
-  s.best_dev_loss = INFINITY;
+  s.rules.best_dev_loss = INFINITY;
   char good[600], bad[600];
   cls_error err;
   snprintf(good, sizeof good, "%s/good.safetensors", dir);
   snprintf(bad, sizeof bad, "%s/bad.safetensors", dir);
-  CHECK_INT(cls_checkpoint_save(good, &cfg, p, m, v, &s, &err), CLS_OK);
+  CHECK_INT(cls_train_checkpoint_save(good, &cfg, p, m, v, &s, &err), CLS_OK);
   cls_train_state got;
-  CHECK_INT(cls_checkpoint_load(good, &cfg, p, m, v, &got, &err), CLS_OK);
+  CHECK_INT(cls_train_checkpoint_load(good, &cfg, p, m, v, &got, &err), CLS_OK);
 
   /* layer_1/weights transposed: the same element count, refused naming file and tensor. */
   const cls_param_view *w1 = &views[0];
   CHECK(!strcmp(w1->name, "layer_1/weights") && w1->shape[0] != w1->shape[1], "layer_1/weights is not square");
   const int64_t transposed[2] = {w1->shape[1], w1->shape[0]};
   rewrite(good, bad, "layer_1/weights", 2, transposed, NULL, NULL);
-  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+  CHECK_INT(cls_train_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
   CHECK_CONTAINS(err.text, bad);
   CHECK_CONTAINS(err.text, "tensor \"layer_1/weights\" is F32 [");
   CHECK_CONTAINS(err.text, "this model's is F32 [");
   /* the same bytes as another dtype: the message says which (it once read "has N elements of another
    * shape or type than this model's N") */
   rewrite(good, bad, "layer_2/bias", -2, NULL, NULL, NULL);
-  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+  CHECK_INT(cls_train_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
   CHECK_CONTAINS(err.text, "tensor \"layer_2/bias\" is I32 [8]; this model's is F32 [8]");
   /* a scalar stored as a 1-element vector is another shape too */
   const int64_t one[1] = {1};
   rewrite(good, bad, "learning_rate", 1, one, NULL, NULL);
-  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+  CHECK_INT(cls_train_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
   CHECK_CONTAINS(err.text, "tensor \"learning_rate\"");
 
   /* Non-finite or out-of-range scalars, and a NaN weight. */
@@ -125,15 +126,15 @@ static void test_checkpoint_contents(void) {
     b.learning_rate = scalars[i].lr;
     b.adam.beta1_power = scalars[i].b1p;
     b.adam.beta2_power = scalars[i].b2p;
-    CHECK_INT(cls_checkpoint_save(bad, &cfg, p, m, v, &b, &err), CLS_OK);
-    CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+    CHECK_INT(cls_train_checkpoint_save(bad, &cfg, p, m, v, &b, &err), CLS_OK);
+    CHECK_INT(cls_train_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
     CHECK_CONTAINS(err.text, bad);
     CHECK_CONTAINS(err.text, scalars[i].needle);
   }
   p[views[4].offset + 3] = NAN;
-  CHECK_INT(cls_checkpoint_save(bad, &cfg, p, m, v, &s, &err), CLS_OK);
+  CHECK_INT(cls_train_checkpoint_save(bad, &cfg, p, m, v, &s, &err), CLS_OK);
   p[views[4].offset + 3] = 0;
-  CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+  CHECK_INT(cls_train_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
   CHECK_CONTAINS(err.text, "holds NaN at element 3");
   CHECK_CONTAINS(err.text, views[4].name);
 
@@ -152,12 +153,52 @@ static void test_checkpoint_contents(void) {
   CHECK_CONTAINS(err.text, "metadata relu_clip is \"nan\"");
   CHECK_INT(cls_checkpoint_peek_model(good, &peeked, &err), CLS_OK);
   CHECK(peeked.n_hidden == 8 && peeked.n_classes == 5, "peeked %d %d", peeked.n_hidden, peeked.n_classes);
-  const char *epochs[] = {"1e3", "3000000000", "-2"};
-  for (size_t i = 0; i < sizeof epochs / sizeof *epochs; i++) {
-    rewrite(good, bad, "", -1, NULL, "epoch", epochs[i]);
-    CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
-    CHECK_CONTAINS(err.text, "metadata epoch is \"");
+  /* The trainer's loop counters (train/train_state.c): whole numbers not below 0, a best dev loss
+   * that is a number, a seed that fits 32 bits; each refusal names the file and the key. */
+  struct {
+    const char *key, *value, *needle;
+  } counters[] = {{"epoch", "1e3", "metadata epoch is \"1e3\", not a whole number in 0..2147483647"},
+                  {"epoch", "3000000000", "metadata epoch is \"3000000000\""},
+                  {"epoch", "-2", "metadata epoch is \"-2\""},
+                  {"epochs_without_improvement", "-1", "metadata epochs_without_improvement is \"-1\", not a whole"},
+                  {"epochs_without_improvement", "inf", "metadata epochs_without_improvement is \"inf\""},
+                  {"best_dev_loss", "nan", "metadata best_dev_loss is \"nan\", not a number"},
+                  {"best_dev_loss", "", "metadata best_dev_loss is \"\", not a number"},
+                  {"best_dev_loss", "1.5x", "metadata best_dev_loss is \"1.5x\""},
+                  {"random_seed", "4294967296", "metadata random_seed is \"4294967296\", not a whole number in "
+                                                "0..4294967295"},
+                  {"random_seed", "-1", "metadata random_seed is \"-1\""}};
+  for (size_t i = 0; i < sizeof counters / sizeof *counters; i++) {
+    rewrite(good, bad, "", -1, NULL, counters[i].key, counters[i].value);
+    CHECK_INT(cls_train_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+    CHECK_CONTAINS(err.text, bad);
+    CHECK_CONTAINS(err.text, counters[i].needle);
+    /* the model layer stores the entry without reading it: the same file loads there */
+    cls_checkpoint_vars vars;
+    CHECK_INT(cls_checkpoint_load(bad, &cfg, p, m, v, &vars, NULL, 0, &err), CLS_OK);
   }
+  /* A value longer than an entry holds is refused, not cut to a number it never was. */
+  char long_value[200];
+  memset(long_value, '1', sizeof long_value - 1);
+  long_value[sizeof long_value - 1] = '\0';
+  rewrite(good, bad, "", -1, NULL, "best_dev_loss", long_value);
+  CHECK_INT(cls_train_checkpoint_load(bad, &cfg, p, m, v, &got, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, bad);
+  CHECK_CONTAINS(err.text, "metadata best_dev_loss is \"1111");
+  CHECK_CONTAINS(err.text, "longer than 63 characters");
+  /* A caller's entry may not take one of the checkpoint's own keys. */
+  cls_checkpoint_vars vars = {0, 0.001f, cls_adam_state_init(0.9f, 0.999f)};
+  cls_checkpoint_meta own = {"n_hidden", "9", 0};
+  CHECK_INT(cls_checkpoint_save(bad, &cfg, p, m, v, &vars, &own, 1, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "checkpoint metadata key \"n_hidden\" is the checkpoint's own");
+  CHECK_INT(cls_checkpoint_load(good, &cfg, p, m, v, &vars, &own, 1, &err), CLS_ERR_INVALID_ARGUMENT);
+  cls_checkpoint_meta twice[2] = {{"mine", "1", 0}, {"mine", "2", 0}};
+  CHECK_INT(cls_checkpoint_save(bad, &cfg, p, m, v, &vars, twice, 2, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "checkpoint metadata key \"mine\" is given twice");
+  cls_checkpoint_meta unended = {"mine", "", 0};
+  memset(unended.value, 'x', sizeof unended.value);
+  CHECK_INT(cls_checkpoint_save(bad, &cfg, p, m, v, &vars, &unended, 1, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "checkpoint metadata mine: the value has no end within 64 bytes");
   unlink(good);
   unlink(bad);
   free(p);

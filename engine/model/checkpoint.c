@@ -1,11 +1,12 @@
-/* Checkpoint files and folders (see clspeech/model.h): the mapping of the flat parameter, Adam and
- * trainer state onto named safetensors tensors, DeepSpeech's train/best_dev series, the one choice
- * of the checkpoint to load, and the folder's description for inference (alphabet, features). */
+/* Checkpoint files and folders (see clspeech/model.h): the mapping of the flat parameters, the Adam
+ * state and DeepSpeech's scalar variables onto named safetensors tensors, the model's geometry and
+ * the caller's uninterpreted entries in the metadata, DeepSpeech's train/best_dev series, the one
+ * choice of the checkpoint to load, and the folder's description for inference (alphabet,
+ * features). */
 #include "clspeech/model.h"
 
 #include <errno.h>
 #include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,8 +22,43 @@
 
 #define N_TENSORS (3 * CLS_MODEL_N_TENSORS + 4)
 
+/* The checkpoint's own metadata keys, which a caller's entries may not reuse. */
+static const char *const own_keys[] = {"format", "n_hidden", "n_classes", "n_input", "n_context", "relu_clip",
+                                       "adam_step"};
+
+static cls_status check_caller_keys(const cls_checkpoint_meta *meta, int n_meta, cls_error *err) {
+  if (n_meta < 0 || n_meta > CLS_CHECKPOINT_MAX_META || (n_meta > 0 && !meta)) {
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "checkpoint metadata: %d entries (at most %d)", n_meta,
+                         CLS_CHECKPOINT_MAX_META);
+  }
+  for (int i = 0; i < n_meta; i++) {
+    if (!meta[i].key || !meta[i].key[0])
+      return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "checkpoint metadata entry %d has no key", i);
+    for (size_t k = 0; k < sizeof own_keys / sizeof *own_keys; k++)
+      if (!strcmp(meta[i].key, own_keys[k])) {
+        return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "checkpoint metadata key \"%s\" is the checkpoint's own",
+                             own_keys[k]);
+      }
+    for (int j = 0; j < i; j++)
+      if (!strcmp(meta[i].key, meta[j].key)) {
+        return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "checkpoint metadata key \"%s\" is given twice",
+                             meta[i].key);
+      }
+  }
+  return CLS_OK;
+}
+
 cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, const float *params, const float *m,
-                               const float *v, const cls_train_state *s, cls_error *err) {
+                               const float *v, const cls_checkpoint_vars *s, const cls_checkpoint_meta *extra,
+                               int n_extra, cls_error *err) {
+  cls_status rc = check_caller_keys(extra, n_extra, err);
+  if (rc != CLS_OK) return rc;
+  for (int i = 0; i < n_extra; i++)
+    if (!memchr(extra[i].value, '\0', sizeof extra[i].value)) {
+      return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                           "checkpoint metadata %s: the value has no end within %d bytes", extra[i].key,
+                           CLS_CHECKPOINT_META_VALUE);
+    }
   cls_param_view views[CLS_MODEL_N_TENSORS];
   cls_model_layout(cfg, views);
   cls_tensor_desc t[N_TENSORS];
@@ -48,22 +84,27 @@ cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, co
                                 {"global_step", CLS_I64, 0, {0}, &step},
                                 {"learning_rate", CLS_F32, 0, {0}, &lr}};
   for (int i = 0; i < 4; i++) t[n++] = scalars[i];
-  char epoch[32], best[64], streak[32], seed[32], hidden[32], classes[32], adam_step[32], in[32], ctx[32], clip[32];
-  snprintf(epoch, sizeof epoch, "%d", s->epoch);
-  snprintf(best, sizeof best, "%.17g", s->best_dev_loss);
-  snprintf(streak, sizeof streak, "%d", s->epochs_without_improvement);
-  snprintf(seed, sizeof seed, "%u", (unsigned)s->random_seed);
+  char hidden[32], classes[32], adam_step[32], in[32], ctx[32], clip[32];
   snprintf(hidden, sizeof hidden, "%d", cfg->n_hidden);
   snprintf(classes, sizeof classes, "%d", cfg->n_classes);
   snprintf(adam_step, sizeof adam_step, "%lld", (long long)s->adam.step);
   snprintf(in, sizeof in, "%d", cfg->n_input);
   snprintf(ctx, sizeof ctx, "%d", cfg->n_context);
   snprintf(clip, sizeof clip, "%.9g", (double)cfg->relu_clip);
-  const char *meta[] = {"format", "clspeech-checkpoint-1", "epoch", epoch, "best_dev_loss", best,
-                        "epochs_without_improvement", streak, "random_seed", seed, "n_hidden", hidden,
-                        "n_classes", classes, "adam_step", adam_step, "n_input", in, "n_context", ctx,
-                        "relu_clip", clip};
-  return cls_safetensors_write(path, t, n, meta, (int)(sizeof meta / sizeof *meta / 2), err);
+  /* The format first, then the caller's entries, then the model's (the order files had before the
+   * trainer's entries became the caller's). */
+  const char *meta[2 * (7 + CLS_CHECKPOINT_MAX_META)];
+  int k = 0;
+  meta[k++] = "format";
+  meta[k++] = "clspeech-checkpoint-1";
+  for (int i = 0; i < n_extra; i++) {
+    meta[k++] = extra[i].key;
+    meta[k++] = extra[i].value;
+  }
+  const char *model_meta[] = {"n_hidden", hidden, "n_classes", classes, "adam_step", adam_step,
+                              "n_input",  in,     "n_context", ctx,     "relu_clip", clip};
+  for (size_t i = 0; i < sizeof model_meta / sizeof *model_meta; i++) meta[k++] = model_meta[i];
+  return cls_safetensors_write(path, t, n, meta, k / 2, err);
 }
 
 static const char *meta_or(const cls_safetensors *st, const char *key, const char *fallback) {
@@ -132,9 +173,11 @@ static cls_status check_finite(const char *path, const char *name, const float *
 }
 
 cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
-                               cls_train_state *s, cls_error *err) {
+                               cls_checkpoint_vars *s, cls_checkpoint_meta *extra, int n_extra, cls_error *err) {
+  cls_status rc = check_caller_keys(extra, n_extra, err);
+  if (rc != CLS_OK) return rc;
   cls_safetensors *st = NULL;
-  cls_status rc = cls_safetensors_read(path, &st, err);
+  rc = cls_safetensors_read(path, &st, err);
   if (rc != CLS_OK) return rc;
   cls_param_view views[CLS_MODEL_N_TENSORS];
   cls_model_layout(cfg, views);
@@ -181,20 +224,18 @@ cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, fl
     rc = cls_error_set(err, CLS_ERR_IO, "%s: tensor \"global_step\" is %lld; it must not be negative", path,
                        (long long)s->global_step);
   }
-  long long epoch = 0, streak = 0, seed = 0, adam_step = 0;
-  double best = 0;
-  if (rc == CLS_OK) rc = meta_int(st, path, "epoch", "0", 0, INT_MAX, &epoch, err);
-  if (rc == CLS_OK) rc = meta_real(st, path, "best_dev_loss", "inf", -INFINITY, INFINITY, &best, err);
-  if (rc == CLS_OK)
-    rc = meta_int(st, path, "epochs_without_improvement", "0", 0, INT_MAX, &streak, err);
-  if (rc == CLS_OK) rc = meta_int(st, path, "random_seed", "4568", 0, UINT32_MAX, &seed, err);
+  long long adam_step = 0;
   if (rc == CLS_OK) rc = meta_int(st, path, "adam_step", "0", 0, INT64_MAX, &adam_step, err);
-  if (rc == CLS_OK) {
-    s->epoch = (int)epoch;
-    s->best_dev_loss = best;
-    s->epochs_without_improvement = (int)streak;
-    s->random_seed = (uint32_t)seed;
-    s->adam.step = adam_step;
+  if (rc == CLS_OK) s->adam.step = adam_step;
+  for (int i = 0; rc == CLS_OK && i < n_extra; i++) {
+    const char *text = cls_safetensors_meta(st, extra[i].key);
+    extra[i].found = text != NULL;
+    if (text && strlen(text) >= sizeof extra[i].value) {
+      rc = cls_error_set(err, CLS_ERR_IO, "%s: metadata %s is \"%.40s...\", longer than %d characters", path,
+                         extra[i].key, text, (int)sizeof extra[i].value - 1);
+    } else {
+      snprintf(extra[i].value, sizeof extra[i].value, "%s", text ? text : "");
+    }
   }
   cls_safetensors_free(st);
   return rc;
@@ -233,15 +274,16 @@ cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, si
 }
 
 cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_keep, const cls_model_config *cfg,
-                                  const float *params, const float *m, const float *v, const cls_train_state *state,
-                                  char *saved_path, size_t path_cap, cls_error *err) {
+                                  const float *params, const float *m, const float *v, const cls_checkpoint_vars *state,
+                                  const cls_checkpoint_meta *meta, int n_meta, char *saved_path, size_t path_cap,
+                                  cls_error *err) {
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
     return cls_error_set(err, CLS_ERR_IO, "%s: cannot create the checkpoint folder: %s", dir, strerror(errno));
   }
   char file[256], path[4400], index[4200];
   snprintf(file, sizeof file, "%s-%lld.safetensors", kind, (long long)state->global_step);
   snprintf(path, sizeof path, "%s/%s", dir, file);
-  cls_status rc = cls_checkpoint_save(path, cfg, params, m, v, state, err);
+  cls_status rc = cls_checkpoint_save(path, cfg, params, m, v, state, meta, n_meta, err);
   if (rc != CLS_OK) return rc;
   if (saved_path) snprintf(saved_path, path_cap, "%s", path);
   /* The index lists the newest file first, then the older ones still kept. */

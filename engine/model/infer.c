@@ -165,8 +165,8 @@ cls_status cls_infer_write_params(cls_infer *t, const float *params) {
 
 cls_status cls_infer_load(cls_infer *t, const char *path) {
   cls_error err;
-  cls_train_state s;
-  if (cls_checkpoint_load(path, &t->c.model, t->host, NULL, NULL, &s, &err) != CLS_OK)
+  cls_checkpoint_vars s;
+  if (cls_checkpoint_load(path, &t->c.model, t->host, NULL, NULL, &s, NULL, 0, &err) != CLS_OK)
     return cls_fail(t->e, CLS_ERR_IO, "%s", err.text);
   cls_log(t->e, CLS_LOG_INFO, "Loaded checkpoint %s (global step %lld)", path, (long long)s.global_step);
   return cls_infer_write_params(t, t->host);

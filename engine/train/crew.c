@@ -388,8 +388,8 @@ cls_status cls_crew_save_copy(cls_crew *c, const char *kind, const float *params
   if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
   char path[4400];
   cls_error err;
-  if (cls_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, params, m, v, state, path, sizeof path, &err) !=
-      CLS_OK)
+  if (cls_train_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, params, m, v, state, path, sizeof path,
+                                   &err) != CLS_OK)
     return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
   cls_log(c->e, CLS_LOG_INFO, "Saved %s checkpoint %s", kind, path);
   return CLS_OK;

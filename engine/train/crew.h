@@ -18,6 +18,7 @@
 #include "device/engine.h"
 #include "model/tower.h"
 #include "train/summaries.h"
+#include "train/train_state.h"
 #include "train/world.h"
 
 /* A tower's seat, with the per-tower scratch the strategies' threads work in and the balance

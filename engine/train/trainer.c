@@ -77,7 +77,12 @@ void cls_trainer_destroy(cls_trainer *t) {
 }
 
 cls_crew *cls_trainer_crew(cls_trainer *t) { return t->crew; }
-const cls_train_state *cls_trainer_state(const cls_trainer *t) { return &t->crew->state; }
+cls_train_counters cls_trainer_counters(const cls_trainer *t) {
+  const cls_train_state *s = &t->crew->state;
+  cls_train_counters c = {s->global_step, s->epoch, s->learning_rate, s->rules.best_dev_loss,
+                          s->rules.epochs_without_improvement};
+  return c;
+}
 
 cls_status cls_trainer_set_fault(cls_trainer *t, const cls_train_fault *f) {
   if (!t) return CLS_ERR_INVALID_ARGUMENT;
@@ -129,7 +134,7 @@ static void init_params(const cls_train_options *o, float *p) {
 static cls_status load_file(cls_crew *c, const char *path, int keep_flag_lr) {
   cls_error err;
   cls_train_state s;
-  if (cls_checkpoint_load(path, &c->o.model, c->params, c->m, c->v, &s, &err) != CLS_OK)
+  if (cls_train_checkpoint_load(path, &c->o.model, c->params, c->m, c->v, &s, &err) != CLS_OK)
     return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
   cls_status st = cls_crew_write_state(c, c->params, c->m, c->v);
   if (st != CLS_OK) return st;
@@ -174,7 +179,7 @@ static cls_status load_here(cls_trainer *t, cls_load_mode mode, int evaluation) 
   memset(c->v, 0, c->n_params * sizeof(float));
   memset(&c->state, 0, sizeof c->state);
   c->state.learning_rate = o->learning_rate;
-  c->state.best_dev_loss = INFINITY;
+  c->state.rules.best_dev_loss = INFINITY;
   c->state.random_seed = o->random_seed;
   c->state.adam = cls_adam_state_init(o->beta1, o->beta2);
   return cls_crew_write_state(c, c->params, c->m, c->v);
@@ -340,12 +345,9 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
   cls_summaries_epoch(c->summaries, CLS_SUMMARY_DEV, state->global_step);
   double dev_loss = total_steps ? weighted / (double)total_steps : INFINITY;
   cls_rule_options ro = {o->early_stop, o->es_epochs, o->es_min_delta, o->reduce_lr_on_plateau, o->plateau_epochs};
-  cls_rule_state rs = {state->best_dev_loss, state->epochs_without_improvement};
-  cls_rule_decision dec = cls_dev_rules(&rs, dev_loss, &ro);
-  state->best_dev_loss = rs.best_dev_loss;
-  state->epochs_without_improvement = rs.epochs_without_improvement;
+  cls_rule_decision dec = cls_dev_rules(&state->rules, dev_loss, &ro);
   cls_log(c->e, CLS_LOG_INFO, "Epoch %d: dev loss %f (best %f, %d epochs without improvement)", state->epoch - 1,
-          dev_loss, state->best_dev_loss, state->epochs_without_improvement);
+          dev_loss, state->rules.best_dev_loss, state->rules.epochs_without_improvement);
   if (dec.new_best) {
     st = cls_crew_save(c, "best_dev");
     if (st == CLS_OK) cls_log(c->e, CLS_LOG_INFO, "Saved new best validating model with loss %f", dev_loss);
@@ -357,7 +359,7 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
   }
   if (st == CLS_OK && dec.reduce_lr) {
     /* Reload the best weights (and Adam state, step, learning rate), keep the counters, reduce. */
-    int streak = state->epochs_without_improvement, ep = state->epoch;
+    int streak = state->rules.epochs_without_improvement, ep = state->epoch;
     char path[4400];
     cls_error err;
     int reloaded = 0;
@@ -373,7 +375,7 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
       if (w != CLS_OK) st = w;
       else st = cls_crew_share_state(c, st, reloaded);
     }
-    state->epochs_without_improvement = streak;
+    state->rules.epochs_without_improvement = streak;
     state->epoch = ep;
     state->learning_rate *= o->plateau_reduction;
     cls_log(c->e, CLS_LOG_INFO, "Encountered a plateau, reducing learning rate to %g", (double)state->learning_rate);

@@ -120,41 +120,56 @@ cls_buf cls_model_logits(const cls_model *model);
 /* ---- checkpoint ---- */
 /* Training checkpoints as safetensors files: every parameter under DeepSpeech's variable name, the
  * Adam slots as "<name>/Adam" (m) and "<name>/Adam_1" (v), beta1_power, beta2_power, global_step
- * and learning_rate as DeepSpeech's checkpoints hold them, and the trainer's own state (epoch, best
- * dev loss, random seed) in the metadata. Written atomically; a checkpoint folder keeps DeepSpeech's
- * "train" series (max_to_keep, index file `checkpoint`) and "best_dev" (index `best_dev_checkpoint`). */
+ * and learning_rate as DeepSpeech's checkpoints hold them, and in the metadata the model's geometry
+ * (n_hidden, n_classes, n_input, n_context, relu_clip), Adam's update count (adam_step) and any
+ * caller's own entries, stored as given and never interpreted here (the trainer keeps its epoch and
+ * dev-loss counters there: engine/train/train_state.h). Written atomically; a checkpoint folder keeps
+ * DeepSpeech's "train" series (max_to_keep, index file `checkpoint`) and "best_dev" (index
+ * `best_dev_checkpoint`). */
 
-
-
-typedef struct cls_train_state {
+/* DeepSpeech's checkpoint variables besides the weights and the Adam slots. */
+typedef struct cls_checkpoint_vars {
   int64_t global_step;
-  int epoch;                       /* epochs completed */
   float learning_rate;
-  double best_dev_loss;            /* +inf when there is none yet */
-  int epochs_without_improvement;
-  uint32_t random_seed;
   cls_adam_state adam;
-} cls_train_state;
+} cls_checkpoint_vars;
 
-/* params, m, v: [n] flat host buffers in cls_model_layout order. */
+/* One caller's metadata entry. Saving stores `value` under `key`; loading fills `value` with the
+ * text the file holds under `key` and sets `found` (value "" and found 0 when it holds none). A key
+ * may not be one of the checkpoint's own (format, n_hidden, n_classes, n_input, n_context,
+ * relu_clip, adam_step); a value is shorter than CLS_CHECKPOINT_META_VALUE, and a longer one in a
+ * file is refused naming the file and the key. At most CLS_CHECKPOINT_MAX_META entries a call. */
+#define CLS_CHECKPOINT_META_VALUE 64
+#define CLS_CHECKPOINT_MAX_META 16
+typedef struct cls_checkpoint_meta {
+  const char *key;
+  char value[CLS_CHECKPOINT_META_VALUE];
+  int found;
+} cls_checkpoint_meta;
+
+/* params, m, v: [n] flat host buffers in cls_model_layout order; meta: n_meta caller's entries
+ * (NULL when n_meta is 0). */
 cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, const float *params, const float *m,
-                               const float *v, const cls_train_state *state, cls_error *err);
+                               const float *v, const cls_checkpoint_vars *vars, const cls_checkpoint_meta *meta,
+                               int n_meta, cls_error *err);
 
 /* Loads a checkpoint made for the same model shape, validating what it holds: every tensor of the
  * model's dtype and exact shape (a transposed matrix is refused), every weight and Adam moment
- * finite, beta1_power and beta2_power in [0, 1), a finite learning_rate not below 0, and the trainer
- * metadata whole numbers in range; any problem is an error naming the file and the tensor or key.
- * m and v may be NULL (evaluation). *state is filled from the file. */
+ * finite, beta1_power and beta2_power in [0, 1), a finite learning_rate not below 0, global_step and
+ * adam_step whole numbers not below 0; any problem is an error naming the file and the tensor or
+ * key. m and v may be NULL (evaluation). *vars is filled from the file, and the n_meta caller's
+ * entries as cls_checkpoint_meta says (their values are the caller's to check). */
 cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
-                               cls_train_state *state, cls_error *err);
+                               cls_checkpoint_vars *vars, cls_checkpoint_meta *meta, int n_meta, cls_error *err);
 
 /* DeepSpeech's checkpoint folder. Kind "train" or "best_dev": saving writes
  * DIR/<kind>-<global_step>.safetensors, updates the index file (`checkpoint` or
  * `best_dev_checkpoint`) atomically, and for "train" removes the oldest beyond max_to_keep
  * (best_dev keeps one). */
 cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_keep, const cls_model_config *cfg,
-                                  const float *params, const float *m, const float *v, const cls_train_state *state,
-                                  char *saved_path, size_t path_cap, cls_error *err);
+                                  const float *params, const float *m, const float *v, const cls_checkpoint_vars *vars,
+                                  const cls_checkpoint_meta *meta, int n_meta, char *saved_path, size_t path_cap,
+                                  cls_error *err);
 
 /* The path the index of `kind` names, or CLS_ERR_IO when there is none. */
 cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, cls_error *err);

@@ -193,7 +193,19 @@ cls_status cls_trainer_evaluate_streaming(cls_trainer *trainer, const cls_eval_s
                                           void *batch_user, cls_progress_fn progress, void *progress_user,
                                           double *mean_loss, int64_t *steps);
 
-const cls_train_state *cls_trainer_state(const cls_trainer *trainer);
+/* Where training stands: DeepSpeech's global_step and learning rate (after any reduce-on-plateau),
+ * the epochs completed (across resumed runs: a checkpoint carries them), and the dev-loss rules'
+ * record (early stop and reduce-on-plateau). A copy, taken when called; after cls_trainer_load it
+ * holds what the checkpoint held (or a fresh start's: step 0, epoch 0, best_dev_loss +inf). */
+typedef struct cls_train_counters {
+  int64_t global_step;             /* updates applied */
+  int epoch;                       /* epochs completed */
+  float learning_rate;
+  double best_dev_loss;            /* the lowest mean dev loss so far; +inf before the first */
+  int epochs_without_improvement;  /* consecutive dev passes not es_min_delta below the best */
+} cls_train_counters;
+
+cls_train_counters cls_trainer_counters(const cls_trainer *trainer);
 /* The parameters, read back from the device into host memory [n] (cls_model_layout order). */
 cls_status cls_trainer_read_params(cls_trainer *trainer, float *params, size_t n);
 size_t cls_trainer_param_count(const cls_trainer *trainer);

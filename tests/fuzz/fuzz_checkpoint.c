@@ -1,6 +1,7 @@
 /* libFuzzer target: a checkpoint file read as `transcribe` and training read one: the geometry from
- * its metadata (cls_checkpoint_peek_model), then, for a small geometry, the full load with its
- * checks (dtype, shapes, finite values, Adam powers, metadata); and the checkpoint index file (the
+ * its metadata (cls_checkpoint_peek_model), then, for a small geometry, the trainer's full load with
+ * its checks (dtype, shapes, finite values, Adam powers, metadata; the loop's counters:
+ * train/train_state.h); and the checkpoint index file (the
  * input's first line) resolved to a file name. Files live in the target's own temporary folder. */
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "clspeech/model.h"
 #include "fuzz_files.h"
+#include "train/train_state.h"
 
 static char dir[64];
 static char path[64], index_path[64];
@@ -44,8 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const size_t n = cls_model_layout(&cfg, views);
     float *p = malloc(n * sizeof *p), *m = malloc(n * sizeof *m), *v = malloc(n * sizeof *v);
     cls_train_state s;
-    if (p && m && v && cls_checkpoint_load(path, &cfg, p, m, v, &s, &err) == CLS_OK) {
+    if (p && m && v && cls_train_checkpoint_load(path, &cfg, p, m, v, &s, &err) == CLS_OK) {
       if (!(s.adam.beta1_power >= 0 && s.adam.beta1_power < 1) || !(s.learning_rate >= 0)) abort();
+      if (s.epoch < 0 || s.rules.epochs_without_improvement < 0 || s.rules.best_dev_loss != s.rules.best_dev_loss)
+        abort(); /* the loop's counters: whole, not negative, no NaN */
       for (size_t i = 0; i < n; i++)
         if (p[i] != p[i] || v[i] < 0) abort(); /* loaded values are checked finite, moments non-negative */
     }
