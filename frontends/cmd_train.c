@@ -107,10 +107,10 @@ int cmd_train(int argc, char **argv) {
   int rank = 0, ranks = 1;
   char host[256] = "", command[320] = "train";
   if (f.horovod) {
-    char why[512];
-    cls_status wst = cls_world_start(&rank, &ranks, host, sizeof host, why, sizeof why);
+    cls_error why;
+    cls_status wst = cls_world_start(&rank, &ranks, host, sizeof host, &why);
     if (wst != CLS_OK) {
-      fprintf(stderr, "clspeech train: --horovod: %s\n", why);
+      fprintf(stderr, "clspeech train: --horovod: %s\n", why.text);
       cls_mfcc_tables_destroy(tables);
       cls_alphabet_destroy(alphabet);
       return wst == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;

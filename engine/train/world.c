@@ -24,7 +24,7 @@ struct cls_world {
 
 /* ---- the process: the frontend's start, stop and abort ---- */
 
-cls_status cls_world_start(int *rank, int *size, char *host, size_t host_cap, char *err, size_t err_cap) {
+cls_status cls_world_start(int *rank, int *size, char *host, size_t host_cap, cls_error *err) {
   *rank = 0;
   *size = 1;
   if (host_cap) host[0] = '\0';
@@ -32,8 +32,7 @@ cls_status cls_world_start(int *rank, int *size, char *host, size_t host_cap, ch
   int provided = 0, inited = 0;
   MPI_Initialized(&inited);
   if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-    snprintf(err, err_cap, "MPI_Init_thread failed");
-    return CLS_ERR_WORLD;
+    return cls_error_set(err, CLS_ERR_WORLD, "MPI_Init_thread failed");
   }
   /* Errors come back as codes (cls_status), never as an abort inside a call. */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -43,14 +42,12 @@ cls_status cls_world_start(int *rank, int *size, char *host, size_t host_cap, ch
   int len = 0;
   MPI_Get_processor_name(name, &len);
   snprintf(host, host_cap, "%.*s", len, name);
-  (void)err;
-  (void)err_cap;
+  cls_error_clear(err);
   return CLS_OK;
 #else
-  snprintf(err, err_cap,
-           "this clspeech was built without MPI; install Open MPI (apt-get install -y openmpi-bin libopenmpi-dev) "
-           "and build again");
-  return CLS_ERR_INVALID_ARGUMENT;
+  return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                       "this clspeech was built without MPI; install Open MPI (apt-get install -y openmpi-bin "
+                       "libopenmpi-dev) and build again");
 #endif
 }
 

@@ -222,8 +222,8 @@ size_t cls_trainer_param_count(const cls_trainer *trainer);
 
 /* Starts MPI in this process (MPI_THREAD_FUNNELED; MPI errors are returned, not fatal): its rank,
  * the number of ranks and its host name. Without MPI in the build: CLS_ERR_INVALID_ARGUMENT with
- * the packages to install in err. */
-cls_status cls_world_start(int *rank, int *size, char *host, size_t host_cap, char *err, size_t err_cap);
+ * the packages to install in *err. */
+cls_status cls_world_start(int *rank, int *size, char *host, size_t host_cap, cls_error *err);
 /* Stops MPI (MPI_Finalize) when it was started. */
 void cls_world_stop(void);
 /* For the frontend after a fatal error on this rank: ends every process of the job with exit
