@@ -23,8 +23,8 @@ void cls_kargs_set(cls_kargs *a, size_t size, const void *value) {
 
 cls_status cls_kargs_end(cls_kargs *a) {
   if (a->failed != CL_SUCCESS)
-    return cls_error_set(a->err, CLS_ERR_OPENCL, "%s: clSetKernelArg(%u) failed: %s", a->name,
-                         (unsigned)a->failed_at, cls_cl_error_name(a->failed));
+    return cls_error_set(a->err, CLS_ERR_OPENCL, "%s: clSetKernelArg(%u) failed: %s", a->name, (unsigned)a->failed_at,
+                         cls_cl_error_name(a->failed));
   cl_uint want = 0;
   cl_int err = clGetKernelInfo(a->kernel, CL_KERNEL_NUM_ARGS, sizeof want, &want, NULL);
   if (err != CL_SUCCESS)

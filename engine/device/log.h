@@ -1,4 +1,4 @@
-/* Error text and log messages of the engine: formatting into the engine's error buffer and sending
+/* Error text and log messages of the engine: formatting into the engine's own cls_error and sending
  * to the user's log callback. Nothing here prints. */
 #ifndef CLS_LOG_H
 #define CLS_LOG_H

@@ -90,12 +90,13 @@ cls_status cls_batch_input_put(cls_batch_input *t, cl_command_queue q, const cls
   if (count <= 0 || count > t->c.capacity || first < 0 || first + count > b->batch || b->time > t->c.max_frames ||
       b->max_label > t->c.max_label)
     return cls_error_set(t->err, CLS_ERR_INVALID_ARGUMENT,
-                    "a share of %d utterances x %d frames exceeds the tower's %d x %d (or the batch)", count, b->time,
-                    t->c.capacity, t->c.max_frames);
+                         "a share of %d utterances x %d frames exceeds the tower's %d x %d (or the batch)", count,
+                         b->time, t->c.capacity, t->c.max_frames);
   int time = 0;
   for (int i = first; i < first + count; i++) {
     if (b->frames[i] <= 0)
-      return cls_error_set(t->err, CLS_ERR_IO, "utterance %d of the batch is shorter than one feature window", b->first + i);
+      return cls_error_set(t->err, CLS_ERR_IO, "utterance %d of the batch is shorter than one feature window",
+                           b->first + i);
     if (b->frames[i] > time) time = b->frames[i];
   }
   cls_status st = CLS_OK;

@@ -42,7 +42,7 @@ size_t cls_model_layout(const cls_model_config *cfg, cls_param_view v[CLS_MODEL_
 
 struct cls_model {
   cls_engine *engine;
-  cls_error *err;            /* where failures of a step go (cls_model_set_error; the engine's own by default) */
+  cls_error *err; /* where failures of a step go (cls_model_set_error; the engine's own by default) */
   cls_model_config cfg;
   int max_time, max_batch, max_label;
   cls_param_view views[CLS_MODEL_N_TENSORS];
@@ -66,7 +66,7 @@ static cls_status alloc(cls_model *m, cl_context ctx, size_t bytes, cl_mem *out)
   *out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
   if (!*out)
     return cls_error_set(m->err, CLS_ERR_OPENCL, "model: allocating %zu bytes of device memory failed: %s", bytes,
-                    cls_cl_error_name(err));
+                         cls_cl_error_name(err));
   m->bytes += bytes;
   return CLS_OK;
 }
@@ -175,7 +175,7 @@ static cls_dense_act activation(const cls_model *m, int layer, const cls_model_d
 static cls_status check_batch(cls_model *m, const cls_model_batch *b) {
   if (b->time <= 0 || b->time > m->max_time || b->batch <= 0 || b->batch > m->max_batch)
     return cls_error_set(m->err, CLS_ERR_INVALID_ARGUMENT, "model: batch of %d x %d frames exceeds the tower's %d x %d",
-                    b->batch, b->time, m->max_batch, m->max_time);
+                         b->batch, b->time, m->max_batch, m->max_time);
   return CLS_OK;
 }
 

@@ -254,8 +254,10 @@ cls_status cls_tower_stats(cls_tower *t, cls_tensor_stats *stats) {
   cls_status st = CLS_OK;
   if (!t->stats) { /* made on the caller's thread: a failure's text, in the engine's error, is moved to the tower's */
     st = cls_stats_create(t->e, t->device, 2 * CLS_MODEL_N_TENSORS, &t->stats);
-    if (st == CLS_OK) cls_stats_set_error(t->stats, t->err);
-    else cls_error_set(t->err, st, "%s", cls_engine_error(t->e));
+    if (st == CLS_OK)
+      cls_stats_set_error(t->stats, t->err);
+    else
+      cls_error_set(t->err, st, "%s", cls_engine_error(t->e));
   }
   for (int i = 0; st == CLS_OK && i < 2 * CLS_MODEL_N_TENSORS; i++) {
     const cls_param_view *v = &t->views[i % CLS_MODEL_N_TENSORS];

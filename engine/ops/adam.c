@@ -13,7 +13,7 @@
 
 struct cls_adam_plan {
   cls_engine *engine;
-  cls_error *err;  /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   cl_kernel update;
   size_t local;
 };

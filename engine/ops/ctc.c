@@ -14,7 +14,7 @@
 
 struct cls_ctc_plan {
   cls_engine *engine;
-  cls_error *err;  /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   int max_time, max_batch, num_classes, max_label;
   cl_kernel loss_local, loss_global, loss_item, decode;
   size_t wg;          /* work-group size the kernels were built for (CLS_WG_1D) */
@@ -156,24 +156,24 @@ static cls_status check_view(cls_ctc_plan *p, const char *what, const char *name
   if (!buf.mem) return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: the %s buffer is NULL", what, name);
   if (buf.offset > INT_MAX)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: %s offset %zu exceeds 2^31-1 elements", what, name,
-                    buf.offset);
+                         buf.offset);
   size_t size = 0;
   cl_int err = clGetMemObjectInfo(buf.mem, CL_MEM_SIZE, sizeof size, &size, NULL);
   if (err != CL_SUCCESS)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: the %s buffer is not a valid cl_mem (%s)", what, name,
-                    cls_cl_error_name(err));
+                         cls_cl_error_name(err));
   if ((buf.offset + count) * elem > size)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: %s needs %zu elements from offset %zu (%zu bytes), but its buffer holds %zu bytes", what, name,
-                    count, buf.offset, (buf.offset + count) * elem, size);
+                         "%s: %s needs %zu elements from offset %zu (%zu bytes), but its buffer holds %zu bytes", what,
+                         name, count, buf.offset, (buf.offset + count) * elem, size);
   return CLS_OK;
 }
 
 static cls_status check_shape(cls_ctc_plan *p, const char *what, int time, int batch) {
   if (time < 1 || time > p->max_time || batch < 1 || batch > p->max_batch)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: time %d and batch %d must lie in 1..%d and 1..%d (the plan's max_time and max_batch)", what,
-                    time, batch, p->max_time, p->max_batch);
+                         "%s: time %d and batch %d must lie in 1..%d and 1..%d (the plan's max_time and max_batch)",
+                         what, time, batch, p->max_time, p->max_batch);
   return CLS_OK;
 }
 
@@ -208,15 +208,17 @@ cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch
                       : item                     ? "ctc_loss_grad_item"
                                                  : "ctc_loss_grad_global";
   if (path == CLS_CTC_PATH_LOCAL && words * sizeof(float) > p->local_bytes)
-    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: the local-memory path needs %zu bytes per utterance (time %d, max_label_length %d) but the "
-                    "device has %zu bytes of local memory left for it; use CLS_CTC_PATH_AUTO or _GLOBAL",
-                    what, words * sizeof(float), time, p->max_label, p->local_bytes);
+    return cls_error_set(
+        p->err, CLS_ERR_INVALID_ARGUMENT,
+        "%s: the local-memory path needs %zu bytes per utterance (time %d, max_label_length %d) but the "
+        "device has %zu bytes of local memory left for it; use CLS_CTC_PATH_AUTO or _GLOBAL",
+        what, words * sizeof(float), time, p->max_label, p->local_bytes);
   if (item && words > INT_MAX)
-    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: the per-utterance path needs %zu words per utterance (time %d, max_label_length %d), more "
-                    "than 2^31-1; use CLS_CTC_PATH_GLOBAL",
-                    what, words, time, p->max_label);
+    return cls_error_set(
+        p->err, CLS_ERR_INVALID_ARGUMENT,
+        "%s: the per-utterance path needs %zu words per utterance (time %d, max_label_length %d), more "
+        "than 2^31-1; use CLS_CTC_PATH_GLOBAL",
+        what, words, time, p->max_label);
   if (path != CLS_CTC_PATH_LOCAL) {
     st = check_view(p, what, "workspace (cls_ctc_workspace_bytes)", workspace, (size_t)batch * words, sizeof(float));
     if (st != CLS_OK) return st;

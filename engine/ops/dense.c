@@ -17,7 +17,7 @@
 
 struct cls_dense_plan {
   cls_engine *engine;
-  cls_error *err;  /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   int in, out;
   cl_kernel bias_act, act_bwd, bias_grad;
   cls_gemm_plan *gemm;
@@ -68,7 +68,8 @@ cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cl
   if (act->relu && act->dropout_rate > 0 && act->batch <= 0)
     return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout needs the batch size (got %d)", act->batch);
   if (act->dropout_rate < 0 || act->dropout_rate >= 1)
-    return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout rate %g is not in [0, 1)", (double)act->dropout_rate);
+    return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout rate %g is not in [0, 1)",
+                         (double)act->dropout_rate);
   cls_status st = cls_gemm(p->gemm, q, false, false, (size_t)rows, (size_t)p->out, (size_t)p->in, 1.0f, x,
                            (size_t)p->in, w, (size_t)p->out, 0.0f, y, (size_t)p->out, NULL);
   if (st != CLS_OK) return st;
@@ -106,7 +107,8 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
   cls_buf dz = dy;
   cls_status st = CLS_OK;
   if (act->relu) {
-    if (!workspace.mem) return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "dense backward: the activation needs a workspace");
+    if (!workspace.mem)
+      return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "dense backward: the activation needs a workspace");
     dz = workspace;
     int n = rows * p->out, yo = (int)y.offset, dyo = (int)dy.offset, dzo = (int)dz.offset;
     float scale = 1.0f / (1.0f - act->dropout_rate);

@@ -53,7 +53,7 @@ typedef struct tile_geometry {
 
 struct cls_gemm_plan {
   cls_engine *engine;
-  cls_error *err;  /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   int device;
   cl_context context;
   cls_device_kind kind;
@@ -237,20 +237,21 @@ static cls_status check_matrix(cls_gemm_plan *p, const char *op, const char *nam
   if (!v.mem) return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: no buffer given for %s", op, name);
   if (ld < cols)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: %s: leading dimension %zu is below its %zu columns", op,
-                    name, ld, cols);
+                         name, ld, cols);
   size_t end = v.offset + (rows - 1) * ld + cols;
   if (own && (end > (size_t)INT_MAX || ld > (size_t)INT_MAX))
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: %s reaches element %zu; the limit is 2^31-1", op, name,
-                    end);
+                         end);
   size_t bytes = 0;
   cl_int err = clGetMemObjectInfo(v.mem, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
   if (err != CL_SUCCESS)
     return cls_error_set(p->err, CLS_ERR_OPENCL, "%s: %s: clGetMemObjectInfo(CL_MEM_SIZE) failed: %s", op, name,
-                    cls_cl_error_name(err));
+                         cls_cl_error_name(err));
   if (end * sizeof(float) > bytes)
-    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: %s [%zu x %zu, leading dimension %zu] at offset %zu needs %zu bytes, but its buffer holds %zu",
-                    op, name, rows, cols, ld, v.offset, end * sizeof(float), bytes);
+    return cls_error_set(
+        p->err, CLS_ERR_INVALID_ARGUMENT,
+        "%s: %s [%zu x %zu, leading dimension %zu] at offset %zu needs %zu bytes, but its buffer holds %zu", op, name,
+        rows, cols, ld, v.offset, end * sizeof(float), bytes);
   return CLS_OK;
 }
 
@@ -264,7 +265,8 @@ static cls_status marker(cls_gemm_plan *p, cl_command_queue q, cl_event *event) 
   if (!event) return CLS_OK;
   cl_int err = clEnqueueMarkerWithWaitList(q, 0, NULL, event);
   if (err != CL_SUCCESS)
-    return cls_error_set(p->err, CLS_ERR_OPENCL, "gemm: clEnqueueMarkerWithWaitList failed: %s", cls_cl_error_name(err));
+    return cls_error_set(p->err, CLS_ERR_OPENCL, "gemm: clEnqueueMarkerWithWaitList failed: %s",
+                         cls_cl_error_name(err));
   return CLS_OK;
 }
 
@@ -474,7 +476,7 @@ static cls_status own_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool t
   const size_t b_floats = per_chunk * panel, a_floats = packed_a_floats(p, ta, (size_t)m, (size_t)n, (size_t)k);
   if (b_floats + a_floats > (size_t)INT_MAX)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "gemm: packing %zu floats exceeds 2^31-1",
-                    b_floats + a_floats);
+                         b_floats + a_floats);
   cls_status st = ensure_scratch(p, b_floats + a_floats);
   if (st == CLS_OK && k == 0) a.mem = b.mem = p->scratch; /* C = beta * C: nothing is read (A, B may be NULL) */
   a_view av;
@@ -503,7 +505,7 @@ static cls_status clblast_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bo
   cls_ops_profile_enqueued(q, "gemm", s == CLBlastSuccess, event, own);
   if (s != CLBlastSuccess)
     return cls_error_set(p->err, CLS_ERR_BLAS, "gemm: CLBlastSgemm (%c%c, m %zu, n %zu, k %zu) failed with status %d",
-                    ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, (int)s);
+                         ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, (int)s);
   return CLS_OK;
 }
 
@@ -565,7 +567,7 @@ cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t
                                            packed.mem, packed.offset, n, &q, NULL);
     if (s != CLBlastSuccess)
       return cls_error_set(p->err, CLS_ERR_BLAS, "%s: CLBlastSomatcopy (%zu x %zu) failed with status %d", op, n, k,
-                      (int)s);
+                           (int)s);
     return CLS_OK;
   }
   size_t src_origin[3] = {b.offset * sizeof(float), 0, 0}, dst_origin[3] = {packed.offset * sizeof(float), 0, 0};

@@ -17,7 +17,7 @@
 
 struct cls_lstm_plan {
   cls_engine *engine;
-  cls_error *err;  /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   int max_time, max_batch, input, hidden;
   cl_kernel gates_fwd, gates_bwd, bias_grad, concat_xh;
   size_t local; /* the gate kernels' work-group size (CLS_WG_1D of the device; the bias gradient's: CLS_COLSUM_LOCAL) */
@@ -135,8 +135,8 @@ size_t cls_lstm_infer_workspace_bytes(const cls_lstm_plan *p, int time, int batc
 static cls_status check_sizes(cls_lstm_plan *p, const char *op, int time, int batch) {
   if (time < 1 || time > p->max_time || batch < 1 || batch > p->max_batch)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: time %d and batch %d must be within 1..%d and 1..%d (the plan's maximum shapes)", op, time,
-                    batch, p->max_time, p->max_batch);
+                         "%s: time %d and batch %d must be within 1..%d and 1..%d (the plan's maximum shapes)", op,
+                         time, batch, p->max_time, p->max_batch);
   return CLS_OK;
 }
 
@@ -145,17 +145,17 @@ static cls_status check_sizes(cls_lstm_plan *p, const char *op, int time, int ba
 static cls_status check_view(cls_lstm_plan *p, const char *op, const char *name, cls_buf v, size_t n) {
   if (!v.mem) return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: no buffer given for %s", op, name);
   if (v.offset > (size_t)INT_MAX || n > (size_t)INT_MAX - v.offset)
-    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: %s: offset %zu + %zu elements exceeds 2^31-1 elements", op, name, v.offset, n);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: %s: offset %zu + %zu elements exceeds 2^31-1 elements",
+                         op, name, v.offset, n);
   size_t bytes = 0;
   cl_int err = clGetMemObjectInfo(v.mem, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
   if (err != CL_SUCCESS)
     return cls_error_set(p->err, CLS_ERR_OPENCL, "%s: %s: clGetMemObjectInfo(CL_MEM_SIZE) failed: %s", op, name,
-                    cls_cl_error_name(err));
+                         cls_cl_error_name(err));
   if ((v.offset + n) * 4 > bytes)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: %s needs %zu elements at offset %zu (%zu bytes), but its buffer holds %zu bytes", op, name, n,
-                    v.offset, (v.offset + n) * 4, bytes);
+                         "%s: %s needs %zu elements at offset %zu (%zu bytes), but its buffer holds %zu bytes", op,
+                         name, n, v.offset, (v.offset + n) * 4, bytes);
   return CLS_OK;
 }
 
@@ -232,7 +232,7 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_ar
     size_t global = (size_t)B * (((size_t)H + CLS_LSTM_V - 1) / CLS_LSTM_V); /* kernels/lstm.cl */
     if (st == CLS_OK)
       st = cls_ops_launch_to(p->err, q, p->gates_fwd, "lstm_gates_fwd", 1, &global, &p->local,
-                          t == T - 1 ? event : NULL);
+                             t == T - 1 ? event : NULL);
   }
   return st;
 }

@@ -186,19 +186,19 @@ cls_status cls_ops_cl_check(cls_engine *e, int index, cl_int err, const char *wh
 cls_status cls_ops_cl_check_to(const cls_engine *e, cls_error *to, int index, cl_int err, const char *what) {
   if (err == CL_SUCCESS) return CLS_OK;
   const cls_device_info *d = cls_engine_device(e, index);
-  return cls_error_set(to,
-                       err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ? CLS_ERR_OUT_OF_MEMORY
-                                                                                            : CLS_ERR_OPENCL,
-                       "device %d:%d (%s): %s failed: %s", d ? d->platform_index : -1, d ? d->device_index : -1,
-                       d ? d->name : "?", what, cls_cl_error_name(err));
+  return cls_error_set(
+      to,
+      err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ? CLS_ERR_OUT_OF_MEMORY : CLS_ERR_OPENCL,
+      "device %d:%d (%s): %s failed: %s", d ? d->platform_index : -1, d ? d->device_index : -1, d ? d->name : "?", what,
+      cls_cl_error_name(err));
 }
 
 cl_mem cls_ops_buffer(cls_engine *e, int index, cl_context context, size_t bytes, size_t *total, cls_status *st) {
   return cls_ops_buffer_to(e, cls_engine_errors(e), index, context, bytes, total, st);
 }
 
-cl_mem cls_ops_buffer_to(const cls_engine *e, cls_error *to, int index, cl_context context, size_t bytes,
-                         size_t *total, cls_status *st) {
+cl_mem cls_ops_buffer_to(const cls_engine *e, cls_error *to, int index, cl_context context, size_t bytes, size_t *total,
+                         cls_status *st) {
   if (*st != CLS_OK) return NULL;
   cl_int err = CL_SUCCESS;
   cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);

@@ -13,7 +13,6 @@
 /* The built device behind an index (opens it and builds its kernels if needed). */
 cls_status cls_ops_device(cls_engine *engine, int index, cls_device **out);
 
-
 /* Each helper comes in two forms: the `_to` form reports a failure into the given sink (an op plan's,
  * a model's, a tower's `cls_error *`: objects that may run on a worker thread), the plain form into
  * the engine's own error (engine-level callers on the caller's thread: self-tests, the bench). */

@@ -20,7 +20,7 @@ enum { MAX_GROUPS = 64 }; /* work-groups per tensor: partial moments read back p
 
 struct cls_stats_plan {
   cls_engine *e;
-  cls_error *err;  /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   int device;
   cl_kernel kernel;
   size_t wg;
@@ -104,7 +104,8 @@ cls_status cls_stats_enqueue(cls_stats_plan *p, cl_command_queue q, int slot, cl
   if (slot < 0 || slot >= p->slots)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "stats: slot %d of %d", slot, p->slots);
   if (n < 1 || n > 0x7fffffff || x.offset > 0x7fffffff)
-    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "stats: a tensor of %zu values at %zu (1 .. 2^31-1)", n, x.offset);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "stats: a tensor of %zu values at %zu (1 .. 2^31-1)", n,
+                         x.offset);
   size_t groups = (n + p->wg - 1) / p->wg;
   if (groups > MAX_GROUPS) groups = MAX_GROUPS;
   const size_t base = (size_t)slot * SLOT_WORDS;
@@ -136,11 +137,11 @@ cls_status cls_stats_read(cls_stats_plan *p, cl_command_queue q, int n_slots, cl
   if (n_slots < 0 || n_slots > p->slots)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "stats: %d slots read of %d", n_slots, p->slots);
   if (n_slots == 0) return CLS_OK;
-  cls_status st = cls_ops_cl_check_to(p->e, p->err, p->device,
-                                   clEnqueueReadBuffer(q, p->results, CL_TRUE, 0,
-                                                       (size_t)n_slots * SLOT_WORDS * sizeof(float), p->host, 0, NULL,
-                                                       NULL),
-                                   "reading the statistics");
+  cls_status st =
+      cls_ops_cl_check_to(p->e, p->err, p->device,
+                          clEnqueueReadBuffer(q, p->results, CL_TRUE, 0, (size_t)n_slots * SLOT_WORDS * sizeof(float),
+                                              p->host, 0, NULL, NULL),
+                          "reading the statistics");
   for (int s = 0; st == CLS_OK && s < n_slots; s++) {
     const float *w = p->host + (size_t)s * SLOT_WORDS;
     cls_tensor_stats *r = &out[s];

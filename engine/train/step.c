@@ -341,9 +341,9 @@ static cls_status apply(cls_step *s) {
     cls_adam_state mine = c->state.adam;
     /* DeepSpeech's Horovod rule: the (checkpointed, base) learning rate times the number of ranks. */
     const float lr = c->state.learning_rate * (float)cls_world_size(c->world);
-    cls_status st = cls_crew_tower_status(c, slot,
-                                          cls_tower_apply(slot->tower, s->g, lr, c->o.beta1, c->o.beta2,
-                                                          c->o.epsilon, &mine, &s->uploads[s->parity][i]));
+    cls_status st = cls_tower_apply(slot->tower, s->g, lr, c->o.beta1, c->o.beta2, c->o.epsilon, &mine,
+                                    &s->uploads[s->parity][i]);
+    st = cls_crew_tower_status(c, slot, st);
     if (st == CLS_OK) {
       next = mine;
       applied++;
