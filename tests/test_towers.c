@@ -5,8 +5,10 @@
  * with three hybrid towers (equal and auto balance) matches one tower after 5 steps; hybrid on three
  * towers converges with --log_placement naming three towers; sync and async train and learn; a
  * perturbed replica is detected; an injected device fault drops a tower and training finishes
- * (hybrid and async). Tolerances are stated at each check. */
+ * (hybrid and async); towers failing at once on their own threads each keep their own error text
+ * and leave the engine's alone. Tolerances are stated at each check. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -102,6 +104,45 @@ static double max_abs_diff(const float *a, const float *b, size_t n, double *sca
 }
 
 /* Tower level: reduced gradients of splits against one tower's gradient of the whole batch. */
+/* One thread's failures on its own tower: each must leave exactly that tower's text. */
+typedef struct failing {
+  cls_tower *tower;
+  int k; /* the gradient read asked for: none exists, so every call fails naming k */
+  int wrong;
+} failing;
+
+static void *fail_repeatedly(void *arg) {
+  failing *f = arg;
+  char want[64];
+  snprintf(want, sizeof want, "tower: no gradient read %d", f->k);
+  for (int i = 0; i < 20000; i++) {
+    cls_tower_range r;
+    const cls_status st = cls_tower_gradient_wait(f->tower, f->k, &r);
+    const cls_error *err = cls_tower_error(f->tower);
+    f->wrong += st != CLS_ERR_INVALID_ARGUMENT || err->status != st || strcmp(err->text, want) != 0;
+  }
+  return NULL;
+}
+
+/* Three towers failing at the same time on three threads: each failure's text is in its own tower's
+   error, never another's, and the engine's error (what the trainer's caller reads) is untouched. */
+static void check_error_places(cls_engine *e, cls_tower *const *tw) {
+  char before[CLS_ERROR_CAP];
+  snprintf(before, sizeof before, "%s", cls_engine_error(e));
+  failing f[3];
+  pthread_t th[3];
+  int started[3];
+  for (int i = 0; i < 3; i++) {
+    f[i] = (failing){tw[i], 100 + i, 0};
+    started[i] = pthread_create(&th[i], NULL, fail_repeatedly, &f[i]) == 0;
+    CHECK(started[i], "thread %d", i);
+  }
+  for (int i = 0; i < 3; i++)
+    if (started[i]) pthread_join(th[i], NULL);
+  for (int i = 0; i < 3; i++) CHECK(f[i].wrong == 0, "tower %d: %d of 20000 failures left another text", i, f[i].wrong);
+  CHECK(strcmp(before, cls_engine_error(e)) == 0, "the engine's error changed to \"%s\"", cls_engine_error(e));
+}
+
 static void check_reduction(cls_engine *e, const int *dev, const data *d) {
   const int N = 6;
   cls_mfcc_config fc = cls_mfcc_default(16000);
@@ -179,6 +220,7 @@ static void check_reduction(cls_engine *e, const int *dev, const data *d) {
   free(g);
   free(p_ref);
   free(p_split);
+  check_error_places(e, tw);
   cls_loader_done(l, b);
   cls_loader_stop(l);
   cls_tower_destroy(ref);

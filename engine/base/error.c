@@ -45,3 +45,8 @@ void cls_error_add(cls_error *err, const char *fmt, ...) {
   write_at(err, text_length(err), fmt, ap);
   va_end(ap);
 }
+
+void cls_error_vadd(cls_error *err, const char *fmt, va_list ap) {
+  if (!err) return;
+  write_at(err, text_length(err), fmt, ap);
+}

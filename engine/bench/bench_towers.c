@@ -30,7 +30,8 @@ cls_status cls_bench_towers_steps(cls_trainer *t, const cls_host_batch *b, int w
     const cls_step_plan plan = cls_step_plan_default(crew, b);
     st = cls_step_run(step, &plan, &r);
     for (int i = 0; st == CLS_OK && i < crew->n_towers; i++)
-      if (crew->towers[i].tower) st = cls_tower_finish(crew->towers[i].tower);
+      if (crew->towers[i].tower)
+        st = cls_crew_tower_status(crew, &crew->towers[i], cls_tower_finish(crew->towers[i].tower));
     if (k >= 0) times[k] = cls_now_ms() - t0;
   }
   if (last_loss) *last_loss = r.mean_loss;

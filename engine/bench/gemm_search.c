@@ -515,12 +515,12 @@ cls_status cls_gemm_tune(cls_engine *e, int device, const cls_gemm_shape *shapes
       w->backend[c] = r->class_ms[c][0] < r->class_ms[c][1] ? CLS_GEMM_BACKEND_OWN : CLS_GEMM_BACKEND_CLBLAST;
   if (st == CLS_OK) {
     char saved[CLS_ERROR_CAP];
-    memcpy(saved, e->error, sizeof saved);
+    memcpy(saved, e->error.text, sizeof saved);
     if (cls_gemm_tuning_store(e, device, w, r->path, sizeof r->path) == CLS_OK) {
       r->stored = true; /* and the device takes its backends */
     } else {
-      cls_log(e, CLS_LOG_WARNING, "%s", e->error);
-      memcpy(e->error, saved, sizeof saved);
+      cls_log(e, CLS_LOG_WARNING, "%s", e->error.text);
+      memcpy(e->error.text, saved, sizeof saved);
     }
   }
   cls_gemm_cases_destroy(s.cases);

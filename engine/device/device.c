@@ -163,7 +163,7 @@ void cls_engine_destroy(cls_engine *e) {
 
 const cls_engine_options *cls_engine_get_options(const cls_engine *e) { return e ? &e->options : NULL; }
 
-const char *cls_engine_error(const cls_engine *e) { return e ? e->error : "no engine (out of host memory)"; }
+const char *cls_engine_error(const cls_engine *e) { return e ? e->error.text : "no engine (out of host memory)"; }
 int cls_engine_device_count(const cls_engine *e) { return e ? e->n_devices : 0; }
 
 const cls_device_info *cls_engine_device(const cls_engine *e, int index) {

@@ -33,7 +33,7 @@ struct cls_engine {
   double build_lock_stalled_ms; /* time waited for build locks (kernel_cache.h) since the last sign of progress */
   bool build_lock_given_up;     /* that time ran past CLS_KERNEL_CACHE_LOCK_WAIT_MS: no more waiting */
   bool build_lock_told;         /* a wait was reported (once per engine) */
-  char error[CLS_ERROR_CAP];
+  cls_error error;              /* the engine's error: what its single-threaded callers read (cls_engine_error) */
 };
 
 /* Divides device `index` into `parts` sub-devices of equal compute units, appended to the device

@@ -110,9 +110,9 @@ cls_tuning_read cls_gemm_tuning_read(cls_engine *e, int device, cls_gemm_tuning 
     path_cap = sizeof local;
   }
   char saved[CLS_ERROR_CAP];
-  memcpy(saved, e->error, sizeof saved);
+  memcpy(saved, e->error.text, sizeof saved);
   cls_status st = cls_gemm_tuning_path(e, device, path, path_cap);
-  memcpy(e->error, saved, sizeof saved);
+  memcpy(e->error.text, saved, sizeof saved);
   if (st != CLS_OK) return CLS_TUNING_NONE;
   char *text = NULL;
   cls_error err;
@@ -146,7 +146,7 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
   }
   set_backends(d, &t);
   char saved[CLS_ERROR_CAP];
-  memcpy(saved, e->error, sizeof saved);
+  memcpy(saved, e->error.text, sizeof saved);
   int ok = 0;
   for (int k = 0; k < t.n; k++) {
     char bad[256];
@@ -157,10 +157,10 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
     } else if (cls_gemm_params_apply(e, device, &t.kernels[k]) == CLS_OK) {
       ok++;
     } else {
-      cls_log(e, CLS_LOG_WARNING, "%s; that part of GEMM tuning file %s is ignored", e->error, path);
+      cls_log(e, CLS_LOG_WARNING, "%s; that part of GEMM tuning file %s is ignored", e->error.text, path);
     }
   }
-  memcpy(e->error, saved, sizeof saved);
+  memcpy(e->error.text, saved, sizeof saved);
   char text[1024];
   cls_gemm_tuning_format(&t, text, sizeof text);
   cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": GEMM tuning loaded from %s (tuned at %s): %s", DEVICE_ARGS(d), path,

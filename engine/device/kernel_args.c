@@ -4,8 +4,12 @@
 
 #include "device/log.h"
 
+cls_kargs cls_kargs_begin_to(cls_error *err, cl_kernel kernel, const char *name) {
+  return (cls_kargs){err, kernel, name, 0, CL_SUCCESS, 0};
+}
+
 cls_kargs cls_kargs_begin(cls_engine *engine, cl_kernel kernel, const char *name) {
-  return (cls_kargs){engine, kernel, name, 0, CL_SUCCESS, 0};
+  return cls_kargs_begin_to(cls_engine_errors(engine), kernel, name);
 }
 
 void cls_kargs_set(cls_kargs *a, size_t size, const void *value) {
@@ -19,15 +23,15 @@ void cls_kargs_set(cls_kargs *a, size_t size, const void *value) {
 
 cls_status cls_kargs_end(cls_kargs *a) {
   if (a->failed != CL_SUCCESS)
-    return cls_fail(a->engine, CLS_ERR_OPENCL, "%s: clSetKernelArg(%u) failed: %s", a->name, (unsigned)a->failed_at,
-                    cls_cl_error_name(a->failed));
+    return cls_error_set(a->err, CLS_ERR_OPENCL, "%s: clSetKernelArg(%u) failed: %s", a->name, (unsigned)a->failed_at,
+                         cls_cl_error_name(a->failed));
   cl_uint want = 0;
   cl_int err = clGetKernelInfo(a->kernel, CL_KERNEL_NUM_ARGS, sizeof want, &want, NULL);
   if (err != CL_SUCCESS)
-    return cls_fail(a->engine, CLS_ERR_OPENCL, "%s: clGetKernelInfo(CL_KERNEL_NUM_ARGS) failed: %s", a->name,
-                    cls_cl_error_name(err));
+    return cls_error_set(a->err, CLS_ERR_OPENCL, "%s: clGetKernelInfo(CL_KERNEL_NUM_ARGS) failed: %s", a->name,
+                         cls_cl_error_name(err));
   if (want != a->n)
-    return cls_fail(a->engine, CLS_ERR_OPENCL, "%s: the kernel takes %u arguments, %u were set", a->name,
-                    (unsigned)want, (unsigned)a->n);
+    return cls_error_set(a->err, CLS_ERR_OPENCL, "%s: the kernel takes %u arguments, %u were set", a->name,
+                         (unsigned)want, (unsigned)a->n);
   return CLS_OK;
 }

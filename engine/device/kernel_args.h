@@ -11,7 +11,7 @@
 #include "device/engine.h"
 
 typedef struct cls_kargs {
-  cls_engine *engine; /* for the error text */
+  cls_error *err;     /* where a failure's text goes */
   cl_kernel kernel;
   const char *name;   /* the kernel's name, for messages */
   cl_uint n;          /* arguments set so far (the next one's index) */
@@ -19,7 +19,10 @@ typedef struct cls_kargs {
   cl_uint failed_at;  /* its argument index */
 } cls_kargs;
 
-/* Starts setting `kernel`'s arguments from index 0. */
+/* Starts setting `kernel`'s arguments from index 0; cls_kargs_end reports a failure into `err`
+ * (the sink of the object that launches: an op plan's, a tower's). */
+cls_kargs cls_kargs_begin_to(cls_error *err, cl_kernel kernel, const char *name);
+/* The same, reporting into the engine's own error (engine-level callers: self-tests, the bench). */
 cls_kargs cls_kargs_begin(cls_engine *engine, cl_kernel kernel, const char *name);
 
 /* The next argument: `size` bytes at `value` (clSetKernelArg); a failure is kept for cls_kargs_end. */

@@ -1,35 +1,21 @@
-/* Error text and log messages of the engine (see log.h). Owns the engine's error buffer and the
- * translation of OpenCL error codes into names; never writes to stdout or stderr. */
+/* Error text and log messages of the engine (see log.h). Owns writing the engine's own error (the
+ * cls_error its single-threaded callers read) and the translation of OpenCL error codes into names;
+ * never writes to stdout or stderr. */
 #include "device/log.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-static _Thread_local char *redirect;
-
-void cls_error_redirect(char *buf) { redirect = buf; }
-
-static char *error_buffer(cls_engine *engine) { return redirect ? redirect : engine->error; }
-
-static void append_v(cls_engine *engine, const char *fmt, va_list ap) {
-  char *error = error_buffer(engine);
-  size_t used = strlen(error);
-  if (used >= CLS_ERROR_CAP - 1) return;
-  int n = vsnprintf(error + used, CLS_ERROR_CAP - used, fmt, ap);
-  if (n >= 0 && (size_t)n >= CLS_ERROR_CAP - used) {
-    static const char marker[] = "\n... (truncated)";
-    memcpy(error + CLS_ERROR_CAP - sizeof marker, marker, sizeof marker);
-  }
-}
-
 cls_status cls_fail(cls_engine *engine, cls_status status, const char *fmt, ...) {
   if (!engine) return status;
-  error_buffer(engine)[0] = '\0';
+  cls_error_clear(&engine->error);
   va_list ap;
   va_start(ap, fmt);
-  append_v(engine, fmt, ap);
+  cls_error_vadd(&engine->error, fmt, ap);
   va_end(ap);
+  engine->error.status = status;
   return status;
 }
 
@@ -37,9 +23,11 @@ void cls_error_append(cls_engine *engine, const char *fmt, ...) {
   if (!engine) return;
   va_list ap;
   va_start(ap, fmt);
-  append_v(engine, fmt, ap);
+  cls_error_vadd(&engine->error, fmt, ap);
   va_end(ap);
 }
+
+cls_error *cls_engine_errors(cls_engine *engine) { return &engine->error; }
 
 void cls_log(const cls_engine *engine, cls_log_level level, const char *fmt, ...) {
   if (!engine || !engine->options.log || level < engine->options.log_level) return;
@@ -49,6 +37,16 @@ void cls_log(const cls_engine *engine, cls_log_level level, const char *fmt, ...
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   engine->options.log(engine->options.log_user, level, buf);
+}
+
+/* "CL error N" for the codes the switch below does not name, made once for every negative code above
+   -CODES (the core's and the extensions' ranges), so that the names are shared, constant text. */
+enum { CODES = 2048 };
+static char code_names[CODES][16];
+static pthread_once_t codes_once = PTHREAD_ONCE_INIT;
+
+static void name_codes(void) {
+  for (int i = 1; i < CODES; i++) snprintf(code_names[i], sizeof code_names[i], "CL error %d", -i);
 }
 
 const char *cls_cl_error_name(cl_int code) {
@@ -90,10 +88,11 @@ const char *cls_cl_error_name(cl_int code) {
     CASE(CL_INVALID_GLOBAL_WORK_SIZE);
 #undef CASE
     case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
-    default: {
-      static _Thread_local char buf[32];
-      snprintf(buf, sizeof buf, "CL error %d", (int)code);
-      return buf;
-    }
+    default:
+      if (code < 0 && code > -CODES) {
+        pthread_once(&codes_once, name_codes);
+        return code_names[-code];
+      }
+      return "CL error (a code out of range)";
   }
 }

@@ -99,10 +99,10 @@ static void store_binary(cls_engine *e, cls_device *d, const cls_kernel_source *
             DEVICE_ARGS(d), src->family, why);
   } else {
     char saved[CLS_ERROR_CAP];
-    memcpy(saved, e->error, sizeof saved);
+    memcpy(saved, e->error.text, sizeof saved);
     if (cls_kernel_cache_store(e, key, bin, size) != CLS_OK)
-      cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": %s (continuing without caching)", DEVICE_ARGS(d), e->error);
-    memcpy(e->error, saved, sizeof saved);
+      cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": %s (continuing without caching)", DEVICE_ARGS(d), e->error.text);
+    memcpy(e->error.text, saved, sizeof saved);
   }
   free(bin);
 }
@@ -265,7 +265,7 @@ static cls_status prepare(cls_engine *e, int *sel, int *count, bool load_tuning)
       sel[kept++] = sel[i];
     } else {
       dropped++;
-      cls_log(e, CLS_LOG_WARNING, "dropping device: %s", e->error);
+      cls_log(e, CLS_LOG_WARNING, "dropping device: %s", e->error.text);
     }
   }
   *count = kept;

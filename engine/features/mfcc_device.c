@@ -19,6 +19,7 @@ static int clfft_users;
 
 struct cls_mfcc_plan {
   cls_engine *engine;
+  cls_error *err;                           /* where run-time failures go (cls_mfcc_set_error) */
   const cls_mfcc_tables *t;
   cl_context ctx;
   cl_command_queue bake_queue;
@@ -36,14 +37,14 @@ struct cls_mfcc_plan {
   size_t real;                              /* sizeof(double) or sizeof(float) */
 };
 
-static cls_status cl_check(cls_engine *e, cl_int err, const char *what) {
+static cls_status cl_check(cls_error *to, cl_int err, const char *what) {
   if (err == CL_SUCCESS) return CLS_OK;
-  return cls_fail(e, CLS_ERR_OPENCL, "mfcc: %s failed: %s", what, cls_cl_error_name(err));
+  return cls_error_set(to, CLS_ERR_OPENCL, "mfcc: %s failed: %s", what, cls_cl_error_name(err));
 }
 
-static cls_status fft_check(cls_engine *e, clfftStatus s, const char *what) {
+static cls_status fft_check(cls_error *to, clfftStatus s, const char *what) {
   if (s == CLFFT_SUCCESS) return CLS_OK;
-  return cls_fail(e, CLS_ERR_OPENCL, "mfcc: clFFT %s failed with status %d", what, (int)s);
+  return cls_error_set(to, CLS_ERR_OPENCL, "mfcc: clFFT %s failed with status %d", what, (int)s);
 }
 
 static cl_mem upload(cls_mfcc_plan *p, const void *data, size_t bytes, cl_int *err) {
@@ -89,6 +90,7 @@ cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, 
   cls_mfcc_plan *p = calloc(1, sizeof *p);
   if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   p->engine = e;
+  p->err = cls_engine_errors(e);
   p->t = t;
   p->ctx = d->context;
   p->bake_queue = d->queue;
@@ -101,7 +103,7 @@ cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, 
     setup.major = clfftVersionMajor;
     setup.minor = clfftVersionMinor;
     setup.patch = clfftVersionPatch;
-    st = fft_check(e, clfftSetup(&setup), "setup");
+    st = fft_check(p->err, clfftSetup(&setup), "setup");
   }
   if (st == CLS_OK) clfft_users++;
   pthread_mutex_unlock(&clfft_lock);
@@ -131,7 +133,7 @@ cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, 
     if (err == CL_SUCCESS) p->weight = upload(p, weight, (size_t)t->n_bins * sizeof *weight, &err);
     if (err == CL_SUCCESS) p->band = upload(p, t->band, (size_t)t->n_bins * sizeof *t->band, &err);
     if (err == CL_SUCCESS) p->dct = upload(p, dct, (size_t)t->cfg.n_coeff * t->cfg.n_channels * sizeof *dct, &err);
-    st = cl_check(e, err, "uploading the tables");
+    st = cl_check(p->err, err, "uploading the tables");
   }
   free(hann);
   free(weight);
@@ -165,7 +167,7 @@ static cls_status ensure_frames(cls_mfcc_plan *p, size_t frames) {
   if (frames <= p->frame_cap && p->fft_baked) return CLS_OK;
   size_t cap = p->frame_cap ? p->frame_cap : p->chunk ? p->chunk : 64;
   while (cap < frames) cap *= 2;
-  cls_engine *e = p->engine;
+  cls_error *e = p->err;
   const cls_mfcc_tables *t = p->t;
   release(&p->frames);
   release(&p->spectrum);
@@ -223,7 +225,7 @@ static cls_status ensure_samples(cls_mfcc_plan *p, size_t n, size_t batch) {
     size_t cap = p->sample_cap ? p->sample_cap : 65536;
     while (cap < n) cap *= 2;
     p->samples = clCreateBuffer(p->ctx, CL_MEM_READ_ONLY, cap * sizeof(float), NULL, &err);
-    if (err != CL_SUCCESS) return cl_check(p->engine, err, "allocating the sample buffer");
+    if (err != CL_SUCCESS) return cl_check(p->err, err, "allocating the sample buffer");
     p->sample_cap = cap;
   }
   if (batch > p->batch_cap) {
@@ -231,7 +233,7 @@ static cls_status ensure_samples(cls_mfcc_plan *p, size_t n, size_t batch) {
     release(&p->n_frames);
     p->frame_base = clCreateBuffer(p->ctx, CL_MEM_READ_ONLY, batch * sizeof(int), NULL, &err);
     if (err == CL_SUCCESS) p->n_frames = clCreateBuffer(p->ctx, CL_MEM_READ_ONLY, batch * sizeof(int), NULL, &err);
-    if (err != CL_SUCCESS) return cl_check(p->engine, err, "allocating per-utterance tables");
+    if (err != CL_SUCCESS) return cl_check(p->err, err, "allocating per-utterance tables");
     p->batch_cap = batch;
   }
   return CLS_OK;
@@ -240,16 +242,16 @@ static cls_status ensure_samples(cls_mfcc_plan *p, size_t n, size_t batch) {
 cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, const float *const *samples,
                             const size_t *n_samples, int n_context, cls_buf windows, int *time, int *frames,
                             float *features) {
-  cls_engine *e = p->engine;
+  cls_error *e = p->err;
   const cls_mfcc_tables *t = p->t;
-  if (batch <= 0) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "mfcc: empty batch");
+  if (batch <= 0) return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "mfcc: empty batch");
   size_t total_samples = 0, total_frames = 0;
   int max_frames = 0;
   int *base = malloc((size_t)batch * sizeof *base), *nf = malloc((size_t)batch * sizeof *nf);
   if (!base || !nf) {
     free(base);
     free(nf);
-    return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+    return cls_error_set(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   }
   for (int b = 0; b < batch; b++) {
     size_t f = cls_mfcc_frames(t, n_samples[b]);
@@ -264,7 +266,7 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
   cls_status st = ensure_samples(p, total_samples ? total_samples : 1, (size_t)batch);
   if (st == CLS_OK) st = ensure_frames(p, total_frames ? total_frames : 1);
   int *start = st == CLS_OK ? malloc((p->frame_cap) * sizeof *start) : NULL;
-  if (st == CLS_OK && !start) st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (st == CLS_OK && !start) st = cls_error_set(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   cl_int err = CL_SUCCESS;
   size_t offset = 0;
   for (int b = 0; st == CLS_OK && b < batch; b++) {
@@ -286,7 +288,7 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
                   "uploading frame counts");
   int nfr = (int)total_frames;
   if (st == CLS_OK) {
-    cls_kargs ka = cls_kargs_begin(e, p->frame_window, "mfcc_frame_window");
+    cls_kargs ka = cls_kargs_begin_to(e, p->frame_window, "mfcc_frame_window");
     cls_kargs_int(&ka, nfr);
     cls_kargs_int(&ka, t->window);
     cls_kargs_int(&ka, t->fft_len);
@@ -301,7 +303,7 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
   const size_t chunk = p->chunk ? p->chunk : p->frame_cap;
   const size_t n_chunks = (total_frames + chunk - 1) / chunk;
   size_t g2[2] = {(size_t)t->fft_len, n_chunks * chunk}, l2[2] = {64, 1};
-  if (st == CLS_OK && n_chunks) st = cls_ops_launch(e, q, p->frame_window, "mfcc_frame_window", 2, g2, l2, NULL);
+  if (st == CLS_OK && n_chunks) st = cls_ops_launch_to(e, q, p->frame_window, "mfcc_frame_window", 2, g2, l2, NULL);
   if (st == CLS_OK && n_chunks && !p->chunk)
     st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &p->frames, &p->spectrum, p->tmp),
                    "transform");
@@ -320,7 +322,7 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
       if (sub[i]) clReleaseMemObject(sub[i]);
   }
   if (st == CLS_OK) {
-    cls_kargs ka = cls_kargs_begin(e, p->filterbank, "mfcc_filterbank_dct");
+    cls_kargs ka = cls_kargs_begin_to(e, p->filterbank, "mfcc_filterbank_dct");
     cls_kargs_int(&ka, nfr);
     cls_kargs_int(&ka, t->n_bins);
     cls_kargs_int(&ka, t->start);
@@ -335,10 +337,10 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
     st = cls_kargs_end(&ka);
   }
   size_t g1 = total_frames, l1 = p->filterbank_local;
-  if (st == CLS_OK) st = cls_ops_launch(e, q, p->filterbank, "mfcc_filterbank_dct", 1, &g1, &l1, NULL);
+  if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->filterbank, "mfcc_filterbank_dct", 1, &g1, &l1, NULL);
   if (st == CLS_OK && windows.mem && max_frames > 0) {
     int wo = (int)windows.offset;
-    cls_kargs ka = cls_kargs_begin(e, p->context, "mfcc_context_windows");
+    cls_kargs ka = cls_kargs_begin_to(e, p->context, "mfcc_context_windows");
     cls_kargs_int(&ka, max_frames);
     cls_kargs_int(&ka, batch);
     cls_kargs_int(&ka, n_context);
@@ -351,7 +353,7 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
     st = cls_kargs_end(&ka);
     size_t gw[2] = {(size_t)(2 * n_context + 1) * (size_t)t->cfg.n_coeff, (size_t)max_frames * (size_t)batch};
     size_t lw[2] = {32, 2};
-    if (st == CLS_OK) st = cls_ops_launch(e, q, p->context, "mfcc_context_windows", 2, gw, lw, NULL);
+    if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->context, "mfcc_context_windows", 2, gw, lw, NULL);
   }
   if (st == CLS_OK && features && total_frames)
     st = cl_check(e, clEnqueueReadBuffer(q, p->feats, CL_TRUE, 0, total_frames * (size_t)t->cfg.n_coeff * sizeof(float),
@@ -377,3 +379,5 @@ size_t cls_mfcc_fft_chunk(const cls_mfcc_plan *p) { return p->chunk; }
 void cls_mfcc_set_fft_chunk(cls_mfcc_plan *p, size_t chunk) {
   if (!p->fft_baked && !p->frame_cap) p->chunk = chunk;
 }
+
+void cls_mfcc_set_error(cls_mfcc_plan *p, cls_error *err) { p->err = err; }

@@ -26,5 +26,8 @@ size_t cls_mfcc_fft_chunk(const cls_mfcc_plan *plan);
 /* Sets the frames per FFT transform of a plan that has computed nothing yet (else nothing changes); 0 runs
  * one transform over the whole capacity, the path of devices whose alignment allows no chunk. For tests. */
 void cls_mfcc_set_fft_chunk(cls_mfcc_plan *plan, size_t chunk);
+/* Where the failures of a run go (default: the engine's error); an owner that runs the plan on a
+ * thread of its own (a tower's batch input) points them at its own cls_error, which outlives the plan. */
+void cls_mfcc_set_error(cls_mfcc_plan *plan, cls_error *err);
 
 #endif

@@ -12,6 +12,7 @@
 
 struct cls_batch_input {
   cls_engine *e;
+  cls_error *err;                     /* where failures of a put go (cls_batch_input_set_error) */
   int device;
   cls_batch_input_config c;
   cl_context ctx;
@@ -25,11 +26,11 @@ struct cls_batch_input {
 };
 
 static cls_status cl_ok(cls_batch_input *t, cl_int err, const char *what) {
-  return cls_ops_cl_check(t->e, t->device, err, what);
+  return cls_ops_cl_check_to(t->e, t->err, t->device, err, what);
 }
 
 static cl_mem buffer(cls_batch_input *t, size_t bytes, cls_status *st) {
-  return cls_ops_buffer(t->e, t->device, t->ctx, bytes, &t->bytes, st);
+  return cls_ops_buffer_to(t->e, t->err, t->device, t->ctx, bytes, &t->bytes, st);
 }
 
 cls_status cls_batch_input_create(cls_engine *e, int device, cl_context ctx, const cls_batch_input_config *c,
@@ -38,6 +39,7 @@ cls_status cls_batch_input_create(cls_engine *e, int device, cl_context ctx, con
   cls_batch_input *t = calloc(1, sizeof *t);
   if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   t->e = e;
+  t->err = cls_engine_errors(e);
   t->device = device;
   t->c = *c;
   t->ctx = ctx;
@@ -75,20 +77,26 @@ void cls_batch_input_destroy(cls_batch_input *t) {
   free(t);
 }
 
+void cls_batch_input_set_error(cls_batch_input *t, cls_error *err) {
+  t->err = err;
+  if (t->mfcc) cls_mfcc_set_error(t->mfcc, err);
+}
+
 size_t cls_batch_input_device_bytes(const cls_batch_input *t) { return t->bytes; }
 
 cls_status cls_batch_input_put(cls_batch_input *t, cl_command_queue q, const cls_host_batch *b, int first, int count,
                                cls_model_batch *mb) {
-  if (b->error.status != CLS_OK) return cls_fail(t->e, b->error.status, "%s", b->error.text);
+  if (b->error.status != CLS_OK) return cls_error_set(t->err, b->error.status, "%s", b->error.text);
   if (count <= 0 || count > t->c.capacity || first < 0 || first + count > b->batch || b->time > t->c.max_frames ||
       b->max_label > t->c.max_label)
-    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT,
-                    "a share of %d utterances x %d frames exceeds the tower's %d x %d (or the batch)", count, b->time,
-                    t->c.capacity, t->c.max_frames);
+    return cls_error_set(t->err, CLS_ERR_INVALID_ARGUMENT,
+                         "a share of %d utterances x %d frames exceeds the tower's %d x %d (or the batch)", count,
+                         b->time, t->c.capacity, t->c.max_frames);
   int time = 0;
   for (int i = first; i < first + count; i++) {
     if (b->frames[i] <= 0)
-      return cls_fail(t->e, CLS_ERR_IO, "utterance %d of the batch is shorter than one feature window", b->first + i);
+      return cls_error_set(t->err, CLS_ERR_IO, "utterance %d of the batch is shorter than one feature window",
+                           b->first + i);
     if (b->frames[i] > time) time = b->frames[i];
   }
   cls_status st = CLS_OK;

@@ -24,6 +24,9 @@ typedef struct cls_batch_input cls_batch_input;
 cls_status cls_batch_input_create(cls_engine *engine, int device, cl_context context,
                                   const cls_batch_input_config *config, cls_batch_input **out);
 void cls_batch_input_destroy(cls_batch_input *input);
+/* Where the failures of cls_batch_input_put go: the engine's error unless set here (a tower sets its
+ * own cls_error, which outlives the input). Failures of create always go to the engine's error. */
+void cls_batch_input_set_error(cls_batch_input *input, cls_error *err);
 
 /* Device memory of the batch buffers, in bytes (the MFCC plan's own buffers not counted). */
 size_t cls_batch_input_device_bytes(const cls_batch_input *input);

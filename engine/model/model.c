@@ -42,6 +42,7 @@ size_t cls_model_layout(const cls_model_config *cfg, cls_param_view v[CLS_MODEL_
 
 struct cls_model {
   cls_engine *engine;
+  cls_error *err; /* where failures of a step go (cls_model_set_error; the engine's own by default) */
   cls_model_config cfg;
   int max_time, max_batch, max_label;
   cls_param_view views[CLS_MODEL_N_TENSORS];
@@ -64,8 +65,8 @@ static cls_status alloc(cls_model *m, cl_context ctx, size_t bytes, cl_mem *out)
   cl_int err = CL_SUCCESS;
   *out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
   if (!*out)
-    return cls_fail(m->engine, CLS_ERR_OPENCL, "model: allocating %zu bytes of device memory failed: %s", bytes,
-                    cls_cl_error_name(err));
+    return cls_error_set(m->err, CLS_ERR_OPENCL, "model: allocating %zu bytes of device memory failed: %s", bytes,
+                         cls_cl_error_name(err));
   m->bytes += bytes;
   return CLS_OK;
 }
@@ -82,6 +83,7 @@ cls_status cls_model_create(cls_engine *e, int device, const cls_model_config *c
   cls_model *m = calloc(1, sizeof *m);
   if (!m) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   m->engine = e;
+  m->err = cls_engine_errors(e);
   m->cfg = *cfg;
   m->max_time = max_time;
   m->max_batch = max_batch;
@@ -127,6 +129,15 @@ void cls_model_destroy(cls_model *m) {
   free(m);
 }
 
+void cls_model_set_error(cls_model *m, cls_error *err) {
+  m->err = err;
+  for (int i = 0; i < 4; i++) cls_dense_set_error(m->dense[i], err);
+  cls_dense_set_error(m->output, err);
+  cls_lstm_set_error(m->lstm, err);
+  cls_ctc_set_error(m->ctc, err);
+  cls_gemm_set_error(m->gemm, err);
+}
+
 size_t cls_model_activation_bytes(const cls_model *m) { return m->bytes; }
 
 size_t cls_model_frame_bytes(const cls_model_config *cfg, int max_label, size_t *lstm_bytes) {
@@ -163,8 +174,8 @@ static cls_dense_act activation(const cls_model *m, int layer, const cls_model_d
 
 static cls_status check_batch(cls_model *m, const cls_model_batch *b) {
   if (b->time <= 0 || b->time > m->max_time || b->batch <= 0 || b->batch > m->max_batch)
-    return cls_fail(m->engine, CLS_ERR_INVALID_ARGUMENT, "model: batch of %d x %d frames exceeds the tower's %d x %d",
-                    b->batch, b->time, m->max_batch, m->max_time);
+    return cls_error_set(m->err, CLS_ERR_INVALID_ARGUMENT, "model: batch of %d x %d frames exceeds the tower's %d x %d",
+                         b->batch, b->time, m->max_batch, m->max_time);
   return CLS_OK;
 }
 
@@ -220,7 +231,7 @@ static cls_status forward(cls_model *m, cl_command_queue q, const cls_model_batc
     cl_int err = clEnqueueReadBuffer(q, m->losses, losses_read ? CL_FALSE : CL_TRUE, 0, (size_t)b->batch * sizeof(float),
                                      losses, 0, NULL, losses_read);
     if (err != CL_SUCCESS)
-      st = cls_fail(m->engine, CLS_ERR_OPENCL, "model: reading the losses failed: %s", cls_cl_error_name(err));
+      st = cls_error_set(m->err, CLS_ERR_OPENCL, "model: reading the losses failed: %s", cls_cl_error_name(err));
   }
   return st;
 }
@@ -241,7 +252,7 @@ cls_status cls_model_train_step(cls_model *m, cl_command_queue q, const cls_mode
  * this pass's alone (the mode is for the parameters' gradients), so they start from zeros. */
 static cls_status clear_dx(cls_model *m, cl_command_queue q, cls_write_mode mode, cl_mem dx, int rows) {
   if (mode != CLS_ACCUMULATE) return CLS_OK;
-  return cls_ops_fill(m->engine, q, cls_buf_of(dx), (size_t)rows * (size_t)m->cfg.n_hidden, 0.0f);
+  return cls_ops_fill_to(m->err, q, cls_buf_of(dx), (size_t)rows * (size_t)m->cfg.n_hidden, 0.0f);
 }
 
 cls_status cls_model_train_step_layers(cls_model *m, cl_command_queue q, const cls_model_batch *b, cls_buf p,
@@ -299,7 +310,7 @@ cls_status cls_model_train_step_layers(cls_model *m, cl_command_queue q, const c
     cl_int err = clWaitForEvents(1, &losses_read);
     clReleaseEvent(losses_read);
     if (st == CLS_OK && err != CL_SUCCESS)
-      st = cls_fail(m->engine, CLS_ERR_OPENCL, "model: reading the losses failed: %s", cls_cl_error_name(err));
+      st = cls_error_set(m->err, CLS_ERR_OPENCL, "model: reading the losses failed: %s", cls_cl_error_name(err));
   }
   return st;
 }

@@ -16,6 +16,8 @@
 
 struct cls_tower {
   cls_engine *e;
+  cls_error *err;                     /* where failures go: the engine's error while the tower is made, then `error` */
+  cls_error error;                    /* the tower's own: every failure of its work after create (cls_tower_error) */
   int device;
   cls_tower_config c;
   cl_context ctx;
@@ -35,11 +37,11 @@ struct cls_tower {
 };
 
 static cls_status cl_ok(cls_tower *t, cl_int err, const char *what) {
-  return cls_ops_cl_check(t->e, t->device, err, what);
+  return cls_ops_cl_check_to(t->e, t->err, t->device, err, what);
 }
 
 static cl_mem buffer(cls_tower *t, size_t bytes, cls_status *st) {
-  return cls_ops_buffer(t->e, t->device, t->ctx, bytes, &t->bytes, st);
+  return cls_ops_buffer_to(t->e, t->err, t->device, t->ctx, bytes, &t->bytes, st);
 }
 
 cls_status cls_tower_create(cls_engine *e, int device, const cls_tower_config *c, cls_tower **out) {
@@ -47,6 +49,7 @@ cls_status cls_tower_create(cls_engine *e, int device, const cls_tower_config *c
   cls_tower *t = calloc(1, sizeof *t);
   if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   t->e = e;
+  t->err = cls_engine_errors(e);
   t->device = device;
   t->c = *c;
   if (t->c.max_label < 1) t->c.max_label = 1;
@@ -77,6 +80,12 @@ cls_status cls_tower_create(cls_engine *e, int device, const cls_tower_config *c
     cls_tower_destroy(t);
     return st;
   }
+  /* From here on the tower and everything it owns report into the tower's own error, so that towers
+     working on several threads at once never write the same text. */
+  t->err = &t->error;
+  cls_model_set_error(t->model, t->err);
+  cls_adam_set_error(t->adam, t->err);
+  cls_batch_input_set_error(t->input, t->err);
   *out = t;
   return CLS_OK;
 }
@@ -98,6 +107,7 @@ void cls_tower_destroy(cls_tower *t) {
   free(t);
 }
 
+cls_error *cls_tower_error(cls_tower *t) { return &t->error; }
 int cls_tower_device(const cls_tower *t) { return t->device; }
 size_t cls_tower_param_count(const cls_tower *t) { return t->n_params; }
 size_t cls_tower_device_bytes(const cls_tower *t) { return t->bytes; }
@@ -107,7 +117,7 @@ int cls_tower_capacity(const cls_tower *t) { return t->c.capacity; }
  * transfer queue, so that the read overlaps the rest of the backward pass. */
 static cls_status enqueue_read(void *user, cl_command_queue q, int first_tensor, int n_tensors) {
   cls_tower *t = user;
-  if (t->n_reads >= MAX_LAYERS) return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "tower: too many layers");
+  if (t->n_reads >= MAX_LAYERS) return cls_error_set(t->err, CLS_ERR_INVALID_ARGUMENT, "tower: too many layers");
   size_t off = t->views[first_tensor].offset;
   const cls_param_view *last = &t->views[first_tensor + n_tensors - 1];
   size_t count = last->offset + last->count - off;
@@ -168,7 +178,7 @@ cls_status cls_tower_gradient_begin(cls_tower *t, const cls_host_batch *b, int f
 }
 
 cls_status cls_tower_gradient_wait(cls_tower *t, int k, cls_tower_range *range) {
-  if (k < 0 || k >= t->n_reads) return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "tower: no gradient read %d", k);
+  if (k < 0 || k >= t->n_reads) return cls_error_set(t->err, CLS_ERR_INVALID_ARGUMENT, "tower: no gradient read %d", k);
   cls_status st = cl_ok(t, clWaitForEvents(1, &t->reads[k]), "reading a layer's gradient");
   if (st == CLS_OK) {
     *range = (cls_tower_range){t->read_off[k], t->read_count[k]};
@@ -242,7 +252,13 @@ cls_status cls_tower_read_state(cls_tower *t, float *p, float *m, float *v) {
 
 cls_status cls_tower_stats(cls_tower *t, cls_tensor_stats *stats) {
   cls_status st = CLS_OK;
-  if (!t->stats) st = cls_stats_create(t->e, t->device, 2 * CLS_MODEL_N_TENSORS, &t->stats);
+  if (!t->stats) { /* made on the caller's thread: a failure's text, in the engine's error, is moved to the tower's */
+    st = cls_stats_create(t->e, t->device, 2 * CLS_MODEL_N_TENSORS, &t->stats);
+    if (st == CLS_OK)
+      cls_stats_set_error(t->stats, t->err);
+    else
+      cls_error_set(t->err, st, "%s", cls_engine_error(t->e));
+  }
   for (int i = 0; st == CLS_OK && i < 2 * CLS_MODEL_N_TENSORS; i++) {
     const cls_param_view *v = &t->views[i % CLS_MODEL_N_TENSORS];
     st = cls_stats_enqueue(t->stats, t->q, i, cls_buf_at(i < CLS_MODEL_N_TENSORS ? t->params : t->grads, v->offset),
@@ -252,7 +268,7 @@ cls_status cls_tower_stats(cls_tower *t, cls_tensor_stats *stats) {
 }
 
 cls_status cls_tower_perturb(cls_tower *t, size_t index, float delta) {
-  if (index >= t->n_params) return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "perturb: index out of range");
+  if (index >= t->n_params) return cls_error_set(t->err, CLS_ERR_INVALID_ARGUMENT, "perturb: index out of range");
   float x = 0;
   cls_status st = cl_ok(t, clEnqueueReadBuffer(t->q, t->params, CL_TRUE, index * sizeof x, sizeof x, &x, 0, NULL, NULL),
                         "reading a parameter");

@@ -23,8 +23,14 @@ typedef struct cls_tower_config {
 
 typedef struct cls_tower cls_tower;
 
+/* A failure of create goes to the engine's error (cls_engine_error); every failure after it, of any
+ * function below and of everything the tower owns (its model, op plans, batch input), goes to the
+ * tower's own error (cls_tower_error), so that towers working on several threads at once never
+ * write the same text. The caller copies it where its own caller reads (the crew: the engine's). */
 cls_status cls_tower_create(cls_engine *engine, int device, const cls_tower_config *config, cls_tower **out);
 void cls_tower_destroy(cls_tower *tower);
+/* The tower's own error: the status and text of its last failure (valid until the tower is destroyed). */
+cls_error *cls_tower_error(cls_tower *tower);
 
 int cls_tower_device(const cls_tower *tower);
 size_t cls_tower_param_count(const cls_tower *tower);

@@ -13,6 +13,7 @@
 
 struct cls_adam_plan {
   cls_engine *engine;
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   cl_kernel update;
   size_t local;
 };
@@ -34,6 +35,7 @@ cls_status cls_adam_create(cls_engine *e, int device, cls_adam_plan **out) {
   cls_adam_plan *p = calloc(1, sizeof *p);
   if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   p->engine = e;
+  p->err = cls_engine_errors(e);
   st = cls_device_kernel(e, d, "adam", "adam_update", &p->update);
   if (st != CLS_OK) {
     free(p);
@@ -47,10 +49,10 @@ cls_status cls_adam_create(cls_engine *e, int device, cls_adam_plan **out) {
 cls_status cls_adam_update(cls_adam_plan *p, cl_command_queue q, size_t n, cls_buf param, cls_buf m, cls_buf v,
                            cls_buf grad, float lr, float beta1, float beta2, float epsilon, cls_adam_state *state,
                            cl_event *event) {
-  if (n > 0x7fffffff) return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "adam: %zu parameters exceed 2^31-1", n);
+  if (n > 0x7fffffff) return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "adam: %zu parameters exceed 2^31-1", n);
   int ni = (int)n, po = (int)param.offset, mo = (int)m.offset, vo = (int)v.offset, go = (int)grad.offset;
   float alpha = cls_adam_alpha(state, lr);
-  cls_kargs ka = cls_kargs_begin(p->engine, p->update, "adam_update");
+  cls_kargs ka = cls_kargs_begin_to(p->err, p->update, "adam_update");
   cls_kargs_int(&ka, ni);
   cls_kargs_mem(&ka, param.mem);
   cls_kargs_int(&ka, po);
@@ -66,7 +68,7 @@ cls_status cls_adam_update(cls_adam_plan *p, cl_command_queue q, size_t n, cls_b
   cls_kargs_float(&ka, epsilon);
   cls_status st = cls_kargs_end(&ka);
   size_t items = (n + CLS_ADAM_PER_ITEM - 1) / CLS_ADAM_PER_ITEM; /* kernels/adam.cl */
-  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->update, "adam_update", 1, &items, &p->local, event);
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->update, "adam_update", 1, &items, &p->local, event);
   if (st == CLS_OK) {
     state->beta1_power *= beta1;
     state->beta2_power *= beta2;
@@ -80,3 +82,5 @@ void cls_adam_destroy(cls_adam_plan *p) {
   if (p->update) clReleaseKernel(p->update);
   free(p);
 }
+
+void cls_adam_set_error(cls_adam_plan *p, cls_error *err) { p->err = err; }

@@ -14,6 +14,7 @@
 
 struct cls_ctc_plan {
   cls_engine *engine;
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   int max_time, max_batch, num_classes, max_label;
   cl_kernel loss_local, loss_global, loss_item, decode;
   size_t wg;          /* work-group size the kernels were built for (CLS_WG_1D) */
@@ -87,6 +88,7 @@ cls_status cls_ctc_create(cls_engine *e, int device, int max_time, int max_batch
   cls_ctc_plan *p = calloc(1, sizeof *p);
   if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   p->engine = e;
+  p->err = cls_engine_errors(e);
   p->max_time = max_time;
   p->max_batch = max_batch;
   p->num_classes = num_classes;
@@ -142,7 +144,7 @@ cls_status cls_ctc_set_path(cls_ctc_plan *p, cls_ctc_path path) {
   if (!p) return CLS_ERR_INVALID_ARGUMENT;
   if (path != CLS_CTC_PATH_AUTO && path != CLS_CTC_PATH_LOCAL && path != CLS_CTC_PATH_GLOBAL &&
       path != CLS_CTC_PATH_ITEM)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "ctc: unknown path %d", (int)path);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "ctc: unknown path %d", (int)path);
   p->path = path;
   return CLS_OK;
 }
@@ -151,27 +153,27 @@ cls_status cls_ctc_set_path(cls_ctc_plan *p, cls_ctc_path path) {
  * kernels' int arguments. */
 static cls_status check_view(cls_ctc_plan *p, const char *what, const char *name, cls_buf buf, size_t count,
                              size_t elem) {
-  if (!buf.mem) return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: the %s buffer is NULL", what, name);
+  if (!buf.mem) return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: the %s buffer is NULL", what, name);
   if (buf.offset > INT_MAX)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: %s offset %zu exceeds 2^31-1 elements", what, name,
-                    buf.offset);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: %s offset %zu exceeds 2^31-1 elements", what, name,
+                         buf.offset);
   size_t size = 0;
   cl_int err = clGetMemObjectInfo(buf.mem, CL_MEM_SIZE, sizeof size, &size, NULL);
   if (err != CL_SUCCESS)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: the %s buffer is not a valid cl_mem (%s)", what, name,
-                    cls_cl_error_name(err));
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: the %s buffer is not a valid cl_mem (%s)", what, name,
+                         cls_cl_error_name(err));
   if ((buf.offset + count) * elem > size)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: %s needs %zu elements from offset %zu (%zu bytes), but its buffer holds %zu bytes", what, name,
-                    count, buf.offset, (buf.offset + count) * elem, size);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
+                         "%s: %s needs %zu elements from offset %zu (%zu bytes), but its buffer holds %zu bytes", what,
+                         name, count, buf.offset, (buf.offset + count) * elem, size);
   return CLS_OK;
 }
 
 static cls_status check_shape(cls_ctc_plan *p, const char *what, int time, int batch) {
   if (time < 1 || time > p->max_time || batch < 1 || batch > p->max_batch)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: time %d and batch %d must lie in 1..%d and 1..%d (the plan's max_time and max_batch)", what,
-                    time, batch, p->max_time, p->max_batch);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
+                         "%s: time %d and batch %d must lie in 1..%d and 1..%d (the plan's max_time and max_batch)",
+                         what, time, batch, p->max_time, p->max_batch);
   return CLS_OK;
 }
 
@@ -183,7 +185,7 @@ cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch
   cls_status st = check_shape(p, what, time, batch);
   if (st != CLS_OK) return st;
   if (mode != CLS_OVERWRITE && mode != CLS_ACCUMULATE)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: unknown write mode %d", what, (int)mode);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: unknown write mode %d", what, (int)mode);
   const size_t rows = (size_t)time * (size_t)batch, C = (size_t)p->num_classes;
   const int want_grad = grad.mem != NULL;
   st = check_view(p, what, "logits [time*batch, num_classes]", logits, rows * C, sizeof(float));
@@ -206,15 +208,17 @@ cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch
                       : item                     ? "ctc_loss_grad_item"
                                                  : "ctc_loss_grad_global";
   if (path == CLS_CTC_PATH_LOCAL && words * sizeof(float) > p->local_bytes)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: the local-memory path needs %zu bytes per utterance (time %d, max_label_length %d) but the "
-                    "device has %zu bytes of local memory left for it; use CLS_CTC_PATH_AUTO or _GLOBAL",
-                    what, words * sizeof(float), time, p->max_label, p->local_bytes);
+    return cls_error_set(
+        p->err, CLS_ERR_INVALID_ARGUMENT,
+        "%s: the local-memory path needs %zu bytes per utterance (time %d, max_label_length %d) but the "
+        "device has %zu bytes of local memory left for it; use CLS_CTC_PATH_AUTO or _GLOBAL",
+        what, words * sizeof(float), time, p->max_label, p->local_bytes);
   if (item && words > INT_MAX)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: the per-utterance path needs %zu words per utterance (time %d, max_label_length %d), more "
-                    "than 2^31-1; use CLS_CTC_PATH_GLOBAL",
-                    what, words, time, p->max_label);
+    return cls_error_set(
+        p->err, CLS_ERR_INVALID_ARGUMENT,
+        "%s: the per-utterance path needs %zu words per utterance (time %d, max_label_length %d), more "
+        "than 2^31-1; use CLS_CTC_PATH_GLOBAL",
+        what, words, time, p->max_label);
   if (path != CLS_CTC_PATH_LOCAL) {
     st = check_view(p, what, "workspace (cls_ctc_workspace_bytes)", workspace, (size_t)batch * words, sizeof(float));
     if (st != CLS_OK) return st;
@@ -225,7 +229,7 @@ cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch
       ilo = (int)input_lengths.offset, loo = (int)loss.offset, go = want_grad ? (int)grad.offset : 0;
   /* Without a gradient the kernel still needs a valid buffer argument; it never touches it. */
   cl_mem grad_mem = want_grad ? grad.mem : loss.mem;
-  cls_kargs ka = cls_kargs_begin(p->engine, k, kname);
+  cls_kargs ka = cls_kargs_begin_to(p->err, k, kname);
   cls_kargs_int(&ka, ti);
   cls_kargs_int(&ka, bi);
   cls_kargs_int(&ka, ci);
@@ -259,10 +263,10 @@ cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch
   if (st != CLS_OK) return st;
   if (item) { /* one work-item, and work-group, per utterance */
     size_t global = (size_t)batch, one = 1;
-    return cls_ops_launch(p->engine, q, k, kname, 1, &global, &one, event);
+    return cls_ops_launch_to(p->err, q, k, kname, 1, &global, &one, event);
   }
   size_t global = (size_t)batch * p->wg;
-  return cls_ops_launch(p->engine, q, k, kname, 1, &global, &p->wg, event);
+  return cls_ops_launch_to(p->err, q, k, kname, 1, &global, &p->wg, event);
 }
 
 cls_status cls_ctc_greedy_decode(cls_ctc_plan *p, cl_command_queue q, int time, int batch, cls_buf logits,
@@ -280,7 +284,7 @@ cls_status cls_ctc_greedy_decode(cls_ctc_plan *p, cl_command_queue q, int time, 
   if (st != CLS_OK) return st;
   int ti = time, bi = batch, ci = p->num_classes, lo = (int)logits.offset, ilo = (int)input_lengths.offset,
       olo = (int)out_labels.offset, oso = (int)out_lengths.offset;
-  cls_kargs ka = cls_kargs_begin(p->engine, p->decode, what);
+  cls_kargs ka = cls_kargs_begin_to(p->err, p->decode, what);
   cls_kargs_int(&ka, ti);
   cls_kargs_int(&ka, bi);
   cls_kargs_int(&ka, ci);
@@ -295,7 +299,7 @@ cls_status cls_ctc_greedy_decode(cls_ctc_plan *p, cl_command_queue q, int time, 
   st = cls_kargs_end(&ka);
   if (st != CLS_OK) return st;
   size_t global = (size_t)batch * p->wg;
-  return cls_ops_launch(p->engine, q, p->decode, what, 1, &global, &p->wg, event);
+  return cls_ops_launch_to(p->err, q, p->decode, what, 1, &global, &p->wg, event);
 }
 
 void cls_ctc_destroy(cls_ctc_plan *p) {
@@ -306,3 +310,5 @@ void cls_ctc_destroy(cls_ctc_plan *p) {
   if (p->decode) clReleaseKernel(p->decode);
   free(p);
 }
+
+void cls_ctc_set_error(cls_ctc_plan *p, cls_error *err) { p->err = err; }

@@ -17,6 +17,7 @@
 
 struct cls_dense_plan {
   cls_engine *engine;
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   int in, out;
   cl_kernel bias_act, act_bwd, bias_grad;
   cls_gemm_plan *gemm;
@@ -32,6 +33,7 @@ cls_status cls_dense_create(cls_engine *e, int device, int in, int out, cls_dens
   cls_dense_plan *p = calloc(1, sizeof *p);
   if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   p->engine = e;
+  p->err = cls_engine_errors(e);
   p->in = in;
   p->out = out;
   st = cls_gemm_create(e, device, &p->gemm);
@@ -61,18 +63,19 @@ size_t cls_dense_workspace_bytes(const cls_dense_plan *p, int rows) {
 
 cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cls_buf x, cls_buf w, cls_buf b, cls_buf y,
                              const cls_dense_act *act, cl_event *event) {
-  cls_engine *e = p->engine;
+  cls_error *e = p->err;
   if (rows <= 0) return CLS_OK;
   if (act->relu && act->dropout_rate > 0 && act->batch <= 0)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout needs the batch size (got %d)", act->batch);
+    return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout needs the batch size (got %d)", act->batch);
   if (act->dropout_rate < 0 || act->dropout_rate >= 1)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout rate %g is not in [0, 1)", (double)act->dropout_rate);
+    return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "dense: dropout rate %g is not in [0, 1)",
+                         (double)act->dropout_rate);
   cls_status st = cls_gemm(p->gemm, q, false, false, (size_t)rows, (size_t)p->out, (size_t)p->in, 1.0f, x,
                            (size_t)p->in, w, (size_t)p->out, 0.0f, y, (size_t)p->out, NULL);
   if (st != CLS_OK) return st;
   int yo = (int)y.offset, bo = (int)b.offset, relu = act->relu, batch = act->batch > 0 ? act->batch : 1;
   float rate = act->relu ? act->dropout_rate : 0.0f, scale = 1.0f / (1.0f - rate);
-  cls_kargs ka = cls_kargs_begin(e, p->bias_act, "dense_bias_act");
+  cls_kargs ka = cls_kargs_begin_to(e, p->bias_act, "dense_bias_act");
   cls_kargs_int(&ka, rows);
   cls_kargs_int(&ka, p->out);
   cls_kargs_mem(&ka, y.mem);
@@ -91,24 +94,25 @@ cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cl
   st = cls_kargs_end(&ka);
   /* a work-item per run of 32 units of a row (kernels/dense.cl) */
   size_t global = ((size_t)p->out + CLS_DENSE_RUN - 1) / CLS_DENSE_RUN * (size_t)rows, local = DENSE_LOCAL;
-  if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_act, "dense_bias_act", 1, &global, &local, event);
+  if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->bias_act, "dense_bias_act", 1, &global, &local, event);
   return st;
 }
 
 cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, cls_buf x, cls_buf w, cls_buf y,
                               cls_buf dy, cls_buf dx, cls_buf dw, cls_buf db, const cls_dense_act *act,
                               cls_write_mode mode, cls_buf workspace, cl_event *event) {
-  cls_engine *e = p->engine;
+  cls_error *e = p->err;
   if (rows <= 0) return CLS_OK;
   float beta = mode == CLS_ACCUMULATE ? 1.0f : 0.0f;
   cls_buf dz = dy;
   cls_status st = CLS_OK;
   if (act->relu) {
-    if (!workspace.mem) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "dense backward: the activation needs a workspace");
+    if (!workspace.mem)
+      return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "dense backward: the activation needs a workspace");
     dz = workspace;
     int n = rows * p->out, yo = (int)y.offset, dyo = (int)dy.offset, dzo = (int)dz.offset;
     float scale = 1.0f / (1.0f - act->dropout_rate);
-    cls_kargs ka = cls_kargs_begin(e, p->act_bwd, "dense_act_bwd");
+    cls_kargs ka = cls_kargs_begin_to(e, p->act_bwd, "dense_act_bwd");
     cls_kargs_int(&ka, n);
     cls_kargs_mem(&ka, y.mem);
     cls_kargs_int(&ka, yo);
@@ -120,7 +124,7 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
     cls_kargs_float(&ka, scale);
     st = cls_kargs_end(&ka);
     size_t global = ((size_t)n + CLS_DENSE_RUN - 1) / CLS_DENSE_RUN, local = DENSE_LOCAL;
-    if (st == CLS_OK) st = cls_ops_launch(e, q, p->act_bwd, "dense_act_bwd", 1, &global, &local, NULL);
+    if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->act_bwd, "dense_act_bwd", 1, &global, &local, NULL);
     if (st != CLS_OK) return st;
   }
   /* dW [in, out] = X^T [in, rows] · dZ [rows, out] */
@@ -128,7 +132,7 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
                 (size_t)p->out, beta, dw, (size_t)p->out, NULL);
   if (st != CLS_OK) return st;
   int dzo = (int)dz.offset, dbo = (int)db.offset, acc = mode == CLS_ACCUMULATE;
-  cls_kargs ka = cls_kargs_begin(e, p->bias_grad, "dense_bias_grad");
+  cls_kargs ka = cls_kargs_begin_to(e, p->bias_grad, "dense_bias_grad");
   cls_kargs_int(&ka, rows);
   cls_kargs_int(&ka, p->out);
   cls_kargs_mem(&ka, dz.mem);
@@ -139,7 +143,7 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
   st = cls_kargs_end(&ka);
   size_t global = ((size_t)p->out + CLS_COLSUM_W - 1) / CLS_COLSUM_W, local = CLS_COLSUM_LOCAL;
   cl_event *last = dx.mem ? NULL : event;
-  if (st == CLS_OK) st = cls_ops_launch(e, q, p->bias_grad, "dense_bias_grad", 1, &global, &local, last);
+  if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->bias_grad, "dense_bias_grad", 1, &global, &local, last);
   if (st != CLS_OK || !dx.mem) return st;
   /* dX [rows, in] = dZ [rows, out] · W^T [out, in] */
   return cls_gemm(p->gemm, q, false, true, (size_t)rows, (size_t)p->in, (size_t)p->out, 1.0f, dz, (size_t)p->out, w,
@@ -154,3 +158,5 @@ void cls_dense_destroy(cls_dense_plan *p) {
   if (p->owns_gemm) cls_gemm_destroy(p->gemm);
   free(p);
 }
+
+void cls_dense_set_error(cls_dense_plan *p, cls_error *err) { p->err = err; }

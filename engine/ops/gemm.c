@@ -53,6 +53,7 @@ typedef struct tile_geometry {
 
 struct cls_gemm_plan {
   cls_engine *engine;
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   int device;
   cl_context context;
   cls_device_kind kind;
@@ -138,6 +139,7 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   cls_gemm_plan *p = calloc(1, sizeof *p);
   if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   p->engine = e;
+  p->err = cls_engine_errors(e);
   p->device = device;
   p->context = d->context;
   p->kind = d->info.kind;
@@ -180,7 +182,7 @@ void cls_gemm_destroy(cls_gemm_plan *p) {
 cls_status cls_gemm_set_backend(cls_gemm_plan *p, cls_gemm_backend b) {
   if (!p) return CLS_ERR_INVALID_ARGUMENT;
   if (b != CLS_GEMM_BACKEND_AUTO && b != CLS_GEMM_BACKEND_OWN && b != CLS_GEMM_BACKEND_CLBLAST)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "gemm: unknown backend %d", (int)b);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "gemm: unknown backend %d", (int)b);
   p->forced = b;
   return CLS_OK;
 }
@@ -232,29 +234,30 @@ static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 static cls_status check_matrix(cls_gemm_plan *p, const char *op, const char *name, cls_buf v, size_t rows, size_t cols,
                                size_t ld, bool own) {
   if (rows == 0 || cols == 0) return CLS_OK;
-  if (!v.mem) return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: no buffer given for %s", op, name);
+  if (!v.mem) return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: no buffer given for %s", op, name);
   if (ld < cols)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: %s: leading dimension %zu is below its %zu columns", op,
-                    name, ld, cols);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: %s: leading dimension %zu is below its %zu columns", op,
+                         name, ld, cols);
   size_t end = v.offset + (rows - 1) * ld + cols;
   if (own && (end > (size_t)INT_MAX || ld > (size_t)INT_MAX))
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: %s reaches element %zu; the limit is 2^31-1", op, name,
-                    end);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: %s reaches element %zu; the limit is 2^31-1", op, name,
+                         end);
   size_t bytes = 0;
   cl_int err = clGetMemObjectInfo(v.mem, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
   if (err != CL_SUCCESS)
-    return cls_fail(p->engine, CLS_ERR_OPENCL, "%s: %s: clGetMemObjectInfo(CL_MEM_SIZE) failed: %s", op, name,
-                    cls_cl_error_name(err));
+    return cls_error_set(p->err, CLS_ERR_OPENCL, "%s: %s: clGetMemObjectInfo(CL_MEM_SIZE) failed: %s", op, name,
+                         cls_cl_error_name(err));
   if (end * sizeof(float) > bytes)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: %s [%zu x %zu, leading dimension %zu] at offset %zu needs %zu bytes, but its buffer holds %zu",
-                    op, name, rows, cols, ld, v.offset, end * sizeof(float), bytes);
+    return cls_error_set(
+        p->err, CLS_ERR_INVALID_ARGUMENT,
+        "%s: %s [%zu x %zu, leading dimension %zu] at offset %zu needs %zu bytes, but its buffer holds %zu", op, name,
+        rows, cols, ld, v.offset, end * sizeof(float), bytes);
   return CLS_OK;
 }
 
 static cls_status check_sizes(cls_gemm_plan *p, const char *op, size_t m, size_t n, size_t k) {
   if (m > (size_t)INT_MAX || n > (size_t)INT_MAX || k > (size_t)INT_MAX)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: sizes %zu x %zu x %zu exceed 2^31-1", op, m, n, k);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: sizes %zu x %zu x %zu exceed 2^31-1", op, m, n, k);
   return CLS_OK;
 }
 
@@ -262,7 +265,8 @@ static cls_status marker(cls_gemm_plan *p, cl_command_queue q, cl_event *event) 
   if (!event) return CLS_OK;
   cl_int err = clEnqueueMarkerWithWaitList(q, 0, NULL, event);
   if (err != CL_SUCCESS)
-    return cls_fail(p->engine, CLS_ERR_OPENCL, "gemm: clEnqueueMarkerWithWaitList failed: %s", cls_cl_error_name(err));
+    return cls_error_set(p->err, CLS_ERR_OPENCL, "gemm: clEnqueueMarkerWithWaitList failed: %s",
+                         cls_cl_error_name(err));
   return CLS_OK;
 }
 
@@ -278,7 +282,7 @@ static cls_status ensure_scratch(cls_gemm_plan *p, size_t floats) {
   p->scratch_floats = 0;
   size_t total = 0;
   cls_status st = CLS_OK;
-  p->scratch = cls_ops_buffer(p->engine, p->device, p->context, floats * sizeof(float), &total, &st);
+  p->scratch = cls_ops_buffer_to(p->engine, p->err, p->device, p->context, floats * sizeof(float), &total, &st);
   if (st == CLS_OK) p->scratch_floats = floats;
   return st;
 }
@@ -288,7 +292,7 @@ static cls_status launch_pack_b(cls_gemm_plan *p, const tile_geometry *g, cl_com
                                 int t0, int tiles, cls_buf b, int ldb, cl_mem dst, int dst_off, int pad) {
   if (k == 0 || tiles == 0) return CLS_OK;
   int b_off = (int)b.offset, trans = tb ? 1 : 0, kb = PACK_KB;
-  cls_kargs ka = cls_kargs_begin(p->engine, g->pack_b, g->pack_b_name);
+  cls_kargs ka = cls_kargs_begin_to(p->err, g->pack_b, g->pack_b_name);
   cls_kargs_int(&ka, k);
   cls_kargs_int(&ka, n);
   cls_kargs_int(&ka, t0);
@@ -303,7 +307,7 @@ static cls_status launch_pack_b(cls_gemm_plan *p, const tile_geometry *g, cl_com
   cls_kargs_int(&ka, kb);
   cls_status st = cls_kargs_end(&ka);
   size_t global[2] = {(size_t)tiles, ceil_div((size_t)k, PACK_KB)}, local[2] = {1, 1};
-  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, g->pack_b, g->pack_b_name, 2, global, local, NULL);
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, g->pack_b, g->pack_b_name, 2, global, local, NULL);
   return st;
 }
 
@@ -341,7 +345,7 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
     return CLS_OK;
   }
   int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, kb = ta ? PACK_A_ROWS : PACK_KB;
-  cls_kargs ka = cls_kargs_begin(p->engine, p->pack_a, "gemm_pack_a");
+  cls_kargs ka = cls_kargs_begin_to(p->err, p->pack_a, "gemm_pack_a");
   cls_kargs_int(&ka, m);
   cls_kargs_int(&ka, k);
   cls_kargs_mem(&ka, a.mem);
@@ -354,7 +358,7 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
   cls_status st = cls_kargs_end(&ka);
   size_t global[2] = {ta ? 1 : ceil_div((size_t)m, (size_t)p->wide.mr), ceil_div((size_t)k, (size_t)kb)};
   size_t local[2] = {1, 1};
-  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->pack_a, "gemm_pack_a", 2, global, local, NULL);
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->pack_a, "gemm_pack_a", 2, global, local, NULL);
   out->mem = p->scratch;
   out->off = p_off;
   out->rs = 1;
@@ -379,7 +383,7 @@ static cls_status launch_tile(cls_gemm_plan *p, const tile_geometry *g, cl_comma
   if (band < 1) band = 1;
   if (band > m_groups || (p->band_bytes && m_groups * group_bytes <= 4 * p->band_bytes)) band = m_groups;
   int c_off = (int)c.offset, span_i = (int)span, band_i = (int)band, per_i = (int)per;
-  cls_kargs ka = cls_kargs_begin(p->engine, g->tile, g->tile_name);
+  cls_kargs ka = cls_kargs_begin_to(p->err, g->tile, g->tile_name);
   cls_kargs_int(&ka, m);
   cls_kargs_int(&ka, n);
   cls_kargs_int(&ka, k);
@@ -403,7 +407,7 @@ static cls_status launch_tile(cls_gemm_plan *p, const tile_geometry *g, cl_comma
   cls_kargs_int(&ka, ldc);
   cls_status st = cls_kargs_end(&ka);
   size_t global = rows ? m_tiles * ceil_div((size_t)tiles, span) : m_groups * (size_t)tiles, local = 1;
-  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, g->tile, g->tile_name, 1, &global, &local, event);
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, g->tile, g->tile_name, 1, &global, &local, event);
   return st;
 }
 
@@ -425,7 +429,7 @@ static cls_status launch_narrow(cls_gemm_plan *p, cl_command_queue q, int m, int
   if (per < 1) per = 1;
   if (per > (size_t)CLS_GEMM_NARROW_STRIPS(p->wide.nr)) per = (size_t)CLS_GEMM_NARROW_STRIPS(p->wide.nr);
   int strips = (int)per, a_off = (int)a.offset, b_off = (int)b.offset, c_off = (int)c.offset;
-  cls_kargs ka = cls_kargs_begin(p->engine, p->narrow, "gemm_tn_narrow");
+  cls_kargs ka = cls_kargs_begin_to(p->err, p->narrow, "gemm_tn_narrow");
   cls_kargs_int(&ka, m);
   cls_kargs_int(&ka, n);
   cls_kargs_int(&ka, k);
@@ -443,7 +447,7 @@ static cls_status launch_narrow(cls_gemm_plan *p, cl_command_queue q, int m, int
   cls_kargs_int(&ka, ldc);
   cls_status st = cls_kargs_end(&ka);
   size_t global = ceil_div(all, per), local = 1;
-  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->narrow, "gemm_tn_narrow", 1, &global, &local, event);
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->narrow, "gemm_tn_narrow", 1, &global, &local, event);
   return st;
 }
 
@@ -471,8 +475,8 @@ static cls_status own_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool t
   if (per_chunk > n_tiles) per_chunk = n_tiles;
   const size_t b_floats = per_chunk * panel, a_floats = packed_a_floats(p, ta, (size_t)m, (size_t)n, (size_t)k);
   if (b_floats + a_floats > (size_t)INT_MAX)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "gemm: packing %zu floats exceeds 2^31-1",
-                    b_floats + a_floats);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "gemm: packing %zu floats exceeds 2^31-1",
+                         b_floats + a_floats);
   cls_status st = ensure_scratch(p, b_floats + a_floats);
   if (st == CLS_OK && k == 0) a.mem = b.mem = p->scratch; /* C = beta * C: nothing is read (A, B may be NULL) */
   a_view av;
@@ -500,8 +504,8 @@ static cls_status clblast_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bo
                                      cls_ops_profile_event(q, event, &own));
   cls_ops_profile_enqueued(q, "gemm", s == CLBlastSuccess, event, own);
   if (s != CLBlastSuccess)
-    return cls_fail(p->engine, CLS_ERR_BLAS, "gemm: CLBlastSgemm (%c%c, m %zu, n %zu, k %zu) failed with status %d",
-                    ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, (int)s);
+    return cls_error_set(p->err, CLS_ERR_BLAS, "gemm: CLBlastSgemm (%c%c, m %zu, n %zu, k %zu) failed with status %d",
+                         ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, (int)s);
   return CLS_OK;
 }
 
@@ -562,8 +566,8 @@ cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t
     CLBlastStatusCode s = CLBlastSomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, n, k, 1.0f, b.mem, b.offset, ldb,
                                            packed.mem, packed.offset, n, &q, NULL);
     if (s != CLBlastSuccess)
-      return cls_fail(p->engine, CLS_ERR_BLAS, "%s: CLBlastSomatcopy (%zu x %zu) failed with status %d", op, n, k,
-                      (int)s);
+      return cls_error_set(p->err, CLS_ERR_BLAS, "%s: CLBlastSomatcopy (%zu x %zu) failed with status %d", op, n, k,
+                           (int)s);
     return CLS_OK;
   }
   size_t src_origin[3] = {b.offset * sizeof(float), 0, 0}, dst_origin[3] = {packed.offset * sizeof(float), 0, 0};
@@ -571,7 +575,7 @@ cls_status cls_gemm_pack_b(cls_gemm_plan *p, cl_command_queue q, bool tb, size_t
   cl_int err = clEnqueueCopyBufferRect(q, b.mem, packed.mem, src_origin, dst_origin, region, ldb * sizeof(float), 0,
                                        n * sizeof(float), 0, 0, NULL, NULL);
   if (err != CL_SUCCESS)
-    return cls_fail(p->engine, CLS_ERR_OPENCL, "%s: clEnqueueCopyBufferRect failed: %s", op, cls_cl_error_name(err));
+    return cls_error_set(p->err, CLS_ERR_OPENCL, "%s: clEnqueueCopyBufferRect failed: %s", op, cls_cl_error_name(err));
   return CLS_OK;
 }
 
@@ -590,7 +594,7 @@ static cls_status launch_few_chunks(cls_gemm_plan *p, cl_command_queue q, int m,
                                     cl_event *event) {
   if (panels == 0) return CLS_OK;
   int bp_off = (int)packed.offset, c_off = (int)c.offset, lda = a->rs;
-  cls_kargs ka = cls_kargs_begin(p->engine, p->few_chunks, "gemm_few_chunks");
+  cls_kargs ka = cls_kargs_begin_to(p->err, p->few_chunks, "gemm_few_chunks");
   cls_kargs_int(&ka, m);
   cls_kargs_int(&ka, n);
   cls_kargs_int(&ka, k);
@@ -606,7 +610,7 @@ static cls_status launch_few_chunks(cls_gemm_plan *p, cl_command_queue q, int m,
   cls_kargs_int(&ka, ldc);
   cls_status st = cls_kargs_end(&ka);
   size_t global = (size_t)panels, local = 1;
-  if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->few_chunks, "gemm_few_chunks", 1, &global, &local, event);
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->few_chunks, "gemm_few_chunks", 1, &global, &local, event);
   return st;
 }
 
@@ -652,3 +656,5 @@ cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t
   cls_ops_profile_gemm_end(q);
   return st;
 }
+
+void cls_gemm_set_error(cls_gemm_plan *p, cls_error *err) { p->err = err; }

@@ -17,6 +17,7 @@
 
 struct cls_lstm_plan {
   cls_engine *engine;
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   int max_time, max_batch, input, hidden;
   cl_kernel gates_fwd, gates_bwd, bias_grad, concat_xh;
   size_t local; /* the gate kernels' work-group size (CLS_WG_1D of the device; the bias gradient's: CLS_COLSUM_LOCAL) */
@@ -76,6 +77,7 @@ cls_status cls_lstm_create(cls_engine *e, int device, int max_time, int max_batc
   cls_lstm_plan *p = calloc(1, sizeof *p);
   if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   p->engine = e;
+  p->err = cls_engine_errors(e);
   p->max_time = max_time;
   p->max_batch = max_batch;
   p->input = input_size;
@@ -132,28 +134,28 @@ size_t cls_lstm_infer_workspace_bytes(const cls_lstm_plan *p, int time, int batc
 
 static cls_status check_sizes(cls_lstm_plan *p, const char *op, int time, int batch) {
   if (time < 1 || time > p->max_time || batch < 1 || batch > p->max_batch)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: time %d and batch %d must be within 1..%d and 1..%d (the plan's maximum shapes)", op, time,
-                    batch, p->max_time, p->max_batch);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
+                         "%s: time %d and batch %d must be within 1..%d and 1..%d (the plan's maximum shapes)", op,
+                         time, batch, p->max_time, p->max_batch);
   return CLS_OK;
 }
 
 /* A view of n elements of 4 bytes: a buffer is given, the kernels' 32-bit offsets reach its end, and
  * the buffer holds it. */
 static cls_status check_view(cls_lstm_plan *p, const char *op, const char *name, cls_buf v, size_t n) {
-  if (!v.mem) return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: no buffer given for %s", op, name);
+  if (!v.mem) return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: no buffer given for %s", op, name);
   if (v.offset > (size_t)INT_MAX || n > (size_t)INT_MAX - v.offset)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: %s: offset %zu + %zu elements exceeds 2^31-1 elements", op, name, v.offset, n);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: %s: offset %zu + %zu elements exceeds 2^31-1 elements",
+                         op, name, v.offset, n);
   size_t bytes = 0;
   cl_int err = clGetMemObjectInfo(v.mem, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
   if (err != CL_SUCCESS)
-    return cls_fail(p->engine, CLS_ERR_OPENCL, "%s: %s: clGetMemObjectInfo(CL_MEM_SIZE) failed: %s", op, name,
-                    cls_cl_error_name(err));
+    return cls_error_set(p->err, CLS_ERR_OPENCL, "%s: %s: clGetMemObjectInfo(CL_MEM_SIZE) failed: %s", op, name,
+                         cls_cl_error_name(err));
   if ((v.offset + n) * 4 > bytes)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT,
-                    "%s: %s needs %zu elements at offset %zu (%zu bytes), but its buffer holds %zu bytes", op, name, n,
-                    v.offset, (v.offset + n) * 4, bytes);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT,
+                         "%s: %s needs %zu elements at offset %zu (%zu bytes), but its buffer holds %zu bytes", op,
+                         name, n, v.offset, (v.offset + n) * 4, bytes);
   return CLS_OK;
 }
 
@@ -204,7 +206,7 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_ar
       c_prev_off = t > 0 ? c_out_off - B * H : c_out_off;
       has_c_prev = t > 0;
     }
-    cls_kargs ka = cls_kargs_begin(p->engine, p->gates_fwd, "lstm_gates_fwd");
+    cls_kargs ka = cls_kargs_begin_to(p->err, p->gates_fwd, "lstm_gates_fwd");
     cls_kargs_int(&ka, B);
     cls_kargs_int(&ka, H);
     cls_kargs_int(&ka, T);
@@ -229,8 +231,8 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_ar
     st = cls_kargs_end(&ka);
     size_t global = (size_t)B * (((size_t)H + CLS_LSTM_V - 1) / CLS_LSTM_V); /* kernels/lstm.cl */
     if (st == CLS_OK)
-      st = cls_ops_launch(p->engine, q, p->gates_fwd, "lstm_gates_fwd", 1, &global, &p->local,
-                          t == T - 1 ? event : NULL);
+      st = cls_ops_launch_to(p->err, q, p->gates_fwd, "lstm_gates_fwd", 1, &global, &p->local,
+                             t == T - 1 ? event : NULL);
   }
   return st;
 }
@@ -286,7 +288,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   cls_status st = check_sizes(p, op, T, B);
   if (st != CLS_OK) return st;
   if (mode != CLS_OVERWRITE && mode != CLS_ACCUMULATE)
-    return cls_fail(p->engine, CLS_ERR_INVALID_ARGUMENT, "%s: unknown write mode %d", op, (int)mode);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: unknown write mode %d", op, (int)mode);
   const size_t rows = (size_t)T * B, I = (size_t)p->input, H = (size_t)p->hidden, H4 = 4 * H;
   ws_layout l = layout_of(p, T, B);
   if ((st = check_view(p, op, "x [T*B, I]", x, rows * I)) != CLS_OK) return st;
@@ -317,7 +319,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     int gates_off = (int)(g0 + (size_t)t * B * H4), c_off = (int)(c0 + (size_t)t * B * H);
     int c_prev_off = t > 0 ? c_off - B * Hi : c_off, has_c_prev = t > 0;
     int dh_off = (int)(dh.offset + (size_t)t * B * H), dz_off = (int)(dz0 + (size_t)t * B * H4);
-    cls_kargs ka = cls_kargs_begin(p->engine, p->gates_bwd, "lstm_gates_bwd");
+    cls_kargs ka = cls_kargs_begin_to(p->err, p->gates_bwd, "lstm_gates_bwd");
     cls_kargs_int(&ka, Bi);
     cls_kargs_int(&ka, Hi);
     cls_kargs_int(&ka, T);
@@ -341,7 +343,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     cls_kargs_int(&ka, len_off);
     st = cls_kargs_end(&ka);
     size_t global = (size_t)B * (((size_t)H + CLS_LSTM_V - 1) / CLS_LSTM_V); /* kernels/lstm.cl */
-    if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->gates_bwd, "lstm_gates_bwd", 1, &global, &p->local, NULL);
+    if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->gates_bwd, "lstm_gates_bwd", 1, &global, &p->local, NULL);
   }
   if (st != CLS_OK) return st;
 
@@ -354,7 +356,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   {
     int nrows = (int)rows, xo = (int)x.offset, ho = (int)h_out.offset, xho = (int)(workspace.offset + l.xh);
     int In = p->input;
-    cls_kargs ka = cls_kargs_begin(p->engine, p->concat_xh, "lstm_concat_xh");
+    cls_kargs ka = cls_kargs_begin_to(p->err, p->concat_xh, "lstm_concat_xh");
     cls_kargs_int(&ka, nrows);
     cls_kargs_int(&ka, Bi);
     cls_kargs_int(&ka, In);
@@ -367,7 +369,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     cls_kargs_int(&ka, xho);
     st = cls_kargs_end(&ka);
     size_t global = rows; /* a work-item per row (cls_ops_launch rounds up to whole work-groups) */
-    if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->concat_xh, "lstm_concat_xh", 1, &global, &p->local, NULL);
+    if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->concat_xh, "lstm_concat_xh", 1, &global, &p->local, NULL);
   }
   if (st == CLS_OK)
     st = cls_gemm(p->gemm, q, true, false, I + H, H4, rows, 1.0f, cls_buf_at(ws, workspace.offset + l.xh), I + H, dz,
@@ -378,7 +380,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   /* db [4H] = column sums of dz [T*B, 4H] */
   if (st == CLS_OK) {
     int nrows = (int)rows, ncols = (int)H4, dzo = (int)dz0, dbo = (int)dbias.offset, acc = mode == CLS_ACCUMULATE;
-    cls_kargs ka = cls_kargs_begin(p->engine, p->bias_grad, "lstm_bias_grad");
+    cls_kargs ka = cls_kargs_begin_to(p->err, p->bias_grad, "lstm_bias_grad");
     cls_kargs_int(&ka, nrows);
     cls_kargs_int(&ka, ncols);
     cls_kargs_mem(&ka, ws);
@@ -389,7 +391,9 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     st = cls_kargs_end(&ka);
     /* a work-item per 16 columns, in groups of a fixed 4 (few work-items: every core gets some) */
     size_t global = (H4 + CLS_COLSUM_W - 1) / CLS_COLSUM_W, local = CLS_COLSUM_LOCAL;
-    if (st == CLS_OK) st = cls_ops_launch(p->engine, q, p->bias_grad, "lstm_bias_grad", 1, &global, &local, event);
+    if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->bias_grad, "lstm_bias_grad", 1, &global, &local, event);
   }
   return st;
 }
+
+void cls_lstm_set_error(cls_lstm_plan *p, cls_error *err) { p->err = err; }

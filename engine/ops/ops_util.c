@@ -144,6 +144,11 @@ void cls_ops_profile_enqueued(cl_command_queue q, const char *name, bool ok, con
 
 cls_status cls_ops_launch(cls_engine *e, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
                           const size_t *global, const size_t *local, cl_event *event) {
+  return cls_ops_launch_to(cls_engine_errors(e), queue, kernel, name, dims, global, local, event);
+}
+
+cls_status cls_ops_launch_to(cls_error *to, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
+                             const size_t *global, const size_t *local, cl_event *event) {
   size_t rounded[3];
   for (int i = 0; i < dims; i++) {
     size_t l = local && local[i] ? local[i] : 1;
@@ -155,34 +160,49 @@ cls_status cls_ops_launch(cls_engine *e, cl_command_queue queue, cl_kernel kerne
                                       cls_ops_profile_event(queue, event, &own));
   cls_ops_profile_enqueued(queue, name, err == CL_SUCCESS, event, own);
   if (err != CL_SUCCESS)
-    return cls_fail(e, CLS_ERR_OPENCL, "%s: clEnqueueNDRangeKernel failed: %s", name, cls_cl_error_name(err));
+    return cls_error_set(to, CLS_ERR_OPENCL, "%s: clEnqueueNDRangeKernel failed: %s", name, cls_cl_error_name(err));
   return CLS_OK;
 }
 
 cls_status cls_ops_fill(cls_engine *e, cl_command_queue queue, cls_buf buf, size_t n, float value) {
+  return cls_ops_fill_to(cls_engine_errors(e), queue, buf, n, value);
+}
+
+cls_status cls_ops_fill_to(cls_error *to, cl_command_queue queue, cls_buf buf, size_t n, float value) {
   if (n == 0) return CLS_OK;
   cl_event own;
   cl_int err = clEnqueueFillBuffer(queue, buf.mem, &value, sizeof value, buf.offset * sizeof(float), n * sizeof(float), 0,
                                    NULL, cls_ops_profile_event(queue, NULL, &own));
   cls_ops_profile_enqueued(queue, "fill", err == CL_SUCCESS, NULL, own);
-  if (err != CL_SUCCESS) return cls_fail(e, CLS_ERR_OPENCL, "clEnqueueFillBuffer failed: %s", cls_cl_error_name(err));
+  if (err != CL_SUCCESS)
+    return cls_error_set(to, CLS_ERR_OPENCL, "clEnqueueFillBuffer failed: %s", cls_cl_error_name(err));
   return CLS_OK;
 }
 
 cls_status cls_ops_cl_check(cls_engine *e, int index, cl_int err, const char *what) {
+  return cls_ops_cl_check_to(e, cls_engine_errors(e), index, err, what);
+}
+
+cls_status cls_ops_cl_check_to(const cls_engine *e, cls_error *to, int index, cl_int err, const char *what) {
   if (err == CL_SUCCESS) return CLS_OK;
   const cls_device_info *d = cls_engine_device(e, index);
-  return cls_fail(e, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ? CLS_ERR_OUT_OF_MEMORY
-                                                                                          : CLS_ERR_OPENCL,
-                  "device %d:%d (%s): %s failed: %s", d ? d->platform_index : -1, d ? d->device_index : -1,
-                  d ? d->name : "?", what, cls_cl_error_name(err));
+  return cls_error_set(
+      to,
+      err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ? CLS_ERR_OUT_OF_MEMORY : CLS_ERR_OPENCL,
+      "device %d:%d (%s): %s failed: %s", d ? d->platform_index : -1, d ? d->device_index : -1, d ? d->name : "?", what,
+      cls_cl_error_name(err));
 }
 
 cl_mem cls_ops_buffer(cls_engine *e, int index, cl_context context, size_t bytes, size_t *total, cls_status *st) {
+  return cls_ops_buffer_to(e, cls_engine_errors(e), index, context, bytes, total, st);
+}
+
+cl_mem cls_ops_buffer_to(const cls_engine *e, cls_error *to, int index, cl_context context, size_t bytes, size_t *total,
+                         cls_status *st) {
   if (*st != CLS_OK) return NULL;
   cl_int err = CL_SUCCESS;
   cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes ? bytes : 4, NULL, &err);
-  *st = cls_ops_cl_check(e, index, m ? CL_SUCCESS : err, "allocating device memory");
+  *st = cls_ops_cl_check_to(e, to, index, m ? CL_SUCCESS : err, "allocating device memory");
   *total += bytes;
   return m;
 }

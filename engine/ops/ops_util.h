@@ -13,24 +13,33 @@
 /* The built device behind an index (opens it and builds its kernels if needed). */
 cls_status cls_ops_device(cls_engine *engine, int index, cls_device **out);
 
+/* Each helper comes in two forms: the `_to` form reports a failure into the given sink (an op plan's,
+ * a model's, a tower's `cls_error *`: objects that may run on a worker thread), the plain form into
+ * the engine's own error (engine-level callers on the caller's thread: self-tests, the bench). */
 
 /* Enqueues `kernel` over `global` items (rounded up to a multiple of `local`, which kernels must
  * guard against); `local` 0 lets the driver choose. */
 cls_status cls_ops_launch(cls_engine *engine, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
                           const size_t *global, const size_t *local, cl_event *event);
+cls_status cls_ops_launch_to(cls_error *to, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
+                             const size_t *global, const size_t *local, cl_event *event);
 
 /* CLS_OK for CL_SUCCESS; otherwise the engine's error naming device `index` and `what`
  * ("device 0:1 (NAME): allocating device memory failed: CL_OUT_OF_RESOURCES"): CLS_ERR_OUT_OF_MEMORY for
  * an allocation failure or CL_OUT_OF_RESOURCES, CLS_ERR_OPENCL for anything else. */
 cls_status cls_ops_cl_check(cls_engine *engine, int index, cl_int err, const char *what);
+cls_status cls_ops_cl_check_to(const cls_engine *engine, cls_error *to, int index, cl_int err, const char *what);
 
 /* A read-write buffer of `bytes` (4 when 0) on `context` of device `index`, counted into *total;
  * NULL and nothing done once *status is not CLS_OK, so that a run of allocations checks once. */
 cl_mem cls_ops_buffer(cls_engine *engine, int index, cl_context context, size_t bytes, size_t *total,
                       cls_status *status);
+cl_mem cls_ops_buffer_to(const cls_engine *engine, cls_error *to, int index, cl_context context, size_t bytes,
+                         size_t *total, cls_status *status);
 
 /* Fills n floats of a buffer view with a value. */
 cls_status cls_ops_fill(cls_engine *engine, cl_command_queue queue, cls_buf buf, size_t n, float value);
+cls_status cls_ops_fill_to(cls_error *to, cl_command_queue queue, cls_buf buf, size_t n, float value);
 
 /* ---- profiling hook ----
  * A recorder attached to a queue is told of every command the ops enqueue on that queue, with its event

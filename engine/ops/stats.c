@@ -20,6 +20,7 @@ enum { MAX_GROUPS = 64 }; /* work-groups per tensor: partial moments read back p
 
 struct cls_stats_plan {
   cls_engine *e;
+  cls_error *err; /* where enqueue-time failures go: the engine's own, or its owner's (a tower's) */
   int device;
   cl_kernel kernel;
   size_t wg;
@@ -42,6 +43,7 @@ cls_status cls_stats_create(cls_engine *e, int device, int slots, cls_stats_plan
   cls_stats_plan *p = calloc(1, sizeof *p);
   if (!p) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   p->e = e;
+  p->err = cls_engine_errors(e);
   p->device = device;
   p->slots = slots;
   p->host = malloc((size_t)slots * SLOT_WORDS * sizeof(float));
@@ -100,17 +102,18 @@ void cls_stats_destroy(cls_stats_plan *p) {
 
 cls_status cls_stats_enqueue(cls_stats_plan *p, cl_command_queue q, int slot, cls_buf x, size_t n) {
   if (slot < 0 || slot >= p->slots)
-    return cls_fail(p->e, CLS_ERR_INVALID_ARGUMENT, "stats: slot %d of %d", slot, p->slots);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "stats: slot %d of %d", slot, p->slots);
   if (n < 1 || n > 0x7fffffff || x.offset > 0x7fffffff)
-    return cls_fail(p->e, CLS_ERR_INVALID_ARGUMENT, "stats: a tensor of %zu values at %zu (1 .. 2^31-1)", n, x.offset);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "stats: a tensor of %zu values at %zu (1 .. 2^31-1)", n,
+                         x.offset);
   size_t groups = (n + p->wg - 1) / p->wg;
   if (groups > MAX_GROUPS) groups = MAX_GROUPS;
   const size_t base = (size_t)slot * SLOT_WORDS;
   int ni = (int)n, xo = (int)x.offset, po = (int)base, ho = (int)(base + PARTIALS);
   /* The counts are added to: zero them first (0.0f and 0u are the same bits). */
-  cls_status st = cls_ops_fill(p->e, q, cls_buf_at(p->results, (size_t)ho), CLS_HISTO_BUCKETS, 0.0f);
+  cls_status st = cls_ops_fill_to(p->err, q, cls_buf_at(p->results, (size_t)ho), CLS_HISTO_BUCKETS, 0.0f);
   if (st == CLS_OK) {
-    cls_kargs ka = cls_kargs_begin(p->e, p->kernel, "summary_stats");
+    cls_kargs ka = cls_kargs_begin_to(p->err, p->kernel, "summary_stats");
     cls_kargs_int(&ka, ni);
     cls_kargs_mem(&ka, x.mem);
     cls_kargs_int(&ka, xo);
@@ -122,7 +125,7 @@ cls_status cls_stats_enqueue(cls_stats_plan *p, cl_command_queue q, int slot, cl
     st = cls_kargs_end(&ka);
   }
   size_t global = groups * p->wg;
-  if (st == CLS_OK) st = cls_ops_launch(p->e, q, p->kernel, "summary_stats", 1, &global, &p->wg, NULL);
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->kernel, "summary_stats", 1, &global, &p->wg, NULL);
   if (st == CLS_OK) {
     p->slot_groups[slot] = (int)groups;
     p->slot_n[slot] = (int64_t)n;
@@ -132,13 +135,13 @@ cls_status cls_stats_enqueue(cls_stats_plan *p, cl_command_queue q, int slot, cl
 
 cls_status cls_stats_read(cls_stats_plan *p, cl_command_queue q, int n_slots, cls_tensor_stats *out) {
   if (n_slots < 0 || n_slots > p->slots)
-    return cls_fail(p->e, CLS_ERR_INVALID_ARGUMENT, "stats: %d slots read of %d", n_slots, p->slots);
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "stats: %d slots read of %d", n_slots, p->slots);
   if (n_slots == 0) return CLS_OK;
-  cls_status st = cls_ops_cl_check(p->e, p->device,
-                                   clEnqueueReadBuffer(q, p->results, CL_TRUE, 0,
-                                                       (size_t)n_slots * SLOT_WORDS * sizeof(float), p->host, 0, NULL,
-                                                       NULL),
-                                   "reading the statistics");
+  cls_status st =
+      cls_ops_cl_check_to(p->e, p->err, p->device,
+                          clEnqueueReadBuffer(q, p->results, CL_TRUE, 0, (size_t)n_slots * SLOT_WORDS * sizeof(float),
+                                              p->host, 0, NULL, NULL),
+                          "reading the statistics");
   for (int s = 0; st == CLS_OK && s < n_slots; s++) {
     const float *w = p->host + (size_t)s * SLOT_WORDS;
     cls_tensor_stats *r = &out[s];
@@ -158,3 +161,5 @@ cls_status cls_stats_read(cls_stats_plan *p, cl_command_queue q, int n_slots, cl
   }
   return st;
 }
+
+void cls_stats_set_error(cls_stats_plan *p, cls_error *err) { p->err = err; }

@@ -15,6 +15,8 @@ typedef struct cls_stats_plan cls_stats_plan;
 /* A plan for device `device` with `slots` (>= 1) result slots. */
 cls_status cls_stats_create(cls_engine *engine, int device, int slots, cls_stats_plan **out);
 void cls_stats_destroy(cls_stats_plan *plan);
+/* Where the failures of enqueue and read go (default: the engine's error; see cls_dense_set_error). */
+void cls_stats_set_error(cls_stats_plan *plan, cls_error *err);
 
 /* Enqueues the statistics of x[0 .. n) (1 <= n < 2^31) into `slot` (0 .. slots-1), replacing what the
  * slot held. The queue must belong to the plan's device. */

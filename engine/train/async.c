@@ -66,16 +66,15 @@ typedef struct async_job {
   int order;                 /* this tower's place among the live towers: it takes its first batch after `order` others */
   int took;                  /* it has taken a batch this round */
   cls_tensor_stats *stats;   /* [2 * CLS_MODEL_N_TENSORS] a step's variables' statistics (with summaries), or NULL */
-  char err[CLS_ERROR_CAP];   /* this thread's error text */
 } async_job;
 
-/* Makes st the epoch's status (the first one wins), its text, j->err, in the engine's buffer. Under r->lock. */
-static void stop_with(async_job *j, cls_status st) {
+/* Makes st the epoch's status (the first one wins) and `text` its text in the engine's error, the one
+   place the caller of the trainer reads; the workers write it only here and in failed(), under r->lock.
+   A worker's failure text comes from where it happened: the batch's, the tower's own, the save's. */
+static void stop_with(async_job *j, cls_status st, const char *text) {
   async_run *r = j->r;
   if (r->status != CLS_OK) return;
-  cls_error_redirect(NULL);
-  r->status = cls_fail(r->c->e, st, "%s", j->err);
-  cls_error_redirect(j->err);
+  r->status = cls_fail(r->c->e, st, "%s", text);
 }
 
 /* The next batch for this tower in its turn (a failed tower's first), or NULL when the epoch is over. */
@@ -103,24 +102,24 @@ static cls_host_batch *take(async_job *j) {
   return b;
 }
 
-/* A tower's gradient failed (st): a device fault drops the tower and leaves its batch to another; any
- * other error stops the epoch. */
-static void failed(async_job *j, cls_host_batch *b, cls_status st) {
+/* A tower's work on batch b failed (st, text): a device fault drops the tower and leaves its batch to
+ * another; any other error stops the epoch. `text` may be the tower's own error: it is used before the
+ * tower is dropped. */
+static void failed(async_job *j, cls_host_batch *b, cls_status st, const char *text) {
   async_run *r = j->r;
   cls_crew *c = r->c;
   pthread_mutex_lock(&r->lock);
   if (cls_crew_is_device_fault(st) && b->error.status == CLS_OK) {
-    cls_crew_drop(c, j->s, j->err);
+    const int last = cls_crew_count(c) == 1;
+    if (last) r->status = cls_crew_all_failed(c, text);
+    cls_crew_drop(c, j->s, text);
     r->retry = b; /* another tower takes it */
-    if (cls_crew_count(c) == 0) {
-      cls_error_redirect(NULL);
-      r->status = cls_crew_all_failed(c, j->err);
-      cls_error_redirect(j->err);
+    if (last) {
       cls_loader_done(r->loader, b);
       r->retry = NULL;
     }
   } else {
-    stop_with(j, st);
+    stop_with(j, st, text);
     cls_loader_done(r->loader, b);
   }
   pthread_cond_broadcast(&r->turn);
@@ -132,14 +131,15 @@ static void failed(async_job *j, cls_host_batch *b, cls_status st) {
 static void save_copy(async_job *j) {
   async_run *r = j->r;
   cls_crew *c = r->c;
-  cls_status st = cls_crew_save_copy(c, "train", r->save_p, r->save_m, r->save_v, &r->save_state);
+  cls_error err; /* this worker's: the engine's error is written only under r->lock */
+  cls_status st = cls_crew_save_copy(c, "train", r->save_p, r->save_m, r->save_v, &r->save_state, &err);
   pthread_mutex_lock(&r->master);
   if (st == CLS_OK) c->last_save_ms = cls_now_ms();
   r->saving = 0;
   pthread_mutex_unlock(&r->master);
   if (st != CLS_OK) {
     pthread_mutex_lock(&r->lock);
-    stop_with(j, st);
+    stop_with(j, st, err.text);
     pthread_mutex_unlock(&r->lock);
   }
 }
@@ -221,12 +221,10 @@ static void *async_worker(void *arg) {
   async_run *r = j->r;
   cls_crew *c = r->c;
   cls_crew_slot *s = j->s;
-  cls_error_redirect(j->err);
   for (cls_host_batch *b; (b = take(j));) {
     /* Pull: the host's parameters as of now, copied under the lock (into the tower's gradient buffer, free
        until the gradient), uploaded after. */
     cls_status st = b->error.status;
-    if (st != CLS_OK) snprintf(j->err, sizeof j->err, "%s", b->error.text);
     pthread_mutex_lock(&r->master);
     const int64_t pulled = c->state.global_step;
     if (st == CLS_OK) memcpy(s->grad, c->params, c->n_params * sizeof(float));
@@ -237,7 +235,7 @@ static void *async_worker(void *arg) {
       st = cls_step_tower_gradient(c, s, b, 0, b->batch, c->state.random_seed, pulled,
                                    s->index * cls_tower_capacity(s->tower), 1, s->losses);
     if (st != CLS_OK) {
-      failed(j, b, st);
+      failed(j, b, st, b->error.status != CLS_OK ? b->error.text : cls_tower_error(s->tower)->text);
       break;
     }
     push(j, b, pulled, pull_ms);
@@ -245,7 +243,6 @@ static void *async_worker(void *arg) {
     cls_loader_done(r->loader, b);
     pthread_mutex_unlock(&r->lock);
   }
-  cls_error_redirect(NULL);
   return NULL;
 }
 
@@ -287,7 +284,7 @@ static void run_rounds(async_run *r) {
     for (int i = 0; i < c->n_towers; i++) {
       if (!c->towers[i].tower) continue;
       cls_tensor_stats *stats = r->stats ? r->stats + (size_t)i * 2 * CLS_MODEL_N_TENSORS : NULL;
-      jobs[i] = (async_job){r, &c->towers[i], live++, 0, stats, ""};
+      jobs[i] = (async_job){r, &c->towers[i], live++, 0, stats};
       started[i] = pthread_create(&threads[i], NULL, async_worker, &jobs[i]) == 0;
       if (!started[i]) {
         pthread_mutex_lock(&r->lock);
@@ -311,7 +308,7 @@ cls_status cls_async_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n
   if (usable == 0)
     return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "fewer training samples (%d) than --train_batch_size (%d)", n, B);
   /* The host holds the authoritative state during the epoch. */
-  cls_status st = cls_tower_read_state(lead->tower, c->params, c->m, c->v);
+  cls_status st = cls_crew_tower_status(c, lead, cls_tower_read_state(lead->tower, c->params, c->m, c->v));
   async_run r;
   memset(&r, 0, sizeof r);
   r.c = c;

@@ -160,13 +160,19 @@ int cls_crew_is_device_fault(cls_status st) {
 
 void cls_crew_drop(cls_crew *c, cls_crew_slot *s, const char *what) {
   const cls_device_info *d = cls_engine_device(c->e, cls_tower_device(s->tower));
-  cls_tower_destroy(s->tower);
-  s->tower = NULL;
-  const int left = cls_crew_count(c);
+  const int left = cls_crew_count(c) - 1;
+  /* Told before the tower goes: `what` may be the tower's own error text. */
   cls_log(c->e, CLS_LOG_WARNING,
           "tower %d on device %d:%d (%s) failed at step %lld and is dropped; %d tower%s left: %s", s->index,
           d->platform_index, d->device_index, d->name, (long long)c->state.global_step, left, left == 1 ? "" : "s",
           what);
+  cls_tower_destroy(s->tower);
+  s->tower = NULL;
+}
+
+cls_status cls_crew_tower_status(cls_crew *c, cls_crew_slot *s, cls_status st) {
+  if (st != CLS_OK) cls_fail(c->e, st, "%s", cls_tower_error(s->tower)->text);
+  return st;
 }
 
 /* ---- faults and checks ---- */
@@ -180,8 +186,9 @@ cls_status cls_crew_injected_failure(cls_crew *c, cls_crew_slot *s, int64_t step
   pthread_mutex_unlock(&c->fault_lock);
   if (!fire) return CLS_OK;
   const cls_device_info *d = cls_engine_device(c->e, cls_tower_device(s->tower));
-  return cls_fail(c->e, CLS_ERR_OPENCL, "device %d:%d (%s): clFinish failed: CL_OUT_OF_RESOURCES (injected fault)",
-                  d->platform_index, d->device_index, d->name);
+  return cls_error_set(cls_tower_error(s->tower), CLS_ERR_OPENCL,
+                       "device %d:%d (%s): clFinish failed: CL_OUT_OF_RESOURCES (injected fault)", d->platform_index,
+                       d->device_index, d->name);
 }
 
 cls_status cls_crew_perturb_if_due(cls_crew *c) {
@@ -192,19 +199,20 @@ cls_status cls_crew_perturb_if_due(cls_crew *c) {
   c->fault_fired = 1;
   cls_log(c->e, CLS_LOG_WARNING, "fault injection: perturbing tower %d's replica after step %lld", f->tower,
           (long long)c->state.global_step);
-  return cls_tower_perturb(c->towers[f->tower].tower, c->n_params / 2, 1e-3f);
+  cls_crew_slot *s = &c->towers[f->tower];
+  return cls_crew_tower_status(c, s, cls_tower_perturb(s->tower, c->n_params / 2, 1e-3f));
 }
 
 cls_status cls_crew_check_replicas(cls_crew *c) {
   cls_crew_slot *lead = cls_crew_lead(c);
   if (!lead || !c->check_lead) return CLS_OK;
   float *a = c->check_lead, *b = c->check_other;
-  cls_status st = cls_tower_read_state(lead->tower, a, NULL, NULL);
+  cls_status st = cls_crew_tower_status(c, lead, cls_tower_read_state(lead->tower, a, NULL, NULL));
   int same = 1;
   for (int i = lead->index + 1; st == CLS_OK && i < c->n_towers; i++) {
     cls_crew_slot *s = &c->towers[i];
     if (!s->tower) continue;
-    st = cls_tower_read_state(s->tower, b, NULL, NULL);
+    st = cls_crew_tower_status(c, s, cls_tower_read_state(s->tower, b, NULL, NULL));
     if (st != CLS_OK) continue;
     if (!memcmp(a, b, c->n_params * sizeof(float))) {
       same++;
@@ -362,7 +370,8 @@ static cls_status warm_up(cls_crew *c) {
   memset(&drop, 0, sizeof drop);
   float loss = 0;
   for (int i = 0; st == CLS_OK && i < c->n_towers; i++)
-    st = cls_tower_gradient(c->towers[i].tower, &b, 0, 1, &drop, 0, c->towers[i].grad, &loss);
+    st = cls_crew_tower_status(c, &c->towers[i],
+                               cls_tower_gradient(c->towers[i].tower, &b, 0, 1, &drop, 0, c->towers[i].grad, &loss));
   free(audio);
   free(windows);
   return st;
@@ -372,25 +381,26 @@ static cls_status warm_up(cls_crew *c) {
 
 cls_status cls_crew_read_state(cls_crew *c, float *p, float *m, float *v) {
   cls_crew_slot *lead = cls_crew_lead(c);
-  return lead ? cls_tower_read_state(lead->tower, p, m, v) : cls_crew_no_tower(c);
+  return lead ? cls_crew_tower_status(c, lead, cls_tower_read_state(lead->tower, p, m, v)) : cls_crew_no_tower(c);
 }
 
 cls_status cls_crew_write_state(cls_crew *c, const float *p, const float *m, const float *v) {
   cls_status st = CLS_OK;
   for (int i = 0; st == CLS_OK && i < c->n_towers; i++)
-    if (c->towers[i].tower) st = cls_tower_write_state(c->towers[i].tower, p, m, v);
+    if (c->towers[i].tower)
+      st = cls_crew_tower_status(c, &c->towers[i], cls_tower_write_state(c->towers[i].tower, p, m, v));
   return st;
 }
 
 cls_status cls_crew_save_copy(cls_crew *c, const char *kind, const float *params, const float *m, const float *v,
-                              const cls_train_state *state) {
+                              const cls_train_state *state, cls_error *err) {
   const char *dir = c->o.save_checkpoint_dir;
   if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
   char path[4400];
-  cls_error err;
+  cls_error saved;
   if (cls_train_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, params, m, v, state, path, sizeof path,
-                                   &err) != CLS_OK)
-    return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
+                                   &saved) != CLS_OK)
+    return cls_error_set(err, CLS_ERR_IO, "%s", saved.text);
   cls_log(c->e, CLS_LOG_INFO, "Saved %s checkpoint %s", kind, path);
   return CLS_OK;
 }
@@ -398,7 +408,7 @@ cls_status cls_crew_save_copy(cls_crew *c, const char *kind, const float *params
 cls_status cls_crew_save_staged(cls_crew *c, const char *kind) {
   const char *dir = c->o.save_checkpoint_dir;
   if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
-  cls_status st = cls_crew_save_copy(c, kind, c->params, c->m, c->v, &c->state);
+  cls_status st = cls_crew_save_copy(c, kind, c->params, c->m, c->v, &c->state, cls_engine_errors(c->e));
   if (st == CLS_OK) c->last_save_ms = cls_now_ms();
   return st;
 }
@@ -459,7 +469,7 @@ cls_status cls_crew_summarize_step(cls_crew *c, double loss, double audio_s, dou
   } else {
     cls_crew_slot *lead = cls_crew_lead(c);
     if (!lead) return cls_crew_no_tower(c);
-    cls_status st = cls_tower_stats(lead->tower, stats);
+    cls_status st = cls_crew_tower_status(c, lead, cls_tower_stats(lead->tower, stats));
     if (st != CLS_OK) return st;
   }
   cls_summaries_variables(s, step, &c->o.model);

@@ -80,11 +80,17 @@ cls_status cls_crew_no_tower(cls_crew *crew);
 cls_status cls_crew_all_failed(cls_crew *crew, const char *last);
 /* 1 when a tower's status is a device fault (the tower is dropped), 0 for errors of the input. */
 int cls_crew_is_device_fault(cls_status status);
-/* Drops a tower after a device fault, with a warning naming it, its device, the step and `what`. */
+/* Drops a tower after a device fault, with a warning naming it, its device, the step and `what` (which
+   may be the tower's own error text: it is told before the tower is destroyed). */
 void cls_crew_drop(cls_crew *crew, cls_crew_slot *slot, const char *what);
+/* Returns `status` of a tower's call; when it failed, the tower's error text (cls_tower_error) is copied
+   into the engine's error, the one place the caller of cls_trainer_* reads. For calls on the caller's
+   thread; a tower working on a thread of its own is read after the join. */
+cls_status cls_crew_tower_status(cls_crew *crew, cls_crew_slot *slot, cls_status status);
 
 /* The fault option's "fail": the first time tower `slot` works at or after the fault's step,
- * returns the injected device error (text in this thread's error buffer), else CLS_OK. Thread-safe. */
+ * returns the injected device error (text in the tower's own error, cls_tower_error), else CLS_OK.
+ * Thread-safe. */
 cls_status cls_crew_injected_failure(cls_crew *crew, cls_crew_slot *slot, int64_t step);
 /* The fault option's "perturb": once the global step has reached the fault's, changes one
  * parameter of the tower's replica (once). */
@@ -111,9 +117,10 @@ cls_status cls_crew_save(cls_crew *crew, const char *kind);
 /* Saves a checkpoint of the staging buffers as they stand (the async master copy) and restarts the
  * --checkpoint_secs clock. */
 cls_status cls_crew_save_staged(cls_crew *crew, const char *kind);
-/* Saves a checkpoint of params, m, v and state (a copy of a state; the clock is the caller's). */
+/* Saves a checkpoint of params, m, v and state (a copy of a state; the clock is the caller's); a failure's
+ * text goes to `err` (the engine's error on the caller's thread; a worker's own elsewhere). */
 cls_status cls_crew_save_copy(cls_crew *crew, const char *kind, const float *params, const float *m, const float *v,
-                              const cls_train_state *state);
+                              const cls_train_state *state, cls_error *err);
 /* 1 when --checkpoint_secs asks for a train checkpoint now. */
 int cls_crew_checkpoint_due(const cls_crew *crew);
 /* 1 (and out_of_time set) once the training time limit has passed (several ranks: once a step's

@@ -109,7 +109,8 @@ static cls_model_dropout dropout_of(const float *rates, uint32_t seed, int64_t s
 
 /* ---- the towers' gradients ---- */
 
-/* A working tower's part of one attempt, on its own thread. */
+/* A working tower's part of one attempt, on its own thread. A failure's text is in the tower's own
+   error (cls_tower_error), read after the join. */
 typedef struct tower_job {
   cls_step *s;
   const cls_step_plan *p;
@@ -117,7 +118,6 @@ typedef struct tower_job {
   int first, share;
   cls_status status;
   double ms;
-  char err[CLS_ERROR_CAP]; /* this thread's error text */
 } tower_job;
 
 /* Range k of a tower's gradient is on the host: the last tower to deliver it reduces it, in the fixed
@@ -140,7 +140,8 @@ static cls_status gradient_of(cls_crew *c, cls_crew_slot *slot, const cls_host_b
   if (st != CLS_OK) return st;
   int n = 0;
   st = cls_tower_gradient_begin(t, b, first, count, drop, overlap, slot->grad, losses, &n);
-  if (st == CLS_OK && n > MAX_RANGES) st = cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "step: %d gradient ranges", n);
+  if (st == CLS_OK && n > MAX_RANGES)
+    st = cls_error_set(cls_tower_error(t), CLS_ERR_INVALID_ARGUMENT, "step: %d gradient ranges", n);
   for (int k = 0; st == CLS_OK && k < n; k++) {
     cls_tower_range r;
     st = cls_tower_gradient_wait(t, k, &r);
@@ -159,14 +160,11 @@ static void *run_job(void *arg) {
   tower_job *j = arg;
   cls_step *s = j->s;
   const cls_step_plan *p = j->p;
-  cls_error_redirect(j->err);
-  j->err[0] = '\0';
   const double t0 = cls_now_ms();
   const cls_model_dropout drop = dropout_of(p->dropout, p->seed, p->step, p->rank_first);
   j->status = gradient_of(s->c, j->slot, p->batch, j->first, j->share, &drop, p->overlap, p->hooks & CLS_STEP_FAULTS,
                           p->step, s->losses + j->first, s);
   j->ms = cls_now_ms() - t0;
-  cls_error_redirect(NULL);
   return NULL;
 }
 
@@ -216,7 +214,7 @@ static cls_status attempt(cls_step *s, const cls_step_plan *p, cls_step_result *
   memset(s->arrived, 0, sizeof s->arrived);
   out->n_towers = 0;
   for (int i = 0, first = 0; i < k; first += shares[i], i++) {
-    jobs[i] = (tower_job){s, p, live[i], first, shares[i], CLS_OK, 0, ""};
+    jobs[i] = (tower_job){s, p, live[i], first, shares[i], CLS_OK, 0};
     if (!shares[i]) continue;
     /* The mean, sum_i (n_i/N) g_i, N the global batch (every rank's): the ranks' sum is the mean. */
     const float w = (float)shares[i] / (float)p->global_count;
@@ -244,9 +242,10 @@ static cls_status attempt(cls_step *s, const cls_step_plan *p, cls_step_result *
     if (!j->share) continue;
     out->towers[w++].ms = j->ms;
     if (j->status == CLS_OK) continue;
-    if (!cls_crew_is_device_fault(j->status)) return cls_fail(c->e, j->status, "%s", j->err);
-    cls_fail(c->e, j->status, "%s", j->err);
-    cls_crew_drop(c, j->slot, j->err);
+    /* The one copy of the tower's text into the engine's error, where the trainer's caller reads. */
+    cls_crew_tower_status(c, j->slot, j->status);
+    if (!cls_crew_is_device_fault(j->status)) return j->status;
+    cls_crew_drop(c, j->slot, cls_engine_error(c->e));
     (*dropped)++;
   }
   if (*dropped) return CLS_OK;
@@ -344,6 +343,7 @@ static cls_status apply(cls_step *s) {
     const float lr = c->state.learning_rate * (float)cls_world_size(c->world);
     cls_status st = cls_tower_apply(slot->tower, s->g, lr, c->o.beta1, c->o.beta2, c->o.epsilon, &mine,
                                     &s->uploads[s->parity][i]);
+    st = cls_crew_tower_status(c, slot, st);
     if (st == CLS_OK) {
       next = mine;
       applied++;

@@ -88,7 +88,8 @@ cls_status cls_step_run(cls_step *step, const cls_step_plan *plan, cls_step_resu
 
 /* A tower's gradient of b[first .. first+count) into slot->grad and losses[count], whole on the host
  * when it returns (async's pull-compute-push: one tower, one batch, no reduction), with the fault
- * option's "fail" when `faults`. The dropout keys: seed, step, utterance_offset + first. */
+ * option's "fail" when `faults`. The dropout keys: seed, step, utterance_offset + first. A failure's
+ * text is in the tower's own error (cls_tower_error), whatever thread this runs on. */
 cls_status cls_step_tower_gradient(cls_crew *crew, cls_crew_slot *slot, const cls_host_batch *b, int first, int count,
                                    uint32_t seed, int64_t step, int utterance_offset, int faults, float *losses);
 

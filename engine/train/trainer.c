@@ -244,7 +244,8 @@ static cls_status evaluate(cls_trainer *t, const cls_eval_set *set, int batch_si
     st = cls_crew_start_loader(c, set->utts + start, end - start, batch_size, 3, &l);
     for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
       int time = 0;
-      st = cls_tower_evaluate(lead->tower, b, t->losses, on_batch ? t->logits : NULL, &time);
+      st = cls_crew_tower_status(c, lead,
+                                 cls_tower_evaluate(lead->tower, b, t->losses, on_batch ? t->logits : NULL, &time));
       if (st == CLS_OK && on_batch)
         on_batch(batch_user, start + b->first, b->batch, time, t->logits, b->frames, t->losses);
       if (st == CLS_OK) {

@@ -5,6 +5,7 @@
 #ifndef CLSPEECH_BASE_H
 #define CLSPEECH_BASE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -54,6 +55,8 @@ cls_status cls_error_set(cls_error *err, cls_status status, const char *fmt, ...
 void cls_error_clear(cls_error *err);
 /* Adds text (printf-style) after the current text, keeping the status. */
 void cls_error_add(cls_error *err, const char *fmt, ...) CLS_PRINTF(2, 3);
+/* cls_error_add with a va_list, for functions that take a format of their own. */
+void cls_error_vadd(cls_error *err, const char *fmt, va_list ap) CLS_PRINTF(2, 0);
 
 typedef enum cls_log_level { CLS_LOG_DEBUG = 0, CLS_LOG_INFO = 1, CLS_LOG_NOTICE = 2, CLS_LOG_WARNING = 3, CLS_LOG_ERROR = 4 } cls_log_level;
 typedef void (*cls_log_fn)(void *user, cls_log_level level, const char *message);

@@ -57,6 +57,11 @@ typedef struct cls_model cls_model;
 cls_status cls_model_create(cls_engine *engine, int device, const cls_model_config *cfg, int max_time, int max_batch,
                             int max_label_length, cls_model **out);
 void cls_model_destroy(cls_model *model);
+/* Where the failures of the model's forward and training steps go: the engine's error
+ * (cls_engine_error) unless set here. A program that runs models on several threads at once gives
+ * each model its own cls_error (which must outlive the model), so that their texts never mix;
+ * failures of cls_model_create always go to the engine's error. */
+void cls_model_set_error(cls_model *model, cls_error *err);
 /* Device memory the tower holds for activations, gradients in flight and workspaces, in bytes. */
 size_t cls_model_activation_bytes(const cls_model *model);
 

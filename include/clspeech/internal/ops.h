@@ -40,6 +40,17 @@ cls_gemm_backend cls_gemm_backend_for(cls_device_kind kind);
  * gemm_tuning option is off), else the class default, cls_gemm_backend_for. Plans read it at create. */
 cls_gemm_backend cls_gemm_backend_of(cls_engine *engine, int device, cls_gemm_class shape_class);
 
+/* ---- where a plan's failures go ----
+ * A plan reports a failure of its create into the engine's error (cls_engine_error), and by default
+ * the failures of its enqueues too. An owner that runs the plan on a thread of its own (a tower)
+ * points them at its own cls_error instead, so that plans running at once on several threads never
+ * write the same text; `err` must outlive the plan. */
+void cls_gemm_set_error(cls_gemm_plan *plan, cls_error *err);
+void cls_dense_set_error(cls_dense_plan *plan, cls_error *err);
+void cls_lstm_set_error(cls_lstm_plan *plan, cls_error *err);
+void cls_ctc_set_error(cls_ctc_plan *plan, cls_error *err);
+void cls_adam_set_error(cls_adam_plan *plan, cls_error *err);
+
 /* ---- the CTC loss's paths (see cls_ctc_create in clspeech/ops.h) ---- */
 /* How the loss is computed: ITEM runs one work-item per utterance, 8 states at a time, with its tables
  * in the workspace (for CPU devices, where work-group barriers are costly); LOCAL and GLOBAL run one
