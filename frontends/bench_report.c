@@ -123,7 +123,7 @@ static void print_model(FILE *out, const bench_run *run, const bench_device_resu
   snprintf(rate, sizeof rate, "%.2f GB/s", m->ops.adam_ms > 0 ? m->ops.adam_bytes / (m->ops.adam_ms * 1e6) : 0);
   row(out, "adam", shape, "", m->ops.adam_ms, rate, 0);
   snprintf(rate, sizeof rate, "%.1f frames/s", per_second(m->train.frames, m->train.ms));
-  row(out, "training step", "fwd + CTC + bwd + Adam", "", m->train.ms, rate, 0);
+  row(out, "training step", "MFCC+fwd+CTC+bwd+Adam", "", m->train.ms, rate, 0);
   fprintf(out, "  %-20s %-24s %6s %11s %18.2f audio-s/s\n", "", "", "", "",
           per_second(m->train.frames * m->train.frame_ms / 1e3, m->train.ms));
 }
@@ -145,7 +145,8 @@ static void print_profile(FILE *out, const bench_device_result *d, const bench_m
   const cls_bench_profile *p = &m->profile;
   const double peak = d->have_peak ? d->peak.fma_gflops : 0, wall = p->wall_ms;
   if (p->n_rows == 0) return;
-  fprintf(out, "\n  one training step by op (the batch's MFCC, forward, CTC, backward, Adam; profiled once): wall %.3f ms, "
+  fprintf(out, "\n  one training step by op (training's step: the batch's MFCC, forward, CTC, backward, the gradient's "
+               "host reduction, Adam; profiled once): wall %.3f ms, "
                "device %.3f ms, %d commands recorded\n",
           wall, p->device_ms, p->commands);
   fprintf(out, "  %-34s %6s %11s %7s %18s %7s\n", "op", "calls", "ms", "% step", "rate", "% peak");

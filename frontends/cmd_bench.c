@@ -287,7 +287,7 @@ int cmd_bench(int argc, char **argv) {
     if (!to_stdout) bench_print_device(stdout, &run, d);
     fflush(stdout);
   }
-  /* All devices together as towers: the trainer's hybrid step (engine/bench_towers.c). */
+  /* All devices together as towers: training's step (engine/bench/bench_step.c). */
   if (n_sel > 1) {
     cls_bench_config cfg = {.n_hidden = run.n_hidden[0], .batch = run.batch, .time = run.time, .runs = run.runs,
                             .n_classes = run.n_classes};

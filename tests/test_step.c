@@ -1,4 +1,4 @@
-/* The training step (label `towers`): the towers benchmark's step (engine/bench/bench_towers.c,
+/* The training step (label `towers`): the towers benchmark's step (engine/bench/bench_step.c,
  * cls_bench_towers_steps) and a training epoch of one step (cls_trainer_train, hybrid on two towers,
  * dropout on, --balance auto) from the same initial state on the same batch give the same loss and
  * the same parameters, bit for bit: both run cls_step_run (train/step.h) with the plan that
@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "bench/bench_towers.h"
+#include "bench/bench_step.h"
 #include "check.h"
 #include "clspeech/data.h"
 #include "clspeech/train.h"

@@ -1,15 +1,13 @@
-/* Benchmarks of the model's ops and of the whole training step (see bench.h), built from the
- * engine's own plans (lstm.h, ctc.h, adam.h, mfcc_device.h, model.h) on synthetic data, timed with
- * cls_bench_time on the bench's profiling queue, and one step profiled by op (the recorder and the
- * sums: bench_profile.c; all devices as towers: bench_towers.c). Prints nothing. */
-#include <math.h>
+/* Benchmarks of the model's ops (see bench.h), built from the engine's own plans (lstm.h, ctc.h,
+ * adam.h, mfcc_device.h) on synthetic data, timed with cls_bench_time on the bench's profiling queue.
+ * The training step, on one device or all as towers, and its profile by op are training's own step:
+ * bench_step.c. Prints nothing. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "bench/bench_profile.h"
+#include "bench/bench_step.h"
 #include "clspeech/internal/bench.h"
 #include "clspeech/model.h"
 #include "clspeech/ops.h"
@@ -206,8 +204,6 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
 
 /* ---- MFCC ---- */
 
-#define PI 3.14159265358979323846
-
 typedef struct mfcc_ctx {
   cls_mfcc_tables *tables; /* cls_mfcc_default(16000)'s */
   cls_mfcc_plan *plan;
@@ -248,13 +244,7 @@ static cls_status mfcc_setup(cls_engine *e, int device, int B, int T, mfcc_ctx *
     mfcc_teardown(c);
     return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   }
-  unsigned seed = 7;
-  for (size_t i = 0; i < c->n; i++) {
-    seed = seed * 1664525u + 1013904223u;
-    double x = (double)i / 16000.0;
-    c->audio[i] = (float)(0.3 * sin(2 * PI * 220.0 * x) + 0.2 * sin(2 * PI * 1375.0 * x) +
-                          0.05 * ((double)(seed >> 8) / 8388608.0 - 1.0));
-  }
+  cls_bench_audio(c->audio, c->n);
   for (int u = 0; u < B; u++) {
     samples[u] = c->audio;
     lengths[u] = c->n;
@@ -285,125 +275,5 @@ cls_status cls_bench_mfcc_run(cls_engine *e, int device, const cls_bench_config 
   out->audio_seconds = (double)c.n * B / 16000.0;
   close_buffers(&b);
   mfcc_teardown(&c);
-  return st;
-}
-
-/* ---- the training step ---- */
-
-typedef struct train_ctx {
-  cls_model *model;
-  cls_adam_plan *adam;
-  cls_adam_state state;
-  cls_model_batch batch;
-  cls_model_dropout dropout;
-  size_t n_params;
-  cl_mem p, g, m, v;
-  float *losses;
-} train_ctx;
-
-static cls_status train_op(void *c_, cl_command_queue q) {
-  train_ctx *c = c_;
-  c->dropout.step++;
-  cls_status st = cls_model_train_step(c->model, q, &c->batch, cls_buf_of(c->p), &c->dropout, cls_buf_of(c->g),
-                                       1.0f / (float)c->batch.batch, CLS_OVERWRITE, c->losses);
-  if (st == CLS_OK)
-    st = cls_adam_update(c->adam, q, c->n_params, cls_buf_of(c->p), cls_buf_of(c->m), cls_buf_of(c->v),
-                         cls_buf_of(c->g), 1e-4f, 0.9f, 0.999f, 1e-8f, &c->state, NULL);
-  return st;
-}
-
-cls_status cls_bench_train_run(cls_engine *e, int device, const cls_bench_config *cfg, cls_bench_train *out) {
-  return cls_bench_train_profile_run(e, device, cfg, NULL, NULL, 0, out, NULL);
-}
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static cls_status marker_end(cls_engine *e, cl_event ev, cl_ulong *end) {
-  cl_int err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *end, end, NULL);
-  if (err != CL_SUCCESS)
-    return cls_fail(e, CLS_ERR_OPENCL, "bench: reading a marker's profiling event failed: %s", cls_cl_error_name(err));
-  return CLS_OK;
-}
-
-/* One step of c on q, the batch's MFCC into its input first, every command recorded (bench_profile.h). */
-static cls_status profile_step(cls_engine *e, int device, cl_command_queue q, train_ctx *c, const cls_gemm_shape *shapes,
-                               const double *gemm_ms, int n_shapes, cls_bench_profile *out) {
-  mfcc_ctx mc;
-  cls_status st = mfcc_setup(e, device, c->batch.batch, c->batch.time, &mc);
-  if (st != CLS_OK) return st;
-  mc.windows = c->batch.features.mem;
-  if (st == CLS_OK) st = mfcc_op(&mc, q); /* its first run builds clFFT's plan */
-  if (st == CLS_OK && clFinish(q) != CL_SUCCESS) st = cls_fail(e, CLS_ERR_OPENCL, "bench: clFinish failed");
-  cls_bench_recorder *r = NULL;
-  if (st == CLS_OK) st = cls_bench_recorder_open(e, q, &r);
-  cl_event marks[3] = {NULL, NULL, NULL};
-  double t0 = now_ms();
-  cl_int err = st == CLS_OK ? clEnqueueMarkerWithWaitList(q, 0, NULL, &marks[0]) : CL_SUCCESS;
-  if (st == CLS_OK && err == CL_SUCCESS) st = mfcc_op(&mc, q);
-  if (st == CLS_OK && err == CL_SUCCESS) err = clEnqueueMarkerWithWaitList(q, 0, NULL, &marks[1]);
-  if (st == CLS_OK && err == CL_SUCCESS) st = train_op(c, q);
-  if (st == CLS_OK && err == CL_SUCCESS) err = clEnqueueMarkerWithWaitList(q, 0, NULL, &marks[2]);
-  if (st == CLS_OK && err == CL_SUCCESS) err = clFinish(q);
-  out->wall_ms = now_ms() - t0;
-  if (st == CLS_OK && err != CL_SUCCESS)
-    st = cls_fail(e, CLS_ERR_OPENCL, "bench: profiling the training step failed: %s", cls_cl_error_name(err));
-  cl_ulong end[3] = {0, 0, 0};
-  for (int i = 0; i < 3 && st == CLS_OK; i++) st = marker_end(e, marks[i], &end[i]);
-  out->device_ms = end[2] > end[0] ? (double)(end[2] - end[0]) * 1e-6 : 0;
-  double mfcc_ms = end[1] > end[0] ? (double)(end[1] - end[0]) * 1e-6 : 0;
-  if (st == CLS_OK) st = cls_bench_recorder_rows(r, mfcc_ms, shapes, gemm_ms, n_shapes, out);
-  if (st != CLS_OK) clFinish(q);
-  cls_bench_recorder_close(r);
-  for (int i = 0; i < 3; i++)
-    if (marks[i]) clReleaseEvent(marks[i]);
-  mfcc_teardown(&mc);
-  return st;
-}
-
-cls_status cls_bench_train_profile_run(cls_engine *e, int device, const cls_bench_config *cfg,
-                                       const cls_gemm_shape *shapes, const double *gemm_ms, int n_shapes,
-                                       cls_bench_train *out, cls_bench_profile *profile) {
-  memset(out, 0, sizeof *out);
-  if (profile) memset(profile, 0, sizeof *profile);
-  buffers b;
-  cls_status st = open_buffers(e, device, &b);
-  const int B = cfg->batch, T = cfg->time, L = cls_bench_label_length(T);
-  cls_model_config mc = cls_bench_model(cfg);
-  cls_param_view views[CLS_MODEL_N_TENSORS];
-  train_ctx c;
-  memset(&c, 0, sizeof c);
-  c.n_params = out->n_params = cls_model_layout(&mc, views);
-  out->frames = (double)T * B;
-  out->frame_ms = cls_mfcc_default(16000).win_step_ms;
-  c.losses = malloc((size_t)B * sizeof *c.losses);
-  if (st == CLS_OK && !c.losses) st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  if (st == CLS_OK) st = cls_model_create(e, device, &mc, T, B, L, &c.model);
-  if (st == CLS_OK) st = cls_adam_create(e, device, &c.adam);
-  c.state = cls_adam_state_init(0.9f, 0.999f);
-  cl_mem x = NULL, seq = NULL, lab = NULL, lab_len = NULL;
-  if (st == CLS_OK) st = floats(&b, c.n_params, 21, 0.05f, 0, &c.p);
-  if (st == CLS_OK) st = floats(&b, c.n_params, 0, 0, 0, &c.g);
-  if (st == CLS_OK) st = floats(&b, c.n_params, 0, 0, 0, &c.m);
-  if (st == CLS_OK) st = floats(&b, c.n_params, 0, 0, 0, &c.v);
-  if (st == CLS_OK) st = floats(&b, (size_t)T * B * cls_model_input_width(&mc), 22, 1.0f, 0, &x);
-  if (st == CLS_OK) st = labels(&b, B, T, L, mc.n_classes, &seq, &lab, &lab_len);
-  cls_model_batch batch = {T, B, cls_buf_of(x), cls_buf_of(seq), cls_buf_of(lab), cls_buf_of(lab_len)};
-  cls_model_dropout dropout = {{0.05f, 0.05f, 0.05f, 0, 0, 0.05f}, 4568, 0, 0};
-  c.batch = batch;
-  c.dropout = dropout;
-  if (st == CLS_OK) cls_bench_progress(cfg, "training step H=%d (forward, CTC, backward, Adam)", cfg->n_hidden);
-  if (st == CLS_OK) st = cls_bench_time(e, b.q, train_op, &c, cfg->runs, &out->ms);
-  if (st == CLS_OK && profile) {
-    cls_bench_progress(cfg, "training step H=%d once more, profiled by op (with the batch's MFCC)", cfg->n_hidden);
-    st = profile_step(e, device, b.q, &c, shapes, gemm_ms, n_shapes, profile);
-  }
-  close_buffers(&b);
-  cls_adam_destroy(c.adam);
-  cls_model_destroy(c.model);
-  free(c.losses);
   return st;
 }

@@ -1,5 +1,5 @@
 /* The step profile's recorder (see bench_profile.h): the events of every command reported on the
- * bench's queue, and their sum by op. Prints nothing. */
+ * profiled queue, and their sum by op. Prints nothing. */
 #include "bench/bench_profile.h"
 
 #include <stdio.h>
@@ -86,6 +86,21 @@ static cls_profile_group group_of(const char *name) {
   for (size_t i = 0; i < sizeof map / sizeof *map; i++)
     if (!strncmp(name, map[i].prefix, strlen(map[i].prefix))) return map[i].group;
   return CLS_PROFILE_OTHER;
+}
+
+cls_status cls_bench_recorder_group_end(cls_bench_recorder *r, cls_profile_group group, cl_ulong *end) {
+  *end = 0;
+  for (int i = 0; i < r->n; i++) {
+    const recorded *c = &r->cmds[i];
+    if ((c->gemm_call ? CLS_PROFILE_GEMM : group_of(c->name)) != group) continue;
+    cl_ulong t = 0;
+    cl_int err = clGetEventProfilingInfo(c->event, CL_PROFILING_COMMAND_END, sizeof t, &t, NULL);
+    if (err != CL_SUCCESS)
+      return cls_fail(r->e, CLS_ERR_OPENCL, "bench: reading the profiling event of %s failed: %s", c->name,
+                      cls_cl_error_name(err));
+    if (t > *end) *end = t;
+  }
+  return CLS_OK;
 }
 
 /* The row named `name`, added when new (NULL when the table is full). */

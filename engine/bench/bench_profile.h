@@ -1,5 +1,5 @@
 /* The recorder behind the bench's step profile (see cls_bench_profile in clspeech/internal/bench.h): attached to
- * the bench's queue through the ops' profiling hook (ops/ops_util.h), it keeps every reported command's
+ * a queue (the tower's compute queue of training's step, bench_step.c) through the ops' profiling hook (ops/ops_util.h), it keeps every reported command's
  * event, then sums their device times by op into a cls_bench_profile. Internal to the bench library. */
 #ifndef CLS_BENCH_PROFILE_H
 #define CLS_BENCH_PROFILE_H
@@ -12,6 +12,10 @@ typedef struct cls_bench_recorder cls_bench_recorder;
 cls_status cls_bench_recorder_open(cls_engine *engine, cl_command_queue q, cls_bench_recorder **out);
 /* Detaches it and releases its events. */
 void cls_bench_recorder_close(cls_bench_recorder *r);
+
+/* Once the queue is finished: *end the latest CL_PROFILING_COMMAND_END of the recorded commands of `group`
+ * (0 when none). */
+cls_status cls_bench_recorder_group_end(cls_bench_recorder *r, cls_profile_group group, cl_ulong *end);
 
 /* Once the queue is finished: out's rows from the recorded commands (MFCC kernels left out: mfcc_ms,
  * the span of the MFCC part, is its row), GEMMs named by `shapes`; the wait row is wall_ms - the rest.

@@ -284,3 +284,5 @@ cls_status cls_tower_finish(cls_tower *t) {
   if (st == CLS_OK) st = cl_ok(t, clFinish(t->xfer), "clFinish");
   return st;
 }
+
+cl_command_queue cls_tower_queue(const cls_tower *t) { return t->q; }

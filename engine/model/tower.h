@@ -92,4 +92,8 @@ cls_status cls_tower_perturb(cls_tower *tower, size_t index, float delta);
 /* Waits for everything enqueued on the tower's queues. */
 cls_status cls_tower_finish(cls_tower *tower);
 
+/* The tower's compute queue (a profiling queue): the benchmarks attach the ops' profiling hook
+ * (ops/ops_util.h) to it to record the commands of training's step. */
+cl_command_queue cls_tower_queue(const cls_tower *tower);
+
 #endif

@@ -16,10 +16,11 @@ extern "C" {
 /* ---- bench ---- */
 /* Device benchmarks behind `clspeech bench`: measured peak (FMA throughput, copy and host<->device
  * bandwidth), SGEMM at the DeepSpeech model's shapes, the ops (LSTM, CTC, Adam, MFCC) and the whole
- * training step, each timed with OpenCL profiling events on a queue of the bench's own, after a
- * warm-up, as the median of several runs. The engine measures and returns numbers; the frontend
- * prints them. bench_device.c owns the timing, peaks and GEMM cases; bench_model.c the ops, the
- * training step and the (future) multi-tower hook. */
+ * training step. The peaks, GEMMs and ops are timed with OpenCL profiling events on a queue of the
+ * bench's own, after a warm-up, as the median of several runs; the training step is training's own
+ * (engine/train's cls_step_run on a trainer), timed by the wall clock. The engine measures and returns
+ * numbers; the frontend prints them. bench_device.c owns the timing, peaks and GEMM cases;
+ * bench_model.c the ops; bench_step.c the training step, on one device and on all as towers. */
 
 
 
@@ -198,7 +199,7 @@ cls_status cls_gemm_cases_turns_beside(cls_gemm_cases *const *sides, int n_sides
  * as CLS_ERR_BLAS. The references are computed on the first call for each case and kept. */
 cls_status cls_gemm_cases_check(cls_gemm_cases *cases, int i, bool *ok, char *detail, size_t detail_cap);
 
-/* ---- ops and the training step (bench_model.c) ---- */
+/* ---- ops (bench_model.c) and the training step (bench_step.c) ---- */
 
 typedef struct cls_bench_ops {
   double lstm_fwd_ms, lstm_bwd_ms;   /* whole sequence of T steps */
@@ -220,18 +221,43 @@ typedef struct cls_bench_mfcc {
 cls_status cls_bench_mfcc_run(cls_engine *engine, int device, const cls_bench_config *cfg, cls_bench_mfcc *out);
 
 typedef struct cls_bench_train {
-  double ms;            /* forward + CTC + backward (cls_model_train_step) + Adam */
-  double frames;        /* T*B */
+  double ms;            /* training's step (cls_step_run, bench_step.c): median wall time */
+  double frames;        /* the frames of the (global) batch: T*B when every utterance is T frames */
   double frame_ms;      /* audio per frame: the MFCC window step (20 ms) */
   size_t n_params;
 } cls_bench_train;
 
+/* ---- training's step (bench_step.c) ----
+ * What `clspeech train` runs per step: the training step of engine/train (cls_step_run, planned as
+ * training plans it: the batch split over the towers, each tower's forward, CTC and backward pass, its
+ * gradient read back to the host and reduced there, the reduced gradient uploaded and applied with Adam
+ * on every replica) on a trainer of default options (dropout 0.05 as DeepSpeech's, learning rate 1e-4)
+ * with a synthetic batch; wall-clock median of `runs` steps after `warmups`. */
+typedef struct cls_bench_step_config {
+  int n_hidden, n_classes;
+  int batch;          /* utterances per tower (the global batch: batch x towers) */
+  int time;           /* T, frames of the longest utterance */
+  int labels;         /* labels per utterance; 0: cls_bench_label_length(time) */
+  int varied;         /* 0: every utterance T frames; 1: utterance u has T - (u % 4) * (T / 10) (bench_train's batch,
+                         and its PyTorch peer's) */
+  int host_features;  /* 0 (`clspeech train`'s default): the batch carries audio (two tones and noise), its MFCC
+                         and context windows computed on the device inside the step; 1: it carries context windows
+                         (uniform in [-1, 1)), uploaded as they are (--features_device host) */
+  int warmups, runs;  /* runs 1..CLS_BENCH_MAX_RUNS */
+} cls_bench_step_config;
+
+cls_status cls_bench_step_run(cls_engine *engine, const int *devices, int n, const cls_bench_step_config *config,
+                              cls_bench_train *out);
+
+/* Training's step (cls_bench_step_run) on one device, as `clspeech bench` times it: cfg's B utterances of T frames,
+ * all T long, audio (training's default device features: the batch's MFCC is part of the step), 2 warm-up steps,
+ * cfg->runs timed. */
 cls_status cls_bench_train_run(cls_engine *engine, int device, const cls_bench_config *cfg, cls_bench_train *out);
 
-/* ---- one training step by op (bench_profile.c, bench_model.c) ----
- * One more step after the timed ones, with the batch's MFCC on the device first (as training with device
- * features does), every command's OpenCL profiling event recorded through the ops' profiling hook
- * (ops_util.h), summed by op. */
+/* ---- one training step by op (bench_profile.c, bench_step.c) ----
+ * One more step of training's step after the timed ones (the batch's MFCC on the device first, as training
+ * with device features runs it), every command the ops enqueue on the tower's compute queue recorded with
+ * its OpenCL profiling event through the ops' profiling hook (ops_util.h), summed by op. */
 
 #define CLS_BENCH_MAX_PROFILE_ROWS 64
 
@@ -272,18 +298,18 @@ typedef struct cls_bench_profile {
   cls_bench_profile_row gemm_estimates[CLS_BENCH_MAX_SHAPES];
 } cls_bench_profile;
 
-/* cls_bench_train_run, then (profile not NULL) one profiled step: the MFCC of the batch (B utterances of T
- * frames) into the step's input, then the training step and Adam. shapes/gemm_ms: the SGEMM section's
- * shapes at this H, B, T (cls_bench_gemm_shapes), which name the GEMM rows, and ms per call, for the
- * estimates when the GEMMs report no events (NULL: none). */
+/* cls_bench_train_run, then (profile not NULL) one profiled step of the same trainer (cls_step_run: the MFCC of
+ * the batch, forward, CTC, backward, the gradient's read-back and host reduction, its upload and Adam).
+ * shapes/gemm_ms: the SGEMM section's shapes at this H, B, T (cls_bench_gemm_shapes), which name the GEMM
+ * rows, and ms per call, for the estimates when the GEMMs report no events (NULL: none). */
 cls_status cls_bench_train_profile_run(cls_engine *engine, int device, const cls_bench_config *cfg,
                                        const cls_gemm_shape *shapes, const double *gemm_ms, int n_shapes,
                                        cls_bench_train *train, cls_bench_profile *profile);
 
-/* ---- all devices together as towers (bench_towers.c) ----
- * The hybrid training step of the multi-tower trainer on `n` devices: a global batch of
- * cfg->batch utterances per tower (as DeepSpeech), split by measured speed (--balance auto), every
- * tower's forward and backward pass, the host reduction and Adam on every replica; wall-clock
+/* ---- all devices together as towers (bench_step.c) ----
+ * Training's step (cls_bench_step_run) on `n` devices as towers: a global batch of cfg->batch utterances
+ * per tower (as DeepSpeech), split by measured speed (--balance auto), every tower's forward and backward
+ * pass, the host reduction and Adam on every replica, device features as cls_bench_train_run; wall-clock
  * median of cfg->runs steps after two warm-up steps (which also measure the towers' speeds).
  * frames = T x the global batch. */
 cls_status cls_bench_towers_run(cls_engine *engine, const int *devices, int n, const cls_bench_config *cfg,
