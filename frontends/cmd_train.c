@@ -68,160 +68,236 @@ static int drop_too_long(cls_engine *engine, const int *sel, int used, const cls
   return data_sets_drop_longer("training set", train, n_train, m, s, why, f->strict);
 }
 
-int cmd_train(int argc, char **argv) {
+/* Everything one `clspeech train` run holds, so each stage below is a function of it and one exit path
+ * (finish) frees it all. Stays where it is: `table` points into `f`. */
+typedef struct train_cmd {
   train_flags f;
-  train_flags_defaults(&f);
-  int n_flags = 0;
-  cli_flag *table = train_flags_table(&f, &n_flags);
-  int rc = cli_parse_flags(argc, argv, 2, table, n_flags, "train",
+  cli_flag *table;
+  int n_flags;
+  cls_alphabet *alphabet;
+  cls_train_options opt;
+  cls_train_fault fault;
+  cls_mfcc_tables *tables;
+  int world; /* cls_world_start succeeded */
+  int rank, ranks;
+  char host[256], command[320];
+  data_set *train, *dev, *metrics, *test;
+  int n_train, n_dev, n_metrics, n_test;
+  cls_engine *engine;
+  cls_trainer *trainer;
+  int sel[CLS_MAX_DEVICES], n_sel;
+  progress_printer progress;
+} train_cmd;
+
+/* The flags parsed and checked. 0, or -1 after --help (exit status 0), or the exit status. */
+static int parse_train_flags(train_cmd *c, int argc, char **argv) {
+  train_flags_defaults(&c->f);
+  c->table = train_flags_table(&c->f, &c->n_flags);
+  int rc = cli_parse_flags(argc, argv, 2, c->table, c->n_flags, "train",
                            "Trains a DeepSpeech model (DeepSpeech 0.9's flags and defaults) and tests it.", NULL, 0, NULL);
-  if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-  if ((rc = train_flags_finish(&f, "train"))) return rc;
-  if (!*f.train_files && !*f.test_files) {
+  if (rc) return rc == 1 ? -1 : CLI_EXIT_USAGE;
+  if ((rc = train_flags_finish(&c->f, "train"))) return rc;
+  if (!*c->f.train_files && !*c->f.test_files) {
     fprintf(stderr, "clspeech train: nothing to do: give --train_files and/or --test_files\n");
     return CLI_EXIT_USAGE;
   }
+  return 0;
+}
+
+/* The alphabet, the training options, the test-only fault (CLSPEECH_FAULT) and the MFCC tables. 0 or the
+ * exit status. */
+static int load_alphabet_and_options(train_cmd *c) {
   cls_error err;
-  cls_alphabet *alphabet = NULL;
-  if (cls_alphabet_load(f.alphabet_config_path, &alphabet, &err) != CLS_OK) {
+  if (cls_alphabet_load(c->f.alphabet_config_path, &c->alphabet, &err) != CLS_OK) {
     fprintf(stderr, "clspeech train: --alphabet_config_path: %s\n", err.text);
     return CLI_EXIT_USAGE;
   }
-  cls_train_options opt = train_flags_options(&f, cls_alphabet_size(alphabet) + 1);
+  c->opt = train_flags_options(&c->f, cls_alphabet_size(c->alphabet) + 1);
   /* Fault injection for tests: the one environment variable of training (the engine reads none). */
-  cls_train_fault fault;
-  if (cls_train_fault_parse(getenv("CLSPEECH_FAULT"), &fault, &err) != CLS_OK) {
+  if (cls_train_fault_parse(getenv("CLSPEECH_FAULT"), &c->fault, &err) != CLS_OK) {
     fprintf(stderr, "clspeech train: CLSPEECH_FAULT=%s\n", err.text);
-    cls_alphabet_destroy(alphabet);
     return CLI_EXIT_USAGE;
   }
-  if (fault.kind != CLS_FAULT_NONE)
+  if (c->fault.kind != CLS_FAULT_NONE)
     fprintf(stderr, "clspeech: warning: fault injection: %s tower %d at step %lld (CLSPEECH_FAULT)\n",
-            fault.kind == CLS_FAULT_FAIL ? "fail" : "perturb", fault.tower, (long long)fault.step);
-  cls_mfcc_tables *tables = NULL;
-  if (cls_mfcc_tables_create(&opt.features, &tables, &err) != CLS_OK) {
+            c->fault.kind == CLS_FAULT_FAIL ? "fail" : "perturb", c->fault.tower, (long long)c->fault.step);
+  if (cls_mfcc_tables_create(&c->opt.features, &c->tables, &err) != CLS_OK) {
     fprintf(stderr, "clspeech train: %s\n", err.text);
-    cls_alphabet_destroy(alphabet);
     return CLI_EXIT_USAGE;
   }
-  int rank = 0, ranks = 1;
-  char host[256] = "", command[320] = "train";
-  if (f.horovod) {
-    cls_error why;
-    cls_status wst = cls_world_start(&rank, &ranks, host, sizeof host, &why);
-    if (wst != CLS_OK) {
-      fprintf(stderr, "clspeech train: --horovod: %s\n", why.text);
-      cls_mfcc_tables_destroy(tables);
-      cls_alphabet_destroy(alphabet);
-      return wst == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
-    }
-    cli_log_rank(ranks > 1 ? rank : -1, host, f.log_placement);
-    if (ranks > 1) snprintf(command, sizeof command, "train: rank %d of %d on host %s", rank, ranks, host);
+  return 0;
+}
+
+/* --horovod: MPI started, this rank's messages prefixed and its command name set. 0 or the exit status. */
+static int start_world(train_cmd *c) {
+  if (!c->f.horovod) return 0;
+  cls_error why;
+  cls_status wst = cls_world_start(&c->rank, &c->ranks, c->host, sizeof c->host, &why);
+  if (wst != CLS_OK) {
+    fprintf(stderr, "clspeech train: --horovod: %s\n", why.text);
+    return wst == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
   }
-  /* The checkpoint folder proven writable (and rid of dead processes' temporary files) before any work; by
-   * rank 0 alone under --horovod (the only rank that writes there). */
-  if (*f.train_files && f.epochs > 0 && rank == 0) {
-    int stale = 0;
-    if (cls_dir_prepare_for_writing(f.save_checkpoint_dir, &stale, &err) != CLS_OK) {
-      const char *flag = cli_flag_seen(table, n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
-      fprintf(stderr, "clspeech train: --%s: %s\n", flag, err.text);
-      rc = CLI_EXIT_FAILURE;
-    } else if (stale) {
-      fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale, f.save_checkpoint_dir);
-    }
+  c->world = 1;
+  cli_log_rank(c->ranks > 1 ? c->rank : -1, c->host, c->f.log_placement);
+  if (c->ranks > 1)
+    snprintf(c->command, sizeof c->command, "train: rank %d of %d on host %s", c->rank, c->ranks, c->host);
+  return 0;
+}
+
+/* The checkpoint folder proven writable (and rid of dead processes' temporary files) before any work; by
+ * rank 0 alone under --horovod (the only rank that writes there). 0 or the exit status. */
+static int prepare_checkpoint_dir(train_cmd *c) {
+  if (!*c->f.train_files || c->f.epochs <= 0 || c->rank != 0) return 0;
+  int stale = 0;
+  cls_error err;
+  if (cls_dir_prepare_for_writing(c->f.save_checkpoint_dir, &stale, &err) != CLS_OK) {
+    const char *flag =
+        cli_flag_seen(c->table, c->n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
+    fprintf(stderr, "clspeech train: --%s: %s\n", flag, err.text);
+    return CLI_EXIT_FAILURE;
   }
-  cls_dataset_options dopt = {alphabet, f.audio_sample_rate, tables->window, tables->step, f.reverse_train,
-                              f.limit_train, f.strict};
-  data_set *train = NULL, *dev = NULL, *test = NULL, *metrics = NULL;
-  int n_train = 0, n_dev = 0, n_test = 0, n_metrics = 0;
-  if (!rc) rc = data_sets_load("training set", f.train_files, 0, &dopt, &train, &n_train);
-  dopt.reverse = f.reverse_dev;
-  dopt.limit = f.limit_dev;
-  if (!rc) rc = data_sets_load("validation set", f.dev_files, 1, &dopt, &dev, &n_dev);
-  if (!rc) rc = data_sets_load("metrics set", f.metrics_files, 1, &dopt, &metrics, &n_metrics);
-  dopt.reverse = f.reverse_test;
-  dopt.limit = f.limit_test;
-  if (!rc) rc = data_sets_load("test set", f.test_files, 1, &dopt, &test, &n_test);
-  if (!rc) rc = too_few_for_a_batch(train, n_train, f.train_batch_size);
-  cls_engine *engine = NULL;
-  cls_trainer *trainer = NULL;
-  int sel[CLS_MAX_DEVICES], n_sel = 0;
-  cls_status st = CLS_OK;
-  if (!rc) rc = cli_open_devices(command, f.devices, &engine, sel, CLS_MAX_DEVICES, &n_sel);
-  if (!rc) {
-    const int training = n_train > 0 && f.epochs > 0, used = training ? n_sel : 1;
-    for (int i = 0; i < used && rank == 0; i++) {
-      const cls_device_info *d = cls_engine_device(engine, sel[i]);
-      fprintf(stderr, "clspeech: %s device %d:%d (%s)%s\n", training ? "training on" : "evaluating on",
-              d->platform_index, d->device_index, d->name,
-              training && f.towers_per_device > 1 ? " (several towers)" : "");
-    }
-    const data_set *sets[4] = {train, dev, metrics, test};
-    const int n_sets[4] = {n_train, n_dev, n_metrics, n_test};
-    int max_frames = 1, max_labels = 1;
-    all_sets_max(sets, n_sets, &max_frames, &max_labels);
-    int max_batch = f.train_batch_size;
-    if (f.dev_batch_size > max_batch) max_batch = f.dev_batch_size;
-    if (f.test_batch_size > max_batch) max_batch = f.test_batch_size;
-    /* Evaluation alone runs on the first device: towers are for training. */
-    if (!training) opt.towers_per_device = 1;
-    int frame_limit = 1;
-    rc = drop_too_long(engine, sel, used, &opt, &f, tables, max_batch, max_labels, train, n_train, &frame_limit);
-    if (!rc) {
-      all_sets_max(sets, n_sets, &max_frames, &max_labels); /* the training set may have lost utterances */
-      if (max_frames > frame_limit) max_frames = frame_limit; /* the longer evaluation utterances stream */
-      if (max_frames < 1) max_frames = 1;
-    }
-    if (!rc && training) rc = too_few_for_a_batch(train, n_train, f.train_batch_size);
-    if (!rc) st = cls_trainer_create(engine, sel, used, &opt, max_batch, max_frames, max_labels, &trainer);
-    if (!rc && st == CLS_OK) st = cls_trainer_set_fault(trainer, &fault);
-    if (st != CLS_OK) rc = cli_report(command, engine, st);
+  if (stale)
+    fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale,
+            c->f.save_checkpoint_dir);
+  return 0;
+}
+
+/* The training, validation, metrics and test sets, each with its own --reverse_* and --limit_*. 0 or the
+ * exit status. */
+static int load_data_sets(train_cmd *c) {
+  const train_flags *f = &c->f;
+  cls_dataset_options dopt = {c->alphabet, f->audio_sample_rate, c->tables->window, c->tables->step,
+                              f->reverse_train, f->limit_train, f->strict};
+  int rc = data_sets_load("training set", f->train_files, 0, &dopt, &c->train, &c->n_train);
+  dopt.reverse = f->reverse_dev;
+  dopt.limit = f->limit_dev;
+  if (!rc) rc = data_sets_load("validation set", f->dev_files, 1, &dopt, &c->dev, &c->n_dev);
+  if (!rc) rc = data_sets_load("metrics set", f->metrics_files, 1, &dopt, &c->metrics, &c->n_metrics);
+  dopt.reverse = f->reverse_test;
+  dopt.limit = f->limit_test;
+  if (!rc) rc = data_sets_load("test set", f->test_files, 1, &dopt, &c->test, &c->n_test);
+  if (!rc) rc = too_few_for_a_batch(c->train, c->n_train, f->train_batch_size);
+  return rc;
+}
+
+/* Whether this run trains (else it only evaluates the test set). */
+static int is_training(const train_cmd *c) { return c->n_train > 0 && c->f.epochs > 0; }
+
+/* The trainer sized for every set (the training set rid of what the devices cannot hold) on the devices
+ * used (evaluation alone: the first, one tower), with the test fault set. 0 or the exit status. */
+static int create_trainer(train_cmd *c) {
+  const int training = is_training(c), used = training ? c->n_sel : 1;
+  for (int i = 0; i < used && c->rank == 0; i++) {
+    const cls_device_info *d = cls_engine_device(c->engine, c->sel[i]);
+    fprintf(stderr, "clspeech: %s device %d:%d (%s)%s\n", training ? "training on" : "evaluating on",
+            d->platform_index, d->device_index, d->name,
+            training && c->f.towers_per_device > 1 ? " (several towers)" : "");
   }
-  progress_printer progress;
-  progress_init(&progress, f.show_progressbar);
-  if (!rc && n_train > 0 && f.epochs > 0) {
-    st = cls_trainer_load(trainer, f.load_train_mode, 0);
-    if (st == CLS_OK && rank == 0) {
-      char path[4200];
-      snprintf(path, sizeof path, "%s/flags.txt", f.save_checkpoint_dir);
-      if (cls_make_dirs(f.save_checkpoint_dir) != CLS_OK || train_flags_write(&f, path) != 0)
-        fprintf(stderr, "clspeech: warning: cannot write %s: %s\n", path, strerror(errno));
-      /* What transcription needs beside the weights: the alphabet and the feature geometry. */
-      if (cls_checkpoint_describe(f.save_checkpoint_dir, f.alphabet_config_path, f.audio_sample_rate, f.feature_win_len,
-                                  f.feature_win_step, &err) != CLS_OK)
-        fprintf(stderr, "clspeech: warning: %s\n", err.text);
+  const data_set *sets[4] = {c->train, c->dev, c->metrics, c->test};
+  const int n_sets[4] = {c->n_train, c->n_dev, c->n_metrics, c->n_test};
+  int max_frames = 1, max_labels = 1;
+  all_sets_max(sets, n_sets, &max_frames, &max_labels);
+  int max_batch = c->f.train_batch_size;
+  if (c->f.dev_batch_size > max_batch) max_batch = c->f.dev_batch_size;
+  if (c->f.test_batch_size > max_batch) max_batch = c->f.test_batch_size;
+  /* Evaluation alone runs on the first device: towers are for training. */
+  if (!training) c->opt.towers_per_device = 1;
+  int frame_limit = 1;
+  int rc = drop_too_long(c->engine, c->sel, used, &c->opt, &c->f, c->tables, max_batch, max_labels, c->train,
+                         c->n_train, &frame_limit);
+  if (rc) return rc;
+  all_sets_max(sets, n_sets, &max_frames, &max_labels); /* the training set may have lost utterances */
+  if (max_frames > frame_limit) max_frames = frame_limit; /* the longer evaluation utterances stream */
+  if (max_frames < 1) max_frames = 1;
+  if (training && (rc = too_few_for_a_batch(c->train, c->n_train, c->f.train_batch_size))) return rc;
+  cls_status st = cls_trainer_create(c->engine, c->sel, used, &c->opt, max_batch, max_frames, max_labels, &c->trainer);
+  if (st == CLS_OK) st = cls_trainer_set_fault(c->trainer, &c->fault);
+  return st == CLS_OK ? 0 : cli_report(c->command, c->engine, st);
+}
+
+/* Rank 0, beside the checkpoints: flags.txt and what transcription needs beside the weights (the alphabet
+ * and the feature geometry). Failures are warnings. */
+static void describe_checkpoint_dir(const train_flags *f) {
+  char path[4200];
+  cls_error err;
+  snprintf(path, sizeof path, "%s/flags.txt", f->save_checkpoint_dir);
+  if (cls_make_dirs(f->save_checkpoint_dir) != CLS_OK || train_flags_write(f, path) != 0)
+    fprintf(stderr, "clspeech: warning: cannot write %s: %s\n", path, strerror(errno));
+  if (cls_checkpoint_describe(f->save_checkpoint_dir, f->alphabet_config_path, f->audio_sample_rate, f->feature_win_len,
+                              f->feature_win_step, &err) != CLS_OK)
+    fprintf(stderr, "clspeech: warning: %s\n", err.text);
+}
+
+/* The epochs: the trainer loaded (--load_train), the validation and metrics sets passed as evaluation
+ * sets, progress printed by rank 0. 0 or the exit status. */
+static int train_epochs(train_cmd *c) {
+  cls_status st = cls_trainer_load(c->trainer, c->f.load_train_mode, 0);
+  if (st == CLS_OK && c->rank == 0) describe_checkpoint_dir(&c->f);
+  if (st == CLS_OK) {
+    cls_eval_set *dev_sets = calloc((size_t)(c->n_dev + c->n_metrics + 1), sizeof *dev_sets);
+    if (!dev_sets) {
+      fprintf(stderr, "clspeech train: out of memory\n");
+      return CLI_EXIT_FAILURE;
     }
-    if (st == CLS_OK) {
-      cls_eval_set *dev_sets = calloc((size_t)(n_dev + n_metrics + 1), sizeof *dev_sets);
-      for (int i = 0; i < n_dev; i++) dev_sets[i] = data_set_eval(&dev[i]);
-      for (int i = 0; i < n_metrics; i++) dev_sets[n_dev + i] = data_set_eval(&metrics[i]);
-      st = cls_trainer_train_with_metrics(trainer, train[0].utts, train[0].n, dev_sets, n_dev, dev_sets + n_dev,
-                                          n_metrics, rank == 0 ? progress_print : NULL, &progress);
-      free(dev_sets);
-    }
-    if (st != CLS_OK) rc = cli_report(command, engine, st);
-    else if (rank == 0)
-      fprintf(stderr, "clspeech: FINISHED optimization (global step %lld)\n",
-              (long long)cls_trainer_counters(trainer).global_step);
+    for (int i = 0; i < c->n_dev; i++) dev_sets[i] = data_set_eval(&c->dev[i]);
+    for (int i = 0; i < c->n_metrics; i++) dev_sets[c->n_dev + i] = data_set_eval(&c->metrics[i]);
+    st = cls_trainer_train_with_metrics(c->trainer, c->train[0].utts, c->train[0].n, dev_sets, c->n_dev,
+                                        dev_sets + c->n_dev, c->n_metrics, c->rank == 0 ? progress_print : NULL,
+                                        &c->progress);
+    free(dev_sets);
   }
-  if (!rc && n_test > 0 && rank == 0) { /* the test set: rank 0 alone, as DeepSpeech */
-    st = cls_trainer_load(trainer, f.load_evaluate_mode, 1);
-    if (st != CLS_OK) rc = cli_report("train", engine, st);
-    if (!rc) rc = test_report_run(engine, trainer, alphabet, &f, test, n_test, &progress);
+  if (st != CLS_OK) return cli_report(c->command, c->engine, st);
+  if (c->rank == 0)
+    fprintf(stderr, "clspeech: FINISHED optimization (global step %lld)\n",
+            (long long)cls_trainer_counters(c->trainer).global_step);
+  return 0;
+}
+
+/* The stages in order; the first failure's exit status, or 0. */
+static int train_stages(train_cmd *c) {
+  int rc;
+  if ((rc = load_alphabet_and_options(c)) || (rc = start_world(c)) || (rc = prepare_checkpoint_dir(c)) ||
+      (rc = load_data_sets(c)))
+    return rc;
+  if ((rc = cli_open_devices(c->command, c->f.devices, &c->engine, c->sel, CLS_MAX_DEVICES, &c->n_sel)) ||
+      (rc = create_trainer(c)))
+    return rc;
+  progress_init(&c->progress, c->f.show_progressbar);
+  if (is_training(c) && (rc = train_epochs(c))) return rc;
+  if (c->n_test > 0 && c->rank == 0) { /* the test set: rank 0 alone, as DeepSpeech */
+    cls_status st = cls_trainer_load(c->trainer, c->f.load_evaluate_mode, 1);
+    if (st != CLS_OK) return cli_report("train", c->engine, st);
+    return test_report_run(c->engine, c->trainer, c->alphabet, &c->f, c->test, c->n_test, &c->progress);
   }
-  cls_trainer_destroy(trainer);
-  cls_engine_destroy(engine);
-  data_sets_free(train, n_train);
-  data_sets_free(dev, n_dev);
-  data_sets_free(metrics, n_metrics);
-  data_sets_free(test, n_test);
-  cls_mfcc_tables_destroy(tables);
-  cls_alphabet_destroy(alphabet);
-  if (rc && ranks > 1) {
+  return 0;
+}
+
+/* The one exit path: everything freed; under --horovod a failed rank ends every rank, MPI stopped. */
+static int finish(train_cmd *c, int rc) {
+  cls_trainer_destroy(c->trainer);
+  cls_engine_destroy(c->engine);
+  data_sets_free(c->train, c->n_train);
+  data_sets_free(c->dev, c->n_dev);
+  data_sets_free(c->metrics, c->n_metrics);
+  data_sets_free(c->test, c->n_test);
+  cls_mfcc_tables_destroy(c->tables);
+  cls_alphabet_destroy(c->alphabet);
+  if (!c->world) return rc;
+  if (rc && c->ranks > 1) {
     fprintf(stderr, "clspeech train: rank %d of %d on host %s failed (exit status %d): ending every rank's process\n",
-            rank, ranks, host, rc);
+            c->rank, c->ranks, c->host, rc);
     cls_world_abort(rc);
   }
-  if (f.horovod) cls_world_stop();
+  cls_world_stop();
   return rc;
+}
+
+int cmd_train(int argc, char **argv) {
+  train_cmd c;
+  memset(&c, 0, sizeof c);
+  c.ranks = 1;
+  snprintf(c.command, sizeof c.command, "train");
+  int rc = parse_train_flags(&c, argc, argv);
+  if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
+  return finish(&c, train_stages(&c));
 }
