@@ -182,50 +182,58 @@ static void bench_device(cls_engine *engine, bench_run *run, bench_device_result
   end_progress(&ps);
 }
 
-int cmd_bench(int argc, char **argv) {
-  const char *devices = "", *hidden = "512,2048", *json = "", *plot = "", *alphabet_path = "";
-  int batch = 16, time = 150, runs = 5, candidates = 6;
-  bool tune = false;
+/* The flags of `clspeech bench`, as given. */
+typedef struct bench_flags {
+  const char *devices, *hidden, *json, *plot, *alphabet_path;
+  int batch, time, runs, candidates;
+  bool tune;
+} bench_flags;
+
+/* The flags parsed into *b (which holds the defaults). cli_parse_flags' result: 0, 1 after --help, else an error. */
+static int parse_bench_flags(int argc, char **argv, bench_flags *b) {
   cli_flag flags[] = {
-      {"devices", CLI_STRING, &devices,
+      {"devices", CLI_STRING, &b->devices,
        "devices to benchmark: all, gpu, cpu, accelerator, P:D indices or name substrings, comma-separated "
        "(default: $CLSPEECH_DEVICES, else every GPU, else every CPU device)", false},
-      {"n_hidden", CLI_STRING, &hidden, "model widths to benchmark, comma-separated (DeepSpeech's --n_hidden)", false},
-      {"alphabet_config_path", CLI_STRING, &alphabet_path,
+      {"n_hidden", CLI_STRING, &b->hidden, "model widths to benchmark, comma-separated (DeepSpeech's --n_hidden)", false},
+      {"alphabet_config_path", CLI_STRING, &b->alphabet_path,
        "the alphabet of the model to benchmark: its labels + 1 (the blank) are the output classes (default: "
        "DeepSpeech's English alphabet, 28 labels)", false},
-      {"batch", CLI_INT, &batch, "utterances per batch (B)", false},
-      {"time", CLI_INT, &time, "frames per utterance (T; 20 ms each, so 150 is 3 s of audio)", false},
-      {"runs", CLI_INT, &runs, "timed runs per measurement, after one warm-up run; the median is reported", false},
-      {"json", CLI_STRING, &json, "write every figure as JSON to this file (- for stdout; schema in docs/bench.md)", false},
-      {"plot", CLI_STRING, &plot, "write an SVG plot comparing the devices to this file", false},
-      {"tune", CLI_BOOL, &tune,
+      {"batch", CLI_INT, &b->batch, "utterances per batch (B)", false},
+      {"time", CLI_INT, &b->time, "frames per utterance (T; 20 ms each, so 150 is 3 s of audio)", false},
+      {"runs", CLI_INT, &b->runs, "timed runs per measurement, after one warm-up run; the median is reported", false},
+      {"json", CLI_STRING, &b->json, "write every figure as JSON to this file (- for stdout; schema in docs/bench.md)",
+       false},
+      {"plot", CLI_STRING, &b->plot, "write an SVG plot comparing the devices to this file", false},
+      {"tune", CLI_BOOL, &b->tune,
        "search CLBlast's GEMM parameters for these shapes on each device, check every candidate, and store the "
        "winners in the kernel cache folder, where training loads them", false},
-      {"tune_candidates", CLI_INT, &candidates,
+      {"tune_candidates", CLI_INT, &b->candidates,
        "candidate pairs (Xgemm + XgemmDirect) --tune tries from the device's list of 8, best bets first; each costs "
        "one CLBlast compile (about 20 s on PoCL) and its timings",
        false},
   };
-  int rc = cli_parse_flags(argc, argv, 2, flags, (int)(sizeof flags / sizeof flags[0]), "bench",
-                           "Benchmarks each device: measured peak, SGEMM at the model's shapes, LSTM, CTC, Adam, MFCC, "
-                           "the whole training step and one step by op;\nwith --tune, searches and stores CLBlast GEMM parameters per device.",
-                           NULL, 0, NULL);
-  if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-  bench_run run;
-  memset(&run, 0, sizeof run);
-  if (parse_hidden(hidden, &run)) {
+  return cli_parse_flags(argc, argv, 2, flags, (int)(sizeof flags / sizeof flags[0]), "bench",
+                         "Benchmarks each device: measured peak, SGEMM at the model's shapes, LSTM, CTC, Adam, MFCC, "
+                         "the whole training step and one step by op;\nwith --tune, searches and stores CLBlast GEMM "
+                         "parameters per device.",
+                         NULL, 0, NULL);
+}
+
+/* The flags checked and set into *run (which is zeroed). 0 or the exit status. */
+static int bench_run_from_flags(const bench_flags *b, bench_run *run) {
+  if (parse_hidden(b->hidden, run)) {
     fprintf(stderr, "clspeech bench: --n_hidden expects up to %d comma-separated widths 1..8192, got \"%s\"\n",
-            BENCH_MAX_HIDDEN, hidden);
+            BENCH_MAX_HIDDEN, b->hidden);
     return CLI_EXIT_USAGE;
   }
   const struct {
     const char *flag;
     int value, low, high;
-  } ranges[] = {{"--batch", batch, 1, 4096},
-                {"--time", time, 4, 100000},
-                {"--runs", runs, 1, CLS_BENCH_MAX_RUNS},
-                {"--tune_candidates", candidates, 1, 8}};
+  } ranges[] = {{"--batch", b->batch, 1, 4096},
+                {"--time", b->time, 4, 100000},
+                {"--runs", b->runs, 1, CLS_BENCH_MAX_RUNS},
+                {"--tune_candidates", b->candidates, 1, 8}};
   for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
     if (ranges[r].value < ranges[r].low || ranges[r].value > ranges[r].high) {
       fprintf(stderr, "clspeech bench: %s must be %d..%d, got %d\n", ranges[r].flag, ranges[r].low, ranges[r].high,
@@ -234,83 +242,110 @@ int cmd_bench(int argc, char **argv) {
     }
   /* The output classes: the alphabet's labels + the blank; DeepSpeech's English alphabet (a-z, space and
    * apostrophe) when none is given. */
-  run.n_classes = BENCH_ENGLISH_LABELS + 1;
-  if (*alphabet_path) {
+  run->n_classes = BENCH_ENGLISH_LABELS + 1;
+  if (*b->alphabet_path) {
     cls_error err;
     cls_alphabet *alphabet = NULL;
-    if (cls_alphabet_load(alphabet_path, &alphabet, &err) != CLS_OK) {
+    if (cls_alphabet_load(b->alphabet_path, &alphabet, &err) != CLS_OK) {
       fprintf(stderr, "clspeech bench: --alphabet_config_path: %s\n", err.text);
       return CLI_EXIT_USAGE;
     }
-    run.n_classes = cls_alphabet_size(alphabet) + 1;
+    run->n_classes = cls_alphabet_size(alphabet) + 1;
     cls_alphabet_destroy(alphabet);
   }
-  run.batch = batch;
-  run.time = time;
-  run.runs = runs;
-  run.tune = tune;
-  run.tune_candidates = candidates;
-  run.selection = *devices ? devices : NULL;
+  run->batch = b->batch;
+  run->time = b->time;
+  run->runs = b->runs;
+  run->tune = b->tune;
+  run->tune_candidates = b->candidates;
+  run->selection = *b->devices ? b->devices : NULL;
+  return 0;
+}
 
-  cls_engine *engine = NULL;
-  if ((rc = cli_engine_open(&engine))) return rc;
-  run.gemm_tuning = cls_engine_get_options(engine)->gemm_tuning;
-  int n = cls_engine_device_count(engine), n_sel = 0;
-  int *sel = calloc((size_t)n, sizeof *sel);
-  cls_status st = sel ? cls_engine_select(engine, devices, sel, n, &n_sel) : CLS_ERR_OUT_OF_MEMORY;
-  /* --tune measures "before" with CLBlast's defaults, so stored tuning is not loaded then */
-  if (st == CLS_OK) st = tune ? cls_engine_prepare_untuned(engine, sel, &n_sel) : cls_engine_prepare(engine, sel, &n_sel);
-  if (st != CLS_OK) {
-    rc = cli_report("bench", engine, st);
-    free(sel);
-    cls_engine_destroy(engine);
-    return rc;
-  }
-  run.n_devices = n_sel;
-  run.devices = calloc((size_t)n_sel, sizeof *run.devices);
-  if (!run.devices) {
+/* The engine and the devices the flags select, prepared (--tune: without stored tuning, since it measures
+ * "before" with CLBlast's defaults), and run->devices allocated for them. 0 or the exit status. */
+static int open_bench_devices(const bench_flags *b, bench_run *run, cls_engine **engine, int **sel) {
+  int rc = cli_engine_open(engine);
+  if (rc) return rc;
+  run->gemm_tuning = cls_engine_get_options(*engine)->gemm_tuning;
+  int n = cls_engine_device_count(*engine), n_sel = 0;
+  *sel = calloc((size_t)n, sizeof **sel);
+  cls_status st = *sel ? cls_engine_select(*engine, b->devices, *sel, n, &n_sel) : CLS_ERR_OUT_OF_MEMORY;
+  if (st == CLS_OK)
+    st = b->tune ? cls_engine_prepare_untuned(*engine, *sel, &n_sel) : cls_engine_prepare(*engine, *sel, &n_sel);
+  if (st != CLS_OK) return cli_report("bench", *engine, st);
+  run->devices = calloc((size_t)n_sel, sizeof *run->devices);
+  if (!run->devices) {
     fprintf(stderr, "clspeech bench: out of memory\n");
-    free(sel);
-    cls_engine_destroy(engine);
     return CLI_EXIT_FAILURE;
   }
-  bool to_stdout = !strcmp(json, "-");
+  run->n_devices = n_sel;
+  return 0;
+}
+
+/* Each device measured in turn, its table printed as it ends (unless the JSON goes to stdout), then all
+ * devices together as towers: training's step (engine/bench/bench_step.c). Whether a device failed. */
+static bool bench_all_devices(cls_engine *engine, const int *sel, bench_run *run, bool to_stdout) {
   bool failed = false;
-  for (int i = 0; i < n_sel; i++) {
-    bench_device_result *d = &run.devices[i];
+  for (int i = 0; i < run->n_devices; i++) {
+    bench_device_result *d = &run->devices[i];
     d->index = sel[i];
     d->info = cls_engine_device(engine, sel[i]);
     fprintf(stderr, "clspeech bench: device %d:%d (%s)%s...\n", d->info->platform_index, d->info->device_index,
-            d->info->name, tune ? ", then GEMM tuning (minutes)" : "");
-    bench_device(engine, &run, d);
+            d->info->name, run->tune ? ", then GEMM tuning (minutes)" : "");
+    bench_device(engine, run, d);
     failed |= d->error != NULL;
-    if (!to_stdout) bench_print_device(stdout, &run, d);
+    if (!to_stdout) bench_print_device(stdout, run, d);
     fflush(stdout);
   }
-  /* All devices together as towers: training's step (engine/bench/bench_step.c). */
-  if (n_sel > 1) {
-    cls_bench_config cfg = {.n_hidden = run.n_hidden[0], .batch = run.batch, .time = run.time, .runs = run.runs,
-                            .n_classes = run.n_classes};
-    run.towers_measured = cls_bench_towers_run(engine, sel, n_sel, &cfg, &run.towers) == CLS_OK;
-    snprintf(run.towers_note, sizeof run.towers_note, "%s", run.towers_measured ? "" : cls_engine_error(engine));
+  if (run->n_devices > 1) {
+    cls_bench_config cfg = {.n_hidden = run->n_hidden[0], .batch = run->batch, .time = run->time, .runs = run->runs,
+                            .n_classes = run->n_classes};
+    run->towers_measured = cls_bench_towers_run(engine, sel, run->n_devices, &cfg, &run->towers) == CLS_OK;
+    snprintf(run->towers_note, sizeof run->towers_note, "%s", run->towers_measured ? "" : cls_engine_error(engine));
   }
-  if (!to_stdout) bench_print_summary(stdout, &run);
+  return failed;
+}
+
+/* --json and --plot written. Whether one failed. */
+static bool write_bench_files(const bench_flags *b, const bench_run *run, bool to_stdout) {
+  bool failed = false;
   cls_error err;
-  if (*json && bench_write_json(json, &run, &err)) {
+  if (*b->json && bench_write_json(b->json, run, &err)) {
     fprintf(stderr, "clspeech bench: --json: %s\n", err.text);
     failed = true;
-  } else if (*json && !to_stdout) {
-    fprintf(stderr, "clspeech bench: JSON written to %s\n", json);
+  } else if (*b->json && !to_stdout) {
+    fprintf(stderr, "clspeech bench: JSON written to %s\n", b->json);
   }
-  if (*plot && bench_write_svg(plot, &run, &err)) {
+  if (*b->plot && bench_write_svg(b->plot, run, &err)) {
     fprintf(stderr, "clspeech bench: --plot: %s\n", err.text);
     failed = true;
-  } else if (*plot) {
-    fprintf(stderr, "clspeech bench: plot written to %s\n", plot);
+  } else if (*b->plot) {
+    fprintf(stderr, "clspeech bench: plot written to %s\n", b->plot);
   }
-  for (int i = 0; i < n_sel; i++) free(run.devices[i].error);
+  return failed;
+}
+
+int cmd_bench(int argc, char **argv) {
+  bench_flags b = {"", "512,2048", "", "", "", 16, 150, 5, 6, false};
+  int rc = parse_bench_flags(argc, argv, &b);
+  if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+  bench_run run;
+  memset(&run, 0, sizeof run);
+  if ((rc = bench_run_from_flags(&b, &run))) return rc;
+  cls_engine *engine = NULL;
+  int *sel = NULL;
+  rc = open_bench_devices(&b, &run, &engine, &sel);
+  if (!rc) {
+    const bool to_stdout = !strcmp(b.json, "-");
+    bool failed = bench_all_devices(engine, sel, &run, to_stdout);
+    if (!to_stdout) bench_print_summary(stdout, &run);
+    failed |= write_bench_files(&b, &run, to_stdout);
+    rc = failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+  }
+  for (int i = 0; i < run.n_devices; i++) free(run.devices[i].error);
   free(run.devices);
   free(sel);
   cls_engine_destroy(engine);
-  return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+  return rc;
 }
