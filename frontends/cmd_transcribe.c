@@ -139,110 +139,144 @@ static int load_features(train_flags *f, const cli_flag *flags, int n_flags) {
   return 0;
 }
 
-int cmd_transcribe(int argc, char **argv) {
+/* Everything one `clspeech transcribe` run holds. Stays where it is: `all` points into `f` and
+ * `stream_frames`. */
+typedef struct transcribe_cmd {
   train_flags f;
-  train_flags_defaults(&f);
-  f.beam_width = 1024;
-  int n_flags = 0;
-  cli_flag *table = train_flags_table(&f, &n_flags);
   cli_flag all[80];
-  memcpy(all, table, (size_t)n_flags * sizeof *table);
-  all[n_flags++] = (cli_flag){"audio", CLI_STRING, &f.audio, "the audio file to transcribe (more may follow as arguments)",
-                              false};
-  int stream_frames = 1024;
-  all[n_flags++] = (cli_flag){"stream_frames", CLI_INT, &stream_frames,
-                              "frames per chunk: each file is decoded, featurised and run through the model a chunk at a "
-                              "time, the LSTM state carried over, so memory does not grow with the file (1 .. 65536)",
-                              false};
+  int n_flags;
+  int stream_frames;
+  const char *files[257];
+  int n_files;
+  char path[4400]; /* the checkpoint */
+  cls_model_config model;
+  cls_alphabet *alphabet;
+  char alphabet_file[4200];
+  cls_infer_config ic;
+} transcribe_cmd;
+
+/* The flags (training's, --audio and --stream_frames) parsed and checked, the files listed. 0, -1 after
+ * --help (exit status 0), or the exit status. */
+static int parse_transcribe_flags(transcribe_cmd *c, int argc, char **argv) {
+  train_flags_defaults(&c->f);
+  c->f.beam_width = 1024;
+  cli_flag *table = train_flags_table(&c->f, &c->n_flags);
+  memcpy(c->all, table, (size_t)c->n_flags * sizeof *table);
+  c->all[c->n_flags++] = (cli_flag){"audio", CLI_STRING, &c->f.audio,
+                                    "the audio file to transcribe (more may follow as arguments)", false};
+  c->stream_frames = 1024;
+  c->all[c->n_flags++] = (cli_flag){"stream_frames", CLI_INT, &c->stream_frames,
+                                    "frames per chunk: each file is decoded, featurised and run through the model a "
+                                    "chunk at a time, the LSTM state carried over, so memory does not grow with the "
+                                    "file (1 .. 65536)",
+                                    false};
   const char *extra[256];
   int n_extra = 0;
-  int rc = cli_parse_flags(argc, argv, 2, all, n_flags, "transcribe",
+  int rc = cli_parse_flags(argc, argv, 2, c->all, c->n_flags, "transcribe",
                            "Transcribes audio files with a trained checkpoint.", extra, 256, &n_extra);
-  if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-  if ((rc = train_flags_finish(&f, "transcribe"))) return rc;
-  if (stream_frames < 1 || stream_frames > 65536) {
-    fprintf(stderr, "clspeech transcribe: --stream_frames %d: must be 1 .. 65536\n", stream_frames);
+  if (rc) return rc == 1 ? -1 : CLI_EXIT_USAGE;
+  if ((rc = train_flags_finish(&c->f, "transcribe"))) return rc;
+  if (c->stream_frames < 1 || c->stream_frames > 65536) {
+    fprintf(stderr, "clspeech transcribe: --stream_frames %d: must be 1 .. 65536\n", c->stream_frames);
     return CLI_EXIT_USAGE;
   }
-  const char *files[257];
-  int n_files = 0;
-  if (*f.audio) files[n_files++] = f.audio;
-  for (int i = 0; i < n_extra; i++) files[n_files++] = extra[i];
-  if (n_files == 0) {
+  if (*c->f.audio) c->files[c->n_files++] = c->f.audio;
+  for (int i = 0; i < n_extra; i++) c->files[c->n_files++] = extra[i];
+  if (c->n_files == 0) {
     fprintf(stderr, "clspeech transcribe: --audio FILE is required\n");
     return CLI_EXIT_USAGE;
   }
-  char path[4400];
+  return 0;
+}
+
+/* The checkpoint chosen (--load_evaluate) and its model, the feature geometry and the alphabet, each
+ * checked against the flags given and the model's classes; the inference configuration from them. 0 or
+ * the exit status. */
+static int load_checkpoint_setup(transcribe_cmd *c) {
   cls_error err;
-  if (cls_checkpoint_choose(f.load_checkpoint_dir, f.load_evaluate_mode, path, sizeof path, NULL, &err) != CLS_OK) {
+  if (cls_checkpoint_choose(c->f.load_checkpoint_dir, c->f.load_evaluate_mode, c->path, sizeof c->path, NULL, &err) !=
+          CLS_OK ||
+      cls_checkpoint_peek_model(c->path, &c->model, &err) != CLS_OK) {
     fprintf(stderr, "clspeech transcribe: %s\n", err.text);
     return CLI_EXIT_FAILURE;
   }
-  cls_model_config model;
-  if (cls_checkpoint_peek_model(path, &model, &err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s\n", err.text);
-    return CLI_EXIT_FAILURE;
-  }
-  if (disagrees(all, n_flags, "n_hidden", f.n_hidden, model.n_hidden, path)) return CLI_EXIT_USAGE;
-  if (cli_flag_seen(all, n_flags, "relu_clip") && (float)f.relu_clip != model.relu_clip) {
-    fprintf(stderr, "clspeech transcribe: --relu_clip %g disagrees with relu_clip %g in %s\n", f.relu_clip,
-            (double)model.relu_clip, path);
+  if (disagrees(c->all, c->n_flags, "n_hidden", c->f.n_hidden, c->model.n_hidden, c->path)) return CLI_EXIT_USAGE;
+  if (cli_flag_seen(c->all, c->n_flags, "relu_clip") && (float)c->f.relu_clip != c->model.relu_clip) {
+    fprintf(stderr, "clspeech transcribe: --relu_clip %g disagrees with relu_clip %g in %s\n", c->f.relu_clip,
+            (double)c->model.relu_clip, c->path);
     return CLI_EXIT_USAGE;
   }
-  if ((rc = load_features(&f, all, n_flags))) return rc;
-  cls_alphabet *alphabet = NULL;
-  char alphabet_file[4200];
-  if ((rc = load_alphabet(&f, all, n_flags, &alphabet, alphabet_file, sizeof alphabet_file))) return rc;
-  if (cls_alphabet_size(alphabet) + 1 != model.n_classes) {
-    fprintf(stderr, "clspeech transcribe: %s has %d classes, but %s gives %d labels (+1 blank)\n", path,
-            model.n_classes, alphabet_file, cls_alphabet_size(alphabet));
-    cls_alphabet_destroy(alphabet);
+  int rc = load_features(&c->f, c->all, c->n_flags);
+  if (!rc) rc = load_alphabet(&c->f, c->all, c->n_flags, &c->alphabet, c->alphabet_file, sizeof c->alphabet_file);
+  if (rc) return rc;
+  if (cls_alphabet_size(c->alphabet) + 1 != c->model.n_classes) {
+    fprintf(stderr, "clspeech transcribe: %s has %d classes, but %s gives %d labels (+1 blank)\n", c->path,
+            c->model.n_classes, c->alphabet_file, cls_alphabet_size(c->alphabet));
     return CLI_EXIT_USAGE;
   }
-  f.n_hidden = model.n_hidden;
-  cls_infer_config ic = {model, cls_mfcc_default(f.audio_sample_rate), !strcmp(f.features_device, "host"),
-                         f.feature_cache, 1, 1, f.log_placement, stream_frames};
-  ic.features.win_len_ms = f.feature_win_len;
-  ic.features.win_step_ms = f.feature_win_step;
+  c->f.n_hidden = c->model.n_hidden;
+  c->ic = (cls_infer_config){c->model, cls_mfcc_default(c->f.audio_sample_rate), !strcmp(c->f.features_device, "host"),
+                             c->f.feature_cache, 1, 1, c->f.log_placement, c->stream_frames};
+  c->ic.features.win_len_ms = c->f.feature_win_len;
+  c->ic.features.win_step_ms = c->f.feature_win_step;
+  return 0;
+}
+
+/* Each file checked from its header before any work (the model then runs a chunk at a time): readable
+ * and at least one feature window long. 0 or the exit status. */
+static int check_audio_files(const transcribe_cmd *c) {
+  cls_error err;
   cls_mfcc_tables *tables = NULL;
-  if (cls_mfcc_tables_create(&ic.features, &tables, &err) != CLS_OK) {
+  if (cls_mfcc_tables_create(&c->ic.features, &tables, &err) != CLS_OK) {
     fprintf(stderr, "clspeech transcribe: %s\n", err.text);
-    cls_alphabet_destroy(alphabet);
     return CLI_EXIT_USAGE;
   }
-  for (int i = 0; i < n_files && !rc; i++) {
-    /* Each file checked from its header before any work (the model then runs a chunk at a time). */
+  int rc = 0;
+  for (int i = 0; i < c->n_files && !rc; i++) {
     cls_audio_header h;
     char why[512];
-    if (cls_audio_probe(files[i], &h, why, sizeof why) != CLS_AUDIO_FINE) {
+    if (cls_audio_probe(c->files[i], &h, why, sizeof why) != CLS_AUDIO_FINE) {
       cls_audio a;
-      cls_audio_read(files[i], f.audio_sample_rate, &a, &err); /* for its worded error */
+      cls_audio_read(c->files[i], c->f.audio_sample_rate, &a, &err); /* for its worded error */
       cls_audio_free(&a);
       fprintf(stderr, "clspeech transcribe: %s\n", err.text);
       rc = CLI_EXIT_FAILURE;
       break;
     }
-    cls_frame_count count = cls_audio_frame_count(&h, f.audio_sample_rate, tables->window, tables->step);
+    cls_frame_count count = cls_audio_frame_count(&h, c->f.audio_sample_rate, tables->window, tables->step);
     if (count.max_frames <= 0) {
-      fprintf(stderr, "clspeech transcribe: %s: shorter than one feature window\n", files[i]);
+      fprintf(stderr, "clspeech transcribe: %s: shorter than one feature window\n", c->files[i]);
       rc = CLI_EXIT_FAILURE;
     }
   }
   cls_mfcc_tables_destroy(tables);
+  return rc;
+}
+
+/* The model on the first device selected (transcription has no use for towers), loaded, and each file
+ * transcribed; a file that fails to decode does not stop the next. 0 or the exit status. */
+static int transcribe_files(const transcribe_cmd *c) {
   cls_engine *engine = NULL;
   cls_infer *infer = NULL;
   int sel[CLS_MAX_DEVICES], n_sel = 0;
-  if (!rc) rc = cli_open_devices("transcribe", f.devices, &engine, sel, CLS_MAX_DEVICES, &n_sel);
-  if (!rc) {
-    /* One device: transcription has no use for towers. */
-    cls_status st = cls_infer_create(engine, sel[0], &ic, &infer);
-    if (st == CLS_OK) st = cls_infer_load(infer, path);
-    for (int i = 0; i < n_files && st == CLS_OK; i++)
-      if (transcribe_file(infer, alphabet, &f, model.n_classes, files[i], &st) > 0) rc = CLI_EXIT_FAILURE;
-    if (st != CLS_OK) rc = cli_report("transcribe", engine, st);
-  }
+  int rc = cli_open_devices("transcribe", c->f.devices, &engine, sel, CLS_MAX_DEVICES, &n_sel);
+  if (rc) return rc;
+  cls_status st = cls_infer_create(engine, sel[0], &c->ic, &infer);
+  if (st == CLS_OK) st = cls_infer_load(infer, c->path);
+  for (int i = 0; i < c->n_files && st == CLS_OK; i++)
+    if (transcribe_file(infer, c->alphabet, &c->f, c->model.n_classes, c->files[i], &st) > 0) rc = CLI_EXIT_FAILURE;
+  if (st != CLS_OK) rc = cli_report("transcribe", engine, st);
   cls_infer_destroy(infer);
   cls_engine_destroy(engine);
-  cls_alphabet_destroy(alphabet);
+  return rc;
+}
+
+int cmd_transcribe(int argc, char **argv) {
+  transcribe_cmd c;
+  memset(&c, 0, sizeof c);
+  int rc = parse_transcribe_flags(&c, argc, argv);
+  if (rc < 0) return CLI_EXIT_OK;
+  if (!rc && !(rc = load_checkpoint_setup(&c)) && !(rc = check_audio_files(&c))) rc = transcribe_files(&c);
+  cls_alphabet_destroy(c.alphabet);
   return rc;
 }
