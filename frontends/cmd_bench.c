@@ -195,7 +195,8 @@ static int parse_bench_flags(int argc, char **argv, bench_flags *b) {
       {"devices", CLI_STRING, &b->devices,
        "devices to benchmark: all, gpu, cpu, accelerator, P:D indices or name substrings, comma-separated "
        "(default: $CLSPEECH_DEVICES, else every GPU, else every CPU device)", false},
-      {"n_hidden", CLI_STRING, &b->hidden, "model widths to benchmark, comma-separated (DeepSpeech's --n_hidden)", false},
+      {"n_hidden", CLI_STRING, &b->hidden, "model widths to benchmark, comma-separated (DeepSpeech's --n_hidden)",
+       false},
       {"alphabet_config_path", CLI_STRING, &b->alphabet_path,
        "the alphabet of the model to benchmark: its labels + 1 (the blank) are the output classes (default: "
        "DeepSpeech's English alphabet, 28 labels)", false},

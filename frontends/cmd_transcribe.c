@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "clspeech/data.h"
+#include "clspeech/evaluate.h"
 #include "clspeech/features.h"
 #include "clspeech/model.h"
 #include "train_flags.h"
@@ -41,7 +42,8 @@ static int transcribe_file(cls_infer *infer, const cls_alphabet *alphabet, const
   char *text = NULL;
   *st = CLS_OK;
   if (c.decode_status == CLS_OK) *st = cls_infer_stream(infer, file, on_chunk, &c, NULL);
-  if (c.decode_status == CLS_OK && *st == CLS_OK) c.decode_status = transcript_finish(c.decoder, alphabet, &text);
+  if (c.decode_status == CLS_OK && *st == CLS_OK)
+    c.decode_status = cls_ctc_decoder_transcript(c.decoder, alphabet, &text);
   cls_ctc_decoder_free(c.decoder);
   int rc = 0;
   if (c.decode_status != CLS_OK) {

@@ -15,7 +15,3 @@ cls_status transcript_begin(const train_flags *f, int n_classes, cls_ctc_decoder
   const cls_beam_options bo = transcript_beam_options(f);
   return cls_ctc_decoder_begin(n_classes, f->beam_width <= 1, &bo, out);
 }
-
-cls_status transcript_finish(cls_ctc_decoder *d, const cls_alphabet *alphabet, char **text) {
-  return cls_ctc_decoder_transcript(d, alphabet, text);
-}

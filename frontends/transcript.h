@@ -12,9 +12,8 @@
  * cls_eval_request.beam takes it). */
 cls_beam_options transcript_beam_options(const train_flags *flags);
 
-/* A decoder fed a chunk of frames at a time (cls_ctc_decoder_feed) and finished by transcript_finish,
- * which writes the text into a malloc'd *text (the caller frees it). */
+/* A decoder fed a chunk of frames at a time (cls_ctc_decoder_feed) and finished by the engine's
+ * cls_ctc_decoder_transcript, which writes the text into a malloc'd string (the caller frees it). */
 cls_status transcript_begin(const train_flags *flags, int n_classes, cls_ctc_decoder **out);
-cls_status transcript_finish(cls_ctc_decoder *decoder, const cls_alphabet *alphabet, char **text);
 
 #endif
