@@ -152,7 +152,8 @@ static cls_status add_row(const cls_csv *c, const char *name, int line, const in
                          cls_csv_fields(c), cls_csv_fields(c) == 1 ? "" : "s", n_header);
   }
   const char *wav = cls_csv_field(c, col[0]);
-  if (!wav[0]) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the wav_filename field is empty", name, line);
+  if (!wav[0])
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the wav_filename field is empty", name, line);
   int64_t size = 0;
   if (col[1] >= 0 && !parse_int64(cls_csv_field(c, col[1]), &size)) {
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: wav_filesize \"%.64s\" is not an integer", name,

@@ -31,7 +31,8 @@ static cls_status run_axpy_sum(cls_engine *e, cls_device *d, cl_kernel k, float 
   cls_status st = CLS_OK;
   const char *what = "clCreateBuffer";
   bx = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)x, &err);
-  if (err == CL_SUCCESS) by = clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)y, &err);
+  if (err == CL_SUCCESS)
+    by = clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)y, &err);
   if (err == CL_SUCCESS) bp = clCreateBuffer(d->context, CL_MEM_WRITE_ONLY, groups * sizeof *partial, NULL, &err);
   if (err == CL_SUCCESS) {
     cls_kargs args = cls_kargs_begin(e, k, "selftest_axpy_sum");
