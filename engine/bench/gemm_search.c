@@ -343,16 +343,212 @@ static int repick(const cls_gemm_tune_result *r, double all[][MAX_SHAPES], const
   return best;
 }
 
+/* What the stages of one search share: the candidate lists for the device, the search's own first
+ * threshold, the shape orders, and the best candidate of each kernel so far with its times. */
+typedef struct tune_state {
+  const xgemm_cfg *xs;
+  const direct_cfg *ds;
+  size_t split;
+  cls_gemm_params routine;
+  bool any_x, any_d; /* shapes on Xgemm / XgemmDirect at `split` */
+  int heavy_first[MAX_SHAPES], small_first[MAX_SHAPES], large_first[MAX_SHAPES];
+  int best_x, best_d;
+  double best_x_total, best_d_total;
+  double ms_ind[MAX_SHAPES], ms_dir[MAX_SHAPES]; /* the best's time per shape (the other kernel's: stage 2) */
+  double all_x[N_CANDIDATES][MAX_SHAPES], all_d[N_CANDIDATES][MAX_SHAPES]; /* per candidate, shape */
+} tune_state;
+
+/* CLBlast's defaults on every shape (or the caller's `before_ms`), and the orders the stages use. */
+static cls_status time_before(search *s, tune_state *t, const double *before_ms) {
+  cls_gemm_tune_result *r = s->r;
+  const cls_gemm_shape *shapes = s->shapes;
+  double weight[MAX_SHAPES], size[MAX_SHAPES];
+  cls_status st = CLS_OK;
+  for (int i = 0; i < s->n && st == CLS_OK; i++) {
+    if (before_ms) {
+      r->before_ms[i] = before_ms[i];
+    } else {
+      progress(s, "before: timing %s", shapes[i].name);
+      st = cls_gemm_cases_time(s->cases, i, 1, s->o->runs, &r->before_ms[i], NULL);
+    }
+    r->before_step_ms += shapes[i].calls * r->before_ms[i];
+    weight[i] = shapes[i].calls * r->before_ms[i];
+    size[i] = (double)mnk(&shapes[i]);
+  }
+  sort_by(t->heavy_first, s->n, weight, true);
+  sort_by(t->small_first, s->n, size, false);
+  sort_by(t->large_first, s->n, size, true);
+  return st;
+}
+
+/* Stage 1 for candidate pair c: applied at the search's own threshold, every shape checked and timed
+ * on its kernel (the heaviest first; a kernel stops once its partial sum exceeds the best total so
+ * far, as it cannot win), the pair's states recorded, and the best of each kernel updated. */
+static void try_pair(search *s, tune_state *t, int c, cls_status *st) {
+  cls_gemm_tune_result *r = s->r;
+  const cls_gemm_shape *shapes = s->shapes;
+  const int n = s->n;
+  const cls_device_info *info = &s->e->devices[s->device].info;
+  cls_gemm_candidate *cand = &r->candidate[c];
+  bool x_fits = xgemm_fits(&t->xs[c], info), d_fits = direct_fits(&t->ds[c], info);
+  cls_gemm_params set[3] = {t->routine, xgemm_params(&t->xs[c]), direct_params(&t->ds[c])};
+  cand->xgemm = set[1];
+  cand->direct = set[2];
+  r->candidates++;
+  bool x_ok = x_fits && t->any_x, d_ok = d_fits && t->any_d, x_cut = false, d_cut = false;
+  if (x_ok || d_ok) {
+    bool x_applied = !x_ok || apply(s, &set[1], 1), d_applied = !d_ok || apply(s, &set[2], 1);
+    bool r_applied = apply(s, &set[0], 1);
+    if (!x_applied || !r_applied) cand->xgemm_state = CLS_TUNE_REJECTED;
+    if (!d_applied || !r_applied) cand->direct_state = CLS_TUNE_REJECTED;
+    x_ok = x_ok && x_applied && r_applied;
+    d_ok = d_ok && d_applied && r_applied;
+  }
+  if (!x_fits) cand->xgemm_state = CLS_TUNE_MISFIT;
+  if (!d_fits) cand->direct_state = CLS_TUNE_MISFIT;
+  double x_total = 0, d_total = 0, ms_x[MAX_SHAPES] = {0}, ms_d[MAX_SHAPES] = {0};
+  char what[48];
+  for (int q_ = 0; q_ < n && *st == CLS_OK; q_++) {
+    int i = t->heavy_first[q_];
+    bool direct = is_direct(&shapes[i], t->split);
+    if (direct ? !d_ok || d_cut : !x_ok || x_cut) continue;
+    snprintf(what, sizeof what, "candidate %d (%s)", c + 1, direct ? "XgemmDirect" : "Xgemm");
+    double ms = 0;
+    bool ok = measure(s, i, what, &ms, st);
+    if (direct) {
+      d_ok = ok;
+      ms_d[i] = ms;
+      d_total += shapes[i].calls * ms;
+      d_cut = d_total > t->best_d_total;
+    } else {
+      x_ok = ok;
+      ms_x[i] = ms;
+      x_total += shapes[i].calls * ms;
+      x_cut = x_total > t->best_x_total;
+    }
+  }
+  cand->xgemm_ms = x_total;
+  cand->direct_ms = d_total;
+  memcpy(t->all_x[c], ms_x, sizeof ms_x);
+  memcpy(t->all_d[c], ms_d, sizeof ms_d);
+  if (x_fits && t->any_x && cand->xgemm_state == CLS_TUNE_SKIPPED)
+    cand->xgemm_state = !x_ok ? CLS_TUNE_REJECTED : x_cut ? CLS_TUNE_DROPPED : CLS_TUNE_TIMED;
+  if (d_fits && t->any_d && cand->direct_state == CLS_TUNE_SKIPPED)
+    cand->direct_state = !d_ok ? CLS_TUNE_REJECTED : d_cut ? CLS_TUNE_DROPPED : CLS_TUNE_TIMED;
+  if (x_ok && !x_cut && x_total < t->best_x_total) {
+    t->best_x_total = x_total;
+    t->best_x = c;
+    for (int i = 0; i < n; i++)
+      if (!is_direct(&shapes[i], t->split)) t->ms_ind[i] = ms_x[i];
+  }
+  if (d_ok && !d_cut && d_total < t->best_d_total) {
+    t->best_d_total = d_total;
+    t->best_d = c;
+    for (int i = 0; i < n; i++)
+      if (is_direct(&shapes[i], t->split)) t->ms_dir[i] = ms_d[i];
+  }
+}
+
+/* Stage 2: each class of shapes on the other kernel too (two compiles), then the threshold; the
+ * best of each kernel picked again when the threshold moved shapes between them. */
+static size_t choose_split(search *s, tune_state *t, int pairs, cls_status *st) {
+  const cls_gemm_shape *shapes = s->shapes;
+  const int n = s->n;
+  const size_t split = t->split;
+  size_t threshold = t->best_x >= 0 ? 1 : ALL_DIRECT;
+  if (*st != CLS_OK || t->best_x < 0 || t->best_d < 0) return threshold;
+  cls_gemm_params set[3] = {routine_params(1), xgemm_params(&t->xs[t->best_x]), direct_params(&t->ds[t->best_d])};
+  s->stage = pairs + 1;
+  bool ok = apply(s, set, 3) && cross_measure(s, t->large_first, true, split, t->ms_dir, t->ms_ind,
+                                              "best Xgemm on the direct shapes", st);
+  s->stage = pairs + 2;
+  set[0] = routine_params(ALL_DIRECT);
+  ok = ok && apply(s, set, 1) &&
+       cross_measure(s, t->small_first, false, split, t->ms_ind, t->ms_dir, "best XgemmDirect on the Xgemm shapes", st);
+  double cost = 0;
+  threshold = ok ? choose_threshold(s, t->ms_ind, t->ms_dir, &cost) : split;
+  /* the threshold already compiled, when it sorts the shapes the same way */
+  bool same_as_split = true;
+  for (int i = 0; i < n; i++) same_as_split &= is_direct(&shapes[i], threshold) == is_direct(&shapes[i], split);
+  if (same_as_split) threshold = split;
+  /* the threshold may have moved shapes between the kernels: where the candidates were timed on
+     every shape their kernel now gets, pick each kernel's best again over exactly those shapes */
+  if (threshold <= split) t->best_d = repick(s->r, t->all_d, shapes, n, threshold, true, t->best_d);
+  if (threshold >= split) t->best_x = repick(s->r, t->all_x, shapes, n, threshold, false, t->best_x);
+  return threshold;
+}
+
+/* Stage 3: the winners at `threshold`, measured with as many runs as "before"; CLBlast's defaults
+ * (no winners) when they are not at least 1% faster. */
+static void measure_winners(search *s, const tune_state *t, size_t threshold, int pairs, cls_status *st) {
+  cls_gemm_tune_result *r = s->r;
+  cls_gemm_tuning *w = &r->winners;
+  describe(s->shapes, s->n, w->shapes, sizeof w->shapes);
+  if (t->best_x >= 0 || t->best_d >= 0) {
+    if (t->best_x >= 0) w->kernels[w->n++] = xgemm_params(&t->xs[t->best_x]);
+    if (t->best_d >= 0) w->kernels[w->n++] = direct_params(&t->ds[t->best_d]);
+    w->kernels[w->n++] = routine_params(threshold);
+  }
+  s->stage = pairs + 3;
+  s->runs = s->o->runs; /* "after" as many runs as "before" */
+  bool final_ok = *st == CLS_OK && w->n > 0 && apply(s, w->kernels, w->n);
+  for (int i = 0; i < s->n && *st == CLS_OK && final_ok; i++) {
+    final_ok = measure(s, i, "winners", &r->after_ms[i], st);
+    r->after_step_ms += s->shapes[i].calls * r->after_ms[i];
+  }
+  if (*st == CLS_OK && (!final_ok || !(r->after_step_ms < 0.99 * r->before_step_ms))) {
+    /* nothing beat CLBlast's defaults: store that, so that training keeps them */
+    w->n = 0;
+    r->after_step_ms = r->before_step_ms;
+    memcpy(r->after_ms, r->before_ms, sizeof r->after_ms);
+  }
+}
+
+/* Stage 4: our own kernels on every shape beside CLBlast as stored (after_ms): the faster backend per
+ * class into the winners. */
+static cls_status choose_backends(search *s, int pairs) {
+  cls_gemm_tune_result *r = s->r;
+  const cls_gemm_shape *shapes = s->shapes;
+  s->stage = pairs + 4;
+  cls_status st = cls_gemm_cases_set_backend(s->cases, CLS_GEMM_BACKEND_OWN);
+  for (int i = 0; i < s->n && st == CLS_OK; i++) {
+    const cls_gemm_class c = cls_gemm_class_of((size_t)shapes[i].m, (size_t)shapes[i].n, (size_t)shapes[i].k,
+                                               shapes[i].packed_b != 0);
+    r->own_ms[i] = INFINITY; /* a wrong result (counted as a rejection) keeps the class on CLBlast */
+    double ms = 0;
+    if (measure(s, i, "own kernels", &ms, &st)) r->own_ms[i] = ms;
+    r->class_ms[c][0] += shapes[i].calls * r->own_ms[i];
+    r->class_ms[c][1] += shapes[i].calls * r->after_ms[i];
+    r->class_shapes[c]++;
+  }
+  for (int c = 0; c < CLS_GEMM_N_CLASSES && st == CLS_OK; c++)
+    if (r->class_shapes[c])
+      r->winners.backend[c] =
+          r->class_ms[c][0] < r->class_ms[c][1] ? CLS_GEMM_BACKEND_OWN : CLS_GEMM_BACKEND_CLBLAST;
+  return st;
+}
+
+/* Stores the winners; a failure to store is a warning (the engine's error text left as it was). */
+static void store_winners(search *s) {
+  cls_engine *e = s->e;
+  cls_gemm_tune_result *r = s->r;
+  char saved[CLS_ERROR_CAP];
+  memcpy(saved, e->error.text, sizeof saved);
+  if (cls_gemm_tuning_store(e, s->device, &r->winners, r->path, sizeof r->path) == CLS_OK) {
+    r->stored = true; /* and the device takes its backends */
+  } else {
+    cls_log(e, CLS_LOG_WARNING, "%s", e->error.text);
+    memcpy(e->error.text, saved, sizeof saved);
+  }
+}
+
 cls_status cls_gemm_tune(cls_engine *e, int device, const cls_gemm_shape *shapes, int n,
                          const double *before_ms, const cls_gemm_tune_options *o, cls_gemm_tune_result *r) {
   memset(r, 0, sizeof *r);
   if (!e || device < 0 || device >= e->n_devices || n < 1 || n > MAX_SHAPES || !o || o->runs < 1)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "GEMM tuning: bad arguments");
   const double t0 = cls_now_ms();
-  const cls_device_info *info = &e->devices[device].info;
-  const bool cpu = info->kind == CLS_DEVICE_CPU;
-  const xgemm_cfg *xs = cpu ? cpu_x : gpu_x;
-  const direct_cfg *ds = cpu ? cpu_d : gpu_d;
+  const bool cpu = e->devices[device].info.kind == CLS_DEVICE_CPU;
   int pairs = o->max_candidates > 0 && o->max_candidates < N_CANDIDATES ? o->max_candidates : N_CANDIDATES;
   r->n_shapes = n;
   cl_command_queue q = NULL;
@@ -360,169 +556,27 @@ cls_status cls_gemm_tune(cls_engine *e, int device, const cls_gemm_shape *shapes
   search s = {e, device, o, r, NULL, shapes, n, o->runs < 3 ? o->runs : 3, 0, pairs + 4};
   if (st == CLS_OK) st = cls_gemm_cases_create(e, device, q, shapes, n, &s.cases);
   if (st == CLS_OK) st = cls_gemm_cases_set_backend(s.cases, CLS_GEMM_BACKEND_CLBLAST); /* what this search tunes */
-  double weight[MAX_SHAPES], size[MAX_SHAPES];
-  for (int i = 0; i < n && st == CLS_OK; i++) {
-    if (before_ms) {
-      r->before_ms[i] = before_ms[i];
-    } else {
-      progress(&s, "before: timing %s", shapes[i].name);
-      st = cls_gemm_cases_time(s.cases, i, 1, o->runs, &r->before_ms[i], NULL);
-    }
-    r->before_step_ms += shapes[i].calls * r->before_ms[i];
-    weight[i] = shapes[i].calls * r->before_ms[i];
-    size[i] = (double)mnk(&shapes[i]);
-  }
-  int heavy_first[MAX_SHAPES], small_first[MAX_SHAPES], large_first[MAX_SHAPES];
-  sort_by(heavy_first, n, weight, true);
-  sort_by(small_first, n, size, false);
-  sort_by(large_first, n, size, true);
-  const size_t split = initial_threshold(shapes, n);
-  const cls_gemm_params routine = routine_params(split);
-  bool any_x = false, any_d = false;
+  tune_state t = {.xs = cpu ? cpu_x : gpu_x, .ds = cpu ? cpu_d : gpu_d, .best_x = -1, .best_d = -1};
+  if (st == CLS_OK) st = time_before(&s, &t, before_ms);
+  t.split = initial_threshold(shapes, n);
+  t.routine = routine_params(t.split);
   for (int i = 0; i < n; i++) {
-    if (is_direct(&shapes[i], split)) any_d = true;
-    else any_x = true;
+    if (is_direct(&shapes[i], t.split)) t.any_d = true;
+    else t.any_x = true;
   }
-  int best_x = -1, best_d = -1;
-  double best_x_total = INFINITY, best_d_total = INFINITY;
-  double ms_ind[MAX_SHAPES] = {0}, ms_dir[MAX_SHAPES] = {0};
-  double all_x[N_CANDIDATES][MAX_SHAPES] = {{0}}, all_d[N_CANDIDATES][MAX_SHAPES] = {{0}}; /* per candidate, shape */
-  /* 1. candidate pairs at the search's own threshold; the heaviest shapes first, and a kernel stops
-     being measured once its partial sum exceeds the best total so far (it cannot win) */
+  t.best_x_total = t.best_d_total = INFINITY;
   r->best_xgemm = r->best_direct = -1;
-  r->split = (int)split;
+  r->split = (int)t.split;
   for (int c = 0; c < pairs && st == CLS_OK; c++) {
     s.stage = c + 1;
-    cls_gemm_candidate *cand = &r->candidate[c];
-    bool x_fits = xgemm_fits(&xs[c], info), d_fits = direct_fits(&ds[c], info);
-    cls_gemm_params set[3] = {routine, xgemm_params(&xs[c]), direct_params(&ds[c])};
-    cand->xgemm = set[1];
-    cand->direct = set[2];
-    r->candidates++;
-    bool x_ok = x_fits && any_x, d_ok = d_fits && any_d, x_cut = false, d_cut = false;
-    if (x_ok || d_ok) {
-      bool x_applied = !x_ok || apply(&s, &set[1], 1), d_applied = !d_ok || apply(&s, &set[2], 1);
-      bool r_applied = apply(&s, &set[0], 1);
-      if (!x_applied || !r_applied) cand->xgemm_state = CLS_TUNE_REJECTED;
-      if (!d_applied || !r_applied) cand->direct_state = CLS_TUNE_REJECTED;
-      x_ok = x_ok && x_applied && r_applied;
-      d_ok = d_ok && d_applied && r_applied;
-    }
-    if (!x_fits) cand->xgemm_state = CLS_TUNE_MISFIT;
-    if (!d_fits) cand->direct_state = CLS_TUNE_MISFIT;
-    double x_total = 0, d_total = 0, ms_x[MAX_SHAPES] = {0}, ms_d[MAX_SHAPES] = {0};
-    char what[48];
-    for (int q_ = 0; q_ < n && st == CLS_OK; q_++) {
-      int i = heavy_first[q_];
-      bool direct = is_direct(&shapes[i], split);
-      if (direct ? !d_ok || d_cut : !x_ok || x_cut) continue;
-      snprintf(what, sizeof what, "candidate %d (%s)", c + 1, direct ? "XgemmDirect" : "Xgemm");
-      double ms = 0;
-      bool ok = measure(&s, i, what, &ms, &st);
-      if (direct) {
-        d_ok = ok;
-        ms_d[i] = ms;
-        d_total += shapes[i].calls * ms;
-        d_cut = d_total > best_d_total;
-      } else {
-        x_ok = ok;
-        ms_x[i] = ms;
-        x_total += shapes[i].calls * ms;
-        x_cut = x_total > best_x_total;
-      }
-    }
-    cand->xgemm_ms = x_total;
-    cand->direct_ms = d_total;
-    memcpy(all_x[c], ms_x, sizeof ms_x);
-    memcpy(all_d[c], ms_d, sizeof ms_d);
-    if (x_fits && any_x && cand->xgemm_state == CLS_TUNE_SKIPPED)
-      cand->xgemm_state = !x_ok ? CLS_TUNE_REJECTED : x_cut ? CLS_TUNE_DROPPED : CLS_TUNE_TIMED;
-    if (d_fits && any_d && cand->direct_state == CLS_TUNE_SKIPPED)
-      cand->direct_state = !d_ok ? CLS_TUNE_REJECTED : d_cut ? CLS_TUNE_DROPPED : CLS_TUNE_TIMED;
-    if (x_ok && !x_cut && x_total < best_x_total) {
-      best_x_total = x_total;
-      best_x = c;
-      for (int i = 0; i < n; i++)
-        if (!is_direct(&shapes[i], split)) ms_ind[i] = ms_x[i];
-    }
-    if (d_ok && !d_cut && d_total < best_d_total) {
-      best_d_total = d_total;
-      best_d = c;
-      for (int i = 0; i < n; i++)
-        if (is_direct(&shapes[i], split)) ms_dir[i] = ms_d[i];
-    }
+    try_pair(&s, &t, c, &st);
   }
-  /* 2. each class of shapes on the other kernel too (two compiles), then the threshold */
-  cls_gemm_tuning *w = &r->winners;
-  size_t threshold = best_x >= 0 ? 1 : ALL_DIRECT;
-  if (st == CLS_OK && best_x >= 0 && best_d >= 0) {
-    cls_gemm_params set[3] = {routine_params(1), xgemm_params(&xs[best_x]), direct_params(&ds[best_d])};
-    s.stage = pairs + 1;
-    bool ok = apply(&s, set, 3) &&
-              cross_measure(&s, large_first, true, split, ms_dir, ms_ind, "best Xgemm on the direct shapes", &st);
-    s.stage = pairs + 2;
-    set[0] = routine_params(ALL_DIRECT);
-    ok = ok && apply(&s, set, 1) &&
-         cross_measure(&s, small_first, false, split, ms_ind, ms_dir, "best XgemmDirect on the Xgemm shapes", &st);
-    double cost = 0;
-    threshold = ok ? choose_threshold(&s, ms_ind, ms_dir, &cost) : split;
-    /* the threshold already compiled, when it sorts the shapes the same way */
-    bool same_as_split = true;
-    for (int i = 0; i < n; i++) same_as_split &= is_direct(&shapes[i], threshold) == is_direct(&shapes[i], split);
-    if (same_as_split) threshold = split;
-    /* the threshold may have moved shapes between the kernels: where the candidates were timed on
-       every shape their kernel now gets, pick each kernel's best again over exactly those shapes */
-    if (threshold <= split) best_d = repick(r, all_d, shapes, n, threshold, true, best_d);
-    if (threshold >= split) best_x = repick(r, all_x, shapes, n, threshold, false, best_x);
-  }
-  r->best_xgemm = best_x;
-  r->best_direct = best_d;
-  /* 3. the winners, measured */
-  describe(shapes, n, w->shapes, sizeof w->shapes);
-  if (best_x >= 0 || best_d >= 0) {
-    if (best_x >= 0) w->kernels[w->n++] = xgemm_params(&xs[best_x]);
-    if (best_d >= 0) w->kernels[w->n++] = direct_params(&ds[best_d]);
-    w->kernels[w->n++] = routine_params(threshold);
-  }
-  s.stage = pairs + 3;
-  s.runs = o->runs; /* "after" as many runs as "before" */
-  bool final_ok = st == CLS_OK && w->n > 0 && apply(&s, w->kernels, w->n);
-  for (int i = 0; i < n && st == CLS_OK && final_ok; i++) {
-    final_ok = measure(&s, i, "winners", &r->after_ms[i], &st);
-    r->after_step_ms += shapes[i].calls * r->after_ms[i];
-  }
-  if (st == CLS_OK && (!final_ok || !(r->after_step_ms < 0.99 * r->before_step_ms))) {
-    /* nothing beat CLBlast's defaults: store that, so that training keeps them */
-    w->n = 0;
-    r->after_step_ms = r->before_step_ms;
-    memcpy(r->after_ms, r->before_ms, sizeof r->after_ms);
-  }
-  /* 4. our own kernels on every shape beside CLBlast as stored (after_ms): the faster backend per class */
-  s.stage = pairs + 4;
-  if (st == CLS_OK) st = cls_gemm_cases_set_backend(s.cases, CLS_GEMM_BACKEND_OWN);
-  for (int i = 0; i < n && st == CLS_OK; i++) {
-    const cls_gemm_class c = cls_gemm_class_of((size_t)shapes[i].m, (size_t)shapes[i].n, (size_t)shapes[i].k,
-                                               shapes[i].packed_b != 0);
-    r->own_ms[i] = INFINITY; /* a wrong result (counted as a rejection) keeps the class on CLBlast */
-    double ms = 0;
-    if (measure(&s, i, "own kernels", &ms, &st)) r->own_ms[i] = ms;
-    r->class_ms[c][0] += shapes[i].calls * r->own_ms[i];
-    r->class_ms[c][1] += shapes[i].calls * r->after_ms[i];
-    r->class_shapes[c]++;
-  }
-  for (int c = 0; c < CLS_GEMM_N_CLASSES && st == CLS_OK; c++)
-    if (r->class_shapes[c])
-      w->backend[c] = r->class_ms[c][0] < r->class_ms[c][1] ? CLS_GEMM_BACKEND_OWN : CLS_GEMM_BACKEND_CLBLAST;
-  if (st == CLS_OK) {
-    char saved[CLS_ERROR_CAP];
-    memcpy(saved, e->error.text, sizeof saved);
-    if (cls_gemm_tuning_store(e, device, w, r->path, sizeof r->path) == CLS_OK) {
-      r->stored = true; /* and the device takes its backends */
-    } else {
-      cls_log(e, CLS_LOG_WARNING, "%s", e->error.text);
-      memcpy(e->error.text, saved, sizeof saved);
-    }
-  }
+  size_t threshold = choose_split(&s, &t, pairs, &st);
+  r->best_xgemm = t.best_x;
+  r->best_direct = t.best_d;
+  measure_winners(&s, &t, threshold, pairs, &st);
+  if (st == CLS_OK) st = choose_backends(&s, pairs);
+  if (st == CLS_OK) store_winners(&s);
   cls_gemm_cases_destroy(s.cases);
   if (q) clReleaseCommandQueue(q);
   r->seconds = (cls_now_ms() - t0) / 1e3;

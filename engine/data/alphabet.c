@@ -115,6 +115,50 @@ static void quote_line(const unsigned char *s, size_t len, char *out, size_t cap
   out[o] = '\0';
 }
 
+/* Line `line_no` (`l`, `n` bytes, not empty, not a comment) as the next label: exactly one Unicode
+ * codepoint that no earlier line holds. */
+static cls_status add_label(cls_alphabet *a, const unsigned char *l, size_t n, const char *name, int line_no,
+                            cls_error *err) {
+  uint32_t cp = 0;
+  int k = utf8_decode(l, n, &cp);
+  char shown[64];
+  quote_line(l, n, shown, sizeof shown);
+  if (k == 0 || memchr(l, 0, n)) {
+    cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the line %s is not valid UTF-8 text%s", name, line_no, shown,
+                  k ? " (it holds a NUL byte)" : "");
+    return CLS_ERR_INVALID_ARGUMENT;
+  }
+  if ((size_t)k != n) {
+    int chars = 0;
+    for (size_t i = 0; i < n;) {
+      uint32_t c;
+      int m = utf8_decode(l + i, n - i, &c);
+      i += m ? (size_t)m : 1;
+      chars++;
+    }
+    cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                  "%s:%d: the line %s holds %d characters; each label must be exactly one Unicode codepoint "
+                  "(check for stray spaces)", name, line_no, shown, chars);
+    return CLS_ERR_INVALID_ARGUMENT;
+  }
+  for (int i = 0; i < a->size; i++) {
+    if (a->labels[i].cp == cp) {
+      char item[64];
+      int32_t v = (int32_t)cp;
+      cls_alphabet_describe_chars(&v, 1, item, sizeof item);
+      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                    "%s:%d: %s is already label %d (line %d); each character may appear once", name, line_no, item, i,
+                    a->labels[i].line);
+      return CLS_ERR_INVALID_ARGUMENT;
+    }
+  }
+  label *lb = &a->labels[a->size++];
+  utf8_encode(cp, lb->text);
+  lb->cp = cp;
+  lb->line = line_no;
+  return CLS_OK;
+}
+
 cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cls_alphabet **out, cls_error *err) {
   *out = NULL;
   const unsigned char *s = (const unsigned char *)text;
@@ -148,46 +192,11 @@ cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cl
       continue;
     }
     if (n == 0) continue;
-    uint32_t cp = 0;
-    int k = utf8_decode(l, n, &cp);
-    char shown[64];
-    quote_line(l, n, shown, sizeof shown);
-    if (k == 0 || memchr(l, 0, n)) {
-      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the line %s is not valid UTF-8 text%s", name, line_no, shown,
-                    k ? " (it holds a NUL byte)" : "");
+    cls_status st = add_label(a, l, n, name, line_no, err);
+    if (st != CLS_OK) {
       cls_alphabet_destroy(a);
-      return CLS_ERR_INVALID_ARGUMENT;
+      return st;
     }
-    if ((size_t)k != n) {
-      int chars = 0;
-      for (size_t i = 0; i < n;) {
-        uint32_t c;
-        int m = utf8_decode(l + i, n - i, &c);
-        i += m ? (size_t)m : 1;
-        chars++;
-      }
-      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                    "%s:%d: the line %s holds %d characters; each label must be exactly one Unicode codepoint "
-                    "(check for stray spaces)", name, line_no, shown, chars);
-      cls_alphabet_destroy(a);
-      return CLS_ERR_INVALID_ARGUMENT;
-    }
-    for (int i = 0; i < a->size; i++) {
-      if (a->labels[i].cp == cp) {
-        char item[64];
-        int32_t v = (int32_t)cp;
-        cls_alphabet_describe_chars(&v, 1, item, sizeof item);
-        cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                      "%s:%d: %s is already label %d (line %d); each character may appear once", name, line_no, item, i,
-                      a->labels[i].line);
-        cls_alphabet_destroy(a);
-        return CLS_ERR_INVALID_ARGUMENT;
-      }
-    }
-    label *lb = &a->labels[a->size++];
-    utf8_encode(cp, lb->text);
-    lb->cp = cp;
-    lb->line = line_no;
   }
   if (a->size == 0) {
     cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: holds no labels (every line is empty or a comment)", name);

@@ -107,6 +107,79 @@ static char *resolve(const char *csv_path, const char *rel) {
 
 static const char *const column_names[3] = {"wav_filename", "wav_filesize", "transcript"};
 
+/* The header row: the column of each of column_names in col[] (-1 for an absent wav_filesize). */
+static cls_status read_header(cls_csv *c, const char *name, int *line, int col[3], int *n_header, cls_error *err) {
+  bool have = false;
+  cls_status st = cls_csv_record(c, &have, line, err);
+  if (st != CLS_OK) return st;
+  if (!have) {
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                         "%s: empty file; a CSV needs a header row naming wav_filename, wav_filesize and transcript",
+                         name);
+  }
+  *n_header = cls_csv_fields(c);
+  for (int i = 0; i < *n_header; i++) {
+    for (int k = 0; k < 3; k++) {
+      if (strcmp(cls_csv_field(c, i), column_names[k]) != 0) continue;
+      if (col[k] >= 0) {
+        return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the header names the column %s twice", name,
+                             *line, column_names[k]);
+      }
+      col[k] = i;
+    }
+  }
+  for (int k = 0; k < 3; k += 2) {
+    if (col[k] >= 0) continue;
+    char names[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < *n_header && used + 1 < sizeof names; i++) {
+      int w = snprintf(names + used, sizeof names - used, "%s\"%s\"", i ? ", " : "", cls_csv_field(c, i));
+      if (w < 0) break;
+      used += (size_t)w;
+    }
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                         "%s:%d: the header has no %s column (its columns: %s); DeepSpeech CSVs have the header "
+                         "wav_filename,wav_filesize,transcript", name, *line, column_names[k], names);
+  }
+  return CLS_OK;
+}
+
+/* The current row (CSV line `line`) as the next item. */
+static cls_status add_row(const cls_csv *c, const char *name, int line, const int col[3], int n_header,
+                          item_list *items, int *seq, cls_error *err) {
+  if (cls_csv_fields(c) != n_header) {
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the row has %d field%s, the header %d", name, line,
+                         cls_csv_fields(c), cls_csv_fields(c) == 1 ? "" : "s", n_header);
+  }
+  const char *wav = cls_csv_field(c, col[0]);
+  if (!wav[0])
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the wav_filename field is empty", name, line);
+  int64_t size = 0;
+  if (col[1] >= 0 && !parse_int64(cls_csv_field(c, col[1]), &size)) {
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: wav_filesize \"%.64s\" is not an integer", name,
+                         line, cls_csv_field(c, col[1]));
+  }
+  if (items->n == items->cap) {
+    int cap = items->cap ? items->cap * 2 : 64;
+    item *v = realloc(items->v, (size_t)cap * sizeof *v);
+    if (!v) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+    items->v = v;
+    items->cap = cap;
+  }
+  item *it = &items->v[items->n];
+  memset(it, 0, sizeof *it);
+  it->seq = (*seq)++;
+  it->skip = -1;
+  it->s.filesize = size;
+  it->s.source = name;
+  it->s.line = line;
+  it->s.path = resolve(name, wav);
+  it->s.transcript = dup_str(cls_csv_field(c, col[2]));
+  items->n++;
+  if (!it->s.path || !it->s.transcript) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+  return CLS_OK;
+}
+
 static cls_status load_csv(const char *name, item_list *items, int *seq, cls_error *err) {
   char *text = NULL;
   size_t len = 0;
@@ -120,81 +193,9 @@ static cls_status load_csv(const char *name, item_list *items, int *seq, cls_err
   }
   int line = 0, col[3] = {-1, -1, -1}, n_header = 0;
   bool have = false;
-  st = cls_csv_record(&c, &have, &line, err);
-  if (st != CLS_OK) goto done;
-  if (!have) {
-    st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                       "%s: empty file; a CSV needs a header row naming wav_filename, wav_filesize and transcript",
-                       name);
-    goto done;
-  }
-  n_header = cls_csv_fields(&c);
-  for (int i = 0; i < n_header; i++) {
-    for (int k = 0; k < 3; k++) {
-      if (strcmp(cls_csv_field(&c, i), column_names[k]) != 0) continue;
-      if (col[k] >= 0) {
-        st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the header names the column %s twice", name, line,
-                           column_names[k]);
-        goto done;
-      }
-      col[k] = i;
-    }
-  }
-  for (int k = 0; k < 3; k += 2) {
-    if (col[k] >= 0) continue;
-    char names[256] = "";
-    size_t used = 0;
-    for (int i = 0; i < n_header && used + 1 < sizeof names; i++) {
-      int w = snprintf(names + used, sizeof names - used, "%s\"%s\"", i ? ", " : "", cls_csv_field(&c, i));
-      if (w < 0) break;
-      used += (size_t)w;
-    }
-    st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                       "%s:%d: the header has no %s column (its columns: %s); DeepSpeech CSVs have the header "
-                       "wav_filename,wav_filesize,transcript", name, line, column_names[k], names);
-    goto done;
-  }
-  while ((st = cls_csv_record(&c, &have, &line, err)) == CLS_OK && have) {
-    if (cls_csv_fields(&c) != n_header) {
-      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the row has %d field%s, the header %d", name, line,
-                         cls_csv_fields(&c), cls_csv_fields(&c) == 1 ? "" : "s", n_header);
-      goto done;
-    }
-    const char *wav = cls_csv_field(&c, col[0]);
-    if (!wav[0]) {
-      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: the wav_filename field is empty", name, line);
-      goto done;
-    }
-    int64_t size = 0;
-    if (col[1] >= 0 && !parse_int64(cls_csv_field(&c, col[1]), &size)) {
-      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: wav_filesize \"%.64s\" is not an integer", name, line,
-                         cls_csv_field(&c, col[1]));
-      goto done;
-    }
-    if (items->n == items->cap) {
-      int cap = items->cap ? items->cap * 2 : 64;
-      item *v = realloc(items->v, (size_t)cap * sizeof *v);
-      if (!v) goto oom;
-      items->v = v;
-      items->cap = cap;
-    }
-    item *it = &items->v[items->n];
-    memset(it, 0, sizeof *it);
-    it->seq = (*seq)++;
-    it->skip = -1;
-    it->s.filesize = size;
-    it->s.source = name;
-    it->s.line = line;
-    it->s.path = resolve(name, wav);
-    it->s.transcript = dup_str(cls_csv_field(&c, col[2]));
-    items->n++;
-    if (!it->s.path || !it->s.transcript) goto oom;
-  }
-
-  goto done;
-oom:
-  st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
-done:
+  st = read_header(&c, name, &line, col, &n_header, err);
+  while (st == CLS_OK && (st = cls_csv_record(&c, &have, &line, err)) == CLS_OK && have)
+    st = add_row(&c, name, line, col, n_header, items, seq, err);
   cls_csv_close(&c);
   free(text);
   return st;
@@ -344,6 +345,57 @@ static cls_status add_source(cls_dataset *ds, const char *name, size_t len) {
   return CLS_OK;
 }
 
+/* The CSV files of the comma-separated list `csv_files`, in order, as items (their names in ds->sources). */
+static cls_status load_sources(cls_dataset *ds, const char *csv_files, item_list *items, cls_error *err) {
+  cls_status st = CLS_OK;
+  int seq = 0, n_item = 0;
+  for (const char *p = csv_files;; n_item++) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == 0) {
+      return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "the CSV list \"%s\" has an empty item (item %d)",
+                           csv_files, n_item + 1);
+    }
+    if ((st = add_source(ds, p, len)) != CLS_OK) return cls_error_set(err, st, "out of memory");
+    if ((st = load_csv(ds->sources[ds->n_sources - 1], items, &seq, err)) != CLS_OK) return st;
+    if (!comma) return CLS_OK;
+    p = comma + 1;
+  }
+}
+
+/* Checks one item and counts it in the report when it is skipped (an error when the options are strict).
+ * *oom: the failure is a lack of memory, for which the caller writes the text. */
+static cls_status check_item(checker *ck, item *it, bool *oom, cls_error *err) {
+  cls_dataset_report *rep = &ck->ds->report;
+  char detail[sizeof rep->examples[0][0].detail];
+  cls_status st = check_sample(ck, it, detail, sizeof detail);
+  if (st != CLS_OK) {
+    *oom = true;
+    return st;
+  }
+  if (it->skip < 0) return CLS_OK;
+  if (ck->o->strict) {
+    st = it->skip == CLS_SKIP_AUDIO_MISSING || it->skip == CLS_SKIP_AUDIO_UNREADABLE ? CLS_ERR_IO
+                                                                                     : CLS_ERR_INVALID_ARGUMENT;
+    return cls_error_set(err, st, "%s:%d: %s: %s", it->s.source, it->s.line, it->s.path, detail);
+  }
+  rep->count[it->skip]++;
+  rep->skipped++;
+  int e = rep->n_examples[it->skip];
+  if (e < CLS_SKIP_EXAMPLES) {
+    cls_skip_example *ex = &rep->examples[it->skip][e];
+    if (!(ex->path = dup_str(it->s.path))) {
+      *oom = true;
+      return CLS_ERR_OUT_OF_MEMORY;
+    }
+    rep->n_examples[it->skip]++;
+    ex->source = it->s.source;
+    ex->line = it->s.line;
+    memcpy(ex->detail, detail, sizeof detail);
+  }
+  return CLS_OK;
+}
+
 cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o, cls_dataset **out, cls_error *err) {
   *out = NULL;
   if (!o || !o->alphabet) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "loading a dataset needs an alphabet");
@@ -365,23 +417,7 @@ cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o,
   item_list items = {0};
   item **by_seq = NULL;
   cls_status st = CLS_OK;
-  int seq = 0, n_item = 0;
-  for (const char *p = csv_files;; n_item++) {
-    const char *comma = strchr(p, ',');
-    size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    if (len == 0) {
-      st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "the CSV list \"%s\" has an empty item (item %d)", csv_files,
-                         n_item + 1);
-      goto fail;
-    }
-    if ((st = add_source(ds, p, len)) != CLS_OK) {
-      cls_error_set(err, st, "out of memory");
-      goto fail;
-    }
-    if ((st = load_csv(ds->sources[ds->n_sources - 1], &items, &seq, err)) != CLS_OK) goto fail;
-    if (!comma) break;
-    p = comma + 1;
-  }
+  if ((st = load_sources(ds, csv_files, &items, err)) != CLS_OK) goto fail;
   cls_dataset_report *rep = &ds->report;
   rep->rows = items.n;
   if (items.n > 0) qsort(items.v, (size_t)items.n, sizeof *items.v, o->reverse ? cmp_descending : cmp_ascending);
@@ -393,26 +429,10 @@ cls_status cls_dataset_load(const char *csv_files, const cls_dataset_options *o,
   for (int i = 0; i < considered; i++) by_seq[i] = &items.v[i];
   qsort(by_seq, (size_t)considered, sizeof *by_seq, cmp_seq);
   for (int i = 0; i < considered; i++) {
-    item *it = by_seq[i];
-    char detail[sizeof rep->examples[0][0].detail];
-    if ((st = check_sample(&ck, it, detail, sizeof detail)) != CLS_OK) goto oom;
-    if (it->skip < 0) continue;
-    if (o->strict) {
-      st = it->skip == CLS_SKIP_AUDIO_MISSING || it->skip == CLS_SKIP_AUDIO_UNREADABLE ? CLS_ERR_IO
-                                                                                       : CLS_ERR_INVALID_ARGUMENT;
-      cls_error_set(err, st, "%s:%d: %s: %s", it->s.source, it->s.line, it->s.path, detail);
+    bool oom = false;
+    if ((st = check_item(&ck, by_seq[i], &oom, err)) != CLS_OK) {
+      if (oom) goto oom;
       goto fail;
-    }
-    rep->count[it->skip]++;
-    rep->skipped++;
-    int e = rep->n_examples[it->skip];
-    if (e < CLS_SKIP_EXAMPLES) {
-      cls_skip_example *ex = &rep->examples[it->skip][e];
-      if (!(ex->path = dup_str(it->s.path))) goto oom;
-      rep->n_examples[it->skip]++;
-      ex->source = it->s.source;
-      ex->line = it->s.line;
-      memcpy(ex->detail, detail, sizeof detail);
     }
   }
   ds->samples = malloc((size_t)(considered - rep->skipped > 0 ? considered - rep->skipped : 1) * sizeof *ds->samples);

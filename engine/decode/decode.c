@@ -333,15 +333,14 @@ static cls_status ensure_capacity(search *s, size_t need) {
   return CLS_OK;
 }
 
-/* One frame: extends every prefix of the beam by every kept class, then keeps the beam_width best. */
-static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_width, int *n_beam) {
+/* Extends every prefix of the beam by every kept class at frame t: blank and repeat mass stay on the
+ * prefix itself; a new label goes to the prefix's child when the trie has one (a node that had left
+ * the beam is appended to `next`, *next_count counting), else to a new candidate. Returns the number of
+ * candidates. */
+static int extend_beam(search *s, int t, int n_cls, int blank, int n_beam, int *next_count) {
   trie *tr = &s->tr;
-  cls_status st = ensure_capacity(s, (size_t)*n_beam * (size_t)(n_cls + 1));
-  if (st != CLS_OK) return st;
-  int n_next = 0, n_cand = 0;
-  for (int i = 0; i < *n_beam; i++) s->next[n_next++] = s->beam[i];
-
-  for (int i = 0; i < *n_beam; i++) {
+  int n_next = *next_count, n_cand = 0;
+  for (int i = 0; i < n_beam; i++) {
     int32_t p = s->beam[i];
     node *pn = &tr->nodes[p];
     for (int j = 0; j < n_cls; j++) {
@@ -383,7 +382,14 @@ static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_w
       cn->nb_cur = cls_log_add(cn->nb_cur, extend);
     }
   }
+  *next_count = n_next;
+  return n_cand;
+}
 
+/* Moves the scores of the nodes of `next` on a frame and lists them, with the candidates, in s->rank
+ * (a candidate's index as ~its index); entries of probability 0 are left out. Returns their number. */
+static int rank_entries(search *s, int n_next, int n_cand) {
+  trie *tr = &s->tr;
   int n_rank = 0;
   for (int i = 0; i < n_next; i++) {
     node *n = &tr->nodes[s->next[i]];
@@ -404,12 +410,15 @@ static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_w
     s->rank[n_rank].index = ~i;
     n_rank++;
   }
-  if (n_rank > beam_width) select_best(s->rank, n_rank, beam_width);
-  int kept = n_rank < beam_width ? n_rank : beam_width;
+  return n_rank;
+}
 
-  /* Mark the surviving nodes and make nodes of the surviving candidates; then drop every other node
-   * of `next` (a dropped node's ancestors are freed only once they are out of the beam and childless,
-   * so no node of `next` is freed before its turn, and no parent of a new node at all). */
+/* Keeps the first `kept` entries of s->rank as the beam: marks the surviving nodes and makes nodes of
+ * the surviving candidates; then drops every other node of `next` (a dropped node's ancestors are
+ * freed only once they are out of the beam and childless, so no node of `next` is freed before its
+ * turn, and no parent of a new node at all). */
+static cls_status keep_best(search *s, int t, int kept, int n_next) {
+  trie *tr = &s->tr;
   for (int i = 0; i < kept; i++) {
     int32_t idx = s->rank[i].index;
     if (idx >= 0) {
@@ -417,7 +426,7 @@ static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_w
       continue;
     }
     const candidate *cd = &s->cand[~idx];
-    st = node_new(tr, cd->parent, cd->label, t, cd->entry_lp, &idx);
+    cls_status st = node_new(tr, cd->parent, cd->label, t, cd->entry_lp, &idx);
     if (st != CLS_OK) return st;
     node *n = &tr->nodes[idx];
     n->alive = 2;
@@ -430,6 +439,21 @@ static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_w
     s->beam[i] = s->rank[i].index;
     tr->nodes[s->beam[i]].alive = 1;
   }
+  return CLS_OK;
+}
+
+/* One frame: extends every prefix of the beam by every kept class, then keeps the beam_width best. */
+static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_width, int *n_beam) {
+  cls_status st = ensure_capacity(s, (size_t)*n_beam * (size_t)(n_cls + 1));
+  if (st != CLS_OK) return st;
+  int n_next = 0;
+  for (int i = 0; i < *n_beam; i++) s->next[n_next++] = s->beam[i];
+  const int n_cand = extend_beam(s, t, n_cls, blank, *n_beam, &n_next);
+  const int n_rank = rank_entries(s, n_next, n_cand);
+  if (n_rank > beam_width) select_best(s->rank, n_rank, beam_width);
+  int kept = n_rank < beam_width ? n_rank : beam_width;
+  st = keep_best(s, t, kept, n_next);
+  if (st != CLS_OK) return st;
   *n_beam = kept;
   return CLS_OK;
 }

@@ -83,6 +83,54 @@ static int split_suffix(char *item) {
   return end && *end == '\0' && end != at + 7 && parts >= 2 && parts <= CLS_MAX_DEVICES ? (int)parts : 0;
 }
 
+/* An empty selection: every GPU, else every CPU (*defaulted_to_cpu), else every device. */
+static cls_status select_default(const cls_device_info *devs, int n, int *out, int cap, int *count,
+                                 bool *defaulted_to_cpu, cls_error *err) {
+  for (int i = 0; i < n; i++)
+    if (devs[i].kind == CLS_DEVICE_GPU) add_unique(out, cap, count, i);
+  if (*count == 0) {
+    for (int i = 0; i < n; i++)
+      if (devs[i].kind == CLS_DEVICE_CPU) add_unique(out, cap, count, i);
+    if (*count > 0 && defaulted_to_cpu) *defaulted_to_cpu = true;
+  }
+  if (*count == 0)
+    for (int i = 0; i < n; i++) add_unique(out, cap, count, i);
+  if (*count == 0) return cls_error_set(err, CLS_ERR_NO_DEVICE, "no OpenCL device to select");
+  return CLS_OK;
+}
+
+/* One item of the selection `spec` (trimmed, not empty): adds the devices it matches, with its split. */
+static cls_status select_item(const cls_device_info *devs, int n, const char *spec, char *item, int *out, int cap,
+                              int *count, int *split, cls_error *err) {
+  int parts = split_suffix(item);
+  if (parts == 0) {
+    cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                  "device selection \"%s\": a split is written DEVICES:split=N with N from 2 to %d", spec,
+                  CLS_MAX_DEVICES);
+    return CLS_ERR_INVALID_ARGUMENT;
+  }
+  bool matched = false;
+  for (int i = 0; i < n; i++)
+    if (cls_select_item_matches(&devs[i], item)) {
+      add_unique(out, cap, count, i);
+      if (split && parts > 1) split[i] = parts;
+      matched = true;
+    }
+  if (!matched) {
+    int p, d;
+    if (parse_index_pair(item, &p, &d))
+      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "device selection \"%s\": there is no device %d:%d", spec, p, d);
+    else if (kind_keyword(item) >= 0)
+      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "device selection \"%s\": there is no %s device", spec, item);
+    else
+      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                    "device selection \"%s\": \"%s\" matches no device name, vendor or platform", spec, item);
+    list_devices(devs, n, err);
+    return CLS_ERR_INVALID_ARGUMENT;
+  }
+  return CLS_OK;
+}
+
 cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec, int *out, int cap, int *count,
                             bool *defaulted_to_cpu, int *split, cls_error *err) {
   *count = 0;
@@ -95,19 +143,7 @@ cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec
   bool blank = true;
   for (const char *s = spec; s && *s; s++)
     if (!isspace((unsigned char)*s)) blank = false;
-  if (blank) {
-    for (int i = 0; i < n; i++)
-      if (devs[i].kind == CLS_DEVICE_GPU) add_unique(out, cap, count, i);
-    if (*count == 0) {
-      for (int i = 0; i < n; i++)
-        if (devs[i].kind == CLS_DEVICE_CPU) add_unique(out, cap, count, i);
-      if (*count > 0 && defaulted_to_cpu) *defaulted_to_cpu = true;
-    }
-    if (*count == 0)
-      for (int i = 0; i < n; i++) add_unique(out, cap, count, i);
-    if (*count == 0) return cls_error_set(err, CLS_ERR_NO_DEVICE, "no OpenCL device to select");
-    return CLS_OK;
-  }
+  if (blank) return select_default(devs, n, out, cap, count, defaulted_to_cpu, err);
 
   size_t len = strlen(spec);
   char *copy = malloc(len + 1);
@@ -128,34 +164,7 @@ cls_status cls_select_parse(const cls_device_info *devs, int n, const char *spec
       status = CLS_ERR_INVALID_ARGUMENT;
       break;
     }
-    int parts = split_suffix(item);
-    if (parts == 0) {
-      cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                    "device selection \"%s\": a split is written DEVICES:split=N with N from 2 to %d", spec,
-                    CLS_MAX_DEVICES);
-      status = CLS_ERR_INVALID_ARGUMENT;
-      break;
-    }
-    bool matched = false;
-    for (int i = 0; i < n; i++)
-      if (cls_select_item_matches(&devs[i], item)) {
-        add_unique(out, cap, count, i);
-        if (split && parts > 1) split[i] = parts;
-        matched = true;
-      }
-    if (!matched) {
-      int p, d;
-      if (parse_index_pair(item, &p, &d))
-        cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "device selection \"%s\": there is no device %d:%d", spec, p, d);
-      else if (kind_keyword(item) >= 0)
-        cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "device selection \"%s\": there is no %s device", spec, item);
-      else
-        cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                      "device selection \"%s\": \"%s\" matches no device name, vendor or platform", spec, item);
-      list_devices(devs, n, err);
-      status = CLS_ERR_INVALID_ARGUMENT;
-      break;
-    }
+    if ((status = select_item(devs, n, spec, item, out, cap, count, split, err)) != CLS_OK) break;
     if (!comma) break;
     cursor = comma + 1;
   }

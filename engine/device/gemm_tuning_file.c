@@ -293,62 +293,50 @@ static bool multiple(long long a, long long b) { return a < 0 || b <= 0 || a % b
     }                                      \
   } while (0)
 
-bool cls_gemm_params_check(const cls_gemm_params *p, const cls_device_info *d, char *why, size_t why_cap) {
-  if (why_cap) why[0] = '\0';
-  const bool xgemm = !strcmp(p->kernel, "Xgemm"), direct = !strcmp(p->kernel, "XgemmDirect");
-  if (!xgemm && !direct) {
-    for (int i = 0; i < p->n; i++)
-      NEED(p->values[i] <= ((size_t)1 << 31), "%s=%zu is out of range", p->names[i], p->values[i]);
-    return true;
+/* Xgemm's constraints between its values, and against the device's work-group size and local memory
+ * (0: not known, not checked). */
+static bool xgemm_ok(const cls_gemm_params *p, uint64_t local, size_t max_wg, char *why, size_t why_cap) {
+  const long long gemmk = value_of(p, "GEMMK"), kreg = value_of(p, "KREG"), kwg = value_of(p, "KWG"),
+                  kwi = value_of(p, "KWI"), mdima = value_of(p, "MDIMA"), mdimc = value_of(p, "MDIMC"),
+                  mwg = value_of(p, "MWG"), ndimb = value_of(p, "NDIMB"), ndimc = value_of(p, "NDIMC"),
+                  nwg = value_of(p, "NWG"), sa = value_of(p, "SA"), sb = value_of(p, "SB"),
+                  vwm = value_of(p, "VWM"), vwn = value_of(p, "VWN");
+  NEED(multiple(kwg, kwi), "KWG=%lld is not a multiple of KWI=%lld", kwg, kwi);
+  if (vwm > 0) {
+    NEED(mdimc < 0 || multiple(mwg, mdimc * vwm), "MWG=%lld is not a multiple of MDIMC*VWM=%lld", mwg, mdimc * vwm);
+    NEED(mdima < 0 || multiple(mwg, mdima * vwm), "MWG=%lld is not a multiple of MDIMA*VWM=%lld", mwg, mdima * vwm);
   }
-  /* Each known value in its range (a name CLBlast does not know is left to CLBlast, which refuses it). */
-  const param_rule *rules = xgemm ? xgemm_rules : direct_rules;
-  const size_t n_rules = xgemm ? sizeof xgemm_rules / sizeof *xgemm_rules : sizeof direct_rules / sizeof *direct_rules;
-  for (size_t r = 0; r < n_rules; r++) {
-    long long v = value_of(p, rules[r].name);
-    NEED(v < 0 || value_ok(rules[r].kind, v), "%s=%lld must be %s", rules[r].name, v, kind_text(rules[r].kind));
+  if (vwn > 0) {
+    NEED(ndimc < 0 || multiple(nwg, ndimc * vwn), "NWG=%lld is not a multiple of NDIMC*VWN=%lld", nwg, ndimc * vwn);
+    NEED(ndimb < 0 || multiple(nwg, ndimb * vwn), "NWG=%lld is not a multiple of NDIMB*VWN=%lld", nwg, ndimb * vwn);
   }
-  const uint64_t local = d ? d->local_mem_bytes : 0;
-  const size_t max_wg = d ? d->max_work_group_size : 0;
-  if (xgemm) {
-    const long long gemmk = value_of(p, "GEMMK"), kreg = value_of(p, "KREG"), kwg = value_of(p, "KWG"),
-                    kwi = value_of(p, "KWI"), mdima = value_of(p, "MDIMA"), mdimc = value_of(p, "MDIMC"),
-                    mwg = value_of(p, "MWG"), ndimb = value_of(p, "NDIMB"), ndimc = value_of(p, "NDIMC"),
-                    nwg = value_of(p, "NWG"), sa = value_of(p, "SA"), sb = value_of(p, "SB"),
-                    vwm = value_of(p, "VWM"), vwn = value_of(p, "VWN");
-    NEED(multiple(kwg, kwi), "KWG=%lld is not a multiple of KWI=%lld", kwg, kwi);
-    if (vwm > 0) {
-      NEED(mdimc < 0 || multiple(mwg, mdimc * vwm), "MWG=%lld is not a multiple of MDIMC*VWM=%lld", mwg, mdimc * vwm);
-      NEED(mdima < 0 || multiple(mwg, mdima * vwm), "MWG=%lld is not a multiple of MDIMA*VWM=%lld", mwg, mdima * vwm);
+  if (mdimc > 0 && ndimc > 0) {
+    const long long threads = mdimc * ndimc;
+    NEED(max_wg == 0 || (size_t)threads <= max_wg, "MDIMC*NDIMC=%lld exceeds the device's work-group size %zu",
+         threads, max_wg);
+    if (gemmk == 1) {
+      NEED(mdima < 0 || mdima == mdimc, "GEMMK=1 needs MDIMA=%lld equal to MDIMC=%lld", mdima, mdimc);
+      NEED(ndimb < 0 || ndimb == ndimc, "GEMMK=1 needs NDIMB=%lld equal to NDIMC=%lld", ndimb, ndimc);
+    } else {
+      NEED(multiple(threads, mdima) && multiple(threads, ndimb),
+           "MDIMC*NDIMC=%lld is not a multiple of MDIMA=%lld and NDIMB=%lld", threads, mdima, ndimb);
+      NEED(mdima < 0 || multiple(kwg, threads / mdima), "KWG=%lld is not a multiple of MDIMC*NDIMC/MDIMA=%lld", kwg,
+           mdima > 0 ? threads / mdima : 0);
+      NEED(ndimb < 0 || multiple(kwg, threads / ndimb), "KWG=%lld is not a multiple of MDIMC*NDIMC/NDIMB=%lld", kwg,
+           ndimb > 0 ? threads / ndimb : 0);
     }
-    if (vwn > 0) {
-      NEED(ndimc < 0 || multiple(nwg, ndimc * vwn), "NWG=%lld is not a multiple of NDIMC*VWN=%lld", nwg, ndimc * vwn);
-      NEED(ndimb < 0 || multiple(nwg, ndimb * vwn), "NWG=%lld is not a multiple of NDIMB*VWN=%lld", nwg, ndimb * vwn);
-    }
-    if (mdimc > 0 && ndimc > 0) {
-      const long long threads = mdimc * ndimc;
-      NEED(max_wg == 0 || (size_t)threads <= max_wg, "MDIMC*NDIMC=%lld exceeds the device's work-group size %zu",
-           threads, max_wg);
-      if (gemmk == 1) {
-        NEED(mdima < 0 || mdima == mdimc, "GEMMK=1 needs MDIMA=%lld equal to MDIMC=%lld", mdima, mdimc);
-        NEED(ndimb < 0 || ndimb == ndimc, "GEMMK=1 needs NDIMB=%lld equal to NDIMC=%lld", ndimb, ndimc);
-      } else {
-        NEED(multiple(threads, mdima) && multiple(threads, ndimb),
-             "MDIMC*NDIMC=%lld is not a multiple of MDIMA=%lld and NDIMB=%lld", threads, mdima, ndimb);
-        NEED(mdima < 0 || multiple(kwg, threads / mdima), "KWG=%lld is not a multiple of MDIMC*NDIMC/MDIMA=%lld", kwg,
-             mdima > 0 ? threads / mdima : 0);
-        NEED(ndimb < 0 || multiple(kwg, threads / ndimb), "KWG=%lld is not a multiple of MDIMC*NDIMC/NDIMB=%lld", kwg,
-             ndimb > 0 ? threads / ndimb : 0);
-      }
-    }
-    if (gemmk == 1) NEED(multiple(kreg, vwn), "GEMMK=1 needs KREG=%lld a multiple of VWN=%lld", kreg, vwn);
-    if (kwg > 0 && mwg > 0 && nwg > 0) {
-      const uint64_t bytes = 4u * (uint64_t)((sa > 0 ? kwg * mwg : 0) + (sb > 0 ? kwg * nwg : 0));
-      NEED(local == 0 || bytes <= local, "SA/SB need %llu bytes of local memory; the device has %llu",
-           (unsigned long long)bytes, (unsigned long long)local);
-    }
-    return true;
   }
+  if (gemmk == 1) NEED(multiple(kreg, vwn), "GEMMK=1 needs KREG=%lld a multiple of VWN=%lld", kreg, vwn);
+  if (kwg > 0 && mwg > 0 && nwg > 0) {
+    const uint64_t bytes = 4u * (uint64_t)((sa > 0 ? kwg * mwg : 0) + (sb > 0 ? kwg * nwg : 0));
+    NEED(local == 0 || bytes <= local, "SA/SB need %llu bytes of local memory; the device has %llu",
+         (unsigned long long)bytes, (unsigned long long)local);
+  }
+  return true;
+}
+
+/* XgemmDirect's constraints, as xgemm_ok. */
+static bool direct_ok(const cls_gemm_params *p, uint64_t local, size_t max_wg, char *why, size_t why_cap) {
   const long long kwid = value_of(p, "KWID"), mdimad = value_of(p, "MDIMAD"), mdimcd = value_of(p, "MDIMCD"),
                   ndimbd = value_of(p, "NDIMBD"), ndimcd = value_of(p, "NDIMCD"), pada = value_of(p, "PADA"),
                   padb = value_of(p, "PADB"), vwmd = value_of(p, "VWMD"), vwnd = value_of(p, "VWND"),
@@ -377,4 +365,24 @@ bool cls_gemm_params_check(const cls_gemm_params *p, const cls_device_info *d, c
          (unsigned long long)bytes, (unsigned long long)local);
   }
   return true;
+}
+
+bool cls_gemm_params_check(const cls_gemm_params *p, const cls_device_info *d, char *why, size_t why_cap) {
+  if (why_cap) why[0] = '\0';
+  const bool xgemm = !strcmp(p->kernel, "Xgemm"), direct = !strcmp(p->kernel, "XgemmDirect");
+  if (!xgemm && !direct) {
+    for (int i = 0; i < p->n; i++)
+      NEED(p->values[i] <= ((size_t)1 << 31), "%s=%zu is out of range", p->names[i], p->values[i]);
+    return true;
+  }
+  /* Each known value in its range (a name CLBlast does not know is left to CLBlast, which refuses it). */
+  const param_rule *rules = xgemm ? xgemm_rules : direct_rules;
+  const size_t n_rules = xgemm ? sizeof xgemm_rules / sizeof *xgemm_rules : sizeof direct_rules / sizeof *direct_rules;
+  for (size_t r = 0; r < n_rules; r++) {
+    long long v = value_of(p, rules[r].name);
+    NEED(v < 0 || value_ok(rules[r].kind, v), "%s=%lld must be %s", rules[r].name, v, kind_text(rules[r].kind));
+  }
+  const uint64_t local = d ? d->local_mem_bytes : 0;
+  const size_t max_wg = d ? d->max_work_group_size : 0;
+  return xgemm ? xgemm_ok(p, local, max_wg, why, why_cap) : direct_ok(p, local, max_wg, why, why_cap);
 }

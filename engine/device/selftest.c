@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "device/engine.h"
+#include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
 
@@ -19,12 +20,79 @@ static float next_value(uint32_t *state) {
   return (float)((*state >> 8) & 0xFFFFFF) / 8388608.0f - 1.0f;
 }
 
+enum { AXPY_N = 1000 }; /* elements of the axpy self-test */
+
+/* Runs selftest_axpy_sum once: y = a x + y into out[], each work-group's sum of it into partial[groups]. */
+static cls_status run_axpy_sum(cls_engine *e, cls_device *d, cl_kernel k, float a, const float *x, const float *y,
+                               size_t local, size_t groups, float *out, float *partial) {
+  const size_t bytes = AXPY_N * sizeof *x;
+  cl_mem bx = NULL, by = NULL, bp = NULL;
+  cl_int err = CL_SUCCESS;
+  cls_status st = CLS_OK;
+  const char *what = "clCreateBuffer";
+  bx = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)x, &err);
+  if (err == CL_SUCCESS)
+    by = clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)y, &err);
+  if (err == CL_SUCCESS) bp = clCreateBuffer(d->context, CL_MEM_WRITE_ONLY, groups * sizeof *partial, NULL, &err);
+  if (err == CL_SUCCESS) {
+    cls_kargs args = cls_kargs_begin(e, k, "selftest_axpy_sum");
+    cls_kargs_int(&args, (cl_int)AXPY_N);
+    cls_kargs_float(&args, a);
+    cls_kargs_mem(&args, bx);
+    cls_kargs_mem(&args, by);
+    cls_kargs_mem(&args, bp);
+    st = cls_kargs_end(&args);
+  }
+  if (err == CL_SUCCESS && st == CLS_OK) {
+    what = "clEnqueueNDRangeKernel(selftest_axpy_sum)";
+    const size_t global = groups * local;
+    err = clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS && st == CLS_OK) {
+    what = "clEnqueueReadBuffer";
+    err = clEnqueueReadBuffer(d->queue, by, CL_TRUE, 0, bytes, out, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+      err = clEnqueueReadBuffer(d->queue, bp, CL_TRUE, 0, groups * sizeof *partial, partial, 0, NULL, NULL);
+  }
+  if (err != CL_SUCCESS)
+    st = cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": self-test: %s failed: %s", DEVICE_ARGS(d), what, cls_cl_error_name(err));
+  if (bx) clReleaseMemObject(bx);
+  if (by) clReleaseMemObject(by);
+  if (bp) clReleaseMemObject(bp);
+  return st;
+}
+
+/* Compares run_axpy_sum's results with a double-precision evaluation on the host. */
+static cls_status compare_axpy_sum(cls_engine *e, cls_device *d, float a, const float *x, const float *y,
+                                   size_t local, size_t groups, const float *out, const float *partial) {
+  for (int i = 0; i < AXPY_N; i++) {
+    double expect = (double)a * x[i] + y[i];
+    if (fabs(out[i] - expect) > 1e-6 * (1.0 + fabs(expect))) {
+      return cls_fail(e, CLS_ERR_SELFTEST, DEVICE_FMT ": self-test: selftest_axpy_sum y[%d] = %.9g, expected %.9g",
+                      DEVICE_ARGS(d), i, out[i], expect);
+    }
+  }
+  for (size_t g = 0; g < groups; g++) {
+    double expect = 0.0, scale = 0.0;
+    for (size_t i = g * local; i < (g + 1) * local && i < AXPY_N; i++) {
+      expect += (double)a * x[i] + y[i];
+      scale += fabs((double)a * x[i] + y[i]);
+    }
+    if (fabs(partial[g] - expect) > 1e-6 * (1.0 + scale)) {
+      return cls_fail(e, CLS_ERR_SELFTEST,
+                      DEVICE_FMT ": self-test: selftest_axpy_sum work-group %zu sum = %.9g, expected %.9g (local memory "
+                                 "or barrier fault)",
+                      DEVICE_ARGS(d), g, partial[g], expect);
+    }
+  }
+  return CLS_OK;
+}
+
 static cls_status check_axpy_sum(cls_engine *e, cls_device *d) {
-  enum { N = 1000 };
   const float a = 0.75f;
-  float x[N], y[N], out[N];
+  float x[AXPY_N], y[AXPY_N], out[AXPY_N];
   uint32_t s = 12345;
-  for (int i = 0; i < N; i++) {
+  for (int i = 0; i < AXPY_N; i++) {
     x[i] = next_value(&s);
     y[i] = next_value(&s);
   }
@@ -34,68 +102,14 @@ static cls_status check_axpy_sum(cls_engine *e, cls_device *d) {
   size_t wg[3] = {0, 0, 0};
   clGetKernelWorkGroupInfo(k, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
   size_t local = wg[0] ? wg[0] : 64;
-  size_t groups = (N + local - 1) / local;
-  size_t global = groups * local;
+  size_t groups = (AXPY_N + local - 1) / local;
   float *partial = calloc(groups, sizeof *partial);
-  cl_mem bx = NULL, by = NULL, bp = NULL;
-  cl_int err = CL_SUCCESS;
-  const char *what = "clCreateBuffer";
   if (!partial) {
     clReleaseKernel(k);
     return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   }
-  bx = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof x, x, &err);
-  if (err == CL_SUCCESS) by = clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof y, y, &err);
-  if (err == CL_SUCCESS) bp = clCreateBuffer(d->context, CL_MEM_WRITE_ONLY, groups * sizeof *partial, NULL, &err);
-  if (err == CL_SUCCESS) {
-    what = "clSetKernelArg";
-    int n = N;
-    err = clSetKernelArg(k, 0, sizeof n, &n);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof a, &a);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 2, sizeof bx, &bx);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 3, sizeof by, &by);
-    if (err == CL_SUCCESS) err = clSetKernelArg(k, 4, sizeof bp, &bp);
-  }
-  if (err == CL_SUCCESS) {
-    what = "clEnqueueNDRangeKernel(selftest_axpy_sum)";
-    err = clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
-  }
-  if (err == CL_SUCCESS) {
-    what = "clEnqueueReadBuffer";
-    err = clEnqueueReadBuffer(d->queue, by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-      err = clEnqueueReadBuffer(d->queue, bp, CL_TRUE, 0, groups * sizeof *partial, partial, 0, NULL, NULL);
-  }
-  if (err != CL_SUCCESS) {
-    st = cls_fail(e, CLS_ERR_OPENCL, DEVICE_FMT ": self-test: %s failed: %s", DEVICE_ARGS(d), what, cls_cl_error_name(err));
-    goto done;
-  }
-  for (int i = 0; i < N; i++) {
-    double expect = (double)a * x[i] + y[i];
-    if (fabs(out[i] - expect) > 1e-6 * (1.0 + fabs(expect))) {
-      st = cls_fail(e, CLS_ERR_SELFTEST, DEVICE_FMT ": self-test: selftest_axpy_sum y[%d] = %.9g, expected %.9g",
-                    DEVICE_ARGS(d), i, out[i], expect);
-      goto done;
-    }
-  }
-  for (size_t g = 0; g < groups; g++) {
-    double expect = 0.0, scale = 0.0;
-    for (size_t i = g * local; i < (g + 1) * local && i < N; i++) {
-      expect += (double)a * x[i] + y[i];
-      scale += fabs((double)a * x[i] + y[i]);
-    }
-    if (fabs(partial[g] - expect) > 1e-6 * (1.0 + scale)) {
-      st = cls_fail(e, CLS_ERR_SELFTEST,
-                    DEVICE_FMT ": self-test: selftest_axpy_sum work-group %zu sum = %.9g, expected %.9g (local memory or "
-                               "barrier fault)",
-                    DEVICE_ARGS(d), g, partial[g], expect);
-      goto done;
-    }
-  }
-done:
-  if (bx) clReleaseMemObject(bx);
-  if (by) clReleaseMemObject(by);
-  if (bp) clReleaseMemObject(bp);
+  st = run_axpy_sum(e, d, k, a, x, y, local, groups, out, partial);
+  if (st == CLS_OK) st = compare_axpy_sum(e, d, a, x, y, local, groups, out, partial);
   clReleaseKernel(k);
   free(partial);
   return st;

@@ -239,6 +239,72 @@ static cls_status ensure_samples(cls_mfcc_plan *p, size_t n, size_t batch) {
   return CLS_OK;
 }
 
+/* Frames [fft_len] of the uploaded samples, Hann-windowed (mfcc_frame_window), and their spectra
+ * (clFFT, in chunks of p->chunk frames when the plan has them). */
+static cls_status window_and_transform(cls_mfcc_plan *p, cl_command_queue q, size_t total_frames) {
+  cls_error *e = p->err;
+  const cls_mfcc_tables *t = p->t;
+  int nfr = (int)total_frames;
+  cls_kargs ka = cls_kargs_begin_to(e, p->frame_window, "mfcc_frame_window");
+  cls_kargs_int(&ka, nfr);
+  cls_kargs_int(&ka, t->window);
+  cls_kargs_int(&ka, t->fft_len);
+  cls_kargs_mem(&ka, p->samples);
+  cls_kargs_mem(&ka, p->frame_start);
+  cls_kargs_mem(&ka, p->hann);
+  cls_kargs_mem(&ka, p->frames);
+  cls_status st = cls_kargs_end(&ka);
+  /* Frames up to the last chunk's end (the capacity without chunks): those past the batch's are zero.
+     A batch of no frames frames and transforms nothing. */
+  const size_t chunk = p->chunk ? p->chunk : p->frame_cap;
+  const size_t n_chunks = (total_frames + chunk - 1) / chunk;
+  size_t g2[2] = {(size_t)t->fft_len, n_chunks * chunk}, l2[2] = {64, 1};
+  if (st == CLS_OK && n_chunks) st = cls_ops_launch_to(e, q, p->frame_window, "mfcc_frame_window", 2, g2, l2, NULL);
+  if (st == CLS_OK && n_chunks && !p->chunk)
+    st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &p->frames, &p->spectrum, p->tmp),
+                   "transform");
+  cl_int err = CL_SUCCESS;
+  for (size_t c = 0; st == CLS_OK && p->chunk && c < n_chunks; c++) {
+    const size_t fb = chunk * (size_t)t->fft_len * p->real, sb = chunk * (size_t)t->n_bins * 2 * p->real;
+    cl_buffer_region in = {c * fb, fb}, out = {c * sb, sb};
+    cl_mem sub[2] = {NULL, NULL};
+    sub[0] = clCreateSubBuffer(p->frames, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &in, &err);
+    if (err == CL_SUCCESS) sub[1] = clCreateSubBuffer(p->spectrum, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &out, &err);
+    st = cl_check(e, err, "making a chunk's sub-buffers");
+    if (st == CLS_OK)
+      st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &sub[0], &sub[1], p->tmp),
+                     "transform");
+    /* Released here, freed once the transform that uses them is done (OpenCL keeps them until then). */
+    for (int i = 0; i < 2; i++)
+      if (sub[i]) clReleaseMemObject(sub[i]);
+  }
+  return st;
+}
+
+/* Each frame's context window of 2 n_context + 1 frames' features into `windows`
+ * [max_frames, batch, ...] (mfcc_context_windows). */
+static cls_status enqueue_context_windows(cls_mfcc_plan *p, cl_command_queue q, int batch, int max_frames,
+                                          int n_context, cls_buf windows) {
+  cls_error *e = p->err;
+  const cls_mfcc_tables *t = p->t;
+  int wo = (int)windows.offset;
+  cls_kargs ka = cls_kargs_begin_to(e, p->context, "mfcc_context_windows");
+  cls_kargs_int(&ka, max_frames);
+  cls_kargs_int(&ka, batch);
+  cls_kargs_int(&ka, n_context);
+  cls_kargs_int(&ka, t->cfg.n_coeff);
+  cls_kargs_mem(&ka, p->feats);
+  cls_kargs_mem(&ka, p->frame_base);
+  cls_kargs_mem(&ka, p->n_frames);
+  cls_kargs_mem(&ka, windows.mem);
+  cls_kargs_int(&ka, wo);
+  cls_status st = cls_kargs_end(&ka);
+  size_t gw[2] = {(size_t)(2 * n_context + 1) * (size_t)t->cfg.n_coeff, (size_t)max_frames * (size_t)batch};
+  size_t lw[2] = {32, 2};
+  if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->context, "mfcc_context_windows", 2, gw, lw, NULL);
+  return st;
+}
+
 cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, const float *const *samples,
                             const size_t *n_samples, int n_context, cls_buf windows, int *time, int *frames,
                             float *features) {
@@ -287,40 +353,7 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
     st = cl_check(e, clEnqueueWriteBuffer(q, p->n_frames, CL_FALSE, 0, (size_t)batch * sizeof(int), nf, 0, NULL, NULL),
                   "uploading frame counts");
   int nfr = (int)total_frames;
-  if (st == CLS_OK) {
-    cls_kargs ka = cls_kargs_begin_to(e, p->frame_window, "mfcc_frame_window");
-    cls_kargs_int(&ka, nfr);
-    cls_kargs_int(&ka, t->window);
-    cls_kargs_int(&ka, t->fft_len);
-    cls_kargs_mem(&ka, p->samples);
-    cls_kargs_mem(&ka, p->frame_start);
-    cls_kargs_mem(&ka, p->hann);
-    cls_kargs_mem(&ka, p->frames);
-    st = cls_kargs_end(&ka);
-  }
-  /* Frames up to the last chunk's end (the capacity without chunks): those past the batch's are zero.
-     A batch of no frames frames and transforms nothing. */
-  const size_t chunk = p->chunk ? p->chunk : p->frame_cap;
-  const size_t n_chunks = (total_frames + chunk - 1) / chunk;
-  size_t g2[2] = {(size_t)t->fft_len, n_chunks * chunk}, l2[2] = {64, 1};
-  if (st == CLS_OK && n_chunks) st = cls_ops_launch_to(e, q, p->frame_window, "mfcc_frame_window", 2, g2, l2, NULL);
-  if (st == CLS_OK && n_chunks && !p->chunk)
-    st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &p->frames, &p->spectrum, p->tmp),
-                   "transform");
-  for (size_t c = 0; st == CLS_OK && p->chunk && c < n_chunks; c++) {
-    const size_t fb = chunk * (size_t)t->fft_len * p->real, sb = chunk * (size_t)t->n_bins * 2 * p->real;
-    cl_buffer_region in = {c * fb, fb}, out = {c * sb, sb};
-    cl_mem sub[2] = {NULL, NULL};
-    sub[0] = clCreateSubBuffer(p->frames, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &in, &err);
-    if (err == CL_SUCCESS) sub[1] = clCreateSubBuffer(p->spectrum, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &out, &err);
-    st = cl_check(e, err, "making a chunk's sub-buffers");
-    if (st == CLS_OK)
-      st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &sub[0], &sub[1], p->tmp),
-                     "transform");
-    /* Released here, freed once the transform that uses them is done (OpenCL keeps them until then). */
-    for (int i = 0; i < 2; i++)
-      if (sub[i]) clReleaseMemObject(sub[i]);
-  }
+  if (st == CLS_OK) st = window_and_transform(p, q, total_frames);
   if (st == CLS_OK) {
     cls_kargs ka = cls_kargs_begin_to(e, p->filterbank, "mfcc_filterbank_dct");
     cls_kargs_int(&ka, nfr);
@@ -338,23 +371,8 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
   }
   size_t g1 = total_frames, l1 = p->filterbank_local;
   if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->filterbank, "mfcc_filterbank_dct", 1, &g1, &l1, NULL);
-  if (st == CLS_OK && windows.mem && max_frames > 0) {
-    int wo = (int)windows.offset;
-    cls_kargs ka = cls_kargs_begin_to(e, p->context, "mfcc_context_windows");
-    cls_kargs_int(&ka, max_frames);
-    cls_kargs_int(&ka, batch);
-    cls_kargs_int(&ka, n_context);
-    cls_kargs_int(&ka, t->cfg.n_coeff);
-    cls_kargs_mem(&ka, p->feats);
-    cls_kargs_mem(&ka, p->frame_base);
-    cls_kargs_mem(&ka, p->n_frames);
-    cls_kargs_mem(&ka, windows.mem);
-    cls_kargs_int(&ka, wo);
-    st = cls_kargs_end(&ka);
-    size_t gw[2] = {(size_t)(2 * n_context + 1) * (size_t)t->cfg.n_coeff, (size_t)max_frames * (size_t)batch};
-    size_t lw[2] = {32, 2};
-    if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->context, "mfcc_context_windows", 2, gw, lw, NULL);
-  }
+  if (st == CLS_OK && windows.mem && max_frames > 0)
+    st = enqueue_context_windows(p, q, batch, max_frames, n_context, windows);
   if (st == CLS_OK && features && total_frames)
     st = cl_check(e, clEnqueueReadBuffer(q, p->feats, CL_TRUE, 0, total_frames * (size_t)t->cfg.n_coeff * sizeof(float),
                                          features, 0, NULL, NULL),

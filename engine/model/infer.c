@@ -52,6 +52,50 @@ static void log_placement(cls_infer *t) {
           (double)t->bytes / 1048576.0, (double)pb / 1048576.0, (double)(t->bytes - pb) / 1048576.0);
 }
 
+/* Streaming's buffers: the LSTM state carried between chunks on the device, and the host's staging
+ * for a chunk's samples, features, context windows and logits. */
+static cls_status create_stream_buffers(cls_infer *t) {
+  cls_engine *e = t->e;
+  const cls_infer_config *c = &t->c;
+  cl_int cl_err = CL_SUCCESS;
+  cls_status st;
+  const size_t hb = (size_t)c->model.n_hidden * sizeof(float);
+  const size_t ctx2 = 2 * (size_t)c->model.n_context, T = (size_t)c->stream_frames;
+  t->h_state = clCreateBuffer(t->ctx, CL_MEM_READ_WRITE, hb, NULL, &cl_err);
+  if (t->h_state) t->c_state = clCreateBuffer(t->ctx, CL_MEM_READ_WRITE, hb, NULL, &cl_err);
+  st = cl_ok(t, t->c_state ? CL_SUCCESS : cl_err, "allocating the LSTM state");
+  t->bytes += 2 * hb;
+  t->zeros = calloc((size_t)c->model.n_hidden, sizeof(float));
+  t->samples = malloc(((T + ctx2 - 1) * (size_t)t->tables->step + (size_t)t->tables->window) * sizeof(float));
+  t->feats = malloc((T + ctx2) * (size_t)c->features.n_coeff * sizeof(float));
+  t->windows = malloc(T * (size_t)cls_model_input_width(&c->model) * sizeof(float));
+  t->chunk_logits = malloc(T * (size_t)c->model.n_classes * sizeof(float));
+  if (st == CLS_OK && (!t->zeros || !t->samples || !t->feats || !t->windows || !t->chunk_logits))
+    st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for streaming in chunks of %d frames",
+                  c->stream_frames);
+  return st;
+}
+
+/* The checkpoint's staging and the logits read back, both on the host. */
+static cls_status create_host_buffers(cls_infer *t) {
+  cls_engine *e = t->e;
+  const cls_infer_config *c = &t->c;
+  const size_t pb = t->n_params * sizeof(float);
+  cls_status st = CLS_OK;
+  t->bytes += cls_batch_input_device_bytes(t->input) + cls_model_activation_bytes(t->model);
+  t->host = malloc(pb);
+  const size_t rows = (size_t)c->max_frames * (size_t)c->max_batch, classes = (size_t)c->model.n_classes;
+  const size_t logits = rows <= SIZE_MAX / sizeof(float) / classes ? rows * classes * sizeof(float) : SIZE_MAX;
+  t->logits = logits < SIZE_MAX ? malloc(logits) : NULL;
+  if (!t->host)
+    st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", t->n_params);
+  else if (!t->logits)
+    st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY,
+                  "out of host memory for the logits buffer (%d frames x %d utterances x %d classes)", c->max_frames,
+                  c->max_batch, c->model.n_classes);
+  return st;
+}
+
 cls_status cls_infer_create(cls_engine *e, int device, const cls_infer_config *c, cls_infer **out) {
   *out = NULL;
   if (c->max_batch < 1 || c->max_frames < 1)
@@ -97,35 +141,8 @@ cls_status cls_infer_create(cls_engine *e, int device, const cls_infer_config *c
   }
   cls_batch_input_config ic = {c->model, t->tables, c->host_features, c->max_batch, c->max_frames, 1};
   if (st == CLS_OK) st = cls_batch_input_create(e, device, t->ctx, &ic, &t->input);
-  if (st == CLS_OK && c->stream_frames > 0) {
-    const size_t hb = (size_t)c->model.n_hidden * sizeof(float);
-    const size_t ctx2 = 2 * (size_t)c->model.n_context, T = (size_t)c->stream_frames;
-    t->h_state = clCreateBuffer(t->ctx, CL_MEM_READ_WRITE, hb, NULL, &cl_err);
-    if (t->h_state) t->c_state = clCreateBuffer(t->ctx, CL_MEM_READ_WRITE, hb, NULL, &cl_err);
-    st = cl_ok(t, t->c_state ? CL_SUCCESS : cl_err, "allocating the LSTM state");
-    t->bytes += 2 * hb;
-    t->zeros = calloc((size_t)c->model.n_hidden, sizeof(float));
-    t->samples = malloc(((T + ctx2 - 1) * (size_t)t->tables->step + (size_t)t->tables->window) * sizeof(float));
-    t->feats = malloc((T + ctx2) * (size_t)c->features.n_coeff * sizeof(float));
-    t->windows = malloc(T * (size_t)cls_model_input_width(&c->model) * sizeof(float));
-    t->chunk_logits = malloc(T * (size_t)c->model.n_classes * sizeof(float));
-    if (st == CLS_OK && (!t->zeros || !t->samples || !t->feats || !t->windows || !t->chunk_logits))
-      st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for streaming in chunks of %d frames",
-                    c->stream_frames);
-  }
-  if (st == CLS_OK) {
-    t->bytes += cls_batch_input_device_bytes(t->input) + cls_model_activation_bytes(t->model);
-    t->host = malloc(pb);
-    const size_t rows = (size_t)c->max_frames * (size_t)c->max_batch, classes = (size_t)c->model.n_classes;
-    const size_t logits = rows <= SIZE_MAX / sizeof(float) / classes ? rows * classes * sizeof(float) : SIZE_MAX;
-    t->logits = logits < SIZE_MAX ? malloc(logits) : NULL;
-    if (!t->host)
-      st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", t->n_params);
-    else if (!t->logits)
-      st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY,
-                    "out of host memory for the logits buffer (%d frames x %d utterances x %d classes)", c->max_frames,
-                    c->max_batch, c->model.n_classes);
-  }
+  if (st == CLS_OK && c->stream_frames > 0) st = create_stream_buffers(t);
+  if (st == CLS_OK) st = create_host_buffers(t);
   if (st != CLS_OK) {
     cls_infer_destroy(t);
     return st;

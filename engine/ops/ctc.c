@@ -177,17 +177,16 @@ static cls_status check_shape(cls_ctc_plan *p, const char *what, int time, int b
   return CLS_OK;
 }
 
-cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch, cls_buf logits, cls_buf labels,
-                        cls_buf label_lengths, cls_buf input_lengths, cls_buf loss, cls_buf grad, float scale,
-                        cls_write_mode mode, cls_buf workspace, cl_event *event) {
-  if (!p) return CLS_ERR_INVALID_ARGUMENT;
-  const char *what = "ctc_loss";
+/* cls_ctc_loss's sizes and write mode, and the views it reads and writes, each large enough for `time`
+ * x `batch` (grad only when given). */
+static cls_status check_loss_args(cls_ctc_plan *p, const char *what, int time, int batch, cls_write_mode mode,
+                                  cls_buf logits, cls_buf labels, cls_buf label_lengths, cls_buf input_lengths,
+                                  cls_buf loss, cls_buf grad) {
   cls_status st = check_shape(p, what, time, batch);
   if (st != CLS_OK) return st;
   if (mode != CLS_OVERWRITE && mode != CLS_ACCUMULATE)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: unknown write mode %d", what, (int)mode);
   const size_t rows = (size_t)time * (size_t)batch, C = (size_t)p->num_classes;
-  const int want_grad = grad.mem != NULL;
   st = check_view(p, what, "logits [time*batch, num_classes]", logits, rows * C, sizeof(float));
   if (st == CLS_OK)
     st = check_view(p, what, "labels [batch, max_label_length]", labels, (size_t)batch * (size_t)p->max_label,
@@ -195,9 +194,19 @@ cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch
   if (st == CLS_OK) st = check_view(p, what, "label_lengths [batch]", label_lengths, (size_t)batch, sizeof(cl_int));
   if (st == CLS_OK) st = check_view(p, what, "input_lengths [batch]", input_lengths, (size_t)batch, sizeof(cl_int));
   if (st == CLS_OK) st = check_view(p, what, "loss [batch]", loss, (size_t)batch, sizeof(float));
-  if (st == CLS_OK && want_grad)
+  if (st == CLS_OK && grad.mem)
     st = check_view(p, what, "grad [time*batch, num_classes]", grad, rows * C, sizeof(float));
+  return st;
+}
+
+cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch, cls_buf logits, cls_buf labels,
+                        cls_buf label_lengths, cls_buf input_lengths, cls_buf loss, cls_buf grad, float scale,
+                        cls_write_mode mode, cls_buf workspace, cl_event *event) {
+  if (!p) return CLS_ERR_INVALID_ARGUMENT;
+  const char *what = "ctc_loss";
+  cls_status st = check_loss_args(p, what, time, batch, mode, logits, labels, label_lengths, input_lengths, loss, grad);
   if (st != CLS_OK) return st;
+  const int want_grad = grad.mem != NULL;
 
   const cls_ctc_path path = cls_ctc_path_for(p, time, want_grad);
   const int item = path == CLS_CTC_PATH_ITEM;

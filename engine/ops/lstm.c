@@ -280,6 +280,69 @@ cls_status cls_lstm_infer(cls_lstm_plan *p, cl_command_queue q, int T, int B, cl
   return run_forward(p, q, &a, event);
 }
 
+/* The views cls_lstm_backward reads and writes, each large enough for T x B (dx only when given). */
+static cls_status check_backward_views(cls_lstm_plan *p, int T, int B, cls_buf x, cls_buf weights, cls_buf seq_len,
+                                       cls_buf h_out, cls_buf dh, cls_buf workspace, cls_buf dx, cls_buf dweights,
+                                       cls_buf dbias) {
+  const char *op = "lstm backward";
+  const size_t rows = (size_t)T * B, I = (size_t)p->input, H = (size_t)p->hidden, H4 = 4 * H;
+  const ws_layout l = layout_of(p, T, B);
+  cls_status st;
+  if ((st = check_view(p, op, "x [T*B, I]", x, rows * I)) != CLS_OK) return st;
+  if ((st = check_view(p, op, "weights [I+H, 4H]", weights, (I + H) * H4)) != CLS_OK) return st;
+  if ((st = check_view(p, op, "seq_len [B]", seq_len, (size_t)B)) != CLS_OK) return st;
+  if ((st = check_view(p, op, "h_out [T*B, H]", h_out, rows * H)) != CLS_OK) return st;
+  if ((st = check_view(p, op, "dh [T*B, H]", dh, rows * H)) != CLS_OK) return st;
+  if ((st = check_view(p, op, "workspace", workspace, l.total)) != CLS_OK) return st;
+  if (dx.mem && (st = check_view(p, op, "dx [T*B, I]", dx, rows * I)) != CLS_OK) return st;
+  if ((st = check_view(p, op, "dweights [I+H, 4H]", dweights, (I + H) * H4)) != CLS_OK) return st;
+  if ((st = check_view(p, op, "dbias [4H]", dbias, H4)) != CLS_OK) return st;
+  return CLS_OK;
+}
+
+/* xh [T*B, I+H] = x_t and h_{t-1} side by side (h_{-1} = 0): lstm_concat_xh, a work-item per row. */
+static cls_status enqueue_concat_xh(cls_lstm_plan *p, cl_command_queue q, int T, int B, cls_buf x, cls_buf h_out,
+                                    cls_buf xh) {
+  const size_t rows = (size_t)T * B;
+  int nrows = (int)rows, xo = (int)x.offset, ho = (int)h_out.offset, xho = (int)xh.offset;
+  int Bi = B, In = p->input, Hi = p->hidden;
+  cls_kargs ka = cls_kargs_begin_to(p->err, p->concat_xh, "lstm_concat_xh");
+  cls_kargs_int(&ka, nrows);
+  cls_kargs_int(&ka, Bi);
+  cls_kargs_int(&ka, In);
+  cls_kargs_int(&ka, Hi);
+  cls_kargs_mem(&ka, x.mem);
+  cls_kargs_int(&ka, xo);
+  cls_kargs_mem(&ka, h_out.mem);
+  cls_kargs_int(&ka, ho);
+  cls_kargs_mem(&ka, xh.mem);
+  cls_kargs_int(&ka, xho);
+  cls_status st = cls_kargs_end(&ka);
+  size_t global = rows; /* a work-item per row (cls_ops_launch rounds up to whole work-groups) */
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->concat_xh, "lstm_concat_xh", 1, &global, &p->local, NULL);
+  return st;
+}
+
+/* db [4H] = (or +=, CLS_ACCUMULATE) the column sums of dz [rows, 4H]: lstm_bias_grad. */
+static cls_status enqueue_bias_grad(cls_lstm_plan *p, cl_command_queue q, size_t rows, cls_buf dz, cls_buf dbias,
+                                    cls_write_mode mode, cl_event *event) {
+  const size_t H4 = 4 * (size_t)p->hidden;
+  int nrows = (int)rows, ncols = (int)H4, dzo = (int)dz.offset, dbo = (int)dbias.offset, acc = mode == CLS_ACCUMULATE;
+  cls_kargs ka = cls_kargs_begin_to(p->err, p->bias_grad, "lstm_bias_grad");
+  cls_kargs_int(&ka, nrows);
+  cls_kargs_int(&ka, ncols);
+  cls_kargs_mem(&ka, dz.mem);
+  cls_kargs_int(&ka, dzo);
+  cls_kargs_mem(&ka, dbias.mem);
+  cls_kargs_int(&ka, dbo);
+  cls_kargs_int(&ka, acc);
+  cls_status st = cls_kargs_end(&ka);
+  /* a work-item per 16 columns, in groups of a fixed 4 (few work-items: every core gets some) */
+  size_t global = (H4 + CLS_COLSUM_W - 1) / CLS_COLSUM_W, local = CLS_COLSUM_LOCAL;
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->bias_grad, "lstm_bias_grad", 1, &global, &local, event);
+  return st;
+}
+
 cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B, cls_buf x, cls_buf weights,
                              cls_buf seq_len, cls_buf h_out, cls_buf dh, cls_buf workspace, cls_buf dx,
                              cls_buf dweights, cls_buf dbias, cls_write_mode mode, cl_event *event) {
@@ -291,15 +354,8 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "%s: unknown write mode %d", op, (int)mode);
   const size_t rows = (size_t)T * B, I = (size_t)p->input, H = (size_t)p->hidden, H4 = 4 * H;
   ws_layout l = layout_of(p, T, B);
-  if ((st = check_view(p, op, "x [T*B, I]", x, rows * I)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "weights [I+H, 4H]", weights, (I + H) * H4)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "seq_len [B]", seq_len, (size_t)B)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "h_out [T*B, H]", h_out, rows * H)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "dh [T*B, H]", dh, rows * H)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "workspace", workspace, l.total)) != CLS_OK) return st;
-  if (dx.mem && (st = check_view(p, op, "dx [T*B, I]", dx, rows * I)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "dweights [I+H, 4H]", dweights, (I + H) * H4)) != CLS_OK) return st;
-  if ((st = check_view(p, op, "dbias [4H]", dbias, H4)) != CLS_OK) return st;
+  if ((st = check_backward_views(p, T, B, x, weights, seq_len, h_out, dh, workspace, dx, dweights, dbias)) != CLS_OK)
+    return st;
 
   cl_mem ws = workspace.mem;
   const size_t g0 = workspace.offset + l.gates, c0 = workspace.offset + l.cells, dz0 = workspace.offset + l.dz;
@@ -353,46 +409,15 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
      side by side, h_{-1} = 0, which adds nothing), where two products (x^T dz, h_prev^T dz[B..]) packed dz
      twice: at H = 512 the one product took 0.88x and 0.94x the two's time, at H = 2048 1.01x (bench_gemm, two
      rounds and one, 2 Zen 3 cores; docs/lab-notes/gemm-kernels.md); building xh costs a copy (1.2 ms at H = 512) */
-  {
-    int nrows = (int)rows, xo = (int)x.offset, ho = (int)h_out.offset, xho = (int)(workspace.offset + l.xh);
-    int In = p->input;
-    cls_kargs ka = cls_kargs_begin_to(p->err, p->concat_xh, "lstm_concat_xh");
-    cls_kargs_int(&ka, nrows);
-    cls_kargs_int(&ka, Bi);
-    cls_kargs_int(&ka, In);
-    cls_kargs_int(&ka, Hi);
-    cls_kargs_mem(&ka, x.mem);
-    cls_kargs_int(&ka, xo);
-    cls_kargs_mem(&ka, h_out.mem);
-    cls_kargs_int(&ka, ho);
-    cls_kargs_mem(&ka, ws);
-    cls_kargs_int(&ka, xho);
-    st = cls_kargs_end(&ka);
-    size_t global = rows; /* a work-item per row (cls_ops_launch rounds up to whole work-groups) */
-    if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->concat_xh, "lstm_concat_xh", 1, &global, &p->local, NULL);
-  }
+  const cls_buf xh = cls_buf_at(ws, workspace.offset + l.xh);
+  st = enqueue_concat_xh(p, q, T, B, x, h_out, xh);
   if (st == CLS_OK)
-    st = cls_gemm(p->gemm, q, true, false, I + H, H4, rows, 1.0f, cls_buf_at(ws, workspace.offset + l.xh), I + H, dz,
-                  H4, beta, dweights, H4, NULL);
+    st = cls_gemm(p->gemm, q, true, false, I + H, H4, rows, 1.0f, xh, I + H, dz, H4, beta, dweights, H4, NULL);
   /* dx [T*B, I] = dz [T*B, 4H] * W_x^T [4H, I] */
   if (st == CLS_OK && dx.mem)
     st = cls_gemm(p->gemm, q, false, true, rows, I, H4, 1.0f, dz, H4, weights, H4, beta, dx, I, NULL);
   /* db [4H] = column sums of dz [T*B, 4H] */
-  if (st == CLS_OK) {
-    int nrows = (int)rows, ncols = (int)H4, dzo = (int)dz0, dbo = (int)dbias.offset, acc = mode == CLS_ACCUMULATE;
-    cls_kargs ka = cls_kargs_begin_to(p->err, p->bias_grad, "lstm_bias_grad");
-    cls_kargs_int(&ka, nrows);
-    cls_kargs_int(&ka, ncols);
-    cls_kargs_mem(&ka, ws);
-    cls_kargs_int(&ka, dzo);
-    cls_kargs_mem(&ka, dbias.mem);
-    cls_kargs_int(&ka, dbo);
-    cls_kargs_int(&ka, acc);
-    st = cls_kargs_end(&ka);
-    /* a work-item per 16 columns, in groups of a fixed 4 (few work-items: every core gets some) */
-    size_t global = (H4 + CLS_COLSUM_W - 1) / CLS_COLSUM_W, local = CLS_COLSUM_LOCAL;
-    if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->bias_grad, "lstm_bias_grad", 1, &global, &local, event);
-  }
+  if (st == CLS_OK) st = enqueue_bias_grad(p, q, rows, dz, dbias, mode, event);
   return st;
 }
 
