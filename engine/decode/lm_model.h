@@ -1,0 +1,59 @@
+/* The n-gram model's layout in memory, shared by the ARPA reader (lm_arpa.c) and the model's own
+ * code (lm_model.c: vocabulary, hash tables, scoring). Unigrams are arrays indexed by word id; each
+ * higher order is an open-addressing table of 64-bit hashes of the word-id sequence (linear probing,
+ * load <= 2/3), 16 bytes per n-gram: no words are stored past the vocabulary. */
+#ifndef CLS_DECODE_LM_MODEL_H
+#define CLS_DECODE_LM_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clspeech/lm.h"
+
+typedef struct cls_lm_entry {
+  uint64_t key; /* 0 = empty slot */
+  float prob;
+  float backoff;
+} cls_lm_entry;
+
+typedef struct cls_lm_table {
+  cls_lm_entry *slots;
+  uint64_t cap;
+} cls_lm_table;
+
+struct cls_lm {
+  int order;
+  int64_t counts[CLS_LM_MAX_ORDER + 1];
+  /* vocabulary: words NUL-terminated in `arena`, word i at arena + word_off[i] */
+  int32_t n_words, words_cap;
+  size_t *word_off;
+  char *arena;
+  size_t arena_len, arena_cap;
+  int32_t *vocab_slots; /* word id or -1 */
+  uint64_t vocab_cap;   /* a power of two */
+  float *uni_prob, *uni_backoff;
+  cls_lm_table tables[CLS_LM_MAX_ORDER + 1]; /* orders 2..order */
+  int32_t bos, eos, unk;
+};
+
+/* The key of an n-gram (w1 .. wk) is built from its last word back: lm_key_start(wk), then
+ * lm_key_extend with w(k-1) .. w1, so a scorer extends one key as it walks the history back. */
+uint64_t lm_key_start(int32_t id);
+uint64_t lm_key_extend(uint64_t key, int32_t id);
+
+/* Room for `n_words` words (ids, unigram arrays, the vocabulary table). false when out of memory. */
+bool lm_vocab_reserve(cls_lm *lm, int32_t n_words);
+/* The id of the `len` bytes at `word`, or -1. */
+int32_t lm_vocab_find(const cls_lm *lm, const char *word, size_t len);
+/* Adds a word not yet present (within the reserved room); its id, or -1 when out of memory. */
+int32_t lm_vocab_add(cls_lm *lm, const char *word, size_t len);
+
+/* A table for `count` n-grams; false when out of memory. */
+bool lm_table_init(cls_lm_table *t, int64_t count);
+/* The entry of `key`, or NULL. */
+cls_lm_entry *lm_table_find(const cls_lm_table *t, uint64_t key);
+/* Inserts `key` (the table must have room): the new entry, or NULL when `key` is there already. */
+cls_lm_entry *lm_table_insert(cls_lm_table *t, uint64_t key);
+
+#endif

@@ -1,0 +1,71 @@
+/* clspeech public API, decode layer: the word n-gram language model (ARPA files of order 1..6, as
+ * KenLM's lmplz and SRILM write them) and its scores, log10 P(word | history) with ARPA backoff.
+ * Host-only: no OpenCL. A loaded model is read-only: several threads may score with it at once. */
+#ifndef CLSPEECH_LM_H
+#define CLSPEECH_LM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The highest n-gram order a model may have. */
+#define CLS_LM_MAX_ORDER 6
+
+typedef struct cls_lm cls_lm;
+
+/* Loads an ARPA file: `\data\` with its `ngram N=COUNT` lines, then one `\N-grams:` section per order
+ * (lines "LOG10PROB WORD... [LOG10BACKOFF]", fields split by tabs or spaces), then `\end\`. A model
+ * without `<unk>`, `<s>` or `</s>` gets them as unigrams of log10 probability -100 (as KenLM does).
+ * On failure (CLS_ERR_IO when the file cannot be read, CLS_ERR_INVALID_ARGUMENT for bad content:
+ * a truncated file, counts that disagree with the sections, a non-finite number, an n-gram with the
+ * wrong number of words or with a word that is not a unigram, a duplicate n-gram, a missing `\data\`
+ * or `\end\`) *out stays NULL and `err` names the file and line ("FILE:LINE: ..."). */
+cls_status cls_lm_load_arpa(const char *path, cls_lm **out, cls_error *err);
+/* The same from `size` bytes in memory (which need not end in a NUL); `name` stands for the file in
+ * error texts. */
+cls_status cls_lm_parse_arpa(const char *text, size_t size, const char *name, cls_lm **out, cls_error *err);
+void cls_lm_destroy(cls_lm *lm);
+
+/* The model's order (1..CLS_LM_MAX_ORDER), its number of n-grams of order n (1..order; 0 otherwise,
+ * unigrams counting the ones added for missing <unk>, <s>, </s>), and its host memory in bytes. */
+int cls_lm_order(const cls_lm *lm);
+int64_t cls_lm_count(const cls_lm *lm, int n);
+size_t cls_lm_memory_bytes(const cls_lm *lm);
+
+/* The vocabulary: word ids are 0..cls_lm_vocab_size-1. cls_lm_word_id gives the id of the `len`
+ * bytes at `word`, or -1 when the word is not in the vocabulary; cls_lm_lookup gives the id of
+ * <unk> for such a word and sets *oov (may be NULL) to say so. cls_lm_word gives the word of an id
+ * (NUL-terminated; NULL for an id out of range). */
+int32_t cls_lm_vocab_size(const cls_lm *lm);
+int32_t cls_lm_word_id(const cls_lm *lm, const char *word, size_t len);
+int32_t cls_lm_lookup(const cls_lm *lm, const char *word, size_t len, bool *oov);
+const char *cls_lm_word(const cls_lm *lm, int32_t id);
+int32_t cls_lm_bos(const cls_lm *lm); /* <s> */
+int32_t cls_lm_eos(const cls_lm *lm); /* </s> */
+int32_t cls_lm_unk(const cls_lm *lm); /* <unk> */
+
+/* log10 P(word | history) by ARPA backoff: the probability of the longest n-gram "history-suffix
+ * word" in the model, plus the backoff weights of the longer history suffixes (0 for those not in
+ * the model). history[0..n_history-1] runs oldest to newest; only its last order-1 words count.
+ * An id out of range is scored as <unk>. */
+float cls_lm_score(const cls_lm *lm, const int32_t *history, int n_history, int32_t word);
+/* The same by strings (each NUL-terminated); *oov (may be NULL) says whether `word` was out of the
+ * vocabulary (and so scored as <unk>). */
+float cls_lm_score_words(const cls_lm *lm, const char *const *history, int n_history, const char *word, bool *oov);
+
+/* Scores a sentence of whitespace-separated words as KenLM's full_scores does: with `bos` the history
+ * starts at <s>, with `eos` </s> is scored after the last word. per_word (may be NULL) receives up to
+ * `cap` log10 probabilities, one per word then </s>; *n_scores (may be NULL) their number (also past
+ * `cap`), *n_oov (may be NULL) the number of words out of the vocabulary. Returns the sum in log10. */
+double cls_lm_score_sentence(const cls_lm *lm, const char *sentence, bool bos, bool eos, float *per_word, int cap,
+                             int *n_scores, int *n_oov);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
