@@ -2,10 +2,14 @@
  * section per order, `\end\`. Every malformed input is refused with the file and line named in the
  * cls_error; nothing past the given bytes is read (the text need not end in a NUL). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "clspeech/base.h"
 #include "decode/lm_model.h"
@@ -274,6 +278,22 @@ cls_status cls_lm_parse_arpa(const char *text, size_t size, const char *name, cl
 cls_status cls_lm_load_arpa(const char *path, cls_lm **out, cls_error *err) {
   if (!out || !path) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "cls_lm_load_arpa: path or out is NULL");
   *out = NULL;
+  /* A regular file is mapped (read once, in order: no copy of the text beside the model); anything
+   * else (a pipe, a file that cannot be mapped) is read into memory. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat sb;
+  if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 && (uint64_t)sb.st_size <= SIZE_MAX) {
+    void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map != MAP_FAILED) {
+      close(fd);
+      (void)posix_madvise(map, (size_t)sb.st_size, POSIX_MADV_SEQUENTIAL);
+      cls_status st = cls_lm_parse_arpa(map, (size_t)sb.st_size, path, out, err);
+      munmap(map, (size_t)sb.st_size);
+      return st;
+    }
+  }
+  close(fd);
   FILE *f = fopen(path, "rb");
   if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   char *buf = NULL;

@@ -50,8 +50,8 @@ int32_t lm_vocab_find(const cls_lm *lm, const char *word, size_t len) {
   for (uint64_t i = hash_bytes(word, len) & mask;; i = (i + 1) & mask) {
     int32_t id = lm->vocab_slots[i];
     if (id < 0) return -1;
-    const char *w = lm->arena + lm->word_off[id];
-    if (strlen(w) == len && memcmp(w, word, len) == 0) return id;
+    size_t start = lm->word_off[id], stop = id + 1 < lm->n_words ? lm->word_off[id + 1] : lm->arena_len;
+    if (stop - start - 1 == len && memcmp(lm->arena + start, word, len) == 0) return id;
   }
 }
 
@@ -75,8 +75,11 @@ int32_t lm_vocab_add(cls_lm *lm, const char *word, size_t len) {
   return id;
 }
 
+/* The home slot of a key: its high 32 bits scaled to the capacity (a multiply, not a division). */
+static uint64_t home(const cls_lm_table *t, uint64_t key) { return ((key >> 32) * t->cap) >> 32; }
+
 bool lm_table_init(cls_lm_table *t, int64_t count) {
-  if (count < 0 || count > ((int64_t)1 << 40)) return false;
+  if (count < 0 || count > ((int64_t)1 << 31)) return false; /* keeps cap below 2^32 for home() */
   t->cap = (uint64_t)count + (uint64_t)count / 2 + 1;
   t->slots = calloc(t->cap, sizeof *t->slots);
   return t->slots != NULL;
@@ -85,7 +88,7 @@ bool lm_table_init(cls_lm_table *t, int64_t count) {
 cls_lm_entry *lm_table_find(const cls_lm_table *t, uint64_t key) {
   if (!t->cap) return NULL;
   if (!key) key = 1;
-  for (uint64_t i = key % t->cap;; i = i + 1 == t->cap ? 0 : i + 1) {
+  for (uint64_t i = home(t, key);; i = i + 1 == t->cap ? 0 : i + 1) {
     if (t->slots[i].key == key) return &t->slots[i];
     if (!t->slots[i].key) return NULL;
   }
@@ -93,7 +96,7 @@ cls_lm_entry *lm_table_find(const cls_lm_table *t, uint64_t key) {
 
 cls_lm_entry *lm_table_insert(cls_lm_table *t, uint64_t key) {
   if (!key) key = 1;
-  for (uint64_t i = key % t->cap;; i = i + 1 == t->cap ? 0 : i + 1) {
+  for (uint64_t i = home(t, key);; i = i + 1 == t->cap ? 0 : i + 1) {
     if (t->slots[i].key == key) return NULL;
     if (!t->slots[i].key) {
       t->slots[i].key = key;
