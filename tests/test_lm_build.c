@@ -175,10 +175,12 @@ static void test_bad_input(void) {
   remove("test_lm_build.empty.txt");
   remove("test_lm_build.reserved.txt");
   remove("test_lm_build.tiny.txt");
+  remove("test_lm_build.tiny.arpa");
 }
 
 int main(void) {
   test_against_reference();
   test_bad_input();
+  remove("test_lm_build.3.arpa");
   return check_finish("test_lm_build");
 }
