@@ -1,7 +1,8 @@
 /* The language-model builder (engine/decode/lm_build.c) against an independent reference:
  * tests/ref/make_kn_fixture.py implements interpolated modified Kneser-Ney (lmplz's rules) from the
  * textbook formulas in Python and stored tests/fixtures/kn_corpus.3.arpa for the 20-sentence
- * tests/fixtures/kn_corpus.txt; every probability and backoff we write must agree to 1e-5 (log10).
+ * tests/fixtures/kn_corpus.txt (and kn_corpus.3.prune011.arpa, pruned as --prune 0 1 1); every
+ * probability and backoff we write must agree to 1e-5 (log10).
  * KenLM's lmplz itself could not be built for this check (see the script). Also: the discounts
  * against hand-computed fractions, every distribution summing to 1, and bad input. */
 #include <math.h>
@@ -63,10 +64,12 @@ static void write_text(const char *path, const char *text) {
 
 enum { CAP = 4096 };
 
-static void test_against_reference(void) {
+/* The fixture built at order 3 with `prune` (NULL: none) against the reference file `fixture`. */
+static void test_against_reference(const uint64_t *prune, const char *fixture, int min_contexts) {
   static entry ours[CAP], ref[CAP];
   cls_lm_build_options o = cls_lm_build_options_default();
   o.order = 3;
+  if (prune) memcpy(o.prune, prune, sizeof o.prune);
   cls_lm_build_stats st;
   cls_error err;
   cls_status s = cls_lm_build_arpa(CLS_FIXTURE_DIR "/kn_corpus.txt", "test_lm_build.3.arpa", &o, &st, &err);
@@ -75,7 +78,7 @@ static void test_against_reference(void) {
   CHECK_INT(st.sentences, 20);
   CHECK_INT(st.words, 106);
   int n = load_arpa("test_lm_build.3.arpa", ours, CAP);
-  int m = load_arpa(CLS_FIXTURE_DIR "/kn_corpus.3.arpa", ref, CAP);
+  int m = load_arpa(fixture, ref, CAP);
   CHECK(n > 0 && n == m, "entries: ours %d, reference %d", n, m);
   CHECK_INT(st.ngrams[0] + st.ngrams[1] + st.ngrams[2], m);
   double worst = 0;
@@ -87,7 +90,8 @@ static void test_against_reference(void) {
     CHECK(fabs(e->logp - ref[i].logp) < 1e-5 && fabs(e->bow - ref[i].bow) < 1e-5,
           "\"%s\": ours %.7f %.7f, reference %.7f %.7f", ref[i].words, e->logp, e->bow, ref[i].logp, ref[i].bow);
   }
-  printf("test_lm_build: %d n-grams agree with the reference, largest difference %.2g (log10)\n", m, worst);
+  printf("test_lm_build: %s: %d n-grams agree with the reference, largest difference %.2g (log10)\n", fixture, m,
+         worst);
 
   /* Discounts by hand from the counts-of-counts (the script prints them too):
    * unigrams n1..n4 = 7 7 3 2: Y = 7/21 = 1/3, D1 = 1 - 2/3*7/7 = 1/3, D2 = 2 - 1*3/7 = 11/7,
@@ -128,7 +132,7 @@ static void test_against_reference(void) {
     contexts++;
     CHECK(fabs(sum - 1) < 1e-5, "p(.|%s) sums to %.9f", ours[i].words, sum);
   }
-  CHECK(contexts > 10, "%d bigram contexts checked", contexts);
+  CHECK(contexts >= min_contexts, "%d bigram contexts checked", contexts);
 }
 
 static void test_bad_input(void) {
@@ -169,6 +173,12 @@ static void test_bad_input(void) {
   CHECK(s != CLS_OK || (st.discount[2][0] == 0.5 && st.discount[2][2] == 1.5), "fallback discounts %g %g",
         st.discount[2][0], st.discount[2][2]);
 
+  o.prune[0] = 1;
+  s = cls_lm_build_arpa(CLS_FIXTURE_DIR "/kn_corpus.txt", "test_lm_build.bad.arpa", &o, NULL, &err);
+  CHECK_INT(s, CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "unigrams cannot be pruned");
+  o.prune[0] = 0;
+
   s = cls_lm_build_arpa(CLS_FIXTURE_DIR "/kn_corpus.txt", "no/such/dir/out.arpa", &o, NULL, &err);
   CHECK_INT(s, CLS_ERR_IO);
   CHECK_CONTAINS(err.text, "no/such/dir/out.arpa");
@@ -179,7 +189,10 @@ static void test_bad_input(void) {
 }
 
 int main(void) {
-  test_against_reference();
+  test_against_reference(NULL, CLS_FIXTURE_DIR "/kn_corpus.3.arpa", 20);
+  /* --prune 0 1 1: 25 of 67 bigrams and 12 of 90 trigrams are written (the counts above are of all) */
+  static const uint64_t prune011[CLS_LM_MAX_ORDER] = {0, 1, 1, 1, 1, 1};
+  test_against_reference(prune011, CLS_FIXTURE_DIR "/kn_corpus.3.prune011.arpa", 5);
   test_bad_input();
   remove("test_lm_build.3.arpa");
   return check_finish("test_lm_build");

@@ -20,6 +20,7 @@ typedef struct order_table {
   size_t n_grams;
   gram *g;
   uint64_t *raw, *adj;
+  uint8_t *keep; /* written to the ARPA file (not pruned, or needed by a kept higher-order n-gram) */
   double *prob, *bow;
 } order_table;
 
@@ -31,7 +32,7 @@ typedef struct vocab {
 } vocab;
 
 cls_lm_build_options cls_lm_build_options_default(void) {
-  cls_lm_build_options o = {5, 0, NULL, NULL};
+  cls_lm_build_options o = {5, 0, {0}, NULL, NULL};
   return o;
 }
 
@@ -100,6 +101,7 @@ static void table_free(order_table *t) {
   free(t->adj);
   free(t->prob);
   free(t->bow);
+  free(t->keep);
 }
 
 static void progress(const cls_lm_build_options *o, const char *fmt, ...) CLS_PRINTF(2, 3);
@@ -204,9 +206,10 @@ static cls_status count_order(const corpus *c, int n, order_table *t, cls_error 
   t->adj = calloc(u ? u : 1, sizeof *t->adj);
   t->prob = calloc(u ? u : 1, sizeof *t->prob);
   t->bow = calloc(u ? u : 1, sizeof *t->bow);
+  t->keep = calloc(u + 1, sizeof *t->keep); /* + 1: room for <unk> */
   gram *g = realloc(all, (u ? u : 1) * sizeof *all);
   t->g = g ? g : all;
-  if (!t->raw || !t->adj || !t->prob || !t->bow) return oom(err);
+  if (!t->raw || !t->adj || !t->prob || !t->bow || !t->keep) return oom(err);
   /* the raw counts follow (raw_counts), by a search per occurrence */
   return CLS_OK;
 }
@@ -288,6 +291,24 @@ static cls_status discounts(const order_table *t, int n, const cls_lm_build_opti
   return CLS_OK;
 }
 
+/* Which n-grams are written: every unigram; an n-gram of order n >= 2 when its raw count is above
+ * prune[n-1] or a kept (n+1)-gram starts or ends with it (ARPA readers look both up). */
+static void mark_kept(order_table *tabs, int order, const uint64_t *prune) {
+  for (int n = order; n >= 1; n--) {
+    order_table *t = &tabs[n - 1];
+    for (size_t i = 0; i < t->n_grams; i++) {
+      if (n == 1 || t->raw[i] > prune[n - 1]) t->keep[i] = 1;
+      if (n == 1 || !t->keep[i]) continue;
+      gram pre = t->g[i], suf = {{0}};
+      pre.w[n - 1] = 0;
+      for (int q = 0; q < n - 1; q++) suf.w[q] = t->g[i].w[q + 1];
+      long a = find(&tabs[n - 2], &pre), b = find(&tabs[n - 2], &suf);
+      if (a >= 0) tabs[n - 2].keep[a] = 1;
+      if (b >= 0) tabs[n - 2].keep[b] = 1;
+    }
+  }
+}
+
 /* Interpolated probabilities of order n, and the backoffs of their contexts (order n-1). */
 static void interpolate(order_table *tabs, int n, const double d[3], double uniform) {
   order_table *t = &tabs[n - 1];
@@ -298,7 +319,7 @@ static void interpolate(order_table *tabs, int n, const double d[3], double unif
     while (e < t->n_grams && (n == 1 || !memcmp(t->g[e].w, t->g[i].w, (size_t)(n - 1) * sizeof(uint32_t)))) {
       if (t->adj[e]) {
         sum += (double)t->adj[e];
-        mass += discount_of(d, t->adj[e]);
+        mass += t->keep[e] ? discount_of(d, t->adj[e]) : (double)t->adj[e];
       }
       e++;
     }
@@ -311,6 +332,7 @@ static void interpolate(order_table *tabs, int n, const double d[3], double unif
         long at = find(&tabs[n - 2], &s);
         lower = at >= 0 ? tabs[n - 2].prob[at] : 0;
       }
+      if (!t->keep[k]) continue;
       double u = t->adj[k] ? ((double)t->adj[k] - discount_of(d, t->adj[k])) / sum : 0;
       t->prob[k] = (n == 1 && t->g[k].w[0] == BOS) ? 0 : u + gamma * lower;
     }
@@ -328,11 +350,16 @@ static cls_status write_arpa(const char *path, const order_table *tabs, int orde
   FILE *f = fopen(path, "wb");
   if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
   fprintf(f, "\\data\\\n");
-  for (int n = 1; n <= order; n++) fprintf(f, "ngram %d=%zu\n", n, tabs[n - 1].n_grams);
+  for (int n = 1; n <= order; n++) {
+    size_t kept = 0;
+    for (size_t i = 0; i < tabs[n - 1].n_grams; i++) kept += tabs[n - 1].keep[i];
+    fprintf(f, "ngram %d=%zu\n", n, kept);
+  }
   for (int n = 1; n <= order; n++) {
     const order_table *t = &tabs[n - 1];
     fprintf(f, "\n\\%d-grams:\n", n);
     for (size_t i = 0; i < t->n_grams; i++) {
+      if (!t->keep[i]) continue;
       double lp = (n == 1 && t->g[i].w[0] == BOS) ? -99.0 : log10(t->prob[i]);
       fprintf(f, "%.7g\t", lp);
       for (int k = 0; k < n; k++) fprintf(f, "%s%s", k ? " " : "", v->words[t->g[i].w[k]]);
@@ -361,6 +388,8 @@ cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "lm: a text path and an output path are required");
   if (o.order < 1 || o.order > CLS_LM_MAX_ORDER)
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "lm: order %d is outside 1..%d", o.order, CLS_LM_MAX_ORDER);
+  if (o.prune[0])
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "lm: unigrams cannot be pruned (the first prune threshold must be 0)");
   vocab v = {0};
   corpus c = {0};
   order_table tabs[CLS_LM_MAX_ORDER];
@@ -409,12 +438,13 @@ cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const
     }
     if (status == CLS_OK) status = discounts(t, n, &o, st, err);
   }
+  if (status == CLS_OK) mark_kept(tabs, o.order, o.prune);
   for (int n = 1; status == CLS_OK && n <= o.order; n++) {
     progress(&o, "interpolating %d-grams", n);
     memset(tabs[n - 1].bow, 0, tabs[n - 1].n_grams * sizeof(double));
     /* uniform over the unigrams but <s> */
     interpolate(tabs, n, st->discount[n - 1], 1.0 / (double)(tabs[0].n_grams - 1));
-    st->ngrams[n - 1] = tabs[n - 1].n_grams;
+    for (size_t i = 0; i < tabs[n - 1].n_grams; i++) st->ngrams[n - 1] += tabs[n - 1].keep[i];
   }
   if (status == CLS_OK) {
     progress(&o, "writing %s", arpa_path);

@@ -17,6 +17,10 @@ typedef struct cls_lm_build_options {
   int order;             /* 1..CLS_LM_MAX_ORDER (lmplz -o; `clspeech lm` defaults to 5) */
   int discount_fallback; /* 1: an order whose counts-of-counts give no valid discounts (a tiny corpus)
                           * uses lmplz's --discount_fallback values 0.5, 1, 1.5; 0: that is an error */
+  uint64_t prune[CLS_LM_MAX_ORDER]; /* lmplz --prune: an n-gram of order n >= 2 whose raw count is <= prune[n-1]
+                          * is left out, unless a kept (n+1)-gram starts or ends with it; its adjusted count
+                          * still counts in its context's total and goes to the context's backoff mass.
+                          * prune[0] (unigrams) must be 0; all 0 = no pruning */
   void (*progress)(void *user, const char *message); /* stage messages for long runs; may be NULL */
   void *user;
 } cls_lm_build_options;
@@ -39,7 +43,7 @@ cls_lm_build_options cls_lm_build_options_default(void);
  * unigram's interpolated zero-count mass, <s> at log10 probability -99, and log10 backoffs.
  * CLS_ERR_IO (file named) when a file cannot be read or written; CLS_ERR_INVALID_ARGUMENT for an order
  * outside 1..6, a text with no words, a line holding <s> or </s> (file and line named), or
- * discounts that cannot be estimated without discount_fallback. `stats` may be NULL. */
+ * discounts that cannot be estimated without discount_fallback, or prune[0] != 0. `stats` may be NULL. */
 cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const cls_lm_build_options *options,
                              cls_lm_build_stats *stats, cls_error *err);
 

@@ -4,6 +4,7 @@ Kneser-Ney as KenLM's lmplz computes it, written independently from the textbook
 Python dictionaries, and stored as an ARPA file the C test compares with entry by entry.
 
   python3 tests/ref/make_kn_fixture.py tests/fixtures/kn_corpus.txt 3 tests/fixtures/kn_corpus.3.arpa
+  python3 tests/ref/make_kn_fixture.py tests/fixtures/kn_corpus.txt 3 tests/fixtures/kn_corpus.3.prune011.arpa 0 1 1
 
 KenLM's lmplz itself could not be built in the session that wrote this (its sdist needs a
 toolchain step that did not finish in time), so this is the reference; the rules it follows:
@@ -14,14 +15,18 @@ toolchain step that did not finish in time), so this is the reference; the rules
   D1 = 1-2Y n2/n1, D2 = 2-3Y n3/n2, D3+ = 3-4Y n4/n3;
 - p(w|h) = (a(hw) - D(a(hw)))/sum_w a(hw) + gamma(h) p(w|h'), gamma(h) = sum_w D(a(hw)) / sum_w a(hw),
   unigrams interpolate with 1/|V|, V = every word but <s> (with <unk> and </s>); <unk> gets count 0;
-- <s> is written with log10 probability -99; each context's backoff is log10 gamma(h).
+- <s> is written with log10 probability -99; each context's backoff is log10 gamma(h);
+- pruning (thresholds T1 T2 ..., the last repeating; T1 = 0): an n-gram of order >= 2 seen (raw
+  count) at most Tn times is left out unless a kept (n+1)-gram starts or ends with it; discounts
+  still come from all n-grams, a left-out n-gram's count stays in its context's total and all of it
+  goes to gamma(h) (lmplz's rule as its source was remembered: not checked against lmplz).
 """
 import math
 import sys
 from collections import defaultdict
 
 
-def build(lines, order):
+def build(lines, order, prune=()):
     sents = [["<s>"] + l.split() + ["</s>"] for l in lines if l.split()]
     raw = [defaultdict(int) for _ in range(order + 1)]
     for s in sents:
@@ -44,6 +49,15 @@ def build(lines, order):
         y = nk[0] / (nk[0] + 2 * nk[1])
         disc[n] = [k - (k + 1) * y * nk[k] / nk[k - 1] for k in (1, 2, 3)]
     D = lambda n, c: 0.0 if c == 0 else disc[n][min(c, 3) - 1]
+    thr = lambda n: (list(prune) or [0])[min(n, len(prune) or 1) - 1]
+    kept = [set() for _ in range(order + 2)]
+    kept[1] = set(adj[1])
+    for n in range(order, 1, -1):
+        for g in adj[n]:
+            if raw[n][g] > thr(n) or g in kept[n]:
+                kept[n].add(g)
+                kept[n - 1].update([g[:-1], g[1:]])
+    kept[1] = set(adj[1])
     prob = [dict() for _ in range(order + 1)]
     bow = [dict() for _ in range(order + 1)]
     for n in range(1, order + 1):
@@ -52,8 +66,10 @@ def build(lines, order):
             by_ctx[g[:-1]].append(g)
         for h, gs in by_ctx.items():
             total = sum(adj[n][g] for g in gs)
-            gamma = sum(D(n, adj[n][g]) for g in gs) / total
+            gamma = sum(D(n, adj[n][g]) if g in kept[n] else adj[n][g] for g in gs) / total
             for g in gs:
+                if g not in kept[n]:
+                    continue
                 lower = 1.0 / len(adj[1]) if n == 1 else prob[n - 1][g[1:]]
                 prob[n][g] = (adj[n][g] - D(n, adj[n][g])) / total + gamma * lower
             if n > 1:
@@ -63,7 +79,8 @@ def build(lines, order):
 
 def main():
     text, order, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    prob, bow, disc, adj = build(open(text, encoding="utf-8").read().splitlines(), order)
+    prune = [int(t) for t in sys.argv[4:]]
+    prob, bow, disc, adj = build(open(text, encoding="utf-8").read().splitlines(), order, prune)
     with open(out, "w") as f:
         f.write("\\data\\\n")
         for n in range(1, order + 1):
