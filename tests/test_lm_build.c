@@ -1,10 +1,10 @@
-/* The language-model builder (engine/decode/lm_build.c) against an independent reference:
- * tests/ref/make_kn_fixture.py implements interpolated modified Kneser-Ney (lmplz's rules) from the
- * textbook formulas in Python and stored tests/fixtures/kn_corpus.3.arpa for the 20-sentence
- * tests/fixtures/kn_corpus.txt (and kn_corpus.3.prune011.arpa, pruned as --prune 0 1 1); every
- * probability and backoff we write must agree to 1e-5 (log10).
- * KenLM's lmplz itself could not be built for this check (see the script). Also: the discounts
- * against hand-computed fractions, every distribution summing to 1, and bad input. */
+/* The language-model builder (engine/decode/lm_build.c) against KenLM's lmplz and an independent
+ * reference: tests/ref/make_kn_fixture.sh stored lmplz's ARPA files for the 20-sentence
+ * tests/fixtures/kn_corpus.txt at order 3 (kn_corpus.3.lmplz.arpa, and kn_corpus.3.prune011.lmplz.arpa
+ * with --prune 0 1 1), and tests/ref/make_kn_fixture.py's Python implementation of the textbook
+ * formulas the same two (kn_corpus.3.arpa, kn_corpus.3.prune011.arpa). Every probability and backoff
+ * we write must agree with each to 1e-5 (log10; lmplz writes 7-8 significant digits). Also: the
+ * discounts against hand-computed fractions, every distribution summing to 1, and bad input. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,9 +189,11 @@ static void test_bad_input(void) {
 }
 
 int main(void) {
+  test_against_reference(NULL, CLS_FIXTURE_DIR "/kn_corpus.3.lmplz.arpa", 20);
   test_against_reference(NULL, CLS_FIXTURE_DIR "/kn_corpus.3.arpa", 20);
   /* --prune 0 1 1: 25 of 67 bigrams and 12 of 90 trigrams are written (the counts above are of all) */
   static const uint64_t prune011[CLS_LM_MAX_ORDER] = {0, 1, 1, 1, 1, 1};
+  test_against_reference(prune011, CLS_FIXTURE_DIR "/kn_corpus.3.prune011.lmplz.arpa", 5);
   test_against_reference(prune011, CLS_FIXTURE_DIR "/kn_corpus.3.prune011.arpa", 5);
   test_bad_input();
   remove("test_lm_build.3.arpa");

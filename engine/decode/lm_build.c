@@ -360,7 +360,7 @@ static cls_status write_arpa(const char *path, const order_table *tabs, int orde
     fprintf(f, "\n\\%d-grams:\n", n);
     for (size_t i = 0; i < t->n_grams; i++) {
       if (!t->keep[i]) continue;
-      double lp = (n == 1 && t->g[i].w[0] == BOS) ? -99.0 : log10(t->prob[i]);
+      double lp = (n == 1 && t->g[i].w[0] == BOS) ? 0.0 : log10(t->prob[i]); /* lmplz writes 0 */
       fprintf(f, "%.7g\t", lp);
       for (int k = 0; k < n; k++) fprintf(f, "%s%s", k ? " " : "", v->words[t->g[i].w[k]]);
       if (n < order) fprintf(f, "\t%.7g", t->bow[i] > 0 ? log10(t->bow[i]) : 0.0);

@@ -40,7 +40,7 @@ cls_lm_build_options cls_lm_build_options_default(void);
  * modified Kneser-Ney model to `arpa_path` as lmplz would: adjusted (continuation) counts below the
  * highest order, discounts D1, D2, D3+ per order from the counts-of-counts, interpolation down to the
  * uniform distribution over the vocabulary (<unk> and </s> included, <s> not), <unk> with the
- * unigram's interpolated zero-count mass, <s> at log10 probability -99, and log10 backoffs.
+ * unigram's interpolated zero-count mass, <s> at log10 probability 0 (as lmplz writes it; it is never predicted), and log10 backoffs.
  * CLS_ERR_IO (file named) when a file cannot be read or written; CLS_ERR_INVALID_ARGUMENT for an order
  * outside 1..6, a text with no words, a line holding <s> or </s> (file and line named), or
  * discounts that cannot be estimated without discount_fallback, or prune[0] != 0. `stats` may be NULL. */
