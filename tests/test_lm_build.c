@@ -188,7 +188,28 @@ static void test_bad_input(void) {
   remove("test_lm_build.tiny.arpa");
 }
 
+/* lmplz counts the last n-gram its AdjustCounts flushes below the highest order (the greatest in
+ * suffix order: here the unigram w, the newest word) by its raw count, not its adjusted count. Order
+ * 2 of "x y / z y / q w / q w": adjusted unigram counts x 1, y 2, z 1, q 1, w 1 (raw 2), </s> 2, so
+ * n1..n4 = 4 2 0 0 by the textbook and 3 3 0 0 as lmplz counts them. (On the 1M-word timing text
+ * this is what made lmplz refuse the unigram discounts, n1 = 0, and us with it.) */
+static void test_lmplz_last_ngram(void) {
+  write_text("test_lm_build.last.txt", "x y\nz y\nq w\nq w\n");
+  cls_lm_build_options o = cls_lm_build_options_default();
+  o.order = 2;
+  o.discount_fallback = 1;
+  cls_lm_build_stats st;
+  cls_error err;
+  cls_status s = cls_lm_build_arpa("test_lm_build.last.txt", "test_lm_build.last.arpa", &o, &st, &err);
+  CHECK(s == CLS_OK, "%s", err.text);
+  CHECK_INT(st.count_of_counts[0][0], 3);
+  CHECK_INT(st.count_of_counts[0][1], 3);
+  remove("test_lm_build.last.txt");
+  remove("test_lm_build.last.arpa");
+}
+
 int main(void) {
+  test_lmplz_last_ngram();
   test_against_reference(NULL, CLS_FIXTURE_DIR "/kn_corpus.3.lmplz.arpa", 20);
   test_against_reference(NULL, CLS_FIXTURE_DIR "/kn_corpus.3.arpa", 20);
   /* --prune 0 1 1: 25 of 67 bigrams and 12 of 90 trigrams are written (the counts above are of all) */

@@ -266,11 +266,31 @@ static cls_status adjust_counts(order_table *t, const order_table *up, int n, cl
 
 static double discount_of(const double d[3], uint64_t count) { return count >= 3 ? d[2] : d[count - 1]; }
 
-static cls_status discounts(const order_table *t, int n, const cls_lm_build_options *o, cls_lm_build_stats *st,
-                            cls_error *err) {
+/* The n-gram lmplz's adjust_counts sees last at order n: the greatest in suffix order (last word
+ * first; word ids in order of first appearance after <unk> <s> </s>, as lmplz numbers them). */
+static size_t suffix_last(const order_table *t, int n) {
+  size_t best = 0;
+  for (size_t i = 1; i < t->n_grams; i++)
+    for (int k = n - 1; k >= 0; k--)
+      if (t->g[i].w[k] != t->g[best].w[k]) {
+        if (t->g[i].w[k] > t->g[best].w[k]) best = i;
+        break;
+      }
+  return best;
+}
+
+/* n1..n4 and D1, D2, D3+ of order n. Below the highest order, lmplz (0.3.0's AdjustCounts::Run, the
+ * loop after the main one) counts the last n-gram it flushes by its raw count instead of its adjusted
+ * count; that n-gram is counted the same way here, so the discounts match lmplz's exactly. */
+static cls_status discounts(const order_table *t, int n, int order, const cls_lm_build_options *o,
+                            cls_lm_build_stats *st, cls_error *err) {
   uint64_t *nk = st->count_of_counts[n - 1];
-  for (size_t i = 0; i < t->n_grams; i++)
-    if (t->adj[i] >= 1 && t->adj[i] <= 4) nk[t->adj[i] - 1]++;
+  size_t last = n < order && t->n_grams ? suffix_last(t, n) : (size_t)-1;
+  for (size_t i = 0; i < t->n_grams; i++) {
+    if (n == 1 && t->g[i].w[0] == BOS) continue;
+    uint64_t c = i == last ? t->raw[i] : t->adj[i];
+    if (c >= 1 && c <= 4) nk[c - 1]++;
+  }
   double *d = st->discount[n - 1];
   int ok = nk[0] && nk[1] && nk[2] && nk[3];
   if (ok) {
@@ -436,7 +456,7 @@ cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const
     } else {
       status = adjust_counts(t, &tabs[n], n, err);
     }
-    if (status == CLS_OK) status = discounts(t, n, &o, st, err);
+    if (status == CLS_OK) status = discounts(t, n, o.order, &o, st, err);
   }
   if (status == CLS_OK) mark_kept(tabs, o.order, o.prune);
   for (int n = 1; status == CLS_OK && n <= o.order; n++) {
