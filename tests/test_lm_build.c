@@ -65,17 +65,18 @@ static void write_text(const char *path, const char *text) {
 enum { CAP = 4096 };
 
 /* The fixture built at order 3 with `prune` (NULL: none) against the reference file `fixture`. */
-static void test_against_reference(const uint64_t *prune, const char *fixture, int min_contexts) {
+static void test_against_reference(const char *text, const uint64_t *prune, const char *fixture, int min_contexts) {
   static entry ours[CAP], ref[CAP];
   cls_lm_build_options o = cls_lm_build_options_default();
   o.order = 3;
   if (prune) memcpy(o.prune, prune, sizeof o.prune);
   cls_lm_build_stats st;
   cls_error err;
-  cls_status s = cls_lm_build_arpa(CLS_FIXTURE_DIR "/kn_corpus.txt", "test_lm_build.3.arpa", &o, &st, &err);
+  cls_status s = cls_lm_build_arpa(text, "test_lm_build.3.arpa", &o, &st, &err);
   CHECK(s == CLS_OK, "build: %s", err.text);
   if (s != CLS_OK) return;
-  CHECK_INT(st.sentences, 20);
+  int blank = strstr(text, "kn_blank") != NULL; /* the 20 sentences, then a blank and a spaces-only line */
+  CHECK_INT(st.sentences, blank ? 22 : 20);
   CHECK_INT(st.words, 106);
   int n = load_arpa("test_lm_build.3.arpa", ours, CAP);
   int m = load_arpa(fixture, ref, CAP);
@@ -100,6 +101,7 @@ static void test_against_reference(const uint64_t *prune, const char *fixture, i
    *   D3+ = 3 - 48/17*3/4 = 15/17;
    * trigrams 78 9 2 1: Y = 78/96 = 13/16, D1 = 1 - 13/8*9/78 = 13/16, D2 = 2 - 39/16*2/9 = 35/24,
    *   D3+ = 3 - 13/4*1/2 = 11/8. */
+  if (blank) goto sums;
   static const uint64_t nk[3][4] = {{7, 7, 3, 2}, {48, 10, 4, 3}, {78, 9, 2, 1}};
   static const double d[3][3] = {{1.0 / 3, 11.0 / 7, 19.0 / 9}, {12.0 / 17, 98.0 / 85, 15.0 / 17}, {13.0 / 16, 35.0 / 24, 11.0 / 8}};
   for (int q = 0; q < 3; q++) {
@@ -109,6 +111,7 @@ static void test_against_reference(const uint64_t *prune, const char *fixture, i
             st.discount[q][k], d[q][k]);
   }
 
+sums:;
   /* Every distribution sums to 1: the unigrams (all but <s>), and p(.|h) for every bigram context h,
    * seen words directly and the others through h's backoff (to the 7 digits ARPA keeps). */
   double uni = 0;
@@ -210,12 +213,15 @@ static void test_lmplz_last_ngram(void) {
 
 int main(void) {
   test_lmplz_last_ngram();
-  test_against_reference(NULL, CLS_FIXTURE_DIR "/kn_corpus.3.lmplz.arpa", 20);
-  test_against_reference(NULL, CLS_FIXTURE_DIR "/kn_corpus.3.arpa", 20);
+  const char *corpus = CLS_FIXTURE_DIR "/kn_corpus.txt";
+  test_against_reference(corpus, NULL, CLS_FIXTURE_DIR "/kn_corpus.3.lmplz.arpa", 20);
+  test_against_reference(corpus, NULL, CLS_FIXTURE_DIR "/kn_corpus.3.arpa", 20);
+  /* blank lines are empty sentences <s> </s>, as lmplz counts them */
+  test_against_reference(CLS_FIXTURE_DIR "/kn_blank.txt", NULL, CLS_FIXTURE_DIR "/kn_blank.3.lmplz.arpa", 20);
   /* --prune 0 1 1: 25 of 67 bigrams and 12 of 90 trigrams are written (the counts above are of all) */
   static const uint64_t prune011[CLS_LM_MAX_ORDER] = {0, 1, 1, 1, 1, 1};
-  test_against_reference(prune011, CLS_FIXTURE_DIR "/kn_corpus.3.prune011.lmplz.arpa", 5);
-  test_against_reference(prune011, CLS_FIXTURE_DIR "/kn_corpus.3.prune011.arpa", 5);
+  test_against_reference(corpus, prune011, CLS_FIXTURE_DIR "/kn_corpus.3.prune011.lmplz.arpa", 5);
+  test_against_reference(corpus, prune011, CLS_FIXTURE_DIR "/kn_corpus.3.prune011.arpa", 5);
   test_bad_input();
   remove("test_lm_build.3.arpa");
   return check_finish("test_lm_build");

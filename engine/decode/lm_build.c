@@ -170,7 +170,9 @@ static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_buil
       else if (status == CLS_OK && corpus_push(c, (uint32_t)id)) status = oom(err);
       words++;
     }
-    if (status == CLS_OK && words) {
+    /* a blank line is an empty sentence, <s> </s>, as lmplz counts it */
+    if (status == CLS_OK && !words && corpus_push(c, BOS)) status = oom(err);
+    if (status == CLS_OK) {
       if (corpus_push(c, EOS)) status = oom(err);
       st->sentences++;
       st->words += words;

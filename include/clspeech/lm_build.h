@@ -26,7 +26,7 @@ typedef struct cls_lm_build_options {
 } cls_lm_build_options;
 
 typedef struct cls_lm_build_stats {
-  uint64_t sentences, words;                /* non-empty lines read, words in them */
+  uint64_t sentences, words;                /* lines read (blank ones too), words in them */
   uint64_t ngrams[CLS_LM_MAX_ORDER];        /* n-grams written per order (unigrams: with <s>, </s>, <unk>) */
   double discount[CLS_LM_MAX_ORDER][3];     /* D1, D2, D3+ per order */
   uint64_t count_of_counts[CLS_LM_MAX_ORDER][4]; /* n1..n4 of the adjusted counts per order */
@@ -35,8 +35,8 @@ typedef struct cls_lm_build_stats {
 /* Order 5, no discount fallback, no progress. */
 cls_lm_build_options cls_lm_build_options_default(void);
 
-/* Reads `text_path` (UTF-8, one sentence per line, words split on spaces and tabs; blank lines are
- * skipped), counts its n-grams with <s> and </s> around every sentence, and writes the interpolated
+/* Reads `text_path` (UTF-8, one sentence per line, words split on spaces and tabs; a blank line is
+ * an empty sentence, <s> </s>, as lmplz counts it), counts its n-grams with <s> and </s> around every sentence, and writes the interpolated
  * modified Kneser-Ney model to `arpa_path` as lmplz would: adjusted (continuation) counts below the
  * highest order, discounts D1, D2, D3+ per order from the counts-of-counts, interpolation down to the
  * uniform distribution over the vocabulary (<unk> and </s> included, <s> not), <unk> with the

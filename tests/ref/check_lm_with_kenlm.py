@@ -14,8 +14,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_kn_fixture  # noqa: E402
 
 text, order, arpa = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-lines = [l for l in open(text, encoding="utf-8").read().splitlines() if l.split()]
-prob, _, _, _ = make_kn_fixture.build(lines, order)
+all_lines = open(text, encoding="utf-8").read().splitlines()
+prob, _, _, _ = make_kn_fixture.build(all_lines, order)
+lines = [l for l in all_lines if l.split()]
 model = kenlm.Model(arpa)
 worst, words = 0.0, 0
 for line in lines:

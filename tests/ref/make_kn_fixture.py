@@ -8,7 +8,7 @@ Python dictionaries, and stored as an ARPA file the C test compares with entry b
 
 The C test checks against this and against lmplz's own output (make_kn_fixture.sh); lmplz and this
 script agree to 5e-7 on the fixture and on a 1M-word 5-gram text. The rules it follows:
-- every sentence is <s> w1 .. wk </s>; n-grams never cross sentences;
+- every line is a sentence <s> w1 .. wk </s> (a blank one <s> </s>); n-grams never cross sentences;
 - the highest order keeps raw counts; a lower-order n-gram that starts with <s> keeps its raw count,
   any other gets its continuation count (the number of distinct words seen before it);
 - per order, n1..n4 = number of n-grams whose (adjusted) count is 1..4; Y = n1/(n1+2 n2),
@@ -27,7 +27,7 @@ from collections import defaultdict
 
 
 def build(lines, order, prune=()):
-    sents = [["<s>"] + l.split() + ["</s>"] for l in lines if l.split()]
+    sents = [["<s>"] + l.split() + ["</s>"] for l in lines]  # a blank line is <s> </s>, as in lmplz
     raw = [defaultdict(int) for _ in range(order + 1)]
     for s in sents:
         for n in range(1, order + 1):

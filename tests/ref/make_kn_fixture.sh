@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Kneser-Ney builder's fixtures from KenLM's own lmplz: the ARPA files it writes for
-# tests/fixtures/kn_corpus.txt at order 3, unpruned and with --prune 0 1 1. test_lm_build checks
+# tests/fixtures/kn_corpus.txt at order 3, unpruned and with --prune 0 1 1, and for kn_blank.txt (the
+# same with a blank and a spaces-only line at the end). test_lm_build checks
 # every probability and backoff of `clspeech lm`'s model against them (and against
 # make_kn_fixture.py's independent Python implementation).
 #   tests/ref/make_kn_fixture.sh /path/to/lmplz
@@ -14,5 +15,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 text=$here/fixtures/kn_corpus.txt
 "$lmplz" -o 3 -S 100M --text "$text" --arpa "$here/fixtures/kn_corpus.3.lmplz.arpa"
 "$lmplz" -o 3 -S 100M --prune 0 1 1 --text "$text" --arpa "$here/fixtures/kn_corpus.3.prune011.lmplz.arpa"
+"$lmplz" -o 3 -S 100M --text "$here/fixtures/kn_blank.txt" --arpa "$here/fixtures/kn_blank.3.lmplz.arpa"
 python3 "$here/ref/make_kn_fixture.py" "$text" 3 "$here/fixtures/kn_corpus.3.arpa"
 python3 "$here/ref/make_kn_fixture.py" "$text" 3 "$here/fixtures/kn_corpus.3.prune011.arpa" 0 1 1
