@@ -400,6 +400,32 @@ static cls_status write_arpa(const char *path, const order_table *tabs, int orde
   return CLS_OK;
 }
 
+/* Adds <unk> (id 0, so first in order) to the unigrams with raw count 0. */
+static cls_status add_unk(order_table *t, cls_error *err) {
+  size_t m = t->n_grams + 1;
+  gram *g = realloc(t->g, m * sizeof *g);
+  if (!g) return oom(err);
+  t->g = g;
+  uint64_t *raw = realloc(t->raw, m * sizeof *raw);
+  if (!raw) return oom(err);
+  t->raw = raw;
+  uint64_t *adj = realloc(t->adj, m * sizeof *adj);
+  if (!adj) return oom(err);
+  t->adj = adj;
+  double *prob = realloc(t->prob, m * sizeof *prob);
+  if (!prob) return oom(err);
+  t->prob = prob;
+  double *bow = realloc(t->bow, m * sizeof *bow);
+  if (!bow) return oom(err);
+  t->bow = bow;
+  memmove(t->g + 1, t->g, t->n_grams * sizeof *g);
+  memmove(t->raw + 1, t->raw, t->n_grams * sizeof *raw);
+  t->g[0] = (gram){{UNK}};
+  t->raw[0] = 0;
+  t->n_grams = m;
+  return CLS_OK; /* keep was allocated with room for one more */
+}
+
 cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const cls_lm_build_options *options,
                              cls_lm_build_stats *stats, cls_error *err) {
   cls_lm_build_options o = options ? *options : cls_lm_build_options_default();
@@ -427,29 +453,7 @@ cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const
     if (status == CLS_OK) raw_counts(&c, n, &tabs[n - 1]);
   }
   /* <unk> is a unigram with count 0 unless the text spells it */
-  if (status == CLS_OK && find(&tabs[0], &(gram){{UNK}}) < 0) {
-    order_table *t = &tabs[0];
-    size_t m = t->n_grams + 1;
-    gram *g = realloc(t->g, m * sizeof *g);
-    uint64_t *raw = g ? realloc(t->raw, m * sizeof *raw) : NULL;
-    if (g) t->g = g;
-    if (raw) t->raw = raw;
-    uint64_t *adj = raw ? realloc(t->adj, m * sizeof *adj) : NULL;
-    if (adj) t->adj = adj;
-    double *prob = adj ? realloc(t->prob, m * sizeof *prob) : NULL;
-    if (prob) t->prob = prob;
-    double *bow = prob ? realloc(t->bow, m * sizeof *bow) : NULL;
-    if (bow) t->bow = bow;
-    if (!bow) {
-      status = oom(err);
-    } else {
-      memmove(t->g + 1, t->g, t->n_grams * sizeof *g); /* UNK = 0 sorts first */
-      memmove(t->raw + 1, t->raw, t->n_grams * sizeof *raw);
-      t->g[0] = (gram){{UNK}};
-      t->raw[0] = 0;
-      t->n_grams = m;
-    }
-  }
+  if (status == CLS_OK && find(&tabs[0], &(gram){{UNK}}) < 0) status = add_unk(&tabs[0], err);
   free(c.ids);
   for (int n = o.order; status == CLS_OK && n >= 1; n--) {
     order_table *t = &tabs[n - 1];
