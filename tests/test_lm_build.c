@@ -163,6 +163,10 @@ static void test_bad_input(void) {
   s = cls_lm_build_arpa("test_lm_build.reserved.txt", "test_lm_build.bad.arpa", &o, NULL, &err);
   CHECK_INT(s, CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(err.text, "test_lm_build.reserved.txt:2: the word <s> is reserved");
+  write_text("test_lm_build.reserved.txt", "a b c\nd e\nthe <unk> cat\n");
+  s = cls_lm_build_arpa("test_lm_build.reserved.txt", "test_lm_build.bad.arpa", &o, NULL, &err);
+  CHECK_INT(s, CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "test_lm_build.reserved.txt:3: the word <unk> is reserved");
 
   /* too little text for discounts: an error naming the order, unless the fallback is asked for */
   write_text("test_lm_build.tiny.txt", "a b c\na b d\n");

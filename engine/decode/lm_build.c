@@ -164,8 +164,10 @@ static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_buil
       if (!words && corpus_push(c, BOS)) status = oom(err);
       int64_t id = status == CLS_OK ? vocab_id(v, line + b, pos - b) : 0;
       if (id < 0) status = oom(err);
-      else if (status == CLS_OK && (id == BOS || id == EOS))
-        status = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%llu: the word %s is reserved (sentences get <s> and </s> added)",
+      else if (status == CLS_OK && id <= EOS) /* lmplz refuses all three too */
+        status = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                               "%s:%llu: the word %s is reserved (sentences get <s> and </s> added; <unk> stands "
+                               "for words outside the text)",
                                path, (unsigned long long)line_no, specials[id]);
       else if (status == CLS_OK && corpus_push(c, (uint32_t)id)) status = oom(err);
       words++;
