@@ -41,5 +41,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_features(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_transcribe(int argc, char **argv);
+int cmd_lm(int argc, char **argv);
 
 #endif

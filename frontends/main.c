@@ -13,7 +13,8 @@ static void usage(FILE *out) {
           "  bench       benchmark each device (peak, SGEMM, ops, training step); --tune searches GEMM parameters\n"
           "  features    DeepSpeech's MFCC features of an audio file, as .npy or a summary\n"
           "  train       train a DeepSpeech model (DeepSpeech 0.9's flags) and test it\n"
-          "  transcribe  transcribe audio files with a trained checkpoint\n\n"
+          "  transcribe  transcribe audio files with a trained checkpoint\n"
+          "  lm          build a word n-gram language model (modified Kneser-Ney, ARPA) from a text file\n\n"
           "`clspeech COMMAND --help` lists a command's flags. Exit status: 0 success, 1 failure, 2 usage error,\n"
           "3 no OpenCL platform or device.\n",
           cls_version());
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
   if (!strcmp(command, "features")) return cmd_features(argc, argv);
   if (!strcmp(command, "train")) return cmd_train(argc, argv);
   if (!strcmp(command, "transcribe")) return cmd_transcribe(argc, argv);
+  if (!strcmp(command, "lm")) return cmd_lm(argc, argv);
   if (!strcmp(command, "--help") || !strcmp(command, "-h") || !strcmp(command, "help")) {
     usage(stdout);
     return CLI_EXIT_OK;

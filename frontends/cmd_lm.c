@@ -1,0 +1,138 @@
+/* `clspeech lm --text FILE [--order 5] [--prune 0 1 1] --out FILE.arpa`: builds a word n-gram language model from a
+ * text corpus with interpolated modified Kneser-Ney smoothing (engine/decode/lm_build.c) and writes
+ * it as an ARPA file. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "clspeech/lm_build.h"
+#include "flags.h"
+
+static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune);
+
+static void lm_progress(void *user, const char *message) {
+  double t0 = *(const double *)user;
+  fprintf(stderr, "clspeech lm: [%6.1f s] %s\n", (cls_now_ms() - t0) / 1000.0, message);
+}
+
+/* Takes lmplz's `--prune T1 T2 ...` (or --prune "T1 T2 ..." / --prune=T1,T2) out of argv: the
+ * thresholds into prune[] (the last one repeats to the highest order), the other arguments kept in
+ * order in `rest`. 0, or CLI_EXIT_USAGE after printing why. */
+static int take_prune(int argc, char **argv, char **rest, int *n_rest, uint64_t *prune, int *n_prune) {
+  *n_rest = 0;
+  *n_prune = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    int is_flag = !strcmp(a, "--prune") || !strcmp(a, "-prune");
+    int is_eq = !strncmp(a, "--prune=", 8);
+    if (!is_flag && !is_eq) {
+      rest[(*n_rest)++] = argv[i];
+      continue;
+    }
+    int j = i + 1, any = 0;
+    for (;;) {
+      const char *v = is_eq ? a + 8 : (j < argc ? argv[j] : NULL);
+      if (!v || !isdigit((unsigned char)v[0])) break;
+      for (const char *p = v; *p;) {
+        char *end;
+        unsigned long long t = strtoull(p, &end, 10);
+        if (end == p || (*end && *end != ' ' && *end != ',')) {
+          fprintf(stderr, "clspeech lm: --prune takes whole counts, one per order (e.g. --prune 0 1 1), not \"%s\"\n", v);
+          return CLI_EXIT_USAGE;
+        }
+        if (*n_prune == CLS_LM_MAX_ORDER) {
+          fprintf(stderr, "clspeech lm: --prune: more than %d thresholds\n", CLS_LM_MAX_ORDER);
+          return CLI_EXIT_USAGE;
+        }
+        prune[(*n_prune)++] = t;
+        any = 1;
+        p = end;
+        while (*p == ' ' || *p == ',') p++;
+      }
+      if (is_eq) break;
+      j++;
+    }
+    if (!any) {
+      fprintf(stderr, "clspeech lm: --prune needs one count per order (e.g. --prune 0 1 1)\n");
+      return CLI_EXIT_USAGE;
+    }
+    i = is_eq ? i : j - 1;
+  }
+  return 0;
+}
+
+int cmd_lm(int argc, char **argv) {
+  uint64_t prune[CLS_LM_MAX_ORDER] = {0};
+  int n_prune = 0, n_rest = 0;
+  char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
+  if (!rest) return CLI_EXIT_FAILURE;
+  int prc = take_prune(argc, argv, rest, &n_rest, prune, &n_prune);
+  rest[n_rest] = NULL;
+  int rc = prc ? prc : cmd_lm_flags(n_rest, rest, prune, n_prune);
+  free(rest);
+  return rc;
+}
+
+static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
+  const char *text = "", *out = "";
+  int order = 5;
+  bool fallback = false;
+  cli_flag flags[] = {
+      {"text", CLI_STRING, &text, "the text corpus: one sentence per line, words separated by spaces", false},
+      {"order", CLI_INT, &order, "the n-gram order, 1..6", false},
+      {"out", CLI_STRING, &out, "write the model here as an ARPA file", false},
+      {"discount_fallback", CLI_BOOL, &fallback,
+       "when an order's counts-of-counts give no valid discounts (a tiny text), use 0.5 1 1.5 as lmplz does", false},
+  };
+  int rc = cli_parse_flags(argc, argv, 2, flags, (int)(sizeof flags / sizeof flags[0]), "lm",
+                           "Builds a word n-gram language model (interpolated modified Kneser-Ney, as KenLM's lmplz) "
+                           "from a text file and writes it as ARPA.",
+                           NULL, 0, NULL);
+  if (rc == 1)
+    printf("  --prune T1 T2 ...  lmplz's pruning: leave out n-grams of order n >= 2 seen at most Tn times (the\n"
+           "                     first must be 0, non-decreasing, the last repeats; default: no pruning)\n");
+  if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+  if (!*text || !*out) {
+    fprintf(stderr, "clspeech lm: --text FILE and --out FILE are required\n");
+    return CLI_EXIT_USAGE;
+  }
+  if (order < 1 || order > CLS_LM_MAX_ORDER) {
+    fprintf(stderr, "clspeech lm: --order must be in 1..%d, not %d\n", CLS_LM_MAX_ORDER, order);
+    return CLI_EXIT_USAGE;
+  }
+  if (n_prune && prune[0]) {
+    fprintf(stderr, "clspeech lm: --prune: unigrams cannot be pruned; the first threshold must be 0\n");
+    return CLI_EXIT_USAGE;
+  }
+  for (int n = 1; n < n_prune; n++)
+    if (prune[n] < prune[n - 1]) {
+      fprintf(stderr, "clspeech lm: --prune: the thresholds must not decrease (%llu after %llu)\n",
+              (unsigned long long)prune[n], (unsigned long long)prune[n - 1]);
+      return CLI_EXIT_USAGE;
+    }
+  for (int n = n_prune; n_prune && n < CLS_LM_MAX_ORDER; n++) prune[n] = prune[n_prune - 1];
+  double t0 = cls_now_ms();
+  cls_lm_build_options o = cls_lm_build_options_default();
+  o.order = order;
+  o.discount_fallback = fallback;
+  memcpy(o.prune, prune, sizeof o.prune);
+  o.progress = lm_progress;
+  o.user = &t0;
+  cls_lm_build_stats st;
+  cls_error err;
+  cls_status s = cls_lm_build_arpa(text, out, &o, &st, &err);
+  if (s != CLS_OK) {
+    fprintf(stderr, "clspeech lm: %s\n", err.text);
+    return s == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_FAILURE : cli_exit_status(s);
+  }
+  printf("%s: %d-gram model of %llu sentences, %llu words in %.1f s\n", out, order,
+         (unsigned long long)st.sentences, (unsigned long long)st.words, (cls_now_ms() - t0) / 1000.0);
+  for (int n = 1; n <= order; n++)
+    printf("  %d-grams %10llu  discounts %.4f %.4f %.4f\n", n, (unsigned long long)st.ngrams[n - 1],
+           st.discount[n - 1][0], st.discount[n - 1][1], st.discount[n - 1][2]);
+  return CLI_EXIT_OK;
+}
