@@ -129,41 +129,39 @@ static void arrived(cls_step *s, int k, const cls_tower_range *r) {
   if (last) cls_grad_reduce(s->g, s->reduce_src, s->reduce_w, s->n_active, r->offset, r->count);
 }
 
-/* A tower's gradient of b[first .. first+count) into slot->grad and losses, range by range, each range
- * handed to `reduce`'s reduction as it reaches the host (reduce NULL: none); with the fault option's
- * "fail" first when `faults`. */
-static cls_status gradient_of(cls_crew *c, cls_crew_slot *slot, const cls_host_batch *b, int first, int count,
-                              const cls_model_dropout *drop, int overlap, int faults, int64_t step, float *losses,
-                              cls_step *reduce) {
-  cls_tower *t = slot->tower;
-  cls_status st = faults ? cls_crew_injected_failure(c, slot, step) : CLS_OK;
-  if (st != CLS_OK) return st;
-  int n = 0;
-  st = cls_tower_gradient_begin(t, b, first, count, drop, overlap, slot->grad, losses, &n);
-  if (st == CLS_OK && n > MAX_RANGES)
-    st = cls_error_set(cls_tower_error(t), CLS_ERR_INVALID_ARGUMENT, "step: %d gradient ranges", n);
-  for (int k = 0; st == CLS_OK && k < n; k++) {
-    cls_tower_range r;
-    st = cls_tower_gradient_wait(t, k, &r);
-    if (st == CLS_OK && reduce) arrived(reduce, k, &r);
-  }
-  return cls_tower_gradient_end(t, st);
-}
-
 cls_status cls_step_tower_gradient(cls_crew *c, cls_crew_slot *slot, const cls_host_batch *b, int first, int count,
                                    uint32_t seed, int64_t step, int utterance_offset, int faults, float *losses) {
+  cls_status st = faults ? cls_crew_injected_failure(c, slot, step) : CLS_OK;
+  if (st != CLS_OK) return st;
   const cls_model_dropout drop = dropout_of(c->o.dropout, seed, step, utterance_offset);
-  return gradient_of(c, slot, b, first, count, &drop, 0, faults, step, losses, NULL);
+  return cls_tower_gradient(slot->tower, b, first, count, &drop, 0, slot->grad, losses);
 }
 
+/* A working tower's gradient of its share into slot->grad and the step's losses, range by range, each
+ * range handed to the step's reduction as it reaches the host; with the fault option's "fail" first
+ * when the plan asks for it. */
 static void *run_job(void *arg) {
   tower_job *j = arg;
   cls_step *s = j->s;
   const cls_step_plan *p = j->p;
+  cls_tower *t = j->slot->tower;
   const double t0 = cls_now_ms();
   const cls_model_dropout drop = dropout_of(p->dropout, p->seed, p->step, p->rank_first);
-  j->status = gradient_of(s->c, j->slot, p->batch, j->first, j->share, &drop, p->overlap, p->hooks & CLS_STEP_FAULTS,
-                          p->step, s->losses + j->first, s);
+  cls_status st = (p->hooks & CLS_STEP_FAULTS) ? cls_crew_injected_failure(s->c, j->slot, p->step) : CLS_OK;
+  if (st == CLS_OK) {
+    int n = 0;
+    st = cls_tower_gradient_begin(t, p->batch, j->first, j->share, &drop, p->overlap, j->slot->grad,
+                                  s->losses + j->first, &n);
+    if (st == CLS_OK && n > MAX_RANGES)
+      st = cls_error_set(cls_tower_error(t), CLS_ERR_INVALID_ARGUMENT, "step: %d gradient ranges", n);
+    for (int k = 0; st == CLS_OK && k < n; k++) {
+      cls_tower_range r;
+      st = cls_tower_gradient_wait(t, k, &r);
+      if (st == CLS_OK) arrived(s, k, &r);
+    }
+    st = cls_tower_gradient_end(t, st);
+  }
+  j->status = st;
   j->ms = cls_now_ms() - t0;
   return NULL;
 }
