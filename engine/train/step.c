@@ -321,8 +321,7 @@ static cls_status across_ranks(cls_step *s, const cls_step_plan *p, cls_step_res
   out->global_loss_sum = x[SUM_LOSS];
   out->mean_loss = x[SUM_LOSS] / x[SUM_COUNT];
   out->global_audio_s = x[SUM_AUDIO];
-  out->time_up = x[SUM_TIME_UP] > 0;
-  if (out->time_up) c->out_of_time = 1;
+  if (x[SUM_TIME_UP] > 0) c->out_of_time = 1; /* a rank's training time limit has passed */
   out->rank_ms = x + SUM_MS;
   out->n_sums = SUM_MS + ranks;
   return CLS_OK;

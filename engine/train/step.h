@@ -69,7 +69,6 @@ typedef struct cls_step_result {
   double allreduce_ms;         /* the time in the reductions across ranks (0: one rank) */
   int n_sums;                  /* the doubles of the second reduction across ranks (0: one rank) */
   const double *rank_ms;       /* [ranks] every rank's ms (several ranks; NULL with one) */
-  int time_up;                 /* a rank's training time limit has passed (crew->out_of_time is set) */
 } cls_step_result;
 
 /* Steps on the crew's towers, for batches of up to max(crew->capacity, train_batch_size x towers). */
