@@ -50,6 +50,7 @@ typedef struct async_run {
   float *save_p, *save_m, *save_v;
   cls_train_state save_state;
   cls_tensor_stats *stats;   /* [n_towers][2 * CLS_MODEL_N_TENSORS] the towers' statistics of a step (with summaries) */
+  cls_param_view layout[CLS_MODEL_N_TENSORS]; /* the model's tensors in the flat parameters (the statistics') */
   /* The epoch's counts and what reports them: progress, summaries' writes. */
   pthread_mutex_t report;
   int64_t steps, total, stale_sum, stale_max;
@@ -150,6 +151,7 @@ static void push(async_job *j, const cls_host_batch *b, int64_t pulled, double p
   async_run *r = j->r;
   cls_crew *c = r->c;
   cls_crew_slot *s = j->s;
+  const cls_param_view *v = r->layout;
   double mean = 0;
   for (int i = 0; i < b->batch; i++) mean += s->losses[i];
   mean /= b->batch;
@@ -165,11 +167,8 @@ static void push(async_job *j, const cls_host_batch *b, int64_t pulled, double p
     step = ++c->state.global_step;
     lr = c->state.learning_rate;
     variables = j->stats && cls_summaries_variables_due(c->summaries, step);
-    if (variables) {
-      cls_param_view v[CLS_MODEL_N_TENSORS];
-      cls_model_layout(&c->o.model, v);
+    if (variables)
       for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) cls_tensor_stats_host(c->params + v[i].offset, v[i].count, &j->stats[i]);
-    }
     save = !r->saving && r->save_p && cls_crew_checkpoint_due(c);
     if (save) {
       r->saving = 1;
@@ -185,12 +184,9 @@ static void push(async_job *j, const cls_host_batch *b, int64_t pulled, double p
   } else {
     pthread_mutex_lock(&r->report);
   }
-  if (variables) { /* the gradient applied is this tower's own */
-    cls_param_view v[CLS_MODEL_N_TENSORS];
-    cls_model_layout(&c->o.model, v);
+  if (variables) /* the gradient applied is this tower's own */
     for (int i = 0; i < CLS_MODEL_N_TENSORS; i++)
       cls_tensor_stats_host(s->grad + v[i].offset, v[i].count, &j->stats[CLS_MODEL_N_TENSORS + i]);
-  }
   if (!finite) {
     cls_crew_warn_nonfinite(c, b, s->losses, r->u);
   } else {
@@ -318,6 +314,7 @@ cls_status cls_async_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n
   r.progress = progress;
   r.user = user;
   r.t0 = r.last_push = cls_now_ms();
+  cls_model_layout(&c->o.model, r.layout);
   if (st == CLS_OK) st = open_copies(&r);
   if (st == CLS_OK) st = cls_crew_start_loader(c, u, usable, B, c->n_towers + 2, &r.loader);
   if (st != CLS_OK) {
