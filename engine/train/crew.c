@@ -405,19 +405,13 @@ cls_status cls_crew_save_copy(cls_crew *c, const char *kind, const float *params
   return CLS_OK;
 }
 
-cls_status cls_crew_save_staged(cls_crew *c, const char *kind) {
-  const char *dir = c->o.save_checkpoint_dir;
-  if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
-  cls_status st = cls_crew_save_copy(c, kind, c->params, c->m, c->v, &c->state, cls_engine_errors(c->e));
-  if (st == CLS_OK) c->last_save_ms = cls_now_ms();
-  return st;
-}
-
 cls_status cls_crew_save(cls_crew *c, const char *kind) {
   const char *dir = c->o.save_checkpoint_dir;
   if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
   cls_status st = cls_crew_read_state(c, c->params, c->m, c->v);
-  return st == CLS_OK ? cls_crew_save_staged(c, kind) : st;
+  if (st == CLS_OK) st = cls_crew_save_copy(c, kind, c->params, c->m, c->v, &c->state, cls_engine_errors(c->e));
+  if (st == CLS_OK) c->last_save_ms = cls_now_ms();
+  return st;
 }
 
 int cls_crew_checkpoint_due(const cls_crew *c) {

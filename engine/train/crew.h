@@ -43,7 +43,7 @@ typedef struct cls_crew {
   cls_crew_slot *towers;     /* [n_towers] */
   /* Host staging of a whole training state, [n_params] each: the parameters and Adam's m and v on
      their way between a checkpoint file and the towers. The async strategy keeps its master copy
-     here during an epoch, so that a checkpoint saves it as it stands (cls_crew_save_staged). */
+     here during an epoch (its checkpoints save a copy of it, cls_crew_save_copy). */
   float *params, *m, *v;
   /* The replica check's own scratch [n_params] each: the lead's parameters and another tower's
      (NULL with one tower or --replica_check_steps 0). */
@@ -112,11 +112,9 @@ cls_status cls_crew_read_state(cls_crew *crew, float *params, float *m, float *v
 /* A state onto every live tower (m, v may be NULL: kept). */
 cls_status cls_crew_write_state(cls_crew *crew, const float *params, const float *m, const float *v);
 /* Saves a "train" or "best_dev" checkpoint of the lead tower's state with crew->state, through the
- * staging buffers (no-op without a save directory, or on ranks other than 0). */
+ * staging buffers, and restarts the --checkpoint_secs clock (no-op without a save directory, or on
+ * ranks other than 0). */
 cls_status cls_crew_save(cls_crew *crew, const char *kind);
-/* Saves a checkpoint of the staging buffers as they stand (the async master copy) and restarts the
- * --checkpoint_secs clock. */
-cls_status cls_crew_save_staged(cls_crew *crew, const char *kind);
 /* Saves a checkpoint of params, m, v and state (a copy of a state; the clock is the caller's); a failure's
  * text goes to `err` (the engine's error on the caller's thread; a worker's own elsewhere). */
 cls_status cls_crew_save_copy(cls_crew *crew, const char *kind, const float *params, const float *m, const float *v,
