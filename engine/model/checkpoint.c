@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/file_util.h"
+#include "base/meta_number.h"
 #include "base/safetensors.h"
 #include "clspeech/data.h"
 #include "clspeech/features.h"
@@ -116,30 +117,13 @@ static const char *meta_or(const cls_safetensors *st, const char *key, const cha
  * error naming the file and the key. */
 static cls_status meta_int(const cls_safetensors *st, const char *path, const char *key, const char *fallback,
                            long long lo, long long hi, long long *out, cls_error *err) {
-  const char *text = meta_or(st, key, fallback);
-  char *end = NULL;
-  errno = 0;
-  long long v = strtoll(text, &end, 10);
-  if (!*text || *end || errno || v < lo || v > hi) {
-    return cls_error_set(err, CLS_ERR_IO, "%s: metadata %s is \"%.40s\", not a whole number in %lld..%lld", path, key,
-                         text, lo, hi);
-  }
-  *out = v;
-  return CLS_OK;
+  return cls_meta_parse_int(path, key, meta_or(st, key, fallback), lo, hi, out, err);
 }
 
 /* Metadata number `key`: finite, in [lo, hi]. */
 static cls_status meta_real(const cls_safetensors *st, const char *path, const char *key, const char *fallback,
                             double lo, double hi, double *out, cls_error *err) {
-  const char *text = meta_or(st, key, fallback);
-  char *end = NULL;
-  double v = strtod(text, &end);
-  if (!*text || *end || isnan(v) || v < lo || v > hi) {
-    return cls_error_set(err, CLS_ERR_IO, "%s: metadata %s is \"%.40s\", not a number in %g..%g", path, key, text, lo,
-                         hi);
-  }
-  *out = v;
-  return CLS_OK;
+  return cls_meta_parse_real(path, key, meta_or(st, key, fallback), lo, hi, out, err);
 }
 
 /* Tensor `name`: present, of `dtype` and of exactly this shape (ndim 0: a scalar), copied to out. */

@@ -1,12 +1,13 @@
 /* The trainer's loop counters in a checkpoint's metadata (see train_state.h). */
 #include "train/train_state.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/meta_number.h"
 
 enum { META_EPOCH, META_BEST, META_STREAK, META_SEED, N_META };
 
@@ -46,30 +47,13 @@ cls_status cls_train_checkpoint_save_in(const char *dir, const char *kind, int m
 /* Entry `e` (or `fallback` when the file has none): a whole decimal number in [lo, hi]. */
 static cls_status meta_int(const cls_checkpoint_meta *e, const char *path, const char *fallback, long long lo,
                            long long hi, long long *out, cls_error *err) {
-  const char *text = e->found ? e->value : fallback;
-  char *end = NULL;
-  errno = 0;
-  long long v = strtoll(text, &end, 10);
-  if (!*text || *end || errno || v < lo || v > hi) {
-    return cls_error_set(err, CLS_ERR_IO, "%s: metadata %s is \"%.40s\", not a whole number in %lld..%lld", path,
-                         e->key, text, lo, hi);
-  }
-  *out = v;
-  return CLS_OK;
+  return cls_meta_parse_int(path, e->key, e->found ? e->value : fallback, lo, hi, out, err);
 }
 
 /* Entry `e` (or `fallback`): a number, not NaN. */
 static cls_status meta_real(const cls_checkpoint_meta *e, const char *path, const char *fallback, double *out,
                             cls_error *err) {
-  const char *text = e->found ? e->value : fallback;
-  char *end = NULL;
-  double v = strtod(text, &end);
-  if (!*text || *end || isnan(v)) {
-    return cls_error_set(err, CLS_ERR_IO, "%s: metadata %s is \"%.40s\", not a number in %g..%g", path, e->key, text,
-                         -INFINITY, INFINITY);
-  }
-  *out = v;
-  return CLS_OK;
+  return cls_meta_parse_real(path, e->key, e->found ? e->value : fallback, -INFINITY, INFINITY, out, err);
 }
 
 cls_status cls_train_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
