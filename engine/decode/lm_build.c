@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clspeech/lm_build.h"
+#include "decode/lm_model.h"
 
 enum { UNK = 0, BOS = 1, EOS = 2 };
 
@@ -43,18 +44,12 @@ static int gram_cmp(const void *a, const void *b) {
   return 0;
 }
 
-static uint64_t hash_word(const char *s, size_t len) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  return h;
-}
-
 static int vocab_grow(vocab *v) {
   size_t n_slots = v->n_slots ? v->n_slots * 2 : 1024;
   uint32_t *slots = calloc(n_slots, sizeof *slots);
   if (!slots) return -1;
   for (uint32_t id = 0; id < v->n; id++) {
-    size_t s = hash_word(v->words[id], strlen(v->words[id])) & (n_slots - 1);
+    size_t s = lm_word_hash(v->words[id], strlen(v->words[id])) & (n_slots - 1);
     while (slots[s]) s = (s + 1) & (n_slots - 1);
     slots[s] = id + 1;
   }
@@ -67,7 +62,7 @@ static int vocab_grow(vocab *v) {
 /* The id of the word s[0..len), added when new; -1 when out of memory. */
 static int64_t vocab_id(vocab *v, const char *s, size_t len) {
   if ((size_t)(v->n + 1) * 2 > v->n_slots && vocab_grow(v)) return -1;
-  size_t i = hash_word(s, len) & (v->n_slots - 1);
+  size_t i = lm_word_hash(s, len) & (v->n_slots - 1);
   while (v->slots[i]) {
     const char *w = v->words[v->slots[i] - 1];
     if (strlen(w) == len && !memcmp(w, s, len)) return v->slots[i] - 1;
