@@ -183,11 +183,16 @@ static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_buil
   return status;
 }
 
-/* Sorted, unique n-grams of order n with their raw counts. */
+/* Sorted, unique n-grams of order n with their raw counts (the length of each run once sorted). */
 static cls_status count_order(const corpus *c, int n, order_table *t, cls_error *err) {
   size_t cap = c->n, m = 0;
   gram *all = malloc((cap ? cap : 1) * sizeof *all);
-  if (!all) return oom(err);
+  uint64_t *raw = malloc((cap ? cap : 1) * sizeof *raw);
+  if (!all || !raw) {
+    free(all);
+    free(raw);
+    return oom(err);
+  }
   size_t sent = 0;
   for (size_t i = 0; i < c->n; i++) {
     if (c->ids[i] == BOS) sent = i;
@@ -198,18 +203,24 @@ static cls_status count_order(const corpus *c, int n, order_table *t, cls_error 
   }
   qsort(all, m, sizeof *all, gram_cmp);
   size_t u = 0;
-  for (size_t i = 0; i < m; i++)
-    if (!u || gram_cmp(&all[u - 1], &all[i])) all[u++] = all[i];
+  for (size_t i = 0; i < m; i++) {
+    if (!u || gram_cmp(&all[u - 1], &all[i])) {
+      all[u] = all[i];
+      raw[u++] = 1;
+    } else {
+      raw[u - 1]++;
+    }
+  }
   t->n_grams = u;
-  t->raw = calloc(u ? u : 1, sizeof *t->raw);
+  gram *g = realloc(all, (u ? u : 1) * sizeof *all);
+  t->g = g ? g : all;
+  uint64_t *r = realloc(raw, (u ? u : 1) * sizeof *raw);
+  t->raw = r ? r : raw;
   t->adj = calloc(u ? u : 1, sizeof *t->adj);
   t->prob = calloc(u ? u : 1, sizeof *t->prob);
   t->bow = calloc(u ? u : 1, sizeof *t->bow);
   t->keep = calloc(u + 1, sizeof *t->keep); /* + 1: room for <unk> */
-  gram *g = realloc(all, (u ? u : 1) * sizeof *all);
-  t->g = g ? g : all;
-  if (!t->raw || !t->adj || !t->prob || !t->bow || !t->keep) return oom(err);
-  /* the raw counts follow (raw_counts), by a search per occurrence */
+  if (!t->adj || !t->prob || !t->bow || !t->keep) return oom(err);
   return CLS_OK;
 }
 
@@ -223,18 +234,6 @@ static long find(const order_table *t, const gram *key) {
     else hi = mid;
   }
   return -1;
-}
-
-static void raw_counts(const corpus *c, int n, order_table *t) {
-  size_t sent = 0;
-  for (size_t i = 0; i < c->n; i++) {
-    if (c->ids[i] == BOS) sent = i;
-    if (i + 1 < sent + (size_t)n) continue;
-    gram g = {{0}};
-    for (int k = 0; k < n; k++) g.w[k] = c->ids[i + 1 - (size_t)n + (size_t)k];
-    long at = find(t, &g);
-    if (at >= 0) t->raw[at]++;
-  }
 }
 
 /* Adjusted counts of order n < N: grams starting with <s> keep their raw count, the others get the
@@ -447,7 +446,6 @@ cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const
   for (int n = 1; status == CLS_OK && n <= o.order; n++) {
     progress(&o, "counting %d-grams", n);
     status = count_order(&c, n, &tabs[n - 1], err);
-    if (status == CLS_OK) raw_counts(&c, n, &tabs[n - 1]);
   }
   /* <unk> is a unigram with count 0 unless the text spells it */
   if (status == CLS_OK && find(&tabs[0], &(gram){{UNK}}) < 0) status = add_unk(&tabs[0], err);
