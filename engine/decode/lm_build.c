@@ -364,15 +364,13 @@ static void interpolate(order_table *tabs, int n, const double d[3], double unif
   }
 }
 
-static cls_status write_arpa(const char *path, const order_table *tabs, int order, const vocab *v, cls_error *err) {
+/* `kept[n-1]`: how many n-grams of order n are marked to be written (cls_lm_build_stats.ngrams). */
+static cls_status write_arpa(const char *path, const order_table *tabs, int order, const uint64_t *kept,
+                             const vocab *v, cls_error *err) {
   FILE *f = fopen(path, "wb");
   if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
   fprintf(f, "\\data\\\n");
-  for (int n = 1; n <= order; n++) {
-    size_t kept = 0;
-    for (size_t i = 0; i < tabs[n - 1].n_grams; i++) kept += tabs[n - 1].keep[i];
-    fprintf(f, "ngram %d=%zu\n", n, kept);
-  }
+  for (int n = 1; n <= order; n++) fprintf(f, "ngram %d=%zu\n", n, (size_t)kept[n - 1]);
   for (int n = 1; n <= order; n++) {
     const order_table *t = &tabs[n - 1];
     fprintf(f, "\n\\%d-grams:\n", n);
@@ -469,7 +467,7 @@ cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const
   }
   if (status == CLS_OK) {
     progress(&o, "writing %s", arpa_path);
-    status = write_arpa(arpa_path, tabs, o.order, &v, err);
+    status = write_arpa(arpa_path, tabs, o.order, st->ngrams, &v, err);
   }
   for (int n = 0; n < CLS_LM_MAX_ORDER; n++) table_free(&tabs[n]);
   vocab_free(&v);
