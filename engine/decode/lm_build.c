@@ -148,14 +148,10 @@ static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_buil
     line_no++;
     size_t pos = 0, words = 0;
     while (status == CLS_OK) {
-      while (pos < (size_t)len && (line[pos] == ' ' || line[pos] == '\t' || line[pos] == '\n' || line[pos] == '\r' ||
-                                   line[pos] == '\v' || line[pos] == '\f'))
-        pos++;
+      while (pos < (size_t)len && lm_is_space(line[pos])) pos++;
       if (pos >= (size_t)len) break;
       size_t b = pos;
-      while (pos < (size_t)len && !(line[pos] == ' ' || line[pos] == '\t' || line[pos] == '\n' || line[pos] == '\r' ||
-                                    line[pos] == '\v' || line[pos] == '\f'))
-        pos++;
+      while (pos < (size_t)len && !lm_is_space(line[pos])) pos++;
       if (!words && corpus_push(c, BOS)) status = oom(err);
       int64_t id = status == CLS_OK ? vocab_id(v, line + b, pos - b) : 0;
       if (id < 0) status = oom(err);

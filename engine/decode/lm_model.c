@@ -186,8 +186,6 @@ float cls_lm_score_words(const cls_lm *lm, const char *const *history, int n_his
   return cls_lm_score(lm, ids, n, w);
 }
 
-static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
 double cls_lm_score_sentence(const cls_lm *lm, const char *sentence, bool bos, bool eos, float *per_word, int cap,
                              int *n_scores, int *n_oov) {
   int32_t hist[CLS_LM_MAX_ORDER];
@@ -196,11 +194,11 @@ double cls_lm_score_sentence(const cls_lm *lm, const char *sentence, bool bos, b
   if (lm && bos) hist[nh++] = lm->bos;
   const char *p = sentence ? sentence : "";
   for (;;) {
-    while (*p && is_space(*p)) p++;
+    while (*p && lm_is_space(*p)) p++;
     int32_t w;
     if (*p) {
       const char *s = p;
-      while (*p && !is_space(*p)) p++;
+      while (*p && !lm_is_space(*p)) p++;
       bool oov = false;
       w = cls_lm_lookup(lm, s, (size_t)(p - s), &oov);
       oovs += oov;
