@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clspeech/lm_build.h"
+#include "decode/lm_model.h"
 
 enum { UNK = 0, BOS = 1, EOS = 2 };
 
@@ -43,18 +44,12 @@ static int gram_cmp(const void *a, const void *b) {
   return 0;
 }
 
-static uint64_t hash_word(const char *s, size_t len) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  return h;
-}
-
 static int vocab_grow(vocab *v) {
   size_t n_slots = v->n_slots ? v->n_slots * 2 : 1024;
   uint32_t *slots = calloc(n_slots, sizeof *slots);
   if (!slots) return -1;
   for (uint32_t id = 0; id < v->n; id++) {
-    size_t s = hash_word(v->words[id], strlen(v->words[id])) & (n_slots - 1);
+    size_t s = lm_word_hash(v->words[id], strlen(v->words[id])) & (n_slots - 1);
     while (slots[s]) s = (s + 1) & (n_slots - 1);
     slots[s] = id + 1;
   }
@@ -67,7 +62,7 @@ static int vocab_grow(vocab *v) {
 /* The id of the word s[0..len), added when new; -1 when out of memory. */
 static int64_t vocab_id(vocab *v, const char *s, size_t len) {
   if ((size_t)(v->n + 1) * 2 > v->n_slots && vocab_grow(v)) return -1;
-  size_t i = hash_word(s, len) & (v->n_slots - 1);
+  size_t i = lm_word_hash(s, len) & (v->n_slots - 1);
   while (v->slots[i]) {
     const char *w = v->words[v->slots[i] - 1];
     if (strlen(w) == len && !memcmp(w, s, len)) return v->slots[i] - 1;
@@ -153,14 +148,10 @@ static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_buil
     line_no++;
     size_t pos = 0, words = 0;
     while (status == CLS_OK) {
-      while (pos < (size_t)len && (line[pos] == ' ' || line[pos] == '\t' || line[pos] == '\n' || line[pos] == '\r' ||
-                                   line[pos] == '\v' || line[pos] == '\f'))
-        pos++;
+      while (pos < (size_t)len && lm_is_space(line[pos])) pos++;
       if (pos >= (size_t)len) break;
       size_t b = pos;
-      while (pos < (size_t)len && !(line[pos] == ' ' || line[pos] == '\t' || line[pos] == '\n' || line[pos] == '\r' ||
-                                    line[pos] == '\v' || line[pos] == '\f'))
-        pos++;
+      while (pos < (size_t)len && !lm_is_space(line[pos])) pos++;
       if (!words && corpus_push(c, BOS)) status = oom(err);
       int64_t id = status == CLS_OK ? vocab_id(v, line + b, pos - b) : 0;
       if (id < 0) status = oom(err);
@@ -188,11 +179,16 @@ static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_buil
   return status;
 }
 
-/* Sorted, unique n-grams of order n with their raw counts. */
+/* Sorted, unique n-grams of order n with their raw counts (the length of each run once sorted). */
 static cls_status count_order(const corpus *c, int n, order_table *t, cls_error *err) {
   size_t cap = c->n, m = 0;
   gram *all = malloc((cap ? cap : 1) * sizeof *all);
-  if (!all) return oom(err);
+  uint64_t *raw = malloc((cap ? cap : 1) * sizeof *raw);
+  if (!all || !raw) {
+    free(all);
+    free(raw);
+    return oom(err);
+  }
   size_t sent = 0;
   for (size_t i = 0; i < c->n; i++) {
     if (c->ids[i] == BOS) sent = i;
@@ -203,18 +199,24 @@ static cls_status count_order(const corpus *c, int n, order_table *t, cls_error 
   }
   qsort(all, m, sizeof *all, gram_cmp);
   size_t u = 0;
-  for (size_t i = 0; i < m; i++)
-    if (!u || gram_cmp(&all[u - 1], &all[i])) all[u++] = all[i];
+  for (size_t i = 0; i < m; i++) {
+    if (!u || gram_cmp(&all[u - 1], &all[i])) {
+      all[u] = all[i];
+      raw[u++] = 1;
+    } else {
+      raw[u - 1]++;
+    }
+  }
   t->n_grams = u;
-  t->raw = calloc(u ? u : 1, sizeof *t->raw);
+  gram *g = realloc(all, (u ? u : 1) * sizeof *all);
+  t->g = g ? g : all;
+  uint64_t *r = realloc(raw, (u ? u : 1) * sizeof *raw);
+  t->raw = r ? r : raw;
   t->adj = calloc(u ? u : 1, sizeof *t->adj);
   t->prob = calloc(u ? u : 1, sizeof *t->prob);
   t->bow = calloc(u ? u : 1, sizeof *t->bow);
   t->keep = calloc(u + 1, sizeof *t->keep); /* + 1: room for <unk> */
-  gram *g = realloc(all, (u ? u : 1) * sizeof *all);
-  t->g = g ? g : all;
-  if (!t->raw || !t->adj || !t->prob || !t->bow || !t->keep) return oom(err);
-  /* the raw counts follow (raw_counts), by a search per occurrence */
+  if (!t->adj || !t->prob || !t->bow || !t->keep) return oom(err);
   return CLS_OK;
 }
 
@@ -228,18 +230,6 @@ static long find(const order_table *t, const gram *key) {
     else hi = mid;
   }
   return -1;
-}
-
-static void raw_counts(const corpus *c, int n, order_table *t) {
-  size_t sent = 0;
-  for (size_t i = 0; i < c->n; i++) {
-    if (c->ids[i] == BOS) sent = i;
-    if (i + 1 < sent + (size_t)n) continue;
-    gram g = {{0}};
-    for (int k = 0; k < n; k++) g.w[k] = c->ids[i + 1 - (size_t)n + (size_t)k];
-    long at = find(t, &g);
-    if (at >= 0) t->raw[at]++;
-  }
 }
 
 /* Adjusted counts of order n < N: grams starting with <s> keep their raw count, the others get the
@@ -370,15 +360,13 @@ static void interpolate(order_table *tabs, int n, const double d[3], double unif
   }
 }
 
-static cls_status write_arpa(const char *path, const order_table *tabs, int order, const vocab *v, cls_error *err) {
+/* `kept[n-1]`: how many n-grams of order n are marked to be written (cls_lm_build_stats.ngrams). */
+static cls_status write_arpa(const char *path, const order_table *tabs, int order, const uint64_t *kept,
+                             const vocab *v, cls_error *err) {
   FILE *f = fopen(path, "wb");
   if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
   fprintf(f, "\\data\\\n");
-  for (int n = 1; n <= order; n++) {
-    size_t kept = 0;
-    for (size_t i = 0; i < tabs[n - 1].n_grams; i++) kept += tabs[n - 1].keep[i];
-    fprintf(f, "ngram %d=%zu\n", n, kept);
-  }
+  for (int n = 1; n <= order; n++) fprintf(f, "ngram %d=%zu\n", n, (size_t)kept[n - 1]);
   for (int n = 1; n <= order; n++) {
     const order_table *t = &tabs[n - 1];
     fprintf(f, "\n\\%d-grams:\n", n);
@@ -452,7 +440,6 @@ cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const
   for (int n = 1; status == CLS_OK && n <= o.order; n++) {
     progress(&o, "counting %d-grams", n);
     status = count_order(&c, n, &tabs[n - 1], err);
-    if (status == CLS_OK) raw_counts(&c, n, &tabs[n - 1]);
   }
   /* <unk> is a unigram with count 0 unless the text spells it */
   if (status == CLS_OK && find(&tabs[0], &(gram){{UNK}}) < 0) status = add_unk(&tabs[0], err);
@@ -476,7 +463,7 @@ cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const
   }
   if (status == CLS_OK) {
     progress(&o, "writing %s", arpa_path);
-    status = write_arpa(arpa_path, tabs, o.order, &v, err);
+    status = write_arpa(arpa_path, tabs, o.order, st->ngrams, &v, err);
   }
   for (int n = 0; n < CLS_LM_MAX_ORDER; n++) table_free(&tabs[n]);
   vocab_free(&v);

@@ -21,7 +21,7 @@ uint64_t lm_key_extend(uint64_t key, int32_t id) {
   return mix64(key * 0xff51afd7ed558ccdull + (uint64_t)(uint32_t)id + 0x632be59bd9b4e019ull);
 }
 
-static uint64_t hash_bytes(const char *s, size_t len) {
+uint64_t lm_word_hash(const char *s, size_t len) {
   uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, then mixed */
   for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
   return mix64(h ^ len);
@@ -47,7 +47,7 @@ bool lm_vocab_reserve(cls_lm *lm, int32_t n_words) {
 int32_t lm_vocab_find(const cls_lm *lm, const char *word, size_t len) {
   if (!lm->vocab_cap) return -1;
   uint64_t mask = lm->vocab_cap - 1;
-  for (uint64_t i = hash_bytes(word, len) & mask;; i = (i + 1) & mask) {
+  for (uint64_t i = lm_word_hash(word, len) & mask;; i = (i + 1) & mask) {
     int32_t id = lm->vocab_slots[i];
     if (id < 0) return -1;
     size_t start = lm->word_off[id], stop = id + 1 < lm->n_words ? lm->word_off[id + 1] : lm->arena_len;
@@ -69,7 +69,7 @@ int32_t lm_vocab_add(cls_lm *lm, const char *word, size_t len) {
   memcpy(lm->arena + lm->arena_len, word, len);
   lm->arena[lm->arena_len + len] = '\0';
   lm->arena_len += len + 1;
-  uint64_t mask = lm->vocab_cap - 1, i = hash_bytes(word, len) & mask;
+  uint64_t mask = lm->vocab_cap - 1, i = lm_word_hash(word, len) & mask;
   while (lm->vocab_slots[i] >= 0) i = (i + 1) & mask;
   lm->vocab_slots[i] = id;
   return id;
@@ -186,8 +186,6 @@ float cls_lm_score_words(const cls_lm *lm, const char *const *history, int n_his
   return cls_lm_score(lm, ids, n, w);
 }
 
-static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
 double cls_lm_score_sentence(const cls_lm *lm, const char *sentence, bool bos, bool eos, float *per_word, int cap,
                              int *n_scores, int *n_oov) {
   int32_t hist[CLS_LM_MAX_ORDER];
@@ -196,11 +194,11 @@ double cls_lm_score_sentence(const cls_lm *lm, const char *sentence, bool bos, b
   if (lm && bos) hist[nh++] = lm->bos;
   const char *p = sentence ? sentence : "";
   for (;;) {
-    while (*p && is_space(*p)) p++;
+    while (*p && lm_is_space(*p)) p++;
     int32_t w;
     if (*p) {
       const char *s = p;
-      while (*p && !is_space(*p)) p++;
+      while (*p && !lm_is_space(*p)) p++;
       bool oov = false;
       w = cls_lm_lookup(lm, s, (size_t)(p - s), &oov);
       oovs += oov;

@@ -42,6 +42,16 @@ struct cls_lm {
 uint64_t lm_key_start(int32_t id);
 uint64_t lm_key_extend(uint64_t key, int32_t id);
 
+/* The bytes that separate words in a text (the C locale's isspace, whatever the locale): the builder
+ * reading its corpus and cls_lm_score_sentence splitting a sentence split alike. */
+static inline bool lm_is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* The hash of the `len` bytes at `s` that places a word in a vocabulary table (this one's, and
+ * lm_build.c's while it numbers the words of a text). */
+uint64_t lm_word_hash(const char *s, size_t len);
+
 /* Room for `n_words` words (ids, unigram arrays, the vocabulary table). false when out of memory. */
 bool lm_vocab_reserve(cls_lm *lm, int32_t n_words);
 /* The id of the `len` bytes at `word`, or -1. */
