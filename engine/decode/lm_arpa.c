@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clspeech/base.h"
+#include "base/file_util.h"
 #include "decode/lm_model.h"
 
 typedef struct reader {
@@ -294,33 +295,9 @@ cls_status cls_lm_load_arpa(const char *path, cls_lm **out, cls_error *err) {
     }
   }
   close(fd);
-  FILE *f = fopen(path, "rb");
-  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len == cap) {
-      size_t ncap = cap ? cap * 2 : (size_t)1 << 20;
-      char *nb = realloc(buf, ncap);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
-      }
-      buf = nb;
-      cap = ncap;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  bool bad = ferror(f);
-  int saved = errno;
-  fclose(f);
-  if (bad) {
-    free(buf);
-    return cls_error_set(err, CLS_ERR_IO, "%s: read failed: %s", path, strerror(saved));
-  }
+  size_t len = 0;
+  if (cls_read_file(path, &buf, &len, err) != CLS_OK) return err ? err->status : CLS_ERR_IO;
   cls_status st = cls_lm_parse_arpa(buf, len, path, out, err);
   free(buf);
   return st;
