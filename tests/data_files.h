@@ -1,5 +1,6 @@
 /* Temporary files for the data-layer tests (test_alphabet, test_data): a mkdtemp folder, files
- * written into it and remembered, removed at the end; a small WAV writer; the smoke-test alphabet.
+ * written into it and remembered, removed at the end; a small WAV writer; the smoke-test alphabet;
+ * and, for the training tests, the shared data sets loaded with it (shared_dataset).
  * Include after check.h. */
 #ifndef CLS_DATA_FILES_H
 #define CLS_DATA_FILES_H
@@ -107,6 +108,19 @@ static inline cls_alphabet *parse_alphabet(const char *text) {
   return a;
 }
 
+/* The data sets `csv` names (comma-separated paths) read with the smoke-test alphabet (in *alphabet,
+ * the caller's to destroy) at the features the training tests use: 16 kHz, 512-sample windows,
+ * 320-sample steps. NULL, as a failed check, when either does not load. */
+static inline cls_dataset *shared_dataset(const char *csv, cls_alphabet **alphabet) {
+  cls_error err = {0};
+  cls_dataset *ds = NULL;
+  *alphabet = smoke_alphabet();
+  if (!*alphabet) return NULL;
+  cls_dataset_options dopt = {*alphabet, 16000, 512, 320, 0, 0, 0};
+  cls_status st = cls_dataset_load(csv, &dopt, &ds, &err);
+  CHECK(st == CLS_OK && ds, "%s", err.text);
+  return ds;
+}
 
 /* Creates the temporary folder; 0 on failure. */
 static inline int data_files_open(const char *prefix) {

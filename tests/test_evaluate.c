@@ -16,10 +16,9 @@
 #include "clspeech/clspeech.h"
 #include "clspeech/evaluate.h"
 #include "clspeech/model.h"
+#include "data_files.h"
 
-#define SMOKE CLS_SHARED_DATA "/deepspeech-smoke"
 #define FORMATS CLS_SHARED_DATA "/formats/formats.csv"
-#define LDC_TEXT "she had your dark suit in greasy wash water all year"
 
 enum { N_HIDDEN = 16, N_CLASSES = 29 };
 static const double E_BIAS = 10.0; /* the output bias of 'e'; every other class 0 */
@@ -282,12 +281,8 @@ static void test_evaluate(cls_engine *e, int dev, const cls_alphabet *a, const c
 
 int main(void) {
   test_select();
-  cls_error err;
   cls_alphabet *a = NULL;
-  CHECK_INT(cls_alphabet_load(SMOKE "/alphabet.txt", &a, &err), CLS_OK);
-  cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
-  cls_dataset *ldc = NULL;
-  if (a) CHECK_INT(cls_dataset_load(SMOKE "/ldc93s1.csv", &dopt, &ldc, &err), CLS_OK);
+  cls_dataset *ldc = shared_dataset(SMOKE "/ldc93s1.csv", &a);
   cls_engine *e = NULL;
   CHECK_INT(cls_engine_create(NULL, &e), CLS_OK);
   int sel[8], n_sel = 0;

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "clspeech/data.h"
 #include "clspeech/train.h"
+#include "data_files.h"
 #include "model/tower.h"
 #include "train/step.h"
 #include "train/trainer.h"
@@ -109,16 +110,8 @@ static cls_train_options options(const cls_model_config *model) {
 
 int main(void) {
   const cls_model_config model = cls_model_config_deepspeech(24, 29);
-  char alpha_path[512], csv[1600];
-  cls_error err;
-  snprintf(alpha_path, sizeof alpha_path, "%s/deepspeech-smoke/alphabet.txt", CLS_SHARED_DATA);
-  snprintf(csv, sizeof csv, "%s/formats/formats.csv,%s/deepspeech-smoke/ldc93s1.csv", CLS_SHARED_DATA,
-           CLS_SHARED_DATA);
   cls_alphabet *a = NULL;
-  CHECK_INT(cls_alphabet_load(alpha_path, &a, &err), CLS_OK);
-  cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
-  cls_dataset *ds = NULL;
-  CHECK_INT(cls_dataset_load(csv, &dopt, &ds, &err), CLS_OK);
+  cls_dataset *ds = shared_dataset(CLS_SHARED_DATA "/formats/formats.csv," SMOKE "/ldc93s1.csv", &a);
   cls_engine_options eo = cls_engine_options_from_environment();
   cls_engine *e = NULL;
   CHECK_INT(cls_engine_create(&eo, &e), CLS_OK);

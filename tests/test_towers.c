@@ -16,6 +16,7 @@
 #include "clspeech/data.h"
 #include "clspeech/internal/train.h"
 #include "clspeech/train.h"
+#include "data_files.h"
 #include "model/tower.h"
 #include "train/grad_reduce.h"
 
@@ -230,16 +231,9 @@ static void check_reduction(cls_engine *e, const int *dev, const data *d) {
 
 int main(void) {
   model = cls_model_config_deepspeech(24, 29);
-  char alpha_path[512], csv[1600];
-  cls_error err;
-  snprintf(alpha_path, sizeof alpha_path, "%s/deepspeech-smoke/alphabet.txt", CLS_SHARED_DATA);
-  snprintf(csv, sizeof csv, "%s/formats/formats.csv,%s/deepspeech-smoke/ldc93s1.csv,%s/deepspeech-smoke/new-home-in-the-stars-16k.csv",
-           CLS_SHARED_DATA, CLS_SHARED_DATA, CLS_SHARED_DATA);
   cls_alphabet *a = NULL;
-  CHECK_INT(cls_alphabet_load(alpha_path, &a, &err), CLS_OK);
-  cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
-  cls_dataset *ds = NULL;
-  CHECK_INT(cls_dataset_load(csv, &dopt, &ds, &err), CLS_OK);
+  cls_dataset *ds = shared_dataset(
+      CLS_SHARED_DATA "/formats/formats.csv," SMOKE "/ldc93s1.csv," SMOKE "/new-home-in-the-stars-16k.csv", &a);
   cls_engine_options eo = cls_engine_options_from_environment();
   eo.log = on_log;
   eo.log_level = CLS_LOG_INFO;

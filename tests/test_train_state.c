@@ -9,24 +9,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/file_util.h"
 #include "check.h"
 #include "clspeech/model.h"
 #include "train/train_state.h"
-
-static char *read_all(const char *path, long *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  *size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)*size + 1);
-  if (b && fread(b, 1, (size_t)*size, f) != (size_t)*size) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  return b;
-}
 
 int main(void) {
   const char *fixture = CLS_FIXTURE_DIR "/checkpoint_before_33.safetensors";
@@ -66,10 +52,12 @@ int main(void) {
   snprintf(again, sizeof again, "%s/again.safetensors", dir);
   snprintf(bare, sizeof bare, "%s/bare.safetensors", dir);
   CHECK_INT(cls_train_checkpoint_save(again, &cfg, p, m, v, &s, &err), CLS_OK);
-  long old_size = 0, new_size = 0;
-  char *old_bytes = read_all(fixture, &old_size), *new_bytes = read_all(again, &new_size);
-  CHECK(old_bytes && new_bytes && old_size == new_size && !memcmp(old_bytes, new_bytes, (size_t)old_size),
-        "the re-saved checkpoint (%ld bytes) differs from the one written before (%ld bytes)", new_size, old_size);
+  size_t old_size = 0, new_size = 0;
+  char *old_bytes = NULL, *new_bytes = NULL;
+  CHECK_INT(cls_read_file(fixture, &old_bytes, &old_size, &err), CLS_OK);
+  CHECK_INT(cls_read_file(again, &new_bytes, &new_size, &err), CLS_OK);
+  CHECK(old_bytes && new_bytes && old_size == new_size && !memcmp(old_bytes, new_bytes, old_size),
+        "the re-saved checkpoint (%zu bytes) differs from the one written before (%zu bytes)", new_size, old_size);
   free(old_bytes);
   free(new_bytes);
 

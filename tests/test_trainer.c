@@ -11,6 +11,7 @@
 #include "check.h"
 #include "clspeech/data.h"
 #include "clspeech/train.h"
+#include "data_files.h"
 
 static float last_loss;
 static void on_progress(void *user, const cls_progress *p) {
@@ -90,15 +91,8 @@ static void remove_dir(const char *dir) {
 }
 
 int main(void) {
-  char alpha_path[512], csv[512];
-  cls_error err;
-  snprintf(alpha_path, sizeof alpha_path, "%s/deepspeech-smoke/alphabet.txt", CLS_SHARED_DATA);
-  snprintf(csv, sizeof csv, "%s/deepspeech-smoke/ldc93s1.csv", CLS_SHARED_DATA);
   cls_alphabet *a = NULL;
-  CHECK_INT(cls_alphabet_load(alpha_path, &a, &err), CLS_OK);
-  cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
-  cls_dataset *ds = NULL;
-  CHECK_INT(cls_dataset_load(csv, &dopt, &ds, &err), CLS_OK);
+  cls_dataset *ds = shared_dataset(SMOKE "/ldc93s1.csv", &a);
   cls_engine *e = NULL;
   CHECK_INT(cls_engine_create(NULL, &e), CLS_OK);
   int sel[8], n_sel = 0;
