@@ -159,4 +159,8 @@ void cls_dense_destroy(cls_dense_plan *p) {
   free(p);
 }
 
-void cls_dense_set_error(cls_dense_plan *p, cls_error *err) { p->err = err; }
+/* A GEMM plan of its own reports there too (a shared one is its owner's to point). */
+void cls_dense_set_error(cls_dense_plan *p, cls_error *err) {
+  p->err = err;
+  if (p->owns_gemm) cls_gemm_set_error(p->gemm, err);
+}

@@ -421,4 +421,8 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   return st;
 }
 
-void cls_lstm_set_error(cls_lstm_plan *p, cls_error *err) { p->err = err; }
+/* A GEMM plan of its own reports there too (a shared one is its owner's to point). */
+void cls_lstm_set_error(cls_lstm_plan *p, cls_error *err) {
+  p->err = err;
+  if (p->owns_gemm) cls_gemm_set_error(p->gemm, err);
+}
