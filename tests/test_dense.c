@@ -6,6 +6,7 @@
  * Tolerances: each value within 8 ulp (2^-21) of the sum of the magnitudes its dot product adds up,
  * the error bound of a float32 sum in any order of that length, for TF and us alike. */
 #include "check.h"
+#include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 #include "ops_test.h"
 #include "philox.h"
@@ -328,6 +329,27 @@ static void wide_mask(tst_env *env, int dev) {
   free(db);
 }
 
+/* cls_dense_set_error points the plan's own GEMM there too: a product's failure (no x) lands in the
+ * given sink, not the engine's. */
+static void own_gemm_sink(tst_env *env, int dev) {
+  cls_dense_plan *plan = NULL;
+  cls_status st = cls_dense_create(env->engine, dev, 2, 3, &plan);
+  CHECK(st == CLS_OK, "dense create: %s", cls_engine_error(env->engine));
+  if (!plan) return;
+  cls_error sink = {CLS_OK, ""};
+  cls_dense_set_error(plan, &sink);
+  cl_mem w = tst_buffer(env, dev, NULL, 6 * sizeof(float)), y = tst_buffer(env, dev, NULL, 3 * sizeof(float));
+  cls_dense_act act = {0};
+  st = cls_dense_forward(plan, tst_queue(env, dev), 1, (cls_buf){NULL, 0}, cls_buf_of(w), cls_buf_of(y), cls_buf_of(y),
+                         &act, NULL);
+  CHECK_INT(st, CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(sink.status, CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(sink.text, "no buffer given");
+  cls_dense_destroy(plan);
+  clReleaseMemObject(w);
+  clReleaseMemObject(y);
+}
+
 int main(void) {
   tst_env env;
   if (!tst_open(&env)) return check_finish("test_dense");
@@ -337,6 +359,7 @@ int main(void) {
     printf("device %s\n", tst_device_name(&env, env.devices[i]));
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) run_case(&env, env.devices[i], files[f]);
     wide_mask(&env, env.devices[i]);
+    own_gemm_sink(&env, env.devices[i]);
   }
   tst_close_env(&env);
   return check_finish("test_dense");

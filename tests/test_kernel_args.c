@@ -4,6 +4,7 @@
  * a compile-time property: the _Generic selections in kernel_args.h.) */
 #include "check.h"
 #include "device/kernel_args.h"
+#include "device/log.h"
 #include "device/program.h"
 #include "ops/ops_util.h"
 #include "ops_test.h"
@@ -18,20 +19,20 @@ static void run_device(tst_env *env, int index) {
   cl_mem src = tst_buffer(env, index, NULL, 64), dst = tst_buffer(env, index, NULL, 64);
   cl_int n = 4;
 
-  cls_kargs ka = cls_kargs_begin(env->engine, k, "peak_copy");
+  cls_kargs ka = cls_kargs_begin(cls_engine_errors(env->engine), k, "peak_copy");
   cls_kargs_mem(&ka, src);
   cls_kargs_mem(&ka, dst);
   cls_kargs_int(&ka, n);
   CHECK_INT(cls_kargs_end(&ka), CLS_OK);
   CHECK_INT(ka.n, 3);
 
-  ka = cls_kargs_begin(env->engine, k, "peak_copy");
+  ka = cls_kargs_begin(cls_engine_errors(env->engine), k, "peak_copy");
   cls_kargs_mem(&ka, src);
   cls_kargs_mem(&ka, dst);
   CHECK_INT(cls_kargs_end(&ka), CLS_ERR_OPENCL);
   CHECK_CONTAINS(cls_engine_error(env->engine), "peak_copy: the kernel takes 3 arguments, 2 were set");
 
-  ka = cls_kargs_begin(env->engine, k, "peak_copy");
+  ka = cls_kargs_begin(cls_engine_errors(env->engine), k, "peak_copy");
   cls_kargs_mem(&ka, src);
   cls_kargs_mem(&ka, dst);
   cls_kargs_int(&ka, n);

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "device/device_select.h"
+#include "device/log.h"
 #include "ops/ops_util.h"
 #include "ops_test.h"
 
@@ -73,11 +74,11 @@ static void run_device(tst_env *env, int dev) {
   CHECK(cls_ops_profile_attach(q, on_cmd, &r) == CLS_OK, "attach");
   CHECK(cls_ops_profiling(q) && !cls_ops_profiling(other), "only the attached queue is profiled");
   CHECK(ADAM(q) == CLS_OK, "adam: %s", cls_engine_error(e));
-  CHECK(cls_ops_fill(e, q, cls_buf_of(g), n, 0.5f) == CLS_OK, "fill: %s", cls_engine_error(e));
+  CHECK(cls_ops_fill_to(cls_engine_errors(e), q, cls_buf_of(g), n, 0.5f) == CLS_OK, "fill: %s", cls_engine_error(e));
   CHECK(ADAM(other) == CLS_OK, "adam on the other queue: %s", cls_engine_error(e));
   cls_ops_profile_gemm_begin(q, 16, 2048, 512, false, true);
   CHECK(ADAM(q) == CLS_OK, "adam inside a GEMM: %s", cls_engine_error(e));
-  CHECK(cls_ops_fill(e, q, cls_buf_of(g), n, 0.25f) == CLS_OK, "fill inside a GEMM: %s", cls_engine_error(e));
+  CHECK(cls_ops_fill_to(cls_engine_errors(e), q, cls_buf_of(g), n, 0.25f) == CLS_OK, "fill inside a GEMM: %s", cls_engine_error(e));
   cls_ops_profile_gemm_end(q);
   cls_ops_profile_gemm_begin(q, 5, 6, 7, true, false);
   cls_ops_profile_cmd lib = {.name = "gemm"};
@@ -150,7 +151,7 @@ static void *work(void *arg) {
     return NULL;
   }
   w->st = cls_ops_profile_attach(q, on_cmd, &w->r);
-  for (int i = 0; i < w->launches && w->st == CLS_OK; i++) w->st = cls_ops_fill(w->env->engine, q, cls_buf_of(b), 1024, 1.0f);
+  for (int i = 0; i < w->launches && w->st == CLS_OK; i++) w->st = cls_ops_fill_to(cls_engine_errors(w->env->engine), q, cls_buf_of(b), 1024, 1.0f);
   clFinish(q);
   cls_ops_profile_detach(q);
   rec_events(&w->r);

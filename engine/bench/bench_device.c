@@ -123,7 +123,7 @@ typedef struct kernel_op {
 
 static cls_status run_kernel(void *c_, cl_command_queue q) {
   kernel_op *c = c_;
-  return cls_ops_launch(c->e, q, c->k, c->name, 1, &c->global, &c->local, NULL);
+  return cls_ops_launch_to(cls_engine_errors(c->e), q, c->k, c->name, 1, &c->global, &c->local, NULL);
 }
 
 typedef struct transfer_op {
@@ -151,7 +151,7 @@ static cls_status run_transfer(void *c_, cl_command_queue q) {
 
 /* The FMA kernel's arguments: the output, the rounds and the two factors. */
 static cls_status set_peak_args(cls_engine *e, cl_kernel k, const char *name, cl_mem out, int iters, float a, float b) {
-  cls_kargs ka = cls_kargs_begin(e, k, name);
+  cls_kargs ka = cls_kargs_begin(cls_engine_errors(e), k, name);
   cls_kargs_mem(&ka, out);
   cls_kargs_int(&ka, iters);
   cls_kargs_float(&ka, a);
@@ -236,12 +236,12 @@ cls_status cls_bench_peak_run(cls_engine *e, int device, const cls_bench_config 
     out->fma_gflops = g16;
     out->fma_width = 16;
   }
-  if (st == CLS_OK) st = cls_ops_fill(e, q, cls_buf_of(src), bytes / 4, 1.0f);
+  if (st == CLS_OK) st = cls_ops_fill_to(cls_engine_errors(e), q, cls_buf_of(src), bytes / 4, 1.0f);
   kernel_op copy = {e, NULL, "peak_copy", bytes / 16, 64};
   if (st == CLS_OK) st = cls_device_kernel(e, d, "peak", "peak_copy", &copy.k);
   int n4 = (int)(bytes / 16);
   if (st == CLS_OK) {
-    cls_kargs ka = cls_kargs_begin(e, copy.k, "peak_copy");
+    cls_kargs ka = cls_kargs_begin(cls_engine_errors(e), copy.k, "peak_copy");
     cls_kargs_mem(&ka, src);
     cls_kargs_mem(&ka, dst);
     cls_kargs_int(&ka, n4);
@@ -668,7 +668,7 @@ cls_status cls_gemm_cases_check(cls_gemm_cases *g, int i, bool *ok, char *detail
   if (!c->ref && (st = reference(g, c)) != CLS_OK) return st;
   float *c_host = malloc(total * sizeof *c_host); /* [m, n] read back */
   if (!c_host) return cls_fail(g->engine, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  st = cls_ops_fill(g->engine, g->q, cls_buf_of(c->c), total, NAN);
+  st = cls_ops_fill_to(cls_engine_errors(g->engine), g->q, cls_buf_of(c->c), total, NAN);
   if (st == CLS_OK) st = sgemm(g, c, g->q);
   cl_int err = st == CLS_OK ? clEnqueueReadBuffer(g->q, c->c, CL_TRUE, 0, total * sizeof(float), c_host, 0, NULL, NULL)
                             : CL_SUCCESS;

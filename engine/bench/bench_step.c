@@ -43,6 +43,15 @@ void cls_bench_audio(float *x, size_t n) {
   }
 }
 
+/* Waits until every tower's queues are idle; a tower's failure is reported as the crew reports it. */
+static cls_status finish_towers(cls_crew *crew) {
+  cls_status st = CLS_OK;
+  for (int i = 0; st == CLS_OK && i < crew->n_towers; i++)
+    if (crew->towers[i].tower)
+      st = cls_crew_tower_status(crew, &crew->towers[i], cls_tower_finish(crew->towers[i].tower));
+  return st;
+}
+
 cls_status cls_bench_towers_steps(cls_trainer *t, const cls_host_batch *b, int warm, int runs, double *times,
                                   double *last_loss) {
   cls_crew *crew = cls_trainer_crew(t);
@@ -54,9 +63,7 @@ cls_status cls_bench_towers_steps(cls_trainer *t, const cls_host_batch *b, int w
     double t0 = cls_now_ms();
     const cls_step_plan plan = cls_step_plan_default(crew, b);
     st = cls_step_run(step, &plan, &r);
-    for (int i = 0; st == CLS_OK && i < crew->n_towers; i++)
-      if (crew->towers[i].tower)
-        st = cls_crew_tower_status(crew, &crew->towers[i], cls_tower_finish(crew->towers[i].tower));
+    if (st == CLS_OK) st = finish_towers(crew);
     if (k >= 0) times[k] = cls_now_ms() - t0;
   }
   if (last_loss) *last_loss = r.mean_loss;
@@ -191,9 +198,7 @@ cls_status cls_bench_step_profile(cls_bench_step *s, const cls_gemm_shape *shape
   const cl_command_queue q = cls_tower_queue(tower);
   cls_step *step = NULL;
   cls_status st = cls_step_create(crew, &step);
-  for (int i = 0; st == CLS_OK && i < crew->n_towers; i++)
-    if (crew->towers[i].tower)
-      st = cls_crew_tower_status(crew, &crew->towers[i], cls_tower_finish(crew->towers[i].tower));
+  if (st == CLS_OK) st = finish_towers(crew);
   cls_bench_recorder *r = NULL;
   if (st == CLS_OK) st = cls_bench_recorder_open(e, q, &r);
   cl_event marks[2] = {NULL, NULL};
@@ -202,9 +207,7 @@ cls_status cls_bench_step_profile(cls_bench_step *s, const cls_gemm_shape *shape
   cls_step_result result;
   const cls_step_plan plan = cls_step_plan_default(crew, &s->b);
   if (st == CLS_OK) st = cls_step_run(step, &plan, &result);
-  for (int i = 0; st == CLS_OK && i < crew->n_towers; i++)
-    if (crew->towers[i].tower)
-      st = cls_crew_tower_status(crew, &crew->towers[i], cls_tower_finish(crew->towers[i].tower));
+  if (st == CLS_OK) st = finish_towers(crew);
   if (st == CLS_OK) st = marker(e, q, &marks[1]);
   if (st == CLS_OK && clFinish(q) != CL_SUCCESS) st = cls_fail(e, CLS_ERR_OPENCL, "bench: clFinish failed");
   out->wall_ms = cls_now_ms() - t0;

@@ -4,12 +4,8 @@
 
 #include "device/log.h"
 
-cls_kargs cls_kargs_begin_to(cls_error *err, cl_kernel kernel, const char *name) {
+cls_kargs cls_kargs_begin(cls_error *err, cl_kernel kernel, const char *name) {
   return (cls_kargs){err, kernel, name, 0, CL_SUCCESS, 0};
-}
-
-cls_kargs cls_kargs_begin(cls_engine *engine, cl_kernel kernel, const char *name) {
-  return cls_kargs_begin_to(cls_engine_errors(engine), kernel, name);
 }
 
 void cls_kargs_set(cls_kargs *a, size_t size, const void *value) {

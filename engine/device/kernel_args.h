@@ -20,10 +20,9 @@ typedef struct cls_kargs {
 } cls_kargs;
 
 /* Starts setting `kernel`'s arguments from index 0; cls_kargs_end reports a failure into `err`
- * (the sink of the object that launches: an op plan's, a tower's). */
-cls_kargs cls_kargs_begin_to(cls_error *err, cl_kernel kernel, const char *name);
-/* The same, reporting into the engine's own error (engine-level callers: self-tests, the bench). */
-cls_kargs cls_kargs_begin(cls_engine *engine, cl_kernel kernel, const char *name);
+ * (the sink of the object that launches: an op plan's, a tower's; engine-level callers such as the
+ * self-tests and the bench pass cls_engine_errors(engine)). */
+cls_kargs cls_kargs_begin(cls_error *err, cl_kernel kernel, const char *name);
 
 /* The next argument: `size` bytes at `value` (clSetKernelArg); a failure is kept for cls_kargs_end. */
 void cls_kargs_set(cls_kargs *args, size_t size, const void *value);

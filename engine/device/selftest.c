@@ -35,7 +35,7 @@ static cls_status run_axpy_sum(cls_engine *e, cls_device *d, cl_kernel k, float 
     by = clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)y, &err);
   if (err == CL_SUCCESS) bp = clCreateBuffer(d->context, CL_MEM_WRITE_ONLY, groups * sizeof *partial, NULL, &err);
   if (err == CL_SUCCESS) {
-    cls_kargs args = cls_kargs_begin(e, k, "selftest_axpy_sum");
+    cls_kargs args = cls_kargs_begin(cls_engine_errors(e), k, "selftest_axpy_sum");
     cls_kargs_int(&args, (cl_int)AXPY_N);
     cls_kargs_float(&args, a);
     cls_kargs_mem(&args, bx);

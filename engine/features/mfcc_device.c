@@ -245,7 +245,7 @@ static cls_status window_and_transform(cls_mfcc_plan *p, cl_command_queue q, siz
   cls_error *e = p->err;
   const cls_mfcc_tables *t = p->t;
   int nfr = (int)total_frames;
-  cls_kargs ka = cls_kargs_begin_to(e, p->frame_window, "mfcc_frame_window");
+  cls_kargs ka = cls_kargs_begin(e, p->frame_window, "mfcc_frame_window");
   cls_kargs_int(&ka, nfr);
   cls_kargs_int(&ka, t->window);
   cls_kargs_int(&ka, t->fft_len);
@@ -288,7 +288,7 @@ static cls_status enqueue_context_windows(cls_mfcc_plan *p, cl_command_queue q, 
   cls_error *e = p->err;
   const cls_mfcc_tables *t = p->t;
   int wo = (int)windows.offset;
-  cls_kargs ka = cls_kargs_begin_to(e, p->context, "mfcc_context_windows");
+  cls_kargs ka = cls_kargs_begin(e, p->context, "mfcc_context_windows");
   cls_kargs_int(&ka, max_frames);
   cls_kargs_int(&ka, batch);
   cls_kargs_int(&ka, n_context);
@@ -355,7 +355,7 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
   int nfr = (int)total_frames;
   if (st == CLS_OK) st = window_and_transform(p, q, total_frames);
   if (st == CLS_OK) {
-    cls_kargs ka = cls_kargs_begin_to(e, p->filterbank, "mfcc_filterbank_dct");
+    cls_kargs ka = cls_kargs_begin(e, p->filterbank, "mfcc_filterbank_dct");
     cls_kargs_int(&ka, nfr);
     cls_kargs_int(&ka, t->n_bins);
     cls_kargs_int(&ka, t->start);

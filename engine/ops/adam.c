@@ -52,7 +52,7 @@ cls_status cls_adam_update(cls_adam_plan *p, cl_command_queue q, size_t n, cls_b
   if (n > 0x7fffffff) return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "adam: %zu parameters exceed 2^31-1", n);
   int ni = (int)n, po = (int)param.offset, mo = (int)m.offset, vo = (int)v.offset, go = (int)grad.offset;
   float alpha = cls_adam_alpha(state, lr);
-  cls_kargs ka = cls_kargs_begin_to(p->err, p->update, "adam_update");
+  cls_kargs ka = cls_kargs_begin(p->err, p->update, "adam_update");
   cls_kargs_int(&ka, ni);
   cls_kargs_mem(&ka, param.mem);
   cls_kargs_int(&ka, po);

@@ -238,7 +238,7 @@ cls_status cls_ctc_loss(cls_ctc_plan *p, cl_command_queue q, int time, int batch
       ilo = (int)input_lengths.offset, loo = (int)loss.offset, go = want_grad ? (int)grad.offset : 0;
   /* Without a gradient the kernel still needs a valid buffer argument; it never touches it. */
   cl_mem grad_mem = want_grad ? grad.mem : loss.mem;
-  cls_kargs ka = cls_kargs_begin_to(p->err, k, kname);
+  cls_kargs ka = cls_kargs_begin(p->err, k, kname);
   cls_kargs_int(&ka, ti);
   cls_kargs_int(&ka, bi);
   cls_kargs_int(&ka, ci);
@@ -293,7 +293,7 @@ cls_status cls_ctc_greedy_decode(cls_ctc_plan *p, cl_command_queue q, int time, 
   if (st != CLS_OK) return st;
   int ti = time, bi = batch, ci = p->num_classes, lo = (int)logits.offset, ilo = (int)input_lengths.offset,
       olo = (int)out_labels.offset, oso = (int)out_lengths.offset;
-  cls_kargs ka = cls_kargs_begin_to(p->err, p->decode, what);
+  cls_kargs ka = cls_kargs_begin(p->err, p->decode, what);
   cls_kargs_int(&ka, ti);
   cls_kargs_int(&ka, bi);
   cls_kargs_int(&ka, ci);

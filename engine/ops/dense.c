@@ -75,7 +75,7 @@ cls_status cls_dense_forward(cls_dense_plan *p, cl_command_queue q, int rows, cl
   if (st != CLS_OK) return st;
   int yo = (int)y.offset, bo = (int)b.offset, relu = act->relu, batch = act->batch > 0 ? act->batch : 1;
   float rate = act->relu ? act->dropout_rate : 0.0f, scale = 1.0f / (1.0f - rate);
-  cls_kargs ka = cls_kargs_begin_to(e, p->bias_act, "dense_bias_act");
+  cls_kargs ka = cls_kargs_begin(e, p->bias_act, "dense_bias_act");
   cls_kargs_int(&ka, rows);
   cls_kargs_int(&ka, p->out);
   cls_kargs_mem(&ka, y.mem);
@@ -112,7 +112,7 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
     dz = workspace;
     int n = rows * p->out, yo = (int)y.offset, dyo = (int)dy.offset, dzo = (int)dz.offset;
     float scale = 1.0f / (1.0f - act->dropout_rate);
-    cls_kargs ka = cls_kargs_begin_to(e, p->act_bwd, "dense_act_bwd");
+    cls_kargs ka = cls_kargs_begin(e, p->act_bwd, "dense_act_bwd");
     cls_kargs_int(&ka, n);
     cls_kargs_mem(&ka, y.mem);
     cls_kargs_int(&ka, yo);
@@ -132,7 +132,7 @@ cls_status cls_dense_backward(cls_dense_plan *p, cl_command_queue q, int rows, c
                 (size_t)p->out, beta, dw, (size_t)p->out, NULL);
   if (st != CLS_OK) return st;
   int dzo = (int)dz.offset, dbo = (int)db.offset, acc = mode == CLS_ACCUMULATE;
-  cls_kargs ka = cls_kargs_begin_to(e, p->bias_grad, "dense_bias_grad");
+  cls_kargs ka = cls_kargs_begin(e, p->bias_grad, "dense_bias_grad");
   cls_kargs_int(&ka, rows);
   cls_kargs_int(&ka, p->out);
   cls_kargs_mem(&ka, dz.mem);
@@ -159,4 +159,8 @@ void cls_dense_destroy(cls_dense_plan *p) {
   free(p);
 }
 
-void cls_dense_set_error(cls_dense_plan *p, cls_error *err) { p->err = err; }
+/* A GEMM plan of its own reports there too (a shared one is its owner's to point). */
+void cls_dense_set_error(cls_dense_plan *p, cls_error *err) {
+  p->err = err;
+  if (p->owns_gemm) cls_gemm_set_error(p->gemm, err);
+}

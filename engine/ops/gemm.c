@@ -292,7 +292,7 @@ static cls_status launch_pack_b(cls_gemm_plan *p, const tile_geometry *g, cl_com
                                 int t0, int tiles, cls_buf b, int ldb, cl_mem dst, int dst_off, int pad) {
   if (k == 0 || tiles == 0) return CLS_OK;
   int b_off = (int)b.offset, trans = tb ? 1 : 0, kb = PACK_KB;
-  cls_kargs ka = cls_kargs_begin_to(p->err, g->pack_b, g->pack_b_name);
+  cls_kargs ka = cls_kargs_begin(p->err, g->pack_b, g->pack_b_name);
   cls_kargs_int(&ka, k);
   cls_kargs_int(&ka, n);
   cls_kargs_int(&ka, t0);
@@ -345,7 +345,7 @@ static cls_status prepare_a(cls_gemm_plan *p, cl_command_queue q, bool ta, int m
     return CLS_OK;
   }
   int a_off = (int)a.offset, trans = ta ? 1 : 0, p_off = (int)scratch_off, kb = ta ? PACK_A_ROWS : PACK_KB;
-  cls_kargs ka = cls_kargs_begin_to(p->err, p->pack_a, "gemm_pack_a");
+  cls_kargs ka = cls_kargs_begin(p->err, p->pack_a, "gemm_pack_a");
   cls_kargs_int(&ka, m);
   cls_kargs_int(&ka, k);
   cls_kargs_mem(&ka, a.mem);
@@ -383,7 +383,7 @@ static cls_status launch_tile(cls_gemm_plan *p, const tile_geometry *g, cl_comma
   if (band < 1) band = 1;
   if (band > m_groups || (p->band_bytes && m_groups * group_bytes <= 4 * p->band_bytes)) band = m_groups;
   int c_off = (int)c.offset, span_i = (int)span, band_i = (int)band, per_i = (int)per;
-  cls_kargs ka = cls_kargs_begin_to(p->err, g->tile, g->tile_name);
+  cls_kargs ka = cls_kargs_begin(p->err, g->tile, g->tile_name);
   cls_kargs_int(&ka, m);
   cls_kargs_int(&ka, n);
   cls_kargs_int(&ka, k);
@@ -429,7 +429,7 @@ static cls_status launch_narrow(cls_gemm_plan *p, cl_command_queue q, int m, int
   if (per < 1) per = 1;
   if (per > (size_t)CLS_GEMM_NARROW_STRIPS(p->wide.nr)) per = (size_t)CLS_GEMM_NARROW_STRIPS(p->wide.nr);
   int strips = (int)per, a_off = (int)a.offset, b_off = (int)b.offset, c_off = (int)c.offset;
-  cls_kargs ka = cls_kargs_begin_to(p->err, p->narrow, "gemm_tn_narrow");
+  cls_kargs ka = cls_kargs_begin(p->err, p->narrow, "gemm_tn_narrow");
   cls_kargs_int(&ka, m);
   cls_kargs_int(&ka, n);
   cls_kargs_int(&ka, k);
@@ -594,7 +594,7 @@ static cls_status launch_few_chunks(cls_gemm_plan *p, cl_command_queue q, int m,
                                     cl_event *event) {
   if (panels == 0) return CLS_OK;
   int bp_off = (int)packed.offset, c_off = (int)c.offset, lda = a->rs;
-  cls_kargs ka = cls_kargs_begin_to(p->err, p->few_chunks, "gemm_few_chunks");
+  cls_kargs ka = cls_kargs_begin(p->err, p->few_chunks, "gemm_few_chunks");
   cls_kargs_int(&ka, m);
   cls_kargs_int(&ka, n);
   cls_kargs_int(&ka, k);

@@ -206,7 +206,7 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_ar
       c_prev_off = t > 0 ? c_out_off - B * H : c_out_off;
       has_c_prev = t > 0;
     }
-    cls_kargs ka = cls_kargs_begin_to(p->err, p->gates_fwd, "lstm_gates_fwd");
+    cls_kargs ka = cls_kargs_begin(p->err, p->gates_fwd, "lstm_gates_fwd");
     cls_kargs_int(&ka, B);
     cls_kargs_int(&ka, H);
     cls_kargs_int(&ka, T);
@@ -306,7 +306,7 @@ static cls_status enqueue_concat_xh(cls_lstm_plan *p, cl_command_queue q, int T,
   const size_t rows = (size_t)T * B;
   int nrows = (int)rows, xo = (int)x.offset, ho = (int)h_out.offset, xho = (int)xh.offset;
   int Bi = B, In = p->input, Hi = p->hidden;
-  cls_kargs ka = cls_kargs_begin_to(p->err, p->concat_xh, "lstm_concat_xh");
+  cls_kargs ka = cls_kargs_begin(p->err, p->concat_xh, "lstm_concat_xh");
   cls_kargs_int(&ka, nrows);
   cls_kargs_int(&ka, Bi);
   cls_kargs_int(&ka, In);
@@ -318,7 +318,7 @@ static cls_status enqueue_concat_xh(cls_lstm_plan *p, cl_command_queue q, int T,
   cls_kargs_mem(&ka, xh.mem);
   cls_kargs_int(&ka, xho);
   cls_status st = cls_kargs_end(&ka);
-  size_t global = rows; /* a work-item per row (cls_ops_launch rounds up to whole work-groups) */
+  size_t global = rows; /* a work-item per row (cls_ops_launch_to rounds up to whole work-groups) */
   if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->concat_xh, "lstm_concat_xh", 1, &global, &p->local, NULL);
   return st;
 }
@@ -328,7 +328,7 @@ static cls_status enqueue_bias_grad(cls_lstm_plan *p, cl_command_queue q, size_t
                                     cls_write_mode mode, cl_event *event) {
   const size_t H4 = 4 * (size_t)p->hidden;
   int nrows = (int)rows, ncols = (int)H4, dzo = (int)dz.offset, dbo = (int)dbias.offset, acc = mode == CLS_ACCUMULATE;
-  cls_kargs ka = cls_kargs_begin_to(p->err, p->bias_grad, "lstm_bias_grad");
+  cls_kargs ka = cls_kargs_begin(p->err, p->bias_grad, "lstm_bias_grad");
   cls_kargs_int(&ka, nrows);
   cls_kargs_int(&ka, ncols);
   cls_kargs_mem(&ka, dz.mem);
@@ -375,7 +375,7 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     int gates_off = (int)(g0 + (size_t)t * B * H4), c_off = (int)(c0 + (size_t)t * B * H);
     int c_prev_off = t > 0 ? c_off - B * Hi : c_off, has_c_prev = t > 0;
     int dh_off = (int)(dh.offset + (size_t)t * B * H), dz_off = (int)(dz0 + (size_t)t * B * H4);
-    cls_kargs ka = cls_kargs_begin_to(p->err, p->gates_bwd, "lstm_gates_bwd");
+    cls_kargs ka = cls_kargs_begin(p->err, p->gates_bwd, "lstm_gates_bwd");
     cls_kargs_int(&ka, Bi);
     cls_kargs_int(&ka, Hi);
     cls_kargs_int(&ka, T);
@@ -421,4 +421,8 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   return st;
 }
 
-void cls_lstm_set_error(cls_lstm_plan *p, cls_error *err) { p->err = err; }
+/* A GEMM plan of its own reports there too (a shared one is its owner's to point). */
+void cls_lstm_set_error(cls_lstm_plan *p, cls_error *err) {
+  p->err = err;
+  if (p->owns_gemm) cls_gemm_set_error(p->gemm, err);
+}

@@ -142,11 +142,6 @@ void cls_ops_profile_enqueued(cl_command_queue q, const char *name, bool ok, con
 
 /* ---- launches ---- */
 
-cls_status cls_ops_launch(cls_engine *e, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
-                          const size_t *global, const size_t *local, cl_event *event) {
-  return cls_ops_launch_to(cls_engine_errors(e), queue, kernel, name, dims, global, local, event);
-}
-
 cls_status cls_ops_launch_to(cls_error *to, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
                              const size_t *global, const size_t *local, cl_event *event) {
   size_t rounded[3];
@@ -162,10 +157,6 @@ cls_status cls_ops_launch_to(cls_error *to, cl_command_queue queue, cl_kernel ke
   if (err != CL_SUCCESS)
     return cls_error_set(to, CLS_ERR_OPENCL, "%s: clEnqueueNDRangeKernel failed: %s", name, cls_cl_error_name(err));
   return CLS_OK;
-}
-
-cls_status cls_ops_fill(cls_engine *e, cl_command_queue queue, cls_buf buf, size_t n, float value) {
-  return cls_ops_fill_to(cls_engine_errors(e), queue, buf, n, value);
 }
 
 cls_status cls_ops_fill_to(cls_error *to, cl_command_queue queue, cls_buf buf, size_t n, float value) {

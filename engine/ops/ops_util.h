@@ -13,14 +13,13 @@
 /* The built device behind an index (opens it and builds its kernels if needed). */
 cls_status cls_ops_device(cls_engine *engine, int index, cls_device **out);
 
-/* Each helper comes in two forms: the `_to` form reports a failure into the given sink (an op plan's,
- * a model's, a tower's `cls_error *`: objects that may run on a worker thread), the plain form into
- * the engine's own error (engine-level callers on the caller's thread: self-tests, the bench). */
+/* A `_to` helper reports a failure into the given sink (an op plan's, a model's, a tower's `cls_error *`:
+ * objects that may run on a worker thread; engine-level callers such as the bench pass
+ * cls_engine_errors(engine)). cls_ops_cl_check and cls_ops_buffer also have a plain form that reports
+ * into the engine's own error, for plan creation, which reports there anyway. */
 
 /* Enqueues `kernel` over `global` items (rounded up to a multiple of `local`, which kernels must
  * guard against); `local` 0 lets the driver choose. */
-cls_status cls_ops_launch(cls_engine *engine, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
-                          const size_t *global, const size_t *local, cl_event *event);
 cls_status cls_ops_launch_to(cls_error *to, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
                              const size_t *global, const size_t *local, cl_event *event);
 
@@ -38,12 +37,11 @@ cl_mem cls_ops_buffer_to(const cls_engine *engine, cls_error *to, int index, cl_
                          size_t *total, cls_status *status);
 
 /* Fills n floats of a buffer view with a value. */
-cls_status cls_ops_fill(cls_engine *engine, cl_command_queue queue, cls_buf buf, size_t n, float value);
 cls_status cls_ops_fill_to(cls_error *to, cl_command_queue queue, cls_buf buf, size_t n, float value);
 
 /* ---- profiling hook ----
  * A recorder attached to a queue is told of every command the ops enqueue on that queue, with its event
- * (which it retains if it keeps it): cls_ops_launch and cls_ops_fill report themselves; any other
+ * (which it retains if it keeps it): cls_ops_launch_to and cls_ops_fill_to report themselves; any other
  * enqueue (a CLBlast call, a copy) reports itself with cls_ops_profile_note. Commands reported between
  * cls_ops_profile_gemm_begin and _end belong to that GEMM (its packing and inner kernels alike), so the
  * bench sums them by GEMM shape. With no recorder attached anywhere, the cost is one atomic load per
@@ -84,7 +82,7 @@ cl_event *cls_ops_profile_event(cl_command_queue q, cl_event *event, cl_event *o
 void cls_ops_profile_enqueued(cl_command_queue q, const char *name, bool ok, const cl_event *event, cl_event own);
 
 /* The GEMM entry point's brackets (no-ops when q has no recorder), in the one function every GEMM goes
- * through: cls_ops_profile_gemm_begin(q, m, n, k, trans_a, trans_b); the kernels through cls_ops_launch
+ * through: cls_ops_profile_gemm_begin(q, m, n, k, trans_a, trans_b); the kernels through cls_ops_launch_to
  * or a library call wrapped as above; cls_ops_profile_gemm_end(q). */
 void cls_ops_profile_gemm_begin(cl_command_queue q, size_t m, size_t n, size_t k, bool trans_a, bool trans_b);
 void cls_ops_profile_gemm_end(cl_command_queue q);

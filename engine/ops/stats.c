@@ -113,7 +113,7 @@ cls_status cls_stats_enqueue(cls_stats_plan *p, cl_command_queue q, int slot, cl
   /* The counts are added to: zero them first (0.0f and 0u are the same bits). */
   cls_status st = cls_ops_fill_to(p->err, q, cls_buf_at(p->results, (size_t)ho), CLS_HISTO_BUCKETS, 0.0f);
   if (st == CLS_OK) {
-    cls_kargs ka = cls_kargs_begin_to(p->err, p->kernel, "summary_stats");
+    cls_kargs ka = cls_kargs_begin(p->err, p->kernel, "summary_stats");
     cls_kargs_int(&ka, ni);
     cls_kargs_mem(&ka, x.mem);
     cls_kargs_int(&ka, xo);
