@@ -1,7 +1,7 @@
-/* Host-side CTC decoders: greedy decoding and the prefix beam search of DeepSpeech's ds_ctcdecoder
- * (no scorer), fed a chunk of frames at a time (cls_ctc_decoder) or a whole utterance. The beam search
- * keeps its prefixes in a trie of nodes (parent, label) found through an open-addressing hash table,
- * and frees the nodes that can no longer be reached from the beam. */
+/* Host-side CTC decoders: greedy decoding and the prefix beam search of DeepSpeech's ds_ctcdecoder,
+ * with or without its language-model scorer, fed a chunk of frames at a time (cls_ctc_decoder) or a
+ * whole utterance. The prefixes live in the trie of prefix_trie.c, each with its place in the
+ * scorer's vocabulary trie and its word history beside it; beam_select.c ranks them. */
 #include "clspeech/decode.h"
 
 #include <math.h>
@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "base/log_math.h"
+#include "decode/beam_select.h"
+#include "decode/prefix_trie.h"
+#include "decode/scorer.h"
 
 cls_beam_options cls_beam_options_default(void) {
-  cls_beam_options o = {1024, 1.0, 300, 1};
+  cls_beam_options o = {1024, 1.0, 300, 1, NULL, CLS_LM_ALPHA_DEFAULT, CLS_LM_BETA_DEFAULT};
   return o;
 }
 
@@ -21,222 +24,6 @@ void cls_beam_results_free(cls_beam_result *results, int n) {
     free(results[i].labels);
     free(results[i].frames);
     memset(&results[i], 0, sizeof results[i]);
-  }
-}
-
-/* ---- the prefix trie ---- */
-
-typedef struct node {
-  int32_t parent;      /* -1 for the root (the empty prefix) */
-  int32_t label;       /* -1 for the root */
-  int32_t depth;       /* prefix length */
-  int32_t n_children;  /* nodes whose parent this is */
-  int32_t frame;       /* frame of the best entry into this label */
-  int32_t alive;       /* in the beam (ds_ctcdecoder's exists_) */
-  double entry_lp;     /* log P(label) at that frame */
-  double b_prev, nb_prev, b_cur, nb_cur; /* log P(alignments ending in blank / non-blank), last frame and this one */
-  double score;        /* log(exp(b_prev) + exp(nb_prev)) */
-} node;
-
-typedef struct trie {
-  node *nodes;
-  int32_t n_nodes, cap_nodes;
-  int32_t *free_list;  /* freed node indices (capacity cap_nodes) */
-  int32_t n_free;
-  int32_t *table;      /* hash slots: node index or -1 */
-  uint32_t table_mask; /* capacity - 1, a power of two */
-  int32_t table_used;
-} trie;
-
-static uint32_t slot_of(int32_t parent, int32_t label, uint32_t mask) {
-  uint64_t h = ((uint64_t)(uint32_t)parent << 32) ^ (uint32_t)label;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return (uint32_t)h & mask;
-}
-
-static int32_t table_find(const trie *tr, int32_t parent, int32_t label) {
-  for (uint32_t i = slot_of(parent, label, tr->table_mask);; i = (i + 1) & tr->table_mask) {
-    int32_t v = tr->table[i];
-    if (v < 0) return -1;
-    if (tr->nodes[v].parent == parent && tr->nodes[v].label == label) return v;
-  }
-}
-
-static void table_put(trie *tr, int32_t index) {
-  uint32_t i = slot_of(tr->nodes[index].parent, tr->nodes[index].label, tr->table_mask);
-  while (tr->table[i] >= 0) i = (i + 1) & tr->table_mask;
-  tr->table[i] = index;
-  tr->table_used++;
-}
-
-/* Removes a node from the table by backward shifting (linear probing keeps no tombstones). */
-static void table_remove(trie *tr, int32_t index) {
-  uint32_t mask = tr->table_mask;
-  uint32_t i = slot_of(tr->nodes[index].parent, tr->nodes[index].label, mask);
-  while (tr->table[i] != index) i = (i + 1) & mask;
-  uint32_t hole = i;
-  for (uint32_t j = (hole + 1) & mask; tr->table[j] >= 0; j = (j + 1) & mask) {
-    const node *n = &tr->nodes[tr->table[j]];
-    uint32_t home = slot_of(n->parent, n->label, mask);
-    /* The entry at j may move into the hole unless its home lies cyclically in (hole, j]. */
-    if (((j - home) & mask) >= ((j - hole) & mask)) {
-      tr->table[hole] = tr->table[j];
-      hole = j;
-    }
-  }
-  tr->table[hole] = -1;
-  tr->table_used--;
-}
-
-static cls_status table_grow(trie *tr) {
-  uint32_t cap = (tr->table_mask + 1) * 2;
-  int32_t *t = malloc((size_t)cap * sizeof *t);
-  if (!t) return CLS_ERR_OUT_OF_MEMORY;
-  int32_t *old = tr->table;
-  uint32_t old_cap = tr->table_mask + 1;
-  tr->table = t;
-  tr->table_mask = cap - 1;
-  tr->table_used = 0;
-  memset(t, 0xff, (size_t)cap * sizeof *t);
-  for (uint32_t i = 0; i < old_cap; i++)
-    if (old[i] >= 0) table_put(tr, old[i]);
-  free(old);
-  return CLS_OK;
-}
-
-/* A new node (parent, label), entered at `frame` with log-probability entry_lp; not yet alive. */
-static cls_status node_new(trie *tr, int32_t parent, int32_t label, int32_t frame, double entry_lp, int32_t *out) {
-  if ((uint64_t)(tr->table_used + 1) * 2 > (uint64_t)tr->table_mask + 1) {
-    cls_status st = table_grow(tr);
-    if (st != CLS_OK) return st;
-  }
-  int32_t index;
-  if (tr->n_free > 0) {
-    index = tr->free_list[--tr->n_free];
-  } else {
-    if (tr->n_nodes == tr->cap_nodes) {
-      if (tr->cap_nodes > INT32_MAX / 2) return CLS_ERR_OUT_OF_MEMORY;
-      int32_t cap = tr->cap_nodes * 2;
-      node *nodes = realloc(tr->nodes, (size_t)cap * sizeof *nodes);
-      if (!nodes) return CLS_ERR_OUT_OF_MEMORY;
-      tr->nodes = nodes;
-      int32_t *fl = realloc(tr->free_list, (size_t)cap * sizeof *fl);
-      if (!fl) return CLS_ERR_OUT_OF_MEMORY;
-      tr->free_list = fl;
-      tr->cap_nodes = cap;
-    }
-    index = tr->n_nodes++;
-  }
-  node *n = &tr->nodes[index];
-  n->parent = parent;
-  n->label = label;
-  n->depth = parent >= 0 ? tr->nodes[parent].depth + 1 : 0;
-  n->n_children = 0;
-  n->frame = frame;
-  n->alive = 0;
-  n->entry_lp = entry_lp;
-  n->b_prev = n->nb_prev = n->b_cur = n->nb_cur = n->score = -INFINITY;
-  if (parent >= 0) {
-    tr->nodes[parent].n_children++;
-    table_put(tr, index);
-  }
-  *out = index;
-  return CLS_OK;
-}
-
-/* Takes a node out of the beam; frees it, and then its ancestors, while they are out of the beam and
- * have no children left (the root stays). */
-static void node_drop(trie *tr, int32_t index) {
-  tr->nodes[index].alive = 0;
-  while (index > 0 && !tr->nodes[index].alive && tr->nodes[index].n_children == 0) {
-    int32_t parent = tr->nodes[index].parent;
-    table_remove(tr, index);
-    tr->nodes[index].parent = -2;
-    tr->free_list[tr->n_free++] = index;
-    tr->nodes[parent].n_children--;
-    index = parent;
-  }
-}
-
-/* ---- ranking ---- */
-
-typedef struct ranked {
-  double score;
-  int32_t label;
-  int32_t index;
-} ranked;
-
-/* The order of ds_ctcdecoder's prefix_compare (higher score, then the smaller last label), made total
- * by the node index. */
-static int ranked_before(const ranked *a, const ranked *b) {
-  if (a->score != b->score) return a->score > b->score;
-  if (a->label != b->label) return a->label < b->label;
-  return a->index < b->index;
-}
-
-static int ranked_cmp(const void *pa, const void *pb) {
-  const ranked *a = pa, *b = pb;
-  return ranked_before(a, b) ? -1 : (ranked_before(b, a) ? 1 : 0);
-}
-
-static void ranked_swap(ranked *a, ranked *b) {
-  ranked t = *a;
-  *a = *b;
-  *b = t;
-}
-
-static int double_desc(const void *pa, const void *pb) {
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return (a < b) - (a > b);
-}
-
-/* Moves the k best of v[0..n) (in no particular order) to v[0..k). Scores are finite. When k is a
- * small part of n (a full beam: about W*C candidates for W places), a threshold from a sample first
- * moves to the front the items that can be among the k best (at least k of them score >= tau, so an
- * item below tau cannot); then a quickselect with a median-of-three pivot, switching to a full sort of
- * the remaining range if it recurses too deep. */
-static void select_best(ranked *v, int n, int k) {
-  enum { SAMPLE = 256 };
-  if (n >= 4 * SAMPLE && n > 8 * k) {
-    double sample[SAMPLE];
-    for (int i = 0; i < SAMPLE; i++) sample[i] = v[(size_t)i * (size_t)n / SAMPLE].score;
-    qsort(sample, SAMPLE, sizeof *sample, double_desc);
-    int j = (int)(2.0 * k * SAMPLE / n) + 4; /* about twice the expected rank of the k-th best */
-    if (j < SAMPLE) {
-      double tau = sample[j];
-      int m = 0;
-      for (int i = 0; i < n; i++)
-        if (v[i].score >= tau) ranked_swap(&v[i], &v[m++]);
-      if (m >= k) n = m;
-    }
-  }
-  int lo = 0, hi = n - 1, budget = 64;
-  while (hi > lo) {
-    if (--budget == 0) {
-      qsort(v + lo, (size_t)(hi - lo + 1), sizeof *v, ranked_cmp);
-      return;
-    }
-    int mid = lo + (hi - lo) / 2;
-    if (ranked_before(&v[mid], &v[lo])) ranked_swap(&v[mid], &v[lo]);
-    if (ranked_before(&v[hi], &v[lo])) ranked_swap(&v[hi], &v[lo]);
-    if (ranked_before(&v[hi], &v[mid])) ranked_swap(&v[hi], &v[mid]);
-    ranked pivot = v[mid];
-    int store = lo;
-    for (int i = lo; i <= hi; i++)
-      if (ranked_before(&v[i], &pivot)) ranked_swap(&v[i], &v[store++]);
-    /* v[lo..store) are better than the pivot (keys are distinct); the pivot goes right after them. */
-    for (int i = store; i <= hi; i++)
-      if (v[i].index == pivot.index) {
-        ranked_swap(&v[i], &v[store]);
-        break;
-      }
-    if (store == k - 1 || store == k) return;
-    if (store < k) lo = store + 1;
-    else hi = store - 1;
   }
 }
 
@@ -260,7 +47,18 @@ typedef struct candidate {
   double nb;        /* log P(alignments ending in the new label) */
   double entry_lp;  /* log P(label) in this frame */
   int32_t parent, label;
+  int32_t vocab;    /* with a scorer: the new node's place in the vocabulary trie */
 } candidate;
+
+/* With a scorer, each node's language-model state beside it (search.lms, indexed like the nodes): its
+ * place in the vocabulary trie (the letters of its last word so far; 0 after a space) and the words
+ * before it (<s> first), at most order-1 of them, which the next space scores the word against. */
+typedef struct lm_state {
+  int32_t vocab;
+  int32_t n_hist;
+  int32_t hist[CLS_LM_MAX_ORDER - 1];
+  double space; /* lm_alpha * ln P(last word | hist) + lm_beta, once a space has extended the node; NaN before */
+} lm_state;
 
 typedef struct search {
   trie tr;
@@ -271,6 +69,10 @@ typedef struct search {
   size_t cap;            /* capacity of next, cand and rank */
   int32_t *done_labels, *done_frames; /* the committed start every prefix shares (see commit) */
   int n_done, cap_done;
+  const cls_scorer *sc; /* NULL: no language model */
+  double alpha, beta;
+  lm_state *lms;        /* with a scorer: capacity lms_cap >= tr.cap_nodes */
+  int32_t lms_cap;
 } search;
 
 static void search_free(search *s) {
@@ -284,6 +86,68 @@ static void search_free(search *s) {
   free(s->rank);
   free(s->done_labels);
   free(s->done_frames);
+  free(s->lms);
+}
+
+/* ---- the scorer's part ---- */
+
+/* Makes the language-model state of node `index`, the child of `parent` by `label` at place `vocab`
+ * of the vocabulary trie: after a space the finished word joins the history. */
+static cls_status lm_child(search *s, int32_t index, int32_t parent, int32_t label, int32_t vocab) {
+  if (s->lms_cap < s->tr.cap_nodes) {
+    lm_state *l = realloc(s->lms, (size_t)s->tr.cap_nodes * sizeof *l);
+    if (!l) return CLS_ERR_OUT_OF_MEMORY;
+    s->lms = l;
+    s->lms_cap = s->tr.cap_nodes;
+  }
+  lm_state *n = &s->lms[index];
+  if (parent < 0) { /* the root: the history is the start of the sentence */
+    n->n_hist = 0;
+    if (cls_lm_order(s->sc->lm) > 1) n->hist[n->n_hist++] = cls_lm_bos(s->sc->lm);
+  } else {
+    *n = s->lms[parent];
+    if (label == s->sc->space) {
+      const int keep = cls_lm_order(s->sc->lm) - 1;
+      if (keep > 0) {
+        if (n->n_hist == keep) {
+          memmove(n->hist, n->hist + 1, (size_t)(keep - 1) * sizeof *n->hist);
+          n->n_hist--;
+        }
+        n->hist[n->n_hist++] = s->sc->word[s->lms[parent].vocab];
+      }
+    }
+  }
+  n->vocab = vocab;
+  n->space = NAN;
+  return CLS_OK;
+}
+
+/* The vocabulary-trie place of the prefix `parent` extended by `label`, or -1 when that spelling is no
+ * vocabulary word's (DeepSpeech's dictionary): a letter must continue some word, and a space may only
+ * end a whole word (so never lead, nor follow another space). */
+static int32_t lm_next_vocab(const search *s, int32_t parent, int32_t label) {
+  const int32_t v = s->lms[parent].vocab;
+  if (label == s->sc->space) return s->sc->word[v] >= 0 ? 0 : -1;
+  return scorer_child(s->sc, v, label);
+}
+
+/* What extending `parent` by a space adds: lm_alpha * ln P(its last word | the words before) +
+ * lm_beta (DeepSpeech scores a word when the space after it comes), computed once per node. */
+static double lm_space_score(search *s, int32_t parent) {
+  lm_state *n = &s->lms[parent];
+  if (isnan(n->space))
+    n->space = s->alpha * scorer_word_ln_prob(s->sc, n->hist, n->n_hist, s->sc->word[n->vocab]) + s->beta;
+  return n->space;
+}
+
+/* What the end of the utterance adds to a prefix that does not end in a space: its last word scored as
+ * at a space, a word the vocabulary does not hold whole (a prefix of one) with DeepSpeech's OOV score.
+ * 0 for the empty prefix and one that ends in a space. */
+static double lm_final_score(const search *s, int32_t index) {
+  const node *n = &s->tr.nodes[index];
+  if (!s->sc || n->depth == 0 || n->label == s->sc->space) return 0.0;
+  const lm_state *l = &s->lms[index];
+  return s->alpha * scorer_word_ln_prob(s->sc, l->hist, l->n_hist, s->sc->word[l->vocab]) + s->beta;
 }
 
 /* Log-softmax of one frame into s->classes (all C), then pruned as ds_ctcdecoder's
@@ -337,7 +201,7 @@ static cls_status ensure_capacity(search *s, size_t need) {
  * prefix itself; a new label goes to the prefix's child when the trie has one (a node that had left
  * the beam is appended to `next`, *next_count counting), else to a new candidate. Returns the number of
  * candidates. */
-static int extend_beam(search *s, int t, int n_cls, int blank, int n_beam, int *next_count) {
+static int extend_beam(search *s, int t, int n_cls, int blank, int n_beam, double cutoff, int *next_count) {
   trie *tr = &s->tr;
   int n_next = *next_count, n_cand = 0;
   for (int i = 0; i < n_beam; i++) {
@@ -346,6 +210,7 @@ static int extend_beam(search *s, int t, int n_cls, int blank, int n_beam, int *
     for (int j = 0; j < n_cls; j++) {
       int32_t c = s->classes[j].k;
       double lp = s->classes[j].lp;
+      if (lp + pn->score < cutoff) continue; /* with a scorer and a full beam: see search_step */
       if (c == blank) {
         pn->b_cur = cls_log_add(pn->b_cur, lp + pn->score);
         continue;
@@ -360,12 +225,18 @@ static int extend_beam(search *s, int t, int n_cls, int blank, int n_beam, int *
         extend = lp + pn->score;
       }
       int32_t child = pn->n_children ? table_find(tr, p, c) : -1; /* most prefixes have no children */
+      int32_t vocab = 0;
+      if (s->sc) {
+        if (child < 0 && (vocab = lm_next_vocab(s, p, c)) < 0) continue; /* no vocabulary word spelled so */
+        if (c == s->sc->space) extend += lm_space_score(s, p);
+      }
       if (child < 0) {
         candidate *cd = &s->cand[n_cand++];
         cd->nb = extend;
         cd->entry_lp = lp;
         cd->parent = p;
         cd->label = c;
+        cd->vocab = vocab;
         continue;
       }
       node *cn = &tr->nodes[child];
@@ -427,6 +298,7 @@ static cls_status keep_best(search *s, int t, int kept, int n_next) {
     }
     const candidate *cd = &s->cand[~idx];
     cls_status st = node_new(tr, cd->parent, cd->label, t, cd->entry_lp, &idx);
+    if (st == CLS_OK && s->sc) st = lm_child(s, idx, cd->parent, cd->label, cd->vocab);
     if (st != CLS_OK) return st;
     node *n = &tr->nodes[idx];
     n->alive = 2;
@@ -442,13 +314,23 @@ static cls_status keep_best(search *s, int t, int kept, int n_next) {
   return CLS_OK;
 }
 
-/* One frame: extends every prefix of the beam by every kept class, then keeps the beam_width best. */
-static cls_status search_step(search *s, int t, int n_cls, int blank, int beam_width, int *n_beam) {
+/* One frame: extends every prefix of the beam by every kept class, then keeps the beam_width best.
+ * With a scorer and a full beam, ds_ctcdecoder skips the extensions whose score before the language
+ * model, log P(class) + the prefix's score, is below the worst prefix's score + log P(blank) -
+ * max(0, lm_beta): they could hardly beat that prefix followed by a blank. */
+static cls_status search_step(search *s, int t, int n_cls, int blank, double p_blank, int beam_width, int *n_beam) {
   cls_status st = ensure_capacity(s, (size_t)*n_beam * (size_t)(n_cls + 1));
   if (st != CLS_OK) return st;
+  double cutoff = -INFINITY;
+  if (s->sc && *n_beam == beam_width) {
+    double worst = INFINITY;
+    for (int i = 0; i < *n_beam; i++)
+      if (s->tr.nodes[s->beam[i]].score < worst) worst = s->tr.nodes[s->beam[i]].score;
+    cutoff = worst + log(p_blank) - fmax(0.0, s->beta);
+  }
   int n_next = 0;
   for (int i = 0; i < *n_beam; i++) s->next[n_next++] = s->beam[i];
-  const int n_cand = extend_beam(s, t, n_cls, blank, *n_beam, &n_next);
+  const int n_cand = extend_beam(s, t, n_cls, blank, *n_beam, cutoff, &n_next);
   const int n_rank = rank_entries(s, n_next, n_cand);
   if (n_rank > beam_width) select_best(s->rank, n_rank, beam_width);
   int kept = n_rank < beam_width ? n_rank : beam_width;
@@ -511,7 +393,7 @@ static cls_status commit(search *s, int C) {
 static cls_status collect(search *s, int n_beam, cls_beam_result *results, int max_results, int *n_results) {
   trie *tr = &s->tr;
   for (int i = 0; i < n_beam; i++) {
-    s->rank[i].score = tr->nodes[s->beam[i]].score;
+    s->rank[i].score = tr->nodes[s->beam[i]].score + lm_final_score(s, s->beam[i]);
     s->rank[i].label = tr->nodes[s->beam[i]].label;
     s->rank[i].index = s->beam[i];
   }
@@ -521,7 +403,7 @@ static cls_status collect(search *s, int n_beam, cls_beam_result *results, int m
     const node *leaf = &tr->nodes[s->rank[i].index];
     cls_beam_result *r = &results[i];
     r->length = leaf->depth;
-    r->log_prob = leaf->score;
+    r->log_prob = s->rank[i].score;
     if (leaf->depth > 0) {
       r->labels = malloc((size_t)leaf->depth * sizeof *r->labels);
       r->frames = malloc((size_t)leaf->depth * sizeof *r->frames);
@@ -575,6 +457,8 @@ cls_status cls_ctc_decoder_begin(int C, int greedy, const cls_beam_options *opti
   cls_beam_options o = options ? *options : cls_beam_options_default();
   if (!greedy && (o.beam_width < 1 || !(o.cutoff_prob > 0.0 && o.cutoff_prob <= 1.0) || o.cutoff_top_n < 1))
     return CLS_ERR_INVALID_ARGUMENT;
+  if (!greedy && o.scorer && (cls_scorer_labels(o.scorer) != C - 1 || !isfinite(o.lm_alpha) || !isfinite(o.lm_beta)))
+    return CLS_ERR_INVALID_ARGUMENT;
   cls_ctc_decoder *d = calloc(1, sizeof *d);
   if (!d) return CLS_ERR_OUT_OF_MEMORY;
   d->C = C;
@@ -597,6 +481,10 @@ cls_status cls_ctc_decoder_begin(int C, int greedy, const cls_beam_options *opti
     memset(s->tr.table, 0xff, 2048 * sizeof *s->tr.table);
     int32_t root;
     st = node_new(&s->tr, -1, -1, -1, 0.0, &root);
+    s->sc = o.scorer;
+    s->alpha = o.lm_alpha;
+    s->beta = o.lm_beta;
+    if (st == CLS_OK && s->sc) st = lm_child(s, root, -1, -1, 0);
     if (st == CLS_OK) {
       s->tr.nodes[root].alive = 1;
       s->tr.nodes[root].b_prev = 0.0;
@@ -650,7 +538,7 @@ static cls_status beam_feed(cls_ctc_decoder *d, const float *logits, int T, size
     if (n_cls < 0) return CLS_ERR_INVALID_ARGUMENT;
     if (!d->expanding && p_blank < 0.999) d->expanding = 1;
     if (!d->expanding) continue;
-    cls_status st = search_step(&d->s, (int)(d->t + t), n_cls, d->C - 1, d->o.beam_width, &d->n_beam);
+    cls_status st = search_step(&d->s, (int)(d->t + t), n_cls, d->C - 1, p_blank, d->o.beam_width, &d->n_beam);
     if (st == CLS_OK && ((d->t + t + 1) & 255) == 0) st = commit(&d->s, d->C);
     if (st != CLS_OK) return st;
   }

@@ -14,9 +14,12 @@ extern "C" {
 
 /* ---- decode ---- */
 /* Host-side CTC decoding of one utterance's logits as read back from a device: greedy (best path)
- * decoding, and the CTC prefix beam search of DeepSpeech 0.9's ds_ctcdecoder without a scorer
- * (the decoder `clspeech train --test_files` and `clspeech transcribe` use). Blank = class C-1.
- * No shared state: several threads may decode at once. */
+ * decoding, and the CTC prefix beam search of DeepSpeech 0.9's ds_ctcdecoder, with or without its
+ * language-model scorer (scorer.h) (the decoder `clspeech train --test_files` and `clspeech
+ * transcribe` use). Blank = class C-1. No shared state: several threads may decode at once (and share
+ * one scorer). */
+
+typedef struct cls_scorer cls_scorer; /* scorer.h */
 
 
 
@@ -41,9 +44,13 @@ typedef struct cls_beam_options {
                          * 0.999 are skipped; they only shift every prefix's score by the same amount
                          * (the sum of their log P(blank)). 0: every frame counts, and scores are exact
                          * log-probabilities (what TF's decoder reports). */
+  const cls_scorer *scorer; /* a language model (scorer.h), or NULL for none (DeepSpeech --scorer_path) */
+  double lm_alpha;      /* with a scorer: the weight of ln P(word | history) (DeepSpeech --lm_alpha) */
+  double lm_beta;       /* with a scorer: the bonus per word (DeepSpeech --lm_beta) */
 } cls_beam_options;
 
-/* DeepSpeech's defaults: beam_width 1024, cutoff_prob 1.0, cutoff_top_n 300, delay_expansion 1. */
+/* DeepSpeech's defaults: beam_width 1024, cutoff_prob 1.0, cutoff_top_n 300, delay_expansion 1, no
+ * scorer, lm_alpha 0.931289039105002 and lm_beta 1.1834137581510284 (CLS_LM_ALPHA_DEFAULT/_BETA_). */
 cls_beam_options cls_beam_options_default(void);
 
 typedef struct cls_beam_result {
@@ -51,15 +58,25 @@ typedef struct cls_beam_result {
   int32_t *frames;   /* for each label, the frame at which its highest-probability entry happened
                       * (DeepSpeech's metadata timestep; seconds = frame * feature window step) */
   int length;
-  double log_prob;   /* ln P(prefix | logits), summed over the alignments the beam kept (DeepSpeech's
-                      * "confidence" without a scorer); see delay_expansion */
+  double log_prob;   /* ln P(prefix | logits), summed over the alignments the beam kept, plus with a
+                      * scorer its terms (cls_scorer_transcript_score): DeepSpeech's "confidence";
+                      * see delay_expansion */
 } cls_beam_result;
 
-/* CTC prefix beam search, as ds_ctcdecoder 0.9 does it without a scorer. Per frame: log-softmax of the
+/* CTC prefix beam search, as ds_ctcdecoder 0.9 does it. Per frame: log-softmax of the
  * logits (in double; raw logits or log-probabilities both work), the classes pruned by cutoff_prob and
  * cutoff_top_n, then every kept prefix is extended by every kept class, tracking for each prefix the
  * log-probabilities of its alignments ending in blank and in a non-blank (a repeated label extends the
  * prefix only after a blank), identical prefixes merged, and the beam_width best prefixes kept.
+ *
+ * With a scorer (options->scorer), as DeepSpeech's Scorer: a prefix grows only along the spellings of
+ * the model's vocabulary words (a letter must continue a word of the vocabulary trie, a space must end
+ * a whole word: no leading or double spaces); extending a prefix by a space adds lm_alpha * ln P(the
+ * word it ends | the words before, from <s>) + lm_beta to that extension; with a full beam, extensions
+ * whose score before that term is below the worst prefix's + log P(blank) - max(0, lm_beta) are
+ * skipped (ds_ctcdecoder's min_cutoff); at the end a prefix whose last word has no space after it gets
+ * that word's term too, ln P being CLS_LM_OOV_SCORE (-1000) when the word is only a prefix of
+ * vocabulary words, and the results are ranked by these totals.
  *
  * The best prefixes at the end, best first (ties: the smaller last label first, then a fixed order),
  * at most max_results, are written to results[0..*n_results-1]; results[0] is the prediction (it can
