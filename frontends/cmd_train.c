@@ -18,6 +18,7 @@
 #include "progress.h"
 #include "test_report.h"
 #include "train_flags.h"
+#include "transcript.h"
 
 /* Whether the training set (one CSV list) has fewer usable samples than a batch: an error, named. */
 static int too_few_for_a_batch(const data_set *train, int n_train, int batch) {
@@ -113,6 +114,11 @@ static int load_alphabet_and_options(train_cmd *c) {
     return CLI_EXIT_USAGE;
   }
   c->opt = train_flags_options(&c->f, cls_alphabet_size(c->alphabet) + 1);
+  /* The scorer before any training: a bad --scorer_path fails now, not after the epochs. */
+  if (*c->f.test_files) {
+    int rc = transcript_scorer_load(&c->f, c->alphabet, "train");
+    if (rc) return rc;
+  }
   /* Fault injection for tests: the one environment variable of training (the engine reads none). */
   if (cls_train_fault_parse(getenv("CLSPEECH_FAULT"), &c->fault, &err) != CLS_OK) {
     fprintf(stderr, "clspeech train: CLSPEECH_FAULT=%s\n", err.text);
@@ -282,6 +288,7 @@ static int finish(train_cmd *c, int rc) {
   data_sets_free(c->test, c->n_test);
   cls_mfcc_tables_destroy(c->tables);
   cls_alphabet_destroy(c->alphabet);
+  transcript_scorer_free(&c->f);
   if (!c->world) return rc;
   if (rc && c->ranks > 1) {
     fprintf(stderr, "clspeech train: rank %d of %d on host %s failed (exit status %d): ending every rank's process\n",

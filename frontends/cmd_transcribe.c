@@ -278,7 +278,10 @@ int cmd_transcribe(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   int rc = parse_transcribe_flags(&c, argc, argv);
   if (rc < 0) return CLI_EXIT_OK;
-  if (!rc && !(rc = load_checkpoint_setup(&c)) && !(rc = check_audio_files(&c))) rc = transcribe_files(&c);
+  if (!rc && !(rc = load_checkpoint_setup(&c)) && !(rc = check_audio_files(&c)) &&
+      !(rc = transcript_scorer_load(&c.f, c.alphabet, "transcribe")))
+    rc = transcribe_files(&c);
+  transcript_scorer_free(&c.f);
   cls_alphabet_destroy(c.alphabet);
   return rc;
 }

@@ -48,6 +48,8 @@ static const cli_rule rules[] = {
     {"report_count", 0, BIG, false, false},
     {"beam_width", 1, 1 << 16, false, false},
     {"cutoff_prob", 0, 1, true, false},
+    {"lm_alpha", -1e6, 1e6, false, false}, /* any finite weight; lm_optimizer searches 0 .. 5 */
+    {"lm_beta", -1e6, 1e6, false, false},
     {"cutoff_top_n", 1, 1 << 16, false, false},
     {"summary_steps", 0, BIG, false, false},
 };

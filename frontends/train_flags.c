@@ -74,6 +74,9 @@ void train_flags_defaults(train_flags *f) {
   f->beam_width = 1024;
   f->cutoff_prob = 1.0;
   f->cutoff_top_n = 300;
+  f->scorer_path = "";
+  f->lm_alpha = CLS_LM_ALPHA_DEFAULT;
+  f->lm_beta = CLS_LM_BETA_DEFAULT;
   f->test_output_file = "";
   /* Summaries are on by default, where DeepSpeech's went; an empty --summary_dir turns them off. */
   data_dir("summaries", default_summary_dir, sizeof default_summary_dir);
@@ -156,6 +159,9 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
   I(beam_width, "CTC beam search width (1: greedy decoding)");
   D(cutoff_prob, "beam search: keep classes within this cumulative probability (1.0: off)");
   I(cutoff_top_n, "beam search: keep at most this many classes per frame");
+  S(scorer_path, "language model for the beam search: ARPA or `clspeech lm`'s binary form (\"\": none)");
+  D(lm_alpha, "weight of the language model's ln P(word | history) in the beam search");
+  D(lm_beta, "bonus per word in the beam search with a language model");
   S(test_output_file, "write every test sample's result as JSON here");
   S(summary_dir, "TensorBoard event files go to DIR/train, DIR/dev and DIR/metrics (\"\": none)");
   I(summary_steps, "each variable's statistics and histograms (and its gradient's) every N steps (0: never)");

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "clspeech/scorer.h"
 #include "clspeech/train.h"
 #include "flags.h"
 
@@ -27,6 +28,9 @@ typedef struct train_flags {
   bool reverse_train, reverse_dev, reverse_test, show_progressbar, strict;
   int report_count, beam_width, cutoff_top_n;
   double cutoff_prob;
+  const char *scorer_path; /* a language model (ARPA or clspeech's binary form); "": none */
+  double lm_alpha, lm_beta;
+  cls_scorer *scorer;      /* loaded from scorer_path (transcript_scorer_load), or NULL */
   const char *test_output_file;
   const char *summary_dir;
   int summary_steps;

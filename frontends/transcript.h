@@ -1,6 +1,7 @@
 /* One utterance's transcript from its logits, as the commands decode it: DeepSpeech's CTC prefix
- * beam search (--beam_width, --cutoff_prob, --cutoff_top_n; no language model), or greedy decoding
- * with --beam_width 1, then the alphabet's labels as UTF-8 text (cls_ctc_decoder_transcript). */
+ * beam search (--beam_width, --cutoff_prob, --cutoff_top_n, and the language model of --scorer_path
+ * weighted by --lm_alpha and --lm_beta), or greedy decoding with --beam_width 1, then the alphabet's
+ * labels as UTF-8 text (cls_ctc_decoder_transcript). */
 #ifndef CLS_TRANSCRIPT_H
 #define CLS_TRANSCRIPT_H
 
@@ -8,7 +9,13 @@
 #include "clspeech/decode.h"
 #include "train_flags.h"
 
-/* The beam search's options from the flags; a beam_width <= 1 means greedy decoding (as
+/* --scorer_path loaded into flags->scorer for this alphabet (nothing when it is ""), with a line on
+ * stderr saying what was loaded and which words the alphabet cannot spell; 0, or CLI_EXIT_FAILURE
+ * after printing why. The caller frees it with transcript_scorer_free. */
+int transcript_scorer_load(train_flags *flags, const cls_alphabet *alphabet, const char *command);
+void transcript_scorer_free(train_flags *flags);
+
+/* The beam search's options from the flags (the scorer included once loaded); a beam_width <= 1 means greedy decoding (as
  * cls_eval_request.beam takes it). */
 cls_beam_options transcript_beam_options(const train_flags *flags);
 
