@@ -2,8 +2,10 @@
  * report and `clspeech transcribe` run per utterance) at DeepSpeech's sizes: 29 classes, the default
  * options (beam width 1024), flat random logits (every beam slot filled, the slow case) and peaked ones
  * (a confident model: few prefixes survive). Prints the best of --reps runs in ms and frames per second.
- * Its results are checked in tests/test_decode.c.
- *   bench_decode [--time 150,1000] [--reps 3] [--beam_width 1024] */
+ * With --scorer FILE (an ARPA model over DeepSpeech's English alphabet: space, a..z, apostrophe) each
+ * case runs without and with the language model, and the ratio of their times is printed. Its
+ * results are checked in tests/test_decode.c and tests/test_scorer.c.
+ *   bench_decode [--time 150,1000] [--reps 3] [--beam_width 1024] [--scorer FILE.arpa] */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include "clspeech/base.h"
 #include "clspeech/decode.h"
+#include "clspeech/scorer.h"
 
 enum { C = 29, MAX_TIMES = 8 };
 
@@ -39,6 +42,7 @@ static float *make_logits(int T, double peak) {
 
 /* The best of reps runs in ms (negative on an error). */
 static double time_search(const float *x, int T, const cls_beam_options *o, int reps, int *labels) {
+  if (reps < 1) return -1;
   double best = INFINITY;
   for (int r = 0; r < reps; r++) {
     cls_beam_result res[1];
@@ -58,8 +62,47 @@ static double time_search(const float *x, int T, const cls_beam_options *o, int 
   return best;
 }
 
+/* DeepSpeech's English alphabet, for --scorer. */
+static cls_scorer *load_scorer(const char *path) {
+  static const char *const labels[C - 1] = {" ", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m",
+                                            "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z", "'"};
+  cls_scorer *sc = NULL;
+  cls_scorer_info info;
+  cls_error err = {0};
+  double t0 = cls_now_ms();
+  if (cls_scorer_load(path, labels, C - 1, &sc, &info, &err) != CLS_OK) {
+    fprintf(stderr, "bench_decode: --scorer: %s\n", err.text);
+    return NULL;
+  }
+  printf("scorer %s: %d-gram, %lld words, loaded in %.0f ms\n", path, cls_lm_order(cls_scorer_lm(sc)),
+         (long long)info.words, cls_now_ms() - t0);
+  return sc;
+}
+
+/* One row: T frames of one kind, without a scorer and (when there is one) with it. */
+static int bench_case(const char *kind, double peak, int T, cls_beam_options o, int reps) {
+  float *x = make_logits(T, peak);
+  if (!x) {
+    fprintf(stderr, "bench_decode: out of memory\n");
+    return 1;
+  }
+  const cls_scorer *sc = o.scorer;
+  o.scorer = NULL;
+  int labels = 0, labels_lm = 0;
+  double ms = time_search(x, T, &o, reps, &labels), ms_lm = 0.0;
+  o.scorer = sc;
+  if (sc && ms >= 0) ms_lm = time_search(x, T, &o, reps, &labels_lm);
+  free(x);
+  if (ms < 0 || ms_lm < 0) return 1;
+  printf("%-8s %-6d %6d %10.2f %12.0f %7d", kind, T, o.beam_width, ms, ms > 0 ? T / (ms / 1e3) : 0.0, labels);
+  if (sc) printf(" %10.2f %7d %8.2f", ms_lm, labels_lm, ms > 0 ? ms_lm / ms : 0.0);
+  putchar('\n');
+  return 0;
+}
+
 int main(int argc, char **argv) {
   char times_arg[128] = "150,1000";
+  const char *scorer_path = NULL;
   int reps = 3;
   cls_beam_options o = cls_beam_options_default();
   for (int i = 1; i < argc; i += 2) {
@@ -71,8 +114,10 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--time")) snprintf(times_arg, sizeof times_arg, "%s", v);
     else if (!strcmp(a, "--reps")) reps = atoi(v);
     else if (!strcmp(a, "--beam_width")) o.beam_width = atoi(v);
+    else if (!strcmp(a, "--scorer")) scorer_path = v;
     else {
-      fprintf(stderr, "bench_decode: unknown flag %s\nusage: bench_decode [--time 150,1000] [--reps 3] [--beam_width 1024]\n", a);
+      fprintf(stderr, "bench_decode: unknown flag %s\nusage: bench_decode [--time 150,1000] [--reps 3] [--beam_width 1024] "
+              "[--scorer FILE.arpa]\n", a);
       return 2;
     }
   }
@@ -87,24 +132,19 @@ int main(int argc, char **argv) {
       fprintf(stderr, "bench_decode: --time %d: must be 1..1000000 frames\n", times[i]);
       return 2;
     }
-  printf("%-8s %-6s %6s %10s %12s %7s\n", "logits", "T", "beam", "ms", "frames/s", "labels");
+  cls_scorer *sc = scorer_path ? load_scorer(scorer_path) : NULL;
+  if (scorer_path && !sc) return 1;
+  o.scorer = sc;
+  printf("%-8s %-6s %6s %10s %12s %7s", "logits", "T", "beam", "ms", "frames/s", "labels");
+  if (sc) printf(" %10s %7s %8s", "ms(lm)", "labels", "lm/none");
+  putchar('\n');
   static const struct {
     const char *name;
     double peak;
   } kinds[] = {{"flat", 0.0}, {"peaked", 6.0}};
-  for (int i = 0; i < n_times; i++)
-    for (int k = 0; k < 2; k++) {
-      float *x = make_logits(times[i], kinds[k].peak);
-      if (!x) {
-        fprintf(stderr, "bench_decode: out of memory\n");
-        return 1;
-      }
-      int labels = 0;
-      double ms = time_search(x, times[i], &o, reps, &labels);
-      free(x);
-      if (ms < 0) return 1;
-      printf("%-8s %-6d %6d %10.2f %12.0f %7d\n", kinds[k].name, times[i], o.beam_width, ms,
-             ms > 0 ? times[i] / (ms / 1e3) : 0.0, labels);
-    }
-  return 0;
+  int rc = 0;
+  for (int i = 0; i < n_times && !rc; i++)
+    for (int k = 0; k < 2 && !rc; k++) rc = bench_case(kinds[k].name, kinds[k].peak, times[i], o, reps);
+  cls_scorer_destroy(sc);
+  return rc;
 }

@@ -4,12 +4,27 @@ random corpus of Zipf-distributed words (Python's random, fixed seed), its n-gra
 log10 0.5 on every context. Not a smoothed model (the scores are not normalised), but laid out as
 lmplz writes one: every n-gram's prefix and suffix is in the model.
 
-Usage: python3 bench/make_arpa.py OUT [--order 3] [--tokens 1500000] [--vocab 20000] [--seed 1]"""
+With --letters the words are spelled in a..z (consonant-vowel syllables numbering the words, so that a
+language-model scorer over an English alphabet can spell them: bench_decode --scorer); else w1, w2, ...
+
+Usage: python3 bench/make_arpa.py OUT [--order 3] [--tokens 1500000] [--vocab 20000] [--seed 1] [--letters]"""
 import argparse
 import collections
 import itertools
 import math
 import random
+
+
+def syllables(i):
+    """Word i (1, 2, ...) as consonant-vowel syllables: bijective base-105 numeration, unique per i."""
+    consonants, vowels = "bcdfghjklmnpqrstvwxyz", "aeiou"
+    out = []
+    while i > 0:
+        i -= 1
+        d = i % 105
+        out.append(consonants[d // 5] + vowels[d % 5])
+        i //= 105
+    return "".join(reversed(out))
 
 
 def main():
@@ -19,6 +34,7 @@ def main():
     ap.add_argument("--tokens", type=int, default=1500000)
     ap.add_argument("--vocab", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--letters", action="store_true", help="words of letters (syllables) instead of w1, w2, ...")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     cum = list(itertools.accumulate(1.0 / r ** 1.05 for r in range(1, a.vocab + 1)))
@@ -26,7 +42,7 @@ def main():
     lengths = [rng.randint(5, 24) for _ in range(a.tokens // 5)]
     counts = [collections.Counter() for _ in range(a.order + 1)]
     pos = 0
-    names = ["<s>", "</s>"] + ["w%d" % i for i in range(1, a.vocab + 1)]
+    names = ["<s>", "</s>"] + [syllables(i) if a.letters else "w%d" % i for i in range(1, a.vocab + 1)]
     for length in lengths:
         if pos + length > a.tokens:
             break
