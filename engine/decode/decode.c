@@ -5,6 +5,7 @@
 #include "clspeech/decode.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,8 +201,10 @@ static cls_status ensure_capacity(search *s, size_t need) {
 /* Extends every prefix of the beam by every kept class at frame t: blank and repeat mass stay on the
  * prefix itself; a new label goes to the prefix's child when the trie has one (a node that had left
  * the beam is appended to `next`, *next_count counting), else to a new candidate. Returns the number of
- * candidates. */
-static int extend_beam(search *s, int t, int n_cls, int blank, int n_beam, double cutoff, int *next_count) {
+ * candidates. `scored` (s->sc != NULL) is a constant in each of the two copies extend_beam makes, so
+ * the search without a scorer pays nothing for it. */
+static inline __attribute__((always_inline)) int extend_beam_as(search *s, int t, int n_cls, int blank, int n_beam,
+                                                                double cutoff, int *next_count, const bool scored) {
   trie *tr = &s->tr;
   int n_next = *next_count, n_cand = 0;
   for (int i = 0; i < n_beam; i++) {
@@ -210,7 +213,7 @@ static int extend_beam(search *s, int t, int n_cls, int blank, int n_beam, doubl
     for (int j = 0; j < n_cls; j++) {
       int32_t c = s->classes[j].k;
       double lp = s->classes[j].lp;
-      if (lp + pn->score < cutoff) continue; /* with a scorer and a full beam: see search_step */
+      if (scored && lp + pn->score < cutoff) continue; /* with a full beam: see search_step */
       if (c == blank) {
         pn->b_cur = cls_log_add(pn->b_cur, lp + pn->score);
         continue;
@@ -226,7 +229,7 @@ static int extend_beam(search *s, int t, int n_cls, int blank, int n_beam, doubl
       }
       int32_t child = pn->n_children ? table_find(tr, p, c) : -1; /* most prefixes have no children */
       int32_t vocab = 0;
-      if (s->sc) {
+      if (scored) {
         if (child < 0 && (vocab = lm_next_vocab(s, p, c)) < 0) continue; /* no vocabulary word spelled so */
         if (c == s->sc->space) extend += lm_space_score(s, p);
       }
@@ -255,6 +258,11 @@ static int extend_beam(search *s, int t, int n_cls, int blank, int n_beam, doubl
   }
   *next_count = n_next;
   return n_cand;
+}
+
+static int extend_beam(search *s, int t, int n_cls, int blank, int n_beam, double cutoff, int *next_count) {
+  if (s->sc) return extend_beam_as(s, t, n_cls, blank, n_beam, cutoff, next_count, true);
+  return extend_beam_as(s, t, n_cls, blank, n_beam, cutoff, next_count, false);
 }
 
 /* Moves the scores of the nodes of `next` on a frame and lists them, with the candidates, in s->rank
