@@ -115,24 +115,26 @@ static int32_t builder_child(builder *b, int32_t node, int32_t label) {
   return c;
 }
 
+/* The label of the codepoint at w[*i..len) (advancing *i), or -1 when it is not UTF-8, has no label or
+ * is the space. */
+static int32_t next_label(const char *w, size_t len, size_t *i, const label_of *map, int n_labels, int space) {
+  uint32_t cp = 0;
+  int used = utf8_next((const unsigned char *)w + *i, len - *i, &cp);
+  if (used == 0) return -1;
+  *i += (size_t)used;
+  int32_t l = find_label(map, n_labels, cp);
+  return l == space ? -1 : l;
+}
+
 /* Spells word `id` into the trie: 1 when added, 0 when a character has no label, -1 out of memory. */
 static int add_word(builder *b, const label_of *map, int n_labels, int space, const char *w, int32_t id) {
-  size_t len = strlen(w);
-  int32_t labels_at[256];
-  int n = 0;
-  for (size_t i = 0; i < len;) {
-    uint32_t cp = 0;
-    int used = utf8_next((const unsigned char *)w + i, len - i, &cp);
-    int32_t l = used ? find_label(map, n_labels, cp) : -1;
-    if (l < 0 || l == space) return 0;
-    if (n == (int)(sizeof labels_at / sizeof *labels_at)) return 0; /* a "word" of over 256 characters */
-    labels_at[n++] = l;
-    i += (size_t)used;
-  }
-  if (n == 0) return 0;
+  const size_t len = strlen(w);
+  if (len == 0) return 0;
+  for (size_t i = 0; i < len;) /* every character first: a word is added whole or not at all */
+    if (next_label(w, len, &i, map, n_labels, space) < 0) return 0;
   int32_t node = 0;
-  for (int i = 0; i < n; i++) {
-    node = builder_child(b, node, labels_at[i]);
+  for (size_t i = 0; i < len;) {
+    node = builder_child(b, node, next_label(w, len, &i, map, n_labels, space));
     if (node < 0) return -1;
   }
   b->nodes[node].word = id;
