@@ -187,7 +187,7 @@ typedef struct bad_case {
 static lm_bin_header *H(unsigned char *image) { return (lm_bin_header *)(void *)image; }
 static void e_magic(unsigned char *m, size_t *s) { (void)s, m[1] = 'X'; }
 static void e_version(unsigned char *m, size_t *s) { (void)s, H(m)->version = 7; }
-static void e_endian(unsigned char *m, size_t *s) { (void)s, H(m)->endian = __builtin_bswap32(LM_BIN_ENDIAN); }
+static void e_endian(unsigned char *m, size_t *s) { (void)s, H(m)->endian = 0x04030201u; }
 static void e_flip_body(unsigned char *m, size_t *s) { m[*s - 100] ^= 0x10; }
 static void e_flip_header(unsigned char *m, size_t *s) { (void)s, H(m)->bos ^= 1; }
 static void e_truncate(unsigned char *m, size_t *s) { (void)m, *s -= 64; }

@@ -3,6 +3,7 @@
  * and pointing the model into the mapping, after checking the header, the checksum and every offset,
  * size, capacity and id, so that no file can make the model read outside it. cls_lm_load picks the
  * binary or the ARPA reader by the file's first bytes. */
+#define _DEFAULT_SOURCE /* MAP_POPULATE */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -179,7 +180,7 @@ static const char *const SECTION_NAME[LM_BIN_SECTIONS] = {
 static cls_status check_header(const lm_bin_header *h, const unsigned char *base, size_t size, const char *name,
                                cls_error *err) {
   if (h->endian != LM_BIN_ENDIAN) {
-    if (h->endian == __builtin_bswap32(LM_BIN_ENDIAN))
+    if (h->endian == 0x04030201u) /* LM_BIN_ENDIAN's bytes reversed */
       return bad(err, name, "written on a machine of the other byte order; build the binary form from the ARPA file here");
     return bad(err, name, "bad byte-order mark (file corrupt)");
   }
