@@ -263,13 +263,13 @@ static cls_status check_content(const cls_lm *lm, const char *name, cls_error *e
     const char *nul = memchr(lm->arena + start, '\0', stop - start);
     if (nul != lm->arena + stop - 1) return bad(err, name, "word %d is not one NUL-terminated string", i);
   }
-  int32_t used = 0;
+  int64_t used = 0;
   for (uint64_t s = 0; s < lm->vocab_cap; s++) {
     int32_t id = lm->vocab_slots[s];
     if (id < -1 || id >= nw) return bad(err, name, "vocabulary slot %llu holds id %d", (unsigned long long)s, id);
     used += id >= 0;
   }
-  if (used != nw) return bad(err, name, "the vocabulary table holds %d ids for %d words", used, nw);
+  if (used != nw) return bad(err, name, "the vocabulary table holds %lld ids for %d words", (long long)used, nw);
   for (int32_t i = 0; i < nw; i++) {
     const char *w = lm->arena + lm->word_off[i];
     size_t len = (i + 1 < nw ? lm->word_off[i + 1] : lm->arena_len) - lm->word_off[i] - 1;
@@ -390,12 +390,24 @@ cls_status cls_lm_load(const char *path, cls_lm **out, cls_error *err) {
   *out = NULL;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  char magic[8];
-  ssize_t got = read(fd, magic, sizeof magic);
+  struct stat sb;
+  if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) { /* a file: its first bytes tell, then the reader opens it */
+    char magic[8];
+    ssize_t got = pread(fd, magic, sizeof magic, 0);
+    close(fd);
+    if (got == (ssize_t)sizeof magic && memcmp(magic, LM_BIN_MAGIC, sizeof magic) == 0)
+      return cls_lm_load_binary(path, out, err);
+    return cls_lm_load_arpa(path, out, err);
+  }
   close(fd);
-  if (got == (ssize_t)sizeof magic && memcmp(magic, LM_BIN_MAGIC, sizeof magic) == 0)
-    return cls_lm_load_binary(path, out, err);
-  return cls_lm_load_arpa(path, out, err);
+  /* a pipe or device can be read once: read it whole, then tell */
+  char *buf = NULL;
+  size_t len = 0;
+  if (cls_read_file(path, &buf, &len, err) != CLS_OK) return err ? err->status : CLS_ERR_IO;
+  cls_status st = len >= 8 && memcmp(buf, LM_BIN_MAGIC, 8) == 0 ? cls_lm_parse_binary(buf, len, path, out, err)
+                                                                 : cls_lm_parse_arpa(buf, len, path, out, err);
+  free(buf);
+  return st;
 }
 
 bool cls_lm_is_mapped(const cls_lm *lm) { return lm && lm->image && lm->image_mapped; }

@@ -62,7 +62,8 @@ cls_status cls_lm_load_binary(const char *path, cls_lm **out, cls_error *err);
  * freed at once); `name` stands for the file in error texts. */
 cls_status cls_lm_parse_binary(const void *data, size_t size, const char *name, cls_lm **out, cls_error *err);
 /* Loads either form: the binary one when the file starts with its magic bytes, else ARPA (so an ARPA
- * reader's error for anything else). What --scorer_path takes. */
+ * reader's error for anything else). A regular file is opened by the reader of its form (a binary one
+ * mapped); a pipe is read whole first. What --scorer_path takes. */
 cls_status cls_lm_load(const char *path, cls_lm **out, cls_error *err);
 /* true when the model's arrays are a mapped binary file (cls_lm_load_binary of a regular file). */
 bool cls_lm_is_mapped(const cls_lm *lm);
