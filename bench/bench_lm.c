@@ -138,8 +138,8 @@ int main(int argc, char **argv) {
     printf(" %lld %d-grams", (long long)cls_lm_count(lm, n), n);
     total += cls_lm_count(lm, n);
   }
-  printf("\nbench_lm: %s form%s; first load %.1f ms%s, resident set grew %.1f MiB (%.1f MiB of it file pages)\n",
-         cls_lm_is_mapped(lm) ? "binary" : "ARPA", cls_lm_is_mapped(lm) ? " (mapped)" : "", first,
+  printf("\nbench_lm: %s; first load %.1f ms%s, resident set grew %.1f MiB (%.1f MiB of it file pages)\n",
+         cls_lm_is_mapped(lm) ? "binary form, mapped" : "arrays in memory (ARPA, or a binary read from a pipe)", first,
          cold ? " (file dropped from the page cache first)" : "", rss_growth / 1024.0, file_growth / 1024.0);
   printf("bench_lm: load %.1f ms (best of %d), %.2f M n-grams/s\n", best, reps, total / best / 1000.0);
   printf("bench_lm: memory %.1f MiB (%.1f bytes an n-gram)\n", cls_lm_memory_bytes(lm) / 1048576.0,
