@@ -1,10 +1,11 @@
 /* The word n-gram model in memory: its vocabulary (a string arena and an open-addressing table of
  * ids), the per-order hash tables of n-grams, scoring by ARPA backoff, and the accessors of
- * include/clspeech/lm.h. Reading ARPA text is lm_arpa.c's. */
+ * include/clspeech/lm.h. Reading ARPA text is lm_arpa.c's; the binary form is lm_binary.c's. */
 #include "decode/lm_model.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static uint64_t mix64(uint64_t x) {
   x ^= x >> 30;
@@ -107,6 +108,14 @@ cls_lm_entry *lm_table_insert(cls_lm_table *t, uint64_t key) {
 
 void cls_lm_destroy(cls_lm *lm) {
   if (!lm) return;
+  if (lm->image) { /* the arrays point into the image */
+    if (lm->image_mapped)
+      munmap(lm->image, lm->image_bytes);
+    else
+      free(lm->image);
+    free(lm);
+    return;
+  }
   free(lm->word_off);
   free(lm->arena);
   free(lm->vocab_slots);
@@ -122,6 +131,7 @@ int64_t cls_lm_count(const cls_lm *lm, int n) { return lm && n >= 1 && n <= lm->
 
 size_t cls_lm_memory_bytes(const cls_lm *lm) {
   if (!lm) return 0;
+  if (lm->image) return sizeof *lm + lm->image_bytes;
   size_t bytes = sizeof *lm + lm->arena_cap + (size_t)lm->words_cap * (sizeof *lm->word_off + 2 * sizeof(float)) +
                  lm->vocab_cap * sizeof *lm->vocab_slots;
   for (int n = 2; n <= lm->order; n++) bytes += lm->tables[n].cap * sizeof(cls_lm_entry);

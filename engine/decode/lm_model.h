@@ -1,5 +1,6 @@
-/* The n-gram model's layout in memory, shared by the ARPA reader (lm_arpa.c) and the model's own
- * code (lm_model.c: vocabulary, hash tables, scoring). Unigrams are arrays indexed by word id; each
+/* The n-gram model's layout in memory, shared by the ARPA reader (lm_arpa.c), the binary form
+ * (lm_binary.c, which writes these arrays as they are and points them into a mapped file) and the
+ * model's own code (lm_model.c: vocabulary, hash tables, scoring). Unigrams are arrays indexed by word id; each
  * higher order is an open-addressing table of 64-bit hashes of the word-id sequence (linear probing,
  * load <= 2/3), 16 bytes per n-gram: no words are stored past the vocabulary. */
 #ifndef CLS_DECODE_LM_MODEL_H
@@ -35,6 +36,12 @@ struct cls_lm {
   float *uni_prob, *uni_backoff;
   cls_lm_table tables[CLS_LM_MAX_ORDER + 1]; /* orders 2..order */
   int32_t bos, eos, unk;
+  /* NULL when each array above was malloc'd (the ARPA reader's model); else the one block that holds
+   * them all, a binary file's image (lm_binary.c): mapped read-only (image_mapped, munmap'd with the
+   * model) or a malloc'd copy (freed with it). */
+  void *image;
+  size_t image_bytes;
+  bool image_mapped;
 };
 
 /* The key of an n-gram (w1 .. wk) is built from its last word back: lm_key_start(wk), then

@@ -1,5 +1,6 @@
 /* clspeech public API, decode layer: the word n-gram language model (ARPA files of order 1..6, as
- * KenLM's lmplz and SRILM write them) and its scores, log10 P(word | history) with ARPA backoff.
+ * KenLM's lmplz and SRILM write them, and clspeech's own binary form of a loaded model, loaded by
+ * mapping the file) and its scores, log10 P(word | history) with ARPA backoff.
  * Host-only: no OpenCL. A loaded model is read-only: several threads may score with it at once. */
 #ifndef CLSPEECH_LM_H
 #define CLSPEECH_LM_H
@@ -31,8 +32,45 @@ cls_status cls_lm_load_arpa(const char *path, cls_lm **out, cls_error *err);
 cls_status cls_lm_parse_arpa(const char *text, size_t size, const char *name, cls_lm **out, cls_error *err);
 void cls_lm_destroy(cls_lm *lm);
 
+/* The binary form ("FILE.clm" by convention; `clspeech lm` writes it): the loaded model's own arrays
+ * (vocabulary, unigrams, the hash tables of each order) in one file behind a 512-byte header that
+ * holds the magic bytes "\x89CLSLM\r\n", the format version, a byte-order mark, the sizes of size_t
+ * and of a table slot, the order, the counts, each section's offset (a multiple of 64) and size, and
+ * a 64-bit checksum of the whole file. The form is the writing machine's (byte order, size_t): another
+ * machine's file is refused, never misread. Scores from it are bit-identical to the model it was
+ * written from. */
+#define CLS_LM_BINARY_VERSION 1
+
+/* Writes `lm` in the binary form to `path` atomically (a temporary file in the same folder, then a
+ * rename: on failure nothing at `path` changes and no temporary file stays). CLS_ERR_IO, with `err`
+ * naming the file, when it cannot be written. */
+cls_status cls_lm_save_binary(const cls_lm *lm, const char *path, cls_error *err);
+/* Loads a binary model by mapping the file read-only (MAP_PRIVATE): the model's arrays point into
+ * the mapping, nothing is copied, and cls_lm_destroy unmaps it (a file that is not a regular file, a
+ * pipe, is read into memory instead). Everything is checked before use: the magic, the version
+ * ("FILE: binary language model format version N, this clspeech reads version M"), the byte order
+ * and sizes, the file's size against its header ("FILE: truncated: ..."), the checksum ("FILE:
+ * checksum mismatch (file corrupt or truncated)"), every section inside the file and of the size the
+ * counts give, the tables' capacities above their counts, the word offsets inside the arena and each
+ * word NUL-terminated and found at its own id, the n-gram counts of the tables, finite numbers, and
+ * <s>, </s>, <unk> among the words: no file makes scoring read outside it. Failure: CLS_ERR_IO when
+ * the file cannot be read, CLS_ERR_INVALID_ARGUMENT for bad content; *out stays NULL and `err` names
+ * the file. The file must not be truncated in place while the model is loaded (cls_lm_save_binary
+ * replaces a file by renaming, which is safe). */
+cls_status cls_lm_load_binary(const char *path, cls_lm **out, cls_error *err);
+/* The same from `size` bytes in memory, which are copied (the model owns its copy; `data` may be
+ * freed at once); `name` stands for the file in error texts. */
+cls_status cls_lm_parse_binary(const void *data, size_t size, const char *name, cls_lm **out, cls_error *err);
+/* Loads either form: the binary one when the file starts with its magic bytes, else ARPA (so an ARPA
+ * reader's error for anything else). A regular file is opened by the reader of its form (a binary one
+ * mapped); a pipe is read whole first. What --scorer_path takes. */
+cls_status cls_lm_load(const char *path, cls_lm **out, cls_error *err);
+/* true when the model's arrays are a mapped binary file (cls_lm_load_binary of a regular file). */
+bool cls_lm_is_mapped(const cls_lm *lm);
+
 /* The model's order (1..CLS_LM_MAX_ORDER), its number of n-grams of order n (1..order; 0 otherwise,
- * unigrams counting the ones added for missing <unk>, <s>, </s>), and its host memory in bytes. */
+ * unigrams counting the ones added for missing <unk>, <s>, </s>), and its host memory in bytes (for
+ * a binary model, the size of its file image, mapped or copied). */
 int cls_lm_order(const cls_lm *lm);
 int64_t cls_lm_count(const cls_lm *lm, int n);
 size_t cls_lm_memory_bytes(const cls_lm *lm);
