@@ -14,7 +14,7 @@ static void usage(FILE *out) {
           "  features    DeepSpeech's MFCC features of an audio file, as .npy or a summary\n"
           "  train       train a DeepSpeech model (DeepSpeech 0.9's flags) and test it\n"
           "  transcribe  transcribe audio files with a trained checkpoint\n"
-          "  lm          build a word n-gram language model (modified Kneser-Ney, ARPA) from a text file\n\n"
+          "  lm          build a word n-gram language model (modified Kneser-Ney; ARPA or binary .clm), or convert an ARPA file\n\n"
           "`clspeech COMMAND --help` lists a command's flags. Exit status: 0 success, 1 failure, 2 usage error,\n"
           "3 no OpenCL platform or device.\n",
           cls_version());

@@ -22,14 +22,14 @@ epochs=${DEMO_EPOCHS:-14}
 # A language model of the training transcripts (a 5-gram; the text is small and uniform, so
 # --discount_fallback), and the test set again with it as the beam search's scorer.
 tail -n +2 "$demo/corpus/train.csv" | cut -d, -f3 > "$demo/train-text.txt"
-./build/clspeech lm --text "$demo/train-text.txt" --order 5 --discount_fallback --out "$demo/lm.arpa"
+./build/clspeech lm --text "$demo/train-text.txt" --order 5 --discount_fallback --out "$demo/lm.clm"
 ./build/clspeech train --test_files "$demo/corpus/test.csv" --alphabet_config_path "$demo/corpus/alphabet.txt" \
   --n_hidden 128 --test_batch_size 8 --checkpoint_dir "$demo/checkpoints" --summary_dir "" \
-  --beam_width 64 --report_count 3 --scorer_path "$demo/lm.arpa" --test_output_file "$demo/test-results-scorer.json"
+  --beam_width 64 --report_count 3 --scorer_path "$demo/lm.clm" --test_output_file "$demo/test-results-scorer.json"
 first=$(sed -n 2p "$demo/corpus/test.csv" | cut -d, -f1)
 ./build/clspeech transcribe --checkpoint_dir "$demo/checkpoints" --alphabet_config_path "$demo/corpus/alphabet.txt" \
   --beam_width 64 --audio "$demo/corpus/$first"
 ./build/clspeech transcribe --checkpoint_dir "$demo/checkpoints" --alphabet_config_path "$demo/corpus/alphabet.txt" \
-  --beam_width 64 --scorer_path "$demo/lm.arpa" --audio "$demo/corpus/$first"
+  --beam_width 64 --scorer_path "$demo/lm.clm" --audio "$demo/corpus/$first"
 echo "demo: reference transcript: $(sed -n 2p "$demo/corpus/test.csv" | cut -d, -f3)"
 echo "demo: watch the run in TensorBoard (pip install tensorboard): tensorboard --logdir $demo/summaries"

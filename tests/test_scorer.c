@@ -2,11 +2,12 @@
  * (the vocabulary trie, words outside the alphabet skipped and named, bad alphabets), the scorer's
  * terms of a transcript against the model's sentence scores, the beam search against every alignment
  * enumerated on tiny cases with the language-model terms added by hand, an acoustic non-word turned
- * into the right word, a choice between two vocabulary words made by the model, streaming in chunks,
- * and argument checks. The model's own scores are checked against KenLM by test_lm.c. */
+ * into the right word, a choice between two vocabulary words made by the model, a scorer from the
+ * binary form decoding as one from ARPA, streaming in chunks, and argument checks. The model's own scores are checked against KenLM by test_lm.c. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "ctc_reference.h"
@@ -353,6 +354,39 @@ static void check_fixes(void) {
   cls_scorer_destroy(sc);
 }
 
+/* ---- the binary form ---- */
+
+/* A scorer loaded from clspeech's binary form decodes exactly as one loaded from the ARPA file. */
+static void check_binary_form(void) {
+  cls_lm *lm = NULL;
+  cls_error err = {0};
+  CHECK_INT(cls_lm_load_arpa(CLS_FIXTURE_DIR "/lm_small.arpa", &lm, &err), CLS_OK);
+  char path[256];
+  snprintf(path, sizeof path, "%s/test_scorer_%d.clm", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+  CHECK_INT(cls_lm_save_binary(lm, path, &err), CLS_OK);
+  cls_scorer *from_arpa = NULL, *from_binary = NULL;
+  CHECK_INT(cls_scorer_create(lm, english, EN, &from_arpa, NULL, &err), CLS_OK);
+  CHECK_INT(cls_scorer_load(path, english, EN, &from_binary, NULL, &err), CLS_OK);
+  remove(path);
+  float *x = malloc(200 * (EN + 1) * sizeof *x);
+  int T = speak("the kat sat on the mat", "....c.................", 0.55, 0.40, x);
+  cls_beam_options a = cls_beam_options_default(), b = a;
+  a.scorer = from_arpa;
+  b.scorer = from_binary;
+  char ta[128] = "", tb[128] = "";
+  double sa = 0.0, sb = 1.0;
+  if (from_arpa && from_binary) {
+    decode_text(x, T, &a, ta, sizeof ta, &sa);
+    decode_text(x, T, &b, tb, sizeof tb, &sb);
+  }
+  CHECK(!strcmp(ta, "the cat sat on the mat") && !strcmp(ta, tb) && sa == sb,
+        "ARPA: \"%s\" %.17g; binary: \"%s\" %.17g", ta, sa, tb, sb);
+  free(x);
+  cls_scorer_destroy(from_arpa);
+  cls_scorer_destroy(from_binary);
+  cls_lm_destroy(lm);
+}
+
 /* ---- streaming ---- */
 
 /* Random logits leaning to the letters of the model's words, fed in chunks of 1, 7 and 50 frames:
@@ -437,6 +471,7 @@ int main(void) {
   check_transcript_score();
   check_brute_force();
   check_fixes();
+  check_binary_form();
   check_streaming();
   check_arguments();
   return check_finish("test_scorer");

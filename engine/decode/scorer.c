@@ -240,7 +240,7 @@ cls_status cls_scorer_load(const char *path, const char *const *labels, int n_la
                            cls_scorer_info *info, cls_error *err) {
   if (out) *out = NULL;
   cls_lm *lm = NULL;
-  cls_status st = cls_lm_load_arpa(path, &lm, err);
+  cls_status st = cls_lm_load(path, &lm, err);
   if (st != CLS_OK) return st;
   st = cls_scorer_create(lm, labels, n_labels, out, info, err);
   if (st != CLS_OK) {

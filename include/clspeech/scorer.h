@@ -42,7 +42,7 @@ typedef struct cls_scorer_info {
  * codepoint or appears twice, or a model none of whose words can be spelled; CLS_ERR_OUT_OF_MEMORY. */
 cls_status cls_scorer_create(const cls_lm *lm, const char *const *labels, int n_labels, cls_scorer **out,
                              cls_scorer_info *info, cls_error *err);
-/* The same over the model in `path` (read by cls_lm_load_arpa), which the scorer then owns. */
+/* The same over the model in `path` (ARPA or the binary form: cls_lm_load), which the scorer then owns. */
 cls_status cls_scorer_load(const char *path, const char *const *labels, int n_labels, cls_scorer **out,
                            cls_scorer_info *info, cls_error *err);
 /* NULL is a no-op. Frees the model too when the scorer owns it. */
