@@ -281,6 +281,10 @@ static void print_trial(const lm_search *s, int i, int *best) {
 static int search(opt_cmd *c) {
   int n_utts = 0;
   for (int k = 0; k < c->logits->n_sets; k++) n_utts += c->logits->sets[k].n_samples;
+  if (n_utts == 0) {
+    fprintf(stderr, "clspeech " CMD ": --test_files %s: no usable sample to decode\n", c->f.test_files);
+    return CLI_EXIT_FAILURE;
+  }
   cls_beam_options plain = transcript_beam_options(&c->f);
   plain.scorer = NULL;
   lm_trial base = {0};
