@@ -42,5 +42,6 @@ int cmd_features(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_transcribe(int argc, char **argv);
 int cmd_lm(int argc, char **argv);
+int cmd_lm_optimizer(int argc, char **argv);
 
 #endif

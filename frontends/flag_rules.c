@@ -51,6 +51,10 @@ static const cli_rule rules[] = {
     {"lm_alpha", -1e6, 1e6, false, false}, /* any finite weight; lm_optimizer searches 0 .. 5 */
     {"lm_beta", -1e6, 1e6, false, false},
     {"cutoff_top_n", 1, 1 << 16, false, false},
+    {"n_trials", 1, 1000000, false, false},
+    {"lm_alpha_max", 0, 1e6, false, false},
+    {"lm_beta_max", 0, 1e6, false, false},
+    {"threads", 0, 256, false, false}, /* 0: one per online core */
     {"summary_steps", 0, BIG, false, false},
 };
 

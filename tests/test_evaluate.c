@@ -7,8 +7,13 @@
  * LDC93S1 loss is a CTC loss of constant log-probabilities, computed here in double (within 2e-6
  * relative: the device's float32 CTC, as test_ctc bounds it). The same on a trainer too short for the
  * long utterances, which streams them: the same transcripts and losses within 2e-6 relative. Bad
- * requests are refused with their reason. Needs ../shared/data. */
+ * requests are refused with their reason. Evaluation in two halves: cls_eval_logits + cls_eval_decode
+ * give exactly cls_evaluate's report (batched and streamed); on a store of pseudo-random logits, four
+ * threads decoding it at once (beam search) give exactly the single-threaded reports; a NaN logit and a
+ * wrong alphabet are refused, naming the utterance. Needs ../shared/data. */
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -212,6 +217,156 @@ static cls_eval_report *run(cls_engine *e, cls_trainer *t, const cls_alphabet *a
   return r;
 }
 
+/* ---- evaluation in two halves ---- */
+
+/* Two reports equal in every field (the doubles bit for bit). */
+static void check_same_report(const char *what, const cls_eval_report *a, const cls_eval_report *b) {
+  CHECK(a && b && a->n_sets == b->n_sets, "%s: sets %d and %d", what, a ? a->n_sets : -1, b ? b->n_sets : -1);
+  for (int k = 0; a && b && k < a->n_sets && k < b->n_sets; k++) {
+    const cls_eval_set_report *x = &a->sets[k], *y = &b->sets[k];
+    CHECK(!strcmp(x->name, y->name) && x->n_samples == y->n_samples && x->wer == y->wer && x->cer == y->cer &&
+              x->mean_loss == y->mean_loss,
+          "%s: set %d: %s %d WER %.17g CER %.17g loss %.17g against %s %d %.17g %.17g %.17g", what, k, x->name,
+          x->n_samples, x->wer, x->cer, x->mean_loss, y->name, y->n_samples, y->wer, y->cer, y->mean_loss);
+    if (x->n_samples != y->n_samples) continue;
+    for (int i = 0; i < x->n_samples; i++) {
+      const cls_eval_sample *p = &x->samples[i], *q = &y->samples[i];
+      CHECK(!strcmp(p->wav_path, q->wav_path) && !strcmp(p->src, q->src) && !strcmp(p->res, q->res) &&
+                p->loss == q->loss && !memcmp(&p->stats, &q->stats, sizeof p->stats),
+            "%s: set %d sample %d: \"%s\" loss %.9g against \"%s\" loss %.9g", what, k, i, p->res, p->loss, q->res,
+            q->loss);
+    }
+    check_list(what, x->best, x->n_best, y->best, y->n_best);
+    check_list(what, x->median, x->n_median, y->median, y->n_median);
+    check_list(what, x->worst, x->n_worst, y->worst, y->n_worst);
+  }
+}
+
+/* cls_eval_logits + cls_eval_decode against cls_evaluate's report for the same request. */
+static void check_two_halves(cls_engine *e, cls_trainer *t, const cls_alphabet *a, const cls_eval_request *req,
+                             const cls_eval_report *want, const char *what) {
+  cls_eval_logits_store *logits = NULL;
+  cls_status st = cls_eval_logits(t, a, req, &logits);
+  CHECK(st == CLS_OK && logits, "%s: eval_logits: %s", what, cls_engine_error(e));
+  if (!logits) return;
+  size_t bytes = 0;
+  for (int k = 0; k < logits->n_sets; k++)
+    for (int i = 0; i < logits->sets[k].n_samples; i++)
+      bytes += (size_t)logits->sets[k].samples[i].frames * N_CLASSES * sizeof(float);
+  CHECK(logits->n_classes == N_CLASSES && logits->memory_bytes == bytes && bytes > 0, "%s: %d classes, %zu bytes of %zu",
+        what, logits->n_classes, logits->memory_bytes, bytes);
+  cls_eval_report *got = NULL;
+  cls_error err = {0};
+  st = cls_eval_decode(logits, a, &req->beam, req->report_count, req->by_cer, &got, &err);
+  CHECK(st == CLS_OK, "%s: eval_decode: %s", what, err.text);
+  check_same_report(what, want, got);
+  cls_eval_report_free(got);
+  cls_eval_logits_free(logits);
+}
+
+/* A store of pseudo-random logits (a fixed generator): 2 sets of 7 utterances of 40 .. 160 frames, each
+ * frame favouring one class by a random margin, transcripts of a few words. */
+static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
+static double rng_uniform(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+static cls_eval_logits_store *random_store(void) {
+  static const char *texts[] = {"she had your", "dark suit", "in greasy wash water", "all year", "eight two", "e"};
+  cls_eval_logits_store *s = calloc(1, sizeof *s);
+  s->n_classes = N_CLASSES;
+  s->n_sets = 2;
+  s->sets = calloc(2, sizeof *s->sets);
+  for (int k = 0; k < 2; k++) {
+    cls_eval_set_logits *set = &s->sets[k];
+    set->name = strdup(k ? "random b" : "random a");
+    set->n_samples = 7;
+    set->samples = calloc(7, sizeof *set->samples);
+    for (int i = 0; i < 7; i++) {
+      cls_eval_sample_logits *x = &set->samples[i];
+      char path[32];
+      snprintf(path, sizeof path, "random-%d-%d.wav", k, i);
+      x->wav_path = strdup(path);
+      x->src = strdup(texts[(k * 7 + i) % 6]);
+      x->loss = 10.0 * rng_uniform();
+      x->frames = 40 + (int)(120 * rng_uniform());
+      x->logits = malloc((size_t)x->frames * N_CLASSES * sizeof *x->logits);
+      for (int t = 0; t < x->frames; t++) {
+        const int top = (int)(N_CLASSES * rng_uniform());
+        for (int c = 0; c < N_CLASSES; c++)
+          x->logits[t * N_CLASSES + c] = (float)(2.0 * rng_uniform() + (c == top ? 4.0 * rng_uniform() : 0.0));
+      }
+      s->memory_bytes += (size_t)x->frames * N_CLASSES * sizeof(float);
+    }
+  }
+  return s;
+}
+
+typedef struct decode_job {
+  const cls_eval_logits_store *logits;
+  const cls_alphabet *alphabet;
+  cls_beam_options beam;
+  cls_eval_report *report;
+  cls_status status;
+  cls_error err;
+} decode_job;
+
+static void *decode_thread(void *user) {
+  decode_job *j = user;
+  j->status = cls_eval_decode(j->logits, j->alphabet, &j->beam, 3, false, &j->report, &j->err);
+  return NULL;
+}
+
+/* Four threads decoding the same store at once (two beam widths, each twice) give exactly what one
+ * thread alone gives; bad input is refused with the utterance named. */
+static void test_decode_threads(const cls_alphabet *a) {
+  cls_eval_logits_store *s = random_store();
+  decode_job alone[2], jobs[4];
+  for (int w = 0; w < 2; w++) {
+    alone[w] = (decode_job){s, a, cls_beam_options_default(), NULL, CLS_OK, {0}};
+    alone[w].beam.beam_width = w ? 64 : 8;
+    decode_thread(&alone[w]);
+    CHECK(alone[w].status == CLS_OK, "decode alone: %s", alone[w].err.text);
+  }
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = alone[i % 2];
+    jobs[i].report = NULL;
+    CHECK_INT(pthread_create(&th[i], NULL, decode_thread, &jobs[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < 4; i++) {
+    CHECK(jobs[i].status == CLS_OK, "decode thread %d: %s", i, jobs[i].err.text);
+    check_same_report(i % 2 ? "beam 64, threads" : "beam 8, threads", alone[i % 2].report, jobs[i].report);
+    cls_eval_report_free(jobs[i].report);
+  }
+  int words = 0;
+  for (int i = 0; alone[1].report && i < alone[1].report->sets[0].n_samples; i++)
+    words += (int)strlen(alone[1].report->sets[0].samples[i].res) > 0;
+  CHECK(words >= 5, "beam 64 decoded only %d of 7 random utterances to text", words);
+  printf("  random logits: %zu bytes, beam 64 WER %.3f / %.3f\n", s->memory_bytes,
+         alone[1].report ? alone[1].report->sets[0].wer : -1.0, alone[1].report ? alone[1].report->sets[1].wer : -1.0);
+  for (int w = 0; w < 2; w++) cls_eval_report_free(alone[w].report);
+
+  cls_error err = {0};
+  cls_eval_report *r = (cls_eval_report *)s; /* not NULL, so that the call must clear it */
+  s->sets[1].samples[3].logits[5] = NAN;
+  cls_beam_options beam = cls_beam_options_default();
+  beam.beam_width = 8;
+  CHECK_INT(cls_eval_decode(s, a, &beam, 3, false, &r, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK(r == NULL, "a failed decoding leaves a report");
+  CHECK_CONTAINS(err.text, "random b: decoding random-1-3.wav failed");
+  cls_alphabet *small = NULL;
+  CHECK_INT(cls_alphabet_parse("a\n \n", 4, "small", &small, NULL), CLS_OK);
+  CHECK_INT(cls_eval_decode(s, small, &beam, 3, false, &r, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "an alphabet of 2 labels for logits of 29 classes");
+  cls_alphabet_destroy(small);
+  cls_eval_logits_free(s);
+}
+
 static void test_evaluate(cls_engine *e, int dev, const cls_alphabet *a, const char *dir, const cls_dataset *ldc) {
   const int e_label = cls_alphabet_index(a, 'e');
   if (!write_checkpoint(dir, e_label)) return;
@@ -234,8 +389,11 @@ static void test_evaluate(cls_engine *e, int dev, const cls_alphabet *a, const c
   cls_trainer *t = make_trainer(e, dev, dir, 3, x->frames + 1); /* every utterance in batches */
   if (!t) return;
   cls_eval_report *greedy = run(e, t, a, &req, ldc_loss);
+  check_two_halves(e, t, a, &req, greedy, "greedy, batched");
   req.beam.beam_width = 16;
-  cls_eval_report_free(run(e, t, a, &req, ldc_loss));
+  cls_eval_report *beam = run(e, t, a, &req, ldc_loss);
+  check_two_halves(e, t, a, &req, beam, "beam 16, batched");
+  cls_eval_report_free(beam);
 
   /* Bad requests: nothing comes back, the reason does. */
   cls_eval_report *r = (cls_eval_report *)&req; /* not NULL, so that the call must clear it */
@@ -264,6 +422,7 @@ static void test_evaluate(cls_engine *e, int dev, const cls_alphabet *a, const c
   req.report_count = 2;
   t = make_trainer(e, dev, dir, 2, 40);
   cls_eval_report *streamed = t ? run(e, t, a, &req, ldc_loss) : NULL;
+  if (streamed) check_two_halves(e, t, a, &req, streamed, "greedy, streamed");
   for (int k = 0; greedy && streamed && k < 2; k++) {
     const cls_eval_set_report *g = &greedy->sets[k], *s = &streamed->sets[k];
     for (int i = 0; i < g->n_samples && i < s->n_samples; i++)
@@ -283,6 +442,7 @@ int main(void) {
   test_select();
   cls_alphabet *a = NULL;
   cls_dataset *ldc = shared_dataset(SMOKE "/ldc93s1.csv", &a);
+  if (a) test_decode_threads(a);
   cls_engine *e = NULL;
   CHECK_INT(cls_engine_create(NULL, &e), CLS_OK);
   int sel[8], n_sel = 0;

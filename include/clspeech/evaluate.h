@@ -90,6 +90,60 @@ cls_status cls_evaluate(cls_trainer *trainer, const cls_alphabet *alphabet, cons
 /* Frees a report and everything in it; NULL is a no-op. */
 void cls_eval_report_free(cls_eval_report *report);
 
+/* ---- evaluation in two halves: the logits once, then decoding as often as wanted ----
+ * cls_evaluate is cls_eval_logits (the device pass) followed by cls_eval_decode (the host's decoding
+ * and the report), one set at a time. Kept apart, the logits of a dev set are computed once and
+ * decoded with many decoder settings (`clspeech lm_optimizer` searches lm_alpha and lm_beta so). */
+
+/* One utterance's logits, as the pass produced them. */
+typedef struct cls_eval_sample_logits {
+  char *wav_path;             /* the audio file, as the data set resolved it */
+  char *src;                  /* the transcript (ground truth) */
+  double loss;                /* its CTC loss, as cls_eval_sample.loss */
+  int frames;                 /* T */
+  float *logits;              /* [frames][n_classes] row-major, before softmax (NULL when frames is 0) */
+} cls_eval_sample_logits;
+
+typedef struct cls_eval_set_logits {
+  char *name;                 /* as cls_eval_set_report.name */
+  int n_samples;
+  cls_eval_sample_logits *samples; /* [n_samples] in the set's order */
+} cls_eval_set_logits;
+
+/* The logits of every set of a request, held in host memory: frames x n_classes x 4 bytes per
+ * utterance (the demo's dev set, 73 utterances of about 150 frames x 29 classes: 1.3 MB; an hour of
+ * audio at DeepSpeech's 20 ms step and 29 classes: 21 MB). Read-only once made. */
+typedef struct cls_eval_logits_store {
+  int n_classes;
+  cls_eval_set_logits *sets;  /* [n_sets], as the request named them */
+  int n_sets;
+  size_t memory_bytes;        /* the logits' host memory (sum of frames x n_classes x 4) */
+} cls_eval_logits_store;
+
+/* The first half of cls_evaluate: every utterance of the request's sets through the trainer's lead tower
+ * exactly as cls_evaluate runs them (batches of request->batch_size; an utterance longer than the
+ * trainer's max_frames streamed alone, its chunks gathered), keeping each one's logits, transcript,
+ * audio path and loss. The request's beam, report_count and by_cer are not used. The same requirements
+ * and errors as cls_evaluate (but for the decoder's); on CLS_OK *out is freed with cls_eval_logits_free,
+ * on an error it is NULL. */
+cls_status cls_eval_logits(cls_trainer *trainer, const cls_alphabet *alphabet, const cls_eval_request *request,
+                           cls_eval_logits_store **out);
+
+/* The second half: every utterance of `logits` decoded with `beam` (beam_width <= 1: greedy, as
+ * cls_evaluate) into text over `alphabet` (size + 1 = logits->n_classes), and the report cls_evaluate
+ * builds from it (report_count and by_cer as in cls_eval_request): for the same trainer, request and
+ * sets, cls_eval_logits + cls_eval_decode give exactly cls_evaluate's report. Uses no engine and
+ * reads `logits` only: several threads may decode the same logits at once (sharing a scorer too).
+ * On CLS_OK *out is a report freed with cls_eval_report_free; on an error *out is NULL and `err` (may
+ * be NULL) names the set and utterance: CLS_ERR_INVALID_ARGUMENT for bad beam options, an alphabet of
+ * another size, a negative report_count or logits the decoder refuses (a NaN); CLS_ERR_OUT_OF_MEMORY. */
+cls_status cls_eval_decode(const cls_eval_logits_store *logits, const cls_alphabet *alphabet,
+                           const cls_beam_options *beam, int report_count, bool by_cer, cls_eval_report **out,
+                           cls_error *err);
+
+/* Frees the logits; NULL is a no-op. */
+void cls_eval_logits_free(cls_eval_logits_store *logits);
+
 /* DeepSpeech's choice of samples to print (evaluate_tools.py's print_report): the samples in report
  * order (cls_report_order: loss descending, then stably WER ascending, or CER with by_cer), then the
  * first report_count as best, report_count around the middle as median and the last report_count as

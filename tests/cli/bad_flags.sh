@@ -44,5 +44,11 @@ check feature_win_step 0 "$cls" features --features_device host --audio "$smoke/
 check audio_sample_rate 2000000000 "$cls" features --features_device host --audio "$smoke/LDC93S1.wav"
 check beam_width 0 "$cls" transcribe --checkpoint_dir /nonexistent --audio "$smoke/LDC93S1.wav"
 check cutoff_prob nan "$cls" transcribe --checkpoint_dir /nonexistent --audio "$smoke/LDC93S1.wav"
+lmopt=(lm_optimizer --checkpoint_dir /nonexistent --test_files "$smoke/ldc93s1.csv" --scorer_path /nonexistent.arpa)
+check lm_alpha_max inf "$cls" "${lmopt[@]}"
+check lm_beta_max nan "$cls" "${lmopt[@]}"
+check lm_beta_max -0.5 "$cls" "${lmopt[@]}"
+check n_trials 0 "$cls" "${lmopt[@]}"
+check threads -1 "$cls" "${lmopt[@]}"
 echo "bad_flags: $passed passed, $failed failed"
 [ $failed -eq 0 ]
