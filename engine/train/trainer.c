@@ -167,11 +167,14 @@ static cls_status load_file(cls_crew *c, const char *path, int keep_flag_lr, int
   if (cls_train_checkpoint_load_dropping(path, &c->o.model, n_drop, c->params, c->m, c->v, &s, &err) != CLS_OK)
     return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
   if (n_drop > 0) {
-    cls_param_view v[CLS_MODEL_N_TENSORS];
-    cls_model_layout(&c->o.model, v);
-    for (int i = cls_model_first_dropped(n_drop); i < CLS_MODEL_N_TENSORS; i++)
-      cls_log(c->e, CLS_LOG_INFO, "Initializing variable: %s (drop_source_layers %d, random seed %u)", v[i].name,
-              n_drop, (unsigned)c->o.random_seed);
+    static const char *const layers[CLS_MODEL_MAX_DROP] = {"layer_2", "layer_3", "the LSTM", "layer_5", "layer_6"};
+    char list[128] = "";
+    for (int i = CLS_MODEL_MAX_DROP - n_drop; i < CLS_MODEL_MAX_DROP; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "", layers[i]);
+    cls_log(c->e, CLS_LOG_NOTICE,
+            "Transfer learning from %s: %s initialised afresh (random seed %u, zero Adam slots), the rest loaded; "
+            "the global step (%lld) carried over, the dev-loss record started anew",
+            path, list, (unsigned)c->o.random_seed, (long long)s.global_step);
     /* The source's dev losses were of another model: the record starts anew, as DeepSpeech's every run. */
     s.rules.best_dev_loss = INFINITY;
     s.rules.epochs_without_improvement = 0;
