@@ -19,7 +19,13 @@ static int chosen_checkpoint(const train_flags *f, char *path, size_t cap) {
 
 int train_transfer_check(const train_flags *f, const cls_alphabet *alphabet) {
   char path[4400], stored[4200], why[256] = "";
-  if (!chosen_checkpoint(f, path, sizeof path)) return 0;
+  if (!chosen_checkpoint(f, path, sizeof path)) {
+    /* A mistyped source folder would otherwise start a fresh model unnoticed (auto falls back to init). */
+    if (f->drop_source_layers > 0 && f->load_train_mode != CLS_LOAD_INIT)
+      fprintf(stderr, "clspeech: warning: --drop_source_layers %d: no checkpoint to load in %s; training starts fresh\n",
+              f->drop_source_layers, f->load_checkpoint_dir);
+    return 0;
+  }
   cls_error err;
   cls_model_config have;
   if (cls_checkpoint_peek_model(path, &have, &err) != CLS_OK) {

@@ -7,7 +7,8 @@
 #     different label: exit 2 before any work, naming both alphabets; --drop_source_layers 6: exit 2;
 #  4. DeepSpeech's transfer command line (--drop_source_layers 1, the new alphabet, train, dev and test
 #     sets): exit 0, C's checkpoint a 31-class model (tests/ref/read_checkpoint.py) continuing A's step,
-#     C's alphabet.txt the new one, the test pass on C's checkpoints; A still byte for byte.
+#     C's alphabet.txt the new one, the test pass on C's checkpoints; A still byte for byte;
+#  5. --drop_source_layers with no checkpoint in the load folder: a warning, a fresh start.
 #   transfer.sh CLSPEECH SHARED_DATA WORK_DIR
 set -u
 cls=$1 smoke=$2/deepspeech-smoke work=$3
@@ -73,5 +74,11 @@ python3 "$here/../ref/read_checkpoint.py" "$work/C/train-2.safetensors" 16 31 2 
 cmp -s "$work/other.txt" "$work/C/alphabet.txt" || bad "C/alphabet.txt is not the new alphabet"
 grep -q -- "--drop_source_layers=1" "$work/C/flags.txt" || bad "C/flags.txt lacks --drop_source_layers=1"
 [ "$(sums "$work/A")" = "$before" ] || bad "A changed after the transfer"
+# 5. A source folder with no checkpoint: a warning, and a fresh start (as DeepSpeech's auto).
+out=$("$cls" train "${common[@]}" --alphabet_config_path "$smoke/alphabet.txt" --load_checkpoint_dir "$work/none" \
+  --save_checkpoint_dir "$work/D" --drop_source_layers 1 2>&1) || bad "no source: $out"
+grep -q "warning: --drop_source_layers 1: no checkpoint to load in .*none; training starts fresh" <<<"$out" ||
+  bad "no warning of the missing source: $out"
+grep -q "FINISHED optimization (global step 1)" <<<"$out" || bad "no fresh start: $out"
 [ $fail -eq 0 ] && echo "transfer: ok"
 exit $fail
