@@ -7,7 +7,7 @@
  * 12 - 2N tensors the source's and makes the rest afresh; it then trains into folder B, which gets a
  * 31-class checkpoint while A's files stay byte for byte. Refused: another alphabet without dropping
  * the output layer (naming both sizes), another n_hidden, drop_source_layers 6. Evaluation loads never
- * drop. */
+ * drop (and refuse another alphabet without the transfer's hint). */
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
@@ -260,6 +260,13 @@ int main(void) {
   t = loaded(&bad, CLS_LOAD_LAST, 0, &st);
   CHECK(!t && st == CLS_ERR_IO, "another alphabet without a drop: status %d", (int)st);
   CHECK_CONTAINS(cls_engine_error(e), "an output layer of 29 classes (an alphabet of 28 labels); this model's has 31");
+  CHECK_CONTAINS(cls_engine_error(e), "training another alphabet from it needs the output layer dropped");
+  cls_train_options eval31 = options(HIDDEN, OTHER_CLASSES, src_dir, dst_dir, 1);
+  t = loaded(&eval31, CLS_LOAD_LAST, 1, &st);
+  CHECK(!t && st == CLS_ERR_IO, "evaluation of another alphabet: status %d", (int)st);
+  CHECK_CONTAINS(cls_engine_error(e), "this model's has 31 (30 labels)");
+  CHECK(!strstr(cls_engine_error(e), "drop_source_layers"), "evaluation gets no transfer hint: %s",
+        cls_engine_error(e));
   cls_train_options wide = options(HIDDEN + 8, SOURCE_CLASSES, src_dir, dst_dir, 5);
   t = loaded(&wide, CLS_LOAD_LAST, 0, &st);
   CHECK(!t && st == CLS_ERR_IO, "another n_hidden: status %d", (int)st);

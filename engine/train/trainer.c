@@ -135,8 +135,9 @@ static void init_params(const cls_train_options *o, float *p) {
 }
 
 /* The checkpoint's geometry against the model's, before its tensors: the same n_hidden, and the same
- * n_classes unless the output layer is dropped; a mismatch named with both sizes. */
-static cls_status check_geometry(cls_crew *c, const char *path, int n_drop) {
+ * n_classes unless the output layer is dropped; a mismatch named with both sizes (and, for training,
+ * how to train another alphabet from it). */
+static cls_status check_geometry(cls_crew *c, const char *path, int n_drop, int training) {
   cls_model_config have;
   cls_error err;
   if (cls_checkpoint_peek_model(path, &have, &err) != CLS_OK) return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
@@ -146,18 +147,21 @@ static cls_status check_geometry(cls_crew *c, const char *path, int n_drop) {
                     want->n_hidden);
   if (n_drop == 0 && have.n_classes != want->n_classes)
     return cls_fail(c->e, CLS_ERR_IO,
-                    "%s: an output layer of %d classes (an alphabet of %d labels); this model's has %d (%d labels): "
-                    "another alphabet needs the output layer dropped (drop_source_layers 1 or more)",
-                    path, have.n_classes, have.n_classes - 1, want->n_classes, want->n_classes - 1);
+                    "%s: an output layer of %d classes (an alphabet of %d labels); this model's has %d (%d labels)%s",
+                    path, have.n_classes, have.n_classes - 1, want->n_classes, want->n_classes - 1,
+                    training ? ": training another alphabet from it needs the output layer dropped "
+                               "(drop_source_layers 1 or more)"
+                             : "");
   return CLS_OK;
 }
 
-/* Loads a checkpoint file into every tower and the training state; n_drop > 0 (a transfer): all but the
- * last n_drop droppable layers, which get a fresh model's values and zero Adam slots. */
-static cls_status load_file(cls_crew *c, const char *path, int keep_flag_lr, int n_drop) {
+/* Loads a checkpoint file into every tower and the training state (for training, or evaluation);
+ * n_drop > 0 (a transfer): all but the last n_drop droppable layers, which get a fresh model's values
+ * and zero Adam slots. */
+static cls_status load_file(cls_crew *c, const char *path, int training, int keep_flag_lr, int n_drop) {
   cls_error err;
   cls_train_state s;
-  cls_status st = check_geometry(c, path, n_drop);
+  cls_status st = check_geometry(c, path, n_drop, training);
   if (st != CLS_OK) return st;
   if (n_drop > 0) {
     init_params(&c->o, c->params);
@@ -216,7 +220,8 @@ static cls_status load_here(cls_trainer *t, const char *dir, cls_load_mode mode,
     int is_best = 0;
     if (cls_checkpoint_choose(dir, mode, path, sizeof path, &is_best, &err) == CLS_OK) {
       cls_log(c->e, CLS_LOG_INFO, "Loading %s checkpoint from %s", is_best ? "best validating" : "most recent", path);
-      return load_file(c, path, o->force_initialize_learning_rate && !evaluation, evaluation ? 0 : o->drop_source_layers);
+      return load_file(c, path, !evaluation, o->force_initialize_learning_rate && !evaluation,
+                       evaluation ? 0 : o->drop_source_layers);
     }
     if (evaluation || mode != CLS_LOAD_AUTO) return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
   }
@@ -413,7 +418,7 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
     int reloaded = 0;
     if (cls_world_rank(c->world) == 0 &&
         cls_checkpoint_find(o->save_checkpoint_dir, "best_dev", path, sizeof path, &err) == CLS_OK) {
-      st = load_file(c, path, 0, 0);
+      st = load_file(c, path, 1, 0, 0);
       reloaded = st == CLS_OK;
     }
     if (cls_world_size(c->world) > 1) {
