@@ -1,9 +1,11 @@
 /* `clspeech train`: DeepSpeech-compatible training with a tower on each selected OpenCL device
- * (DeepSpeech's flags and defaults), then the test report. Loads and validates the data sets, builds the trainer, loads or
- * initialises the parameters, runs the epochs with progress lines (and --metrics_files' loss after each validation,
- * summaries under --summary_dir), and evaluates --test_files. With --horovod under mpirun it starts MPI
- * (cls_world_start): rank 0 alone prints progress, writes flags.txt and runs the test; the other ranks print
- * their warnings prefixed with their rank; a rank that fails ends the whole job (cls_world_abort). */
+ * (DeepSpeech's flags and defaults), then the test report. Loads and validates the data sets, builds the
+ * trainer, loads or initialises the parameters (a checkpoint to train on checked first: train_transfer.c),
+ * runs the epochs with progress lines (and --metrics_files' loss after each validation, summaries under
+ * --summary_dir), and evaluates --test_files (after training, the checkpoints it saved). With --horovod
+ * under mpirun it starts MPI (cls_world_start): rank 0 alone prints progress, writes flags.txt and runs
+ * the test; the other ranks print their warnings prefixed with their rank; a rank that fails ends the
+ * whole job (cls_world_abort). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "progress.h"
 #include "test_report.h"
 #include "train_flags.h"
+#include "train_transfer.h"
 #include "transcript.h"
 
 /* Whether the training set (one CSV list) has fewer usable samples than a batch: an error, named. */
@@ -132,6 +135,13 @@ static int load_alphabet_and_options(train_cmd *c) {
     return CLI_EXIT_USAGE;
   }
   return 0;
+}
+
+/* Training from a checkpoint: its n_hidden and alphabet checked against the flags (a different alphabet
+ * only with the output layer dropped) before any work. 0 or the exit status. */
+static int check_checkpoint_to_load(train_cmd *c) {
+  if (!*c->f.train_files || c->f.epochs <= 0) return 0;
+  return train_transfer_check(&c->f, c->alphabet);
 }
 
 /* --horovod: MPI started, this rank's messages prefixed and its command name set. 0 or the exit status. */
@@ -262,8 +272,8 @@ static int train_epochs(train_cmd *c) {
 /* The stages in order; the first failure's exit status, or 0. */
 static int train_stages(train_cmd *c) {
   int rc;
-  if ((rc = load_alphabet_and_options(c)) || (rc = start_world(c)) || (rc = prepare_checkpoint_dir(c)) ||
-      (rc = load_data_sets(c)))
+  if ((rc = load_alphabet_and_options(c)) || (rc = check_checkpoint_to_load(c)) || (rc = start_world(c)) ||
+      (rc = prepare_checkpoint_dir(c)) || (rc = load_data_sets(c)))
     return rc;
   if ((rc = cli_open_devices(c->command, c->f.devices, &c->engine, c->sel, CLS_MAX_DEVICES, &c->n_sel)) ||
       (rc = create_trainer(c)))
@@ -271,7 +281,12 @@ static int train_stages(train_cmd *c) {
   progress_init(&c->progress, c->f.show_progressbar);
   if (is_training(c) && (rc = train_epochs(c))) return rc;
   if (c->n_test > 0 && c->rank == 0) { /* the test set: rank 0 alone, as DeepSpeech */
-    cls_status st = cls_trainer_load(c->trainer, c->f.load_evaluate_mode, 1);
+    /* After training, the checkpoints it saved (DeepSpeech 0.9 tests --load_checkpoint_dir's, and warns). */
+    const char *dir = is_training(c) ? c->f.save_checkpoint_dir : c->f.load_checkpoint_dir;
+    if (is_training(c) && strcmp(c->f.save_checkpoint_dir, c->f.load_checkpoint_dir))
+      fprintf(stderr, "clspeech: testing the checkpoints this run saved in %s (--save_checkpoint_dir), not %s\n",
+              c->f.save_checkpoint_dir, c->f.load_checkpoint_dir);
+    cls_status st = cls_trainer_load_from(c->trainer, dir, c->f.load_evaluate_mode, 1);
     if (st != CLS_OK) return cli_report("train", c->engine, st);
     return test_report_run(c->engine, c->trainer, c->alphabet, &c->f, c->test, c->n_test, &c->progress);
   }

@@ -67,20 +67,6 @@ static int disagrees(const cli_flag *flags, int n, const char *name, int given, 
   return 1;
 }
 
-/* The first difference between two alphabets, or 0 when they hold the same labels in order. */
-static int alphabet_differs(const cls_alphabet *a, const cls_alphabet *b, char *why, size_t cap) {
-  if (cls_alphabet_size(a) != cls_alphabet_size(b)) {
-    snprintf(why, cap, "%d labels against %d", cls_alphabet_size(a), cls_alphabet_size(b));
-    return 1;
-  }
-  for (int i = 0; i < cls_alphabet_size(a); i++)
-    if (strcmp(cls_alphabet_label(a, i), cls_alphabet_label(b, i))) {
-      snprintf(why, cap, "label %d is \"%s\" against \"%s\"", i, cls_alphabet_label(a, i), cls_alphabet_label(b, i));
-      return 1;
-    }
-  return 0;
-}
-
 /* The alphabet: the checkpoint folder's copy, checked against an explicit --alphabet_config_path,
  * else (a folder from before the copy) --alphabet_config_path; `stored` receives the file it came
  * from. 0 or the exit status. */
@@ -108,7 +94,7 @@ static int load_alphabet(const train_flags *f, const cli_flag *flags, int n_flag
     return CLI_EXIT_FAILURE;
   }
   int rc = 0;
-  if (flag_alphabet && alphabet_differs(flag_alphabet, *out, why, sizeof why)) {
+  if (flag_alphabet && cls_alphabet_differs(flag_alphabet, *out, why, sizeof why)) {
     fprintf(stderr, "clspeech transcribe: --alphabet_config_path %s disagrees with %s: %s\n", f->alphabet_config_path,
             stored, why);
     cls_alphabet_destroy(*out);

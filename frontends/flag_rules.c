@@ -33,6 +33,7 @@ static const cli_rule rules[] = {
     {"n_hidden", 1, 65536, false, false},
     {"checkpoint_secs", 0, BIG, false, false},
     {"max_to_keep", 1, BIG, false, false},
+    {"drop_source_layers", 0, 5, false, false}, /* DeepSpeech drops at most 5 (it warns and clamps; refused here) */
     {"plateau_epochs", 1, BIG, false, false},
     {"plateau_reduction", 0, 1, true, false},
     {"es_epochs", 1, BIG, false, false},

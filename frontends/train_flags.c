@@ -56,6 +56,7 @@ void train_flags_defaults(train_flags *f) {
   f->max_to_keep = d.max_to_keep;
   f->load_train = cls_load_mode_name(d.load_train);
   f->load_evaluate = cls_load_mode_name(d.load_evaluate);
+  f->drop_source_layers = d.drop_source_layers;
   f->force_initialize_learning_rate = d.force_initialize_learning_rate;
   f->reduce_lr_on_plateau = d.reduce_lr_on_plateau;
   f->plateau_epochs = d.plateau_epochs;
@@ -127,6 +128,8 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
   I(max_to_keep, "train checkpoints kept");
   S(load_train, "auto (best_dev, else last, else init), best, last or init");
   S(load_evaluate, "auto (best_dev, else last), best or last");
+  I(drop_source_layers, "transfer learning: re-initialise the last N (1-5) of layers 2, 3, LSTM, 5, 6 of the loaded "
+                        "checkpoint (1: the output layer, for a new alphabet)");
   B(force_initialize_learning_rate, "use --learning_rate even when the checkpoint holds one");
   B(reduce_lr_on_plateau, "reduce the learning rate when the dev loss stops improving");
   I(plateau_epochs, "epochs without improvement before a reduction");
@@ -232,6 +235,7 @@ cls_train_options train_flags_options(const train_flags *f, int n_classes) {
   o.load_train = f->load_train_mode;
   o.load_evaluate = f->load_evaluate_mode;
   o.force_initialize_learning_rate = f->force_initialize_learning_rate;
+  o.drop_source_layers = f->drop_source_layers;
   o.reduce_lr_on_plateau = f->reduce_lr_on_plateau;
   o.plateau_epochs = f->plateau_epochs;
   o.plateau_reduction = (float)f->plateau_reduction;

@@ -19,6 +19,7 @@ typedef struct train_flags {
   const char *checkpoint_dir, *load_checkpoint_dir, *save_checkpoint_dir;
   int checkpoint_secs, max_to_keep;
   const char *load_train, *load_evaluate;
+  int drop_source_layers; /* transfer learning: the last N of layers 2, 3, LSTM, 5, 6 made afresh */
   bool force_initialize_learning_rate, reduce_lr_on_plateau, early_stop;
   int plateau_epochs, es_epochs;
   double plateau_reduction, es_min_delta;

@@ -241,11 +241,33 @@ static void test_handmade_alphabet(void) {
   CHECK(strcmp(err.text, full) == 0, "message %s", err.text);
 }
 
+/* cls_alphabet_differs: the same labels in order, another size, the first differing label. */
+static void test_alphabet_differs(void) {
+  cls_alphabet *a = NULL, *same = NULL, *longer = NULL, *swapped = NULL;
+  cls_error err;
+  CHECK_INT(cls_alphabet_parse("a\nb\nc\n", 6, "a", &a, &err), CLS_OK);
+  CHECK_INT(cls_alphabet_parse("# same\na\r\nb\nc", 13, "same", &same, &err), CLS_OK);
+  CHECK_INT(cls_alphabet_parse("a\nb\nc\nd\n", 8, "longer", &longer, &err), CLS_OK);
+  CHECK_INT(cls_alphabet_parse("a\nc\nb\n", 6, "swapped", &swapped, &err), CLS_OK);
+  char why[64] = "untouched";
+  CHECK_INT(cls_alphabet_differs(a, same, why, sizeof why), 0);
+  CHECK(!strcmp(why, "untouched"), "why written for equal alphabets: %s", why);
+  CHECK_INT(cls_alphabet_differs(a, longer, why, sizeof why), 1);
+  CHECK(!strcmp(why, "3 labels against 4"), "why: %s", why);
+  CHECK_INT(cls_alphabet_differs(a, swapped, why, sizeof why), 1);
+  CHECK(!strcmp(why, "label 1 is \"b\" against \"c\""), "why: %s", why);
+  CHECK_INT(cls_alphabet_differs(swapped, a, NULL, 0), 1);
+  cls_alphabet_destroy(a);
+  cls_alphabet_destroy(same);
+  cls_alphabet_destroy(longer);
+  cls_alphabet_destroy(swapped);
+}
 
 int main(void) {
   if (!data_files_open("clspeech-alphabet")) return 1;
   test_smoke_alphabet();
   test_handmade_alphabet();
+  test_alphabet_differs();
   data_files_close();
   return check_finish("test_alphabet");
 }

@@ -1,6 +1,7 @@
 /* Checkpoint files and folders (see clspeech/model.h): the mapping of the flat parameters, the Adam
  * state and DeepSpeech's scalar variables onto named safetensors tensors, the model's geometry and
- * the caller's uninterpreted entries in the metadata, DeepSpeech's train/best_dev series, the one
+ * the caller's uninterpreted entries in the metadata (loaded whole, or without the layers a transfer
+ * drops: DeepSpeech's --drop_source_layers), DeepSpeech's train/best_dev series, the one
  * choice of the checkpoint to load, and the folder's description for inference (alphabet,
  * features). */
 #include "clspeech/model.h"
@@ -158,6 +159,18 @@ static cls_status check_finite(const char *path, const char *name, const float *
 
 cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
                                cls_checkpoint_vars *s, cls_checkpoint_meta *extra, int n_extra, cls_error *err) {
+  return cls_checkpoint_load_dropping(path, cfg, 0, params, m, v, s, extra, n_extra, err);
+}
+
+/* The parameter tensors before `first_dropped` are loaded, the rest left as the caller put them. */
+cls_status cls_checkpoint_load_dropping(const char *path, const cls_model_config *cfg, int n_drop, float *params,
+                                        float *m, float *v, cls_checkpoint_vars *s, cls_checkpoint_meta *extra,
+                                        int n_extra, cls_error *err) {
+  const int first_dropped = cls_model_first_dropped(n_drop);
+  if (first_dropped < 0) {
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "drop_source_layers is %d; it must lie in 0 .. %d", n_drop,
+                         CLS_MODEL_MAX_DROP);
+  }
   cls_status rc = check_caller_keys(extra, n_extra, err);
   if (rc != CLS_OK) return rc;
   cls_safetensors *st = NULL;
@@ -166,7 +179,7 @@ cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, fl
   cls_param_view views[CLS_MODEL_N_TENSORS];
   cls_model_layout(cfg, views);
   char name[200];
-  for (int i = 0; rc == CLS_OK && i < CLS_MODEL_N_TENSORS; i++) {
+  for (int i = 0; rc == CLS_OK && i < first_dropped; i++) {
     const cls_param_view *pv = &views[i];
     rc = load_tensor(st, path, pv->name, CLS_F32, pv->ndim, pv->shape, params + pv->offset, err);
     if (rc == CLS_OK) rc = check_finite(path, pv->name, params + pv->offset, pv->count, err);

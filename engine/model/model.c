@@ -20,6 +20,12 @@ cls_model_config cls_model_config_deepspeech(int n_hidden, int n_classes) {
 
 int cls_model_input_width(const cls_model_config *cfg) { return cfg->n_input * (2 * cfg->n_context + 1); }
 
+/* The layout ends with the droppable layers, two tensors (weights, bias) each: layer_2, layer_3, the
+ * LSTM, layer_5, layer_6. */
+int cls_model_first_dropped(int n_drop) {
+  return n_drop >= 0 && n_drop <= CLS_MODEL_MAX_DROP ? CLS_MODEL_N_TENSORS - 2 * n_drop : -1;
+}
+
 size_t cls_model_layout(const cls_model_config *cfg, cls_param_view v[CLS_MODEL_N_TENSORS]) {
   static const char *names[CLS_MODEL_N_TENSORS] = {
       "layer_1/weights", "layer_1/bias", "layer_2/weights", "layer_2/bias", "layer_3/weights", "layer_3/bias",

@@ -37,5 +37,9 @@ cls_status cls_train_checkpoint_save_in(const char *dir, const char *kind, int m
  * 0 epochs without improvement, random seed 4568 (DeepSpeech's default). */
 cls_status cls_train_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
                                      cls_train_state *state, cls_error *err);
+/* The same without the n_drop dropped layers (cls_checkpoint_load_dropping): their parameters and Adam
+ * slots keep what the caller put there. */
+cls_status cls_train_checkpoint_load_dropping(const char *path, const cls_model_config *cfg, int n_drop, float *params,
+                                              float *m, float *v, cls_train_state *state, cls_error *err);
 
 #endif

@@ -2,9 +2,10 @@
  * loop over epochs, which hands each epoch to the strategy's function (strategy.h), evaluates the
  * dev sets, applies DeepSpeech's epoch rules (rules.h), saves checkpoints and reloads the best on a
  * plateau, evaluates the metrics sets, and opens and closes the run's summaries (summaries.h), which
- * the strategies fill through the crew; loading and initialising the parameters; and evaluation
- * passes on the lead tower. Under --horovod (world.h) rank 0 loads and broadcasts, the dev and
- * metrics sets are split between the ranks and their losses summed, and rank 0 alone writes. */
+ * the strategies fill through the crew; loading (whole, or a transfer's: drop_source_layers) and
+ * initialising the parameters; and evaluation passes on the lead tower. Under --horovod (world.h)
+ * rank 0 loads and broadcasts, the dev and metrics sets are split between the ranks and their losses
+ * summed, and rank 0 alone writes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -46,6 +47,9 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
   /* async keeps its master copy on one host: across processes it would need a parameter server. */
   if (o->horovod && o->strategy == CLS_STRATEGY_ASYNC)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--horovod trains with --strategy hybrid or sync, not async");
+  if (cls_model_first_dropped(o->drop_source_layers) < 0)
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "drop_source_layers must lie in 0 .. %d, not %d", CLS_MODEL_MAX_DROP,
+                    o->drop_source_layers);
   cls_trainer *t = calloc(1, sizeof *t);
   if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   cls_status st = cls_crew_create(e, devices, n_devices, o, max_batch, max_frames, max_label, &t->crew);
@@ -130,33 +134,80 @@ static void init_params(const cls_train_options *o, float *p) {
   }
 }
 
-/* Loads a checkpoint file into every tower and the training state. */
-static cls_status load_file(cls_crew *c, const char *path, int keep_flag_lr) {
+/* The checkpoint's geometry against the model's, before its tensors: the same n_hidden, and the same
+ * n_classes unless the output layer is dropped; a mismatch named with both sizes (and, for training,
+ * how to train another alphabet from it). */
+static cls_status check_geometry(cls_crew *c, const char *path, int n_drop, int training) {
+  cls_model_config have;
+  cls_error err;
+  if (cls_checkpoint_peek_model(path, &have, &err) != CLS_OK) return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
+  const cls_model_config *want = &c->o.model;
+  if (have.n_hidden != want->n_hidden)
+    return cls_fail(c->e, CLS_ERR_IO, "%s: a model of n_hidden %d; this one's n_hidden is %d", path, have.n_hidden,
+                    want->n_hidden);
+  if (n_drop == 0 && have.n_classes != want->n_classes)
+    return cls_fail(c->e, CLS_ERR_IO,
+                    "%s: an output layer of %d classes (an alphabet of %d labels); this model's has %d (%d labels)%s",
+                    path, have.n_classes, have.n_classes - 1, want->n_classes, want->n_classes - 1,
+                    training ? ": training another alphabet from it needs the output layer dropped "
+                               "(drop_source_layers 1 or more)"
+                             : "");
+  return CLS_OK;
+}
+
+/* Loads a checkpoint file into every tower and the training state (for training, or evaluation);
+ * n_drop > 0 (a transfer): all but the last n_drop droppable layers, which get a fresh model's values
+ * and zero Adam slots. */
+static cls_status load_file(cls_crew *c, const char *path, int training, int keep_flag_lr, int n_drop) {
   cls_error err;
   cls_train_state s;
-  if (cls_train_checkpoint_load(path, &c->o.model, c->params, c->m, c->v, &s, &err) != CLS_OK)
+  cls_status st = check_geometry(c, path, n_drop, training);
+  if (st != CLS_OK) return st;
+  if (n_drop > 0) {
+    init_params(&c->o, c->params);
+    memset(c->m, 0, c->n_params * sizeof(float));
+    memset(c->v, 0, c->n_params * sizeof(float));
+  }
+  if (cls_train_checkpoint_load_dropping(path, &c->o.model, n_drop, c->params, c->m, c->v, &s, &err) != CLS_OK)
     return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
-  cls_status st = cls_crew_write_state(c, c->params, c->m, c->v);
+  if (n_drop > 0) {
+    static const char *const layers[CLS_MODEL_MAX_DROP] = {"layer_2", "layer_3", "the LSTM", "layer_5", "layer_6"};
+    char list[128] = "";
+    for (int i = CLS_MODEL_MAX_DROP - n_drop; i < CLS_MODEL_MAX_DROP; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "", layers[i]);
+    cls_log(c->e, CLS_LOG_NOTICE,
+            "Transfer learning from %s: %s initialised afresh (random seed %u, zero Adam slots), the rest loaded; "
+            "the global step (%lld) carried over, the dev-loss record started anew",
+            path, list, (unsigned)c->o.random_seed, (long long)s.global_step);
+    /* The source's dev losses were of another model: the record starts anew, as DeepSpeech's every run. */
+    s.rules.best_dev_loss = INFINITY;
+    s.rules.epochs_without_improvement = 0;
+    s.random_seed = c->o.random_seed;
+  }
+  st = cls_crew_write_state(c, c->params, c->m, c->v);
   if (st != CLS_OK) return st;
   if (keep_flag_lr) s.learning_rate = c->o.learning_rate;
   c->state = s;
   return CLS_OK;
 }
 
-static cls_status load_here(cls_trainer *t, cls_load_mode mode, int evaluation);
+static cls_status load_here(cls_trainer *t, const char *dir, cls_load_mode mode, int evaluation);
 
 cls_status cls_trainer_load(cls_trainer *t, cls_load_mode mode, int evaluation) {
+  return cls_trainer_load_from(t, t->crew->o.load_checkpoint_dir, mode, evaluation);
+}
+
+cls_status cls_trainer_load_from(cls_trainer *t, const char *dir, cls_load_mode mode, int evaluation) {
   cls_crew *c = t->crew;
   /* Several ranks training: rank 0 loads or initialises (its folders), then every rank takes its state. */
-  if (cls_world_size(c->world) == 1 || evaluation) return load_here(t, mode, evaluation);
-  cls_status st = cls_world_rank(c->world) == 0 ? load_here(t, mode, evaluation) : CLS_OK;
+  if (cls_world_size(c->world) == 1 || evaluation) return load_here(t, dir, mode, evaluation);
+  cls_status st = cls_world_rank(c->world) == 0 ? load_here(t, dir, mode, evaluation) : CLS_OK;
   return cls_crew_share_state(c, st, 1);
 }
 
-static cls_status load_here(cls_trainer *t, cls_load_mode mode, int evaluation) {
+static cls_status load_here(cls_trainer *t, const char *dir, cls_load_mode mode, int evaluation) {
   cls_crew *c = t->crew;
   const cls_train_options *o = &c->o;
-  const char *dir = o->load_checkpoint_dir;
   char path[4400];
   cls_error err;
   if (mode != CLS_LOAD_AUTO && mode != CLS_LOAD_BEST && mode != CLS_LOAD_LAST && mode != CLS_LOAD_INIT)
@@ -169,7 +220,8 @@ static cls_status load_here(cls_trainer *t, cls_load_mode mode, int evaluation) 
     int is_best = 0;
     if (cls_checkpoint_choose(dir, mode, path, sizeof path, &is_best, &err) == CLS_OK) {
       cls_log(c->e, CLS_LOG_INFO, "Loading %s checkpoint from %s", is_best ? "best validating" : "most recent", path);
-      return load_file(c, path, o->force_initialize_learning_rate && !evaluation);
+      return load_file(c, path, !evaluation, o->force_initialize_learning_rate && !evaluation,
+                       evaluation ? 0 : o->drop_source_layers);
     }
     if (evaluation || mode != CLS_LOAD_AUTO) return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
   }
@@ -366,7 +418,7 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
     int reloaded = 0;
     if (cls_world_rank(c->world) == 0 &&
         cls_checkpoint_find(o->save_checkpoint_dir, "best_dev", path, sizeof path, &err) == CLS_OK) {
-      st = load_file(c, path, 0);
+      st = load_file(c, path, 1, 0, 0);
       reloaded = st == CLS_OK;
     }
     if (cls_world_size(c->world) > 1) {

@@ -51,6 +51,14 @@ typedef struct cls_param_view {
  * layer_6; weights then bias) and returns the number of floats in the flat buffer. */
 size_t cls_model_layout(const cls_model_config *cfg, cls_param_view views[CLS_MODEL_N_TENSORS]);
 
+/* DeepSpeech's --drop_source_layers (transfer learning): the last n_drop (0 .. CLS_MODEL_MAX_DROP) of
+ * the layers layer_2, layer_3, the LSTM, layer_5 and layer_6 are not taken from the source checkpoint
+ * (1 drops layer_6, the output layer; 2 layer_5 and layer_6; ... 5 all but layer_1). They are the
+ * last parameter tensors of cls_model_layout: this returns the first of them, CLS_MODEL_N_TENSORS -
+ * 2 * n_drop (CLS_MODEL_N_TENSORS when n_drop is 0), or -1 for n_drop outside 0 .. CLS_MODEL_MAX_DROP. */
+#define CLS_MODEL_MAX_DROP 5
+int cls_model_first_dropped(int n_drop);
+
 typedef struct cls_model cls_model;
 
 /* A tower on `device` for batches up to max_time x max_batch with labels up to max_label_length. */
@@ -166,6 +174,16 @@ cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, co
  * entries as cls_checkpoint_meta says (their values are the caller's to check). */
 cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
                                cls_checkpoint_vars *vars, cls_checkpoint_meta *meta, int n_meta, cls_error *err);
+
+/* cls_checkpoint_load for transfer learning: the parameter tensors of the n_drop dropped layers
+ * (cls_model_first_dropped(n_drop) to the end) and their Adam slots are neither read nor checked, so
+ * that the file may hold them in another shape (an output layer for another alphabet); params, m and
+ * v keep there what the caller put in them. Every other tensor, the scalars and the metadata are
+ * loaded and validated as cls_checkpoint_load does. CLS_ERR_INVALID_ARGUMENT for n_drop outside
+ * 0 .. CLS_MODEL_MAX_DROP; n_drop 0 is cls_checkpoint_load. */
+cls_status cls_checkpoint_load_dropping(const char *path, const cls_model_config *cfg, int n_drop, float *params,
+                                        float *m, float *v, cls_checkpoint_vars *vars, cls_checkpoint_meta *meta,
+                                        int n_meta, cls_error *err);
 
 /* DeepSpeech's checkpoint folder. Kind "train" or "best_dev": saving writes
  * DIR/<kind>-<global_step>.safetensors, updates the index file (`checkpoint` or

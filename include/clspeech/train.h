@@ -66,6 +66,11 @@ typedef struct cls_train_options {
   cls_load_mode load_train;         /* auto, best, last or init */
   cls_load_mode load_evaluate;      /* auto, best or last */
   int force_initialize_learning_rate;
+  /* DeepSpeech's --drop_source_layers (transfer learning), 0 .. CLS_MODEL_MAX_DROP: when training loads a
+     checkpoint, the last N of layer_2, layer_3, the LSTM, layer_5, layer_6 are made afresh (a fresh
+     model's values for random_seed, zero Adam slots) and the rest loaded; with the output layer dropped
+     (N >= 1) the checkpoint may be of another alphabet (model.n_classes). See cls_trainer_load. */
+  int drop_source_layers;
   int reduce_lr_on_plateau, plateau_epochs;
   float plateau_reduction;
   int early_stop, es_epochs;
@@ -150,8 +155,19 @@ void cls_trainer_destroy(cls_trainer *trainer);
 
 /* Initialises or loads the parameters: `mode` auto (best_dev, else last train, else fresh), best,
  * last, init (fresh: Glorot-uniform weights, zero biases, seeded by random_seed), or for evaluation
- * auto/best/last without falling back to fresh (`evaluation` 1; init is CLS_ERR_INVALID_ARGUMENT). */
+ * auto/best/last without falling back to fresh (`evaluation` 1; init is CLS_ERR_INVALID_ARGUMENT).
+ * The checkpoint must be of the model's n_hidden and, unless training drops the output layer
+ * (options->drop_source_layers >= 1), of its n_classes: a mismatch is CLS_ERR_IO naming the file and
+ * both sizes. Training with drop_source_layers N >= 1 (a transfer, as DeepSpeech 0.9's
+ * --drop_source_layers) loads all but the dropped layers, makes those afresh, and keeps the source's
+ * global step, epoch count, learning rate (unless force_initialize_learning_rate) and Adam powers as
+ * DeepSpeech does, while the dev-loss record (best_dev_loss, epochs without improvement) starts anew
+ * and dropout takes options->random_seed: the source's dev losses were of another model. Evaluation
+ * and the reload of the best checkpoint on a plateau never drop layers. */
 cls_status cls_trainer_load(cls_trainer *trainer, cls_load_mode mode, int evaluation);
+/* cls_trainer_load from the checkpoint folder `dir` (cls_trainer_load's is options->load_checkpoint_dir):
+ * e.g. the test pass after training, of the checkpoints training saved in save_checkpoint_dir. */
+cls_status cls_trainer_load_from(cls_trainer *trainer, const char *dir, cls_load_mode mode, int evaluation);
 
 /* Trains for options->epochs epochs (dev sets may be empty), writing summaries when
  * options->summary_dir is set. */

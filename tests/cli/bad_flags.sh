@@ -36,6 +36,8 @@ check cutoff_prob 0 "$cls" "${train[@]}"
 check plateau_reduction nan "$cls" "${train[@]}"
 check es_min_delta nan "$cls" "${train[@]}"
 check n_hidden -1 "$cls" "${train[@]}"
+check drop_source_layers 6 "$cls" "${train[@]}"
+check drop_source_layers -1 "$cls" "${train[@]}"
 check train_batch_size 0 "$cls" "${train[@]}"
 check audio_sample_rate 2000000000 "$cls" "${train[@]}" --feature_win_len 1000
 check feature_win_len 100000000 "$cls" "${train[@]}"

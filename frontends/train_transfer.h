@@ -1,0 +1,16 @@
+/* `clspeech train` loading a checkpoint to train on (DeepSpeech's --load_checkpoint_dir, and transfer
+ * learning with --drop_source_layers): the checks made before any work. */
+#ifndef CLS_TRAIN_TRANSFER_H
+#define CLS_TRAIN_TRANSFER_H
+
+#include "clspeech/data.h"
+#include "train_flags.h"
+
+/* When training will load a checkpoint (--load_train and what --load_checkpoint_dir holds): its n_hidden
+ * must be --n_hidden, and its alphabet (the folder's alphabet.txt, else the output layer's size) that of
+ * --alphabet_config_path unless --drop_source_layers is 1 or more, in which case a notice says that the
+ * output layer is made anew. A mismatch prints both (files and sizes, or the first differing label) and
+ * returns CLI_EXIT_USAGE; an unreadable checkpoint or folder alphabet CLI_EXIT_FAILURE; else 0. */
+int train_transfer_check(const train_flags *f, const cls_alphabet *alphabet);
+
+#endif
