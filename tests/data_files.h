@@ -1,10 +1,12 @@
 /* Temporary files for the data-layer tests (test_alphabet, test_data): a mkdtemp folder, files
  * written into it and remembered, removed at the end; a small WAV writer; the smoke-test alphabet;
- * and, for the training tests, the shared data sets loaded with it (shared_dataset).
+ * and, for the training tests, the shared data sets loaded with it (shared_dataset) and the removal of
+ * the checkpoint folders they make (remove_dir).
  * Include after check.h. */
 #ifndef CLS_DATA_FILES_H
 #define CLS_DATA_FILES_H
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +141,19 @@ static inline void data_files_close(void) {
     fprintf(stderr, "cannot remove %s (files left behind)\n", tmp);
     check_failed++;
   }
+}
+
+/* Removes a folder of plain files (a checkpoint folder a training test made) and the folder. */
+static inline void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  char path[1024];
+  for (struct dirent *x; d && (x = readdir(d));) {
+    if (x->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", dir, x->d_name);
+    unlink(path);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
 }
 
 #endif

@@ -11,19 +11,9 @@
 #include "clspeech/decode.h"
 #include "ctc_reference.h"
 #include "ops_test.h"
+#include "test_rng.h"
 
 /* ---- helpers ---- */
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static double uniform01(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return ((rng_state >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-static double normal(void) { return sqrt(-2.0 * log(uniform01())) * cos(6.283185307179586 * uniform01()); }
 
 static int same_labels(const int32_t *a, int na, const int32_t *b, int nb) {
   return na == nb && (na == 0 || !memcmp(a, b, (size_t)na * sizeof *a));

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_rng.h"
 #include "clspeech/clspeech.h"
 #include "clspeech/evaluate.h"
 #include "clspeech/model.h"
@@ -264,15 +265,8 @@ static void check_two_halves(cls_engine *e, cls_trainer *t, const cls_alphabet *
   cls_eval_logits_free(logits);
 }
 
-/* A store of pseudo-random logits (a fixed generator): 2 sets of 7 utterances of 40 .. 160 frames, each
+/* A store of pseudo-random logits (test_rng.h): 2 sets of 7 utterances of 40 .. 160 frames, each
  * frame favouring one class by a random margin, transcripts of a few words. */
-static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
-static double rng_uniform(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return (double)(rng_state >> 11) / 9007199254740992.0;
-}
 
 static cls_eval_logits_store *random_store(void) {
   static const char *texts[] = {"she had your", "dark suit", "in greasy wash water", "all year", "eight two", "e"};
@@ -291,13 +285,13 @@ static cls_eval_logits_store *random_store(void) {
       snprintf(path, sizeof path, "random-%d-%d.wav", k, i);
       x->wav_path = strdup(path);
       x->src = strdup(texts[(k * 7 + i) % 6]);
-      x->loss = 10.0 * rng_uniform();
-      x->frames = 40 + (int)(120 * rng_uniform());
+      x->loss = 10.0 * uniform01();
+      x->frames = 40 + (int)(120 * uniform01());
       x->logits = malloc((size_t)x->frames * N_CLASSES * sizeof *x->logits);
       for (int t = 0; t < x->frames; t++) {
-        const int top = (int)(N_CLASSES * rng_uniform());
+        const int top = (int)(N_CLASSES * uniform01());
         for (int c = 0; c < N_CLASSES; c++)
-          x->logits[t * N_CLASSES + c] = (float)(2.0 * rng_uniform() + (c == top ? 4.0 * rng_uniform() : 0.0));
+          x->logits[t * N_CLASSES + c] = (float)(2.0 * uniform01() + (c == top ? 4.0 * uniform01() : 0.0));
       }
       s->memory_bytes += (size_t)x->frames * N_CLASSES * sizeof(float);
     }

@@ -14,19 +14,9 @@
 #include "clspeech/decode.h"
 #include "clspeech/lm.h"
 #include "clspeech/scorer.h"
+#include "test_rng.h"
 
 #define LN10 2.30258509299404568402
-
-static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
-
-static double uniform01(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return ((rng_state >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-static double normal(void) { return sqrt(-2.0 * log(uniform01())) * cos(6.283185307179586 * uniform01()); }
 
 /* DeepSpeech's English alphabet: space, a..z, apostrophe (28 labels; the blank is class 28). */
 static const char *const english[] = {" ", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m",

@@ -89,18 +89,6 @@ static char *read_all(const char *path, size_t *len) {
   return data;
 }
 
-static void remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  char path[1024];
-  for (struct dirent *x; d && (x = readdir(d));) {
-    if (x->d_name[0] == '.') continue;
-    snprintf(path, sizeof path, "%s/%s", dir, x->d_name);
-    unlink(path);
-  }
-  if (d) closedir(d);
-  rmdir(dir);
-}
-
 int main(void) {
   cls_alphabet *a = NULL;
   cls_dataset *data = shared_dataset(SMOKE "/ldc93s1.csv", &a);

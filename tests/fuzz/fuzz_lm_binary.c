@@ -2,15 +2,14 @@
  * from bytes in memory. An input whose header checksum field is 0 (the seeds' is) gets the right
  * checksum written in before the parse, so that mutations reach the structural checks behind it; an
  * input with any other checksum is parsed as it is (the checksum's own refusal). Nothing in the
- * library skips the checksum. On success every word's id must come back from its spelling, and each
- * word is scored after histories over the vocabulary (long, short, out of range), and a sentence of
- * the words with <s> and </s>, so that a bad table or vocabulary is probed. */
+ * library skips the checksum. On success the model is probed (fuzz_lm_probe.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clspeech/lm.h"
 #include "decode/lm_binary.h"
+#include "fuzz_lm_probe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,32 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (lm || !strstr(err.text, "fuzz.clm")) abort(); /* a failure leaves nothing and names the input */
     return 0;
   }
-  int32_t n = cls_lm_vocab_size(lm);
-  if (n < 1 || cls_lm_order(lm) < 1 || cls_lm_order(lm) > CLS_LM_MAX_ORDER || cls_lm_is_mapped(lm)) abort();
-  char sentence[1024];
-  size_t used = 0;
-  for (int32_t id = 0; id < n && id < 256; id++) {
-    const char *w = cls_lm_word(lm, id);
-    if (!w || cls_lm_word_id(lm, w, strlen(w)) != id) abort();
-    int32_t hist[CLS_LM_MAX_ORDER + 1];
-    for (int k = 0; k <= CLS_LM_MAX_ORDER; k++) hist[k] = (id + k * 7) % n;
-    (void)cls_lm_score(lm, hist, CLS_LM_MAX_ORDER + 1, id);
-    (void)cls_lm_score(lm, hist + 3, 2, (id * 13) % n);
-    (void)cls_lm_score(lm, hist, 0, -5);
-    hist[1] = n + 3; /* out of range: scored as <unk> */
-    (void)cls_lm_score(lm, hist, 3, id);
-    size_t len = strlen(w);
-    if (used + len + 2 < sizeof sentence) {
-      memcpy(sentence + used, w, len);
-      used += len;
-      sentence[used++] = ' ';
-    }
-  }
-  sentence[used] = '\0';
-  float scores[300];
-  int n_scores = 0, n_oov = 0;
-  (void)cls_lm_score_sentence(lm, sentence, true, true, scores, 300, &n_scores, &n_oov);
-  (void)cls_lm_score_sentence(lm, "zz-not-a-word another", true, true, scores, 300, &n_scores, &n_oov);
+  if (cls_lm_is_mapped(lm)) abort();
+  fuzz_lm_probe(lm);
   if (cls_lm_memory_bytes(lm) < size) abort();
   cls_lm_destroy(lm);
   return 0;
