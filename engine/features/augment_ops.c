@@ -42,8 +42,8 @@ static int masks(const cls_augment_context *c, uint32_t utterance, int aug, doub
     double size = pick(&a->param[1], kind == CLS_AUGOP_FREQUENCY_MASK, clock,
                        pick_uniform(c, utterance, aug, 2u + 2u * (uint32_t)i));
     if (kind == CLS_AUGOP_TIME_MASK) size = trunc(size * (1.0 / c->win_step_ms)); /* ms -> frames */
-    int s = size > extent - 1 ? extent - 1 : size < 1 ? 1 : (int)size;
-    if (extent - s <= 0) continue; /* one frame or bin: nothing DeepSpeech could place */
+    const int s = (int)fmax(1.0, fmin((double)extent - 1.0, size)); /* DeepSpeech's max(1, min(extent - 1, size)) */
+    if (extent - s <= 0) continue; /* one frame or bin: no room for a mask (DeepSpeech would fail) */
     int at = (int)floor(pick_uniform(c, utterance, aug, 3u + 2u * (uint32_t)i) * (extent - s));
     cls_augment_op op = {kind, CLS_AUGOP_SPECTROGRAM, at, at + s, aug, 0.0f, {0, 0}};
     ops[made++] = op;
