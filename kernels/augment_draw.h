@@ -25,21 +25,23 @@ static inline cls_philox4 cls_augment_block(cls_u32 seed, cls_u32 epoch, cls_u32
   return cls_philox4x32_10(ctr, seed, epoch);
 }
 
-/* Element e's uniform in [0, 1) with 24 random bits (word e & 3 of block e >> 2). */
-static inline float cls_augment_uniform(cls_u32 seed, cls_u32 epoch, cls_u32 utterance, cls_u32 aug, cls_u32 e) {
-  cls_philox4 r = cls_augment_block(seed, epoch, utterance, aug, CLS_AUGMENT_UNIFORM, e >> 2);
-  return (float)(r.v[e & 3u] >> 8) * (1.0f / 16777216.0f);
+/* Element draws over an utterance's [rows, width] values (frames x bins or coefficients): the
+ * uniforms of columns 4g .. 4g+3 of row t are the four words of one block, counter t ceil(width / 4) + g
+ * (a word w as (w >> 8) 2^-24: 24 random bits in [0, 1)); the normals of columns 2h and 2h + 1 come from
+ * one block, counter t ceil(width / 2) + h, words 2 (c & 1) and 2 (c & 1) + 1 as u1 in (0, 1] and u2 in
+ * [0, 1), each with 24 random bits: the normal is sqrt(-2 ln u1) cos(2 pi u2) (Box-Muller). */
+static inline cls_philox4 cls_augment_uniform_block(cls_u32 seed, cls_u32 epoch, cls_u32 utterance, cls_u32 aug,
+                                                    cls_u32 t, cls_u32 g, cls_u32 width) {
+  return cls_augment_block(seed, epoch, utterance, aug, CLS_AUGMENT_UNIFORM, t * ((width + 3u) / 4u) + g);
 }
 
-/* Element e's two uniforms for a Box-Muller normal (words 2 (e & 1) and 2 (e & 1) + 1 of block e >> 1):
- * u1 in (0, 1], u2 in [0, 1), each with 24 random bits. The normal is sqrt(-2 ln u1) cos(2 pi u2). */
-static inline void cls_augment_normal_uniforms(cls_u32 seed, cls_u32 epoch, cls_u32 utterance, cls_u32 aug, cls_u32 e,
-                                               float *u1, float *u2) {
-  cls_philox4 r = cls_augment_block(seed, epoch, utterance, aug, CLS_AUGMENT_NORMAL, e >> 1);
-  const cls_u32 w = (e & 1u) * 2u;
-  *u1 = (float)((r.v[w] >> 8) + 1u) * (1.0f / 16777216.0f);
-  *u2 = (float)(r.v[w + 1u] >> 8) * (1.0f / 16777216.0f);
+static inline cls_philox4 cls_augment_normal_block(cls_u32 seed, cls_u32 epoch, cls_u32 utterance, cls_u32 aug,
+                                                   cls_u32 t, cls_u32 h, cls_u32 width) {
+  return cls_augment_block(seed, epoch, utterance, aug, CLS_AUGMENT_NORMAL, t * ((width + 1u) / 2u) + h);
 }
+
+#define CLS_AUGMENT_UNIT(word) ((float)((word) >> 8) * (1.0f / 16777216.0f))
+#define CLS_AUGMENT_UNIT_OPEN(word) ((float)(((word) >> 8) + 1u) * (1.0f / 16777216.0f))
 
 /* The kinds of an utterance's device operations (cls_augment_op in engine/features/augment.h). */
 #define CLS_AUGOP_FREQUENCY_MASK 1 /* spectrogram bins [lo, hi) of every frame to 0 */

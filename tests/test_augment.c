@@ -282,7 +282,7 @@ static int run_kernel(tst_env *env, int dev, const char *name, int n_frames, int
   cls_kargs_uint(&ka, (cl_uint)seed);
   cls_kargs_uint(&ka, (cl_uint)epoch);
   st = cls_kargs_end(&ka);
-  size_t g[2] = {(size_t)width, (size_t)n_frames}, l[2] = {1, 1};
+  size_t g[2] = {((size_t)width + 3) / 4, (size_t)n_frames}, l[2] = {1, 1};
   if (st == CLS_OK)
     st = cls_ops_launch_to(cls_engine_errors(env->engine), tst_queue(env, dev), kern, name, 2, g, l, NULL);
   CHECK(st == CLS_OK, "running %s: %s", name, cls_engine_error(env->engine));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "augment_draw.h"
 #include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
@@ -42,6 +43,8 @@ struct cls_mfcc_plan {
   cl_kernel aug_spectrogram, aug_features;
   cl_mem aug_frame_utt, aug_frame_base, aug_op_first, aug_ops, aug_utt;
   size_t aug_frame_cap, aug_batch_cap, aug_ops_cap; /* bytes */
+  int *aug_stage;                                   /* host staging: frame_utt, then op_first */
+  size_t aug_stage_cap;                             /* ints */
 };
 
 static cls_status cl_check(cls_error *to, cl_int err, const char *what) {
@@ -165,6 +168,7 @@ void cls_mfcc_destroy(cls_mfcc_plan *p) {
                   &p->frame_base,  &p->n_frames, &p->aug_frame_utt, &p->aug_frame_base, &p->aug_op_first,
                   &p->aug_ops,     &p->aug_utt};
   for (size_t i = 0; i < sizeof ms / sizeof *ms; i++) release(ms[i]);
+  free(p->aug_stage);
   pthread_mutex_lock(&clfft_lock);
   if (--clfft_users == 0) clfftTeardown();
   pthread_mutex_unlock(&clfft_lock);
@@ -342,9 +346,15 @@ static cls_status ensure_buffer(cls_mfcc_plan *p, cl_mem *m, size_t *cap, size_t
 static cls_status upload_augment_tables(cls_mfcc_plan *p, cl_command_queue q, int batch, const cls_augment_batch *aug,
                                         const int *base, const int *nf, size_t total_frames) {
   const int first_op = aug->op_first[0], n_ops = aug->op_first[batch] - first_op;
-  int *frame_utt = malloc((total_frames ? total_frames : 1) * sizeof *frame_utt);
-  int *op_first = malloc((size_t)(batch + 1) * sizeof *op_first);
-  cls_status st = frame_utt && op_first ? CLS_OK : cls_error_set(p->err, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  /* Staged in the plan: the writes do not block, and the compute's clFinish ends them. */
+  const size_t stage = total_frames + (size_t)batch + 1;
+  if (stage > p->aug_stage_cap) {
+    free(p->aug_stage);
+    p->aug_stage = malloc(stage * sizeof *p->aug_stage);
+    p->aug_stage_cap = p->aug_stage ? stage : 0;
+  }
+  int *frame_utt = p->aug_stage, *op_first = p->aug_stage ? p->aug_stage + total_frames : NULL;
+  cls_status st = frame_utt ? CLS_OK : cls_error_set(p->err, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int b = 0; st == CLS_OK && b < batch; b++)
     for (int f = 0; f < nf[b]; f++) frame_utt[base[b] + f] = b;
   for (int b = 0; st == CLS_OK && b <= batch; b++) op_first[b] = aug->op_first[b] - first_op;
@@ -369,11 +379,6 @@ static cls_status upload_augment_tables(cls_mfcc_plan *p, cl_command_queue q, in
     err = clEnqueueWriteBuffer(q, p->aug_ops, CL_FALSE, 0, (size_t)n_ops * sizeof(cls_augment_op), aug->ops + first_op, 0,
                                NULL, NULL);
   if (st == CLS_OK) st = cl_check(p->err, err, "uploading augmentation tables");
-  /* The writes do not block: the host arrays must outlive them. */
-  cl_int finished = clFinish(q);
-  if (st == CLS_OK) st = cl_check(p->err, finished, "clFinish");
-  free(frame_utt);
-  free(op_first);
   return st;
 }
 
@@ -395,8 +400,9 @@ static cls_status enqueue_augment(cls_mfcc_plan *p, cl_command_queue q, cl_kerne
   cls_kargs_uint(&ka, (cl_uint)aug->seed);
   cls_kargs_uint(&ka, (cl_uint)aug->epoch);
   cls_status st = cls_kargs_end(&ka);
-  size_t g[2] = {(size_t)width, (size_t)n_frames}, l[2] = {32, 1};
-  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, k, name, 2, g, l, NULL);
+  /* a work-item per 4 values of a frame; the driver picks the work-group */
+  size_t g[2] = {((size_t)width + 3) / 4, (size_t)n_frames};
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, k, name, 2, g, NULL, NULL);
   return st;
 }
 
@@ -456,13 +462,17 @@ cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *p, cl_command_queue q, int 
     st = cl_check(e, clEnqueueWriteBuffer(q, p->n_frames, CL_FALSE, 0, (size_t)batch * sizeof(int), nf, 0, NULL, NULL),
                   "uploading frame counts");
   int nfr = (int)total_frames;
-  int op_count = 0;
+  /* Each domain's kernel runs when the batch has an operation of that domain. */
+  int n_spectrogram = 0, n_features = 0;
   if (st == CLS_OK && aug && batch > 0) {
-    op_count = aug->op_first[batch] - aug->op_first[0];
-    if (op_count > 0) st = upload_augment_tables(p, q, batch, aug, base, nf, total_frames);
+    for (int i = aug->op_first[0]; i < aug->op_first[batch]; i++) {
+      n_spectrogram += aug->ops[i].domain == CLS_AUGOP_SPECTROGRAM;
+      n_features += aug->ops[i].domain == CLS_AUGOP_FEATURES;
+    }
+    if (n_spectrogram + n_features > 0) st = upload_augment_tables(p, q, batch, aug, base, nf, total_frames);
   }
   if (st == CLS_OK) st = window_and_transform(p, q, total_frames);
-  if (st == CLS_OK && op_count > 0 && total_frames) st = enqueue_augment(p, q, p->aug_spectrogram, aug, nfr, 0);
+  if (st == CLS_OK && n_spectrogram > 0 && total_frames) st = enqueue_augment(p, q, p->aug_spectrogram, aug, nfr, 0);
   if (st == CLS_OK) {
     cls_kargs ka = cls_kargs_begin(e, p->filterbank, "mfcc_filterbank_dct");
     cls_kargs_int(&ka, nfr);
@@ -480,7 +490,7 @@ cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *p, cl_command_queue q, int 
   }
   size_t g1 = total_frames, l1 = p->filterbank_local;
   if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->filterbank, "mfcc_filterbank_dct", 1, &g1, &l1, NULL);
-  if (st == CLS_OK && op_count > 0 && total_frames) st = enqueue_augment(p, q, p->aug_features, aug, nfr, 1);
+  if (st == CLS_OK && n_features > 0 && total_frames) st = enqueue_augment(p, q, p->aug_features, aug, nfr, 1);
   if (st == CLS_OK && windows.mem && max_frames > 0)
     st = enqueue_context_windows(p, q, batch, max_frames, n_context, windows);
   if (st == CLS_OK && features && total_frames)

@@ -120,17 +120,19 @@ def pack(ops):
     return out
 
 
-def element_uniform(seed, epoch, utt, aug, e):
-    e = np.asarray(e, np.uint64)
-    words = block(seed, epoch, utt, aug, UNIFORM, e >> np.uint64(2))
-    w = np.take_along_axis(words, (e & np.uint64(3)).astype(np.int64)[..., None], axis=-1)[..., 0]
+def element_uniform(seed, epoch, utt, aug, t, c, width):
+    """Columns 4g .. 4g+3 of row t: the words of block t ceil(width / 4) + g."""
+    t, c = np.asarray(t, np.uint64), np.asarray(c, np.uint64)
+    words = block(seed, epoch, utt, aug, UNIFORM, t * np.uint64((width + 3) // 4) + (c >> np.uint64(2)))
+    w = np.take_along_axis(words, (c & np.uint64(3)).astype(np.int64)[..., None], axis=-1)[..., 0]
     return (w >> np.uint64(8)).astype(np.float32) * np.float32(1.0 / 16777216.0)
 
 
-def element_normal(seed, epoch, utt, aug, e):
-    e = np.asarray(e, np.uint64)
-    words = block(seed, epoch, utt, aug, NORMAL, e >> np.uint64(1))
-    w = ((e & np.uint64(1)) * np.uint64(2)).astype(np.int64)
+def element_normal(seed, epoch, utt, aug, t, c, width):
+    """Columns 2h, 2h + 1 of row t: words (0, 1) and (2, 3) of block t ceil(width / 2) + h, Box-Muller."""
+    t, c = np.asarray(t, np.uint64), np.asarray(c, np.uint64)
+    words = block(seed, epoch, utt, aug, NORMAL, t * np.uint64((width + 1) // 2) + (c >> np.uint64(1)))
+    w = ((c & np.uint64(1)) * np.uint64(2)).astype(np.int64)
     w0 = np.take_along_axis(words, w[..., None], axis=-1)[..., 0]
     w1 = np.take_along_axis(words, (w + 1)[..., None], axis=-1)[..., 0]
     u1 = ((w0 >> np.uint64(8)) + np.uint64(1)).astype(np.float32) * np.float32(1.0 / 16777216.0)
@@ -149,7 +151,7 @@ def apply_spectrogram(ops, seed, epoch, utt, n_frames, n_bins):
         elif kind == TIME:
             keep[lo:hi, :] = 0
         elif kind == DROPOUT:
-            keep[element_uniform(seed, epoch, utt, aug, t * n_bins + b) < np.float32(value)] = 0
+            keep[element_uniform(seed, epoch, utt, aug, t, b, n_bins) < np.float32(value)] = 0
     return keep
 
 
@@ -157,17 +159,16 @@ def apply_features(ops, seed, epoch, utt, x):
     x = x.astype(np.float32).copy()
     n_frames, n_coeff = x.shape
     t, c = np.meshgrid(np.arange(n_frames), np.arange(n_coeff), indexing="ij")
-    e = t * n_coeff + c
     for kind, dom, lo, hi, aug, value in ops:
         if dom != FEATURES:
             continue
         value = np.float32(value)
         if kind == DROPOUT:
-            x = np.where(element_uniform(seed, epoch, utt, aug, e) < value, x * np.float32(0), x)
+            x = np.where(element_uniform(seed, epoch, utt, aug, t, c, n_coeff) < value, x * np.float32(0), x)
         elif kind == ADD:
-            x = x + value * element_normal(seed, epoch, utt, aug, e)
+            x = x + value * element_normal(seed, epoch, utt, aug, t, c, n_coeff)
         elif kind == MULTIPLY:
-            x = x * (value * element_normal(seed, epoch, utt, aug, e) + np.float32(1))
+            x = x * (value * element_normal(seed, epoch, utt, aug, t, c, n_coeff) + np.float32(1))
     return x.astype(np.float32)
 
 
