@@ -20,6 +20,7 @@
 #include "features/mfcc_device.h"
 #include "ops/ops_util.h"
 #include "augment_draw.h"
+#include "data/batch_loader.h"
 
 static cls_augmentation parse_ok(const char *spec) {
   cls_augmentation a;
@@ -225,6 +226,39 @@ static void test_draw_statistics(void) {
   CHECK(wrong_n == 0, "%ld utterances with a count outside its range", wrong_n);
   CHECK(fabs(add_sum / N - 2.0) < 1e-3, "add's stddev averaged %.5f over a clock 0..1 of 1:3", add_sum / N);
   printf("  draw statistics: frequency_mask on %.4f (p 0.3), time_mask on %.4f (0.525)\n", pf, pt);
+}
+
+/* A training loader's batches carry each utterance's index in the epoch and its clock: a rank's shard
+ * (2 of every global batch of 6, from the third) of an epoch of 36 utterances, run epoch 1 of 4. */
+static void test_loader_indices(const cls_mfcc_tables *t) {
+  cls_utterance u[12];
+  const int32_t label = 1;
+  for (int i = 0; i < 12; i++) u[i] = (cls_utterance){SMOKE "/LDC93S1.wav", &label, 1};
+  cls_loader_options o = {.tables = t, .n_context = 9, .depth = 2, .augment = 1, .run_epoch = 1, .epochs = 4,
+                          .epoch_size = 36, .index_local = 2, .index_global = 6, .index_first = 2, .epoch_key = 7};
+  cls_loader *l = NULL;
+  cls_error err;
+  CHECK(cls_loader_start(u, 12, 4, &o, &l, &err) == CLS_OK, "loader: %s", err.text);
+  int seen = 0, bad = 0;
+  for (cls_host_batch *b; l && (b = cls_loader_next(l));) {
+    for (int i = 0; i < b->batch; i++) {
+      const int at = b->first + i, g = at / 2 * 6 + 2 + at % 2;
+      if (!b->augmented || b->aug_epoch != 7 || b->aug_index[i] != (uint32_t)g ||
+          fabs(b->aug_clock[i] - (1.0 + g / 36.0) / 4.0) > 1e-12)
+        bad++;
+      seen++;
+    }
+    cls_loader_done(l, b);
+  }
+  cls_loader_stop(l);
+  CHECK(seen == 12 && bad == 0, "%d of %d utterances with a wrong index, clock or epoch key", bad, seen);
+  /* an evaluation loader's batches are not augmented */
+  cls_loader_options e = {.tables = t, .n_context = 9, .depth = 1};
+  CHECK(cls_loader_start(u, 2, 2, &e, &l, &err) == CLS_OK, "loader: %s", err.text);
+  cls_host_batch *b = l ? cls_loader_next(l) : NULL;
+  CHECK(b && !b->augmented, "an evaluation batch is marked augmented");
+  if (b) cls_loader_done(l, b);
+  cls_loader_stop(l);
 }
 
 /* ---- kernels ---- */
@@ -526,6 +560,7 @@ int main(void) {
     cls_error err;
     clips cl;
     if (cls_mfcc_tables_create(&cfg, &t, &err) == CLS_OK && clips_load(&cl)) {
+      test_loader_indices(t);
       test_mfcc_augmented(&env, t, &cl);
       cls_audio_free(&cl.audio);
     }
