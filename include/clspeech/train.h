@@ -73,7 +73,7 @@ typedef struct cls_train_options {
   int host_features;                /* features on the host (else on the device) */
   const char *feature_cache;
   /* --augment (DeepSpeech's, clspeech/features.h), in command-line order; training sets only, on the
-     device feature path. n_augment 0: none. */
+     device feature path. n_augment 0: none. Kept by pointer: the array must outlive the trainer. */
   const cls_augmentation *augment;
   int n_augment;
   /* Towers (see tower.h): one per selected device, towers_per_device on each. */
