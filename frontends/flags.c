@@ -14,6 +14,7 @@ static const char *type_name(cli_flag_type t) {
     case CLI_INT: return "int";
     case CLI_DOUBLE: return "float";
     case CLI_BOOL: return "bool";
+    case CLI_STRINGS: return "string, repeatable";
   }
   return "?";
 }
@@ -31,6 +32,7 @@ void cli_print_flags(const cli_flag *flags, int n) {
       case CLI_INT: snprintf(def, sizeof def, "%d", *(int *)f->value); break;
       case CLI_DOUBLE: snprintf(def, sizeof def, "%g", *(double *)f->value); break;
       case CLI_BOOL: snprintf(def, sizeof def, "%s", *(bool *)f->value ? "true" : "false"); break;
+      case CLI_STRINGS: snprintf(def, sizeof def, "none"); break;
     }
     printf("  --%s (%s, default %s)\n      %s\n", f->name, type_name(f->type), def, f->help);
   }
@@ -41,6 +43,15 @@ static int set_value(cli_flag *f, const char *text, const char *command) {
   errno = 0;
   switch (f->type) {
     case CLI_STRING: *(const char **)f->value = text; return 0;
+    case CLI_STRINGS: {
+      cli_strings *list = f->value;
+      if (list->n >= CLI_MAX_REPEATS) {
+        fprintf(stderr, "clspeech %s: --%s given more than %d times\n", command, f->name, CLI_MAX_REPEATS);
+        return 2;
+      }
+      list->items[list->n++] = text;
+      return 0;
+    }
     case CLI_INT: {
       long v = strtol(text, &end, 10);
       if (*text == '\0' || *end != '\0' || errno || v < INT_MIN || v > INT_MAX) break;

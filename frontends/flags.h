@@ -6,12 +6,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum cli_flag_type { CLI_STRING, CLI_INT, CLI_DOUBLE, CLI_BOOL } cli_flag_type;
+typedef enum cli_flag_type { CLI_STRING, CLI_INT, CLI_DOUBLE, CLI_BOOL, CLI_STRINGS } cli_flag_type;
+
+/* A repeatable string flag's values (CLI_STRINGS, absl's multi_string: each occurrence adds one), in
+ * command-line order. */
+#define CLI_MAX_REPEATS 32
+typedef struct cli_strings {
+  const char *items[CLI_MAX_REPEATS];
+  int n;
+} cli_strings;
 
 typedef struct cli_flag {
   const char *name;     /* without the leading -- */
   cli_flag_type type;
-  void *value;          /* const char **, int *, double *, bool *: holds the default on entry */
+  void *value;          /* const char **, int *, double *, bool *, cli_strings *: holds the default on entry */
   const char *help;
   bool seen;            /* set when the flag was given */
 } cli_flag;

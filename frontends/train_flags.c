@@ -166,6 +166,10 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
   D(lm_alpha, "weight of the language model's ln P(word | history) in the beam search");
   D(lm_beta, "bonus per word in the beam search with a language model");
   S(test_output_file, "write every test sample's result as JSON here");
+  t[k++] = (cli_flag){"augment", CLI_STRINGS, &f->augment,
+                      "DeepSpeech's augmentation NAME[key=value,...], repeatable, applied to training batches on the device "
+                      "(implemented: frequency_mask, time_mask, dropout, add, multiply; docs/train.md)",
+                      false};
   S(summary_dir, "TensorBoard event files go to DIR/train, DIR/dev and DIR/metrics (\"\": none)");
   I(summary_steps, "each variable's statistics and histograms (and its gradient's) every N steps (0: never)");
 #undef S
@@ -175,6 +179,8 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
   *n = k;
   return t;
 }
+
+static int train_flags_augment(train_flags *f, const char *command);
 
 int train_flags_finish(train_flags *f, const char *command) {
   if (!*f->checkpoint_dir) {
@@ -205,6 +211,30 @@ int train_flags_finish(train_flags *f, const char *command) {
     bad = "--features_device must be device or host";
   if (bad) {
     fprintf(stderr, "clspeech %s: %s\n", command, bad);
+    return CLI_EXIT_USAGE;
+  }
+  return train_flags_augment(f, command);
+}
+
+/* --augment: each specification parsed and checked (DeepSpeech's grammar, clspeech/features.h), then
+   refused when this build does not run it yet, and refused on the host feature path. */
+static int train_flags_augment(train_flags *f, const char *command) {
+  f->n_augments = 0;
+  for (int i = 0; i < f->augment.n; i++) {
+    cls_error err;
+    cls_error_clear(&err);
+    if (cls_augment_parse(f->augment.items[i], &f->augments[i], &err) != CLS_OK ||
+        cls_augment_check_supported(&f->augments[i], &err) != CLS_OK) {
+      fprintf(stderr, "clspeech %s: --augment \"%s\": %s\n", command, f->augment.items[i], err.text);
+      return CLI_EXIT_USAGE;
+    }
+    f->n_augments++;
+  }
+  if (f->n_augments > 0 && !strcmp(f->features_device, "host")) {
+    fprintf(stderr,
+            "clspeech %s: --augment runs in the device feature path: not with --features_device host%s (not "
+            "implemented yet)\n",
+            command, *f->feature_cache ? " (which --feature_cache implies)" : "");
     return CLI_EXIT_USAGE;
   }
   return 0;
@@ -253,6 +283,8 @@ cls_train_options train_flags_options(const train_flags *f, int n_classes) {
   o.horovod = f->horovod;
   o.summary_dir = f->summary_dir;
   o.summary_steps = f->summary_steps;
+  o.augment = f->augments;
+  o.n_augment = f->n_augments;
   return o;
 }
 
@@ -268,6 +300,11 @@ int train_flags_write(const train_flags *f, const char *path) {
       case CLI_INT: fprintf(out, "--%s=%d\n", t[i].name, *(int *)t[i].value); break;
       case CLI_DOUBLE: fprintf(out, "--%s=%.17g\n", t[i].name, *(double *)t[i].value); break;
       case CLI_BOOL: fprintf(out, "--%s=%s\n", t[i].name, *(bool *)t[i].value ? "true" : "false"); break;
+      case CLI_STRINGS: {
+        const cli_strings *list = t[i].value;
+        for (int j = 0; j < list->n; j++) fprintf(out, "--%s=%s\n", t[i].name, list->items[j]);
+        break;
+      }
     }
   }
   return fclose(out) == 0 ? 0 : -1;

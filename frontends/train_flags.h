@@ -39,6 +39,9 @@ typedef struct train_flags {
   int towers_per_device, replica_check_steps;
   bool overlap_reduction, log_placement, horovod;
   const char *audio; /* transcribe */
+  cli_strings augment;                         /* --augment, repeatable */
+  cls_augmentation augments[CLI_MAX_REPEATS];  /* parsed by train_flags_finish */
+  int n_augments;
   /* The values of --strategy, --balance, --load_train and --load_evaluate (train_flags_finish). */
   cls_strategy strategy_mode;
   cls_balance balance_mode;
@@ -50,8 +53,9 @@ typedef struct train_flags {
 void train_flags_defaults(train_flags *f);
 /* The table for cli_parse_flags; `n` receives its length. */
 cli_flag *train_flags_table(train_flags *f, int *n);
-/* Resolves derived defaults (checkpoint folders, dropout -1 = dropout_rate) and parses the modes
- * (strategy, balance, load) into their enums (the numeric flags' ranges were checked while parsing,
+/* Resolves derived defaults (checkpoint folders, dropout -1 = dropout_rate), parses the modes
+ * (strategy, balance, load) into their enums and the --augment specifications (refusing those not
+ * implemented yet, and --augment with host features) (the numeric flags' ranges were checked while parsing,
  * flag_rules.c); prints the problem and returns CLI_EXIT_USAGE, or 0. */
 int train_flags_finish(train_flags *f, const char *command);
 /* The engine's options for these flags (n_classes from the alphabet). */

@@ -161,7 +161,7 @@ static void check_against_tower(cls_engine *e, int device, int host_features) {
   cls_mfcc_config fc = cls_mfcc_default(16000);
   cls_mfcc_tables *tables = NULL;
   CHECK_INT(cls_mfcc_tables_create(&fc, &tables, &err), CLS_OK);
-  cls_tower_config tc = {model, tables, host_features, 2, max_frames, 1};
+  cls_tower_config tc = {model, tables, host_features, 2, max_frames, 1, NULL, 0, 0};
   cls_tower *tower = NULL;
   CHECK_INT(cls_tower_create(e, device, &tc, &tower), CLS_OK);
   cls_infer_config ic = {model, fc, host_features, NULL, 2, max_frames, 0, 0};
@@ -197,7 +197,7 @@ static void check_against_tower(cls_engine *e, int device, int host_features) {
   CHECK_INT(got.n, 2);
   cls_utterance u[3];
   for (int i = 0; i < 3; i++) u[i] = (cls_utterance){paths[i], NULL, 0};
-  cls_loader_options lo = {tables, model.n_context, host_features, NULL, 1};
+  cls_loader_options lo = {.tables = tables, .n_context = model.n_context, .host_features = host_features, .depth = 1};
   cls_loader *l = NULL;
   CHECK_INT(cls_loader_start(u, 3, 2, &lo, &l, &err), CLS_OK);
   float *logits = malloc((size_t)max_frames * 2 * model.n_classes * sizeof *logits), losses[2];

@@ -23,7 +23,7 @@ enum { B = 2, TOWERS = 2, N = B * TOWERS };
  * for bit; a tower of capacity 1 (N chunks) gives the gradient of one chunk of N within a stated
  * tolerance; a gradient ended without waiting for its ranges leaves the tower ready for the next. */
 static void check_tower_api(cls_engine *e, int dev, const cls_crew *crew, const cls_host_batch *b, const float *p) {
-  cls_tower_config tc = {crew->o.model, crew->tables, 1, N, crew->max_frames, crew->max_label};
+  cls_tower_config tc = {crew->o.model, crew->tables, 1, N, crew->max_frames, crew->max_label, NULL, 0, 0};
   cls_tower *whole = NULL, *chunked = NULL;
   CHECK_INT(cls_tower_create(e, dev, &tc, &whole), CLS_OK);
   tc.capacity = 1;

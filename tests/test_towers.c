@@ -150,11 +150,11 @@ static void check_reduction(cls_engine *e, const int *dev, const data *d) {
   cls_mfcc_tables *tables = NULL;
   cls_error err;
   CHECK_INT(cls_mfcc_tables_create(&fc, &tables, &err), CLS_OK);
-  cls_tower_config tc = {model, tables, 1, N, d->max_frames, d->max_labels};
+  cls_tower_config tc = {model, tables, 1, N, d->max_frames, d->max_labels, NULL, 0, 0};
   cls_tower *ref = NULL, *tw[3] = {NULL, NULL, NULL};
   CHECK_INT(cls_tower_create(e, dev[0], &tc, &ref), CLS_OK);
   for (int i = 0; i < 3; i++) CHECK_INT(cls_tower_create(e, dev[i], &tc, &tw[i]), CLS_OK);
-  cls_loader_options lo = {tables, 9, 1, NULL, 1};
+  cls_loader_options lo = {.tables = tables, .n_context = 9, .host_features = 1, .depth = 1};
   cls_loader *l = NULL;
   CHECK_INT(cls_loader_start(d->u, N, N, &lo, &l, &err), CLS_OK);
   cls_host_batch *b = l ? cls_loader_next(l) : NULL;

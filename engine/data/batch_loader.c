@@ -74,6 +74,16 @@ static void fill(cls_loader *l, slot *s, int k) {
   b->first = k * l->batch_size;
   b->batch = l->n - b->first < l->batch_size ? l->n - b->first : l->batch_size;
   cls_error_clear(&b->error);
+  const cls_loader_options *o = &l->opt;
+  b->augmented = o->augment;
+  b->aug_epoch = o->epoch_key;
+  for (int i = 0; o->augment && i < b->batch; i++) {
+    const long long at = b->first + i, local = o->index_local > 0 ? o->index_local : 1;
+    const long long g = at / local * o->index_global + o->index_first + at % local;
+    b->aug_index[i] = (uint32_t)g;
+    const double size = o->epoch_size > 0 ? o->epoch_size : 1, epochs = o->epochs > 0 ? o->epochs : 1;
+    b->aug_clock[i] = (o->run_epoch + (double)g / size) / epochs;
+  }
   b->time = 0;
   b->audio_seconds = 0;
   b->max_label = 1;
@@ -178,7 +188,9 @@ cls_status cls_loader_start(const cls_utterance *utts, int n, int batch_size, co
     b->audio = calloc((size_t)batch_size, sizeof *b->audio);
     b->n_audio = calloc((size_t)batch_size, sizeof *b->n_audio);
     b->label_len = calloc((size_t)batch_size, sizeof *b->label_len);
-    if (!b->frames || !b->audio || !b->n_audio || !b->label_len) goto oom;
+    b->aug_index = calloc((size_t)batch_size, sizeof *b->aug_index);
+    b->aug_clock = calloc((size_t)batch_size, sizeof *b->aug_clock);
+    if (!b->frames || !b->audio || !b->n_audio || !b->label_len || !b->aug_index || !b->aug_clock) goto oom;
   }
   pthread_mutex_init(&l->lock, NULL);
   pthread_cond_init(&l->changed, NULL);
@@ -238,6 +250,8 @@ void cls_loader_stop(cls_loader *l) {
     free(b->audio);
     free(b->n_audio);
     free(b->label_len);
+    free(b->aug_index);
+    free(b->aug_clock);
     free(b->labels);
     free(b->windows);
   }

@@ -18,6 +18,15 @@ typedef struct cls_loader_options {
   int host_features;              /* 1: features and windows on the host; 0: decoded audio for the device */
   const char *feature_cache;      /* folder, or NULL/"" (used on the host-features path) */
   int depth;                      /* batches prepared ahead (>= 1) */
+  /* --augment: a training epoch's batches carry each utterance's index in the epoch and its clock
+     (augment 0: evaluation sets, never augmented). utts[i] is utterance g(i) = i / index_local *
+     index_global + index_first + i % index_local of the epoch's epoch_size (a rank's shard of the
+     global batches, or with local = global and first 0 the whole set); its clock is DeepSpeech's,
+     (run_epoch + g / epoch_size) / epochs, and the epoch keys the draws. */
+  int augment;
+  int run_epoch, epochs, epoch_size;
+  int index_local, index_global, index_first;
+  uint32_t epoch_key;
 } cls_loader_options;
 
 typedef struct cls_host_batch {
@@ -32,6 +41,10 @@ typedef struct cls_host_batch {
   int32_t *labels;    /* [B, max_label], zero padded */
   int32_t *label_len; /* [B] */
   double audio_seconds;
+  int augmented;      /* an augmented training batch: the next three are set */
+  uint32_t *aug_index; /* [B] each utterance's index in the epoch */
+  double *aug_clock;  /* [B] its clock, 0 .. 1 */
+  uint32_t aug_epoch; /* the epoch key of the draws */
   cls_error error;    /* status CLS_OK, or the failure with its text naming the file */
 } cls_host_batch;
 

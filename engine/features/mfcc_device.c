@@ -1,6 +1,7 @@
 /* Device features (see mfcc_device.h): owns the plan's buffers, the clFFT plan (baked once, for a
- * chunk of frames, and run once per chunk the batch's frames fill) and the three kernels of
- * kernels/mfcc.cl. */
+ * chunk of frames, and run once per chunk the batch's frames fill), the three kernels of
+ * kernels/mfcc.cl and, for training with --augment, the two of kernels/augment.cl with their per-batch
+ * tables. */
 #include "features/mfcc_device.h"
 
 #include <clFFT.h>
@@ -8,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "augment_draw.h"
 #include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
+#include "features/augment.h"
 #include "ops/ops_util.h"
 
 /* clFFT keeps process-wide state: set up with the first plan, torn down after the last. */
@@ -35,6 +38,13 @@ struct cls_mfcc_plan {
   size_t filterbank_local;                  /* work-group size of mfcc_filterbank_dct (CLS_MFCC_FILTERBANK_WG) */
   int f64;                                  /* the double-precision framing and FFT */
   size_t real;                              /* sizeof(double) or sizeof(float) */
+  cls_device *device;
+  /* --augment (cls_mfcc_enable_augment): the kernels, and a batch's tables (kernels/augment.cl) */
+  cl_kernel aug_spectrogram, aug_features;
+  cl_mem aug_frame_utt, aug_frame_base, aug_op_first, aug_ops, aug_utt;
+  size_t aug_frame_cap, aug_batch_cap, aug_ops_cap; /* bytes */
+  int *aug_stage;                                   /* host staging: frame_utt, then op_first */
+  size_t aug_stage_cap;                             /* ints */
 };
 
 static cls_status cl_check(cls_error *to, cl_int err, const char *what) {
@@ -111,6 +121,7 @@ cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, 
     free(p);
     return st;
   }
+  p->device = d;
   p->f64 = d->info.fp64;
   p->real = p->f64 ? sizeof(double) : sizeof(float);
   p->chunk = fft_chunk(d->id, d->info.kind == CLS_DEVICE_CPU ? FFT_CHUNK_CPU : FFT_CHUNK_OTHER,
@@ -149,12 +160,15 @@ cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, 
 void cls_mfcc_destroy(cls_mfcc_plan *p) {
   if (!p) return;
   if (p->fft_baked) clfftDestroyPlan(&p->fft);
-  cl_kernel ks[] = {p->frame_window, p->filterbank, p->context};
-  for (int i = 0; i < 3; i++)
+  cl_kernel ks[] = {p->frame_window, p->filterbank, p->context, p->aug_spectrogram, p->aug_features};
+  for (int i = 0; i < 5; i++)
     if (ks[i]) clReleaseKernel(ks[i]);
-  cl_mem *ms[] = {&p->hann, &p->band, &p->weight, &p->dct, &p->samples, &p->frame_start, &p->frames,
-                  &p->spectrum, &p->feats, &p->tmp, &p->frame_base, &p->n_frames};
+  cl_mem *ms[] = {&p->hann,        &p->band,     &p->weight,        &p->dct,            &p->samples,
+                  &p->frame_start, &p->frames,   &p->spectrum,      &p->feats,          &p->tmp,
+                  &p->frame_base,  &p->n_frames, &p->aug_frame_utt, &p->aug_frame_base, &p->aug_op_first,
+                  &p->aug_ops,     &p->aug_utt};
   for (size_t i = 0; i < sizeof ms / sizeof *ms; i++) release(ms[i]);
+  free(p->aug_stage);
   pthread_mutex_lock(&clfft_lock);
   if (--clfft_users == 0) clfftTeardown();
   pthread_mutex_unlock(&clfft_lock);
@@ -305,10 +319,105 @@ static cls_status enqueue_context_windows(cls_mfcc_plan *p, cl_command_queue q, 
   return st;
 }
 
+/* ---- --augment ---- */
+
+cls_status cls_mfcc_enable_augment(cls_mfcc_plan *p) {
+  if (p->aug_features) return CLS_OK;
+  cls_status st = cls_device_kernel(p->engine, p->device, "augment",
+                                    p->f64 ? "augment_spectrogram_f64" : "augment_spectrogram", &p->aug_spectrogram);
+  if (st == CLS_OK) st = cls_device_kernel(p->engine, p->device, "augment", "augment_features", &p->aug_features);
+  return st;
+}
+
+/* A read-only buffer of at least `need` bytes in *m (capacity *cap bytes), grown by doubling. */
+static cls_status ensure_buffer(cls_mfcc_plan *p, cl_mem *m, size_t *cap, size_t need) {
+  if (*m && need <= *cap) return CLS_OK;
+  release(m);
+  size_t c = *cap ? *cap : 256;
+  while (c < need) c *= 2;
+  cl_int err = CL_SUCCESS;
+  *m = clCreateBuffer(p->ctx, CL_MEM_READ_ONLY, c, NULL, &err);
+  *cap = err == CL_SUCCESS ? c : 0;
+  return cl_check(p->err, err, "allocating augmentation tables");
+}
+
+/* The batch's augmentation tables (kernels/augment.cl): each frame's utterance, the utterances' first
+ * frames, their operations (rebased to the batch's first) and their indices in the epoch. */
+static cls_status upload_augment_tables(cls_mfcc_plan *p, cl_command_queue q, int batch, const cls_augment_batch *aug,
+                                        const int *base, const int *nf, size_t total_frames) {
+  const int first_op = aug->op_first[0], n_ops = aug->op_first[batch] - first_op;
+  /* Staged in the plan: the writes do not block, and the compute's clFinish ends them. */
+  const size_t stage = total_frames + (size_t)batch + 1;
+  if (stage > p->aug_stage_cap) {
+    free(p->aug_stage);
+    p->aug_stage = malloc(stage * sizeof *p->aug_stage);
+    p->aug_stage_cap = p->aug_stage ? stage : 0;
+  }
+  int *frame_utt = p->aug_stage, *op_first = p->aug_stage ? p->aug_stage + total_frames : NULL;
+  cls_status st = frame_utt ? CLS_OK : cls_error_set(p->err, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  for (int b = 0; st == CLS_OK && b < batch; b++)
+    for (int f = 0; f < nf[b]; f++) frame_utt[base[b] + f] = b;
+  for (int b = 0; st == CLS_OK && b <= batch; b++) op_first[b] = aug->op_first[b] - first_op;
+  const size_t ib = sizeof(int), per_batch = (size_t)(batch + 1) * ib;
+  size_t batch_cap = p->aug_batch_cap;
+  if (st == CLS_OK) st = ensure_buffer(p, &p->aug_frame_utt, &p->aug_frame_cap, (total_frames ? total_frames : 1) * ib);
+  if (st == CLS_OK) st = ensure_buffer(p, &p->aug_frame_base, &batch_cap, per_batch);
+  if (st == CLS_OK) st = ensure_buffer(p, &p->aug_op_first, &p->aug_batch_cap, per_batch);
+  batch_cap = p->aug_batch_cap;
+  if (st == CLS_OK) st = ensure_buffer(p, &p->aug_utt, &batch_cap, per_batch);
+  if (st == CLS_OK) st = ensure_buffer(p, &p->aug_ops, &p->aug_ops_cap, (size_t)n_ops * sizeof(cls_augment_op));
+  cl_int err = CL_SUCCESS;
+  if (st == CLS_OK && total_frames)
+    err = clEnqueueWriteBuffer(q, p->aug_frame_utt, CL_FALSE, 0, total_frames * ib, frame_utt, 0, NULL, NULL);
+  if (st == CLS_OK && err == CL_SUCCESS)
+    err = clEnqueueWriteBuffer(q, p->aug_frame_base, CL_FALSE, 0, (size_t)batch * ib, base, 0, NULL, NULL);
+  if (st == CLS_OK && err == CL_SUCCESS)
+    err = clEnqueueWriteBuffer(q, p->aug_op_first, CL_FALSE, 0, per_batch, op_first, 0, NULL, NULL);
+  if (st == CLS_OK && err == CL_SUCCESS)
+    err = clEnqueueWriteBuffer(q, p->aug_utt, CL_FALSE, 0, (size_t)batch * sizeof(uint32_t), aug->utterance, 0, NULL, NULL);
+  if (st == CLS_OK && err == CL_SUCCESS)
+    err = clEnqueueWriteBuffer(q, p->aug_ops, CL_FALSE, 0, (size_t)n_ops * sizeof(cls_augment_op), aug->ops + first_op, 0,
+                               NULL, NULL);
+  if (st == CLS_OK) st = cl_check(p->err, err, "uploading augmentation tables");
+  return st;
+}
+
+/* augment_spectrogram over the spectrum (features = 0), or augment_features over the features. */
+static cls_status enqueue_augment(cls_mfcc_plan *p, cl_command_queue q, cl_kernel k, const cls_augment_batch *aug,
+                                  int n_frames, int features) {
+  const cls_mfcc_tables *t = p->t;
+  const char *name = features ? "augment_features" : "augment_spectrogram";
+  const int width = features ? t->cfg.n_coeff : t->n_bins;
+  cls_kargs ka = cls_kargs_begin(p->err, k, name);
+  cls_kargs_int(&ka, n_frames);
+  cls_kargs_int(&ka, width);
+  cls_kargs_mem(&ka, features ? p->feats : p->spectrum);
+  cls_kargs_mem(&ka, p->aug_frame_utt);
+  cls_kargs_mem(&ka, p->aug_frame_base);
+  cls_kargs_mem(&ka, p->aug_op_first);
+  cls_kargs_mem(&ka, p->aug_ops);
+  cls_kargs_mem(&ka, p->aug_utt);
+  cls_kargs_uint(&ka, (cl_uint)aug->seed);
+  cls_kargs_uint(&ka, (cl_uint)aug->epoch);
+  cls_status st = cls_kargs_end(&ka);
+  /* a work-item per 4 values of a frame; the driver picks the work-group */
+  size_t g[2] = {((size_t)width + 3) / 4, (size_t)n_frames};
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, k, name, 2, g, NULL, NULL);
+  return st;
+}
+
 cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, const float *const *samples,
                             const size_t *n_samples, int n_context, cls_buf windows, int *time, int *frames,
                             float *features) {
+  return cls_mfcc_compute_augmented(p, q, batch, samples, n_samples, NULL, n_context, windows, time, frames, features);
+}
+
+cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *p, cl_command_queue q, int batch, const float *const *samples,
+                                      const size_t *n_samples, const cls_augment_batch *aug, int n_context,
+                                      cls_buf windows, int *time, int *frames, float *features) {
   cls_error *e = p->err;
+  if (aug && !p->aug_features)
+    return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "mfcc: an augmented batch on a plan without --augment's kernels");
   const cls_mfcc_tables *t = p->t;
   if (batch <= 0) return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "mfcc: empty batch");
   size_t total_samples = 0, total_frames = 0;
@@ -353,7 +462,17 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
     st = cl_check(e, clEnqueueWriteBuffer(q, p->n_frames, CL_FALSE, 0, (size_t)batch * sizeof(int), nf, 0, NULL, NULL),
                   "uploading frame counts");
   int nfr = (int)total_frames;
+  /* Each domain's kernel runs when the batch has an operation of that domain. */
+  int n_spectrogram = 0, n_features = 0;
+  if (st == CLS_OK && aug && batch > 0) {
+    for (int i = aug->op_first[0]; i < aug->op_first[batch]; i++) {
+      n_spectrogram += aug->ops[i].domain == CLS_AUGOP_SPECTROGRAM;
+      n_features += aug->ops[i].domain == CLS_AUGOP_FEATURES;
+    }
+    if (n_spectrogram + n_features > 0) st = upload_augment_tables(p, q, batch, aug, base, nf, total_frames);
+  }
   if (st == CLS_OK) st = window_and_transform(p, q, total_frames);
+  if (st == CLS_OK && n_spectrogram > 0 && total_frames) st = enqueue_augment(p, q, p->aug_spectrogram, aug, nfr, 0);
   if (st == CLS_OK) {
     cls_kargs ka = cls_kargs_begin(e, p->filterbank, "mfcc_filterbank_dct");
     cls_kargs_int(&ka, nfr);
@@ -371,6 +490,7 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *p, cl_command_queue q, int batch, con
   }
   size_t g1 = total_frames, l1 = p->filterbank_local;
   if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->filterbank, "mfcc_filterbank_dct", 1, &g1, &l1, NULL);
+  if (st == CLS_OK && n_features > 0 && total_frames) st = enqueue_augment(p, q, p->aug_features, aug, nfr, 1);
   if (st == CLS_OK && windows.mem && max_frames > 0)
     st = enqueue_context_windows(p, q, batch, max_frames, n_context, windows);
   if (st == CLS_OK && features && total_frames)

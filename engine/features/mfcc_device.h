@@ -7,6 +7,7 @@
 
 #include "clspeech/features.h"
 #include "clspeech/ops.h"
+#include "features/augment.h"
 
 /* The plan's create, destroy and host-to-host compute are public (clspeech/features.h); this is the
  * engine's own entry, on a caller-given queue, that can also write the first layer's input.
@@ -18,6 +19,16 @@
 cls_status cls_mfcc_compute(cls_mfcc_plan *plan, cl_command_queue queue, int batch, const float *const *samples,
                             const size_t *n_samples, int n_context, cls_buf windows, int *time, int *frames,
                             float *features);
+
+/* The same with --augment's operations (NULL: none), `aug` describing the same `batch` utterances: the
+ * spectrogram ones on the FFT's spectrum before the filterbank, the features ones on the features
+ * before the context windows (kernels/augment.cl). The plan must have cls_mfcc_enable_augment'd. */
+cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *plan, cl_command_queue queue, int batch,
+                                      const float *const *samples, const size_t *n_samples,
+                                      const cls_augment_batch *aug, int n_context, cls_buf windows, int *time,
+                                      int *frames, float *features);
+/* Builds the plan's --augment kernels (kernels/augment.cl), once; training towers call it at creation. */
+cls_status cls_mfcc_enable_augment(cls_mfcc_plan *plan);
 
 /* Frames per FFT transform: the plan runs its clFFT plan once per chunk of the batch's frames (0: once
  * over the whole capacity, where the device's alignment allows no chunk). For tests. */

@@ -23,6 +23,8 @@ struct cls_batch_input {
   cl_mem seq_len, labels, label_len;  /* int32 [capacity], [capacity, max_label], [capacity] */
   float *windows;                     /* host staging of a chunk's windows */
   int32_t *label_stage;               /* [capacity, max_label] */
+  cls_augment_op *aug_ops;            /* [capacity * max ops per utterance] a chunk's --augment operations */
+  int *aug_first;                     /* [capacity + 1] */
 };
 
 static cls_status cl_ok(cls_batch_input *t, cl_int err, const char *what) {
@@ -47,6 +49,16 @@ cls_status cls_batch_input_create(cls_engine *e, int device, cl_context ctx, con
   t->width = cls_model_input_width(&c->model);
   cls_status st = CLS_OK;
   if (!c->host_features) st = cls_mfcc_create(e, device, c->tables, &t->mfcc);
+  if (st == CLS_OK && c->n_augs > 0) {
+    if (c->host_features)
+      st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--augment runs in the device feature path, not with host features");
+    if (st == CLS_OK) st = cls_mfcc_enable_augment(t->mfcc);
+    const size_t per = (size_t)cls_augment_max_ops(c->augs, c->n_augs);
+    t->aug_ops = st == CLS_OK ? malloc((size_t)c->capacity * per * sizeof *t->aug_ops + 1) : NULL;
+    t->aug_first = st == CLS_OK ? malloc((size_t)(c->capacity + 1) * sizeof *t->aug_first) : NULL;
+    if (st == CLS_OK && (!t->aug_ops || !t->aug_first))
+      st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for --augment's operations");
+  }
   const size_t rows = (size_t)c->max_frames * (size_t)c->capacity;
   t->features = buffer(t, rows * (size_t)t->width * sizeof(float), &st);
   t->seq_len = buffer(t, (size_t)c->capacity * sizeof(int32_t), &st);
@@ -74,6 +86,8 @@ void cls_batch_input_destroy(cls_batch_input *t) {
     if (mems[i]) clReleaseMemObject(mems[i]);
   free(t->windows);
   free(t->label_stage);
+  free(t->aug_ops);
+  free(t->aug_first);
   free(t);
 }
 
@@ -116,8 +130,21 @@ cls_status cls_batch_input_put(cls_batch_input *t, cl_command_queue q, const cls
                  "uploading features");
     }
   } else {
-    st = cls_mfcc_compute(t->mfcc, q, count, (const float *const *)(b->audio + first), b->n_audio + first,
-                          t->c.model.n_context, cls_buf_of(t->features), &time, NULL, NULL);
+    cls_augment_batch aug, *augp = NULL;
+    if (b->augmented && t->c.n_augs > 0) {
+      /* Each utterance's draws, from its own index in the epoch: the same whatever the chunk. */
+      const cls_augment_context ac = {t->c.augs, t->c.n_augs, t->c.seed, b->aug_epoch, t->c.tables->n_bins,
+                                      t->c.tables->cfg.win_step_ms};
+      t->aug_first[0] = 0;
+      for (int i = 0; i < count; i++)
+        t->aug_first[i + 1] = t->aug_first[i] + cls_augment_utterance(&ac, b->aug_index[first + i],
+                                                                      b->aug_clock[first + i], b->frames[first + i],
+                                                                      t->aug_ops + t->aug_first[i]);
+      aug = (cls_augment_batch){t->aug_ops, t->aug_first, b->aug_index + first, t->c.seed, b->aug_epoch};
+      augp = &aug;
+    }
+    st = cls_mfcc_compute_augmented(t->mfcc, q, count, (const float *const *)(b->audio + first), b->n_audio + first,
+                                    augp, t->c.model.n_context, cls_buf_of(t->features), &time, NULL, NULL);
   }
   const int L = t->c.max_label;
   for (int i = 0; i < count; i++) {

@@ -15,6 +15,11 @@ typedef struct cls_batch_input_config {
   int host_features;              /* the batch carries context windows (else decoded audio) */
   int capacity;                   /* utterances per chunk */
   int max_frames, max_label;
+  /* --augment (device-features path; n_augs 0: none): applied to the batches the loader marks as
+     augmented (training's), drawn from (seed, the batch's epoch key, each utterance's index). */
+  const cls_augmentation *augs;
+  int n_augs;
+  uint32_t seed;
 } cls_batch_input_config;
 
 typedef struct cls_batch_input cls_batch_input;

@@ -139,7 +139,7 @@ cls_status cls_infer_create(cls_engine *e, int device, const cls_infer_config *c
     st = cl_ok(t, t->params ? CL_SUCCESS : cl_err, "allocating device memory");
     t->bytes += pb;
   }
-  cls_batch_input_config ic = {c->model, t->tables, c->host_features, c->max_batch, c->max_frames, 1};
+  cls_batch_input_config ic = {c->model, t->tables, c->host_features, c->max_batch, c->max_frames, 1, NULL, 0, 0};
   if (st == CLS_OK) st = cls_batch_input_create(e, device, t->ctx, &ic, &t->input);
   if (st == CLS_OK && c->stream_frames > 0) st = create_stream_buffers(t);
   if (st == CLS_OK) st = create_host_buffers(t);
@@ -362,7 +362,8 @@ cls_status cls_infer_run(cls_infer *t, const char *const *paths, int n, int batc
   cls_utterance *utts = calloc((size_t)n, sizeof *utts);
   if (!utts) return cls_fail(t->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int i = 0; i < n; i++) utts[i] = (cls_utterance){paths[i], NULL, 0};
-  cls_loader_options lo = {t->tables, t->c.model.n_context, t->c.host_features, t->c.feature_cache, 3};
+  cls_loader_options lo = {.tables = t->tables, .n_context = t->c.model.n_context,
+                           .host_features = t->c.host_features, .feature_cache = t->c.feature_cache, .depth = 3};
   cls_loader *l = NULL;
   cls_error err;
   cls_status st = CLS_OK;

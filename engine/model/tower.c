@@ -73,7 +73,8 @@ cls_status cls_tower_create(cls_engine *e, int device, const cls_tower_config *c
   t->grads = buffer(t, pb, &st);
   t->m = buffer(t, pb, &st);
   t->v = buffer(t, pb, &st);
-  cls_batch_input_config ic = {c->model, c->tables, c->host_features, c->capacity, c->max_frames, t->c.max_label};
+  cls_batch_input_config ic = {c->model,      c->tables,   c->host_features, c->capacity, c->max_frames,
+                               t->c.max_label, c->augs, c->n_augs,       c->seed};
   if (st == CLS_OK) st = cls_batch_input_create(e, device, t->ctx, &ic, &t->input);
   if (st == CLS_OK) t->bytes += cls_batch_input_device_bytes(t->input) + cls_model_activation_bytes(t->model);
   if (st != CLS_OK) {

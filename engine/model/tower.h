@@ -19,6 +19,9 @@ typedef struct cls_tower_config {
   int host_features;              /* the batch carries context windows (else decoded audio) */
   int capacity;                   /* utterances per chunk */
   int max_frames, max_label;
+  const cls_augmentation *augs;   /* --augment (n_augs 0: none), seeded by seed */
+  int n_augs;
+  uint32_t seed;
 } cls_tower_config;
 
 typedef struct cls_tower cls_tower;

@@ -316,7 +316,7 @@ cls_status cls_async_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n
   r.t0 = r.last_push = cls_now_ms();
   cls_model_layout(&c->o.model, r.layout);
   if (st == CLS_OK) st = open_copies(&r);
-  if (st == CLS_OK) st = cls_crew_start_loader(c, u, usable, B, c->n_towers + 2, &r.loader);
+  if (st == CLS_OK) st = cls_crew_start_train_loader(c, epoch, u, usable, B, c->n_towers + 2, B, B, 0, &r.loader);
   if (st != CLS_OK) {
     close_copies(&r);
     return st;

@@ -88,7 +88,8 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
   if (st == CLS_OK &&
       (!c->towers || !c->params || !c->m || !c->v || (checks && (!c->check_lead || !c->check_other))))
     st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", c->n_params);
-  cls_tower_config tc = {o->model, c->tables, o->host_features, c->capacity, max_frames, c->max_label};
+  cls_tower_config tc = {o->model, c->tables, o->host_features, c->capacity, max_frames, c->max_label,
+                         o->augment, o->n_augment, o->random_seed};
   for (int i = 0; st == CLS_OK && i < c->n_towers; i++) {
     cls_crew_slot *s = &c->towers[i];
     s->index = i;
@@ -430,7 +431,28 @@ int cls_crew_out_of_time(cls_crew *c) {
 /* ---- what every epoch uses ---- */
 
 cls_status cls_crew_start_loader(cls_crew *c, const cls_utterance *u, int n, int batch, int depth, cls_loader **l) {
-  cls_loader_options lo = {c->tables, c->o.model.n_context, c->o.host_features, c->o.feature_cache, depth};
+  cls_loader_options lo = {.tables = c->tables, .n_context = c->o.model.n_context,
+                           .host_features = c->o.host_features, .feature_cache = c->o.feature_cache, .depth = depth};
+  cls_error err;
+  if (cls_loader_start(u, n, batch, &lo, l, &err) != CLS_OK)
+    return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "%s", err.text);
+  return CLS_OK;
+}
+
+cls_status cls_crew_start_train_loader(cls_crew *c, int epoch, const cls_utterance *u, int n, int batch, int depth,
+                                       int local, int global, int first, cls_loader **l) {
+  cls_loader_options lo = {.tables = c->tables, .n_context = c->o.model.n_context,
+                           .host_features = c->o.host_features, .feature_cache = c->o.feature_cache, .depth = depth};
+  if (c->o.n_augment > 0) {
+    lo.augment = 1;
+    lo.run_epoch = epoch;
+    lo.epochs = c->o.epochs;
+    lo.index_local = local;
+    lo.index_global = global;
+    lo.index_first = first;
+    lo.epoch_size = local > 0 ? n / local * global : n;
+    lo.epoch_key = (uint32_t)c->state.epoch; /* the run's epochs continue a loaded checkpoint's */
+  }
   cls_error err;
   if (cls_loader_start(u, n, batch, &lo, l, &err) != CLS_OK)
     return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "%s", err.text);

@@ -129,6 +129,10 @@ int cls_crew_out_of_time(cls_crew *crew);
 
 /* Starts a batch loader over u[0 .. n) in batches of `batch` with the crew's feature settings. */
 cls_status cls_crew_start_loader(cls_crew *crew, const cls_utterance *u, int n, int batch, int depth, cls_loader **l);
+/* The same for a training epoch (run epoch `epoch` of --epochs): its batches carry what --augment draws
+ * from (batch_loader.h), u[i] being utterance i / local * global + first + i % local of the epoch. */
+cls_status cls_crew_start_train_loader(cls_crew *crew, int epoch, const cls_utterance *u, int n, int batch, int depth,
+                                       int local, int global, int first, cls_loader **l);
 /* Calls the progress callback (if any) with a pass's counts so far. */
 void cls_crew_report(cls_progress_fn fn, void *user, const char *phase, const char *set, int epoch, int64_t steps,
                      int64_t total, double loss_sum, double t0, double audio, int finished);

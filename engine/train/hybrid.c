@@ -74,7 +74,8 @@ cls_status cls_hybrid_run_epoch(cls_crew *c, int epoch, const cls_utterance *u, 
   const int ranks = cls_world_size(c->world);
   rank_times rt = {calloc((size_t)ranks, sizeof *rt.ms), 0, 0, 0};
   cls_status st = rt.ms ? cls_step_create(c, &step) : cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  if (st == CLS_OK) st = cls_crew_start_loader(c, u, n, ep->batch, 3, &l);
+  if (st == CLS_OK)
+    st = cls_crew_start_train_loader(c, epoch, u, n, ep->batch, 3, ep->batch, ep->global_batch, ep->rank_first, &l);
   if (st != CLS_OK) {
     cls_step_destroy(step);
     free(rt.ms);

@@ -193,6 +193,67 @@ void cls_mfcc_destroy(cls_mfcc_plan *plan);
 cls_status cls_mfcc_compute_host(cls_mfcc_plan *plan, int batch, const float *const *samples, const size_t *n_samples,
                                  int *frames, float *features);
 
+/* ---- augmentation ---- */
+/* DeepSpeech 0.9.3's --augment NAME[k=v,...] (training/deepspeech_training/util/augmentations.py):
+ * every augmentation it has, parsed and checked into a typed entry. A parameter's value is a range:
+ * `v` (constant), `v~r` (uniform within +-r), `a:b` (the centre moves from a to b as training's clock
+ * goes 0 -> 1), `a:b~r`; integer parameters take integers only and their picks are rounded (half to
+ * even). `p` (default 1) is the probability per utterance; time_mask, dropout, add and multiply also
+ * take `domain` (signal, spectrogram or features). Which of them training runs is
+ * cls_augment_check_supported's to say. */
+
+typedef enum cls_augment_kind {
+  CLS_AUGMENT_OVERLAY,        /* sample domain: source, snr, layers */
+  CLS_AUGMENT_CODEC,          /* bitrate */
+  CLS_AUGMENT_REVERB,         /* delay, decay */
+  CLS_AUGMENT_RESAMPLE,       /* rate */
+  CLS_AUGMENT_VOLUME,         /* dbfs */
+  CLS_AUGMENT_PITCH,          /* spectrogram domain: pitch */
+  CLS_AUGMENT_TEMPO,          /* factor, max_time (a plain number) */
+  CLS_AUGMENT_WARP,           /* nt, nf, wt, wf */
+  CLS_AUGMENT_FREQUENCY_MASK, /* n, size (bins) */
+  CLS_AUGMENT_TIME_MASK,      /* n, size (ms); domain */
+  CLS_AUGMENT_DROPOUT,        /* rate; domain */
+  CLS_AUGMENT_ADD,            /* stddev; domain (default features) */
+  CLS_AUGMENT_MULTIPLY,       /* stddev; domain (default features) */
+  CLS_AUGMENT_N_KINDS
+} cls_augment_kind;
+
+typedef enum cls_augment_domain {
+  CLS_AUGMENT_SAMPLE,      /* the decoded audio, before the graph (overlay, codec, reverb, resample, volume) */
+  CLS_AUGMENT_SIGNAL,      /* the graph's audio signal */
+  CLS_AUGMENT_SPECTROGRAM, /* the power spectrogram [frames, fft_len/2+1] */
+  CLS_AUGMENT_FEATURES     /* the MFCC features [frames, n_coeff] */
+} cls_augment_domain;
+
+typedef struct cls_value_range {
+  double start, end, r; /* centre start + clock (end - start), then uniform within +-r */
+} cls_value_range;
+
+#define CLS_AUGMENT_MAX_PARAMS 4
+#define CLS_AUGMENT_MAX_SOURCE 4096
+
+typedef struct cls_augmentation {
+  cls_augment_kind kind;
+  cls_augment_domain domain;
+  double p;                                      /* per-utterance probability, [0, 1] */
+  cls_value_range param[CLS_AUGMENT_MAX_PARAMS]; /* in cls_augment_param_name's order, defaults filled */
+  char source[CLS_AUGMENT_MAX_SOURCE];           /* overlay's source (a CSV or sample DB) */
+} cls_augmentation;
+
+/* Parses one --augment value into *out (defaults filled). CLS_ERR_INVALID_ARGUMENT with `err` naming the
+ * piece at fault: an unknown augmentation or parameter, a repeated parameter, a malformed value or range,
+ * p outside [0, 1], a negative size, count, rate or deviation, a missing overlay source. */
+cls_status cls_augment_parse(const char *spec, cls_augmentation *out, cls_error *err);
+/* DeepSpeech's name of a kind ("frequency_mask"), and of its parameter i (NULL past the last; the
+ * overlay's "source" is not among them). */
+const char *cls_augment_kind_name(cls_augment_kind kind);
+const char *cls_augment_param_name(cls_augment_kind kind, int i);
+/* Whether training runs this augmentation (the device feature path runs frequency_mask, time_mask in
+ * the spectrogram domain, dropout in the spectrogram and features domains, add and multiply in the
+ * features domain); CLS_ERR_INVALID_ARGUMENT with `err` saying what is not implemented yet otherwise. */
+cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,6 +77,10 @@ typedef struct cls_train_options {
   float es_min_delta;
   int host_features;                /* features on the host (else on the device) */
   const char *feature_cache;
+  /* --augment (DeepSpeech's, clspeech/features.h), in command-line order; training sets only, on the
+     device feature path. n_augment 0: none. Kept by pointer: the array must outlive the trainer. */
+  const cls_augmentation *augment;
+  int n_augment;
   /* Towers (see tower.h): one per selected device, towers_per_device on each. */
   cls_strategy strategy;            /* hybrid (0, the default), sync or async */
   cls_balance balance;              /* auto (0, the default) or equal: hybrid's split of the global batch */

@@ -1,14 +1,53 @@
 /* libFuzzer target: the command-line flag parser and the numeric flags' rules. The input, split at
  * NUL bytes, is the argument list after `clspeech train`; the table holds a flag of every type,
- * numeric ones with rules (flag_rules.c) and without, and positional arguments are collected. */
+ * numeric ones with rules (flag_rules.c) and without, the repeatable --augment, and positional
+ * arguments are collected. Every --augment value is then parsed (engine/features/augment.c): what it
+ * accepts obeys its ranges, and the operations an utterance draws from it lie inside the utterance. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "augment_draw.h"
+#include "clspeech/features.h"
+#include "features/augment.h"
 #include "flags.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Each --augment value: accepted ones keep p in [0, 1] and radii >= 0; the supported ones' operations
+   for a short and a longer utterance lie inside it. */
+static void check_augment(const cli_strings *list) {
+  cls_augmentation augs[CLI_MAX_REPEATS];
+  int n = 0;
+  for (int i = 0; i < list->n; i++) {
+    cls_augmentation a;
+    cls_error err;
+    if (cls_augment_parse(list->items[i], &a, &err) != CLS_OK) continue;
+    if (!(a.p >= 0 && a.p <= 1) || (int)a.kind < 0 || a.kind >= CLS_AUGMENT_N_KINDS) abort();
+    for (int k = 0; k < CLS_AUGMENT_MAX_PARAMS; k++)
+      if (!(a.param[k].r >= 0)) abort();
+    if (cls_augment_check_supported(&a, &err) == CLS_OK) augs[n++] = a;
+  }
+  if (n == 0) return;
+  const int most = cls_augment_max_ops(augs, n);
+  cls_augment_op *ops = malloc((size_t)most * sizeof *ops);
+  if (!ops) return;
+  const cls_augment_context c = {augs, n, 7, 1, 257, 20};
+  const int frames[3] = {1, 2, 60};
+  for (int f = 0; f < 3; f++)
+    for (uint32_t u = 0; u < 4; u++) {
+      const int got = cls_augment_utterance(&c, u, u / 3.0, frames[f], ops);
+      if (got < 0 || got > most) abort();
+      for (int i = 0; i < got; i++) {
+        const int extent = ops[i].kind == CLS_AUGOP_FREQUENCY_MASK ? 257 : frames[f];
+        const int mask = ops[i].kind == CLS_AUGOP_FREQUENCY_MASK || ops[i].kind == CLS_AUGOP_TIME_MASK;
+        if (mask && (ops[i].lo < 0 || ops[i].hi > extent || ops[i].hi <= ops[i].lo)) abort();
+        if (ops[i].kind == CLS_AUGOP_DROPOUT && !(ops[i].value >= 0)) abort();
+      }
+    }
+  free(ops);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 4096) return 0;
@@ -24,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int hidden = 2048, epochs = 75, other = 3, n_positional = 0;
   double lr = 0.001, dropout = 0.05, cutoff = 1.0, free_value = 0.5;
   bool progress = true;
+  cli_strings augment = {{NULL}, 0};
   cli_flag flags[] = {
       {"train_files", CLI_STRING, &files, "files", false},
       {"n_hidden", CLI_INT, &hidden, "width", false},
@@ -34,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       {"cutoff_prob", CLI_DOUBLE, &cutoff, "cutoff", false},
       {"unruled_float", CLI_DOUBLE, &free_value, "no rule", false},
       {"show_progressbar", CLI_BOOL, &progress, "progress", false},
+      {"augment", CLI_STRINGS, &augment, "augmentations", false},
   };
   const int n = (int)(sizeof flags / sizeof *flags);
   int rc = cli_parse_flags(argc, argv, 2, flags, n, "train", "fuzz", positional, 4, &n_positional);
@@ -45,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       const double v = flags[i].type == CLI_INT ? *(int *)flags[i].value : *(double *)flags[i].value;
       if (!cli_rule_allows(r, v)) abort();
     }
+    check_augment(&augment);
   }
   free(copy);
   return 0;

@@ -50,7 +50,7 @@ PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h"
           "internal/device.h": "device", "internal/ops.h": "ops", "internal/train.h": "train",
           "internal/bench.h": "bench", "evaluate.h": "train", "lm.h": "decode", "scorer.h": "decode"}
 
-FEATURES_HOST = {"audio.c", "audio.h", "mfcc_host.c", "mfcc_host.h", "feature_cache.c", "feature_cache.h"}
+FEATURES_HOST = {"audio.c", "audio.h", "mfcc_host.c", "mfcc_host.h", "feature_cache.c", "feature_cache.h", "augment.c"}
 
 # The training strategies sit above the crew of towers and below the loop: they may not include
 # the loop's own files.

@@ -1,0 +1,49 @@
+/* The engine's side of --augment (clspeech/features.h has the parsed entries): an utterance's draws
+ * turned into the operations the device feature path applies (kernels/augment.cl, augment_ops.c), and
+ * a batch's operations as the device MFCC takes them. A tower's batch input draws them for each
+ * utterance of its share, from the utterance's index in the epoch and its clock (the loader's). */
+#ifndef CLS_FEATURES_AUGMENT_H
+#define CLS_FEATURES_AUGMENT_H
+
+#include <stdint.h>
+
+#include "clspeech/features.h"
+
+/* One operation on one utterance, in the device's layout (CLS_AUGOP_WORDS ints, augment_draw.h). */
+typedef struct cls_augment_op {
+  int32_t kind;   /* CLS_AUGOP_* */
+  int32_t domain; /* CLS_AUGOP_SPECTROGRAM or CLS_AUGOP_FEATURES */
+  int32_t lo, hi; /* a mask's bins or frames [lo, hi) */
+  int32_t aug;    /* the augmentation's index on the command line (keys the element draws) */
+  float value;    /* dropout's rate, add's and multiply's standard deviation */
+  int32_t spare[2];
+} cls_augment_op;
+
+/* What an utterance's draws depend on besides itself. */
+typedef struct cls_augment_context {
+  const cls_augmentation *augs; /* in command-line order */
+  int n_augs;
+  uint32_t seed, epoch;         /* the Philox key */
+  int n_bins;                   /* spectrogram bins (fft_len / 2 + 1) */
+  int win_step_ms;              /* --feature_win_step: a time mask's ms to frames */
+} cls_augment_context;
+
+/* The most operations one utterance can get from these augmentations. */
+int cls_augment_max_ops(const cls_augmentation *augs, int n_augs);
+
+/* Utterance `utterance` (its index in the epoch) of n_frames frames at training clock `clock` (0 .. 1):
+ * each augmentation applied with its probability, its values picked, as operations into ops[] (room
+ * for cls_augment_max_ops), spectrogram ones then features ones, each domain in command-line order.
+ * Returns how many. */
+int cls_augment_utterance(const cls_augment_context *c, uint32_t utterance, double clock, int n_frames,
+                          cls_augment_op *ops);
+
+/* A batch's operations for the device MFCC (cls_mfcc_compute_augmented). */
+typedef struct cls_augment_batch {
+  const cls_augment_op *ops;   /* utterance i's are ops[op_first[i] .. op_first[i+1]) */
+  const int *op_first;         /* [batch + 1] */
+  const uint32_t *utterance;   /* [batch] index in the epoch */
+  uint32_t seed, epoch;
+} cls_augment_batch;
+
+#endif

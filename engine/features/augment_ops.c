@@ -1,0 +1,82 @@
+/* An utterance's --augment draws (features/augment.h): Philox (kernels/augment_draw.h) keyed by the
+ * run's seed and the epoch, counted by the utterance's index in the epoch and the augmentation's on
+ * the command line, turned into the operations kernels/augment.cl applies. */
+#include <math.h>
+
+#include "augment_draw.h"
+#include "features/augment.h"
+
+int cls_augment_max_ops(const cls_augmentation *augs, int n) {
+  int total = 0;
+  for (int i = 0; i < n; i++) {
+    const cls_augmentation *a = &augs[i];
+    if (a->kind == CLS_AUGMENT_FREQUENCY_MASK || a->kind == CLS_AUGMENT_TIME_MASK) {
+      const double most = fmax(a->param[0].start, a->param[0].end) + a->param[0].r;
+      total += (int)ceil(most) + 1;
+    } else {
+      total += 1;
+    }
+  }
+  return total;
+}
+
+/* Draw `k` of an utterance's augmentation `aug`: uniform in [0, 1) with 32 random bits. */
+static double pick_uniform(const cls_augment_context *c, uint32_t utterance, int aug, uint32_t k) {
+  cls_philox4 r = cls_augment_block(c->seed, c->epoch, utterance, (cls_u32)aug, CLS_AUGMENT_PICK, k);
+  return (double)r.v[0] * (1.0 / 4294967296.0);
+}
+
+/* DeepSpeech's pick_value_from_range: the centre at `clock`, uniform within +-r, integers rounded. */
+static double pick(const cls_value_range *v, int integer, double clock, double u) {
+  const double centre = v->start + clock * (v->end - v->start);
+  const double x = (centre - v->r) + (2.0 * v->r) * u;
+  return integer ? nearbyint(x) : x;
+}
+
+/* n masks of `size` (already in bins or frames, clamped to [1, extent - 1]) at uniform offsets. */
+static int masks(const cls_augment_context *c, uint32_t utterance, int aug, double clock, const cls_augmentation *a,
+                 int extent, int kind, cls_augment_op *ops) {
+  int n = (int)pick(&a->param[0], 1, clock, pick_uniform(c, utterance, aug, 1));
+  int made = 0;
+  for (int i = 0; i < n; i++) {
+    double size = pick(&a->param[1], kind == CLS_AUGOP_FREQUENCY_MASK, clock,
+                       pick_uniform(c, utterance, aug, 2u + 2u * (uint32_t)i));
+    if (kind == CLS_AUGOP_TIME_MASK) size = trunc(size * (1.0 / c->win_step_ms)); /* ms -> frames */
+    const int s = (int)fmax(1.0, fmin((double)extent - 1.0, size)); /* DeepSpeech's max(1, min(extent - 1, size)) */
+    if (extent - s <= 0) continue; /* one frame or bin: no room for a mask (DeepSpeech would fail) */
+    int at = (int)floor(pick_uniform(c, utterance, aug, 3u + 2u * (uint32_t)i) * (extent - s));
+    cls_augment_op op = {kind, CLS_AUGOP_SPECTROGRAM, at, at + s, aug, 0.0f, {0, 0}};
+    ops[made++] = op;
+  }
+  return made;
+}
+
+int cls_augment_utterance(const cls_augment_context *c, uint32_t utterance, double clock, int n_frames,
+                          cls_augment_op *ops) {
+  clock = clock < 0 ? 0 : clock > 1 ? 1 : clock;
+  int n = 0;
+  for (int pass = 0; pass < 2; pass++) { /* spectrogram, then features */
+    const cls_augment_domain want = pass == 0 ? CLS_AUGMENT_SPECTROGRAM : CLS_AUGMENT_FEATURES;
+    for (int j = 0; j < c->n_augs; j++) {
+      const cls_augmentation *a = &c->augs[j];
+      if (a->domain != want || pick_uniform(c, utterance, j, 0) >= a->p) continue;
+      const int32_t domain = pass == 0 ? CLS_AUGOP_SPECTROGRAM : CLS_AUGOP_FEATURES;
+      const double v = pick(&a->param[0], 0, clock, pick_uniform(c, utterance, j, 1));
+      switch (a->kind) {
+        case CLS_AUGMENT_FREQUENCY_MASK:
+          n += masks(c, utterance, j, clock, a, c->n_bins, CLS_AUGOP_FREQUENCY_MASK, ops + n);
+          break;
+        case CLS_AUGMENT_TIME_MASK: n += masks(c, utterance, j, clock, a, n_frames, CLS_AUGOP_TIME_MASK, ops + n); break;
+        case CLS_AUGMENT_DROPOUT:
+          ops[n++] = (cls_augment_op){CLS_AUGOP_DROPOUT, domain, 0, 0, j, (float)fmax(0.0, v), {0, 0}};
+          break;
+        case CLS_AUGMENT_ADD: ops[n++] = (cls_augment_op){CLS_AUGOP_ADD, domain, 0, 0, j, (float)v, {0, 0}}; break;
+        case CLS_AUGMENT_MULTIPLY:
+          ops[n++] = (cls_augment_op){CLS_AUGOP_MULTIPLY, domain, 0, 0, j, (float)v, {0, 0}};
+          break;
+        default: break; /* refused before training (cls_augment_check_supported) */
+      }
+    }
+  }
+  return n;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# --augment specifications that are wrong, or name what is not implemented yet, are usage errors before
+# any work: exit status 2, the message naming --augment, the specification and the piece at fault, and
+# no device opened ("training on device" never printed).
+#   bad_augment.sh CLSPEECH SHARED_DATA
+set -u
+cls=$1
+smoke=$2/deepspeech-smoke
+train=(train --train_files "$smoke/ldc93s1.csv" --alphabet_config_path "$smoke/alphabet.txt" --noshow_progressbar
+       --summary_dir "" --checkpoint_dir "${TMPDIR:-/tmp}/bad-augment-$$")
+passed=0
+failed=0
+check() { # EXPECTED-TEXT ARGS...
+  local want=$1
+  shift
+  local out status
+  out=$(timeout 60 "$cls" "${train[@]}" "$@" 2>&1)
+  status=$?
+  if [ $status -eq 2 ] && grep -qF -- "$want" <<<"$out" && ! grep -q "training on device" <<<"$out"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $*: exit $status, expected 2 and \"$want\": $out"
+  fi
+}
+check '--augment "nosuch": unknown augmentation "nosuch"' --augment nosuch
+check '--augment "add[sigma=2]": add: unknown parameter "sigma"' --augment 'add[sigma=2]'
+check 'frequency_mask: parameter "n" given twice' --augment 'frequency_mask[n=1,n=2]'
+check 'time_mask: p must be in [0, 1], not 1.5' --augment 'time_mask[p=1.5]'
+check 'time_mask: p must be in [0, 1], not -0.5' --augment 'time_mask[p=-0.5]'
+check 'frequency_mask: size="-2": size must not be negative' --augment 'frequency_mask[size=-2]'
+check 'time_mask: n="-1:3": n must not be negative' --augment 'time_mask[n=-1:3]'
+check 'add: stddev="-1": stddev must not be negative' --augment 'add[stddev=-1]'
+check 'dropout: rate="1:2": rate must be in [0, 1]' --augment 'dropout[rate=1:2]'
+check 'frequency_mask: n="2.5" is not an integer range' --augment 'frequency_mask[n=2.5]'
+check 'time_mask: size="1:2:3" is not a range' --augment 'time_mask[size=1:2:3]'
+check 'time_mask: size="10~1~2" is not a range' --augment 'time_mask[size=10~1~2]'
+check 'time_mask: size="10~-1": the radius after ~ must not be negative' --augment 'time_mask[size=10~-1]'
+check 'add: "stddev" is not key=value' --augment 'add[stddev]'
+check '"add[stddev=1" is not an augmentation specification' --augment 'add[stddev=1'
+check 'overlay needs source=FILE' --augment overlay
+check 'overlay is not implemented yet' --augment 'overlay[source=noise.csv,snr=1:10]'
+for name in codec reverb resample volume pitch tempo warp; do check "$name is not implemented yet" --augment "$name"; done
+check 'time_mask in the features domain is not implemented yet' --augment 'time_mask[domain=features]'
+check 'add in the spectrogram domain is not implemented yet' --augment 'add[domain=spectrogram]'
+check 'dropout in the signal domain is not implemented yet' --augment 'dropout[domain=signal]'
+# a good one before a bad one: the bad one is still found, by its place
+check '--augment "pitch": pitch is not implemented yet' --augment frequency_mask --augment pitch
+check '--augment runs in the device feature path: not with --features_device host' --augment add --features_device host
+check 'not with --features_device host (which --feature_cache implies)' --augment add --feature_cache "${TMPDIR:-/tmp}/bad-augment-cache-$$"
+echo "bad_augment: $passed passed, $failed failed"
+[ $failed -eq 0 ]
