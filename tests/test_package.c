@@ -293,6 +293,23 @@ int main(void) {
   CHECK(st == CLS_ERR_IO && !pkg, "a missing package: %s", cls_status_string(st));
   CHECK_CONTAINS(err.text, "no_such.clsm");
 
+  /* the fuzz target's seeds load once their zeroed checksum is filled in */
+  const char *seeds[] = {CLS_FIXTURE_DIR "/../fuzz/corpus/package/tiny_n_hidden2.clsm",
+                         CLS_FIXTURE_DIR "/../fuzz/corpus/package/tiny_scorer.clsm"};
+  for (int i = 0; i < 2; i++) {
+    size_t size = 0;
+    unsigned char *seed = read_all(seeds[i], &size);
+    CHECK(seed && size > PKG_HEADER_BYTES, "reading %s", seeds[i]);
+    if (!seed) continue;
+    fix_checksum(seed, size);
+    pkg = NULL;
+    CHECK(cls_package_parse(seed, size, seeds[i], &pkg, &err) == CLS_OK, "%s", err.text);
+    CHECK(pkg && cls_package_get_info(pkg)->model.n_hidden == 2, "seed %d is n_hidden 2", i);
+    CHECK(pkg && (cls_package_get_info(pkg)->scorer != NULL) == (i == 1), "seed %d's scorer", i);
+    cls_package_close(pkg);
+    free(seed);
+  }
+
   remove_dir(run);
   free(params);
   free(m);
