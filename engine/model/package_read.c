@@ -191,6 +191,7 @@ static cls_status check_sections(cls_package *p, cls_error *err) {
   cls_param_view views[CLS_MODEL_N_TENSORS];
   in->n_params = cls_model_layout(&in->model, views);
   for (int t = 0; t < CLS_MODEL_N_TENSORS; t++) p->tensor[t] = -1;
+  const int le = cls_package_host_le();
   for (int i = 0; i < in->n_sections; i++) {
     const pkg_section *s = &p->sec[i];
     int t = -1;
@@ -215,7 +216,17 @@ static cls_status check_sections(cls_package *p, cls_error *err) {
                            (long long)v->shape[0], (long long)want1, v->count * sizeof(float));
     }
     const unsigned char *b = p->file + s->offset;
-    for (size_t k = 0; k < v->count; k++) {
+    size_t k = 0;
+    if (le) { /* the fast look first: the exponent bits of every value at once */
+      uint32_t all = 0;
+      for (; k < v->count; k++) {
+        uint32_t bits;
+        memcpy(&bits, b + 4 * k, 4);
+        if ((bits & 0x7f800000u) == 0x7f800000u) all = 1;
+      }
+      k = all ? 0 : v->count;
+    }
+    for (; k < v->count; k++) {
       const uint32_t bits = (uint32_t)cls_get_le(b + 4 * k, 4);
       if ((bits & 0x7f800000u) == 0x7f800000u) {
         return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: tensor \"%s\" holds %s at element %zu", p->name,
