@@ -3,19 +3,22 @@
  * best_dev, else the latest train checkpoint), decoded with the CTC beam search. The network's
  * geometry comes from the checkpoint, the alphabet and the feature geometry from the checkpoint
  * folder (alphabet.txt, features.txt, written by `clspeech train`); a flag given for one of them must
- * agree. Folders from before those files take them from the flags. The model runs forward only, each
- * file streamed through it in chunks of --stream_frames frames (time linear in the file's length,
- * memory bounded by the chunk; features on the host). */
+ * agree. Folders from before those files take them from the flags. `--model FILE.clsm` runs a model
+ * package (`clspeech export`) instead: geometry, alphabet, features and scorer from the package. The
+ * model runs forward only, each file streamed through it in chunks of --stream_frames frames (time
+ * linear in the file's length, memory bounded by the chunk; features on the host). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
+#include "clspeech/lm.h"
+#include "clspeech/package.h"
 #include "clspeech/data.h"
 #include "clspeech/evaluate.h"
 #include "clspeech/features.h"
 #include "clspeech/model.h"
+#include "model_setup.h"
 #include "train_flags.h"
 #include "transcript.h"
 
@@ -60,73 +63,6 @@ static int transcribe_file(cls_infer *infer, const cls_alphabet *alphabet, const
   return rc;
 }
 
-/* An explicit flag that disagrees with the checkpoint folder is a usage error naming both. */
-static int disagrees(const cli_flag *flags, int n, const char *name, int given, int stored, const char *file) {
-  if (!cli_flag_seen(flags, n, name) || given == stored) return 0;
-  fprintf(stderr, "clspeech transcribe: --%s %d disagrees with %s %d in %s\n", name, given, name, stored, file);
-  return 1;
-}
-
-/* The alphabet: the checkpoint folder's copy, checked against an explicit --alphabet_config_path,
- * else (a folder from before the copy) --alphabet_config_path; `stored` receives the file it came
- * from. 0 or the exit status. */
-static int load_alphabet(const train_flags *f, const cli_flag *flags, int n_flags, cls_alphabet **out, char *stored,
-                         size_t cap) {
-  char why[256];
-  cls_error err;
-  snprintf(stored, cap, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_ALPHABET);
-  struct stat sb;
-  const int in_folder = stat(stored, &sb) == 0;
-  const int given = cli_flag_seen(flags, n_flags, "alphabet_config_path") || !in_folder;
-  cls_alphabet *flag_alphabet = NULL;
-  if (given && cls_alphabet_load(f->alphabet_config_path, &flag_alphabet, &err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: --alphabet_config_path: %s\n", err.text);
-    return CLI_EXIT_USAGE;
-  }
-  if (!in_folder) {
-    snprintf(stored, cap, "%s", f->alphabet_config_path);
-    *out = flag_alphabet;
-    return 0;
-  }
-  if (cls_alphabet_load(stored, out, &err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s\n", err.text);
-    cls_alphabet_destroy(flag_alphabet);
-    return CLI_EXIT_FAILURE;
-  }
-  int rc = 0;
-  if (flag_alphabet && cls_alphabet_differs(flag_alphabet, *out, why, sizeof why)) {
-    fprintf(stderr, "clspeech transcribe: --alphabet_config_path %s disagrees with %s: %s\n", f->alphabet_config_path,
-            stored, why);
-    cls_alphabet_destroy(*out);
-    *out = NULL;
-    rc = CLI_EXIT_USAGE;
-  }
-  cls_alphabet_destroy(flag_alphabet);
-  return rc;
-}
-
-/* The feature geometry: the checkpoint folder's features.txt, checked against explicit flags, else
- * the flags. 0 or the exit status. */
-static int load_features(train_flags *f, const cli_flag *flags, int n_flags) {
-  char file[4200];
-  cls_error err;
-  int rate = 0, len = 0, step = 0, found = 0;
-  if (cls_checkpoint_read_features(f->load_checkpoint_dir, &rate, &len, &step, &found, &err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s\n", err.text);
-    return CLI_EXIT_FAILURE;
-  }
-  if (!found) return 0;
-  snprintf(file, sizeof file, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_FEATURES);
-  if (disagrees(flags, n_flags, "audio_sample_rate", f->audio_sample_rate, rate, file) ||
-      disagrees(flags, n_flags, "feature_win_len", f->feature_win_len, len, file) ||
-      disagrees(flags, n_flags, "feature_win_step", f->feature_win_step, step, file))
-    return CLI_EXIT_USAGE;
-  f->audio_sample_rate = rate;
-  f->feature_win_len = len;
-  f->feature_win_step = step;
-  return 0;
-}
-
 /* Everything one `clspeech transcribe` run holds. Stays where it is: `all` points into `f` and
  * `stream_frames`. */
 typedef struct transcribe_cmd {
@@ -136,10 +72,9 @@ typedef struct transcribe_cmd {
   int stream_frames;
   const char *files[257];
   int n_files;
-  char path[4400]; /* the checkpoint */
-  cls_model_config model;
-  cls_alphabet *alphabet;
-  char alphabet_file[4200];
+  const char *model_path;  /* --model: a package in place of the checkpoint folder */
+  model_setup m;
+  cls_lm *packaged_lm;     /* the package's scorer model, under f.scorer */
   cls_infer_config ic;
 } transcribe_cmd;
 
@@ -152,6 +87,11 @@ static int parse_transcribe_flags(transcribe_cmd *c, int argc, char **argv) {
   memcpy(c->all, table, (size_t)c->n_flags * sizeof *table);
   c->all[c->n_flags++] = (cli_flag){"audio", CLI_STRING, &c->f.audio,
                                     "the audio file to transcribe (more may follow as arguments)", false};
+  c->model_path = "";
+  c->all[c->n_flags++] = (cli_flag){"model", CLI_STRING, &c->model_path,
+                                    "a model package (.clsm, `clspeech export`) to run in place of the checkpoint "
+                                    "folder: its geometry, alphabet, feature settings and scorer",
+                                    false};
   c->stream_frames = 1024;
   c->all[c->n_flags++] = (cli_flag){"stream_frames", CLI_INT, &c->stream_frames,
                                     "frames per chunk: each file is decoded, featurised and run through the model a "
@@ -161,8 +101,14 @@ static int parse_transcribe_flags(transcribe_cmd *c, int argc, char **argv) {
   const char *extra[256];
   int n_extra = 0;
   int rc = cli_parse_flags(argc, argv, 2, c->all, c->n_flags, "transcribe",
-                           "Transcribes audio files with a trained checkpoint.", extra, 256, &n_extra);
+                           "Transcribes audio files with a trained checkpoint or a model package.", extra, 256,
+                           &n_extra);
   if (rc) return rc == 1 ? -1 : CLI_EXIT_USAGE;
+  if (*c->model_path && (cli_flag_seen(c->all, c->n_flags, "checkpoint_dir") ||
+                         cli_flag_seen(c->all, c->n_flags, "load_checkpoint_dir"))) {
+    fprintf(stderr, "clspeech transcribe: --model and --checkpoint_dir/--load_checkpoint_dir exclude each other\n");
+    return CLI_EXIT_USAGE;
+  }
   if ((rc = train_flags_finish(&c->f, "transcribe"))) return rc;
   if (c->stream_frames < 1 || c->stream_frames > 65536) {
     fprintf(stderr, "clspeech transcribe: --stream_frames %d: must be 1 .. 65536\n", c->stream_frames);
@@ -177,37 +123,32 @@ static int parse_transcribe_flags(transcribe_cmd *c, int argc, char **argv) {
   return 0;
 }
 
-/* The checkpoint chosen (--load_evaluate) and its model, the feature geometry and the alphabet, each
- * checked against the flags given and the model's classes; the inference configuration from them. 0 or
- * the exit status. */
-static int load_checkpoint_setup(transcribe_cmd *c) {
-  cls_error err;
-  if (cls_checkpoint_choose(c->f.load_checkpoint_dir, c->f.load_evaluate_mode, c->path, sizeof c->path, NULL, &err) !=
-          CLS_OK ||
-      cls_checkpoint_peek_model(c->path, &c->model, &err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s\n", err.text);
-    return CLI_EXIT_FAILURE;
-  }
-  if (disagrees(c->all, c->n_flags, "n_hidden", c->f.n_hidden, c->model.n_hidden, c->path)) return CLI_EXIT_USAGE;
-  if (cli_flag_seen(c->all, c->n_flags, "relu_clip") && (float)c->f.relu_clip != c->model.relu_clip) {
-    fprintf(stderr, "clspeech transcribe: --relu_clip %g disagrees with relu_clip %g in %s\n", c->f.relu_clip,
-            (double)c->model.relu_clip, c->path);
-    return CLI_EXIT_USAGE;
-  }
-  int rc = load_features(&c->f, c->all, c->n_flags);
-  if (!rc) rc = load_alphabet(&c->f, c->all, c->n_flags, &c->alphabet, c->alphabet_file, sizeof c->alphabet_file);
+/* The model (the checkpoint --load_evaluate chooses, or the package of --model), the feature settings
+ * and the alphabet, each checked against the flags given and the model's classes; the inference
+ * configuration from them. 0 or the exit status. */
+static int load_setup(transcribe_cmd *c) {
+  int rc = *c->model_path ? model_setup_from_package("transcribe", c->model_path, &c->f, c->all, c->n_flags, &c->m)
+                          : model_setup_from_checkpoint("transcribe", &c->f, c->all, c->n_flags, &c->m);
   if (rc) return rc;
-  if (cls_alphabet_size(c->alphabet) + 1 != c->model.n_classes) {
-    fprintf(stderr, "clspeech transcribe: %s has %d classes, but %s gives %d labels (+1 blank)\n", c->path,
-            c->model.n_classes, c->alphabet_file, cls_alphabet_size(c->alphabet));
-    return CLI_EXIT_USAGE;
-  }
-  c->f.n_hidden = c->model.n_hidden;
-  c->ic = (cls_infer_config){c->model, cls_mfcc_default(c->f.audio_sample_rate), !strcmp(c->f.features_device, "host"),
+  c->ic = (cls_infer_config){c->m.model, cls_mfcc_default(c->f.audio_sample_rate), !strcmp(c->f.features_device, "host"),
                              c->f.feature_cache, 1, 1, c->f.log_placement, c->stream_frames};
   c->ic.features.win_len_ms = c->f.feature_win_len;
   c->ic.features.win_step_ms = c->f.feature_win_step;
   return 0;
+}
+
+/* The scorer: --scorer_path when given ('' for none), else the package's with its lm_alpha and lm_beta
+ * unless those flags are given. 0 or the exit status. */
+static int load_scorer(transcribe_cmd *c) {
+  const cls_package_info *in = c->m.package ? cls_package_get_info(c->m.package) : NULL;
+  if (!in || !in->scorer || cli_flag_seen(c->all, c->n_flags, "scorer_path") || c->f.beam_width <= 1)
+    return transcript_scorer_load(&c->f, c->m.alphabet, "transcribe");
+  if (!cli_flag_seen(c->all, c->n_flags, "lm_alpha")) c->f.lm_alpha = in->lm_alpha;
+  if (!cli_flag_seen(c->all, c->n_flags, "lm_beta")) c->f.lm_beta = in->lm_beta;
+  char name[4400];
+  snprintf(name, sizeof name, "%s (scorer)", c->model_path);
+  return transcript_scorer_from_binary(&c->f, c->m.alphabet, in->scorer, in->scorer_bytes, name, "transcribe",
+                                       &c->packaged_lm);
 }
 
 /* Each file checked from its header before any work (the model then runs a chunk at a time): readable
@@ -250,9 +191,9 @@ static int transcribe_files(const transcribe_cmd *c) {
   int rc = cli_open_devices("transcribe", c->f.devices, &engine, sel, CLS_MAX_DEVICES, &n_sel);
   if (rc) return rc;
   cls_status st = cls_infer_create(engine, sel[0], &c->ic, &infer);
-  if (st == CLS_OK) st = cls_infer_load(infer, c->path);
+  if (st == CLS_OK) st = c->m.package ? cls_infer_load_package(infer, c->m.package) : cls_infer_load(infer, c->m.path);
   for (int i = 0; i < c->n_files && st == CLS_OK; i++)
-    if (transcribe_file(infer, c->alphabet, &c->f, c->model.n_classes, c->files[i], &st) > 0) rc = CLI_EXIT_FAILURE;
+    if (transcribe_file(infer, c->m.alphabet, &c->f, c->m.model.n_classes, c->files[i], &st) > 0) rc = CLI_EXIT_FAILURE;
   if (st != CLS_OK) rc = cli_report("transcribe", engine, st);
   cls_infer_destroy(infer);
   cls_engine_destroy(engine);
@@ -264,10 +205,10 @@ int cmd_transcribe(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   int rc = parse_transcribe_flags(&c, argc, argv);
   if (rc < 0) return CLI_EXIT_OK;
-  if (!rc && !(rc = load_checkpoint_setup(&c)) && !(rc = check_audio_files(&c)) &&
-      !(rc = transcript_scorer_load(&c.f, c.alphabet, "transcribe")))
+  if (!rc && !(rc = load_setup(&c)) && !(rc = check_audio_files(&c)) && !(rc = load_scorer(&c)))
     rc = transcribe_files(&c);
   transcript_scorer_free(&c.f);
-  cls_alphabet_destroy(c.alphabet);
+  cls_lm_destroy(c.packaged_lm);
+  model_setup_free(&c.m);
   return rc;
 }

@@ -13,7 +13,8 @@ static void usage(FILE *out) {
           "  bench       benchmark each device (peak, SGEMM, ops, training step); --tune searches GEMM parameters\n"
           "  features    DeepSpeech's MFCC features of an audio file, as .npy or a summary\n"
           "  train       train a DeepSpeech model (DeepSpeech 0.9's flags) and test it\n"
-          "  transcribe  transcribe audio files with a trained checkpoint\n"
+          "  transcribe  transcribe audio files with a trained checkpoint or a model package\n"
+          "  export      write a checkpoint as a model package (.clsm: weights, alphabet, features, scorer) or ONNX\n"
           "  lm          build a word n-gram language model (modified Kneser-Ney; ARPA or binary .clm), or convert an ARPA file\n"
           "  lm_optimizer  search the scorer's lm_alpha and lm_beta for the lowest WER on a dev set\n\n"
           "`clspeech COMMAND --help` lists a command's flags. Exit status: 0 success, 1 failure, 2 usage error,\n"
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   if (!strcmp(command, "features")) return cmd_features(argc, argv);
   if (!strcmp(command, "train")) return cmd_train(argc, argv);
   if (!strcmp(command, "transcribe")) return cmd_transcribe(argc, argv);
+  if (!strcmp(command, "export")) return cmd_export(argc, argv);
   if (!strcmp(command, "lm")) return cmd_lm(argc, argv);
   if (!strcmp(command, "lm_optimizer")) return cmd_lm_optimizer(argc, argv);
   if (!strcmp(command, "--help") || !strcmp(command, "-h") || !strcmp(command, "help")) {

@@ -19,39 +19,70 @@ cls_beam_options transcript_beam_options(const train_flags *f) {
   return bo;
 }
 
+/* The labels' texts for a scorer; NULL when out of memory (after saying so). */
+static const char **alphabet_labels(const cls_alphabet *alphabet, const char *command) {
+  const int n = cls_alphabet_size(alphabet);
+  const char **labels = malloc((size_t)n * sizeof *labels);
+  if (!labels) {
+    fprintf(stderr, "clspeech %s: out of memory\n", command);
+    return NULL;
+  }
+  for (int i = 0; i < n; i++) labels[i] = cls_alphabet_label(alphabet, i);
+  return labels;
+}
+
+/* The line saying what was loaded, and the words the alphabet cannot spell. */
+static void report_scorer(const train_flags *f, const cls_scorer_info *info, const char *name, double t0,
+                          const char *command) {
+  const cls_lm *lm = cls_scorer_lm(f->scorer);
+  int64_t ngrams = 0;
+  for (int k = 1; k <= cls_lm_order(lm); k++) ngrams += cls_lm_count(lm, k);
+  fprintf(stderr, "clspeech %s: scorer %s: %d-gram, %lld words, %lld n-grams, %.1f MiB, loaded in %.2f s; "
+          "lm_alpha %g, lm_beta %g\n", command, name, cls_lm_order(lm), (long long)info->words,
+          (long long)ngrams, (double)(cls_lm_memory_bytes(lm) + info->memory_bytes) / 1048576.0,
+          (cls_now_ms() - t0) / 1000.0, f->lm_alpha, f->lm_beta);
+  if (info->skipped > 0)
+    fprintf(stderr, "clspeech %s: warning: scorer %s: %lld words have characters outside the alphabet and are never "
+            "decoded (%s%s)\n", command, name, (long long)info->skipped, info->skipped_examples,
+            info->skipped > 3 ? ", ..." : "");
+}
+
 int transcript_scorer_load(train_flags *f, const cls_alphabet *alphabet, const char *command) {
   if (!*f->scorer_path) return 0;
   if (f->beam_width <= 1) {
     fprintf(stderr, "clspeech %s: warning: --scorer_path is not used by greedy decoding (--beam_width 1)\n", command);
     return 0;
   }
-  const int n = cls_alphabet_size(alphabet);
-  const char **labels = malloc((size_t)n * sizeof *labels);
-  if (!labels) {
-    fprintf(stderr, "clspeech %s: out of memory\n", command);
-    return CLI_EXIT_FAILURE;
-  }
-  for (int i = 0; i < n; i++) labels[i] = cls_alphabet_label(alphabet, i);
+  const char **labels = alphabet_labels(alphabet, command);
+  if (!labels) return CLI_EXIT_FAILURE;
   cls_scorer_info info;
   cls_error err = {0};
   const double t0 = cls_now_ms();
-  cls_status st = cls_scorer_load(f->scorer_path, labels, n, &f->scorer, &info, &err);
+  cls_status st = cls_scorer_load(f->scorer_path, labels, cls_alphabet_size(alphabet), &f->scorer, &info, &err);
   free(labels);
   if (st != CLS_OK) {
     fprintf(stderr, "clspeech %s: --scorer_path: %s\n", command, err.text);
     return CLI_EXIT_FAILURE;
   }
-  const cls_lm *lm = cls_scorer_lm(f->scorer);
-  int64_t ngrams = 0;
-  for (int k = 1; k <= cls_lm_order(lm); k++) ngrams += cls_lm_count(lm, k);
-  fprintf(stderr, "clspeech %s: scorer %s: %d-gram, %lld words, %lld n-grams, %.1f MiB, loaded in %.2f s; "
-          "lm_alpha %g, lm_beta %g\n", command, f->scorer_path, cls_lm_order(lm), (long long)info.words,
-          (long long)ngrams, (double)(cls_lm_memory_bytes(lm) + info.memory_bytes) / 1048576.0,
-          (cls_now_ms() - t0) / 1000.0, f->lm_alpha, f->lm_beta);
-  if (info.skipped > 0)
-    fprintf(stderr, "clspeech %s: warning: scorer %s: %lld words have characters outside the alphabet and are never "
-            "decoded (%s%s)\n", command, f->scorer_path, (long long)info.skipped, info.skipped_examples,
-            info.skipped > 3 ? ", ..." : "");
+  report_scorer(f, &info, f->scorer_path, t0, command);
+  return 0;
+}
+
+int transcript_scorer_from_binary(train_flags *f, const cls_alphabet *alphabet, const void *bytes, size_t size,
+                                  const char *name, const char *command, cls_lm **lm) {
+  const char **labels = alphabet_labels(alphabet, command);
+  if (!labels) return CLI_EXIT_FAILURE;
+  cls_scorer_info info;
+  cls_error err = {0};
+  const double t0 = cls_now_ms();
+  cls_status st = cls_lm_parse_binary(bytes, size, name, lm, &err);
+  if (st == CLS_OK) st = cls_scorer_create(*lm, labels, cls_alphabet_size(alphabet), &f->scorer, &info, &err);
+  free(labels);
+  if (st != CLS_OK) {
+    fprintf(stderr, "clspeech %s: %s\n", command, err.text);
+    return CLI_EXIT_FAILURE;
+  }
+  report_scorer(f, &info, name, t0, command);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "clspeech/data.h"
 #include "clspeech/decode.h"
+#include "clspeech/lm.h"
 #include "train_flags.h"
 
 /* --scorer_path loaded into flags->scorer for this alphabet (nothing when it is ""), with a line on
@@ -14,6 +15,11 @@
  * after printing why. The caller frees it with transcript_scorer_free. */
 int transcript_scorer_load(train_flags *flags, const cls_alphabet *alphabet, const char *command);
 void transcript_scorer_free(train_flags *flags);
+/* The same over a binary language model's `size` bytes (a model package's scorer; `name` stands for
+ * it in messages): the model parsed into *lm, which the caller frees with cls_lm_destroy after
+ * transcript_scorer_free. */
+int transcript_scorer_from_binary(train_flags *flags, const cls_alphabet *alphabet, const void *bytes, size_t size,
+                                  const char *name, const char *command, cls_lm **lm);
 
 /* The beam search's options from the flags (the scorer included once loaded); a beam_width <= 1 means greedy decoding (as
  * cls_eval_request.beam takes it). */

@@ -1,16 +1,18 @@
 /* The forward-only replica (see clspeech/model.h and infer.h): parameters, the model's activations
- * and the batch buffers on one device, a checkpoint's parameters, and logits for audio files: whole
- * utterances through the batch loader, or one utterance streamed in chunks (audio, features, context
- * windows and the model a chunk at a time, the LSTM state carried over). */
+ * and the batch buffers on one device, a checkpoint's or a model package's parameters, and logits for
+ * audio files: whole utterances through the batch loader, or one utterance streamed in chunks (audio,
+ * features, context windows and the model a chunk at a time, the LSTM state carried over). */
 #include "model/infer.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clspeech/package.h"
 #include "device/engine.h"
 #include "device/log.h"
 #include "model/batch_input.h"
+#include "model/package_format.h"
 #include "ops/ops_util.h"
 
 struct cls_infer {
@@ -186,6 +188,25 @@ cls_status cls_infer_load(cls_infer *t, const char *path) {
   if (cls_checkpoint_load(path, &t->c.model, t->host, NULL, NULL, &s, NULL, 0, &err) != CLS_OK)
     return cls_fail(t->e, CLS_ERR_IO, "%s", err.text);
   cls_log(t->e, CLS_LOG_INFO, "Loaded checkpoint %s (global step %lld)", path, (long long)s.global_step);
+  return cls_infer_write_params(t, t->host);
+}
+
+cls_status cls_infer_load_package(cls_infer *t, const cls_package *pkg) {
+  const cls_package_info *in = cls_package_get_info(pkg);
+  const cls_model_config *m = &t->c.model;
+  if (!in) return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT, "cls_infer_load_package: no package");
+  if (memcmp(&in->model, m, sizeof *m)) {
+    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT,
+                    "%s: the package's model (n_hidden %d, n_classes %d, n_input %d, n_context %d, relu_clip %g) is "
+                    "not the replica's (%d, %d, %d, %d, %g)",
+                    cls_package_name(pkg), in->model.n_hidden, in->model.n_classes, in->model.n_input,
+                    in->model.n_context, (double)in->model.relu_clip, m->n_hidden, m->n_classes, m->n_input,
+                    m->n_context, (double)m->relu_clip);
+  }
+  cls_error err;
+  if (cls_package_params(pkg, t->host, t->n_params, &err) != CLS_OK) return cls_fail(t->e, err.status, "%s", err.text);
+  cls_log(t->e, CLS_LOG_INFO, "Loaded model package %s (from %s, global step %lld)", cls_package_name(pkg),
+          in->source_checkpoint, (long long)in->global_step);
   return cls_infer_write_params(t, t->host);
 }
 
