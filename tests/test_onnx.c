@@ -1,0 +1,268 @@
+/* The ONNX export (clspeech/onnx.h) against ONNX Runtime: the small network of model_small.safetensors
+ * exported, its bytes parsed back (protobuf-c) for the graph's inputs, outputs, operators and
+ * metadata, its sha256 against the file tests/ref/make_onnx_fixture.py ran through ONNX Runtime, and
+ * the engine's streamed forward pass (two chunks of 20 frames, the LSTM state carried, starting from
+ * the fixture's non-zero state) against ONNX Runtime's logits, probabilities and final states.
+ * `test_onnx --write FILE` writes the exported model for that script. */
+#include <onnx.pb-c.h>
+
+#include "base/sha256.h"
+#include "check.h"
+#include "clspeech/model.h"
+#include "clspeech/onnx.h"
+#include "clspeech/ops.h"
+#include "ops_test.h"
+
+static const char *const LABELS[28] = {" ", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m",
+                                       "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z", "'"};
+
+static double max_abs(const float *v, size_t n) {
+  double m = 0;
+  for (size_t i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
+  return m;
+}
+
+static const Onnx__ValueInfoProto *find_value(Onnx__ValueInfoProto **v, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i]->name && strcmp(v[i]->name, name) == 0) return v[i];
+  return NULL;
+}
+
+/* A value's dims as text: sizes, or the symbolic names ("batch,n_steps,19,26"). */
+static void dims_text(const Onnx__ValueInfoProto *v, char *out, size_t cap) {
+  out[0] = '\0';
+  if (!v || !v->type || v->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !v->type->tensor_type->shape)
+    return;
+  const Onnx__TensorShapeProto *s = v->type->tensor_type->shape;
+  size_t used = 0;
+  for (size_t d = 0; d < s->n_dim && used < cap; d++) {
+    const Onnx__TensorShapeProto__Dimension *dim = s->dim[d];
+    if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
+      used += (size_t)snprintf(out + used, cap - used, "%s%s", d ? "," : "", dim->dim_param);
+    else
+      used += (size_t)snprintf(out + used, cap - used, "%s%lld", d ? "," : "", (long long)dim->dim_value);
+  }
+}
+
+static const char *meta_value(const Onnx__ModelProto *m, const char *key) {
+  for (size_t i = 0; i < m->n_metadata_props; i++)
+    if (strcmp(m->metadata_props[i]->key, key) == 0) return m->metadata_props[i]->value;
+  return NULL;
+}
+
+/* The exported bytes parse as a model with DeepSpeech's inputs and outputs and the metadata. */
+static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_config *cfg) {
+  Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, bytes);
+  CHECK(m != NULL, "the exported %zu bytes do not parse as an ONNX ModelProto", len);
+  if (!m) return;
+  CHECK(m->has_ir_version && m->ir_version == CLS_ONNX_IR_VERSION, "ir_version %lld", (long long)m->ir_version);
+  CHECK(m->n_opset_import == 1 && m->opset_import[0]->version == CLS_ONNX_OPSET &&
+            strcmp(m->opset_import[0]->domain, "") == 0,
+        "one opset import, the default domain's %d", CLS_ONNX_OPSET);
+  const Onnx__GraphProto *g = m->graph;
+  CHECK(g != NULL, "no graph");
+  if (g) {
+    char want[64], got[64];
+    const struct {
+      int input;
+      const char *name, *dims;
+    } io[] = {{1, "input_node", "batch,n_steps,19,26"}, {1, "previous_state_c", "batch,32"},
+              {1, "previous_state_h", "batch,32"},      {0, "probs", "n_steps,batch,29"},
+              {0, "logits", "n_steps,batch,29"},        {0, "new_state_c", "batch,32"},
+              {0, "new_state_h", "batch,32"}};
+    CHECK(g->n_input == 3 && g->n_output == 4, "%zu inputs and %zu outputs, expected 3 and 4", g->n_input, g->n_output);
+    for (size_t i = 0; i < sizeof io / sizeof *io; i++) {
+      const Onnx__ValueInfoProto *v = io[i].input ? find_value(g->input, g->n_input, io[i].name)
+                                                  : find_value(g->output, g->n_output, io[i].name);
+      dims_text(v, got, sizeof got);
+      snprintf(want, sizeof want, "%s", io[i].dims);
+      CHECK(v && strcmp(got, want) == 0, "%s %s: dims [%s], expected [%s]", io[i].input ? "input" : "output",
+            io[i].name, got, want);
+      CHECK(v && v->type->tensor_type->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, "%s is float", io[i].name);
+    }
+    /* the operators in order */
+    static const char *ops[] = {"Transpose", "Reshape", "MatMul", "Add", "Clip", "MatMul", "Add", "Clip",
+                                "MatMul", "Add", "Clip", "Unsqueeze", "Unsqueeze", "LSTM", "Squeeze",
+                                "Squeeze", "Squeeze", "MatMul", "Add", "Clip", "MatMul", "Add", "Softmax"};
+    const size_t n_ops = sizeof ops / sizeof *ops;
+    CHECK(g->n_node == n_ops, "%zu nodes, expected %zu", g->n_node, n_ops);
+    for (size_t i = 0; i < g->n_node && i < n_ops; i++)
+      CHECK(strcmp(g->node[i]->op_type, ops[i]) == 0, "node %zu is %s, expected %s", i, g->node[i]->op_type, ops[i]);
+    /* every weight, in float32, under DeepSpeech's names; the LSTM's three ONNX tensors */
+    size_t floats = 0;
+    int weights = 0;
+    for (size_t i = 0; i < g->n_initializer; i++) {
+      const Onnx__TensorProto *t = g->initializer[i];
+      if (t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && t->n_dims > 0 &&
+          strncmp(t->name, "relu_clip", 9) != 0) {
+        floats += t->raw_data.len / sizeof(float);
+        weights++;
+      }
+    }
+    const size_t H = (size_t)cfg->n_hidden;
+    cls_param_view views[CLS_MODEL_N_TENSORS];
+    const size_t n_params = cls_model_layout(cfg, views);
+    CHECK(weights == 13 && floats == n_params + 4 * H, "%d weight tensors of %zu floats, expected 13 of %zu (the LSTM's "
+          "Rb adds 4H zeros)", weights, floats, n_params + 4 * H);
+  }
+  char alphabet[256] = "";
+  for (int i = 0; i < 28; i++) {
+    strcat(alphabet, LABELS[i]);
+    if (i < 27) strcat(alphabet, "\n");
+  }
+  const char *a = meta_value(m, "alphabet");
+  CHECK(a && strcmp(a, alphabet) == 0, "metadata alphabet \"%s\"", a ? a : "(none)");
+  const struct {
+    const char *key, *value;
+  } meta[] = {{"sample_rate", "16000"}, {"feature_win_len", "32"}, {"feature_win_step", "20"},
+              {"n_input", "26"},        {"n_context", "9"},        {"n_hidden", "32"},
+              {"n_classes", "29"},      {"relu_clip", "20"}};
+  for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) {
+    const char *v = meta_value(m, meta[i].key);
+    CHECK(v && strcmp(v, meta[i].value) == 0, "metadata %s = %s, expected %s", meta[i].key, v ? v : "(none)",
+          meta[i].value);
+  }
+  CHECK(meta_value(m, "clspeech_version") != NULL, "metadata clspeech_version");
+  onnx__model_proto__free_unpacked(m, NULL);
+}
+
+/* The engine's streamed forward pass against ONNX Runtime's outputs. */
+static void run(tst_env *env, int dev, const cls_model_config *cfg, const float *params, size_t n_params,
+                cls_safetensors *model_fx, cls_safetensors *ort) {
+  const int T = tst_meta_int(model_fx, "T"), B = tst_meta_int(model_fx, "B"), I = cls_model_input_width(cfg);
+  const int H = cfg->n_hidden, C = cfg->n_classes, half = T / 2;
+  const float *features = tst_tensor(model_fx, "features", CLS_F32, (int64_t)T * B * I);
+  const float *h0 = tst_tensor(ort, "initial_h", CLS_F32, (int64_t)B * H);
+  const float *c0 = tst_tensor(ort, "initial_c", CLS_F32, (int64_t)B * H);
+  const float *ref_logits = tst_tensor(ort, "logits", CLS_F32, (int64_t)T * B * C);
+  const float *ref_probs = tst_tensor(ort, "probs", CLS_F32, (int64_t)T * B * C);
+  const float *ref_h = tst_tensor(ort, "new_state_h", CLS_F32, (int64_t)B * H);
+  const float *ref_c = tst_tensor(ort, "new_state_c", CLS_F32, (int64_t)B * H);
+  if (!features || !h0 || !c0 || !ref_logits || !ref_probs || !ref_h || !ref_c) return;
+  cls_model *model = NULL;
+  CHECK(cls_model_create(env->engine, dev, cfg, half, B, 1, &model) == CLS_OK, "model create: %s",
+        cls_engine_error(env->engine));
+  if (!model) return;
+  cl_command_queue q = tst_queue(env, dev);
+  int32_t seq[64], zeros[64] = {0};
+  for (int b = 0; b < B; b++) seq[b] = half;
+  const size_t chunk = (size_t)half * B * I;
+  cl_mem p = tst_buffer(env, dev, params, n_params * sizeof(float));
+  cl_mem f0 = tst_buffer(env, dev, features, chunk * sizeof(float));
+  cl_mem f1 = tst_buffer(env, dev, features + chunk, chunk * sizeof(float));
+  cl_mem sb = tst_buffer(env, dev, seq, (size_t)B * sizeof(int32_t));
+  cl_mem lb = tst_buffer(env, dev, zeros, (size_t)B * sizeof(int32_t));
+  cl_mem hb = tst_buffer(env, dev, h0, (size_t)B * H * sizeof(float));
+  cl_mem cb = tst_buffer(env, dev, c0, (size_t)B * H * sizeof(float));
+  const size_t nl = (size_t)T * B * C, half_l = (size_t)half * B * C;
+  float *logits = malloc(nl * sizeof *logits), *probs = malloc(nl * sizeof *probs);
+  float *h = malloc((size_t)B * H * sizeof *h), *c = malloc((size_t)B * H * sizeof *c);
+  cl_mem chunks[2] = {f0, f1};
+  for (int k = 0; k < 2; k++) {
+    cls_model_batch batch = {half, B, cls_buf_of(chunks[k]), cls_buf_of(sb), cls_buf_of(lb), cls_buf_of(sb)};
+    cls_status st = cls_model_infer_chunk(model, q, &batch, cls_buf_of(p), cls_buf_of(hb), cls_buf_of(cb));
+    CHECK(st == CLS_OK, "chunk %d: %s", k, cls_engine_error(env->engine));
+    tst_read(env, dev, cls_model_logits(model).mem, logits + k * half_l, half_l * sizeof(float));
+  }
+  tst_read(env, dev, hb, h, (size_t)B * H * sizeof(float));
+  tst_read(env, dev, cb, c, (size_t)B * H * sizeof(float));
+  for (size_t r = 0; r < (size_t)T * B; r++) { /* softmax in double, as a reader of the logits would */
+    const float *l = logits + r * C;
+    double mx = l[0], sum = 0;
+    for (int j = 1; j < C; j++) mx = fmax(mx, l[j]);
+    for (int j = 0; j < C; j++) sum += exp((double)l[j] - mx);
+    for (int j = 0; j < C; j++) probs[r * C + j] = (float)(exp((double)l[j] - mx) / sum);
+  }
+  /* 1e-5 of each tensor's largest magnitude (float32 sums in another order through six layers and
+   * 40 recurrent steps, as test_model allows against TensorFlow). */
+  tst_compare("logits vs ONNX Runtime", logits, ref_logits, nl, 0, 1e-5 * max_abs(ref_logits, nl));
+  tst_compare("probs vs ONNX Runtime", probs, ref_probs, nl, 0, 1e-5 * max_abs(ref_probs, nl));
+  tst_compare("new_state_h vs ONNX Runtime", h, ref_h, (size_t)B * H, 0, 1e-5 * max_abs(ref_h, (size_t)B * H));
+  tst_compare("new_state_c vs ONNX Runtime", c, ref_c, (size_t)B * H, 0, 1e-5 * max_abs(ref_c, (size_t)B * H));
+  free(logits);
+  free(probs);
+  free(h);
+  free(c);
+  cl_mem mems[] = {p, f0, f1, sb, lb, hb, cb};
+  for (size_t i = 0; i < sizeof mems / sizeof *mems; i++) clReleaseMemObject(mems[i]);
+  cls_model_destroy(model);
+}
+
+int main(int argc, char **argv) {
+  cls_safetensors *fx = tst_fixture("model_small.safetensors");
+  if (!fx) return check_finish("test_onnx");
+  cls_model_config cfg = {tst_meta_int(fx, "n_input"), tst_meta_int(fx, "n_context"), tst_meta_int(fx, "n_hidden"),
+                          tst_meta_int(fx, "n_classes"), (float)atof(cls_safetensors_meta(fx, "relu_clip"))};
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  const size_t n_params = cls_model_layout(&cfg, views);
+  float *params = calloc(n_params, sizeof *params);
+  for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+    char name[256];
+    snprintf(name, sizeof name, "param/%s", views[i].name);
+    const float *p = tst_tensor(fx, name, CLS_F32, (int64_t)views[i].count);
+    if (p) memcpy(params + views[i].offset, p, views[i].count * sizeof(float));
+  }
+  cls_error err = {0};
+  cls_onnx_info info = {LABELS, 28, 16000, 32, 20};
+  uint8_t *bytes = NULL;
+  size_t len = 0;
+  cls_status st = cls_onnx_serialize(&cfg, params, &info, &bytes, &len, &err);
+  CHECK(st == CLS_OK, "serialize: %s", err.text);
+  if (argc == 3 && strcmp(argv[1], "--write") == 0) {
+    st = cls_onnx_write(argv[2], &cfg, params, &info, &err);
+    CHECK(st == CLS_OK, "write %s: %s", argv[2], err.text);
+  } else if (bytes) {
+    check_parsed(bytes, len, &cfg);
+    /* the same inputs give the same bytes */
+    uint8_t *again = NULL;
+    size_t len2 = 0;
+    CHECK(cls_onnx_serialize(&cfg, params, &info, &again, &len2, &err) == CLS_OK && len2 == len &&
+              memcmp(again, bytes, len) == 0,
+          "a second export gives other bytes");
+    free(again);
+    /* bad descriptions are refused */
+    cls_onnx_info bad = info;
+    bad.n_labels = 27;
+    uint8_t *none = NULL;
+    CHECK_INT(cls_onnx_serialize(&cfg, params, &bad, &none, &len2, &err), CLS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.text, "27 labels");
+    const char *nl_labels[28];
+    memcpy(nl_labels, LABELS, sizeof nl_labels);
+    nl_labels[3] = "c\nd";
+    bad = info;
+    bad.labels = nl_labels;
+    CHECK_INT(cls_onnx_serialize(&cfg, params, &bad, &none, &len2, &err), CLS_ERR_INVALID_ARGUMENT);
+    bad = info;
+    bad.feature_win_step = 0;
+    CHECK_INT(cls_onnx_serialize(&cfg, params, &bad, &none, &len2, &err), CLS_ERR_INVALID_ARGUMENT);
+    CHECK(none == NULL, "a refused export leaves no bytes");
+
+    cls_safetensors *ort = tst_fixture("onnx_small.safetensors");
+    if (ort) {
+      /* the file ONNX Runtime ran is the one this export writes */
+      cls_sha256 h;
+      uint8_t digest[32];
+      char hex[65];
+      cls_sha256_init(&h);
+      cls_sha256_update(&h, bytes, len);
+      cls_sha256_final(&h, digest);
+      cls_sha256_hex(digest, hex);
+      const char *want = cls_safetensors_meta(ort, "onnx_sha256");
+      CHECK(want && strcmp(hex, want) == 0, "export sha256 %s, the fixture's model %s", hex, want ? want : "(none)");
+      printf("  export: %zu bytes, sha256 %s\n", len, hex);
+      tst_env env;
+      if (tst_open(&env)) {
+        for (int i = 0; i < env.n_devices; i++) {
+          printf("device %s\n", tst_device_name(&env, env.devices[i]));
+          run(&env, env.devices[i], &cfg, params, n_params, fx, ort);
+        }
+        tst_close_env(&env);
+      }
+      cls_safetensors_free(ort);
+    }
+  }
+  free(bytes);
+  free(params);
+  cls_safetensors_free(fx);
+  return check_finish("test_onnx");
+}
