@@ -43,5 +43,7 @@ int cmd_train(int argc, char **argv);
 int cmd_transcribe(int argc, char **argv);
 int cmd_lm(int argc, char **argv);
 int cmd_lm_optimizer(int argc, char **argv);
+/* `clspeech export --format onnx` (export_onnx.c), which cmd_export hands the command to. */
+int cmd_export_onnx(int argc, char **argv);
 
 #endif

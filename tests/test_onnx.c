@@ -3,9 +3,11 @@
  * metadata, its sha256 against the file tests/ref/make_onnx_fixture.py ran through ONNX Runtime, and
  * the engine's streamed forward pass (two chunks of 20 frames, the LSTM state carried, starting from
  * the fixture's non-zero state) against ONNX Runtime's logits, probabilities and final states.
- * `test_onnx --write FILE` writes the exported model for that script. */
+ * `test_onnx --write FILE` writes the exported model for that script; `test_onnx --check FILE` parses
+ * an exported file (clspeech export --format onnx) and checks its graph against its metadata. */
 #include <onnx.pb-c.h>
 
+#include "base/file_util.h"
 #include "base/sha256.h"
 #include "check.h"
 #include "clspeech/model.h"
@@ -50,11 +52,24 @@ static const char *meta_value(const Onnx__ModelProto *m, const char *key) {
   return NULL;
 }
 
-/* The exported bytes parse as a model with DeepSpeech's inputs and outputs and the metadata. */
-static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_config *cfg) {
+/* The exported bytes parse as a model with DeepSpeech's inputs and outputs and the metadata. cfg
+ * NULL: the geometry the metadata gives (n_hidden, n_classes; DeepSpeech's 26 inputs, 9 context
+ * frames), checked against the graph; labels NULL: the alphabet's label count only. */
+static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_config *want_cfg,
+                         const char *const *labels) {
   Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, bytes);
   CHECK(m != NULL, "the exported %zu bytes do not parse as an ONNX ModelProto", len);
   if (!m) return;
+  cls_model_config meta_cfg = {26, 9, 0, 0, 20.0f};
+  if (!want_cfg) {
+    const char *h = meta_value(m, "n_hidden"), *c = meta_value(m, "n_classes");
+    meta_cfg.n_hidden = h ? atoi(h) : 0;
+    meta_cfg.n_classes = c ? atoi(c) : 0;
+    CHECK(meta_cfg.n_hidden > 0 && meta_cfg.n_classes > 1, "metadata n_hidden %s, n_classes %s", h ? h : "(none)",
+          c ? c : "(none)");
+  }
+  const cls_model_config *cfg = want_cfg ? want_cfg : &meta_cfg;
+  printf("  parsed: %zu bytes, n_hidden %d, n_classes %d\n", len, cfg->n_hidden, cfg->n_classes);
   CHECK(m->has_ir_version && m->ir_version == CLS_ONNX_IR_VERSION, "ir_version %lld", (long long)m->ir_version);
   CHECK(m->n_opset_import == 1 && m->opset_import[0]->version == CLS_ONNX_OPSET &&
             strcmp(m->opset_import[0]->domain, "") == 0,
@@ -62,14 +77,14 @@ static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_confi
   const Onnx__GraphProto *g = m->graph;
   CHECK(g != NULL, "no graph");
   if (g) {
-    char want[64], got[64];
+    char want[64], got[64], state[32], out[32];
+    snprintf(state, sizeof state, "batch,%d", cfg->n_hidden);
+    snprintf(out, sizeof out, "n_steps,batch,%d", cfg->n_classes);
     const struct {
       int input;
       const char *name, *dims;
-    } io[] = {{1, "input_node", "batch,n_steps,19,26"}, {1, "previous_state_c", "batch,32"},
-              {1, "previous_state_h", "batch,32"},      {0, "probs", "n_steps,batch,29"},
-              {0, "logits", "n_steps,batch,29"},        {0, "new_state_c", "batch,32"},
-              {0, "new_state_h", "batch,32"}};
+    } io[] = {{1, "input_node", "batch,n_steps,19,26"}, {1, "previous_state_c", state}, {1, "previous_state_h", state},
+              {0, "probs", out}, {0, "logits", out}, {0, "new_state_c", state}, {0, "new_state_h", state}};
     CHECK(g->n_input == 3 && g->n_output == 4, "%zu inputs and %zu outputs, expected 3 and 4", g->n_input, g->n_output);
     for (size_t i = 0; i < sizeof io / sizeof *io; i++) {
       const Onnx__ValueInfoProto *v = io[i].input ? find_value(g->input, g->n_input, io[i].name)
@@ -105,18 +120,27 @@ static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_confi
     CHECK(weights == 13 && floats == n_params + 4 * H, "%d weight tensors of %zu floats, expected 13 of %zu (the LSTM's "
           "Rb adds 4H zeros)", weights, floats, n_params + 4 * H);
   }
-  char alphabet[256] = "";
-  for (int i = 0; i < 28; i++) {
-    strcat(alphabet, LABELS[i]);
-    if (i < 27) strcat(alphabet, "\n");
-  }
   const char *a = meta_value(m, "alphabet");
-  CHECK(a && strcmp(a, alphabet) == 0, "metadata alphabet \"%s\"", a ? a : "(none)");
+  if (labels) {
+    char alphabet[256] = "";
+    for (int i = 0; i < cfg->n_classes - 1; i++) {
+      strcat(alphabet, labels[i]);
+      if (i < cfg->n_classes - 2) strcat(alphabet, "\n");
+    }
+    CHECK(a && strcmp(a, alphabet) == 0, "metadata alphabet \"%s\"", a ? a : "(none)");
+  } else {
+    int lines = a ? 1 : 0;
+    for (const char *c = a; c && *c; c++) lines += *c == '\n';
+    CHECK(lines == cfg->n_classes - 1, "metadata alphabet of %d labels, expected %d", lines, cfg->n_classes - 1);
+  }
+  char hidden[16], classes[16];
+  snprintf(hidden, sizeof hidden, "%d", cfg->n_hidden);
+  snprintf(classes, sizeof classes, "%d", cfg->n_classes);
   const struct {
     const char *key, *value;
   } meta[] = {{"sample_rate", "16000"}, {"feature_win_len", "32"}, {"feature_win_step", "20"},
-              {"n_input", "26"},        {"n_context", "9"},        {"n_hidden", "32"},
-              {"n_classes", "29"},      {"relu_clip", "20"}};
+              {"n_input", "26"},        {"n_context", "9"},        {"n_hidden", hidden},
+              {"n_classes", classes},   {"relu_clip", "20"}};
   for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) {
     const char *v = meta_value(m, meta[i].key);
     CHECK(v && strcmp(v, meta[i].value) == 0, "metadata %s = %s, expected %s", meta[i].key, v ? v : "(none)",
@@ -208,11 +232,18 @@ int main(int argc, char **argv) {
   size_t len = 0;
   cls_status st = cls_onnx_serialize(&cfg, params, &info, &bytes, &len, &err);
   CHECK(st == CLS_OK, "serialize: %s", err.text);
-  if (argc == 3 && strcmp(argv[1], "--write") == 0) {
+  if (argc == 3 && strcmp(argv[1], "--check") == 0) {
+    char *file = NULL;
+    size_t file_len = 0;
+    st = cls_read_file(argv[2], &file, &file_len, &err);
+    CHECK(st == CLS_OK, "%s", err.text);
+    if (file) check_parsed((const uint8_t *)file, file_len, NULL, NULL);
+    free(file);
+  } else if (argc == 3 && strcmp(argv[1], "--write") == 0) {
     st = cls_onnx_write(argv[2], &cfg, params, &info, &err);
     CHECK(st == CLS_OK, "write %s: %s", argv[2], err.text);
   } else if (bytes) {
-    check_parsed(bytes, len, &cfg);
+    check_parsed(bytes, len, &cfg, LABELS);
     /* the same inputs give the same bytes */
     uint8_t *again = NULL;
     size_t len2 = 0;
