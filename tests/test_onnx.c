@@ -11,6 +11,7 @@
 #include "base/file_util.h"
 #include "base/sha256.h"
 #include "check.h"
+#include "data_files.h"
 #include "clspeech/model.h"
 #include "clspeech/onnx.h"
 #include "clspeech/ops.h"
@@ -151,6 +152,45 @@ static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_confi
   onnx__model_proto__free_unpacked(m, NULL);
 }
 
+/* cls_onnx_export_checkpoint on a checkpoint folder (saved, then described with the smoke data's
+ * alphabet and DeepSpeech's feature settings) writes the bytes cls_onnx_serialize gives for the same
+ * parameters and description; a folder without alphabet.txt or checkpoint is an error naming it. */
+static void check_checkpoint_export(const cls_model_config *cfg, const float *params, size_t n_params,
+                                    const uint8_t *want, size_t want_len) {
+  if (!data_files_open("test_onnx")) return;
+  cls_error err = {0};
+  char saved[1024], chosen[1024] = "", out[640];
+  snprintf(out, sizeof out, "%s", tmp_path("model.onnx"));
+  float *zeros = calloc(n_params, sizeof *zeros);
+  cls_checkpoint_vars vars = {7, 0.001f, cls_adam_state_init(0.9f, 0.999f)};
+  cls_status st = cls_onnx_export_checkpoint(tmp, CLS_LOAD_AUTO, out, NULL, 0, &err);
+  CHECK(st == CLS_ERR_IO, "an empty folder: status %d (%s)", st, err.text);
+  CHECK_CONTAINS(err.text, "no checkpoint to load in");
+  st = cls_checkpoint_save_in(tmp, "train", 1, cfg, params, zeros, zeros, &vars, NULL, 0, saved, sizeof saved, &err);
+  CHECK(st == CLS_OK, "save: %s", err.text);
+  remember(saved);
+  remember(tmp_path("checkpoint"));
+  st = cls_onnx_export_checkpoint(tmp, CLS_LOAD_AUTO, out, NULL, 0, &err);
+  CHECK(st == CLS_ERR_IO && strstr(err.text, "alphabet.txt"), "a folder without alphabet.txt: status %d (%s)", st,
+        err.text);
+  st = cls_checkpoint_describe(tmp, SMOKE "/alphabet.txt", 16000, 32, 20, &err);
+  CHECK(st == CLS_OK, "describe: %s", err.text);
+  remember(tmp_path(CLS_CHECKPOINT_ALPHABET));
+  remember(tmp_path(CLS_CHECKPOINT_FEATURES));
+  st = cls_onnx_export_checkpoint(tmp, CLS_LOAD_LAST, out, chosen, sizeof chosen, &err);
+  CHECK(st == CLS_OK, "export from the folder: %s", err.text);
+  remember(out);
+  CHECK(strcmp(chosen, saved) == 0, "chose %s, saved %s", chosen, saved);
+  char *file = NULL;
+  size_t len = 0;
+  if (st == CLS_OK && cls_read_file(out, &file, &len, &err) == CLS_OK)
+    CHECK(len == want_len && memcmp(file, want, len) == 0,
+          "the folder's export (%zu bytes) differs from the parameters' (%zu bytes)", len, want_len);
+  free(file);
+  free(zeros);
+  data_files_close();
+}
+
 /* "PREFIXkey" in buf. */
 static const char *name(const char *prefix, const char *key, char *buf) {
   snprintf(buf, 64, "%s%s", prefix, key);
@@ -286,6 +326,7 @@ int main(int argc, char **argv) {
     CHECK(st == CLS_OK, "write %s: %s", argv[2], err.text);
   } else if (bytes) {
     check_parsed(bytes, len, &cfg, LABELS);
+    check_checkpoint_export(&cfg, params, n_params, bytes, len);
     /* the same inputs give the same bytes */
     uint8_t *again = NULL;
     size_t len2 = 0;
