@@ -1,11 +1,51 @@
-/* `clspeech export --format onnx`: not built in this tree (the ONNX export replaces this file). */
+/* `clspeech export --format onnx --checkpoint_dir DIR --out model.onnx`: a trained checkpoint's
+ * acoustic model as an ONNX file (clspeech/onnx.h describes the graph and its metadata). The
+ * checkpoint is the one --load_evaluate chooses in --load_checkpoint_dir (default --checkpoint_dir),
+ * with the folder's alphabet.txt and features.txt; the same model flags as transcribe. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "clspeech/onnx.h"
+#include "train_flags.h"
 
 int cmd_export_onnx(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "clspeech export: --format onnx: not built in this tree\n");
-  return CLI_EXIT_USAGE;
+  train_flags f;
+  train_flags_defaults(&f);
+  int n_flags = 0;
+  cli_flag all[96];
+  cli_flag *table = train_flags_table(&f, &n_flags);
+  if (n_flags + 2 > (int)(sizeof all / sizeof *all)) {
+    fprintf(stderr, "clspeech export: too many flags for the ONNX export's table\n");
+    return CLI_EXIT_FAILURE;
+  }
+  memcpy(all, table, (size_t)n_flags * sizeof *table);
+  const char *out = "", *format = "onnx";
+  all[n_flags++] = (cli_flag){"out", CLI_STRING, &out, "the ONNX file to write (model.onnx)", false};
+  all[n_flags++] = (cli_flag){"format", CLI_STRING, &format, "onnx: the acoustic model as an ONNX graph", false};
+  int rc = cli_parse_flags(argc, argv, 2, all, n_flags, "export --format onnx",
+                           "Writes a trained checkpoint's acoustic model as an ONNX file (opset 13): input_node "
+                           "[batch, n_steps, 19, 26] MFCC context windows and the LSTM state in; per-frame softmax "
+                           "probs, logits and the new state out; the alphabet and feature settings in its metadata.",
+                           NULL, 0, NULL);
+  if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+  if ((rc = train_flags_finish(&f, "export"))) return rc;
+  if (strcmp(format, "onnx")) {
+    fprintf(stderr, "clspeech export: the ONNX export takes --format onnx, not \"%s\"\n", format);
+    return CLI_EXIT_USAGE;
+  }
+  if (!*out) {
+    fprintf(stderr, "clspeech export: --out model.onnx is required\n");
+    return CLI_EXIT_USAGE;
+  }
+  cls_error err = {0};
+  char chosen[4096] = "";
+  cls_status st = cls_onnx_export_checkpoint(f.load_checkpoint_dir, f.load_evaluate_mode, out, chosen, sizeof chosen,
+                                             &err);
+  if (st != CLS_OK) {
+    fprintf(stderr, "clspeech export: %s\n", err.text);
+    return cli_exit_status(st);
+  }
+  printf("wrote %s (ONNX opset %d) from %s\n", out, CLS_ONNX_OPSET, chosen);
+  return CLI_EXIT_OK;
 }

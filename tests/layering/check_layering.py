@@ -49,7 +49,7 @@ PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h"
           "model.h": "model", "data.h": "data", "train.h": "train", "decode.h": "decode", "lm_build.h": "decode",
           "internal/device.h": "device", "internal/ops.h": "ops", "internal/train.h": "train",
           "internal/bench.h": "bench", "evaluate.h": "train", "lm.h": "decode", "scorer.h": "decode",
-          "package.h": "model"}
+          "onnx.h": "model", "package.h": "model"}
 
 FEATURES_HOST = {"audio.c", "audio.h", "mfcc_host.c", "mfcc_host.h", "feature_cache.c", "feature_cache.h", "augment.c"}
 
