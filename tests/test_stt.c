@@ -45,7 +45,7 @@ static cls_status on_chunk(void *user, int64_t first, int n, const float *logits
 }
 
 /* The engine's path, as `clspeech transcribe --stream_frames 16 --beam_width BEAM [--scorer_path]` runs it. */
-static void reference(const cls_scorer *scorer, ref_result *out) {
+static void reference(const cls_scorer *scorer, const int32_t *hot_id, const double *hot_boost, ref_result *out) {
   memset(out, 0, sizeof *out);
   char ckpt[4400];
   cls_error err;
@@ -67,6 +67,9 @@ static void reference(const cls_scorer *scorer, ref_result *out) {
   bo.scorer = scorer;
   bo.lm_alpha = (float)CLS_LM_ALPHA_DEFAULT; /* as the API's float setter carries them */
   bo.lm_beta = (float)CLS_LM_BETA_DEFAULT;
+  bo.hot_words = hot_id;
+  bo.hot_boosts = hot_boost;
+  bo.n_hot_words = hot_id ? 1 : 0;
   cls_ctc_decoder *d = NULL;
   CHECK_INT(cls_ctc_decoder_begin(29, 0, &bo, &d), CLS_OK);
   int64_t frames = 0;
@@ -218,10 +221,15 @@ static void check_bad_input(cls_stt_model *m, const int16_t *pcm, size_t n) {
   CHECK_INT(cls_stt_speech_to_text(m, pcm, 100, 16000, &text), CLS_STT_OK);
   CHECK(text && !*text, "empty transcript for 100 samples");
   cls_stt_string_free(text);
+  /* Hot-words without a scorer. */
+  CHECK_INT(cls_stt_model_add_hot_word(m, "year", 1.0f), CLS_STT_ERR_NO_SCORER);
+  CHECK_INT(cls_stt_model_erase_hot_word(m, "year"), CLS_STT_ERR_NO_SCORER);
+  CHECK_INT(cls_stt_model_clear_hot_words(m), CLS_STT_ERR_NO_SCORER);
+  CHECK_INT(cls_stt_model_add_hot_word(NULL, "year", 1.0f), CLS_STT_ERR_INVALID_ARGUMENT);
   /* A scorer that cannot be read. */
   CHECK_INT(cls_stt_model_enable_scorer(m, "/nonexistent/lm.arpa"), CLS_STT_ERR_SCORER);
   CHECK_CONTAINS(cls_stt_model_detail(m), "/nonexistent/lm.arpa");
-  for (int code = 0; code <= 10; code++)
+  for (int code = 0; code <= 12; code++)
     CHECK(strcmp(cls_stt_error_message(code), "unknown status") != 0, "message of %d", code);
   CHECK(strcmp(cls_stt_error_message(99), "unknown status") == 0, "message of 99");
   CHECK_CONTAINS(cls_stt_version(), ".");
@@ -263,7 +271,7 @@ int main(void) {
   CHECK_INT(cls_stt_model_beam_width(m), BEAM);
 
   ref_result ref;
-  reference(NULL, &ref);
+  reference(NULL, NULL, NULL, &ref);
   check_agreement(m, pcm, n, &ref, "no scorer");
   cls_beam_results_free(ref.r, ref.n);
 
@@ -277,10 +285,35 @@ int main(void) {
   cls_scorer *scorer = NULL;
   CHECK_INT(cls_scorer_load(arpa, labels, 28, &scorer, NULL, &err), CLS_OK);
   if (!scorer) fprintf(stderr, "%s\n", err.text);
-  reference(scorer, &ref);
+  reference(scorer, NULL, NULL, &ref);
   CHECK_INT(cls_stt_model_enable_scorer(m, arpa), CLS_STT_OK);
   CHECK_INT(cls_stt_model_set_scorer_alpha_beta(m, (float)CLS_LM_ALPHA_DEFAULT, (float)CLS_LM_BETA_DEFAULT), CLS_STT_OK);
   check_agreement(m, pcm, n, &ref, "scorer");
+  /* Hot-words: "year" boosted by 2 gives the engine's result with that boost, and another score. */
+  const double unboosted = ref.r[0].log_prob;
+  cls_beam_results_free(ref.r, ref.n);
+  const int32_t year = cls_lm_word_id(cls_scorer_lm(scorer), "year", 4);
+  const double two = (float)2.0;
+  reference(scorer, &year, &two, &ref);
+  CHECK(ref.r[0].log_prob != unboosted, "the boost changes the best score (%.9f)", unboosted);
+  CHECK_INT(cls_stt_model_add_hot_word(m, "year", 2.0f), CLS_STT_OK);
+  CHECK_INT(cls_stt_model_add_hot_word(m, "year", 1.0f), CLS_STT_ERR_HOT_WORD);
+  CHECK_INT(cls_stt_model_add_hot_word(m, "greasy wash", 1.0f), CLS_STT_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_stt_model_add_hot_word(m, "zebra", 1.0f), CLS_STT_OK); /* not in the vocabulary: no effect */
+  CHECK_INT(cls_stt_model_erase_hot_word(m, "zebra"), CLS_STT_OK);
+  CHECK_INT(cls_stt_model_erase_hot_word(m, "zebra"), CLS_STT_ERR_HOT_WORD);
+  cls_stt_metadata *hot_md = NULL;
+  CHECK_INT(cls_stt_speech_to_text_metadata(m, pcm, n, 16000, N_RESULTS, &hot_md), CLS_STT_OK);
+  check_same(hot_md, &ref, "hot-word year +2");
+  cls_stt_metadata_free(hot_md);
+  hot_md = streamed(m, pcm, n, 320, 3);
+  check_same(hot_md, &ref, "hot-word year +2, pieces of 320");
+  cls_stt_metadata_free(hot_md);
+  CHECK_INT(cls_stt_model_clear_hot_words(m), CLS_STT_OK);
+  CHECK_INT(cls_stt_model_erase_hot_word(m, "year"), CLS_STT_ERR_HOT_WORD);
+  cls_beam_results_free(ref.r, ref.n);
+  reference(scorer, NULL, NULL, &ref);
+
   cls_stt_stream *held = NULL;
   CHECK_INT(cls_stt_stream_create(m, &held), CLS_STT_OK);
   CHECK_INT(cls_stt_model_disable_scorer(m), CLS_STT_OK);

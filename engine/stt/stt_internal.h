@@ -33,6 +33,9 @@ struct cls_stt_model {
   int beam_width;
   double alpha, beta;
   stt_scorer_ref *scorer;    /* NULL: none */
+  char **hot_words;          /* [n_hot] the hot-words (malloc'ed copies) and their boosts */
+  double *hot_boosts;
+  int n_hot, cap_hot;
   cls_error detail;          /* the last model-level failure */
 };
 

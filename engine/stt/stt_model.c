@@ -2,6 +2,7 @@
  * (the checkpoint chosen as --load_evaluate auto, its geometry, alphabet.txt and features.txt), the
  * forward-only replica on the chosen device, the decoder's settings and the scorer; the status codes'
  * messages and the version. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ const char *cls_stt_error_message(int status) {
     case CLS_STT_ERR_SAMPLE_RATE: return "the audio's sample rate is not the model's (resample it first)";
     case CLS_STT_ERR_STREAM_FINISHED: return "the stream has finished: it can only be freed";
     case CLS_STT_ERR_DECODE: return "decoding failed";
+    case CLS_STT_ERR_NO_SCORER: return "hot-words need a scorer, and none is enabled";
+    case CLS_STT_ERR_HOT_WORD: return "that word is already a hot-word, or is not one to erase";
     default: return "unknown status";
   }
 }
@@ -165,6 +168,9 @@ void stt_scorer_release(cls_stt_model *m, stt_scorer_ref *ref) {
 void cls_stt_model_free(cls_stt_model *m) {
   if (!m) return;
   stt_scorer_release(m, m->scorer);
+  for (int i = 0; i < m->n_hot; i++) free(m->hot_words[i]);
+  free(m->hot_words);
+  free(m->hot_boosts);
   cls_infer_destroy(m->infer);
   cls_engine_destroy(m->engine);
   cls_mfcc_tables_destroy(m->tables);
@@ -235,6 +241,63 @@ int cls_stt_model_set_scorer_alpha_beta(cls_stt_model *m, float alpha, float bet
   m->beta = beta;
   pthread_mutex_unlock(&m->lock);
   return CLS_STT_OK;
+}
+
+static int find_hot_word(const cls_stt_model *m, const char *word) {
+  for (int i = 0; i < m->n_hot; i++)
+    if (!strcmp(m->hot_words[i], word)) return i;
+  return -1;
+}
+
+int cls_stt_model_add_hot_word(cls_stt_model *m, const char *word, float boost) {
+  if (!m || !word || !*word || strchr(word, ' ') || !isfinite(boost)) return CLS_STT_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&m->lock);
+  int rc = !m->scorer ? CLS_STT_ERR_NO_SCORER : find_hot_word(m, word) >= 0 ? CLS_STT_ERR_HOT_WORD : CLS_STT_OK;
+  if (rc == CLS_STT_OK && m->n_hot == m->cap_hot) {
+    const int cap = m->cap_hot ? 2 * m->cap_hot : 8;
+    char **w = realloc(m->hot_words, (size_t)cap * sizeof *w);
+    if (w) m->hot_words = w;
+    double *b = w ? realloc(m->hot_boosts, (size_t)cap * sizeof *b) : NULL;
+    if (b) m->hot_boosts = b;
+    if (w && b) m->cap_hot = cap;
+    else rc = CLS_STT_ERR_OUT_OF_MEMORY;
+  }
+  char *copy = rc == CLS_STT_OK ? malloc(strlen(word) + 1) : NULL;
+  if (rc == CLS_STT_OK && !copy) rc = CLS_STT_ERR_OUT_OF_MEMORY;
+  if (rc == CLS_STT_OK) {
+    strcpy(copy, word);
+    m->hot_words[m->n_hot] = copy;
+    m->hot_boosts[m->n_hot++] = boost;
+  }
+  pthread_mutex_unlock(&m->lock);
+  return rc;
+}
+
+int cls_stt_model_erase_hot_word(cls_stt_model *m, const char *word) {
+  if (!m || !word) return CLS_STT_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&m->lock);
+  const int i = find_hot_word(m, word);
+  int rc = !m->scorer ? CLS_STT_ERR_NO_SCORER : i < 0 ? CLS_STT_ERR_HOT_WORD : CLS_STT_OK;
+  if (rc == CLS_STT_OK) {
+    free(m->hot_words[i]);
+    m->hot_words[i] = m->hot_words[m->n_hot - 1];
+    m->hot_boosts[i] = m->hot_boosts[m->n_hot - 1];
+    m->n_hot--;
+  }
+  pthread_mutex_unlock(&m->lock);
+  return rc;
+}
+
+int cls_stt_model_clear_hot_words(cls_stt_model *m) {
+  if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&m->lock);
+  const int rc = m->scorer ? CLS_STT_OK : CLS_STT_ERR_NO_SCORER;
+  if (rc == CLS_STT_OK) {
+    for (int i = 0; i < m->n_hot; i++) free(m->hot_words[i]);
+    m->n_hot = 0;
+  }
+  pthread_mutex_unlock(&m->lock);
+  return rc;
 }
 
 const char *cls_stt_model_detail(const cls_stt_model *m) { return m ? m->detail.text : ""; }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clspeech/lm.h"
 #include "clspeech/scorer.h"
 #include "model/infer.h"
 #include "stt/stt_internal.h"
@@ -17,6 +18,8 @@ struct cls_stt_stream {
   cls_stt_model *m;
   stt_scorer_ref *scorer;    /* held while the stream lives */
   cls_ctc_decoder *decoder;
+  int32_t *hot_ids;          /* the model's hot-words as the scorer's word ids, and their boosts */
+  double *hot_boosts;
   int n_hidden, n_context, n_coeff, n_classes, width;
   size_t window, step;       /* samples */
   float *h, *c;              /* [n_hidden] the LSTM state after the frames run */
@@ -68,12 +71,28 @@ int cls_stt_stream_create(cls_stt_model *m, cls_stt_stream **out) {
   bo.lm_alpha = m->alpha;
   bo.lm_beta = m->beta;
   s->scorer = m->scorer;
+  int hot_ok = 1;
   if (s->scorer) {
     s->scorer->refs++;
     bo.scorer = s->scorer->scorer;
+    if (m->n_hot > 0) { /* words the vocabulary lacks can never be scored: left out */
+      s->hot_ids = malloc((size_t)m->n_hot * sizeof *s->hot_ids);
+      s->hot_boosts = malloc((size_t)m->n_hot * sizeof *s->hot_boosts);
+      hot_ok = s->hot_ids && s->hot_boosts;
+      const cls_lm *lm = cls_scorer_lm(bo.scorer);
+      for (int i = 0; hot_ok && i < m->n_hot; i++) {
+        const int32_t id = cls_lm_word_id(lm, m->hot_words[i], strlen(m->hot_words[i]));
+        if (id < 0) continue;
+        s->hot_ids[bo.n_hot_words] = id;
+        s->hot_boosts[bo.n_hot_words++] = m->hot_boosts[i];
+      }
+      bo.hot_words = s->hot_ids;
+      bo.hot_boosts = s->hot_boosts;
+    }
   }
   pthread_mutex_unlock(&m->lock);
-  cls_status st = cls_ctc_decoder_begin(s->n_classes, bo.beam_width <= 1, &bo, &s->decoder);
+  cls_status st = hot_ok ? cls_ctc_decoder_begin(s->n_classes, bo.beam_width <= 1, &bo, &s->decoder)
+                         : CLS_ERR_OUT_OF_MEMORY;
   if (!s->h || !s->c || !s->pending || !s->feats || !s->windows || !s->logits || st != CLS_OK) {
     cls_stt_stream_free(s);
     return st == CLS_OK || st == CLS_ERR_OUT_OF_MEMORY ? CLS_STT_ERR_OUT_OF_MEMORY : CLS_STT_ERR_INVALID_ARGUMENT;
@@ -90,6 +109,8 @@ void cls_stt_stream_free(cls_stt_stream *s) {
     pthread_mutex_unlock(&s->m->lock);
   }
   cls_ctc_decoder_free(s->decoder);
+  free(s->hot_ids);
+  free(s->hot_boosts);
   free(s->h);
   free(s->c);
   free(s->pending);

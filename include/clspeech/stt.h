@@ -28,7 +28,9 @@ typedef enum cls_stt_status {
   CLS_STT_ERR_SCORER = 7,           /* the scorer file cannot be read, or it does not fit the alphabet */
   CLS_STT_ERR_SAMPLE_RATE = 8,      /* audio at a rate other than the model's (not resampled: see below) */
   CLS_STT_ERR_STREAM_FINISHED = 9,  /* a stream fed or decoded after cls_stt_stream_finish */
-  CLS_STT_ERR_DECODE = 10           /* the decoder failed (a NaN in the model's output) */
+  CLS_STT_ERR_DECODE = 10,          /* the decoder failed (a NaN in the model's output) */
+  CLS_STT_ERR_NO_SCORER = 11,       /* hot-words need a scorer: none is enabled */
+  CLS_STT_ERR_HOT_WORD = 12         /* adding a hot-word already added, or erasing one that is not */
 } cls_stt_status;
 
 /* A fixed English sentence for a status code (DS_ErrorCodeToErrorMessage); never NULL ("unknown
@@ -82,6 +84,18 @@ int cls_stt_model_set_beam_width(cls_stt_model *model, int beam_width);
 int cls_stt_model_enable_scorer(cls_stt_model *model, const char *scorer_path);
 int cls_stt_model_disable_scorer(cls_stt_model *model);
 int cls_stt_model_set_scorer_alpha_beta(cls_stt_model *model, float alpha, float beta);
+
+/* Hot-words (DeepSpeech 0.9's): words whose language-model score gets `boost` added (to ln P(word |
+ * history), before alpha weighs it) whenever a word is scored at the space after it and the word or
+ * one of the words before it in that n-gram is a hot-word; a positive boost makes the word likelier,
+ * a negative one rarer. Only the scorer scores words, so a scorer must be enabled
+ * (CLS_STT_ERR_NO_SCORER); the list stays when the scorer is changed or disabled. A word is one word
+ * of the scorer's vocabulary (no space: CLS_STT_ERR_INVALID_ARGUMENT; one the vocabulary lacks has no
+ * effect). Adding a word twice or erasing one never added: CLS_STT_ERR_HOT_WORD. For streams created
+ * afterwards. */
+int cls_stt_model_add_hot_word(cls_stt_model *model, const char *word, float boost);
+int cls_stt_model_erase_hot_word(cls_stt_model *model, const char *word);
+int cls_stt_model_clear_hot_words(cls_stt_model *model);
 
 /* The text of the model's last failure (scorer loading, a one-shot call), "" if none. The pointer is
  * the model's; its text may change when another call on the model fails. */
@@ -142,7 +156,7 @@ int cls_stt_speech_to_text_metadata(cls_stt_model *model, const int16_t *samples
 
 typedef struct cls_stt_stream cls_stt_stream;
 
-/* A stream with the model's current beam width, scorer, alpha and beta. */
+/* A stream with the model's current beam width, scorer, alpha, beta and hot-words. */
 int cls_stt_stream_create(cls_stt_model *model, cls_stt_stream **out);
 
 /* n samples (n may be 0) at the model's rate. CLS_STT_ERR_STREAM_FINISHED after a finish; a failure
