@@ -5,6 +5,7 @@
  * every candidate's labels, timesteps and score, with and without a scorer; token timings lie inside the
  * utterance and increase, confidences are finite; and bad input gets its status code and a message. */
 #include <math.h>
+#include <pthread.h>
 #include <sndfile.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -180,6 +181,48 @@ static void check_agreement(cls_stt_model *m, const int16_t *pcm, size_t n, cons
   }
 }
 
+/* Several streams of one model on several threads at once. */
+typedef struct worker {
+  cls_stt_model *m;
+  const int16_t *pcm;
+  size_t n, piece;
+  int rc;
+  cls_stt_metadata *md;
+} worker;
+
+/* No CHECK on the thread (its counters are not atomic): the first failing code is kept for the main one. */
+static void *run_worker(void *arg) {
+  worker *w = arg;
+  cls_stt_stream *s = NULL;
+  w->rc = cls_stt_stream_create(w->m, &s);
+  for (size_t at = 0; at < w->n && w->rc == CLS_STT_OK; at += w->piece) {
+    w->rc = cls_stt_stream_feed(s, w->pcm + at, w->n - at < w->piece ? w->n - at : w->piece);
+    char *text = NULL;
+    if (w->rc == CLS_STT_OK) w->rc = cls_stt_stream_intermediate(s, &text);
+    cls_stt_string_free(text);
+  }
+  if (w->rc == CLS_STT_OK) w->rc = cls_stt_stream_finish_metadata(s, N_RESULTS, &w->md);
+  cls_stt_stream_free(s);
+  return NULL;
+}
+
+static void check_threads(cls_stt_model *m, const int16_t *pcm, size_t n, const ref_result *ref) {
+  worker w[3];
+  pthread_t th[3];
+  for (int i = 0; i < 3; i++) {
+    w[i] = (worker){m, pcm, n, (size_t)(160 * (i + 1) + 7), CLS_STT_OK, NULL};
+    CHECK_INT(pthread_create(&th[i], NULL, run_worker, &w[i]), 0);
+  }
+  for (int i = 0; i < 3; i++) {
+    pthread_join(th[i], NULL);
+    CHECK_INT(w[i].rc, CLS_STT_OK);
+    char label[64];
+    snprintf(label, sizeof label, "thread %d", i);
+    check_same(w[i].md, ref, label);
+    cls_stt_metadata_free(w[i].md);
+  }
+}
+
 static void check_bad_input(cls_stt_model *m, const int16_t *pcm, size_t n) {
   char detail[512] = "x";
   cls_stt_model *none = (cls_stt_model *)1;
@@ -273,6 +316,7 @@ int main(void) {
   ref_result ref;
   reference(NULL, NULL, NULL, &ref);
   check_agreement(m, pcm, n, &ref, "no scorer");
+  check_threads(m, pcm, n, &ref);
   cls_beam_results_free(ref.r, ref.n);
 
   /* With a scorer: the model's, and one a stream keeps after the model disables it. */
