@@ -2,7 +2,7 @@
  * source would: 20 ms pieces fed one at a time, the intermediate transcript printed whenever it changes
  * (with the audio time, and the milliseconds the feed and the intermediate decode took), then the final
  * transcript alone on the last line. MODEL is a checkpoint folder written by `clspeech train`; the WAV
- * (any PCM width; several channels are averaged) must be at the model's sample rate.
+ * (16-bit PCM; several channels are averaged) may be at any rate: the stream resamples it to the model's.
  *   cc stt_stream.c $(pkg-config --cflags --libs clspeech) -o stt_stream && ./stt_stream MODEL FILE.wav
  * Exit status 0, 1 when the model or the file cannot be used, 2 for a usage error. */
 #include <stdio.h>
@@ -59,14 +59,8 @@ int main(int argc, char **argv) {
   size_t n = 0;
   int rate = 0;
   short *pcm = read_wav(argv[2], &n, &rate);
-  if (pcm && rate != cls_stt_model_sample_rate(model)) {
-    fprintf(stderr, "stt_stream: %s: %d Hz, the model takes %d Hz: %s\n", argv[2], rate,
-            cls_stt_model_sample_rate(model), cls_stt_error_message(CLS_STT_ERR_SAMPLE_RATE));
-    free(pcm);
-    pcm = NULL;
-  }
-  cls_stt_stream *stream = NULL;
-  if (pcm) rc = cls_stt_stream_create(model, &stream);
+  cls_stt_stream *stream = NULL; /* at the file's rate: resampled to the model's when they differ */
+  if (pcm) rc = cls_stt_stream_create_at(model, rate, &stream);
   const size_t piece = (size_t)rate / 50; /* 20 ms */
   char *last = NULL, *text = NULL;
   for (size_t at = 0; pcm && rc == CLS_STT_OK && at < n; at += piece) {
@@ -88,7 +82,9 @@ int main(int argc, char **argv) {
   }
   if (pcm && rc == CLS_STT_OK) rc = cls_stt_stream_finish(stream, &text);
   if (pcm && rc == CLS_STT_OK) printf("%s\n", text);
-  else if (pcm) fprintf(stderr, "stt_stream: %s: %s\n", cls_stt_error_message(rc), cls_stt_stream_detail(stream));
+  else if (pcm)
+    fprintf(stderr, "stt_stream: %s: %s\n", cls_stt_error_message(rc),
+            stream ? cls_stt_stream_detail(stream) : cls_stt_model_detail(model));
   const int status = pcm && rc == CLS_STT_OK ? 0 : 1;
   cls_stt_string_free(text);
   cls_stt_string_free(last);

@@ -23,7 +23,7 @@ const char *cls_stt_error_message(int status) {
     case CLS_STT_ERR_DEVICE: return "the OpenCL device failed or none is available";
     case CLS_STT_ERR_OUT_OF_MEMORY: return "out of memory";
     case CLS_STT_ERR_SCORER: return "the scorer cannot be used with this model";
-    case CLS_STT_ERR_SAMPLE_RATE: return "the audio's sample rate is not the model's (resample it first)";
+    case CLS_STT_ERR_SAMPLE_RATE: return "the audio's sample rate is out of range (1000 .. 384000 Hz)";
     case CLS_STT_ERR_STREAM_FINISHED: return "the stream has finished: it can only be freed";
     case CLS_STT_ERR_DECODE: return "decoding failed";
     case CLS_STT_ERR_NO_SCORER: return "hot-words need a scorer, and none is enabled";
@@ -308,15 +308,8 @@ static int one_shot(cls_stt_model *m, const int16_t *samples, size_t n, int rate
   if (text) *text = NULL;
   if (meta) *meta = NULL;
   if (!m || (!samples && n)) return CLS_STT_ERR_INVALID_ARGUMENT;
-  if (rate != m->tables->cfg.sample_rate) {
-    pthread_mutex_lock(&m->lock);
-    cls_error_set(&m->detail, CLS_ERR_INVALID_ARGUMENT, "audio at %d Hz: the model takes %d Hz (resample it first)", rate,
-             m->tables->cfg.sample_rate);
-    pthread_mutex_unlock(&m->lock);
-    return CLS_STT_ERR_SAMPLE_RATE;
-  }
   cls_stt_stream *s = NULL;
-  int rc = cls_stt_stream_create(m, &s);
+  int rc = cls_stt_stream_create_at(m, rate, &s);
   if (rc == CLS_STT_OK) rc = cls_stt_stream_feed(s, samples, n);
   if (rc == CLS_STT_OK) rc = text ? cls_stt_stream_finish(s, text) : cls_stt_stream_finish_metadata(s, num, meta);
   if (rc != CLS_STT_OK && s) {

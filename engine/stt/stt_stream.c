@@ -9,10 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <samplerate.h>
+
 #include "clspeech/lm.h"
 #include "clspeech/scorer.h"
 #include "model/infer.h"
 #include "stt/stt_internal.h"
+
+#define STT_BLOCK 1024   /* samples converted from 16-bit at a time */
+#define STT_RS_OUT 4096  /* the resampler's output per call */
 
 struct cls_stt_stream {
   cls_stt_model *m;
@@ -29,7 +34,11 @@ struct cls_stt_stream {
   size_t feat_rows, fbase, fend, obase; /* obase: the first frame not yet run */
   float *windows;            /* [CLS_STT_CHUNK_FRAMES, width] */
   float *logits;             /* [CLS_STT_CHUNK_FRAMES, n_classes] */
-  size_t fed;                /* samples fed */
+  size_t fed;                /* samples fed, at `rate` */
+  int rate;                  /* the audio's rate */
+  SRC_STATE *src;            /* resampling to the model's rate, NULL when the rates agree */
+  double ratio;
+  float *rs_out;             /* [STT_RS_OUT] the resampler's output */
   int finished;
   int failed;                /* a sticky failure's code, 0 if none */
   cls_error detail;
@@ -43,12 +52,32 @@ static int fail(cls_stt_stream *s, int code, const char *what, const char *text)
 }
 
 int cls_stt_stream_create(cls_stt_model *m, cls_stt_stream **out) {
+  return cls_stt_stream_create_at(m, m ? m->tables->cfg.sample_rate : 0, out);
+}
+
+int cls_stt_stream_create_at(cls_stt_model *m, int rate, cls_stt_stream **out) {
   if (!out) return CLS_STT_ERR_INVALID_ARGUMENT;
   *out = NULL;
   if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (rate < CLS_AUDIO_MIN_RATE || rate > CLS_AUDIO_MAX_RATE) {
+    pthread_mutex_lock(&m->lock);
+    cls_error_set(&m->detail, CLS_ERR_INVALID_ARGUMENT, "audio at %d Hz: the rate must be %d .. %d Hz", rate,
+                  CLS_AUDIO_MIN_RATE, CLS_AUDIO_MAX_RATE);
+    pthread_mutex_unlock(&m->lock);
+    return CLS_STT_ERR_SAMPLE_RATE;
+  }
   cls_stt_stream *s = calloc(1, sizeof *s);
   if (!s) return CLS_STT_ERR_OUT_OF_MEMORY;
   s->m = m;
+  s->rate = rate;
+  int src_ok = 1;
+  if (rate != m->tables->cfg.sample_rate) {
+    int err = 0;
+    s->src = src_new(SRC_SINC_BEST_QUALITY, 1, &err);
+    s->ratio = (double)m->tables->cfg.sample_rate / (double)rate;
+    s->rs_out = malloc(STT_RS_OUT * sizeof(float));
+    src_ok = s->src && s->rs_out;
+  }
   s->n_hidden = m->cfg.n_hidden;
   s->n_context = m->cfg.n_context;
   s->n_coeff = m->cfg.n_input;
@@ -93,7 +122,7 @@ int cls_stt_stream_create(cls_stt_model *m, cls_stt_stream **out) {
   pthread_mutex_unlock(&m->lock);
   cls_status st = hot_ok ? cls_ctc_decoder_begin(s->n_classes, bo.beam_width <= 1, &bo, &s->decoder)
                          : CLS_ERR_OUT_OF_MEMORY;
-  if (!s->h || !s->c || !s->pending || !s->feats || !s->windows || !s->logits || st != CLS_OK) {
+  if (!src_ok || !s->h || !s->c || !s->pending || !s->feats || !s->windows || !s->logits || st != CLS_OK) {
     cls_stt_stream_free(s);
     return st == CLS_OK || st == CLS_ERR_OUT_OF_MEMORY ? CLS_STT_ERR_OUT_OF_MEMORY : CLS_STT_ERR_INVALID_ARGUMENT;
   }
@@ -109,6 +138,8 @@ void cls_stt_stream_free(cls_stt_stream *s) {
     pthread_mutex_unlock(&s->m->lock);
   }
   cls_ctc_decoder_free(s->decoder);
+  if (s->src) src_delete(s->src);
+  free(s->rs_out);
   free(s->hot_ids);
   free(s->hot_boosts);
   free(s->h);
@@ -172,12 +203,9 @@ static float pcm_value(int16_t x) {
   return (float)((double)((int32_t)x * 65536) * scale);
 }
 
-int cls_stt_stream_feed(cls_stt_stream *s, const int16_t *samples, size_t n) {
-  if (!s || (!samples && n)) return CLS_STT_ERR_INVALID_ARGUMENT;
-  if (s->finished) return CLS_STT_ERR_STREAM_FINISHED;
-  if (s->failed) return s->failed;
+/* n samples at the model's rate: featurised, and the chunks they complete run. */
+static int feed_samples(cls_stt_stream *s, const float *x, size_t n) {
   const size_t W = s->window, S = s->step, nc = (size_t)s->n_coeff;
-  s->fed += n;
   size_t i = 0;
   int rc = CLS_STT_OK;
   while (rc == CLS_STT_OK) {
@@ -187,7 +215,7 @@ int cls_stt_stream_feed(cls_stt_stream *s, const int16_t *samples, size_t n) {
       s->drop--;
     }
     size_t take = n - i < s->pending_cap - s->n_pending ? n - i : s->pending_cap - s->n_pending;
-    for (size_t k = 0; k < take; k++) s->pending[s->n_pending + k] = pcm_value(samples[i + k]);
+    memcpy(s->pending + s->n_pending, x + i, take * sizeof(float));
     s->n_pending += take;
     i += take;
     /* The frames they complete, as many as the features held leave room for. */
@@ -207,6 +235,45 @@ int cls_stt_stream_feed(cls_stt_stream *s, const int16_t *samples, size_t n) {
     }
     rc = run_ready(s, 0);
     if (i >= n && k == 0) break;
+  }
+  return rc;
+}
+
+/* n samples at the stream's rate through the resampler (libsamplerate's best sinc converter, as the
+ * audio reader resamples a file), its output fed on; `end`: the input has ended, drain the converter. */
+static int resample(cls_stt_stream *s, const float *x, size_t n, int end) {
+  size_t used = 0;
+  int rc = CLS_STT_OK;
+  while (rc == CLS_STT_OK) {
+    SRC_DATA d;
+    memset(&d, 0, sizeof d);
+    static const float none = 0.0f; /* libsamplerate does not drain on a NULL input, even an empty one */
+    d.data_in = x ? x + used : &none;
+    d.input_frames = (long)(n - used);
+    d.data_out = s->rs_out;
+    d.output_frames = STT_RS_OUT;
+    d.src_ratio = s->ratio;
+    d.end_of_input = end;
+    const int err = src_process(s->src, &d);
+    if (err != 0) return fail(s, CLS_STT_ERR_DECODE, "resampling", src_strerror(err));
+    used += (size_t)d.input_frames_used;
+    if (d.output_frames_gen > 0) rc = feed_samples(s, s->rs_out, (size_t)d.output_frames_gen);
+    if (used == n && (end ? d.output_frames_gen == 0 : d.output_frames_gen < STT_RS_OUT)) break;
+  }
+  return rc;
+}
+
+int cls_stt_stream_feed(cls_stt_stream *s, const int16_t *samples, size_t n) {
+  if (!s || (!samples && n)) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (s->finished) return CLS_STT_ERR_STREAM_FINISHED;
+  if (s->failed) return s->failed;
+  s->fed += n;
+  float block[STT_BLOCK];
+  int rc = CLS_STT_OK;
+  for (size_t at = 0; at < n && rc == CLS_STT_OK; at += STT_BLOCK) {
+    const size_t k = n - at < STT_BLOCK ? n - at : STT_BLOCK;
+    for (size_t i = 0; i < k; i++) block[i] = pcm_value(samples[at + i]);
+    rc = s->src ? resample(s, block, k, 0) : feed_samples(s, block, k);
   }
   return rc;
 }
@@ -232,9 +299,10 @@ int cls_stt_stream_intermediate_metadata(cls_stt_stream *s, int num, cls_stt_met
   return rc;
 }
 
-/* The last frames run; the stream is finished whatever happens. */
+/* The resampler drained and the last frames run; the stream is finished whatever happens. */
 static int finish(cls_stt_stream *s) {
-  const int rc = run_ready(s, 1);
+  int rc = s->src ? resample(s, NULL, 0, 1) : CLS_STT_OK;
+  if (rc == CLS_STT_OK) rc = run_ready(s, 1);
   s->finished = 1;
   return rc;
 }
@@ -257,7 +325,7 @@ int cls_stt_stream_finish_metadata(cls_stt_stream *s, int num, cls_stt_metadata 
 }
 
 double cls_stt_stream_seconds(const cls_stt_stream *s) {
-  return s ? (double)s->fed / (double)s->m->tables->cfg.sample_rate : 0.0;
+  return s ? (double)s->fed / (double)s->rate : 0.0;
 }
 
 const char *cls_stt_stream_detail(const cls_stt_stream *s) { return s ? s->detail.text : ""; }

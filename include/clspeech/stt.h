@@ -26,7 +26,7 @@ typedef enum cls_stt_status {
   CLS_STT_ERR_DEVICE = 5,           /* no OpenCL device, or the device failed (kernel build, a call) */
   CLS_STT_ERR_OUT_OF_MEMORY = 6,
   CLS_STT_ERR_SCORER = 7,           /* the scorer file cannot be read, or it does not fit the alphabet */
-  CLS_STT_ERR_SAMPLE_RATE = 8,      /* audio at a rate other than the model's (not resampled: see below) */
+  CLS_STT_ERR_SAMPLE_RATE = 8,      /* audio at a rate outside 1000 .. 384000 Hz (other rates are resampled) */
   CLS_STT_ERR_STREAM_FINISHED = 9,  /* a stream fed or decoded after cls_stt_stream_finish */
   CLS_STT_ERR_DECODE = 10,          /* the decoder failed (a NaN in the model's output) */
   CLS_STT_ERR_NO_SCORER = 11,       /* hot-words need a scorer: none is enabled */
@@ -130,11 +130,11 @@ void cls_stt_metadata_free(cls_stt_metadata *metadata);
 void cls_stt_string_free(char *text);
 
 /* ---- one-shot ---- */
-/* The transcript of n 16-bit mono PCM samples at `sample_rate` Hz, which must be the model's
- * (cls_stt_model_sample_rate): other rates are refused with CLS_STT_ERR_SAMPLE_RATE, not resampled
- * (resample before, e.g. with libsamplerate). Samples are scaled by 1/32767 as DeepSpeech's training
- * reads WAV. Audio shorter than one feature window gives "". *text is a string to free with
- * cls_stt_string_free (NULL on an error). Exactly a stream fed all the samples and finished. */
+/* The transcript of n 16-bit mono PCM samples at `sample_rate` Hz: the model's (cls_stt_model_sample_rate),
+ * or any other rate in 1000 .. 384000 Hz, resampled to it (as cls_stt_stream_create_at; outside that
+ * range CLS_STT_ERR_SAMPLE_RATE). Samples are scaled by 1/32767 as DeepSpeech's training reads WAV.
+ * Audio shorter than one feature window gives "". *text is a string to free with cls_stt_string_free
+ * (NULL on an error). Exactly a stream fed all the samples and finished. */
 int cls_stt_speech_to_text(cls_stt_model *model, const int16_t *samples, size_t n, int sample_rate, char **text);
 
 /* The same with metadata: up to num_results (>= 1) candidate transcripts, best first. Free *out with
@@ -143,7 +143,7 @@ int cls_stt_speech_to_text_metadata(cls_stt_model *model, const int16_t *samples
                                     int num_results, cls_stt_metadata **out);
 
 /* ---- streams ---- */
-/* A stream: feed 16-bit PCM at the model's rate in pieces of any length, ask for the transcript so far
+/* A stream: feed 16-bit PCM in pieces of any length, ask for the transcript so far
  * at any point, finish. The audio runs through the features (frames of the feature window every
  * feature step, as training computes them), the network (in chunks of CLS_STT_CHUNK_FRAMES frames, a
  * chunk running once the audio reaches n_context frames past it, the LSTM state carried over) and the
@@ -156,10 +156,17 @@ int cls_stt_speech_to_text_metadata(cls_stt_model *model, const int16_t *samples
 
 typedef struct cls_stt_stream cls_stt_stream;
 
-/* A stream with the model's current beam width, scorer, alpha, beta and hot-words. */
+/* A stream with the model's current beam width, scorer, alpha, beta and hot-words, for audio at the
+ * model's rate. */
 int cls_stt_stream_create(cls_stt_model *model, cls_stt_stream **out);
 
-/* n samples (n may be 0) at the model's rate. CLS_STT_ERR_STREAM_FINISHED after a finish; a failure
+/* The same for audio at `sample_rate` (1000 .. 384000 Hz, else CLS_STT_ERR_SAMPLE_RATE): when it is not
+ * the model's, the samples are resampled to it as they come with libsamplerate's best sinc converter
+ * (SRC_SINC_BEST_QUALITY, the one `clspeech transcribe` resamples files with; its output does not depend
+ * on how the input is cut), and the converter is drained at finish. */
+int cls_stt_stream_create_at(cls_stt_model *model, int sample_rate, cls_stt_stream **out);
+
+/* n samples (n may be 0) at the stream's rate. CLS_STT_ERR_STREAM_FINISHED after a finish; a failure
  * (device, decoder) sticks: every later call on the stream returns it, cls_stt_stream_detail says why. */
 int cls_stt_stream_feed(cls_stt_stream *stream, const int16_t *samples, size_t n);
 
@@ -174,7 +181,7 @@ int cls_stt_stream_intermediate_metadata(cls_stt_stream *stream, int num_results
 int cls_stt_stream_finish(cls_stt_stream *stream, char **text);
 int cls_stt_stream_finish_metadata(cls_stt_stream *stream, int num_results, cls_stt_metadata **out);
 
-/* Audio seconds fed so far (at the model's rate). */
+/* Audio seconds fed so far. */
 double cls_stt_stream_seconds(const cls_stt_stream *stream);
 
 /* The text of the stream's last failure, "" if none. */
