@@ -37,12 +37,12 @@ typedef enum cls_stt_status {
  * status" for a value outside the enum). */
 const char *cls_stt_error_message(int status);
 
-/* The library's version ("clspeech X.Y.Z"), static. */
+/* The library's version, as cls_version gives it ("0.1.0"); static text. */
 const char *cls_stt_version(void);
 
 /* ---- the model ---- */
 /* A model holds the OpenCL engine, the network's parameters on one device, the alphabet, the feature
- * geometry, the decoder's settings (beam width, scorer, alpha, beta) and a mutex. Streams made from it
+ * geometry, the decoder's settings (beam width, scorer, alpha, beta, hot-words) and a mutex. Streams made from it
  * share the device replica: each chunk of a stream runs under the model's mutex (the stream's own LSTM
  * state is written to the device, the chunk run, its logits and state read back), while features and
  * decoding run on the stream's thread outside it. So several streams of one model may run on
