@@ -245,6 +245,9 @@ static void check_bad_input(cls_stt_model *m, const int16_t *pcm, size_t n) {
   CHECK_INT(cls_stt_model_create(CLS_SHARED_DATA, NULL, &none, detail, sizeof detail), CLS_STT_ERR_NO_MODEL);
   CHECK_CONTAINS(detail, "no checkpoint to load");
   CHECK_INT(cls_stt_model_create(NULL, NULL, &none, detail, sizeof detail), CLS_STT_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_stt_model_create(model_dir, "no-such-device-xyz", &none, detail, sizeof detail),
+            CLS_STT_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(detail, "no-such-device-xyz");
   /* A NULL model or stream anywhere. */
   char *text = NULL;
   cls_stt_metadata *md = NULL;

@@ -105,6 +105,10 @@ static int open_device(cls_stt_model *m, const char *devices, const char *ckpt, 
   int sel[CLS_MAX_DEVICES], n_sel = 0;
   if (st == CLS_OK) st = cls_engine_select(m->engine, devices, sel, CLS_MAX_DEVICES, &n_sel);
   if (st == CLS_OK) st = cls_engine_prepare(m->engine, sel, &n_sel);
+  if (st == CLS_OK && n_sel < 1) {
+    stt_copy(why->text, sizeof why->text, "no OpenCL device selected");
+    return CLS_STT_ERR_DEVICE;
+  }
   cls_infer_config ic = {m->cfg, m->tables->cfg, 1, NULL, 1, 1, 0, CLS_STT_CHUNK_FRAMES};
   if (st == CLS_OK) st = cls_infer_create(m->engine, sel[0], &ic, &m->infer);
   if (st == CLS_OK) st = cls_infer_load(m->infer, ckpt);

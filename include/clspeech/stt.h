@@ -59,8 +59,9 @@ typedef struct cls_stt_model cls_stt_model;
  *   a file: a model package (.clsm). Not supported in this build: CLS_STT_ERR_UNSUPPORTED.
  * `devices`: an engine device selection (clspeech.h's cls_engine_select: "cpu", "gpu", "0:1", a name);
  * NULL or "" for the engine's default (CLSPEECH_DEVICES, else every GPU, else the CPU); the first
- * device selected runs the model. The engine reads its options from the environment (the kernel
- * cache: CLSPEECH_KERNEL_CACHE, ...). Beam width 1024 (DeepSpeech's), no scorer.
+ * device selected runs the model (a selection that matches nothing: CLS_STT_ERR_INVALID_ARGUMENT).
+ * The engine reads its options from the environment (the kernel cache: CLSPEECH_KERNEL_CACHE, ...).
+ * Beam width 1024 (DeepSpeech's), no scorer, no hot-words.
  * On failure *out is NULL and `detail` (may be NULL; cap bytes) says what went wrong, naming the file. */
 int cls_stt_model_create(const char *path, const char *devices, cls_stt_model **out, char *detail, size_t cap);
 
