@@ -147,6 +147,13 @@ static cls_stt_metadata *streamed_at(cls_stt_model *m, int rate, const int16_t *
       char *text = NULL;
       CHECK_INT(cls_stt_stream_intermediate(s, &text), CLS_STT_OK);
       CHECK(text != NULL, "intermediate text");
+      /* The same best transcript with metadata, its tokens inside the audio fed so far. */
+      cls_stt_metadata *md = NULL;
+      CHECK_INT(cls_stt_stream_intermediate_metadata(s, 2, &md), CLS_STT_OK);
+      CHECK(md && md->num_transcripts >= 1 && text && md->transcripts[0].num_tokens == (int)strlen(text),
+            "intermediate metadata for \"%s\"", text ? text : "");
+      if (md) check_timings(md, cls_stt_stream_seconds(s));
+      cls_stt_metadata_free(md);
       cls_stt_string_free(text);
     }
   }
