@@ -15,7 +15,7 @@
 #include "decode/scorer.h"
 
 cls_beam_options cls_beam_options_default(void) {
-  cls_beam_options o = {1024, 1.0, 300, 1, NULL, CLS_LM_ALPHA_DEFAULT, CLS_LM_BETA_DEFAULT};
+  cls_beam_options o = {1024, 1.0, 300, 1, NULL, CLS_LM_ALPHA_DEFAULT, CLS_LM_BETA_DEFAULT, NULL, NULL, 0};
   return o;
 }
 
@@ -72,6 +72,9 @@ typedef struct search {
   int n_done, cap_done;
   const cls_scorer *sc; /* NULL: no language model */
   double alpha, beta;
+  const int32_t *hot_words; /* with a scorer: the hot-words' ids and boosts (cls_beam_options) */
+  const double *hot_boosts;
+  int n_hot_words;
   lm_state *lms;        /* with a scorer: capacity lms_cap >= tr.cap_nodes */
   int32_t lms_cap;
 } search;
@@ -136,8 +139,16 @@ static int32_t lm_next_vocab(const search *s, int32_t parent, int32_t label) {
  * lm_beta (DeepSpeech scores a word when the space after it comes), computed once per node. */
 static double lm_space_score(search *s, int32_t parent) {
   lm_state *n = &s->lms[parent];
-  if (isnan(n->space))
-    n->space = s->alpha * scorer_word_ln_prob(s->sc, n->hist, n->n_hist, s->sc->word[n->vocab]) + s->beta;
+  if (isnan(n->space)) {
+    const int32_t word = s->sc->word[n->vocab];
+    double boost = 0.0; /* the hot-words among the n-gram's words (ds_ctcdecoder 0.9.3's hot_boost) */
+    for (int i = 0; i < s->n_hot_words; i++) {
+      for (int k = 0; k < n->n_hist; k++)
+        if (n->hist[k] == s->hot_words[i]) boost += s->hot_boosts[i];
+      if (word == s->hot_words[i]) boost += s->hot_boosts[i];
+    }
+    n->space = s->alpha * (scorer_word_ln_prob(s->sc, n->hist, n->n_hist, word) + boost) + s->beta;
+  }
   return n->space;
 }
 
@@ -467,6 +478,12 @@ cls_status cls_ctc_decoder_begin(int C, int greedy, const cls_beam_options *opti
     return CLS_ERR_INVALID_ARGUMENT;
   if (!greedy && o.scorer && (cls_scorer_labels(o.scorer) != C - 1 || !isfinite(o.lm_alpha) || !isfinite(o.lm_beta)))
     return CLS_ERR_INVALID_ARGUMENT;
+  if (!greedy && (o.n_hot_words < 0 || (o.n_hot_words > 0 && (!o.hot_words || !o.hot_boosts))))
+    return CLS_ERR_INVALID_ARGUMENT;
+  for (int i = 0; !greedy && o.scorer && i < o.n_hot_words; i++)
+    if (o.hot_words[i] < 0 || o.hot_words[i] >= cls_lm_vocab_size(cls_scorer_lm(o.scorer)) ||
+        !isfinite(o.hot_boosts[i]))
+      return CLS_ERR_INVALID_ARGUMENT;
   cls_ctc_decoder *d = calloc(1, sizeof *d);
   if (!d) return CLS_ERR_OUT_OF_MEMORY;
   d->C = C;
@@ -492,6 +509,9 @@ cls_status cls_ctc_decoder_begin(int C, int greedy, const cls_beam_options *opti
     s->sc = o.scorer;
     s->alpha = o.lm_alpha;
     s->beta = o.lm_beta;
+    s->hot_words = o.hot_words;
+    s->hot_boosts = o.hot_boosts;
+    s->n_hot_words = o.n_hot_words;
     if (st == CLS_OK && s->sc) st = lm_child(s, root, -1, -1, 0);
     if (st == CLS_OK) {
       s->tr.nodes[root].alive = 1;

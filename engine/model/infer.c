@@ -223,12 +223,14 @@ cls_status cls_infer_batch(cls_infer *t, const cls_host_batch *b, float *logits,
   return st;
 }
 
+static cls_status run_windows(cls_infer *t, int index, int n);
+
 /* Output frames obase .. obase+n of the utterance streamed: their context windows from the features
  * held (frames fbase .. fend; zero before frame 0 and, once the audio has ended, from fend on), through
  * the model from the carried state, their logits read into chunk_logits and handed to on_chunk. */
 static cls_status stream_chunk(cls_infer *t, int index, size_t obase, int n, size_t fbase, size_t fend,
                                cls_infer_chunk_fn on_chunk, void *user) {
-  const int ctx = t->c.model.n_context, nc = t->c.features.n_coeff, C = t->c.model.n_classes;
+  const int ctx = t->c.model.n_context, nc = t->c.features.n_coeff;
   const size_t width = (size_t)cls_model_input_width(&t->c.model);
   for (int i = 0; i < n; i++)
     for (int w = 0; w <= 2 * ctx; w++) {
@@ -237,6 +239,15 @@ static cls_status stream_chunk(cls_infer *t, int index, size_t obase, int n, siz
       if (src >= 0 && (size_t)src < fend) memcpy(dst, t->feats + ((size_t)src - fbase) * nc, (size_t)nc * sizeof(float));
       else memset(dst, 0, (size_t)nc * sizeof(float));
     }
+  cls_status st = run_windows(t, index, n);
+  if (st == CLS_OK && on_chunk) st = on_chunk(user, (int64_t)obase, n, t->chunk_logits);
+  return st;
+}
+
+/* The n context windows in t->windows through the model from the state in h_state, c_state, their
+ * logits read into chunk_logits. */
+static cls_status run_windows(cls_infer *t, int index, int n) {
+  const int C = t->c.model.n_classes;
   cls_host_batch hb;
   memset(&hb, 0, sizeof hb);
   int frames = n;
@@ -257,7 +268,27 @@ static cls_status stream_chunk(cls_infer *t, int index, size_t obase, int n, siz
     st = cl_ok(t, clEnqueueReadBuffer(t->q, cls_model_logits(t->model).mem, CL_TRUE, 0, (size_t)n * C * sizeof(float),
                                       t->chunk_logits, 0, NULL, NULL),
                "reading logits");
-  if (st == CLS_OK && on_chunk) st = on_chunk(user, (int64_t)obase, n, t->chunk_logits);
+  return st;
+}
+
+cls_status cls_infer_windows(cls_infer *t, const float *windows, int n, float *h, float *c, float *logits) {
+  if (t->c.stream_frames <= 0 || n < 1 || n > t->c.stream_frames)
+    return cls_fail(t->e, CLS_ERR_INVALID_ARGUMENT,
+                    "forward-only replica: %d frames of windows: it takes 1 .. %d (made with stream_frames)", n,
+                    t->c.stream_frames);
+  const size_t hb = (size_t)t->c.model.n_hidden * sizeof(float);
+  const size_t width = (size_t)cls_model_input_width(&t->c.model);
+  memcpy(t->windows, windows, (size_t)n * width * sizeof(float));
+  cls_status st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->h_state, CL_FALSE, 0, hb, h, 0, NULL, NULL),
+                        "writing the LSTM state");
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->c_state, CL_TRUE, 0, hb, c, 0, NULL, NULL), "writing the LSTM state");
+  if (st == CLS_OK) st = run_windows(t, 0, n);
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueReadBuffer(t->q, t->h_state, CL_FALSE, 0, hb, h, 0, NULL, NULL), "reading the LSTM state");
+  if (st == CLS_OK)
+    st = cl_ok(t, clEnqueueReadBuffer(t->q, t->c_state, CL_TRUE, 0, hb, c, 0, NULL, NULL), "reading the LSTM state");
+  if (st == CLS_OK) memcpy(logits, t->chunk_logits, (size_t)n * (size_t)t->c.model.n_classes * sizeof(float));
   return st;
 }
 

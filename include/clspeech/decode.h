@@ -47,10 +47,19 @@ typedef struct cls_beam_options {
   const cls_scorer *scorer; /* a language model (scorer.h), or NULL for none (DeepSpeech --scorer_path) */
   double lm_alpha;      /* with a scorer: the weight of ln P(word | history) (DeepSpeech --lm_alpha) */
   double lm_beta;       /* with a scorer: the bonus per word (DeepSpeech --lm_beta) */
+  /* With a scorer: DeepSpeech 0.9's hot-words. n_hot_words word ids of the scorer's language model
+   * (cls_lm_word_id) and a finite boost each (borrowed: they must outlive the decoder). When a space
+   * scores a word, the boost of every hot word among that n-gram's words (the word and the order-1
+   * words before it) is added to ln P(word | history) before lm_alpha weighs it, as ds_ctcdecoder
+   * 0.9.3 does; the last word scored at the end (no space after it) gets no boost, as there. A positive
+   * boost makes the word likelier, a negative one rarer. Not part of cls_scorer_transcript_score. */
+  const int32_t *hot_words;
+  const double *hot_boosts;
+  int n_hot_words;
 } cls_beam_options;
 
 /* DeepSpeech's defaults: beam_width 1024, cutoff_prob 1.0, cutoff_top_n 300, delay_expansion 1, no
- * scorer, lm_alpha 0.931289039105002 and lm_beta 1.1834137581510284 (CLS_LM_ALPHA_DEFAULT/_BETA_). */
+ * scorer and no hot-words, lm_alpha 0.931289039105002 and lm_beta 1.1834137581510284 (CLS_LM_ALPHA_DEFAULT/_BETA_). */
 cls_beam_options cls_beam_options_default(void);
 
 typedef struct cls_beam_result {

@@ -4,7 +4,8 @@
 # package, clspeech.pc, the command), then builds every program of examples/ outside the tree twice —
 # with `cc ... $(pkg-config --cflags --libs clspeech)` and with a small CMake project calling
 # find_package(clspeech REQUIRED) — and runs each build. examples/train_evaluate.c, when present, runs as
-# `train_evaluate CSV ALPHABET CHECKPOINT_DIR` on LDC93S1; every other example runs without arguments.
+# `train_evaluate CSV ALPHABET CHECKPOINT_DIR` on LDC93S1, then examples/stt_stream.c as `stt_stream
+# CHECKPOINT_DIR LDC93S1.wav` on its checkpoint; every other example runs without arguments.
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR WORK_DIR C_COMPILER SMOKE_DATA_DIR [EXTRA_C_FLAGS]
 set -euo pipefail
 build=$1 src=$2 work=$3 cc=$4 smoke=$5 extra=${6:-}
@@ -69,8 +70,21 @@ for how in pc cmake-build; do
     if [ "$name" = train_evaluate ]; then
       args=("$smoke/ldc93s1.csv" "$smoke/alphabet.txt" "$work/checkpoints-$how")
     fi
+    [ "$name" = stt_stream ] && continue # below, on train_evaluate's checkpoint
     echo "--- $how/$name ${args[*]}"
     "$work/$how/$name" "${args[@]}" || fail "$how/$name exited with status $?"
   done
+  # examples/stt_stream.c, when present, streams LDC93S1 through train_evaluate's checkpoint, the folder
+  # described as `clspeech train` describes it (alphabet.txt, features.txt); its last line is the transcript.
+  if [ -x "$work/$how/stt_stream" ]; then
+    ckpt=$work/checkpoints-$how
+    cp "$smoke/alphabet.txt" "$ckpt/alphabet.txt"
+    printf 'audio_sample_rate=16000\nfeature_win_len=32\nfeature_win_step=20\n' > "$ckpt/features.txt"
+    echo "--- $how/stt_stream $ckpt $smoke/LDC93S1.wav"
+    "$work/$how/stt_stream" "$ckpt" "$smoke/LDC93S1.wav" > "$work/stt-$how.out" ||
+      fail "$how/stt_stream exited with status $?"
+    cat "$work/stt-$how.out"
+    tail -n 1 "$work/stt-$how.out" | grep -Eq "^[a-z' ]*$" || fail "$how/stt_stream: the last line is no transcript"
+  fi
 done
 echo "install: ok: ${#examples[@]} examples built with pkg-config and with find_package(clspeech), and run"

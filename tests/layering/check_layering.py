@@ -16,7 +16,7 @@ import shutil
 import sys
 import tempfile
 
-LAYERS = ["base", "device", "ops", "features", "data", "model", "train", "decode", "bench"]
+LAYERS = ["base", "device", "ops", "features", "data", "model", "train", "decode", "stt", "bench"]
 
 # What each engine layer may include (besides itself). "features-host" is the part of the
 # features layer that runs on the host (audio, MFCC on the host, the feature cache); "opencl" is
@@ -33,7 +33,9 @@ ALLOWED = {
     # host-only leaf layer below train (it includes base alone), so no circle can form.
     "train": {"base", "device", "ops", "features", "features-host", "data", "model", "decode", "kernels", "opencl"},
     "decode": {"base"},
-    "bench": {"base", "device", "ops", "features", "features-host", "data", "model", "train", "decode", "kernels",
+    # stt: the embeddable speech-to-text API over features, the forward-only model and the decoder.
+    "stt": {"base", "device", "ops", "features", "features-host", "data", "model", "decode", "kernels", "opencl"},
+    "bench": {"base", "device", "ops", "features", "features-host", "data", "model", "train", "decode", "stt", "kernels",
               "opencl"},
     # Programs outside the engine see the public API only (and their own folder's headers).
     "frontends": {"public", "frontends", "opencl"},
@@ -49,7 +51,7 @@ PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h"
           "model.h": "model", "data.h": "data", "train.h": "train", "decode.h": "decode", "lm_build.h": "decode",
           "internal/device.h": "device", "internal/ops.h": "ops", "internal/train.h": "train",
           "internal/bench.h": "bench", "evaluate.h": "train", "lm.h": "decode", "scorer.h": "decode",
-          "onnx.h": "model", "package.h": "model"}
+          "onnx.h": "model", "package.h": "model", "stt.h": "stt"}
 
 FEATURES_HOST = {"audio.c", "audio.h", "mfcc_host.c", "mfcc_host.h", "feature_cache.c", "feature_cache.h", "augment.c"}
 
@@ -206,7 +208,7 @@ def check_cmake(root):
 # ---- self-test: a small tree that obeys the rules, then one violation at a time ----
 
 GOOD = {
-    "CMakeLists.txt": "set(CLSPEECH_LAYERS base device ops features data model train decode)\n"
+    "CMakeLists.txt": "set(CLSPEECH_LAYERS base device ops features data model train decode stt)\n"
                       "add_library(clspeech_bench STATIC x.c)\n"
                       "target_include_directories(clspeech_engine PUBLIC ${S}/include PRIVATE ${S}/engine)\n",
     "include/clspeech/base.h": "#include <stddef.h>\n",
@@ -258,7 +260,7 @@ VIOLATIONS = [
      "(public) reaches the internal include/clspeech/internal/train.h"),
     ("an include of no file", "engine/train/trainer.c", '#include "train/nothing.h"\n', "no file of the project"),
     ("bench in the engine library", "CMakeLists.txt",
-     "set(CLSPEECH_LAYERS base device ops features data model train decode bench)\n", "CLSPEECH_LAYERS"),
+     "set(CLSPEECH_LAYERS base device ops features data model train decode stt bench)\n", "CLSPEECH_LAYERS"),
     ("engine/ exported", "CMakeLists.txt", "target_include_directories(clspeech_engine PUBLIC ${S}/engine)\n",
      "exports engine/"),
 ]

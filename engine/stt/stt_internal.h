@@ -1,0 +1,54 @@
+/* The stt layer's shared parts (public API in clspeech/stt.h): the model object, the reference-counted
+ * scorer streams hold, the streams' entry for the one-shot calls, and the results' building. */
+#ifndef CLS_STT_INTERNAL_H
+#define CLS_STT_INTERNAL_H
+
+#include <pthread.h>
+
+#include "clspeech/data.h"
+#include "clspeech/decode.h"
+#include "clspeech/features.h"
+#include "clspeech/model.h"
+#include "clspeech/stt.h"
+
+/* A scorer shared by the model and the streams made while it was enabled; freed with its last holder.
+ * refs is changed under the model's lock. */
+typedef struct stt_scorer_ref {
+  cls_scorer *scorer;
+  int refs;
+} stt_scorer_ref;
+
+#define STT_DETAIL CLS_ERROR_CAP
+
+/* Copies text into dst[cap] (cut to fit, always terminated); NULL dst or cap 0 is a no-op. */
+void stt_copy(char *dst, size_t cap, const char *text);
+
+struct cls_stt_model {
+  pthread_mutex_t lock;      /* the replica (its buffers and queue, the engine's error) and the settings */
+  cls_engine *engine;
+  cls_infer *infer;          /* the network on its device, streaming in chunks of CLS_STT_CHUNK_FRAMES */
+  cls_alphabet *alphabet;
+  cls_model_config cfg;
+  cls_mfcc_tables *tables;   /* the feature geometry (read-only: streams share it) */
+  int beam_width;
+  double alpha, beta;
+  stt_scorer_ref *scorer;    /* NULL: none */
+  char **hot_words;          /* [n_hot] the hot-words (malloc'ed copies) and their boosts */
+  double *hot_boosts;
+  int n_hot, cap_hot;
+  cls_error detail;          /* the last model-level failure */
+};
+
+/* The status code for an engine status. */
+int stt_status_of(cls_status st);
+
+/* Drops one hold on a scorer (under the model's lock); NULL is a no-op. */
+void stt_scorer_release(cls_stt_model *m, stt_scorer_ref *ref);
+
+/* Results: the best result's text, or up to max candidates as metadata, from a decoder's finish. */
+int stt_results_text(const cls_stt_model *m, cls_ctc_decoder *decoder, char **text, cls_error *detail);
+/* frames: the frames decoded (the timesteps are kept below it). */
+int stt_results_metadata(const cls_stt_model *m, cls_ctc_decoder *decoder, int64_t frames, int max,
+                         cls_stt_metadata **out, cls_error *detail);
+
+#endif

@@ -1,0 +1,340 @@
+/* The stt model (see clspeech/stt.h): made from a checkpoint folder as `clspeech transcribe` reads one
+ * (the checkpoint chosen as --load_evaluate auto, its geometry, alphabet.txt and features.txt), the
+ * forward-only replica on the chosen device, the decoder's settings and the scorer; the status codes'
+ * messages and the version. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "clspeech/clspeech.h"
+#include "clspeech/scorer.h"
+#include "model/infer.h"
+#include "stt/stt_internal.h"
+
+const char *cls_stt_error_message(int status) {
+  switch (status) {
+    case CLS_STT_OK: return "no error";
+    case CLS_STT_ERR_INVALID_ARGUMENT: return "invalid argument (a NULL model, stream or pointer, or a value out of range)";
+    case CLS_STT_ERR_NO_MODEL: return "no model at that path (no such file or folder, or no checkpoint in it)";
+    case CLS_STT_ERR_BAD_MODEL: return "the model cannot be used (unreadable checkpoint, alphabet or feature settings)";
+    case CLS_STT_ERR_UNSUPPORTED: return "model packages are not supported in this build";
+    case CLS_STT_ERR_DEVICE: return "the OpenCL device failed or none is available";
+    case CLS_STT_ERR_OUT_OF_MEMORY: return "out of memory";
+    case CLS_STT_ERR_SCORER: return "the scorer cannot be used with this model";
+    case CLS_STT_ERR_SAMPLE_RATE: return "the audio's sample rate is out of range (1000 .. 384000 Hz)";
+    case CLS_STT_ERR_STREAM_FINISHED: return "the stream has finished: it can only be freed";
+    case CLS_STT_ERR_DECODE: return "decoding failed";
+    case CLS_STT_ERR_NO_SCORER: return "hot-words need a scorer, and none is enabled";
+    case CLS_STT_ERR_HOT_WORD: return "that word is already a hot-word, or is not one to erase";
+    default: return "unknown status";
+  }
+}
+
+const char *cls_stt_version(void) { return cls_version(); }
+
+int stt_status_of(cls_status st) {
+  switch (st) {
+    case CLS_OK: return CLS_STT_OK;
+    case CLS_ERR_INVALID_ARGUMENT: return CLS_STT_ERR_INVALID_ARGUMENT;
+    case CLS_ERR_OUT_OF_MEMORY: return CLS_STT_ERR_OUT_OF_MEMORY;
+    case CLS_ERR_IO: return CLS_STT_ERR_BAD_MODEL;
+    default: return CLS_STT_ERR_DEVICE;
+  }
+}
+
+void stt_copy(char *dst, size_t cap, const char *text) {
+  if (!dst || !cap) return;
+  size_t n = strlen(text);
+  if (n >= cap) n = cap - 1;
+  memmove(dst, text, n);
+  dst[n] = '\0';
+}
+
+/* The checkpoint, its geometry, the feature geometry and the alphabet of folder `dir`, checked against
+ * each other. CLS_STT_OK or the code, with `why` set. */
+static int read_folder(cls_stt_model *m, const char *dir, char *ckpt, size_t ckpt_cap, cls_error *why) {
+  cls_error err;
+  if (cls_checkpoint_choose(dir, CLS_LOAD_AUTO, ckpt, ckpt_cap, NULL, &err) != CLS_OK) {
+    stt_copy(why->text, sizeof why->text, err.text);
+    return CLS_STT_ERR_NO_MODEL;
+  }
+  if (cls_checkpoint_peek_model(ckpt, &m->cfg, &err) != CLS_OK) {
+    stt_copy(why->text, sizeof why->text, err.text);
+    return CLS_STT_ERR_BAD_MODEL;
+  }
+  int rate = 0, len = 0, step = 0, found = 0;
+  if (cls_checkpoint_read_features(dir, &rate, &len, &step, &found, &err) != CLS_OK) {
+    stt_copy(why->text, sizeof why->text, err.text);
+    return CLS_STT_ERR_BAD_MODEL;
+  }
+  if (!found) {
+    cls_error_set(why, CLS_ERR_IO, "%s: no %s (the feature settings; `clspeech train` writes it beside the checkpoints)", dir,
+             CLS_CHECKPOINT_FEATURES);
+    return CLS_STT_ERR_BAD_MODEL;
+  }
+  char file[4200];
+  snprintf(file, sizeof file, "%s/%s", dir, CLS_CHECKPOINT_ALPHABET);
+  if (cls_alphabet_load(file, &m->alphabet, &err) != CLS_OK) {
+    stt_copy(why->text, sizeof why->text, err.text);
+    return CLS_STT_ERR_BAD_MODEL;
+  }
+  if (cls_alphabet_size(m->alphabet) + 1 != m->cfg.n_classes) {
+    cls_error_set(why, CLS_ERR_IO, "%s has %d classes, but %s gives %d labels (+1 blank)", ckpt, m->cfg.n_classes, file,
+             cls_alphabet_size(m->alphabet));
+    return CLS_STT_ERR_BAD_MODEL;
+  }
+  cls_mfcc_config fc = cls_mfcc_default(rate);
+  fc.win_len_ms = len;
+  fc.win_step_ms = step;
+  if (fc.n_coeff != m->cfg.n_input) {
+    cls_error_set(why, CLS_ERR_IO, "%s takes %d coefficients per frame, the features give %d", ckpt, m->cfg.n_input, fc.n_coeff);
+    return CLS_STT_ERR_BAD_MODEL;
+  }
+  if (cls_mfcc_tables_create(&fc, &m->tables, &err) != CLS_OK) {
+    cls_error_set(why, CLS_ERR_IO, "%s/%s: %s", dir, CLS_CHECKPOINT_FEATURES, err.text);
+    return CLS_STT_ERR_BAD_MODEL;
+  }
+  return CLS_STT_OK;
+}
+
+/* The engine, the device chosen and the replica with the checkpoint's parameters. */
+static int open_device(cls_stt_model *m, const char *devices, const char *ckpt, cls_error *why) {
+  cls_status st = cls_engine_create(NULL, &m->engine);
+  int sel[CLS_MAX_DEVICES], n_sel = 0;
+  if (st == CLS_OK) st = cls_engine_select(m->engine, devices, sel, CLS_MAX_DEVICES, &n_sel);
+  if (st == CLS_OK) st = cls_engine_prepare(m->engine, sel, &n_sel);
+  if (st == CLS_OK && n_sel < 1) {
+    stt_copy(why->text, sizeof why->text, "no OpenCL device selected");
+    return CLS_STT_ERR_DEVICE;
+  }
+  cls_infer_config ic = {m->cfg, m->tables->cfg, 1, NULL, 1, 1, 0, CLS_STT_CHUNK_FRAMES};
+  if (st == CLS_OK) st = cls_infer_create(m->engine, sel[0], &ic, &m->infer);
+  if (st == CLS_OK) st = cls_infer_load(m->infer, ckpt);
+  if (st == CLS_OK) return CLS_STT_OK;
+  stt_copy(why->text, sizeof why->text, m->engine ? cls_engine_error(m->engine) : "cannot create the OpenCL engine");
+  return st == CLS_ERR_IO ? CLS_STT_ERR_BAD_MODEL : stt_status_of(st);
+}
+
+int cls_stt_model_create(const char *path, const char *devices, cls_stt_model **out, char *detail, size_t cap) {
+  cls_error why = {CLS_OK, ""};
+  if (out) *out = NULL;
+  if (!path || !out) {
+    stt_copy(detail, cap, "cls_stt_model_create: NULL path or output");
+    return CLS_STT_ERR_INVALID_ARGUMENT;
+  }
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
+    cls_error_set(&why, CLS_ERR_IO, "%s: no such file or folder", path);
+    stt_copy(detail, cap, why.text);
+    return CLS_STT_ERR_NO_MODEL;
+  }
+  if (!S_ISDIR(sb.st_mode)) {
+    /* The seam for model packages: a file is a .clsm package, read by the package loader once it is part
+     * of the build (it then fills cfg, alphabet, tables and the parameters as read_folder does). */
+    cls_error_set(&why, CLS_ERR_INVALID_ARGUMENT,
+                  "%s: model packages are not supported in this build (give a checkpoint folder)", path);
+    stt_copy(detail, cap, why.text);
+    return CLS_STT_ERR_UNSUPPORTED;
+  }
+  cls_stt_model *m = calloc(1, sizeof *m);
+  if (!m) {
+    stt_copy(detail, cap, "out of memory");
+    return CLS_STT_ERR_OUT_OF_MEMORY;
+  }
+  pthread_mutex_init(&m->lock, NULL);
+  m->beam_width = 1024;
+  m->alpha = CLS_LM_ALPHA_DEFAULT;
+  m->beta = CLS_LM_BETA_DEFAULT;
+  char ckpt[4400];
+  int rc = read_folder(m, path, ckpt, sizeof ckpt, &why);
+  if (rc == CLS_STT_OK) rc = open_device(m, devices, ckpt, &why);
+  if (rc != CLS_STT_OK) {
+    stt_copy(detail, cap, why.text);
+    cls_stt_model_free(m);
+    return rc;
+  }
+  stt_copy(detail, cap, "");
+  *out = m;
+  return CLS_STT_OK;
+}
+
+void stt_scorer_release(cls_stt_model *m, stt_scorer_ref *ref) {
+  (void)m;
+  if (!ref) return;
+  if (--ref->refs == 0) {
+    cls_scorer_destroy(ref->scorer);
+    free(ref);
+  }
+}
+
+void cls_stt_model_free(cls_stt_model *m) {
+  if (!m) return;
+  stt_scorer_release(m, m->scorer);
+  for (int i = 0; i < m->n_hot; i++) free(m->hot_words[i]);
+  free(m->hot_words);
+  free(m->hot_boosts);
+  cls_infer_destroy(m->infer);
+  cls_engine_destroy(m->engine);
+  cls_mfcc_tables_destroy(m->tables);
+  cls_alphabet_destroy(m->alphabet);
+  pthread_mutex_destroy(&m->lock);
+  free(m);
+}
+
+int cls_stt_model_sample_rate(const cls_stt_model *m) { return m ? m->tables->cfg.sample_rate : 0; }
+
+int cls_stt_model_beam_width(const cls_stt_model *m) {
+  if (!m) return 0;
+  pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+  const int w = m->beam_width;
+  pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+  return w;
+}
+
+int cls_stt_model_set_beam_width(cls_stt_model *m, int beam_width) {
+  if (!m || beam_width < 1 || beam_width > 65536) return CLS_STT_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&m->lock);
+  m->beam_width = beam_width;
+  pthread_mutex_unlock(&m->lock);
+  return CLS_STT_OK;
+}
+
+int cls_stt_model_enable_scorer(cls_stt_model *m, const char *path) {
+  if (!m || !path) return CLS_STT_ERR_INVALID_ARGUMENT;
+  const int n = cls_alphabet_size(m->alphabet);
+  const char **labels = malloc((size_t)n * sizeof *labels);
+  stt_scorer_ref *ref = calloc(1, sizeof *ref);
+  if (!labels || !ref) {
+    free(labels);
+    free(ref);
+    return CLS_STT_ERR_OUT_OF_MEMORY;
+  }
+  for (int i = 0; i < n; i++) labels[i] = cls_alphabet_label(m->alphabet, i);
+  cls_error err;
+  const cls_status st = cls_scorer_load(path, labels, n, &ref->scorer, NULL, &err);
+  free(labels);
+  pthread_mutex_lock(&m->lock);
+  if (st != CLS_OK) {
+    cls_error_set(&m->detail, CLS_ERR_IO, "%s", err.text);
+    pthread_mutex_unlock(&m->lock);
+    free(ref);
+    return st == CLS_ERR_OUT_OF_MEMORY ? CLS_STT_ERR_OUT_OF_MEMORY : CLS_STT_ERR_SCORER;
+  }
+  ref->refs = 1;
+  stt_scorer_release(m, m->scorer);
+  m->scorer = ref;
+  pthread_mutex_unlock(&m->lock);
+  return CLS_STT_OK;
+}
+
+int cls_stt_model_disable_scorer(cls_stt_model *m) {
+  if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&m->lock);
+  stt_scorer_release(m, m->scorer);
+  m->scorer = NULL;
+  pthread_mutex_unlock(&m->lock);
+  return CLS_STT_OK;
+}
+
+int cls_stt_model_set_scorer_alpha_beta(cls_stt_model *m, float alpha, float beta) {
+  if (!m || !(alpha == alpha) || !(beta == beta)) return CLS_STT_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&m->lock);
+  m->alpha = alpha;
+  m->beta = beta;
+  pthread_mutex_unlock(&m->lock);
+  return CLS_STT_OK;
+}
+
+static int find_hot_word(const cls_stt_model *m, const char *word) {
+  for (int i = 0; i < m->n_hot; i++)
+    if (!strcmp(m->hot_words[i], word)) return i;
+  return -1;
+}
+
+int cls_stt_model_add_hot_word(cls_stt_model *m, const char *word, float boost) {
+  if (!m || !word || !*word || strchr(word, ' ') || !isfinite(boost)) return CLS_STT_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&m->lock);
+  int rc = !m->scorer ? CLS_STT_ERR_NO_SCORER : find_hot_word(m, word) >= 0 ? CLS_STT_ERR_HOT_WORD : CLS_STT_OK;
+  if (rc == CLS_STT_OK && m->n_hot == m->cap_hot) {
+    const int cap = m->cap_hot ? 2 * m->cap_hot : 8;
+    char **w = realloc(m->hot_words, (size_t)cap * sizeof *w);
+    if (w) m->hot_words = w;
+    double *b = w ? realloc(m->hot_boosts, (size_t)cap * sizeof *b) : NULL;
+    if (b) m->hot_boosts = b;
+    if (w && b) m->cap_hot = cap;
+    else rc = CLS_STT_ERR_OUT_OF_MEMORY;
+  }
+  char *copy = rc == CLS_STT_OK ? malloc(strlen(word) + 1) : NULL;
+  if (rc == CLS_STT_OK && !copy) rc = CLS_STT_ERR_OUT_OF_MEMORY;
+  if (rc == CLS_STT_OK) {
+    strcpy(copy, word);
+    m->hot_words[m->n_hot] = copy;
+    m->hot_boosts[m->n_hot++] = boost;
+  }
+  pthread_mutex_unlock(&m->lock);
+  return rc;
+}
+
+int cls_stt_model_erase_hot_word(cls_stt_model *m, const char *word) {
+  if (!m || !word) return CLS_STT_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&m->lock);
+  const int i = find_hot_word(m, word);
+  int rc = !m->scorer ? CLS_STT_ERR_NO_SCORER : i < 0 ? CLS_STT_ERR_HOT_WORD : CLS_STT_OK;
+  if (rc == CLS_STT_OK) {
+    free(m->hot_words[i]);
+    m->hot_words[i] = m->hot_words[m->n_hot - 1];
+    m->hot_boosts[i] = m->hot_boosts[m->n_hot - 1];
+    m->n_hot--;
+  }
+  pthread_mutex_unlock(&m->lock);
+  return rc;
+}
+
+int cls_stt_model_clear_hot_words(cls_stt_model *m) {
+  if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&m->lock);
+  const int rc = m->scorer ? CLS_STT_OK : CLS_STT_ERR_NO_SCORER;
+  if (rc == CLS_STT_OK) {
+    for (int i = 0; i < m->n_hot; i++) free(m->hot_words[i]);
+    m->n_hot = 0;
+  }
+  pthread_mutex_unlock(&m->lock);
+  return rc;
+}
+
+const char *cls_stt_model_detail(const cls_stt_model *m) { return m ? m->detail.text : ""; }
+
+/* One stream fed everything and finished: the one-shot calls are exactly the streamed result. */
+static int one_shot(cls_stt_model *m, const int16_t *samples, size_t n, int rate, int num, char **text,
+                    cls_stt_metadata **meta) {
+  if (text) *text = NULL;
+  if (meta) *meta = NULL;
+  if (!m || (!samples && n)) return CLS_STT_ERR_INVALID_ARGUMENT;
+  cls_stt_stream *s = NULL;
+  int rc = cls_stt_stream_create_at(m, rate, &s);
+  if (rc == CLS_STT_OK) rc = cls_stt_stream_feed(s, samples, n);
+  if (rc == CLS_STT_OK) rc = text ? cls_stt_stream_finish(s, text) : cls_stt_stream_finish_metadata(s, num, meta);
+  if (rc != CLS_STT_OK && s) {
+    pthread_mutex_lock(&m->lock);
+    cls_error_set(&m->detail, CLS_ERR_IO, "%s", cls_stt_stream_detail(s));
+    pthread_mutex_unlock(&m->lock);
+  }
+  cls_stt_stream_free(s);
+  return rc;
+}
+
+int cls_stt_speech_to_text(cls_stt_model *m, const int16_t *samples, size_t n, int rate, char **text) {
+  if (!text) return CLS_STT_ERR_INVALID_ARGUMENT;
+  return one_shot(m, samples, n, rate, 1, text, NULL);
+}
+
+int cls_stt_speech_to_text_metadata(cls_stt_model *m, const int16_t *samples, size_t n, int rate, int num,
+                                    cls_stt_metadata **out) {
+  if (!out || num < 1) {
+    if (out) *out = NULL;
+    return CLS_STT_ERR_INVALID_ARGUMENT;
+  }
+  return one_shot(m, samples, n, rate, num, NULL, out);
+}
