@@ -3,7 +3,8 @@
  * samples, with intermediate decodes between pieces) and the engine's own path as `clspeech transcribe
  * --stream_frames 16` runs it (cls_infer_stream on the WAV file, the same decoder) agree exactly:
  * every candidate's labels, timesteps and score, with and without a scorer; token timings lie inside the
- * utterance and increase, confidences are finite; and bad input gets its status code and a message. */
+ * utterance and increase, confidences are finite; a model package of the checkpoint gives the same
+ * results with its scorer on; and bad input gets its status code and a message. */
 #include <math.h>
 #include <pthread.h>
 #include <sndfile.h>
@@ -15,6 +16,7 @@
 #include "check.h"
 #include "clspeech/clspeech.h"
 #include "clspeech/evaluate.h"
+#include "clspeech/package.h"
 #include "clspeech/scorer.h"
 #include "clspeech/stt.h"
 
@@ -24,6 +26,8 @@
 static const char *model_dir;
 static char wav[4096];
 static cls_alphabet *alphabet; /* the folder's, for the tokens' texts */
+static const int16_t *pcm_all; /* LDC93S1 at 16 kHz, n_all samples */
+static size_t n_all;
 
 typedef struct ref_result {
   cls_beam_result r[N_RESULTS];
@@ -247,8 +251,9 @@ static void check_bad_input(cls_stt_model *m, const int16_t *pcm, size_t n) {
   CHECK_INT(cls_stt_model_create("/nonexistent/model", NULL, &none, detail, sizeof detail), CLS_STT_ERR_NO_MODEL);
   CHECK(none == NULL, "no model");
   CHECK_CONTAINS(detail, "/nonexistent/model");
-  CHECK_INT(cls_stt_model_create(wav, NULL, &none, detail, sizeof detail), CLS_STT_ERR_UNSUPPORTED);
-  CHECK_CONTAINS(detail, "model packages are not supported in this build");
+  CHECK_INT(cls_stt_model_create(wav, NULL, &none, detail, sizeof detail), CLS_STT_ERR_BAD_MODEL);
+  CHECK_CONTAINS(detail, "not a clspeech model package");
+  CHECK_CONTAINS(detail, "LDC93S1.wav");
   CHECK_INT(cls_stt_model_create(CLS_SHARED_DATA, NULL, &none, detail, sizeof detail), CLS_STT_ERR_NO_MODEL);
   CHECK_CONTAINS(detail, "no checkpoint to load");
   CHECK_INT(cls_stt_model_create(NULL, NULL, &none, detail, sizeof detail), CLS_STT_ERR_INVALID_ARGUMENT);
@@ -313,6 +318,43 @@ static void write_arpa(const char *path) {
   fclose(f);
 }
 
+/* A model package (.clsm, `clspeech export`) of the same checkpoint carrying the scorer of `arpa`: the
+ * model it makes has the scorer on with the package's weights and gives the folder's results with that
+ * scorer (`with`); with the scorer disabled, the results without one. */
+static void check_package(const char *arpa, const ref_result *with) {
+  char clsm[4200], clm[4200], detail[1024];
+  cls_error err;
+  snprintf(clsm, sizeof clsm, "%s/test_stt.clsm", model_dir);
+  snprintf(clm, sizeof clm, "%s/test_stt.clm", model_dir);
+  cls_lm *lm = NULL; /* a package holds the binary form */
+  CHECK_INT(cls_lm_load(arpa, &lm, &err), CLS_OK);
+  CHECK_INT(cls_lm_save_binary(lm, clm, &err), CLS_OK);
+  cls_lm_destroy(lm);
+  CHECK_INT(cls_package_write_from_dir(clsm, model_dir, CLS_LOAD_AUTO, clm, (float)CLS_LM_ALPHA_DEFAULT,
+                                       (float)CLS_LM_BETA_DEFAULT, NULL, &err),
+            CLS_OK);
+  if (err.status != CLS_OK) fprintf(stderr, "%s\n", err.text);
+  cls_stt_model *pm = NULL;
+  CHECK_INT(cls_stt_model_create(clsm, "0:0", &pm, detail, sizeof detail), CLS_STT_OK);
+  if (!pm) {
+    fprintf(stderr, "%s\n", detail);
+    return;
+  }
+  CHECK_INT(cls_stt_model_sample_rate(pm), 16000);
+  CHECK_INT(cls_stt_model_set_beam_width(pm, BEAM), CLS_STT_OK);
+  check_agreement(pm, 16000, pcm_all, n_all, with, "package with its scorer");
+  CHECK_INT(cls_stt_model_add_hot_word(pm, "zebra", 1.0f), CLS_STT_OK); /* a scorer is on */
+  CHECK_INT(cls_stt_model_disable_scorer(pm), CLS_STT_OK);
+  CHECK_INT(cls_stt_model_add_hot_word(pm, "zebra", 1.0f), CLS_STT_ERR_NO_SCORER);
+  ref_result none;
+  reference(NULL, NULL, NULL, &none);
+  check_agreement(pm, 16000, pcm_all, n_all, &none, "package without its scorer");
+  cls_beam_results_free(none.r, none.n);
+  cls_stt_model_free(pm);
+  remove(clsm);
+  remove(clm);
+}
+
 int main(void) {
   model_dir = getenv("CLS_STT_MODEL");
   CHECK(model_dir && *model_dir, "CLS_STT_MODEL (the short_run fixture's folder) is set");
@@ -320,6 +362,8 @@ int main(void) {
   snprintf(wav, sizeof wav, "%s/deepspeech-smoke/LDC93S1.wav", CLS_SHARED_DATA);
   size_t n = 0;
   int16_t *pcm = read_pcm(wav, 16000, &n);
+  pcm_all = pcm;
+  n_all = n;
   char detail[1024];
   cls_stt_model *m = NULL;
   CHECK_INT(cls_stt_model_create(model_dir, "0:0", &m, detail, sizeof detail), CLS_STT_OK);
@@ -399,6 +443,7 @@ int main(void) {
   check_same(md, &ref, "a stream holding the scorer the model disabled");
   cls_stt_metadata_free(md);
   cls_stt_stream_free(held);
+  check_package(arpa, &ref);
   cls_beam_results_free(ref.r, ref.n);
   cls_scorer_destroy(scorer);
 

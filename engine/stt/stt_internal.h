@@ -8,6 +8,7 @@
 #include "clspeech/data.h"
 #include "clspeech/decode.h"
 #include "clspeech/features.h"
+#include "clspeech/lm.h"
 #include "clspeech/model.h"
 #include "clspeech/stt.h"
 
@@ -15,6 +16,7 @@
  * refs is changed under the model's lock. */
 typedef struct stt_scorer_ref {
   cls_scorer *scorer;
+  cls_lm *lm; /* the model the scorer borrows, when it does not own it (a package's scorer); else NULL */
   int refs;
 } stt_scorer_ref;
 

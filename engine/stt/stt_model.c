@@ -1,5 +1,6 @@
 /* The stt model (see clspeech/stt.h): made from a checkpoint folder as `clspeech transcribe` reads one
- * (the checkpoint chosen as --load_evaluate auto, its geometry, alphabet.txt and features.txt), the
+ * (the checkpoint chosen as --load_evaluate auto, its geometry, alphabet.txt and features.txt) or from
+ * a model package (.clsm: the same, and the scorer it carries, enabled with its weights), the
  * forward-only replica on the chosen device, the decoder's settings and the scorer; the status codes'
  * messages and the version. */
 #include <math.h>
@@ -9,6 +10,8 @@
 #include <sys/stat.h>
 
 #include "clspeech/clspeech.h"
+#include "clspeech/lm.h"
+#include "clspeech/package.h"
 #include "clspeech/scorer.h"
 #include "model/infer.h"
 #include "stt/stt_internal.h"
@@ -19,7 +22,7 @@ const char *cls_stt_error_message(int status) {
     case CLS_STT_ERR_INVALID_ARGUMENT: return "invalid argument (a NULL model, stream or pointer, or a value out of range)";
     case CLS_STT_ERR_NO_MODEL: return "no model at that path (no such file or folder, or no checkpoint in it)";
     case CLS_STT_ERR_BAD_MODEL: return "the model cannot be used (unreadable checkpoint, alphabet or feature settings)";
-    case CLS_STT_ERR_UNSUPPORTED: return "model packages are not supported in this build";
+    case CLS_STT_ERR_UNSUPPORTED: return "that model form is not supported by this build";
     case CLS_STT_ERR_DEVICE: return "the OpenCL device failed or none is available";
     case CLS_STT_ERR_OUT_OF_MEMORY: return "out of memory";
     case CLS_STT_ERR_SCORER: return "the scorer cannot be used with this model";
@@ -50,6 +53,26 @@ void stt_copy(char *dst, size_t cap, const char *text) {
   if (n >= cap) n = cap - 1;
   memmove(dst, text, n);
   dst[n] = '\0';
+}
+
+/* The feature tables for `rate` Hz and windows of len/step ms, checked against the network's input;
+ * `model` names the network and `where` the settings in errors. */
+static int make_tables(cls_stt_model *m, int rate, int len, int step, const char *model, const char *where,
+                       cls_error *why) {
+  cls_error err;
+  cls_mfcc_config fc = cls_mfcc_default(rate);
+  fc.win_len_ms = len;
+  fc.win_step_ms = step;
+  if (fc.n_coeff != m->cfg.n_input) {
+    cls_error_set(why, CLS_ERR_IO, "%s takes %d coefficients per frame, the features give %d", model, m->cfg.n_input,
+                  fc.n_coeff);
+    return CLS_STT_ERR_BAD_MODEL;
+  }
+  if (cls_mfcc_tables_create(&fc, &m->tables, &err) != CLS_OK) {
+    cls_error_set(why, CLS_ERR_IO, "%s: %s", where, err.text);
+    return CLS_STT_ERR_BAD_MODEL;
+  }
+  return CLS_STT_OK;
 }
 
 /* The checkpoint, its geometry, the feature geometry and the alphabet of folder `dir`, checked against
@@ -85,22 +108,57 @@ static int read_folder(cls_stt_model *m, const char *dir, char *ckpt, size_t ckp
              cls_alphabet_size(m->alphabet));
     return CLS_STT_ERR_BAD_MODEL;
   }
-  cls_mfcc_config fc = cls_mfcc_default(rate);
-  fc.win_len_ms = len;
-  fc.win_step_ms = step;
-  if (fc.n_coeff != m->cfg.n_input) {
-    cls_error_set(why, CLS_ERR_IO, "%s takes %d coefficients per frame, the features give %d", ckpt, m->cfg.n_input, fc.n_coeff);
+  snprintf(file, sizeof file, "%s/%s", dir, CLS_CHECKPOINT_FEATURES);
+  return make_tables(m, rate, len, step, ckpt, file, why);
+}
+
+/* A package's geometry, alphabet and feature settings (checked by the reader), its scorer joined to
+ * the alphabet and enabled with the package's weights. The package stays open for open_device. */
+static int read_package(cls_stt_model *m, const char *path, cls_package **pkg, cls_error *why) {
+  cls_error err;
+  if (cls_package_open(path, pkg, &err) != CLS_OK) {
+    stt_copy(why->text, sizeof why->text, err.text);
+    return err.status == CLS_ERR_OUT_OF_MEMORY ? CLS_STT_ERR_OUT_OF_MEMORY : CLS_STT_ERR_BAD_MODEL;
+  }
+  const cls_package_info *in = cls_package_get_info(*pkg);
+  m->cfg = in->model;
+  char name[4200];
+  snprintf(name, sizeof name, "%s (alphabet)", path);
+  if (cls_alphabet_parse(in->alphabet, in->alphabet_bytes, name, &m->alphabet, &err) != CLS_OK) {
+    stt_copy(why->text, sizeof why->text, err.text);
     return CLS_STT_ERR_BAD_MODEL;
   }
-  if (cls_mfcc_tables_create(&fc, &m->tables, &err) != CLS_OK) {
-    cls_error_set(why, CLS_ERR_IO, "%s/%s: %s", dir, CLS_CHECKPOINT_FEATURES, err.text);
-    return CLS_STT_ERR_BAD_MODEL;
+  int rc = make_tables(m, in->audio_sample_rate, in->feature_win_len, in->feature_win_step, path, path, why);
+  if (rc != CLS_STT_OK || !in->scorer) return rc;
+  const int n = cls_alphabet_size(m->alphabet);
+  const char **labels = malloc((size_t)n * sizeof *labels);
+  stt_scorer_ref *ref = calloc(1, sizeof *ref);
+  if (!labels || !ref) {
+    free(labels);
+    free(ref);
+    return CLS_STT_ERR_OUT_OF_MEMORY;
   }
+  for (int i = 0; i < n; i++) labels[i] = cls_alphabet_label(m->alphabet, i);
+  snprintf(name, sizeof name, "%s (scorer)", path);
+  cls_status st = cls_lm_parse_binary(in->scorer, in->scorer_bytes, name, &ref->lm, &err);
+  if (st == CLS_OK) st = cls_scorer_create(ref->lm, labels, n, &ref->scorer, NULL, &err);
+  free(labels);
+  if (st != CLS_OK) {
+    stt_copy(why->text, sizeof why->text, err.text);
+    cls_lm_destroy(ref->lm);
+    free(ref);
+    return st == CLS_ERR_OUT_OF_MEMORY ? CLS_STT_ERR_OUT_OF_MEMORY : CLS_STT_ERR_SCORER;
+  }
+  ref->refs = 1;
+  m->scorer = ref;
+  m->alpha = in->lm_alpha;
+  m->beta = in->lm_beta;
   return CLS_STT_OK;
 }
 
-/* The engine, the device chosen and the replica with the checkpoint's parameters. */
-static int open_device(cls_stt_model *m, const char *devices, const char *ckpt, cls_error *why) {
+/* The engine, the device chosen and the replica with the parameters of the checkpoint or package. */
+static int open_device(cls_stt_model *m, const char *devices, const char *ckpt, const cls_package *pkg,
+                       cls_error *why) {
   cls_status st = cls_engine_create(NULL, &m->engine);
   int sel[CLS_MAX_DEVICES], n_sel = 0;
   if (st == CLS_OK) st = cls_engine_select(m->engine, devices, sel, CLS_MAX_DEVICES, &n_sel);
@@ -111,7 +169,7 @@ static int open_device(cls_stt_model *m, const char *devices, const char *ckpt, 
   }
   cls_infer_config ic = {m->cfg, m->tables->cfg, 1, NULL, 1, 1, 0, CLS_STT_CHUNK_FRAMES};
   if (st == CLS_OK) st = cls_infer_create(m->engine, sel[0], &ic, &m->infer);
-  if (st == CLS_OK) st = cls_infer_load(m->infer, ckpt);
+  if (st == CLS_OK) st = pkg ? cls_infer_load_package(m->infer, pkg) : cls_infer_load(m->infer, ckpt);
   if (st == CLS_OK) return CLS_STT_OK;
   stt_copy(why->text, sizeof why->text, m->engine ? cls_engine_error(m->engine) : "cannot create the OpenCL engine");
   return st == CLS_ERR_IO ? CLS_STT_ERR_BAD_MODEL : stt_status_of(st);
@@ -130,14 +188,6 @@ int cls_stt_model_create(const char *path, const char *devices, cls_stt_model **
     stt_copy(detail, cap, why.text);
     return CLS_STT_ERR_NO_MODEL;
   }
-  if (!S_ISDIR(sb.st_mode)) {
-    /* The seam for model packages: a file is a .clsm package, read by the package loader once it is part
-     * of the build (it then fills cfg, alphabet, tables and the parameters as read_folder does). */
-    cls_error_set(&why, CLS_ERR_INVALID_ARGUMENT,
-                  "%s: model packages are not supported in this build (give a checkpoint folder)", path);
-    stt_copy(detail, cap, why.text);
-    return CLS_STT_ERR_UNSUPPORTED;
-  }
   cls_stt_model *m = calloc(1, sizeof *m);
   if (!m) {
     stt_copy(detail, cap, "out of memory");
@@ -147,9 +197,11 @@ int cls_stt_model_create(const char *path, const char *devices, cls_stt_model **
   m->beam_width = 1024;
   m->alpha = CLS_LM_ALPHA_DEFAULT;
   m->beta = CLS_LM_BETA_DEFAULT;
-  char ckpt[4400];
-  int rc = read_folder(m, path, ckpt, sizeof ckpt, &why);
-  if (rc == CLS_STT_OK) rc = open_device(m, devices, ckpt, &why);
+  char ckpt[4400] = "";
+  cls_package *pkg = NULL;
+  int rc = S_ISDIR(sb.st_mode) ? read_folder(m, path, ckpt, sizeof ckpt, &why) : read_package(m, path, &pkg, &why);
+  if (rc == CLS_STT_OK) rc = open_device(m, devices, ckpt, pkg, &why);
+  cls_package_close(pkg);
   if (rc != CLS_STT_OK) {
     stt_copy(detail, cap, why.text);
     cls_stt_model_free(m);
@@ -165,6 +217,7 @@ void stt_scorer_release(cls_stt_model *m, stt_scorer_ref *ref) {
   if (!ref) return;
   if (--ref->refs == 0) {
     cls_scorer_destroy(ref->scorer);
+    cls_lm_destroy(ref->lm);
     free(ref);
   }
 }

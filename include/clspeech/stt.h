@@ -21,8 +21,9 @@ typedef enum cls_stt_status {
   CLS_STT_OK = 0,
   CLS_STT_ERR_INVALID_ARGUMENT = 1, /* a NULL model, stream or output pointer, a negative length, a bad value */
   CLS_STT_ERR_NO_MODEL = 2,         /* the path does not exist, or the folder holds no checkpoint */
-  CLS_STT_ERR_BAD_MODEL = 3,        /* the checkpoint, alphabet.txt or features.txt is unreadable or they disagree */
-  CLS_STT_ERR_UNSUPPORTED = 4,      /* model packages (a file path) are not supported in this build */
+  CLS_STT_ERR_BAD_MODEL = 3,        /* the checkpoint, alphabet.txt or features.txt is unreadable or they disagree;
+                                       a file that is not a valid model package */
+  CLS_STT_ERR_UNSUPPORTED = 4,      /* a model form this build does not read (kept for the ABI; not returned now) */
   CLS_STT_ERR_DEVICE = 5,           /* no OpenCL device, or the device failed (kernel build, a call) */
   CLS_STT_ERR_OUT_OF_MEMORY = 6,
   CLS_STT_ERR_SCORER = 7,           /* the scorer file cannot be read, or it does not fit the alphabet */
@@ -51,12 +52,15 @@ const char *cls_stt_version(void);
  * in force when it was created, and a scorer stays alive until the last stream using it is freed. */
 typedef struct cls_stt_model cls_stt_model;
 
-/* Makes a model from `path`:
+/* Makes a model from `path`, one of:
  *   a checkpoint folder written by `clspeech train`: the best_dev checkpoint, else the latest train
  *   checkpoint (as `clspeech transcribe --load_evaluate auto`); the network's geometry from the
  *   checkpoint, the alphabet from DIR/alphabet.txt and the feature geometry from DIR/features.txt
  *   (both required; folders from before those files cannot be used here).
- *   a file: a model package (.clsm). Not supported in this build: CLS_STT_ERR_UNSUPPORTED.
+ *   a file: a model package (.clsm, `clspeech export`; clspeech/package.h): the weights, alphabet and
+ *   feature settings it holds, all checked before use (a bad file: CLS_STT_ERR_BAD_MODEL naming it);
+ *   a scorer it carries is enabled with the package's lm_alpha and lm_beta (disable or replace it
+ *   with the scorer calls below).
  * `devices`: an engine device selection (clspeech.h's cls_engine_select: "cpu", "gpu", "0:1", a name);
  * NULL or "" for the engine's default (CLSPEECH_DEVICES, else every GPU, else the CPU); the first
  * device selected runs the model (a selection that matches nothing: CLS_STT_ERR_INVALID_ARGUMENT).
