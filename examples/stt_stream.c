@@ -1,7 +1,8 @@
 /* Streams a WAV file through a trained model with the speech-to-text API (clspeech/stt.h), as a live
  * source would: 20 ms pieces fed one at a time, the intermediate transcript printed whenever it changes
  * (with the audio time, and the milliseconds the feed and the intermediate decode took), then the final
- * transcript alone on the last line. MODEL is a checkpoint folder written by `clspeech train`; the WAV
+ * transcript alone on the last line. MODEL is a checkpoint folder written by `clspeech train` or a model
+ * package from `clspeech export` (.clsm, its scorer on when it has one); the WAV
  * (16-bit PCM; several channels are averaged) may be at any rate: the stream resamples it to the model's.
  *   cc stt_stream.c $(pkg-config --cflags --libs clspeech) -o stt_stream && ./stt_stream MODEL FILE.wav
  * Exit status 0, 1 when the model or the file cannot be used, 2 for a usage error. */
