@@ -264,6 +264,9 @@ cls_status cls_augment_parse(const char *spec, cls_augmentation *a, cls_error *e
 cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err) {
   int ok = 0;
   switch (a->kind) {
+    case CLS_AUGMENT_VOLUME:
+    case CLS_AUGMENT_REVERB:
+    case CLS_AUGMENT_RESAMPLE:
     case CLS_AUGMENT_FREQUENCY_MASK: ok = 1; break;
     case CLS_AUGMENT_TIME_MASK: ok = a->domain == CLS_AUGMENT_SPECTROGRAM; break;
     case CLS_AUGMENT_DROPOUT: ok = a->domain == CLS_AUGMENT_SPECTROGRAM || a->domain == CLS_AUGMENT_FEATURES; break;
@@ -276,6 +279,7 @@ cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s in the %s domain is not implemented yet", kinds[a->kind].name,
                          domain_names[a->domain]);
   return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                       "%s is not implemented yet (implemented: frequency_mask, time_mask, dropout, add, multiply)",
+                       "%s is not implemented yet (implemented: volume, reverb, resample, frequency_mask, time_mask, dropout, add, "
+                       "multiply)",
                        kinds[a->kind].name);
 }
