@@ -65,6 +65,14 @@ static void test_parse(void) {
   parse_fails("volume[p=2]", "volume: p must be in [0, 1]");
   parse_fails("volume[dbfs=x]", "is not a range");
   parse_fails("reverb[domain=spectrogram]", "reverb: unknown parameter \"domain\"");
+  parse_fails("volume[dbfs=-1e308~1e308]", "the range with its radius overflows");
+  /* a radius past 0: reverb's picks are clamped there, never a growing echo */
+  cls_augmentation r = parse_ok("reverb[delay=1~50,decay=1~50]");
+  cls_sample_op op;
+  int below = 0;
+  for (uint32_t u = 0; u < 200; u++)
+    if (cls_augment_sample_draw(&r, 1, 3, 0, u, 0.0, &op) == 1) below += op.v[0] < 0 || op.v[1] < 0;
+  CHECK(below == 0, "%d reverb picks below 0", below);
 }
 
 /* ---- draws against the reference ---- */
@@ -280,6 +288,13 @@ static void test_utterance(void) {
   int zero = 1;
   for (size_t i = 0; i < n; i++) zero &= a[i] == 0.0f;
   CHECK(zero, "silence did not stay silent");
+  /* a gain beyond float's range: silence still silent, a signal clipped to +-1, never NaN */
+  cls_augment_volume(a, n, 2000.0);
+  for (size_t i = 0; i < n; i++) b[i] = i % 7 ? 0.0f : 1e-30f * (float)(i % 3) - 1e-30f;
+  cls_augment_volume(b, n, 2000.0);
+  int ok = 1;
+  for (size_t i = 0; i < n; i++) ok &= a[i] == 0.0f && isfinite(b[i]) && fabsf(b[i]) <= 1.0f;
+  CHECK(ok, "volume at 2000 dBFS: not silent or not finite");
   free(a);
   free(b);
 }

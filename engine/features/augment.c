@@ -194,6 +194,8 @@ static cls_status parameter(const kind_spec *k, const char *key, const char *val
                k->name, key, value);
   }
   if (v.r < 0) return bad(err, "%s: %s=\"%s\": the radius after ~ must not be negative", k->name, key, value);
+  if (!isfinite(fmin(v.start, v.end) - v.r) || !isfinite(fmax(v.start, v.end) + v.r))
+    return bad(err, "%s: %s=\"%s\": the range with its radius overflows", k->name, key, value);
   if (!rule_holds(ps->rule, v.start) || !rule_holds(ps->rule, v.end))
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: %s=\"%s\": %s %s", k->name, key, value, key,
                          rule_text(ps->rule));

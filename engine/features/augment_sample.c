@@ -3,6 +3,7 @@
  * 0.9.3's util/augmentations.py and util/audio.py. Host-only; nothing here prints or exits. */
 #include "features/augment_sample.h"
 
+#include <float.h>
 #include <math.h>
 #include <samplerate.h>
 #include <stdlib.h>
@@ -39,6 +40,10 @@ static int draw_one(const cls_augmentation *a, int j, uint32_t seed, uint32_t ep
   for (int i = 0; i < params; i++)
     op->v[i] = cls_augment_pick(&a->param[i], a->kind == CLS_AUGMENT_RESAMPLE, clock,
                                 cls_augment_pick_uniform(seed, epoch, utterance, j, 1u + (uint32_t)i));
+  /* A radius may carry reverb's delay or decay below 0: taken as 0 (a negative decay would make the
+     echoes grow without bound; delays under 16 samples are 16 anyway). */
+  if (a->kind == CLS_AUGMENT_REVERB)
+    for (int i = 0; i < 2; i++) op->v[i] = fmax(0.0, op->v[i]);
   return 1;
 }
 
@@ -61,7 +66,9 @@ double cls_audio_max_dbfs(const float *x, size_t n) {
 static float clip(float v) { return v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v; }
 
 void cls_augment_volume(float *x, size_t n, double dbfs) {
-  const float gain = (float)pow(10.0, (dbfs - cls_audio_max_dbfs(x, n)) / 20.0);
+  /* A gain past float's range (a huge dbfs, or near-silent audio) is float's largest: 0 stays 0, not NaN. */
+  const double g = pow(10.0, (dbfs - cls_audio_max_dbfs(x, n)) / 20.0);
+  const float gain = g < FLT_MAX ? (float)g : FLT_MAX;
   for (size_t i = 0; i < n; i++) x[i] = clip(x[i] * gain);
 }
 
@@ -78,7 +85,7 @@ cls_status cls_augment_reverb(float *x, size_t n, int rate, double delay_ms, dou
   for (size_t i = 0; i < n; i++) sum[i] = x[i];
   for (int p = 0; p < 5; p++) {
     double d = floor(delay_ms * ((double)primes[p] / primes[0]) * rate / 1000.0);
-    const size_t delay = d < 16 ? 16 : d > (double)n ? n : (size_t)d; /* 16 samples at least, as DeepSpeech */
+    const size_t delay = !(d >= 16) ? 16 : d > (double)n ? n : (size_t)d; /* 16 samples at least, as DeepSpeech */
     for (size_t i = 0; i < n; i++) {
       layer[i] = x[i];
       if (i >= delay) layer[i] += g * layer[i - delay]; /* the echoes of echoes too */

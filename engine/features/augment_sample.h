@@ -32,14 +32,16 @@ typedef struct cls_sample_op {
 
 /* The sample-domain operations utterance `utterance` (its index in the epoch) gets at training clock
  * `clock` (clamped to 0 .. 1), in command-line order, each applied with its probability: into ops[]
- * (room for n_augs). Returns how many. */
+ * (room for n_augs). Reverb's delay and decay picks below 0 (a radius reaching past 0) are 0.
+ * Returns how many. */
 int cls_augment_sample_draw(const cls_augmentation *augs, int n_augs, uint32_t seed, uint32_t epoch,
                             uint32_t utterance, double clock, cls_sample_op *ops);
 
 /* DeepSpeech's peak level, 20 log10(max(1e-16, max |x|)) + 3.0103 dBFS (a full-scale sine is 0). */
 double cls_audio_max_dbfs(const float *x, size_t n);
 
-/* volume: x scaled (in float) so that its peak level is `dbfs`, then clipped to [-1, 1]. */
+/* volume: x scaled (in float) so that its peak level is `dbfs`, then clipped to [-1, 1]; a gain beyond
+ * float's range is FLT_MAX (so silence stays silence, never NaN). */
 void cls_augment_volume(float *x, size_t n, double dbfs);
 
 /* reverb: in double, the sum of x and five echo layers y = x + g y[t - d] (g = 10^(-decay/20),

@@ -46,6 +46,7 @@ check 'resample: rate="8000.5" is not an integer range' --augment 'resample[rate
 check 'volume: unknown parameter "gain"' --augment 'volume[gain=3]'
 check 'reverb: parameter "delay" given twice' --augment 'reverb[delay=1,delay=2]'
 check 'volume: p must be in [0, 1], not 1.01' --augment 'volume[p=1.01]'
+check 'volume: dbfs="-1e308~1e308": the range with its radius overflows' --augment 'volume[dbfs=-1e308~1e308]'
 for name in codec pitch tempo warp; do check "$name is not implemented yet" --augment "$name"; done
 check 'time_mask in the features domain is not implemented yet' --augment 'time_mask[domain=features]'
 check 'add in the spectrogram domain is not implemented yet' --augment 'add[domain=spectrogram]'
