@@ -82,10 +82,10 @@ static const int REF_KIND[3] = {CLS_AUGMENT_VOLUME, CLS_AUGMENT_REVERB, CLS_AUGM
 static void test_draws_reference(const cls_safetensors *fx) {
   /* augment_sample_ref.py's SPECS and CASES (also in the fixture's metadata) */
   const char *specs[] = {"volume[p=0.6,dbfs=-30:-5~4]", "frequency_mask", "reverb[p=0.8,delay=5:60~10,decay=2:12~1.5]",
-                         "resample[p=0.5,rate=4000:12000~1500]", "volume"};
+                         "resample[p=0.5,rate=4000:12000~1500]", "volume", "reverb[delay=2~20,decay=1~20]"};
   const struct { uint32_t utt; double clock; } cases[] = {{0, 0.0}, {1, 0.1},       {2, 0.5}, {77, 0.9},
                                                           {4096, 1.0}, {123456, 0.33}, {5, 1.5}};
-  enum { N_SPECS = 5, N_CASES = 7 };
+  enum { N_SPECS = 6, N_CASES = 7 };
   cls_augmentation augs[N_SPECS];
   for (int i = 0; i < N_SPECS; i++) augs[i] = parse_ok(specs[i]);
   const uint32_t seed = (uint32_t)tst_meta_int(fx, "draw_seed"), epoch = (uint32_t)tst_meta_int(fx, "draw_epoch");

@@ -58,6 +58,8 @@ def sample_ops(augs, seed, epoch, utt, clock):
             continue
         values = [pick(rng, integer, clock, pick_uniform(seed, epoch, utt, j, 1 + i))
                   for i, (rng, integer) in enumerate(a["params"])]
+        if a["code"] == REVERB:  # clspeech takes a delay or decay a radius carried below 0 as 0
+            values = [max(0.0, v) for v in values]
         values += [0.0] * (2 - len(values))
         ops.append([j, a["code"], values[0], values[1]])
     return ops
@@ -105,7 +107,7 @@ def signal(n, rate):
 
 
 SPECS = ["volume[p=0.6,dbfs=-30:-5~4]", "frequency_mask", "reverb[p=0.8,delay=5:60~10,decay=2:12~1.5]",
-         "resample[p=0.5,rate=4000:12000~1500]", "volume"]
+         "resample[p=0.5,rate=4000:12000~1500]", "volume", "reverb[delay=2~20,decay=1~20]"]
 DRAW_SEED, DRAW_EPOCH = 90210, 3
 CASES = [(0, 0.0), (1, 0.1), (2, 0.5), (77, 0.9), (4096, 1.0), (123456, 0.33), (5, 1.5)]
 RATE, N = 16000, 1500
