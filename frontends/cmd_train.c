@@ -162,8 +162,9 @@ static int start_world(train_cmd *c) {
   return 0;
 }
 
-/* The checkpoint folder proven writable (and rid of dead processes' temporary files) before any work; by
- * rank 0 alone under --horovod (the only rank that writes there). 0 or the exit status. */
+/* The checkpoint folder proven writable (and rid of dead processes' temporary files and of checkpoints
+ * no index lists) before any work; by rank 0 alone under --horovod (the only rank that writes there).
+ * 0 or the exit status. */
 static int prepare_checkpoint_dir(train_cmd *c) {
   if (!*c->f.train_files || c->f.epochs <= 0 || c->rank != 0) return 0;
   int stale = 0;
@@ -177,6 +178,11 @@ static int prepare_checkpoint_dir(train_cmd *c) {
   if (stale)
     fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale,
             c->f.save_checkpoint_dir);
+  char names[1024];
+  const int orphans = cls_checkpoint_remove_orphans(c->f.save_checkpoint_dir, names, sizeof names);
+  if (orphans > 0)
+    fprintf(stderr, "clspeech: removed %d checkpoint file%s that no index lists (left by a killed run) from %s: %s\n",
+            orphans, orphans == 1 ? "" : "s", c->f.save_checkpoint_dir, names);
   return 0;
 }
 
