@@ -1,7 +1,8 @@
 /* The speech-to-text API's speed (clspeech/stt.h): a WAV streamed in pieces of PIECE_MS (20) as a live
  * source feeds it, an intermediate decode after every piece; prints the real-time factor (audio
  * seconds per wall second, model creation excluded), the latency of a feed + intermediate decode
- * (median, 95th percentile, max), the final transcript's time, and the process's peak resident memory.
+ * (median, 95th percentile, max), the final transcript's time, the process's peak resident memory, and
+ * the network's arithmetic rate as a fraction of the device's measured FMA peak (clspeech bench's).
  *   bench_stt MODEL_DIR FILE.wav [PIECE_MS [BEAM_WIDTH]]
  *   bench_stt --make N_HIDDEN ALPHABET DIR   writes a checkpoint folder of random weights (speed only)
  * One CPU core: POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 (or POCL_DEVICES=basic). */
@@ -16,6 +17,8 @@
 #include "clspeech/base.h"
 #include "clspeech/data.h"
 #include "clspeech/model.h"
+#include "clspeech/package.h"
+#include "clspeech/internal/bench.h"
 #include "clspeech/stt.h"
 
 static int make(int n_hidden, const char *alphabet_path, const char *dir) {
@@ -56,6 +59,41 @@ static int make(int n_hidden, const char *alphabet_path, const char *dir) {
 static int by_value(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
+}
+
+/* The network's forward FLOPs per frame: the first layer over the context window, layers 2, 3 and 5,
+ * the LSTM's four gates over [input, state], and the output layer (elementwise work left out). */
+static double flops_per_frame(const cls_model_config *c) {
+  const double h = c->n_hidden;
+  return 2.0 * (cls_model_input_width(c) * h + 3.0 * h * h + 4.0 * h * 2.0 * h + h * c->n_classes);
+}
+
+/* The geometry of MODEL (a checkpoint folder or a .clsm package); 0 when it cannot be read. */
+static int model_geometry(const char *path, cls_model_config *cfg) {
+  cls_error err;
+  cls_package *pkg = NULL;
+  if (cls_package_open(path, &pkg, &err) == CLS_OK) {
+    *cfg = cls_package_get_info(pkg)->model;
+    cls_package_close(pkg);
+    return 1;
+  }
+  char ckpt[4400];
+  return cls_checkpoint_choose(path, CLS_LOAD_AUTO, ckpt, sizeof ckpt, NULL, &err) == CLS_OK &&
+         cls_checkpoint_peek_model(ckpt, cfg, &err) == CLS_OK;
+}
+
+/* The FMA peak of the device the model ran on (the default selection's first device), GFLOP/s; 0 on
+ * failure. */
+static double device_peak(const cls_model_config *cfg) {
+  cls_engine *e = NULL;
+  int sel[CLS_MAX_DEVICES], n_sel = 0;
+  cls_bench_peak peak = {0};
+  cls_bench_config bc = {cfg->n_hidden, 1, 16, 5, NULL, NULL, cfg->n_classes};
+  if (cls_engine_create(NULL, &e) == CLS_OK && cls_engine_select(e, NULL, sel, CLS_MAX_DEVICES, &n_sel) == CLS_OK &&
+      cls_engine_prepare(e, sel, &n_sel) == CLS_OK && n_sel > 0)
+    cls_bench_peak_run(e, sel[0], &bc, &peak);
+  cls_engine_destroy(e);
+  return peak.fma_gflops;
 }
 
 int main(int argc, char **argv) {
@@ -125,6 +163,13 @@ int main(int argc, char **argv) {
          argv[1], audio, k, piece_ms, beam, wall / 1000.0, audio / (wall / 1000.0), lat[k / 2], lat[k * 95 / 100],
          lat[k - 1], finish_ms, create_ms, warm_ms, (double)ru.ru_maxrss / 1024.0);
   printf("%s\n", text);
+  cls_model_config cfg;
+  if (model_geometry(argv[1], &cfg)) {
+    const double gflops = flops_per_frame(&cfg) * 50.0 * audio / (wall / 1000.0) / 1e9, peak = device_peak(&cfg);
+    printf("bench_stt: n_hidden %d: %.1f MFLOP a frame, %.2f GFLOP/s streamed, %.1f %% of the device's FMA peak "
+           "(%.1f GFLOP/s, measured after the stream)\n",
+           cfg.n_hidden, flops_per_frame(&cfg) / 1e6, gflops, peak > 0 ? 100.0 * gflops / peak : 0.0, peak);
+  }
   cls_stt_string_free(text);
   cls_stt_stream_free(s);
   cls_stt_model_free(m);
