@@ -111,8 +111,19 @@ static int load_checkpoint_setup(opt_cmd *c) {
   static char folder_alphabet[4200];
   snprintf(folder_alphabet, sizeof folder_alphabet, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_ALPHABET);
   struct stat sb;
-  if (!cli_flag_seen(c->all, c->n_flags, "alphabet_config_path") && stat(folder_alphabet, &sb) == 0)
-    f->alphabet_config_path = folder_alphabet;
+  if (!cli_flag_seen(c->all, c->n_flags, "alphabet_config_path")) {
+    char features[4300];
+    snprintf(features, sizeof features, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_FEATURES);
+    if (stat(folder_alphabet, &sb) == 0) {
+      f->alphabet_config_path = folder_alphabet;
+    } else if (stat(features, &sb) == 0) { /* written together: alphabet.txt deleted since (see model_setup.c) */
+      fprintf(stderr,
+              "clspeech " CMD ": %s is missing (the alphabet `clspeech train` wrote beside the checkpoints and %s); "
+              "give the alphabet the model was trained with as --alphabet_config_path\n",
+              folder_alphabet, CLS_CHECKPOINT_FEATURES);
+      return CLI_EXIT_FAILURE;
+    }
+  }
   if (cls_alphabet_load(f->alphabet_config_path, &c->alphabet, &err) != CLS_OK) {
     fprintf(stderr, "clspeech " CMD ": --alphabet_config_path: %s\n", err.text);
     return CLI_EXIT_USAGE;

@@ -4,8 +4,9 @@
  * runs the epochs with progress lines (and --metrics_files' loss after each validation, summaries under
  * --summary_dir), and evaluates --test_files (after training, the checkpoints it saved). With --horovod
  * under mpirun it starts MPI (cls_world_start): rank 0 alone prints progress, writes flags.txt and runs
- * the test; the other ranks print their warnings prefixed with their rank; a rank that fails ends the
- * whole job (cls_world_abort). */
+ * the test; the other ranks print their warnings prefixed with their rank; the ranks agree on their
+ * settings and data before any work (train_agree.c); a rank that fails ends the whole job
+ * (cls_world_abort), and a rank that leaves tells the others (cls_world_leave). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "data_sets.h"
 #include "progress.h"
 #include "test_report.h"
+#include "train_agree.h"
 #include "train_flags.h"
 #include "train_transfer.h"
 #include "transcript.h"
@@ -160,8 +162,9 @@ static int start_world(train_cmd *c) {
   return 0;
 }
 
-/* The checkpoint folder proven writable (and rid of dead processes' temporary files) before any work; by
- * rank 0 alone under --horovod (the only rank that writes there). 0 or the exit status. */
+/* The checkpoint folder proven writable (and rid of dead processes' temporary files and of checkpoints
+ * no index lists) before any work; by rank 0 alone under --horovod (the only rank that writes there).
+ * 0 or the exit status. */
 static int prepare_checkpoint_dir(train_cmd *c) {
   if (!*c->f.train_files || c->f.epochs <= 0 || c->rank != 0) return 0;
   int stale = 0;
@@ -175,6 +178,11 @@ static int prepare_checkpoint_dir(train_cmd *c) {
   if (stale)
     fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale,
             c->f.save_checkpoint_dir);
+  char names[1024];
+  const int orphans = cls_checkpoint_remove_orphans(c->f.save_checkpoint_dir, names, sizeof names);
+  if (orphans > 0)
+    fprintf(stderr, "clspeech: removed %d checkpoint file%s that no index lists (left by a killed run) from %s: %s\n",
+            orphans, orphans == 1 ? "" : "s", c->f.save_checkpoint_dir, names);
   return 0;
 }
 
@@ -194,6 +202,20 @@ static int load_data_sets(train_cmd *c) {
   if (!rc) rc = data_sets_load("test set", f->test_files, 1, &dopt, &c->test, &c->n_test);
   if (!rc) rc = too_few_for_a_batch(c->train, c->n_train, f->train_batch_size);
   return rc;
+}
+
+/* --horovod with several ranks: every rank's settings and data the same (train_agree.h), before any
+ * work. 0 or the exit status (2 on every rank, each naming the setting and the ranks' values). */
+static int agree_across_ranks(train_cmd *c) {
+  if (c->ranks <= 1) return 0;
+  /* For tests alone: the ranks' guard of every collective (engine/train/world.c) without this check. */
+  const char *skip = getenv("CLSPEECH_SKIP_AGREEMENT");
+  if (skip && !strcmp(skip, "1")) {
+    fprintf(stderr, "clspeech: warning: the ranks' settings are not compared (CLSPEECH_SKIP_AGREEMENT=1, for tests)\n");
+    return 0;
+  }
+  const train_agree_sets sets = {c->train, c->dev, c->metrics, c->n_train, c->n_dev, c->n_metrics};
+  return train_agree(c->command, c->table, c->n_flags, c->alphabet, &sets);
 }
 
 /* Whether this run trains (else it only evaluates the test set). */
@@ -273,7 +295,7 @@ static int train_epochs(train_cmd *c) {
 static int train_stages(train_cmd *c) {
   int rc;
   if ((rc = load_alphabet_and_options(c)) || (rc = check_checkpoint_to_load(c)) || (rc = start_world(c)) ||
-      (rc = prepare_checkpoint_dir(c)) || (rc = load_data_sets(c)))
+      (rc = prepare_checkpoint_dir(c)) || (rc = load_data_sets(c)) || (rc = agree_across_ranks(c)))
     return rc;
   if ((rc = cli_open_devices(c->command, c->f.devices, &c->engine, c->sel, CLS_MAX_DEVICES, &c->n_sel)) ||
       (rc = create_trainer(c)))
@@ -305,11 +327,13 @@ static int finish(train_cmd *c, int rc) {
   cls_alphabet_destroy(c->alphabet);
   transcript_scorer_free(&c->f);
   if (!c->world) return rc;
-  if (rc && c->ranks > 1) {
+  /* A failure every rank saw at once (a disagreement): each reports it and stops; any other ends the job. */
+  if (rc && c->ranks > 1 && !cls_world_failed_together()) {
     fprintf(stderr, "clspeech train: rank %d of %d on host %s failed (exit status %d): ending every rank's process\n",
             c->rank, c->ranks, c->host, rc);
     cls_world_abort(rc);
   }
+  cls_world_leave(rc); /* the others told, so that none waits for this rank */
   cls_world_stop();
   return rc;
 }

@@ -75,7 +75,9 @@ static int set_value(cli_flag *f, const char *text, const char *command) {
       }
       break;
   }
-  fprintf(stderr, "clspeech %s: --%s expects a %s value, got \"%s\"\n", command, f->name, type_name(f->type), text);
+  const char *type = type_name(f->type);
+  fprintf(stderr, "clspeech %s: --%s expects %s %s value, got \"%s\"\n", command, f->name,
+          strchr("aeiou", type[0]) ? "an" : "a", type, text);
   return 2;
 }
 

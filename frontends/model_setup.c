@@ -94,6 +94,15 @@ int model_setup_from_checkpoint(const char *command, train_flags *f, const cli_f
   snprintf(s->alphabet_file, sizeof s->alphabet_file, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_ALPHABET);
   struct stat sb;
   if (stat(s->alphabet_file, &sb) != 0) {
+    /* A folder with features.txt had its alphabet.txt beside it (written together): one deleted since, not
+     * a folder from before them, whose alphabet only the flag gives. */
+    if (found && !cli_flag_seen(flags, n_flags, "alphabet_config_path")) {
+      fprintf(stderr,
+              "clspeech %s: %s is missing (the alphabet `clspeech train` wrote beside the checkpoints and %s); "
+              "give the alphabet the model was trained with as --alphabet_config_path\n",
+              command, s->alphabet_file, CLS_CHECKPOINT_FEATURES);
+      return CLI_EXIT_FAILURE;
+    }
     snprintf(s->alphabet_file, sizeof s->alphabet_file, "%s", f->alphabet_config_path);
     if (cls_alphabet_load(f->alphabet_config_path, &s->alphabet, &err) != CLS_OK) {
       fprintf(stderr, "clspeech %s: --alphabet_config_path: %s\n", command, err.text);

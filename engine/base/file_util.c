@@ -133,7 +133,7 @@ int cls_remove_stale_temporaries(const char *dir) {
     if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive (or not ours to ask): kept */
     struct stat sb;
     snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-    if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || now - sb.st_mtime < 10) continue;
+    if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || now - sb.st_mtime < CLS_LEFTOVER_AGE_S) continue;
     if (unlink(path) == 0) removed++;
   }
   closedir(d);

@@ -23,8 +23,12 @@ cls_status cls_read_file(const char *path, char **out, size_t *out_len, cls_erro
 cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len,
                              cls_error *err);
 
+/* How long (seconds) a leftover must have been unchanged before it is removed: a dead process's
+ * temporary file, or a checkpoint its index does not list (cls_checkpoint_remove_orphans). */
+#define CLS_LEFTOVER_AGE_S 10
+
 /* Removes the temporary files cls_write_atomic left in `dir` when a process died mid-write
- * (NAME.tmp.PID.N whose PID no longer runs, unchanged for 10 s; a live process's are kept). Returns
+ * (NAME.tmp.PID.N whose PID no longer runs, unchanged for CLS_LEFTOVER_AGE_S; a live process's are kept). Returns
  * how many were removed, -1 (errno set) when the folder cannot be read. cls_dir_prepare_for_writing
  * (clspeech/base.h) does this and more. */
 int cls_remove_stale_temporaries(const char *dir);

@@ -1,11 +1,13 @@
 /* Checkpoint files and folders (see clspeech/model.h): the mapping of the flat parameters, the Adam
  * state and DeepSpeech's scalar variables onto named safetensors tensors, the model's geometry and
  * the caller's uninterpreted entries in the metadata (loaded whole, or without the layers a transfer
- * drops: DeepSpeech's --drop_source_layers), DeepSpeech's train/best_dev series, the one
+ * drops: DeepSpeech's --drop_source_layers), DeepSpeech's train/best_dev series (their indexes the
+ * single truth: a file of a series its index does not list is an orphan, swept), the one
  * choice of the checkpoint to load, and the folder's description for inference (alphabet,
  * features). */
 #include "clspeech/model.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/file_util.h"
@@ -315,6 +318,71 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
     unlink(stale);
   }
   return CLS_OK;
+}
+
+/* The names the index of `kind` in `dir` lists, into names[n][256]. The count (0 for no index file),
+ * or -1 when the index exists but cannot be read. */
+static int index_entries(const char *dir, const char *kind, char (*names)[256], int cap) {
+  char index[4200], line[256];
+  snprintf(index, sizeof index, "%s/%s", dir, index_name(kind));
+  FILE *f = fopen(index, "r");
+  if (!f) return errno == ENOENT ? 0 : -1;
+  int n = 0;
+  while (n < cap && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (index_entry_ok(line)) snprintf(names[n++], sizeof names[0], "%s", line);
+  }
+  const int bad = ferror(f);
+  fclose(f);
+  return bad ? -1 : n;
+}
+
+/* "train" or "best_dev" when `name` is <kind>-<digits>.safetensors, else NULL. */
+static const char *series_of(const char *name) {
+  static const char *const kinds[] = {"train", "best_dev"};
+  for (int k = 0; k < 2; k++) {
+    const size_t len = strlen(kinds[k]);
+    if (strncmp(name, kinds[k], len) || name[len] != '-') continue;
+    const char *p = name + len + 1, *digits = p;
+    while (*p >= '0' && *p <= '9') p++;
+    if (p > digits && !strcmp(p, ".safetensors")) return kinds[k];
+  }
+  return NULL;
+}
+
+int cls_checkpoint_remove_orphans(const char *dir, char *removed, size_t cap) {
+  if (removed && cap) removed[0] = '\0';
+  char(*listed)[64][256] = malloc(2 * sizeof *listed);
+  if (!listed) return -1;
+  const int n_train = index_entries(dir, "train", listed[0], 64), n_best = index_entries(dir, "best_dev", listed[1], 64);
+  DIR *d = n_train < 0 || n_best < 0 ? NULL : opendir(dir);
+  if (!d) {
+    const int gone = errno == ENOENT;
+    free(listed);
+    return n_train < 0 || n_best < 0 || gone ? 0 : -1; /* an unreadable index: nothing is known to be an orphan */
+  }
+  const time_t now = time(NULL);
+  size_t used = 0;
+  int n = 0;
+  for (struct dirent *ent; (ent = readdir(d));) {
+    const char *kind = series_of(ent->d_name);
+    if (!kind) continue;
+    const int s = strcmp(kind, "train") ? 1 : 0, count = s ? n_best : n_train;
+    int in_index = 0;
+    for (int i = 0; i < count && !in_index; i++) in_index = !strcmp(listed[s][i], ent->d_name);
+    if (in_index) continue;
+    char path[4400];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || now - sb.st_mtime < CLS_LEFTOVER_AGE_S) continue;
+    if (unlink(path) != 0) continue;
+    n++;
+    if (removed && used < cap)
+      used += (size_t)snprintf(removed + used, cap - used, "%s%s", used ? " " : "", ent->d_name);
+  }
+  closedir(d);
+  free(listed);
+  return n;
 }
 
 /* ---- the checkpoint choice and the folder's description ---- */

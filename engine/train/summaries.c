@@ -25,7 +25,8 @@ struct cls_summaries {
   cls_tensor_stats *scratch;               /* [2 * CLS_MODEL_N_TENSORS] */
 };
 
-cls_status cls_summaries_open(cls_engine *e, const char *dir, int variable_steps, int metrics, cls_summaries **out) {
+cls_status cls_summaries_open(cls_engine *e, const char *dir, int variable_steps, int dev, int metrics,
+                              cls_summaries **out) {
   *out = NULL;
   if (!dir || !*dir) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "summaries: no folder");
   if (variable_steps < 0)
@@ -39,7 +40,7 @@ cls_status cls_summaries_open(cls_engine *e, const char *dir, int variable_steps
   s->scratch = malloc(2 * CLS_MODEL_N_TENSORS * sizeof *s->scratch);
   cls_status st = s->summary && s->scratch ? CLS_OK : cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int k = 0; st == CLS_OK && k < CLS_SUMMARY_SETS; k++) {
-    if (k == CLS_SUMMARY_METRICS && !metrics) continue;
+    if ((k == CLS_SUMMARY_METRICS && !metrics) || (k == CLS_SUMMARY_DEV && !dev)) continue;
     char sub[4200];
     cls_error err;
     snprintf(sub, sizeof sub, "%s/%s", dir, set_names[k]);
@@ -50,8 +51,8 @@ cls_status cls_summaries_open(cls_engine *e, const char *dir, int variable_steps
     cls_summaries_close(s);
     return st;
   }
-  cls_log(e, CLS_LOG_NOTICE, "summaries for TensorBoard in %s (train, dev%s): tensorboard --logdir %s", dir,
-          metrics ? ", metrics" : "", dir);
+  cls_log(e, CLS_LOG_NOTICE, "summaries for TensorBoard in %s (train%s%s): tensorboard --logdir %s", dir,
+          dev ? ", dev" : "", metrics ? ", metrics" : "", dir);
   *out = s;
   return CLS_OK;
 }

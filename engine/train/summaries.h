@@ -43,9 +43,10 @@ typedef struct cls_tower_summary {
   int64_t staleness;  /* async: updates between its pull and its push; < 0: none */
 } cls_tower_summary;
 
-/* Opens the event files DIR/train and DIR/dev, and DIR/metrics when `metrics`; the variables'
- * statistics every `variable_steps` global steps (0: never). CLS_ERR_IO naming the folder. */
-cls_status cls_summaries_open(cls_engine *engine, const char *dir, int variable_steps, int metrics,
+/* Opens the event files DIR/train, DIR/dev when `dev` (a run with validation sets) and DIR/metrics when
+ * `metrics`; the variables' statistics every `variable_steps` global steps (0: never). CLS_ERR_IO naming
+ * the folder. */
+cls_status cls_summaries_open(cls_engine *engine, const char *dir, int variable_steps, int dev, int metrics,
                               cls_summaries **out);
 /* Writes what is buffered and closes the files (a failure is a warning). NULL is fine. */
 void cls_summaries_close(cls_summaries *summaries);

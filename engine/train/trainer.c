@@ -462,7 +462,7 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *t, const cls_utterance *t
   c->out_of_time = 0;
   cls_status st = CLS_OK;
   if (o->summary_dir && *o->summary_dir && cls_world_rank(c->world) == 0)
-    st = cls_summaries_open(c->e, o->summary_dir, o->summary_steps, n_metrics > 0, &c->summaries);
+    st = cls_summaries_open(c->e, o->summary_dir, o->summary_steps, n_dev > 0, n_metrics > 0, &c->summaries);
   for (int epoch = 0; st == CLS_OK && epoch < o->epochs && !c->out_of_time; epoch++) {
     t->epoch = epoch;
     st = run_epoch(c, epoch, train, n_train, progress, user);

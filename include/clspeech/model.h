@@ -194,6 +194,14 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
                                   const cls_checkpoint_meta *meta, int n_meta, char *saved_path, size_t path_cap,
                                   cls_error *err);
 
+/* Removes the checkpoints of `dir`'s series (train-N.safetensors, best_dev-N.safetensors) that their
+ * index does not list (a process killed between writing one and updating the index, or before it
+ * removed an old one), once unchanged for as long as a dead process's temporary file (10 s), so that
+ * a file another process is about to list is kept. A folder without an index has none listed; an
+ * index that cannot be read removes nothing. Returns how many were removed, their names joined by
+ * spaces into removed[cap] (may be NULL), or -1 when the folder cannot be read. */
+int cls_checkpoint_remove_orphans(const char *dir, char *removed, size_t cap);
+
 /* The path the index of `kind` names, or CLS_ERR_IO when there is none. */
 cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, cls_error *err);
 

@@ -246,10 +246,31 @@ size_t cls_trainer_param_count(const cls_trainer *trainer);
 cls_status cls_world_start(int *rank, int *size, char *host, size_t host_cap, cls_error *err);
 /* Stops MPI (MPI_Finalize) when it was started. */
 void cls_world_stop(void);
-/* For the frontend after a fatal error on this rank: ends every process of the job with exit
- * status `code` (MPI_Abort; does not return) when MPI is running, else returns at once. The engine
- * never calls it. */
+/* For the frontend after a fatal error on this rank: tells the other ranks (cls_world_leave), then
+ * ends every process of the job with exit status `code` (MPI_Abort; does not return) when MPI is
+ * running, else returns at once. The engine never calls it. */
 void cls_world_abort(int code);
+/* This rank leaves the run with exit status `status`: a notice to every other rank, so that none waits
+ * for it in a collective (a rank waiting for one that left before joining that collective gets
+ * CLS_ERR_WORLD naming it, within a poll of 0.1 ms). Once per process; cls_world_stop sends status 0
+ * when it was not sent. */
+void cls_world_leave(int status);
+/* 1 when this rank's last CLS_ERR_WORLD or disagreement was seen by every rank at once (the settings'
+ * agreement, or ranks at different collectives): each rank then reports it and stops normally. */
+int cls_world_failed_together(void);
+
+/* One setting that every rank of a --horovod run must share: its name as the user knows it
+ * ("--epochs", "the training set") and its value as text (any length; compared whole, by SHA-256). */
+typedef struct cls_world_setting {
+  const char *name;
+  const char *value;
+} cls_world_setting;
+#define CLS_WORLD_MAX_SETTINGS 128
+/* Collective, before any work: the ranks compare their settings[0 .. n) in one exchange. CLS_OK when
+ * every rank's are the same (and at once without MPI, or with one rank); else, on every rank,
+ * CLS_ERR_INVALID_ARGUMENT naming the first setting that differs and every rank's value of it (the
+ * first 110 bytes), and how many more differ. */
+cls_status cls_world_agree(const cls_world_setting *settings, int n, cls_error *err);
 
 #ifdef __cplusplus
 }
