@@ -3,6 +3,7 @@
 # espeak-ng, for clspeech's demo and tests. See docs/corpus.md.
 #
 #   bash scripts/make_corpus.sh OUT_DIR [--train N] [--dev N] [--test N] [--seed S] [--rate HZ] [--jobs J]
+#                                       [--voices V,V,...] [--test_voices V,V,...]
 #
 # Writes OUT_DIR/{train,dev,test}/*.wav (mono 16-bit PCM at --rate Hz), OUT_DIR/{train,dev,test}.csv
 # (header wav_filename,wav_filesize,transcript; paths relative to OUT_DIR) and OUT_DIR/alphabet.txt.
@@ -27,6 +28,10 @@ options:
   --seed S     seed of the sentences, voices, speeds and pitches (default 1, 0..2147483647)
   --rate HZ    sample rate of the WAV files (default 16000, 8000..48000)
   --jobs J     parallel synthesis jobs (default: the number of CPUs, 1..64)
+  --voices L   comma-separated espeak-ng voices (VOICE or VOICE+VARIANT) for all splits
+               (default en-us,en-us+m3,en-us+f2,en-us+f4,en-us+m7,en+m1,en+f3,en-gb-x-rp+m2)
+  --test_voices L  voices for the test split alone (default: --voices); a test set of
+               voices held out from training when the two lists share none
   -h, --help   this text
 
 The same options give byte-identical files. An existing corpus in OUT_DIR is replaced only once the
@@ -39,6 +44,7 @@ fail() { echo "$prog: error: $*" >&2; exit 1; }
 # ---------------------------------------------------------------------------------------- arguments
 out=""
 n_train=200 n_dev=40 n_test=40 seed=1 rate=16000
+voices_opt="" test_voices_opt=""
 jobs=$(nproc 2>/dev/null || echo 2)
 [ "$jobs" -le 64 ] || jobs=64
 
@@ -54,10 +60,10 @@ while [ $# -gt 0 ]; do
   arg=$1
   case $arg in
     -h|--help) usage; exit 0 ;;
-    --train|--dev|--test|--seed|--rate|--jobs)
+    --train|--dev|--test|--seed|--rate|--jobs|--voices|--test_voices)
       [ $# -ge 2 ] || die "$arg needs a value (see --help)"
       val=$2; shift 2 ;;
-    --train=*|--dev=*|--test=*|--seed=*|--rate=*|--jobs=*)
+    --train=*|--dev=*|--test=*|--seed=*|--rate=*|--jobs=*|--voices=*|--test_voices=*)
       val=${arg#*=}; arg=${arg%%=*}; shift ;;
     -*) die "unknown option '$arg' (see --help)" ;;
     *)
@@ -72,6 +78,9 @@ while [ $# -gt 0 ]; do
     --seed)  uint_arg "$arg" "$val" 0 2147483647; seed=$REPLY ;;
     --rate)  uint_arg "$arg" "$val" 8000 48000; rate=$REPLY ;;
     --jobs)  uint_arg "$arg" "$val" 1 64; jobs=$REPLY ;;
+    --voices|--test_voices)
+      [[ $val =~ ^[A-Za-z0-9_+-]+(,[A-Za-z0-9_+-]+)*$ ]] || die "$arg needs voices separated by commas, got '$val'"
+      if [ "$arg" = --voices ]; then voices_opt=$val; else test_voices_opt=$val; fi ;;
   esac
 done
 [ -n "$out" ] || { usage >&2; die "OUT_DIR is missing"; }
@@ -108,22 +117,35 @@ command -v sox >/dev/null || fail "sox is not on PATH after installing it"
 
 # ------------------------------------------------------------------------------------------- voices
 # An espeak-ng language voice plus a variant from espeak-ng-data/voices/!v. espeak-ng silently falls
-# back to its default for a variant it lacks, so variants are checked as files.
+# back to its default for a variant it lacks, so variants are checked as files. --test_voices gives
+# the test split a list of its own (held-out voices); otherwise every split draws from --voices.
 voices_wanted=(en-us en-us+m3 en-us+f2 en-us+f4 en-us+m7 en+m1 en+f3 en-gb-x-rp+m2)
+[ -z "$voices_opt" ] || IFS=, read -r -a voices_wanted <<<"$voices_opt"
 data_dir=$(espeak-ng --version 2>&1) || fail "espeak-ng does not run: $data_dir"
 data_dir=$(sed -n 's/.*Data at: *//p' <<<"$data_dir")
-voices=()
-for v in "${voices_wanted[@]}"; do
-  lang=${v%%+*}
-  if [ "$lang" != "$v" ] && [ ! -f "$data_dir/voices/!v/${v#*+}" ]; then
-    echo "$prog: note: espeak-ng variant '${v#*+}' is missing; not using voice $v" >&2; continue
-  fi
-  espeak-ng -v "$lang" -q x 2>/dev/null || { echo "$prog: note: no espeak-ng voice '$lang'; not using $v" >&2; continue; }
-  voices+=("$v")
-done
-[ ${#voices[@]} -gt 0 ] || fail "none of the espeak-ng voices (${voices_wanted[*]}) is available"
-[ ${#voices[@]} -eq ${#voices_wanted[@]} ] ||
-  echo "$prog: note: the corpus differs from one made where all ${#voices_wanted[@]} voices exist" >&2
+check_voices() {  # check_voices NAME VOICE... -> REPLY_VOICES: the usable ones (a note for each not)
+  local what=$1 v lang; shift
+  REPLY_VOICES=()
+  for v in "$@"; do
+    lang=${v%%+*}
+    if [ "$lang" != "$v" ] && [ ! -f "$data_dir/voices/!v/${v#*+}" ]; then
+      echo "$prog: note: espeak-ng variant '${v#*+}' is missing; not using voice $v" >&2; continue
+    fi
+    espeak-ng -v "$lang" -q x 2>/dev/null || { echo "$prog: note: no espeak-ng voice '$lang'; not using $v" >&2; continue; }
+    REPLY_VOICES+=("$v")
+  done
+  [ ${#REPLY_VOICES[@]} -gt 0 ] || fail "none of the ${what:+$what }espeak-ng voices ($*) is available"
+  [ ${#REPLY_VOICES[@]} -eq $# ] ||
+    echo "$prog: note: the corpus differs from one made where all $# ${what:+$what }voices exist" >&2
+}
+check_voices "" "${voices_wanted[@]}"
+voices=("${REPLY_VOICES[@]}")
+test_voices=("${voices[@]}")
+if [ -n "$test_voices_opt" ]; then
+  IFS=, read -r -a test_wanted <<<"$test_voices_opt"
+  check_voices test "${test_wanted[@]}"
+  test_voices=("${REPLY_VOICES[@]}")
+fi
 
 # --------------------------------------------------------------------------------------- vocabulary
 DIGITS=(zero one two three four five six seven eight nine)
@@ -218,7 +240,8 @@ declare -A split_code=([test]=1 [dev]=2 [train]=3)
         [ -n "${seen[$S]+x}" ] || break
       done
       seen[$S]=1
-      rnd ${#voices[@]}; voice=${voices[R]}
+      if [ "$s" = test ]; then rnd ${#test_voices[@]}; voice=${test_voices[R]}
+      else rnd ${#voices[@]}; voice=${voices[R]}; fi
       rnd 61; speed=$((130 + R))
       rnd 41; pitch=$((30 + R))
       printf -v name '%s/%s-%06d.wav' "$s" "$s" "$i"
@@ -331,3 +354,4 @@ for row in "${summary[@]}"; do
 done
 printf '%s:   total %6d files  %8.1f s audio; %d of %d vocabulary words used; %d voices: %s\n' "$prog" "$total" \
   "$(awk -v s="$all_samples" -v r="$rate" 'BEGIN { print s / r }')" "$used_words" "$vocab_words" "${#voices[@]}" "${voices[*]}"
+[ -z "$test_voices_opt" ] || printf '%s:   test voices (%d): %s\n' "$prog" "${#test_voices[@]}" "${test_voices[*]}"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "clspeech/features.h"
+#include "features/augment_sample.h"
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_READY, SLOT_TAKEN };
 
@@ -110,6 +111,11 @@ static void fill(cls_loader *l, slot *s, int k) {
     } else {
       cls_audio a;
       if (cls_audio_read(u->path, t->cfg.sample_rate, &a, &b->error) == CLS_OK) {
+        cls_error why;
+        if (b->augmented && o->n_augs > 0 &&
+            cls_augment_samples(o->augs, o->n_augs, o->seed, o->epoch_key, b->aug_index[i], b->aug_clock[i], a.samples,
+                                a.n_samples, a.sample_rate, &why) != CLS_OK)
+          cls_error_set(&b->error, why.status, "%s: --augment: %s", u->path, why.text);
         b->audio[i] = a.samples;
         b->n_audio[i] = a.n_samples;
         b->frames[i] = (int)cls_mfcc_frames(t, a.n_samples);

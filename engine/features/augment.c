@@ -194,6 +194,8 @@ static cls_status parameter(const kind_spec *k, const char *key, const char *val
                k->name, key, value);
   }
   if (v.r < 0) return bad(err, "%s: %s=\"%s\": the radius after ~ must not be negative", k->name, key, value);
+  if (!isfinite(fmin(v.start, v.end) - v.r) || !isfinite(fmax(v.start, v.end) + v.r))
+    return bad(err, "%s: %s=\"%s\": the range with its radius overflows", k->name, key, value);
   if (!rule_holds(ps->rule, v.start) || !rule_holds(ps->rule, v.end))
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: %s=\"%s\": %s %s", k->name, key, value, key,
                          rule_text(ps->rule));
@@ -264,6 +266,9 @@ cls_status cls_augment_parse(const char *spec, cls_augmentation *a, cls_error *e
 cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err) {
   int ok = 0;
   switch (a->kind) {
+    case CLS_AUGMENT_VOLUME:
+    case CLS_AUGMENT_REVERB:
+    case CLS_AUGMENT_RESAMPLE:
     case CLS_AUGMENT_FREQUENCY_MASK: ok = 1; break;
     case CLS_AUGMENT_TIME_MASK: ok = a->domain == CLS_AUGMENT_SPECTROGRAM; break;
     case CLS_AUGMENT_DROPOUT: ok = a->domain == CLS_AUGMENT_SPECTROGRAM || a->domain == CLS_AUGMENT_FEATURES; break;
@@ -276,6 +281,7 @@ cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s in the %s domain is not implemented yet", kinds[a->kind].name,
                          domain_names[a->domain]);
   return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                       "%s is not implemented yet (implemented: frequency_mask, time_mask, dropout, add, multiply)",
+                       "%s is not implemented yet (implemented: volume, reverb, resample, frequency_mask, time_mask, dropout, add, "
+                       "multiply)",
                        kinds[a->kind].name);
 }

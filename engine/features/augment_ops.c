@@ -1,10 +1,12 @@
 /* An utterance's --augment draws (features/augment.h): Philox (kernels/augment_draw.h) keyed by the
  * run's seed and the epoch, counted by the utterance's index in the epoch and the augmentation's on
- * the command line, turned into the operations kernels/augment.cl applies. */
+ * the command line, turned into the operations kernels/augment.cl applies (the sample domain's are
+ * features/augment_sample.c's). */
 #include <math.h>
 
 #include "augment_draw.h"
 #include "features/augment.h"
+#include "features/augment_sample.h"
 
 int cls_augment_max_ops(const cls_augmentation *augs, int n) {
   int total = 0;
@@ -20,17 +22,13 @@ int cls_augment_max_ops(const cls_augmentation *augs, int n) {
   return total;
 }
 
-/* Draw `k` of an utterance's augmentation `aug`: uniform in [0, 1) with 32 random bits. */
+/* Draw `k` of an utterance's augmentation `aug` and DeepSpeech's pick, shared with the sample domain. */
 static double pick_uniform(const cls_augment_context *c, uint32_t utterance, int aug, uint32_t k) {
-  cls_philox4 r = cls_augment_block(c->seed, c->epoch, utterance, (cls_u32)aug, CLS_AUGMENT_PICK, k);
-  return (double)r.v[0] * (1.0 / 4294967296.0);
+  return cls_augment_pick_uniform(c->seed, c->epoch, utterance, aug, k);
 }
 
-/* DeepSpeech's pick_value_from_range: the centre at `clock`, uniform within +-r, integers rounded. */
 static double pick(const cls_value_range *v, int integer, double clock, double u) {
-  const double centre = v->start + clock * (v->end - v->start);
-  const double x = (centre - v->r) + (2.0 * v->r) * u;
-  return integer ? nearbyint(x) : x;
+  return cls_augment_pick(v, integer, clock, u);
 }
 
 /* n masks of `size` (already in bins or frames, clamped to [1, extent - 1]) at uniform offsets. */

@@ -452,6 +452,9 @@ cls_status cls_crew_start_train_loader(cls_crew *c, int epoch, const cls_utteran
     lo.index_first = first;
     lo.epoch_size = local > 0 ? n / local * global : n;
     lo.epoch_key = (uint32_t)c->state.epoch; /* the run's epochs continue a loaded checkpoint's */
+    lo.augs = c->o.augment;
+    lo.n_augs = c->o.n_augment;
+    lo.seed = (uint32_t)c->o.random_seed;
   }
   cls_error err;
   if (cls_loader_start(u, n, batch, &lo, l, &err) != CLS_OK)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Dev sets are never augmented: with a learning rate too small to move a weight and no model dropout, an
 # epoch's validation loss is the training loss of the same utterance without --augment, while the
-# training loss with dropout[rate=1] (every spectrogram value dropped) differs from it.
+# training loss with dropout[rate=1] (every spectrogram value dropped) differs from it; the same with the
+# signal augmentations on the decoded audio (volume, reverb, resample).
 #   augment_not_in_eval.sh CLSPEECH SHARED_DATA WORK
 set -u
 cls=$1
@@ -18,10 +19,13 @@ run() { # NAME [FLAGS...]: prints "TRAINING VALIDATION" losses
 }
 read -r plain_train plain_dev <<<"$(run plain)"
 read -r aug_train aug_dev <<<"$(run augmented --augment 'dropout[rate=1]')"
+read -r sig_train sig_dev <<<"$(run signal --augment 'volume[dbfs=-30]' --augment 'reverb[decay=2]' --augment 'resample[rate=4000]')"
 echo "without --augment: training $plain_train, validation $plain_dev"
 echo "with dropout[rate=1]: training $aug_train, validation $aug_dev"
+echo "with volume, reverb, resample: training $sig_train, validation $sig_dev"
 if [ -n "$plain_train" ] && [ "$aug_dev" = "$plain_train" ] && [ "$plain_dev" = "$plain_train" ] &&
-   [ -n "$aug_train" ] && [ "$aug_train" != "$plain_train" ]; then
+   [ -n "$aug_train" ] && [ "$aug_train" != "$plain_train" ] &&
+   [ "$sig_dev" = "$plain_train" ] && [ -n "$sig_train" ] && [ "$sig_train" != "$plain_train" ]; then
   echo "augment_not_in_eval: ok"
 else
   echo "augment_not_in_eval: FAIL"

@@ -40,7 +40,14 @@ check 'add: "stddev" is not key=value' --augment 'add[stddev]'
 check '"add[stddev=1" is not an augmentation specification' --augment 'add[stddev=1'
 check 'overlay needs source=FILE' --augment overlay
 check 'overlay is not implemented yet' --augment 'overlay[source=noise.csv,snr=1:10]'
-for name in codec reverb resample volume pitch tempo warp; do check "$name is not implemented yet" --augment "$name"; done
+check 'reverb: decay="-3": decay must not be negative' --augment 'reverb[decay=-3]'
+check 'resample: rate="0": rate must be positive' --augment 'resample[rate=0]'
+check 'resample: rate="8000.5" is not an integer range' --augment 'resample[rate=8000.5]'
+check 'volume: unknown parameter "gain"' --augment 'volume[gain=3]'
+check 'reverb: parameter "delay" given twice' --augment 'reverb[delay=1,delay=2]'
+check 'volume: p must be in [0, 1], not 1.01' --augment 'volume[p=1.01]'
+check 'volume: dbfs="-1e308~1e308": the range with its radius overflows' --augment 'volume[dbfs=-1e308~1e308]'
+for name in codec pitch tempo warp; do check "$name is not implemented yet" --augment "$name"; done
 check 'time_mask in the features domain is not implemented yet' --augment 'time_mask[domain=features]'
 check 'add in the spectrogram domain is not implemented yet' --augment 'add[domain=spectrogram]'
 check 'dropout in the signal domain is not implemented yet' --augment 'dropout[domain=signal]'

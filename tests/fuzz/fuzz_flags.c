@@ -2,7 +2,9 @@
  * NUL bytes, is the argument list after `clspeech train`; the table holds a flag of every type,
  * numeric ones with rules (flag_rules.c) and without, the repeatable --augment, and positional
  * arguments are collected. Every --augment value is then parsed (engine/features/augment.c): what it
- * accepts obeys its ranges, and the operations an utterance draws from it lie inside the utterance. */
+ * accepts obeys its ranges, the operations an utterance draws from it lie inside the utterance, and the
+ * signal augmentations (features/augment_sample.c) keep a short signal's length and finite values. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include "augment_draw.h"
 #include "clspeech/features.h"
 #include "features/augment.h"
+#include "features/augment_sample.h"
 #include "flags.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,6 +33,16 @@ static void check_augment(const cli_strings *list) {
     if (cls_augment_check_supported(&a, &err) == CLS_OK) augs[n++] = a;
   }
   if (n == 0) return;
+  /* the signal augmentations on a short burst, one sample and silence: the length kept, values finite */
+  float x[160];
+  const size_t lengths[3] = {160, 1, 40};
+  for (int c = 0; c < 3; c++) {
+    for (size_t i = 0; i < lengths[c]; i++) x[i] = c == 2 ? 0.0f : (float)sin(0.3 * (double)i) * 0.5f;
+    cls_error err;
+    if (cls_augment_samples(augs, n, 7, 1, (uint32_t)c, c / 2.0, x, lengths[c], 16000, &err) != CLS_OK) continue;
+    for (size_t i = 0; i < lengths[c]; i++)
+      if (!isfinite(x[i])) abort();
+  }
   const int most = cls_augment_max_ops(augs, n);
   cls_augment_op *ops = malloc((size_t)most * sizeof *ops);
   if (!ops) return;

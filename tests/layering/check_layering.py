@@ -25,7 +25,7 @@ ALLOWED = {
     "base": {"kernels"},
     "device": {"base", "kernels", "opencl"},
     "ops": {"base", "device", "kernels", "opencl"},
-    "features-host": {"base"},
+    "features-host": {"base", "kernels"},
     "features": {"base", "device", "ops", "features-host", "kernels", "opencl"},
     "data": {"base", "features-host"},
     "model": {"base", "device", "ops", "features", "features-host", "data", "kernels", "opencl"},
@@ -53,7 +53,8 @@ PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h"
           "internal/bench.h": "bench", "evaluate.h": "train", "lm.h": "decode", "scorer.h": "decode",
           "onnx.h": "model", "package.h": "model", "stt.h": "stt"}
 
-FEATURES_HOST = {"audio.c", "audio.h", "mfcc_host.c", "mfcc_host.h", "feature_cache.c", "feature_cache.h", "augment.c"}
+FEATURES_HOST = {"audio.c", "audio.h", "mfcc_host.c", "mfcc_host.h", "feature_cache.c", "feature_cache.h", "augment.c",
+                 "augment_sample.c", "augment_sample.h"}
 
 # The training strategies sit above the crew of towers and below the loop: they may not include
 # the loop's own files.

@@ -1,0 +1,161 @@
+/* --augment's sample-domain augmentations on decoded audio (features/augment_sample.h): their draws
+ * from the shared Philox stream and their definitions (volume, reverb, resample), after DeepSpeech
+ * 0.9.3's util/augmentations.py and util/audio.py. Host-only; nothing here prints or exits. */
+#include "features/augment_sample.h"
+
+#include <float.h>
+#include <math.h>
+#include <samplerate.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "augment_draw.h"
+
+/* The converter of the resample augmentation: a round trip that only has to sound like narrowband
+   audio, at a fraction of the best converter's cost (the loader's thread runs it for every utterance). */
+#define RESAMPLE_CONVERTER SRC_SINC_MEDIUM_QUALITY
+
+double cls_augment_pick_uniform(uint32_t seed, uint32_t epoch, uint32_t utterance, int aug, uint32_t k) {
+  cls_philox4 r = cls_augment_block(seed, epoch, utterance, (cls_u32)aug, CLS_AUGMENT_PICK, k);
+  return (double)r.v[0] * (1.0 / 4294967296.0);
+}
+
+double cls_augment_pick(const cls_value_range *v, int integer, double clock, double u) {
+  const double centre = v->start + clock * (v->end - v->start);
+  const double x = (centre - v->r) + (2.0 * v->r) * u;
+  return integer ? nearbyint(x) : x;
+}
+
+int cls_augment_is_sample(cls_augment_kind kind) {
+  return kind == CLS_AUGMENT_VOLUME || kind == CLS_AUGMENT_REVERB || kind == CLS_AUGMENT_RESAMPLE;
+}
+
+/* Augmentation j of the command line for this utterance: 1 and *op when it is a sample-domain one and
+   applied. */
+static int draw_one(const cls_augmentation *a, int j, uint32_t seed, uint32_t epoch, uint32_t utterance, double clock,
+                    cls_sample_op *op) {
+  if (!cls_augment_is_sample(a->kind) || cls_augment_pick_uniform(seed, epoch, utterance, j, 0) >= a->p) return 0;
+  *op = (cls_sample_op){a->kind, j, {0, 0}};
+  const int params = a->kind == CLS_AUGMENT_REVERB ? 2 : 1;
+  for (int i = 0; i < params; i++)
+    op->v[i] = cls_augment_pick(&a->param[i], a->kind == CLS_AUGMENT_RESAMPLE, clock,
+                                cls_augment_pick_uniform(seed, epoch, utterance, j, 1u + (uint32_t)i));
+  /* A radius may carry reverb's delay or decay below 0: taken as 0 (a negative decay would make the
+     echoes grow without bound; delays under 16 samples are 16 anyway). */
+  if (a->kind == CLS_AUGMENT_REVERB)
+    for (int i = 0; i < 2; i++) op->v[i] = fmax(0.0, op->v[i]);
+  return 1;
+}
+
+int cls_augment_sample_draw(const cls_augmentation *augs, int n_augs, uint32_t seed, uint32_t epoch,
+                            uint32_t utterance, double clock, cls_sample_op *ops) {
+  clock = clock < 0 ? 0 : clock > 1 ? 1 : clock;
+  int n = 0;
+  for (int j = 0; j < n_augs; j++) n += draw_one(&augs[j], j, seed, epoch, utterance, clock, &ops[n]);
+  return n;
+}
+
+static double peak_dbfs(double peak) { return 20.0 * log10(fmax(1e-16, peak)) + 3.0103; }
+
+double cls_audio_max_dbfs(const float *x, size_t n) {
+  double peak = 0;
+  for (size_t i = 0; i < n; i++) peak = fmax(peak, fabs((double)x[i]));
+  return peak_dbfs(peak);
+}
+
+static float clip(float v) { return v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v; }
+
+void cls_augment_volume(float *x, size_t n, double dbfs) {
+  /* A gain past float's range (a huge dbfs, or near-silent audio) is float's largest: 0 stays 0, not NaN. */
+  const double g = pow(10.0, (dbfs - cls_audio_max_dbfs(x, n)) / 20.0);
+  const float gain = g < FLT_MAX ? (float)g : FLT_MAX;
+  for (size_t i = 0; i < n; i++) x[i] = clip(x[i] * gain);
+}
+
+cls_status cls_augment_reverb(float *x, size_t n, int rate, double delay_ms, double decay_db, cls_error *err) {
+  static const int primes[5] = {17, 19, 23, 29, 31};
+  if (n == 0) return CLS_OK;
+  double *sum = malloc(n * sizeof *sum), *layer = malloc(n * sizeof *layer);
+  if (!sum || !layer) {
+    free(sum);
+    free(layer);
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "reverb: out of host memory for %zu samples", n);
+  }
+  const double orig = cls_audio_max_dbfs(x, n), g = pow(10.0, -decay_db / 20.0);
+  for (size_t i = 0; i < n; i++) sum[i] = x[i];
+  for (int p = 0; p < 5; p++) {
+    double d = floor(delay_ms * ((double)primes[p] / primes[0]) * rate / 1000.0);
+    const size_t delay = !(d >= 16) ? 16 : d > (double)n ? n : (size_t)d; /* 16 samples at least, as DeepSpeech */
+    for (size_t i = 0; i < n; i++) {
+      layer[i] = x[i];
+      if (i >= delay) layer[i] += g * layer[i - delay]; /* the echoes of echoes too */
+      sum[i] += layer[i];
+    }
+  }
+  double peak = 0;
+  for (size_t i = 0; i < n; i++) peak = fmax(peak, fabs(sum[i]));
+  const double gain = pow(10.0, (orig - peak_dbfs(peak)) / 20.0);
+  for (size_t i = 0; i < n; i++) {
+    const double v = sum[i] * gain;
+    x[i] = (float)(v > 1.0 ? 1.0 : v < -1.0 ? -1.0 : v);
+  }
+  free(sum);
+  free(layer);
+  return CLS_OK;
+}
+
+cls_status cls_augment_resample(float *x, size_t n, int rate, int to_rate, cls_error *err) {
+  if (n == 0 || to_rate >= rate) return CLS_OK;
+  const int lowest = (rate + 255) / 256;
+  if (to_rate < lowest) to_rate = lowest;
+  const double down = (double)to_rate / rate;
+  const size_t mid_cap = (size_t)ceil((double)n * down) + 16, out_cap = n + 64;
+  float *mid = malloc(mid_cap * sizeof *mid), *back = malloc(out_cap * sizeof *back);
+  if (!mid || !back) {
+    free(mid);
+    free(back);
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "resample: out of host memory for %zu samples", n);
+  }
+  SRC_DATA d = {.data_in = x, .data_out = mid, .input_frames = (long)n, .output_frames = (long)mid_cap,
+                .src_ratio = down};
+  int rc = src_simple(&d, RESAMPLE_CONVERTER, 1);
+  long got = d.output_frames_gen;
+  if (rc == 0) {
+    SRC_DATA u = {.data_in = mid, .data_out = back, .input_frames = got, .output_frames = (long)out_cap,
+                  .src_ratio = (double)rate / to_rate};
+    rc = src_simple(&u, RESAMPLE_CONVERTER, 1);
+    got = u.output_frames_gen;
+  }
+  if (rc == 0) {
+    const size_t keep = (size_t)got < n ? (size_t)got : n;
+    memcpy(x, back, keep * sizeof *x);
+    memset(x + keep, 0, (n - keep) * sizeof *x);
+  }
+  free(mid);
+  free(back);
+  if (rc != 0)
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "resample %d Hz -> %d Hz: %s", rate, to_rate, src_strerror(rc));
+  return CLS_OK;
+}
+
+cls_status cls_augment_sample_apply(const cls_sample_op *op, float *x, size_t n, int rate, cls_error *err) {
+  switch (op->kind) {
+    case CLS_AUGMENT_VOLUME: cls_augment_volume(x, n, op->v[0]); return CLS_OK;
+    case CLS_AUGMENT_REVERB: return cls_augment_reverb(x, n, rate, op->v[0], op->v[1], err);
+    case CLS_AUGMENT_RESAMPLE: return cls_augment_resample(x, n, rate, (int)op->v[0], err);
+    default: return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s is not a sample-domain augmentation",
+                                  cls_augment_kind_name(op->kind));
+  }
+}
+
+cls_status cls_augment_samples(const cls_augmentation *augs, int n_augs, uint32_t seed, uint32_t epoch,
+                               uint32_t utterance, double clock, float *x, size_t n, int rate, cls_error *err) {
+  clock = clock < 0 ? 0 : clock > 1 ? 1 : clock;
+  for (int j = 0; j < n_augs; j++) {
+    cls_sample_op op;
+    if (!draw_one(&augs[j], j, seed, epoch, utterance, clock, &op)) continue;
+    cls_status st = cls_augment_sample_apply(&op, x, n, rate, err);
+    if (st != CLS_OK) return st;
+  }
+  return CLS_OK;
+}
