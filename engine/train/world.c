@@ -5,6 +5,7 @@
  * file of the engine that calls MPI. */
 #include "train/world.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,10 @@ struct cls_world {
  * the ranks; only tickets that agree let the collective itself (blocking, MPI's fastest) run. */
 
 #ifdef CLSPEECH_HAVE_MPI
-enum { TAG_LEAVE = 3701, SPINS = 2000, NAP_NS = 100000 };
+/* A wait polls without sleeping (yielding the core to any other runnable thread, as Open MPI's own
+ * blocking collectives poll) for its first SPIN_US, the time a step's reduction takes, then naps
+ * NAP_NS between polls so that a long wait (a straggler, rank 0's checkpoint) costs no core. */
+enum { TAG_LEAVE = 3701, SPIN_US = 20000, NAP_NS = 100000 };
 
 /* What a rank holds up in each collective's exchange of tickets. */
 typedef struct ticket {
@@ -109,8 +113,9 @@ static const char *kind_text(long long kind, long long count, char *out, size_t 
 /* Waits for a started non-blocking collective (`what` names it), reading departure notices. 0 when it
  * completed; else the cause in why[cap]: -1 an MPI error, 1 a rank that left before joining it. */
 static int wait_guarded(MPI_Request *req, const char *what, char *why, size_t cap) {
-  const long long index = g.done;
-  for (unsigned spins = 0;; spins++) {
+  const long long index = g.done, start = wall_us();
+  int late = 0;
+  for (unsigned polls = 0;; polls++) {
     int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {
       char text[MPI_MAX_ERROR_STRING];
@@ -130,7 +135,9 @@ static int wait_guarded(MPI_Request *req, const char *what, char *why, size_t ca
                  (double)(wall_us() - g.left_us[r]) / 1000.0);
         return 1;
       }
-    if (spins >= SPINS) nanosleep(&(struct timespec){0, NAP_NS}, NULL);
+    if (!late && (polls & 63) == 63) late = wall_us() - start >= SPIN_US;
+    if (late) nanosleep(&(struct timespec){0, NAP_NS}, NULL);
+    else sched_yield();
   }
 }
 
