@@ -32,6 +32,7 @@ static const cli_rule rules[] = {
     {"relu_clip", 0, 1e6, true, false},
     {"n_hidden", 1, 65536, false, false},
     {"checkpoint_secs", 0, BIG, false, false},
+    {"cache_for_epochs", 0, BIG, false, false},
     {"max_to_keep", 1, BIG, false, false},
     {"drop_source_layers", 0, 5, false, false}, /* DeepSpeech drops at most 5 (it warns and clamps; refused here) */
     {"plateau_epochs", 1, BIG, false, false},

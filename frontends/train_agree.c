@@ -16,7 +16,7 @@
 static const char *const per_rank[] = {
     "train_files", "dev_files", "test_files", "metrics_files", "alphabet_config_path", "checkpoint_dir",
     "load_checkpoint_dir", "save_checkpoint_dir", "checkpoint_secs", "max_to_keep", "load_train", "load_evaluate",
-    "drop_source_layers", "force_initialize_learning_rate", "feature_cache", "features_device", "devices", "balance",
+    "drop_source_layers", "force_initialize_learning_rate", "feature_cache", "cache_for_epochs", "features_device", "devices", "balance",
     "towers_per_device", "overlap_reduction", "log_placement", "limit_test", "reverse_test", "show_progressbar",
     "report_count", "beam_width", "cutoff_prob", "cutoff_top_n", "scorer_path", "lm_alpha", "lm_beta",
     "test_output_file", "test_batch_size", "summary_dir", "summary_steps", "limit_train", "limit_dev",

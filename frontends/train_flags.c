@@ -68,6 +68,7 @@ void train_flags_defaults(train_flags *f) {
   f->feature_win_len = d.features.win_len_ms;
   f->feature_win_step = d.features.win_step_ms;
   f->feature_cache = "";
+  f->cache_for_epochs = 0;
   f->features_device = d.host_features ? "host" : "device";
   f->devices = "";
   f->show_progressbar = true;
@@ -140,7 +141,10 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
   I(audio_sample_rate, "sample rate of the features; other audio is resampled");
   I(feature_win_len, "feature window in milliseconds");
   I(feature_win_step, "feature step in milliseconds");
-  S(feature_cache, "folder caching each file's features (implies --features_device host)");
+  S(feature_cache, "folder caching each file's features (implies --features_device host; an --augment'ed training "
+                   "set is featurised on the device and never cached)");
+  I(cache_for_epochs, "DeepSpeech's epochs before the feature cache is refreshed: accepted, no effect (augmented "
+                      "training sets are never cached; other features never change)");
   S(features_device, "device (OpenCL, default) or host");
   S(devices, "OpenCL device selection (all|gpu|cpu|accelerator|P:D|name, comma-separated): a tower on each");
   S(strategy, "hybrid (one synchronous update from the towers' averaged gradients), sync (one tower at a time) or async");
@@ -192,6 +196,8 @@ int train_flags_finish(train_flags *f, const char *command) {
   if (f->dropout_rate2 < 0) f->dropout_rate2 = f->dropout_rate;
   if (f->dropout_rate3 < 0) f->dropout_rate3 = f->dropout_rate;
   if (f->dropout_rate6 < 0) f->dropout_rate6 = f->dropout_rate;
+  /* "host" here was asked for (the default is the device); --feature_cache implies it. */
+  f->features_device_asked = !strcmp(f->features_device, "host");
   if (*f->feature_cache) f->features_device = "host";
   const char *bad = NULL;
   char why[256];
@@ -230,13 +236,23 @@ static int train_flags_augment(train_flags *f, const char *command) {
     }
     f->n_augments++;
   }
-  if (f->n_augments > 0 && !strcmp(f->features_device, "host")) {
+  if (f->n_augments > 0 && f->features_device_asked) {
     fprintf(stderr,
-            "clspeech %s: --augment runs in the device feature path: not with --features_device host%s (not "
-            "implemented yet)\n",
-            command, *f->feature_cache ? " (which --feature_cache implies)" : "");
+            "clspeech %s: --augment runs in the device feature path: not with --features_device host (leave it "
+            "out; --feature_cache still serves the sets that are not augmented)\n",
+            command);
     return CLI_EXIT_USAGE;
   }
+  if (f->n_augments > 0 && *f->feature_cache)
+    fprintf(stderr,
+            "clspeech %s: notice: --augment: the training set's features are made on the device every epoch and "
+            "never cached; the dev, test and metrics sets use --feature_cache %s\n",
+            command, f->feature_cache);
+  if (f->cache_for_epochs > 0)
+    fprintf(stderr,
+            "clspeech %s: notice: --cache_for_epochs %d has no effect: clspeech never caches augmented features, "
+            "and features without augmentation never change\n",
+            command, f->cache_for_epochs);
   return 0;
 }
 

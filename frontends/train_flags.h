@@ -25,6 +25,7 @@ typedef struct train_flags {
   double plateau_reduction, es_min_delta;
   int audio_sample_rate, feature_win_len, feature_win_step;
   const char *feature_cache, *features_device, *devices;
+  int cache_for_epochs; /* DeepSpeech's; accepted, no effect (augmented training sets are never cached) */
   int limit_train, limit_dev, limit_test;
   bool reverse_train, reverse_dev, reverse_test, show_progressbar, strict;
   int report_count, beam_width, cutoff_top_n;
@@ -42,6 +43,7 @@ typedef struct train_flags {
   cli_strings augment;                         /* --augment, repeatable */
   cls_augmentation augments[CLI_MAX_REPEATS];  /* parsed by train_flags_finish */
   int n_augments;
+  bool features_device_asked; /* --features_device host was given (train_flags_finish), not implied */
   /* The values of --strategy, --balance, --load_train and --load_evaluate (train_flags_finish). */
   cls_strategy strategy_mode;
   cls_balance balance_mode;
@@ -55,7 +57,8 @@ void train_flags_defaults(train_flags *f);
 cli_flag *train_flags_table(train_flags *f, int *n);
 /* Resolves derived defaults (checkpoint folders, dropout -1 = dropout_rate), parses the modes
  * (strategy, balance, load) into their enums and the --augment specifications (refusing those not
- * implemented yet, and --augment with host features) (the numeric flags' ranges were checked while parsing,
+ * implemented yet, and --augment with --features_device host asked for; notices for --augment with
+ * --feature_cache and for --cache_for_epochs) (the numeric flags' ranges were checked while parsing,
  * flag_rules.c); prints the problem and returns CLI_EXIT_USAGE, or 0. */
 int train_flags_finish(train_flags *f, const char *command);
 /* The engine's options for these flags (n_classes from the alphabet). */

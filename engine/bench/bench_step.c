@@ -89,6 +89,7 @@ static cls_status make_batch(cls_bench_step *s, const cls_crew *crew, int N, int
     b->label_len[u] = L;
     for (int k = 0; k < L; k++) b->labels[(size_t)u * L + k] = (u * 7 + k * 3) % (c->n_classes - 1);
   }
+  b->host_windows = c->host_features;
   if (ok && c->host_features) {
     const size_t n = (size_t)T * N * (size_t)cls_model_input_width(&crew->o.model);
     b->windows = malloc(n * sizeof *b->windows);

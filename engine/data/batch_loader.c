@@ -77,6 +77,7 @@ static void fill(cls_loader *l, slot *s, int k) {
   cls_error_clear(&b->error);
   const cls_loader_options *o = &l->opt;
   b->augmented = o->augment;
+  b->host_windows = o->host_features;
   b->aug_epoch = o->epoch_key;
   for (int i = 0; o->augment && i < b->batch; i++) {
     const long long at = b->first + i, local = o->index_local > 0 ? o->index_local : 1;

@@ -44,6 +44,7 @@ typedef struct cls_host_batch {
   float **audio;      /* [B] decoded samples (device-features path) */
   size_t *n_audio;    /* [B] */
   float *windows;     /* [T*B, (2*n_context+1)*n_coeff] time-major (host-features path) */
+  int host_windows;   /* 1: the batch carries windows (the host-features path), 0: decoded audio */
   int32_t *labels;    /* [B, max_label], zero padded */
   int32_t *label_len; /* [B] */
   double audio_seconds;

@@ -65,6 +65,8 @@ cls_status cls_batch_input_create(cls_engine *e, int device, cl_context ctx, con
   t->labels = buffer(t, (size_t)c->capacity * (size_t)t->c.max_label * sizeof(int32_t), &st);
   t->label_len = buffer(t, (size_t)c->capacity * sizeof(int32_t), &st);
   if (st == CLS_OK) {
+    /* Windows staging for host-featurised batches: a device-features input that also takes them
+       (an augmented training set beside cached dev sets) allocates it at its first such batch. */
     t->windows = c->host_features ? malloc(rows * (size_t)t->width * sizeof(float)) : NULL;
     t->label_stage = malloc((size_t)c->capacity * (size_t)t->c.max_label * sizeof(int32_t));
     if ((c->host_features && !t->windows) || !t->label_stage)
@@ -114,7 +116,13 @@ cls_status cls_batch_input_put(cls_batch_input *t, cl_command_queue q, const cls
     if (b->frames[i] > time) time = b->frames[i];
   }
   cls_status st = CLS_OK;
-  if (t->c.host_features) {
+  if (!b->host_windows && !t->mfcc)
+    return cls_error_set(t->err, CLS_ERR_INVALID_ARGUMENT, "a batch of decoded audio on a host-features input");
+  if (b->host_windows && !t->windows) {
+    t->windows = malloc((size_t)t->c.max_frames * (size_t)t->c.capacity * (size_t)t->width * sizeof(float));
+    if (!t->windows) return cls_error_set(t->err, CLS_ERR_OUT_OF_MEMORY, "out of host memory for a batch's windows");
+  }
+  if (b->host_windows) {
     const size_t row = (size_t)t->width;
     if (first == 0 && count == b->batch) {
       time = b->time;

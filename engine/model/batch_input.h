@@ -12,7 +12,8 @@
 typedef struct cls_batch_input_config {
   cls_model_config model;         /* its input width and n_context */
   const cls_mfcc_tables *tables;  /* the feature configuration (device-features path) */
-  int host_features;              /* the batch carries context windows (else decoded audio) */
+  int host_features;              /* batches carry context windows only (no device MFCC plan); else
+                                     either, as each batch says (host_windows) */
   int capacity;                   /* utterances per chunk */
   int max_frames, max_label;
   /* --augment (device-features path; n_augs 0: none): applied to the batches the loader marks as

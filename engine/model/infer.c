@@ -258,6 +258,7 @@ static cls_status run_windows(cls_infer *t, int index, int n) {
   hb.max_label = 1;
   hb.frames = &frames;
   hb.windows = t->windows;
+  hb.host_windows = 1;
   hb.labels = &no_label;
   hb.label_len = &no_length;
   cls_model_batch mb;

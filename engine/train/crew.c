@@ -88,7 +88,10 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
   if (st == CLS_OK &&
       (!c->towers || !c->params || !c->m || !c->v || (checks && (!c->check_lead || !c->check_other))))
     st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", c->n_params);
-  cls_tower_config tc = {o->model, c->tables, o->host_features, c->capacity, max_frames, c->max_label,
+  /* An augmented training set is featurised on the device whatever the other sets use: its towers
+     take both (batch_input.h). */
+  const int host_features = o->host_features && o->n_augment == 0;
+  cls_tower_config tc = {o->model,   c->tables,    host_features, c->capacity, max_frames, c->max_label,
                          o->augment, o->n_augment, o->random_seed};
   for (int i = 0; st == CLS_OK && i < c->n_towers; i++) {
     cls_crew_slot *s = &c->towers[i];
@@ -364,6 +367,7 @@ static cls_status warm_up(cls_crew *c) {
   b.audio = &audio;
   b.n_audio = &n_audio;
   b.windows = windows;
+  b.host_windows = c->o.host_features && c->o.n_augment == 0; /* as the towers were made (cls_crew_create) */
   b.labels = &label;
   b.label_len = &label_len;
   cls_status st = audio && windows ? CLS_OK : cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -444,6 +448,7 @@ cls_status cls_crew_start_train_loader(cls_crew *c, int epoch, const cls_utteran
   cls_loader_options lo = {.tables = c->tables, .n_context = c->o.model.n_context,
                            .host_features = c->o.host_features, .feature_cache = c->o.feature_cache, .depth = depth};
   if (c->o.n_augment > 0) {
+    lo.host_features = 0; /* never through the feature cache: the features change every epoch */
     lo.augment = 1;
     lo.run_epoch = epoch;
     lo.epochs = c->o.epochs;

@@ -24,7 +24,7 @@ int64_t cls_train_frame_limit(const cls_engine *e, int device, const cls_train_o
   const uint64_t fixed = 6 * (uint64_t)cls_model_layout(&o->model, views) * sizeof(float);
   size_t lstm = 0;
   uint64_t frame = cls_model_frame_bytes(&o->model, max_label, &lstm);
-  if (!o->host_features) frame += (uint64_t)o->features.sample_rate * (uint64_t)o->features.win_step_ms / 1000 * 4;
+  if (!o->host_features || o->n_augment > 0) frame += (uint64_t)o->features.sample_rate * (uint64_t)o->features.win_step_ms / 1000 * 4;
   const uint64_t B = (uint64_t)max_batch;
   /* A device that reports no memory size is not limited by it. */
   int64_t limit = mem == 0 ? INT64_MAX : mem > fixed ? (int64_t)((mem - fixed) / (frame * B)) : 0;

@@ -50,14 +50,13 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
   if (cls_model_first_dropped(o->drop_source_layers) < 0)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "drop_source_layers must lie in 0 .. %d, not %d", CLS_MODEL_MAX_DROP,
                     o->drop_source_layers);
-  /* --augment: what this build runs, on the device feature path only (kernels/augment.cl). */
+  /* --augment: what this build runs. The augmented training set is featurised on the device whatever
+     host_features says (which then applies to the sets that are not augmented). */
   for (int i = 0; i < o->n_augment; i++) {
     cls_error why;
     if (cls_augment_check_supported(&o->augment[i], &why) != CLS_OK)
       return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--augment %s: %s", cls_augment_kind_name(o->augment[i].kind), why.text);
   }
-  if (o->n_augment > 0 && o->host_features)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--augment runs in the device feature path, not with host features");
   cls_trainer *t = calloc(1, sizeof *t);
   if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   cls_status st = cls_crew_create(e, devices, n_devices, o, max_batch, max_frames, max_label, &t->crew);

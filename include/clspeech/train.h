@@ -76,9 +76,11 @@ typedef struct cls_train_options {
   int early_stop, es_epochs;
   float es_min_delta;
   int host_features;                /* features on the host (else on the device) */
-  const char *feature_cache;
+  const char *feature_cache;        /* with host_features: each file's features cached here */
   /* --augment (DeepSpeech's, clspeech/features.h), in command-line order; training sets only, on the
-     device feature path. n_augment 0: none. Kept by pointer: the array must outlive the trainer. */
+     device feature path. n_augment 0: none. Kept by pointer: the array must outlive the trainer. With
+     host_features too, the augmented training set is featurised on the device all the same (never
+     through feature_cache) and host_features applies to the sets that are not augmented. */
   const cls_augmentation *augment;
   int n_augment;
   /* Towers (see tower.h): one per selected device, towers_per_device on each. */

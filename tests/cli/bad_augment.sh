@@ -54,6 +54,5 @@ check 'dropout in the signal domain is not implemented yet' --augment 'dropout[d
 # a good one before a bad one: the bad one is still found, by its place
 check '--augment "pitch": pitch is not implemented yet' --augment frequency_mask --augment pitch
 check '--augment runs in the device feature path: not with --features_device host' --augment add --features_device host
-check 'not with --features_device host (which --feature_cache implies)' --augment add --feature_cache "${TMPDIR:-/tmp}/bad-augment-cache-$$"
 echo "bad_augment: $passed passed, $failed failed"
 [ $failed -eq 0 ]
