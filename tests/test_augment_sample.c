@@ -279,12 +279,12 @@ static void test_utterance(void) {
   }
   for (size_t i = 0; i < n; i++) a[i] = b[i] = (float)(0.3 * sin(0.05 * (double)i) * exp(-(double)i / 2000.0));
   cls_error err;
-  CHECK(cls_augment_samples(augs, 4, 1, 0, 9, 0.5, a, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
-  CHECK(cls_augment_samples(augs, 4, 1, 0, 9, 0.5, b, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
+  CHECK(cls_augment_samples(augs, 4, NULL, 1, 0, 9, 0.5, a, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
+  CHECK(cls_augment_samples(augs, 4, NULL, 1, 0, 9, 0.5, b, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
   CHECK(!memcmp(a, b, n * sizeof *a), "the same utterance augmented twice differs");
   CHECK(fabs(cls_audio_max_dbfs(a, n) + 12) < 1e-4, "volume last: peak %.4f dBFS, not -12", cls_audio_max_dbfs(a, n));
   memset(a, 0, n * sizeof *a);
-  CHECK(cls_augment_samples(augs, 4, 1, 0, 9, 0.5, a, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
+  CHECK(cls_augment_samples(augs, 4, NULL, 1, 0, 9, 0.5, a, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
   int zero = 1;
   for (size_t i = 0; i < n; i++) zero &= a[i] == 0.0f;
   CHECK(zero, "silence did not stay silent");
