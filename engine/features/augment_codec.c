@@ -108,8 +108,9 @@ cls_status cls_augment_codec(float *x, size_t n, int rate, int bitrate, cls_erro
   const int opus_rate = cls_codec_rate(rate);
   const size_t m = opus_rate == rate ? n : (size_t)((double)n * opus_rate / rate) + 64;
   float *y = malloc(m * sizeof *y), *coded = malloc(m * sizeof *coded), *back = malloc((n + 64) * sizeof *back);
-  cls_status st = y && coded && back ? CLS_OK
-                                     : cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "codec: out of host memory for %zu samples", n);
+  cls_status st = CLS_OK;
+  if (!y || !coded || !back)
+    st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "codec: out of host memory for %zu samples", n);
   size_t used = n;
   if (st == CLS_OK && opus_rate == rate) memcpy(y, x, n * sizeof *x);
   else if (st == CLS_OK) st = cls_augment_convert(x, n, rate, opus_rate, y, m, &used, err);

@@ -38,8 +38,8 @@ int cls_augment_mask_count(const cls_augmentation *a, uint32_t seed, uint32_t ep
 
 int cls_augment_mask_span(const cls_augmentation *a, int integer, double scale, int extent, uint32_t seed,
                           uint32_t epoch, uint32_t utterance, int aug, int i, double clock, int *lo, int *hi) {
-  double size =
-      cls_augment_pick(&a->param[1], integer, clock, cls_augment_pick_uniform(seed, epoch, utterance, aug, 2u + 2u * (uint32_t)i));
+  const double u = cls_augment_pick_uniform(seed, epoch, utterance, aug, 2u + 2u * (uint32_t)i);
+  double size = cls_augment_pick(&a->param[1], integer, clock, u);
   if (scale > 0) size = trunc(size * scale);
   const int s = (int)fmax(1.0, fmin((double)extent - 1.0, size)); /* DeepSpeech's max(1, min(extent - 1, size)) */
   if (extent - s <= 0) return 0;

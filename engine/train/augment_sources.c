@@ -33,7 +33,8 @@ cls_status cls_augment_sources_load(cls_engine *e, const cls_augmentation *augs,
     out->by_aug[j] = p;
     cls_log(e, CLS_LOG_NOTICE,
             "--augment overlay: source %s: %d clip%s, %.1f s at %d Hz (%.1f MiB in memory)%s", augs[j].source,
-            p->n_clips, p->n_clips == 1 ? "" : "s", (double)p->n_samples / rate, rate, (double)p->n_samples * sizeof(float) / 1048576.0,
+            p->n_clips, p->n_clips == 1 ? "" : "s", (double)p->n_samples / rate, rate,
+            (double)p->n_samples * sizeof(float) / 1048576.0,
             info.unreadable ? " (some rows unreadable, left out)" : "");
   }
   return CLS_OK;
