@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "ops_test.h"
+#include "augment_test.h"
 #include "data_files.h"
 #include "device/log.h"
 #include "device/kernel_args.h"
@@ -129,24 +130,9 @@ static void test_parse(void) {
 
 /* ---- draws ---- */
 
-/* The specifications of the fixture's metadata ("specs": a JSON list of strings without escapes). */
-static int fixture_specs(const cls_safetensors *fx, cls_augmentation *augs, int cap) {
-  const char *s = cls_safetensors_meta(fx, "specs");
-  int n = 0;
-  while (s && (s = strchr(s, '"')) && n < cap) {
-    const char *end = strchr(s + 1, '"');
-    if (!end) break;
-    char spec[256];
-    snprintf(spec, sizeof spec, "%.*s", (int)(end - s - 1), s + 1);
-    augs[n++] = parse_ok(spec);
-    s = end + 1;
-  }
-  return n;
-}
-
 static void test_draws_reference(const cls_safetensors *fx) {
   cls_augmentation augs[16];
-  const int n_augs = fixture_specs(fx, augs, 16);
+  const int n_augs = augment_fixture_specs(fx, augs, 16);
   CHECK_INT(n_augs, 6);
   const cls_augment_context c = {augs, n_augs, (uint32_t)tst_meta_int(fx, "draw_seed"),
                                  (uint32_t)tst_meta_int(fx, "draw_epoch"), tst_meta_int(fx, "n_bins"),

@@ -11,19 +11,13 @@
 
 #include "check.h"
 #include "ops_test.h"
+#include "augment_test.h"
 #include "features/augment.h"
 #include "features/augment_sample.h"
 
 static const double PI = 3.14159265358979323846;
 
-static cls_augmentation parse_ok(const char *spec) {
-  cls_augmentation a;
-  cls_error err;
-  cls_error_clear(&err);
-  CHECK(cls_augment_parse(spec, &a, &err) == CLS_OK, "parse \"%s\": %s", spec, err.text);
-  CHECK(cls_augment_check_supported(&a, &err) == CLS_OK, "\"%s\" refused: %s", spec, err.text);
-  return a;
-}
+static cls_augmentation parse_ok(const char *spec) { return augment_parse_supported(spec); }
 
 static void parse_fails(const char *spec, const char *needle) {
   cls_augmentation a;

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "data_files.h"
 #include "ops_test.h"
+#include "augment_test.h"
 #include "data/overlay_source.h"
 #include "features/augment_codec.h"
 #include "features/augment_overlay.h"
@@ -23,14 +24,7 @@
 
 static const double PI = 3.14159265358979323846;
 
-static cls_augmentation parse_ok(const char *spec) {
-  cls_augmentation a;
-  cls_error err;
-  cls_error_clear(&err);
-  CHECK(cls_augment_parse(spec, &a, &err) == CLS_OK, "parse \"%s\": %s", spec, err.text);
-  CHECK(cls_augment_check_supported(&a, &err) == CLS_OK, "\"%s\" refused: %s", spec, err.text);
-  return a;
-}
+static cls_augmentation parse_ok(const char *spec) { return augment_parse_supported(spec); }
 
 static float *alloc_floats(size_t n) {
   float *p = calloc(n ? n : 1, sizeof *p);
@@ -51,28 +45,13 @@ static void *copy_tensor(const cls_safetensors *fx, const char *name, cls_dtype 
 
 /* ---- against the reference ---- */
 
-/* The fixture metadata's specifications (a JSON list of strings without escapes). */
-static int fixture_specs(const cls_safetensors *fx, cls_augmentation *augs, int cap) {
-  const char *s = cls_safetensors_meta(fx, "specs");
-  int n = 0;
-  while (s && (s = strchr(s, '"')) && n < cap) {
-    const char *end = strchr(s + 1, '"');
-    if (!end) break;
-    char spec[256];
-    snprintf(spec, sizeof spec, "%.*s", (int)(end - s - 1), s + 1);
-    augs[n++] = parse_ok(spec);
-    s = end + 1;
-  }
-  return n;
-}
-
 static void test_reference(const cls_safetensors *fx) {
   /* augment_signal_ref.py's CASES (also in the metadata) */
   const struct { uint32_t utt; double clock; } cases[] = {{0, 0.0}, {1, 0.2},       {2, 0.5},  {9, 0.7},
                                                           {1000, 1.0}, {77777, 0.35}, {3, -0.5}, {12, 0.95}};
   enum { N_CASES = 8 };
   cls_augmentation augs[16];
-  const int n_augs = fixture_specs(fx, augs, 16);
+  const int n_augs = augment_fixture_specs(fx, augs, 16);
   const uint32_t seed = (uint32_t)tst_meta_int(fx, "seed"), epoch = (uint32_t)tst_meta_int(fx, "epoch");
   const int rate = tst_meta_int(fx, "rate");
   size_t n = 0, n_pool = 0, n_starts = 0, n_out = 0, n_draws = 0;

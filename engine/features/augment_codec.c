@@ -67,8 +67,9 @@ double cls_codec_level(int bitrate) {
   return 1.0 - ((double)bitrate - 6000.0 + 0.5) / 250000.0;
 }
 
-/* y[m] at an Opus rate through the codec into out[m] (zero-filled past the decoded end). */
-static cls_status round_trip(const float *y, size_t m, int rate, int bitrate, float *out, cls_error *err) {
+/* y[m] at an Opus rate through the codec, in place (zero-filled past the decoded end). */
+static cls_status round_trip(float *y, size_t m, int rate, void *user, cls_error *err) {
+  const int bitrate = *(const int *)user;
   SF_VIRTUAL_IO io = {mem_length, mem_seek, mem_read, mem_write, mem_tell};
   memfile f = {NULL, 0, 0, 0};
   SF_INFO info = {.samplerate = rate, .channels = 1, .format = SF_FORMAT_OGG | SF_FORMAT_OPUS};
@@ -92,39 +93,17 @@ static cls_status round_trip(const float *y, size_t m, int rate, int bitrate, fl
     if (!r) {
       st = cls_error_set(err, CLS_ERR_IO, "codec: cannot decode the Ogg/Opus stream: %s", sf_strerror(NULL));
     } else {
-      const sf_count_t n = back.channels == 1 ? sf_readf_float(r, out, (sf_count_t)m) : -1;
+      const sf_count_t n = back.channels == 1 ? sf_readf_float(r, y, (sf_count_t)m) : -1;
       if (n < 0) st = cls_error_set(err, CLS_ERR_IO, "codec: decoding gave %d channels, not 1", back.channels);
       got = n > 0 ? (size_t)n : 0;
       sf_close(r);
     }
   }
-  memset(out + got, 0, (m - got) * sizeof *out);
+  if (st == CLS_OK) memset(y + got, 0, (m - got) * sizeof *y);
   free(f.data);
   return st;
 }
 
 cls_status cls_augment_codec(float *x, size_t n, int rate, int bitrate, cls_error *err) {
-  if (n == 0) return CLS_OK;
-  const int opus_rate = cls_codec_rate(rate);
-  const size_t m = opus_rate == rate ? n : (size_t)((double)n * opus_rate / rate) + 64;
-  float *y = malloc(m * sizeof *y), *coded = malloc(m * sizeof *coded), *back = malloc((n + 64) * sizeof *back);
-  cls_status st = CLS_OK;
-  if (!y || !coded || !back)
-    st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "codec: out of host memory for %zu samples", n);
-  size_t used = n;
-  if (st == CLS_OK && opus_rate == rate) memcpy(y, x, n * sizeof *x);
-  else if (st == CLS_OK) st = cls_augment_convert(x, n, rate, opus_rate, y, m, &used, err);
-  if (st == CLS_OK) st = round_trip(y, used, opus_rate, bitrate, coded, err);
-  size_t got = used;
-  if (st == CLS_OK && opus_rate == rate) memcpy(back, coded, n * sizeof *x);
-  else if (st == CLS_OK) st = cls_augment_convert(coded, used, opus_rate, rate, back, n + 64, &got, err);
-  if (st == CLS_OK) {
-    const size_t keep = got < n ? got : n;
-    memcpy(x, back, keep * sizeof *x);
-    memset(x + keep, 0, (n - keep) * sizeof *x);
-  }
-  free(y);
-  free(coded);
-  free(back);
-  return st;
+  return cls_augment_through_rate(x, n, rate, cls_codec_rate(rate), round_trip, &bitrate, err);
 }

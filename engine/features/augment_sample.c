@@ -138,21 +138,21 @@ cls_status cls_augment_convert(const float *in, size_t n_in, int from_rate, int 
   return CLS_OK;
 }
 
-cls_status cls_augment_resample(float *x, size_t n, int rate, int to_rate, cls_error *err) {
-  if (n == 0 || to_rate >= rate) return CLS_OK;
-  const int lowest = (rate + 255) / 256;
-  if (to_rate < lowest) to_rate = lowest;
-  const double down = (double)to_rate / rate;
-  const size_t mid_cap = (size_t)ceil((double)n * down) + 16, out_cap = n + 64;
+cls_status cls_augment_through_rate(float *x, size_t n, int rate, int via, cls_rate_step step, void *user,
+                                   cls_error *err) {
+  if (n == 0) return CLS_OK;
+  if (via == rate) return step ? step(x, n, rate, user, err) : CLS_OK;
+  const size_t mid_cap = (size_t)ceil((double)n * via / rate) + 16, out_cap = n + 64;
   float *mid = malloc(mid_cap * sizeof *mid), *back = malloc(out_cap * sizeof *back);
   if (!mid || !back) {
     free(mid);
     free(back);
-    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "resample: out of host memory for %zu samples", n);
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu samples at %d Hz", n, via);
   }
   size_t got = 0;
-  cls_status st = cls_augment_convert(x, n, rate, to_rate, mid, mid_cap, &got, err);
-  if (st == CLS_OK) st = cls_augment_convert(mid, got, to_rate, rate, back, out_cap, &got, err);
+  cls_status st = cls_augment_convert(x, n, rate, via, mid, mid_cap, &got, err);
+  if (st == CLS_OK && step) st = step(mid, got, via, user, err);
+  if (st == CLS_OK) st = cls_augment_convert(mid, got, via, rate, back, out_cap, &got, err);
   if (st == CLS_OK) {
     const size_t keep = got < n ? got : n;
     memcpy(x, back, keep * sizeof *x);
@@ -161,6 +161,12 @@ cls_status cls_augment_resample(float *x, size_t n, int rate, int to_rate, cls_e
   free(mid);
   free(back);
   return st;
+}
+
+cls_status cls_augment_resample(float *x, size_t n, int rate, int to_rate, cls_error *err) {
+  if (n == 0 || to_rate >= rate) return CLS_OK;
+  const int lowest = (rate + 255) / 256;
+  return cls_augment_through_rate(x, n, rate, to_rate < lowest ? lowest : to_rate, NULL, NULL, err);
 }
 
 cls_status cls_augment_sample_apply(const cls_sample_op *op, const cls_audio_pool *source, uint32_t seed,

@@ -79,6 +79,13 @@ cls_status cls_augment_resample(float *x, size_t n, int rate, int to_rate, cls_e
 cls_status cls_augment_convert(const float *in, size_t n_in, int from_rate, int to_rate, float *out, size_t cap,
                                size_t *got, cls_error *err);
 
+/* x[n] at `rate` converted to `via` Hz (cls_augment_convert), passed through `step` there in place (NULL:
+ * nothing), converted back and kept at n samples (the end cut off or zero-filled); via == rate: `step`
+ * on x itself. The resample and codec augmentations' round trip. */
+typedef cls_status (*cls_rate_step)(float *y, size_t m, int rate, void *user, cls_error *err);
+cls_status cls_augment_through_rate(float *x, size_t n, int rate, int via, cls_rate_step step, void *user,
+                                   cls_error *err);
+
 /* Applies one drawn operation to x[n] at `rate` Hz, in place; an overlay mixes in `source` (its
  * augmentation's decoded audio; NULL: CLS_ERR_INVALID_ARGUMENT) from the layer starts utterance
  * `utterance` draws. */
