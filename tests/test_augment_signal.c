@@ -4,6 +4,7 @@
  * statistics over many draws, overlay's signal-to-noise rule fitted back out of its output, its source
  * loading (data/overlay_source.c), and codec's properties (features/augment_codec.c: no numpy reference,
  * libopus is not numpy's): length and timing kept, lossy but close, worse at lower bitrates. */
+#include <float.h>
 #include <math.h>
 #include <sndfile.h>
 #include <stdint.h>
@@ -184,6 +185,20 @@ static void test_statistics(void) {
   float peak = 0;
   for (size_t i = 0; i < n; i++) peak = fmaxf(peak, fabsf(y[i]));
   CHECK(peak > 4.0f, "add stddev 2: peak %.2f, clipped or renormalised", peak);
+  /* a deviation past float's range saturates: never inf or NaN, silence times noise stays 0 */
+  const cls_augmentation huge[2] = {parse_ok("multiply[domain=signal,stddev=1e300]"),
+                                    parse_ok("add[domain=signal,stddev=1e300]")};
+  int finite = 1, saturated = 0;
+  for (int k = 0; k < 2; k++) {
+    for (size_t i = 0; i < n; i++) y[i] = i % 2 ? 0.5f : 0.0f;
+    cls_augment_signal(&huge[k], k, 1, 1, 1, 0.0, y, n, 16000);
+    for (size_t i = 0; i < n; i++) {
+      finite &= isfinite(y[i]) && (k == 1 || i % 2 || y[i] == 0.0f);
+      saturated += fabsf(y[i]) == FLT_MAX;
+    }
+  }
+  CHECK(finite && saturated > 0, "a deviation of 1e300: values not finite (%d) or none saturated (%d)", !finite,
+        saturated);
   /* the signal domain after the sample domain whatever the command-line order: a mask then volume keeps zeros */
   cls_augmentation both[2] = {parse_ok("time_mask[domain=signal,n=1,size=100]"), parse_ok("volume[dbfs=-20]")};
   for (size_t i = 0; i < n; i++) y[i] = 0.25f;

@@ -18,7 +18,8 @@
  * blocks with the samples as rows of 4 values, sample i in row i / 4, column i % 4: dropout's uniform is
  * word i % 4 of block i / 4, add's and multiply's normal comes from words 2 (i % 2), 2 (i % 2) + 1 of
  * block i / 2 (cls_augment_block_normal, float). Dropout sets a sample to 0 when its uniform is below
- * max(0, rate) (no rescaling of the others), add adds stddev z, multiply multiplies by stddev z + 1. */
+ * max(0, rate) (no rescaling of the others), add adds stddev z, multiply multiplies by stddev z + 1 (a
+ * value past float's range saturating at +-FLT_MAX, never inf or NaN). */
 int cls_augment_signal(const cls_augmentation *a, int aug, uint32_t seed, uint32_t epoch, uint32_t utterance,
                        double clock, float *x, size_t n, int rate);
 
