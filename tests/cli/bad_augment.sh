@@ -53,6 +53,9 @@ check "overlay: source $work/header_only.csv: the CSV lists no audio" --augment 
 check "overlay: source $work/empty.csv: empty file" --augment "overlay[source=$work/empty.csv]"
 check "overlay: source $work/unreadable.csv: none of its 2 audio files is readable (the first: $work/junk.wav" \
       --augment "overlay[source=$work/unreadable.csv]"
+# codec, a good overlay source and the signal domain pass: the bad specification after them is the one named
+check '--augment "tempo": tempo is not implemented yet' --augment "overlay[source=$smoke/ldc93s1.csv,layers=2]" \
+      --augment 'codec[bitrate=6000]' --augment 'dropout[domain=signal]' --augment 'multiply[domain=signal]' --augment tempo
 check 'reverb: decay="-3": decay must not be negative' --augment 'reverb[decay=-3]'
 check 'resample: rate="0": rate must be positive' --augment 'resample[rate=0]'
 check 'resample: rate="8000.5" is not an integer range' --augment 'resample[rate=8000.5]'
