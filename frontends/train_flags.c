@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "clspeech/data.h"
 
 static char default_checkpoint_dir[4096], default_summary_dir[4096];
 
@@ -223,7 +224,8 @@ int train_flags_finish(train_flags *f, const char *command) {
 }
 
 /* --augment: each specification parsed and checked (DeepSpeech's grammar, clspeech/features.h), then
-   refused when this build does not run it yet, and refused on the host feature path. */
+   refused when this build does not run it yet, an overlay whose source lists no readable audio, and
+   refused on the host feature path. */
 static int train_flags_augment(train_flags *f, const char *command) {
   f->n_augments = 0;
   for (int i = 0; i < f->augment.n; i++) {
@@ -232,6 +234,10 @@ static int train_flags_augment(train_flags *f, const char *command) {
     if (cls_augment_parse(f->augment.items[i], &f->augments[i], &err) != CLS_OK ||
         cls_augment_check_supported(&f->augments[i], &err) != CLS_OK) {
       fprintf(stderr, "clspeech %s: --augment \"%s\": %s\n", command, f->augment.items[i], err.text);
+      return CLI_EXIT_USAGE;
+    }
+    if (f->augments[i].kind == CLS_AUGMENT_OVERLAY && cls_overlay_source_check(f->augments[i].source, &err) != CLS_OK) {
+      fprintf(stderr, "clspeech %s: --augment \"%s\": overlay: source %s\n", command, f->augment.items[i], err.text);
       return CLI_EXIT_USAGE;
     }
     f->n_augments++;

@@ -11,19 +11,13 @@
 
 #include "check.h"
 #include "ops_test.h"
+#include "augment_test.h"
 #include "features/augment.h"
 #include "features/augment_sample.h"
 
 static const double PI = 3.14159265358979323846;
 
-static cls_augmentation parse_ok(const char *spec) {
-  cls_augmentation a;
-  cls_error err;
-  cls_error_clear(&err);
-  CHECK(cls_augment_parse(spec, &a, &err) == CLS_OK, "parse \"%s\": %s", spec, err.text);
-  CHECK(cls_augment_check_supported(&a, &err) == CLS_OK, "\"%s\" refused: %s", spec, err.text);
-  return a;
-}
+static cls_augmentation parse_ok(const char *spec) { return augment_parse_supported(spec); }
 
 static void parse_fails(const char *spec, const char *needle) {
   cls_augmentation a;
@@ -279,12 +273,12 @@ static void test_utterance(void) {
   }
   for (size_t i = 0; i < n; i++) a[i] = b[i] = (float)(0.3 * sin(0.05 * (double)i) * exp(-(double)i / 2000.0));
   cls_error err;
-  CHECK(cls_augment_samples(augs, 4, 1, 0, 9, 0.5, a, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
-  CHECK(cls_augment_samples(augs, 4, 1, 0, 9, 0.5, b, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
+  CHECK(cls_augment_samples(augs, 4, NULL, 1, 0, 9, 0.5, a, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
+  CHECK(cls_augment_samples(augs, 4, NULL, 1, 0, 9, 0.5, b, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
   CHECK(!memcmp(a, b, n * sizeof *a), "the same utterance augmented twice differs");
   CHECK(fabs(cls_audio_max_dbfs(a, n) + 12) < 1e-4, "volume last: peak %.4f dBFS, not -12", cls_audio_max_dbfs(a, n));
   memset(a, 0, n * sizeof *a);
-  CHECK(cls_augment_samples(augs, 4, 1, 0, 9, 0.5, a, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
+  CHECK(cls_augment_samples(augs, 4, NULL, 1, 0, 9, 0.5, a, n, 16000, &err) == CLS_OK, "augment: %s", err.text);
   int zero = 1;
   for (size_t i = 0; i < n; i++) zero &= a[i] == 0.0f;
   CHECK(zero, "silence did not stay silent");

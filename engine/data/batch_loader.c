@@ -114,8 +114,8 @@ static void fill(cls_loader *l, slot *s, int k) {
       if (cls_audio_read(u->path, t->cfg.sample_rate, &a, &b->error) == CLS_OK) {
         cls_error why;
         if (b->augmented && o->n_augs > 0 &&
-            cls_augment_samples(o->augs, o->n_augs, o->seed, o->epoch_key, b->aug_index[i], b->aug_clock[i], a.samples,
-                                a.n_samples, a.sample_rate, &why) != CLS_OK)
+            cls_augment_samples(o->augs, o->n_augs, o->sources, o->seed, o->epoch_key, b->aug_index[i],
+                                b->aug_clock[i], a.samples, a.n_samples, a.sample_rate, &why) != CLS_OK)
           cls_error_set(&b->error, why.status, "%s: --augment: %s", u->path, why.text);
         b->audio[i] = a.samples;
         b->n_audio[i] = a.n_samples;

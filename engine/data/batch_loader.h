@@ -1,8 +1,8 @@
 /* Prepares batches ahead of the training step on a background thread, so that the device never
  * waits for the disk: it decodes each utterance's audio (and, on the host-features path, computes
  * its features through the feature cache and builds the context windows), applies --augment's
- * sample-domain augmentations to a training batch's audio, pads labels, and hands complete batches
- * over in order through a small ring of slots. */
+ * sample- and signal-domain augmentations to a training batch's audio, pads labels, and hands complete
+ * batches over in order through a small ring of slots. */
 #ifndef CLS_BATCH_LOADER_H
 #define CLS_BATCH_LOADER_H
 
@@ -11,6 +11,7 @@
 
 #include "clspeech/data.h"
 #include "clspeech/features.h"
+#include "features/augment_overlay.h"
 
 
 typedef struct cls_loader_options {
@@ -29,10 +30,11 @@ typedef struct cls_loader_options {
   int index_local, index_global, index_first;
   uint32_t epoch_key;
   /* The augmentations (command-line order) and the run's seed: an augmented batch's decoded audio
-     gets the sample-domain ones here (features/augment_sample.h); the rest are the tower's. */
+     gets the sample- and signal-domain ones here (features/augment_sample.h); the rest are the tower's. */
   const cls_augmentation *augs;
   int n_augs;
   uint32_t seed;
+  const cls_audio_pool *const *sources; /* [n_augs]: an overlay's decoded source, else NULL (or all NULL) */
 } cls_loader_options;
 
 typedef struct cls_host_batch {

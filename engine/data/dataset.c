@@ -13,6 +13,7 @@
 #include "base/file_util.h"
 #include "clspeech/features.h"
 #include "data/csv.h"
+#include "data/dataset_paths.h"
 
 typedef struct item {
   cls_sample s;
@@ -458,6 +459,29 @@ fail:
   free(items.v);
   free(by_seq);
   cls_dataset_destroy(ds);
+  return st;
+}
+
+cls_status cls_dataset_paths(const char *csv, char ***paths, int *n, cls_error *err) {
+  item_list items = {0};
+  int seq = 0;
+  *paths = NULL;
+  *n = 0;
+  cls_status st = load_csv(csv, &items, &seq, err);
+  char **v = st == CLS_OK ? malloc((size_t)(items.n ? items.n : 1) * sizeof *v) : NULL;
+  if (st == CLS_OK && !v) st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", csv);
+  for (int i = 0; i < items.n; i++) {
+    if (v) {
+      v[i] = (char *)items.v[i].s.path; /* the rows stay in file order */
+      items.v[i].s.path = NULL;
+    }
+    free_sample(&items.v[i].s);
+  }
+  free(items.v);
+  if (v) {
+    *paths = v;
+    *n = items.n;
+  }
   return st;
 }
 

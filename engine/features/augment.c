@@ -67,6 +67,10 @@ const char *cls_augment_param_name(cls_augment_kind k, int i) {
   return kinds[k].params[i].name;
 }
 
+int cls_augment_param_integer(cls_augment_kind k, int i) {
+  return cls_augment_param_name(k, i) ? kinds[k].params[i].integer : 0;
+}
+
 /* Copies [s, s+n) without surrounding white space (Python's str.strip) into out[cap]; 0 if too long. */
 static int strip(const char *s, size_t n, char *out, size_t cap) {
   while (n && isspace((unsigned char)*s)) s++, n--;
@@ -266,14 +270,16 @@ cls_status cls_augment_parse(const char *spec, cls_augmentation *a, cls_error *e
 cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err) {
   int ok = 0;
   switch (a->kind) {
+    case CLS_AUGMENT_OVERLAY:
+    case CLS_AUGMENT_CODEC:
     case CLS_AUGMENT_VOLUME:
     case CLS_AUGMENT_REVERB:
     case CLS_AUGMENT_RESAMPLE:
     case CLS_AUGMENT_FREQUENCY_MASK: ok = 1; break;
-    case CLS_AUGMENT_TIME_MASK: ok = a->domain == CLS_AUGMENT_SPECTROGRAM; break;
-    case CLS_AUGMENT_DROPOUT: ok = a->domain == CLS_AUGMENT_SPECTROGRAM || a->domain == CLS_AUGMENT_FEATURES; break;
+    case CLS_AUGMENT_TIME_MASK: ok = a->domain == CLS_AUGMENT_SPECTROGRAM || a->domain == CLS_AUGMENT_SIGNAL; break;
+    case CLS_AUGMENT_DROPOUT: ok = a->domain != CLS_AUGMENT_SAMPLE; break;
     case CLS_AUGMENT_ADD:
-    case CLS_AUGMENT_MULTIPLY: ok = a->domain == CLS_AUGMENT_FEATURES; break;
+    case CLS_AUGMENT_MULTIPLY: ok = a->domain == CLS_AUGMENT_FEATURES || a->domain == CLS_AUGMENT_SIGNAL; break;
     default: break;
   }
   if (ok) return CLS_OK;
@@ -281,7 +287,7 @@ cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s in the %s domain is not implemented yet", kinds[a->kind].name,
                          domain_names[a->domain]);
   return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                       "%s is not implemented yet (implemented: volume, reverb, resample, frequency_mask, time_mask, dropout, add, "
-                       "multiply)",
+                       "%s is not implemented yet (implemented: overlay, codec, volume, reverb, resample, frequency_mask, "
+                       "time_mask, dropout, add, multiply)",
                        kinds[a->kind].name);
 }

@@ -31,19 +31,19 @@ static double pick(const cls_value_range *v, int integer, double clock, double u
   return cls_augment_pick(v, integer, clock, u);
 }
 
-/* n masks of `size` (already in bins or frames, clamped to [1, extent - 1]) at uniform offsets. */
+/* n masks at uniform offsets (augment_sample.h's cls_augment_mask_span: the same draws as the signal
+   domain's time masks); a time mask's ms in frames. */
 static int masks(const cls_augment_context *c, uint32_t utterance, int aug, double clock, const cls_augmentation *a,
                  int extent, int kind, cls_augment_op *ops) {
-  int n = (int)pick(&a->param[0], 1, clock, pick_uniform(c, utterance, aug, 1));
+  const int n = cls_augment_mask_count(a, c->seed, c->epoch, utterance, aug, clock);
+  const int bins = kind == CLS_AUGOP_FREQUENCY_MASK;
   int made = 0;
   for (int i = 0; i < n; i++) {
-    double size = pick(&a->param[1], kind == CLS_AUGOP_FREQUENCY_MASK, clock,
-                       pick_uniform(c, utterance, aug, 2u + 2u * (uint32_t)i));
-    if (kind == CLS_AUGOP_TIME_MASK) size = trunc(size * (1.0 / c->win_step_ms)); /* ms -> frames */
-    const int s = (int)fmax(1.0, fmin((double)extent - 1.0, size)); /* DeepSpeech's max(1, min(extent - 1, size)) */
-    if (extent - s <= 0) continue; /* one frame or bin: no room for a mask (DeepSpeech would fail) */
-    int at = (int)floor(pick_uniform(c, utterance, aug, 3u + 2u * (uint32_t)i) * (extent - s));
-    cls_augment_op op = {kind, CLS_AUGOP_SPECTROGRAM, at, at + s, aug, 0.0f, {0, 0}};
+    int lo, hi;
+    if (!cls_augment_mask_span(a, bins, bins ? 0.0 : 1.0 / c->win_step_ms, extent, c->seed, c->epoch, utterance, aug,
+                               i, clock, &lo, &hi))
+      continue;
+    cls_augment_op op = {kind, CLS_AUGOP_SPECTROGRAM, lo, hi, aug, 0.0f, {0, 0}};
     ops[made++] = op;
   }
   return made;

@@ -1,6 +1,8 @@
 /* --augment's sample-domain augmentations on decoded audio (features/augment_sample.h): their draws
- * from the shared Philox stream and their definitions (volume, reverb, resample), after DeepSpeech
- * 0.9.3's util/augmentations.py and util/audio.py. Host-only; nothing here prints or exits. */
+ * from the shared Philox stream, the mask placement the signal and spectrogram domains share, the
+ * definitions of volume, reverb and resample (overlay's and codec's have their own files), after
+ * DeepSpeech 0.9.3's util/augmentations.py and util/audio.py, and an utterance's pass over both host
+ * domains. Host-only; nothing here prints or exits. */
 #include "features/augment_sample.h"
 
 #include <float.h>
@@ -10,6 +12,9 @@
 #include <string.h>
 
 #include "augment_draw.h"
+#include "features/augment_codec.h"
+#include "features/augment_overlay.h"
+#include "features/augment_signal.h"
 
 /* The converter of the resample augmentation: a round trip that only has to sound like narrowband
    audio, at a fraction of the best converter's cost (the loader's thread runs it for every utterance). */
@@ -26,8 +31,26 @@ double cls_augment_pick(const cls_value_range *v, int integer, double clock, dou
   return integer ? nearbyint(x) : x;
 }
 
+int cls_augment_mask_count(const cls_augmentation *a, uint32_t seed, uint32_t epoch, uint32_t utterance, int aug,
+                           double clock) {
+  return (int)cls_augment_pick(&a->param[0], 1, clock, cls_augment_pick_uniform(seed, epoch, utterance, aug, 1));
+}
+
+int cls_augment_mask_span(const cls_augmentation *a, int integer, double scale, int extent, uint32_t seed,
+                          uint32_t epoch, uint32_t utterance, int aug, int i, double clock, int *lo, int *hi) {
+  const double u = cls_augment_pick_uniform(seed, epoch, utterance, aug, 2u + 2u * (uint32_t)i);
+  double size = cls_augment_pick(&a->param[1], integer, clock, u);
+  if (scale > 0) size = trunc(size * scale);
+  const int s = (int)fmax(1.0, fmin((double)extent - 1.0, size)); /* DeepSpeech's max(1, min(extent - 1, size)) */
+  if (extent - s <= 0) return 0;
+  *lo = (int)floor(cls_augment_pick_uniform(seed, epoch, utterance, aug, 3u + 2u * (uint32_t)i) * (extent - s));
+  *hi = *lo + s;
+  return 1;
+}
+
 int cls_augment_is_sample(cls_augment_kind kind) {
-  return kind == CLS_AUGMENT_VOLUME || kind == CLS_AUGMENT_REVERB || kind == CLS_AUGMENT_RESAMPLE;
+  return kind == CLS_AUGMENT_OVERLAY || kind == CLS_AUGMENT_CODEC || kind == CLS_AUGMENT_VOLUME ||
+         kind == CLS_AUGMENT_REVERB || kind == CLS_AUGMENT_RESAMPLE;
 }
 
 /* Augmentation j of the command line for this utterance: 1 and *op when it is a sample-domain one and
@@ -36,9 +59,8 @@ static int draw_one(const cls_augmentation *a, int j, uint32_t seed, uint32_t ep
                     cls_sample_op *op) {
   if (!cls_augment_is_sample(a->kind) || cls_augment_pick_uniform(seed, epoch, utterance, j, 0) >= a->p) return 0;
   *op = (cls_sample_op){a->kind, j, {0, 0}};
-  const int params = a->kind == CLS_AUGMENT_REVERB ? 2 : 1;
-  for (int i = 0; i < params; i++)
-    op->v[i] = cls_augment_pick(&a->param[i], a->kind == CLS_AUGMENT_RESAMPLE, clock,
+  for (int i = 0; i < 2 && cls_augment_param_name(a->kind, i); i++)
+    op->v[i] = cls_augment_pick(&a->param[i], cls_augment_param_integer(a->kind, i), clock,
                                 cls_augment_pick_uniform(seed, epoch, utterance, j, 1u + (uint32_t)i));
   /* A radius may carry reverb's delay or decay below 0: taken as 0 (a negative decay would make the
      echoes grow without bound; delays under 16 samples are 16 anyway). */
@@ -55,12 +77,12 @@ int cls_augment_sample_draw(const cls_augmentation *augs, int n_augs, uint32_t s
   return n;
 }
 
-static double peak_dbfs(double peak) { return 20.0 * log10(fmax(1e-16, peak)) + 3.0103; }
+double cls_audio_peak_dbfs(double peak) { return 20.0 * log10(fmax(1e-16, peak)) + 3.0103; }
 
 double cls_audio_max_dbfs(const float *x, size_t n) {
   double peak = 0;
   for (size_t i = 0; i < n; i++) peak = fmax(peak, fabs((double)x[i]));
-  return peak_dbfs(peak);
+  return cls_audio_peak_dbfs(peak);
 }
 
 static float clip(float v) { return v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v; }
@@ -94,7 +116,7 @@ cls_status cls_augment_reverb(float *x, size_t n, int rate, double delay_ms, dou
   }
   double peak = 0;
   for (size_t i = 0; i < n; i++) peak = fmax(peak, fabs(sum[i]));
-  const double gain = pow(10.0, (orig - peak_dbfs(peak)) / 20.0);
+  const double gain = pow(10.0, (orig - cls_audio_peak_dbfs(peak)) / 20.0);
   for (size_t i = 0; i < n; i++) {
     const double v = sum[i] * gain;
     x[i] = (float)(v > 1.0 ? 1.0 : v < -1.0 ? -1.0 : v);
@@ -104,42 +126,56 @@ cls_status cls_augment_reverb(float *x, size_t n, int rate, double delay_ms, dou
   return CLS_OK;
 }
 
-cls_status cls_augment_resample(float *x, size_t n, int rate, int to_rate, cls_error *err) {
-  if (n == 0 || to_rate >= rate) return CLS_OK;
-  const int lowest = (rate + 255) / 256;
-  if (to_rate < lowest) to_rate = lowest;
-  const double down = (double)to_rate / rate;
-  const size_t mid_cap = (size_t)ceil((double)n * down) + 16, out_cap = n + 64;
+cls_status cls_augment_convert(const float *in, size_t n_in, int from_rate, int to_rate, float *out, size_t cap,
+                               size_t *got, cls_error *err) {
+  SRC_DATA d = {.data_in = in, .data_out = out, .input_frames = (long)n_in, .output_frames = (long)cap,
+                .src_ratio = (double)to_rate / from_rate};
+  const int rc = src_simple(&d, RESAMPLE_CONVERTER, 1);
+  *got = rc == 0 ? (size_t)d.output_frames_gen : 0;
+  if (rc != 0)
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "resample %d Hz -> %d Hz: %s", from_rate, to_rate,
+                         src_strerror(rc));
+  return CLS_OK;
+}
+
+cls_status cls_augment_through_rate(float *x, size_t n, int rate, int via, cls_rate_step step, void *user,
+                                   cls_error *err) {
+  if (n == 0) return CLS_OK;
+  if (via == rate) return step ? step(x, n, rate, user, err) : CLS_OK;
+  const size_t mid_cap = (size_t)ceil((double)n * via / rate) + 16, out_cap = n + 64;
   float *mid = malloc(mid_cap * sizeof *mid), *back = malloc(out_cap * sizeof *back);
   if (!mid || !back) {
     free(mid);
     free(back);
-    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "resample: out of host memory for %zu samples", n);
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu samples at %d Hz", n, via);
   }
-  SRC_DATA d = {.data_in = x, .data_out = mid, .input_frames = (long)n, .output_frames = (long)mid_cap,
-                .src_ratio = down};
-  int rc = src_simple(&d, RESAMPLE_CONVERTER, 1);
-  long got = d.output_frames_gen;
-  if (rc == 0) {
-    SRC_DATA u = {.data_in = mid, .data_out = back, .input_frames = got, .output_frames = (long)out_cap,
-                  .src_ratio = (double)rate / to_rate};
-    rc = src_simple(&u, RESAMPLE_CONVERTER, 1);
-    got = u.output_frames_gen;
-  }
-  if (rc == 0) {
-    const size_t keep = (size_t)got < n ? (size_t)got : n;
+  size_t got = 0;
+  cls_status st = cls_augment_convert(x, n, rate, via, mid, mid_cap, &got, err);
+  if (st == CLS_OK && step) st = step(mid, got, via, user, err);
+  if (st == CLS_OK) st = cls_augment_convert(mid, got, via, rate, back, out_cap, &got, err);
+  if (st == CLS_OK) {
+    const size_t keep = got < n ? got : n;
     memcpy(x, back, keep * sizeof *x);
     memset(x + keep, 0, (n - keep) * sizeof *x);
   }
   free(mid);
   free(back);
-  if (rc != 0)
-    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "resample %d Hz -> %d Hz: %s", rate, to_rate, src_strerror(rc));
-  return CLS_OK;
+  return st;
 }
 
-cls_status cls_augment_sample_apply(const cls_sample_op *op, float *x, size_t n, int rate, cls_error *err) {
+cls_status cls_augment_resample(float *x, size_t n, int rate, int to_rate, cls_error *err) {
+  if (n == 0 || to_rate >= rate) return CLS_OK;
+  const int lowest = (rate + 255) / 256;
+  return cls_augment_through_rate(x, n, rate, to_rate < lowest ? lowest : to_rate, NULL, NULL, err);
+}
+
+cls_status cls_augment_sample_apply(const cls_sample_op *op, const cls_audio_pool *source, uint32_t seed,
+                                    uint32_t epoch, uint32_t utterance, float *x, size_t n, int rate, cls_error *err) {
   switch (op->kind) {
+    case CLS_AUGMENT_OVERLAY:
+      if (!source) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "overlay: its source audio is not loaded");
+      return cls_augment_overlay_drawn(x, n, source, op->v[0], (int)op->v[1], seed, epoch, utterance, op->aug, err);
+    case CLS_AUGMENT_CODEC: return cls_augment_codec(x, n, rate, (int)op->v[0], err);
     case CLS_AUGMENT_VOLUME: cls_augment_volume(x, n, op->v[0]); return CLS_OK;
     case CLS_AUGMENT_REVERB: return cls_augment_reverb(x, n, rate, op->v[0], op->v[1], err);
     case CLS_AUGMENT_RESAMPLE: return cls_augment_resample(x, n, rate, (int)op->v[0], err);
@@ -148,14 +184,17 @@ cls_status cls_augment_sample_apply(const cls_sample_op *op, float *x, size_t n,
   }
 }
 
-cls_status cls_augment_samples(const cls_augmentation *augs, int n_augs, uint32_t seed, uint32_t epoch,
-                               uint32_t utterance, double clock, float *x, size_t n, int rate, cls_error *err) {
+cls_status cls_augment_samples(const cls_augmentation *augs, int n_augs, const cls_audio_pool *const *sources,
+                               uint32_t seed, uint32_t epoch, uint32_t utterance, double clock, float *x, size_t n,
+                               int rate, cls_error *err) {
   clock = clock < 0 ? 0 : clock > 1 ? 1 : clock;
   for (int j = 0; j < n_augs; j++) {
     cls_sample_op op;
     if (!draw_one(&augs[j], j, seed, epoch, utterance, clock, &op)) continue;
-    cls_status st = cls_augment_sample_apply(&op, x, n, rate, err);
+    cls_status st = cls_augment_sample_apply(&op, sources ? sources[j] : NULL, seed, epoch, utterance, x, n, rate, err);
     if (st != CLS_OK) return st;
   }
+  for (int j = 0; j < n_augs; j++) /* DeepSpeech's order: the sample domain, then the signal's */
+    if (augs[j].domain == CLS_AUGMENT_SIGNAL) cls_augment_signal(&augs[j], j, seed, epoch, utterance, clock, x, n, rate);
   return CLS_OK;
 }

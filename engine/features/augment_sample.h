@@ -1,8 +1,10 @@
 /* --augment's sample-domain augmentations on an utterance's decoded audio, on the host (the batch
- * loader's thread): volume, reverb and resample as DeepSpeech 0.9.3 defines them
+ * loader's thread): overlay (augment_overlay.c), codec (augment_codec.c), volume, reverb and resample
+ * as DeepSpeech 0.9.3 defines them
  * (util/augmentations.py), drawn from the same Philox stream as the device operations
  * (kernels/augment_draw.h: seed, epoch, the utterance's index in the epoch, the augmentation's index on
- * the command line). Also the picks both paths share. Host-only: base and kernels/' plain headers. */
+ * the command line), then the signal-domain ones (augment_signal.c). Also the picks and the mask
+ * placement both paths share. Host-only: base and kernels/' plain headers. */
 #ifndef CLS_FEATURES_AUGMENT_SAMPLE_H
 #define CLS_FEATURES_AUGMENT_SAMPLE_H
 
@@ -20,15 +22,31 @@ double cls_augment_pick_uniform(uint32_t seed, uint32_t epoch, uint32_t utteranc
  * +-r by `u`; integer parameters rounded (half to even). */
 double cls_augment_pick(const cls_value_range *v, int integer, double clock, double u);
 
-/* The sample-domain augmentations training runs (cls_augment_check_supported): volume, reverb, resample. */
+/* DeepSpeech's masks (time_mask in any domain, frequency_mask) of augmentation `aug` of `a`'s kind: how
+ * many an utterance gets (draw 1, n rounded), and mask i's span over `extent` frames, bins or samples:
+ * its size picked by draw 2 + 2i (an integer for bins; scale > 0: times scale and truncated, a time
+ * mask's ms in frames or samples) and clamped to [1, extent - 1], its start uniform in
+ * [0, extent - size) by draw 3 + 2i. 0 when extent < 2 leaves no room (DeepSpeech would fail), else 1
+ * with the span [*lo, *hi). */
+int cls_augment_mask_count(const cls_augmentation *a, uint32_t seed, uint32_t epoch, uint32_t utterance, int aug,
+                           double clock);
+int cls_augment_mask_span(const cls_augmentation *a, int integer, double scale, int extent, uint32_t seed,
+                          uint32_t epoch, uint32_t utterance, int aug, int i, double clock, int *lo, int *hi);
+
+/* The sample-domain augmentations training runs (cls_augment_check_supported): overlay, codec, volume,
+ * reverb, resample. */
 int cls_augment_is_sample(cls_augment_kind kind);
 
 /* One drawn sample-domain operation. */
 typedef struct cls_sample_op {
   cls_augment_kind kind;
   int aug;      /* its index on the command line */
-  double v[2];  /* volume: dbfs; reverb: delay ms, decay dB; resample: rate Hz (an integer) */
+  double v[2];  /* overlay: snr dB, layers (an integer); codec: bitrate bps (an integer); volume: dbfs;
+                   reverb: delay ms, decay dB; resample: rate Hz (an integer) */
 } cls_sample_op;
+
+/* overlay's decoded source audio (augment_overlay.h). */
+typedef struct cls_audio_pool cls_audio_pool;
 
 /* The sample-domain operations utterance `utterance` (its index in the epoch) gets at training clock
  * `clock` (clamped to 0 .. 1), in command-line order, each applied with its probability: into ops[]
@@ -39,6 +57,8 @@ int cls_augment_sample_draw(const cls_augmentation *augs, int n_augs, uint32_t s
 
 /* DeepSpeech's peak level, 20 log10(max(1e-16, max |x|)) + 3.0103 dBFS (a full-scale sine is 0). */
 double cls_audio_max_dbfs(const float *x, size_t n);
+/* The same level of a peak (max |x|) already found. */
+double cls_audio_peak_dbfs(double peak);
 
 /* volume: x scaled (in float) so that its peak level is `dbfs`, then clipped to [-1, 1]; a gain beyond
  * float's range is FLT_MAX (so silence stays silence, never NaN). */
@@ -54,12 +74,30 @@ cls_status cls_augment_reverb(float *x, size_t n, int rate, double delay_ms, dou
  * as it is; one below rate / 256 (libsamplerate's limit) is taken as rate / 256. */
 cls_status cls_augment_resample(float *x, size_t n, int rate, int to_rate, cls_error *err);
 
-/* Applies one drawn operation to x[n] at `rate` Hz, in place. */
-cls_status cls_augment_sample_apply(const cls_sample_op *op, float *x, size_t n, int rate, cls_error *err);
+/* libsamplerate's medium sinc converter on in[n_in] from `from_rate` to `to_rate` Hz into out[cap]:
+ * *got samples. The resample and codec augmentations' one wrapper. */
+cls_status cls_augment_convert(const float *in, size_t n_in, int from_rate, int to_rate, float *out, size_t cap,
+                               size_t *got, cls_error *err);
 
-/* Draws and applies an utterance's sample-domain augmentations, in command-line order: its samples
- * change in place, their number never. */
-cls_status cls_augment_samples(const cls_augmentation *augs, int n_augs, uint32_t seed, uint32_t epoch,
-                               uint32_t utterance, double clock, float *x, size_t n, int rate, cls_error *err);
+/* x[n] at `rate` converted to `via` Hz (cls_augment_convert), passed through `step` there in place (NULL:
+ * nothing), converted back and kept at n samples (the end cut off or zero-filled); via == rate: `step`
+ * on x itself. The resample and codec augmentations' round trip. */
+typedef cls_status (*cls_rate_step)(float *y, size_t m, int rate, void *user, cls_error *err);
+cls_status cls_augment_through_rate(float *x, size_t n, int rate, int via, cls_rate_step step, void *user,
+                                   cls_error *err);
+
+/* Applies one drawn operation to x[n] at `rate` Hz, in place; an overlay mixes in `source` (its
+ * augmentation's decoded audio; NULL: CLS_ERR_INVALID_ARGUMENT) from the layer starts utterance
+ * `utterance` draws. */
+cls_status cls_augment_sample_apply(const cls_sample_op *op, const cls_audio_pool *source, uint32_t seed,
+                                    uint32_t epoch, uint32_t utterance, float *x, size_t n, int rate, cls_error *err);
+
+/* Draws and applies an utterance's sample-domain augmentations, then its signal-domain ones
+ * (augment_signal.h), each domain in command-line order: its samples change in place, their number
+ * never. sources[j] (NULL, or NULL entries, where no overlay is) is augmentation j's decoded overlay
+ * source. */
+cls_status cls_augment_samples(const cls_augmentation *augs, int n_augs, const cls_audio_pool *const *sources,
+                               uint32_t seed, uint32_t epoch, uint32_t utterance, double clock, float *x, size_t n,
+                               int rate, cls_error *err);
 
 #endif

@@ -70,6 +70,7 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
   cls_status st = CLS_OK;
   if (cls_mfcc_tables_create(&o->features, &c->tables, &err) != CLS_OK)
     st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "%s", err.text);
+  if (st == CLS_OK) st = cls_augment_sources_load(e, o->augment, o->n_augment, o->features.sample_rate, &c->sources);
   c->n_towers = n_devices * per_device;
   c->towers = calloc((size_t)c->n_towers, sizeof *c->towers);
   /* A tower takes its share of the global batch in chunks of at most `capacity` utterances; room
@@ -126,6 +127,7 @@ void cls_crew_destroy(cls_crew *c) {
   }
   free(c->towers);
   cls_mfcc_tables_destroy(c->tables);
+  cls_augment_sources_free(&c->sources);
   free(c->params);
   free(c->m);
   free(c->v);
@@ -460,6 +462,7 @@ cls_status cls_crew_start_train_loader(cls_crew *c, int epoch, const cls_utteran
     lo.augs = c->o.augment;
     lo.n_augs = c->o.n_augment;
     lo.seed = (uint32_t)c->o.random_seed;
+    lo.sources = c->sources.by_aug;
   }
   cls_error err;
   if (cls_loader_start(u, n, batch, &lo, l, &err) != CLS_OK)

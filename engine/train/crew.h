@@ -17,6 +17,7 @@
 #include "clspeech/train.h"
 #include "device/engine.h"
 #include "model/tower.h"
+#include "train/augment_sources.h"
 #include "train/summaries.h"
 #include "train/train_state.h"
 #include "train/world.h"
@@ -56,6 +57,7 @@ typedef struct cls_crew {
   cls_train_fault fault;     /* the fault to inject (cls_trainer_set_fault; kind CLS_FAULT_NONE: none) */
   int fault_fired;           /* the fault has fired (once) */
   cls_summaries *summaries;  /* TensorBoard summaries of the training run (the loop opens them; NULL: none) */
+  cls_augment_sources sources; /* --augment overlay's decoded source audio */
   pthread_mutex_t fault_lock;
 } cls_crew;
 

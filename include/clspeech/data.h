@@ -192,6 +192,13 @@ int cls_dataset_batch(const cls_dataset *ds, int batch_size, int drop_remainder,
 /* The largest frames and label count among samples first .. first + count - 1 (the padded shapes). */
 void cls_dataset_batch_max(const cls_dataset *ds, int first, int count, int *max_frames, int *max_labels);
 
+/* ---- --augment overlay's source ---- */
+/* The quick check of an overlay source before any work: `csv` is a DeepSpeech CSV (read as the data
+ * sets read theirs) with at least one row whose audio file's header libsndfile reads. Otherwise the CSV's
+ * error (CLS_ERR_IO for a missing file), or CLS_ERR_INVALID_ARGUMENT for no rows or no readable audio,
+ * `err` naming the file. Training decodes the whole source when it starts (and refuses silence only). */
+cls_status cls_overlay_source_check(const char *csv, cls_error *err);
+
 /* ---- utterances ---- */
 /* What the trainer takes of a sample: its audio file and its labels. */
 typedef struct cls_utterance {

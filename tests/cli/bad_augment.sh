@@ -39,7 +39,23 @@ check 'time_mask: size="10~-1": the radius after ~ must not be negative' --augme
 check 'add: "stddev" is not key=value' --augment 'add[stddev]'
 check '"add[stddev=1" is not an augmentation specification' --augment 'add[stddev=1'
 check 'overlay needs source=FILE' --augment overlay
-check 'overlay is not implemented yet' --augment 'overlay[source=noise.csv,snr=1:10]'
+# overlay's source: checked before any work (a missing file, no rows, no readable audio)
+work=${TMPDIR:-/tmp}/bad-augment-src-$$
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+printf 'wav_filename,wav_filesize,transcript\n' >"$work/header_only.csv"
+: >"$work/empty.csv"
+printf 'not audio\n' >"$work/junk.wav"
+printf 'wav_filename,wav_filesize,transcript\njunk.wav,10,x\nmissing.wav,10,x\n' >"$work/unreadable.csv"
+check "--augment \"overlay[source=$work/none.csv,snr=1:10]\": overlay: source $work/none.csv: cannot open" \
+      --augment "overlay[source=$work/none.csv,snr=1:10]"
+check "overlay: source $work/header_only.csv: the CSV lists no audio" --augment "overlay[source=$work/header_only.csv]"
+check "overlay: source $work/empty.csv: empty file" --augment "overlay[source=$work/empty.csv]"
+check "overlay: source $work/unreadable.csv: none of its 2 audio files is readable (the first: $work/junk.wav" \
+      --augment "overlay[source=$work/unreadable.csv]"
+# codec, a good overlay source and the signal domain pass: the bad specification after them is the one named
+check '--augment "tempo": tempo is not implemented yet' --augment "overlay[source=$smoke/ldc93s1.csv,layers=2]" \
+      --augment 'codec[bitrate=6000]' --augment 'dropout[domain=signal]' --augment 'multiply[domain=signal]' --augment tempo
 check 'reverb: decay="-3": decay must not be negative' --augment 'reverb[decay=-3]'
 check 'resample: rate="0": rate must be positive' --augment 'resample[rate=0]'
 check 'resample: rate="8000.5" is not an integer range' --augment 'resample[rate=8000.5]'
@@ -47,10 +63,9 @@ check 'volume: unknown parameter "gain"' --augment 'volume[gain=3]'
 check 'reverb: parameter "delay" given twice' --augment 'reverb[delay=1,delay=2]'
 check 'volume: p must be in [0, 1], not 1.01' --augment 'volume[p=1.01]'
 check 'volume: dbfs="-1e308~1e308": the range with its radius overflows' --augment 'volume[dbfs=-1e308~1e308]'
-for name in codec pitch tempo warp; do check "$name is not implemented yet" --augment "$name"; done
+for name in pitch tempo warp; do check "$name is not implemented yet" --augment "$name"; done
 check 'time_mask in the features domain is not implemented yet' --augment 'time_mask[domain=features]'
 check 'add in the spectrogram domain is not implemented yet' --augment 'add[domain=spectrogram]'
-check 'dropout in the signal domain is not implemented yet' --augment 'dropout[domain=signal]'
 # a good one before a bad one: the bad one is still found, by its place
 check '--augment "pitch": pitch is not implemented yet' --augment frequency_mask --augment pitch
 check '--augment runs in the device feature path: not with --features_device host' --augment add --features_device host

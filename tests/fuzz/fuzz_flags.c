@@ -13,6 +13,7 @@
 #include "augment_draw.h"
 #include "clspeech/features.h"
 #include "features/augment.h"
+#include "features/augment_overlay.h"
 #include "features/augment_sample.h"
 #include "flags.h"
 
@@ -33,13 +34,20 @@ static void check_augment(const cli_strings *list) {
     if (cls_augment_check_supported(&a, &err) == CLS_OK) augs[n++] = a;
   }
   if (n == 0) return;
-  /* the signal augmentations on a short burst, one sample and silence: the length kept, values finite */
+  /* the host augmentations on a short burst, one sample and silence: the length kept, values finite; an
+     overlay mixes a small pool made here (its source file is never read: the fuzzer opens no files) */
+  float clips[50];
+  size_t starts[4] = {0, 7, 8, 50};
+  for (int i = 0; i < 50; i++) clips[i] = (float)cos(0.7 * i) * (i < 8 ? 0.01f : 0.9f);
+  const cls_audio_pool pool = {clips, 50, starts, 3, 16000};
+  const cls_audio_pool *sources[CLI_MAX_REPEATS];
+  for (int i = 0; i < n; i++) sources[i] = augs[i].kind == CLS_AUGMENT_OVERLAY ? &pool : NULL;
   float x[160];
   const size_t lengths[3] = {160, 1, 40};
   for (int c = 0; c < 3; c++) {
     for (size_t i = 0; i < lengths[c]; i++) x[i] = c == 2 ? 0.0f : (float)sin(0.3 * (double)i) * 0.5f;
     cls_error err;
-    if (cls_augment_samples(augs, n, 7, 1, (uint32_t)c, c / 2.0, x, lengths[c], 16000, &err) != CLS_OK) continue;
+    if (cls_augment_samples(augs, n, sources, 7, 1, (uint32_t)c, c / 2.0, x, lengths[c], 16000, &err) != CLS_OK) continue;
     for (size_t i = 0; i < lengths[c]; i++)
       if (!isfinite(x[i])) abort();
   }

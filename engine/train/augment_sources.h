@@ -1,0 +1,22 @@
+/* What --augment needs loaded before training: each overlay's source audio, decoded once when the crew
+ * is made (data/overlay_source.h) and handed to the batch loader by augmentation index. */
+#ifndef CLS_TRAIN_AUGMENT_SOURCES_H
+#define CLS_TRAIN_AUGMENT_SOURCES_H
+
+#include "clspeech/features.h"
+#include "device/engine.h"
+#include "features/augment_overlay.h"
+
+typedef struct cls_augment_sources {
+  cls_audio_pool *pools;             /* [n]: augmentation j's pool (empty for a non-overlay) */
+  const cls_audio_pool **by_aug;     /* [n]: &pools[j] for an overlay, else NULL */
+  int n;
+} cls_augment_sources;
+
+/* Loads the sources of augs[0..n) at `rate` Hz, logging each one's size; CLS_ERR_INVALID_ARGUMENT (or
+ * the loader's status) through cls_fail naming --augment and the file when one cannot be used. */
+cls_status cls_augment_sources_load(cls_engine *e, const cls_augmentation *augs, int n, int rate,
+                                    cls_augment_sources *out);
+void cls_augment_sources_free(cls_augment_sources *s);
+
+#endif
