@@ -420,7 +420,7 @@ static double codec_case(const float *x, size_t n, int rate, int bitrate, double
   CHECK(cls_augment_codec(y, n, rate, bitrate, &err) == CLS_OK, "codec %d bps at %d Hz: %s", bitrate, rate, err.text);
   *seconds = now_s() - t0;
   size_t tail = 0; /* the decoded end reaches the last samples (nothing zero-filled) */
-  for (size_t i = n - 64; i < n; i++) tail += y[i] != 0.0f;
+  for (size_t i = n > 64 ? n - 64 : 0; i < n; i++) tail += y[i] != 0.0f;
   const int lag = best_lag(x, y, n, rate / 50);
   const double level = 20 * log10(rms(y, n) / rms(x, n)), e = err_db(x, y, n);
   int finite = 1;
@@ -476,19 +476,66 @@ static void test_codec(void) {
         share);
   const int tone_lag = best_lag(tone, y, N, 16);
   CHECK(abs(tone_lag) <= 2, "the tone is delayed by %d samples", tone_lag);
-  /* no samples: nothing to do; a few samples (less than an Opus frame) come back too, at any rate */
+  /* no samples: nothing to do; a few samples (less than an Opus frame) come back too, at any rate, also
+     where the conversion to the codec's rate leaves none (1 sample at 96 kHz through 48 kHz) */
   CHECK(cls_augment_codec(y, 0, 16000, 3200, &err) == CLS_OK, "codec of no samples: %s", err.text);
-  const size_t few[3] = {1, 7, 200};
-  const int few_rates[3] = {16000, 44100, 8000};
-  for (int k = 0; k < 3; k++) {
+  const size_t few[6] = {1, 7, 200, 1, 2, 1};
+  const int few_rates[6] = {16000, 44100, 8000, 96000, 44100, 192000};
+  for (int k = 0; k < 6; k++) {
     for (size_t i = 0; i < few[k]; i++) y[i] = 0.3f;
     CHECK(cls_augment_codec(y, few[k], few_rates[k], 3200, &err) == CLS_OK, "codec of %zu samples at %d Hz: %s",
           few[k], few_rates[k], err.text);
     int ok = 1;
     for (size_t i = 0; i < few[k]; i++) ok &= isfinite(y[i]) && fabsf(y[i]) < 2.0f;
     CHECK(ok, "codec of %zu samples: not finite", few[k]);
+    CHECK(few_rates[k] < 96000 || y[0] == 0.3f, "codec of 1 sample at %d Hz (none at 48 kHz) changed it to %g",
+          few_rates[k], y[0]);
   }
   printf("  codec: 440 Hz at 3200 bps amplitude %.3f (of 0.5), %.3f of the energy, lag %d\n", amp, share, tone_lag);
+  /* the start-up probe: Ogg/Opus at an Opus rate works, at one Opus does not take it is refused by name */
+  CHECK(cls_codec_probe(16000, &err) == CLS_OK, "probe at 16 kHz: %s", err.text);
+  cls_error_clear(&err);
+  CHECK(cls_codec_probe(44100, &err) == CLS_ERR_IO, "a probe at 44.1 kHz (no Opus rate) passed");
+  CHECK_CONTAINS(err.text, "codec: libsndfile cannot start an Ogg/Opus encoder at 44100 Hz");
+  const cls_augmentation codec = parse_ok("codec[bitrate=6000]");
+  CHECK(cls_augment_check_supported(&codec, &err) == CLS_OK, "codec not supported: %s", err.text);
+}
+
+/* What libsndfile really encodes at a compression level cls_codec_level gives: ~3 s of noise-like audio
+   written as Ogg/Opus; the file within 0.5 .. 2 times bitrate x seconds / 8 bytes (Ogg's pages included). */
+static void test_codec_bitrate(void) {
+  if (!data_files_open("augment-bitrate")) return;
+  enum { RATE = 16000, N = 3 * RATE };
+  static float x[N];
+  uint32_t r = 12345;
+  for (int i = 0; i < N; i++) {
+    r = r * 1664525u + 1013904223u;
+    x[i] = (float)(0.3 * sin(2 * PI * 440.0 * i / RATE) + 0.2 * ((double)(r >> 8) / 16777216.0 - 0.5));
+  }
+  const int bitrates[2] = {8000, 32000};
+  long bytes[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "b%d.opus", bitrates[k]);
+    const char *path = tmp_path(name);
+    SF_INFO info = {.samplerate = RATE, .channels = 1, .format = SF_FORMAT_OGG | SF_FORMAT_OPUS};
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f) continue;
+    remember(path);
+    double level = cls_codec_level(bitrates[k]);
+    CHECK(sf_command(f, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level) == SF_TRUE, "level for %d bps", bitrates[k]);
+    CHECK(sf_writef_float(f, x, N) == N && sf_close(f) == 0, "writing %s", path);
+    FILE *in = fopen(path, "rb");
+    if (in && fseek(in, 0, SEEK_END) == 0) bytes[k] = ftell(in);
+    if (in) fclose(in);
+    const double want = bitrates[k] * 3.0 / 8.0;
+    CHECK(bytes[k] > 0.5 * want && bytes[k] < 2.0 * want, "%d bps for 3 s: %ld bytes, not within 0.5 .. 2 x %.0f",
+          bitrates[k], bytes[k], want);
+  }
+  data_files_close();
+  printf("  codec bitrate: 3 s at 8 and 32 kbps encode to %ld and %ld bytes (%.0f and %.0f bps)\n", bytes[0], bytes[1],
+         bytes[0] * 8 / 3.0, bytes[1] * 8 / 3.0);
 }
 
 int main(void) {
@@ -498,6 +545,7 @@ int main(void) {
   test_overlay();
   test_source();
   test_codec();
+  test_codec_bitrate();
   cls_safetensors_free(fx);
   return check_finish("test_augment_signal");
 }

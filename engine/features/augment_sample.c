@@ -151,9 +151,10 @@ cls_status cls_augment_through_rate(float *x, size_t n, int rate, int via, cls_r
   }
   size_t got = 0;
   cls_status st = cls_augment_convert(x, n, rate, via, mid, mid_cap, &got, err);
-  if (st == CLS_OK && step) st = step(mid, got, via, user, err);
-  if (st == CLS_OK) st = cls_augment_convert(mid, got, via, rate, back, out_cap, &got, err);
-  if (st == CLS_OK) {
+  const int empty = st == CLS_OK && got == 0; /* too short to leave a sample at `via`: x kept as it is */
+  if (st == CLS_OK && !empty && step) st = step(mid, got, via, user, err);
+  if (st == CLS_OK && !empty) st = cls_augment_convert(mid, got, via, rate, back, out_cap, &got, err);
+  if (st == CLS_OK && !empty) {
     const size_t keep = got < n ? got : n;
     memcpy(x, back, keep * sizeof *x);
     memset(x + keep, 0, (n - keep) * sizeof *x);

@@ -81,7 +81,8 @@ cls_status cls_augment_convert(const float *in, size_t n_in, int from_rate, int 
 
 /* x[n] at `rate` converted to `via` Hz (cls_augment_convert), passed through `step` there in place (NULL:
  * nothing), converted back and kept at n samples (the end cut off or zero-filled); via == rate: `step`
- * on x itself. The resample and codec augmentations' round trip. */
+ * on x itself. Audio so short that the conversion leaves no sample at `via` (1 sample halved) is kept as
+ * it is, `step` not called. The resample and codec augmentations' round trip. */
 typedef cls_status (*cls_rate_step)(float *y, size_t m, int rate, void *user, cls_error *err);
 cls_status cls_augment_through_rate(float *x, size_t n, int rate, int via, cls_rate_step step, void *user,
                                    cls_error *err);
