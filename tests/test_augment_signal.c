@@ -308,6 +308,27 @@ static void test_overlay(void) {
   double e = 0;
   for (int i = 0; i < N; i++) e = fmax(e, fabs(y[i] - (float)x[i]));
   CHECK(e < 1e-6, "no layers changed the utterance by %.3g", e);
+  /* a start outside the pool (a clip past the last, an offset at or past its clip's end) is refused, never read */
+  const int bad_clip[3] = {0, 1, 2};
+  const size_t bad_offset[3] = {5000, 7000, 0};
+  for (int k = 0; k < 3; k++) {
+    for (int i = 0; i < N; i++) y[i] = (float)x[i];
+    cls_error_clear(&err);
+    CHECK(cls_augment_overlay(y, N, &pool, 3.0, 1, &bad_clip[k], &bad_offset[k], &err) == CLS_ERR_INVALID_ARGUMENT,
+          "overlay from clip %d offset %zu was not refused", bad_clip[k], bad_offset[k]);
+    CHECK_CONTAINS(err.text, "overlay: layer 0 starts");
+    double d = 0;
+    for (int i = 0; i < N; i++) d = fmax(d, fabs(y[i] - (float)x[i]));
+    CHECK(d == 0, "a refused overlay changed the utterance by %.3g", d);
+  }
+  /* the pool at another rate than the utterance's is refused, naming both */
+  cls_augmentation over = parse_ok("overlay[source=unused.csv,snr=3]");
+  const cls_audio_pool at8k = {clips, 12000, starts, 2, 8000};
+  const cls_audio_pool *sources[1] = {&at8k};
+  cls_error_clear(&err);
+  CHECK(cls_augment_samples(&over, 1, sources, 1, 0, 0, 0.0, y, N, 16000, &err) == CLS_ERR_INVALID_ARGUMENT,
+        "an 8 kHz overlay pool on 16 kHz audio was not refused");
+  CHECK_CONTAINS(err.text, "overlay: its source audio is at 8000 Hz, the utterance at 16000 Hz");
   printf("  overlay: fitted SNR within %.2g dB of 10, 0, -6 dB with 1 and 2 layers; peak kept within %.2g; "
          "residual of the end-to-end layout %.2g\n",
          worst_snr, worst_level, worst_resid);
