@@ -1,9 +1,11 @@
 /* --augment on the host beyond volume, reverb and resample: the signal-domain time_mask, dropout, add
  * and multiply (features/augment_signal.c) and overlay (features/augment_overlay.c) against the numpy
  * reference (tests/ref/augment_signal_ref.py, stored in tests/fixtures/augment_signal.safetensors), their
- * statistics over many draws, overlay's signal-to-noise rule fitted back out of its output, its source
- * loading (data/overlay_source.c), and codec's properties (features/augment_codec.c: no numpy reference,
- * libopus is not numpy's): length and timing kept, lossy but close, worse at lower bitrates. */
+ * statistics over many draws, overlay's signal-to-noise rule fitted back out of its output and its bad
+ * starts and rates refused, its source loading (data/overlay_source.c, train/augment_sources.c: one pool
+ * per source), and codec's properties (features/augment_codec.c: no numpy reference, libopus is not
+ * numpy's): length and timing kept, lossy but close, worse at lower bitrates, audio too short for its
+ * rate kept, the start-up probe, and the bytes libsndfile really writes per bitrate. */
 #include <float.h>
 #include <math.h>
 #include <sndfile.h>
@@ -22,6 +24,8 @@
 #include "features/augment_overlay.h"
 #include "features/augment_sample.h"
 #include "features/augment_signal.h"
+#include "log_capture.h"
+#include "train/augment_sources.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -393,7 +397,33 @@ static void test_source(void) {
   CHECK(cls_overlay_source_load(tmp_path("mixed.csv"), 16000, &pool, &info, &err) == CLS_OK, "mixed: %s", err.text);
   CHECK(pool.n_clips == 1 && info.rows == 2 && info.unreadable == 1, "mixed: %d clips of %d rows, %d unreadable",
         pool.n_clips, info.rows, info.unreadable);
+  CHECK_CONTAINS(info.first_unreadable, "junk.wav");
   cls_audio_pool_clear(&pool);
+  /* for training: two overlays of one source share its pool; the rows left out are counted with the first reason */
+  cls_engine_options eo;
+  memset(&eo, 0, sizeof eo);
+  eo.log = capture_log;
+  cls_engine *e = NULL;
+  if (cls_engine_create(&eo, &e) == CLS_OK) {
+    char spec[3][700];
+    snprintf(spec[0], sizeof spec[0], "overlay[source=%s,snr=3]", tmp_path("mixed.csv"));
+    snprintf(spec[1], sizeof spec[1], "volume[dbfs=-3]");
+    snprintf(spec[2], sizeof spec[2], "overlay[source=%s,snr=10,layers=2]", tmp_path("mixed.csv"));
+    cls_augmentation augs[3];
+    for (int k = 0; k < 3; k++) augs[k] = parse_ok(spec[k]);
+    cls_augment_sources src;
+    log_text[0] = '\0';
+    CHECK(cls_augment_sources_load(e, augs, 3, 16000, &src) == CLS_OK, "sources: %s", cls_engine_error(e));
+    CHECK(src.by_aug[0] && src.by_aug[0] == src.by_aug[2] && !src.by_aug[1], "two overlays of one source: two pools");
+    CHECK_CONTAINS(log_text, "1 of its 2 rows unreadable, left out (the first: ");
+    CHECK_CONTAINS(log_text, "junk.wav");
+    const char *again = strstr(log_text, "clip");
+    CHECK(again && !strstr(again + 1, "clip"), "the shared source was loaded twice:\n%s", log_text);
+    cls_augment_sources_free(&src);
+  } else {
+    printf("  (no engine: %s; the shared source is not checked)\n", e ? cls_engine_error(e) : "no memory");
+  }
+  cls_engine_destroy(e);
   data_files_close();
   printf("  source: LDC93S1 loads as one clip (16 and 8 kHz); missing, header-only, unreadable and silent sources "
          "refused\n");
