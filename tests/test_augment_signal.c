@@ -1,9 +1,11 @@
 /* --augment on the host beyond volume, reverb and resample: the signal-domain time_mask, dropout, add
  * and multiply (features/augment_signal.c) and overlay (features/augment_overlay.c) against the numpy
  * reference (tests/ref/augment_signal_ref.py, stored in tests/fixtures/augment_signal.safetensors), their
- * statistics over many draws, overlay's signal-to-noise rule fitted back out of its output, its source
- * loading (data/overlay_source.c), and codec's properties (features/augment_codec.c: no numpy reference,
- * libopus is not numpy's): length and timing kept, lossy but close, worse at lower bitrates. */
+ * statistics over many draws, overlay's signal-to-noise rule fitted back out of its output and its bad
+ * starts and rates refused, its source loading (data/overlay_source.c, train/augment_sources.c: one pool
+ * per source), and codec's properties (features/augment_codec.c: no numpy reference, libopus is not
+ * numpy's): length and timing kept, lossy but close, worse at lower bitrates, audio too short for its
+ * rate kept, the start-up probe, and the bytes libsndfile really writes per bitrate. */
 #include <float.h>
 #include <math.h>
 #include <sndfile.h>
@@ -22,6 +24,8 @@
 #include "features/augment_overlay.h"
 #include "features/augment_sample.h"
 #include "features/augment_signal.h"
+#include "log_capture.h"
+#include "train/augment_sources.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -308,6 +312,27 @@ static void test_overlay(void) {
   double e = 0;
   for (int i = 0; i < N; i++) e = fmax(e, fabs(y[i] - (float)x[i]));
   CHECK(e < 1e-6, "no layers changed the utterance by %.3g", e);
+  /* a start outside the pool (a clip past the last, an offset at or past its clip's end) is refused, never read */
+  const int bad_clip[3] = {0, 1, 2};
+  const size_t bad_offset[3] = {5000, 7000, 0};
+  for (int k = 0; k < 3; k++) {
+    for (int i = 0; i < N; i++) y[i] = (float)x[i];
+    cls_error_clear(&err);
+    CHECK(cls_augment_overlay(y, N, &pool, 3.0, 1, &bad_clip[k], &bad_offset[k], &err) == CLS_ERR_INVALID_ARGUMENT,
+          "overlay from clip %d offset %zu was not refused", bad_clip[k], bad_offset[k]);
+    CHECK_CONTAINS(err.text, "overlay: layer 0 starts");
+    double d = 0;
+    for (int i = 0; i < N; i++) d = fmax(d, fabs(y[i] - (float)x[i]));
+    CHECK(d == 0, "a refused overlay changed the utterance by %.3g", d);
+  }
+  /* the pool at another rate than the utterance's is refused, naming both */
+  cls_augmentation over = parse_ok("overlay[source=unused.csv,snr=3]");
+  const cls_audio_pool at8k = {clips, 12000, starts, 2, 8000};
+  const cls_audio_pool *sources[1] = {&at8k};
+  cls_error_clear(&err);
+  CHECK(cls_augment_samples(&over, 1, sources, 1, 0, 0, 0.0, y, N, 16000, &err) == CLS_ERR_INVALID_ARGUMENT,
+        "an 8 kHz overlay pool on 16 kHz audio was not refused");
+  CHECK_CONTAINS(err.text, "overlay: its source audio is at 8000 Hz, the utterance at 16000 Hz");
   printf("  overlay: fitted SNR within %.2g dB of 10, 0, -6 dB with 1 and 2 layers; peak kept within %.2g; "
          "residual of the end-to-end layout %.2g\n",
          worst_snr, worst_level, worst_resid);
@@ -372,7 +397,33 @@ static void test_source(void) {
   CHECK(cls_overlay_source_load(tmp_path("mixed.csv"), 16000, &pool, &info, &err) == CLS_OK, "mixed: %s", err.text);
   CHECK(pool.n_clips == 1 && info.rows == 2 && info.unreadable == 1, "mixed: %d clips of %d rows, %d unreadable",
         pool.n_clips, info.rows, info.unreadable);
+  CHECK_CONTAINS(info.first_unreadable, "junk.wav");
   cls_audio_pool_clear(&pool);
+  /* for training: two overlays of one source share its pool; the rows left out are counted with the first reason */
+  cls_engine_options eo;
+  memset(&eo, 0, sizeof eo);
+  eo.log = capture_log;
+  cls_engine *e = NULL;
+  if (cls_engine_create(&eo, &e) == CLS_OK) {
+    char spec[3][700];
+    snprintf(spec[0], sizeof spec[0], "overlay[source=%s,snr=3]", tmp_path("mixed.csv"));
+    snprintf(spec[1], sizeof spec[1], "volume[dbfs=-3]");
+    snprintf(spec[2], sizeof spec[2], "overlay[source=%s,snr=10,layers=2]", tmp_path("mixed.csv"));
+    cls_augmentation augs[3];
+    for (int k = 0; k < 3; k++) augs[k] = parse_ok(spec[k]);
+    cls_augment_sources src;
+    log_text[0] = '\0';
+    CHECK(cls_augment_sources_load(e, augs, 3, 16000, &src) == CLS_OK, "sources: %s", cls_engine_error(e));
+    CHECK(src.by_aug[0] && src.by_aug[0] == src.by_aug[2] && !src.by_aug[1], "two overlays of one source: two pools");
+    CHECK_CONTAINS(log_text, "1 of its 2 rows unreadable, left out (the first: ");
+    CHECK_CONTAINS(log_text, "junk.wav");
+    const char *again = strstr(log_text, "clip");
+    CHECK(again && !strstr(again + 1, "clip"), "the shared source was loaded twice:\n%s", log_text);
+    cls_augment_sources_free(&src);
+  } else {
+    printf("  (no engine: %s; the shared source is not checked)\n", e ? cls_engine_error(e) : "no memory");
+  }
+  cls_engine_destroy(e);
   data_files_close();
   printf("  source: LDC93S1 loads as one clip (16 and 8 kHz); missing, header-only, unreadable and silent sources "
          "refused\n");
@@ -420,7 +471,7 @@ static double codec_case(const float *x, size_t n, int rate, int bitrate, double
   CHECK(cls_augment_codec(y, n, rate, bitrate, &err) == CLS_OK, "codec %d bps at %d Hz: %s", bitrate, rate, err.text);
   *seconds = now_s() - t0;
   size_t tail = 0; /* the decoded end reaches the last samples (nothing zero-filled) */
-  for (size_t i = n - 64; i < n; i++) tail += y[i] != 0.0f;
+  for (size_t i = n > 64 ? n - 64 : 0; i < n; i++) tail += y[i] != 0.0f;
   const int lag = best_lag(x, y, n, rate / 50);
   const double level = 20 * log10(rms(y, n) / rms(x, n)), e = err_db(x, y, n);
   int finite = 1;
@@ -476,19 +527,66 @@ static void test_codec(void) {
         share);
   const int tone_lag = best_lag(tone, y, N, 16);
   CHECK(abs(tone_lag) <= 2, "the tone is delayed by %d samples", tone_lag);
-  /* no samples: nothing to do; a few samples (less than an Opus frame) come back too, at any rate */
+  /* no samples: nothing to do; a few samples (less than an Opus frame) come back too, at any rate, also
+     where the conversion to the codec's rate leaves none (1 sample at 96 kHz through 48 kHz) */
   CHECK(cls_augment_codec(y, 0, 16000, 3200, &err) == CLS_OK, "codec of no samples: %s", err.text);
-  const size_t few[3] = {1, 7, 200};
-  const int few_rates[3] = {16000, 44100, 8000};
-  for (int k = 0; k < 3; k++) {
+  const size_t few[6] = {1, 7, 200, 1, 2, 1};
+  const int few_rates[6] = {16000, 44100, 8000, 96000, 44100, 192000};
+  for (int k = 0; k < 6; k++) {
     for (size_t i = 0; i < few[k]; i++) y[i] = 0.3f;
     CHECK(cls_augment_codec(y, few[k], few_rates[k], 3200, &err) == CLS_OK, "codec of %zu samples at %d Hz: %s",
           few[k], few_rates[k], err.text);
     int ok = 1;
     for (size_t i = 0; i < few[k]; i++) ok &= isfinite(y[i]) && fabsf(y[i]) < 2.0f;
     CHECK(ok, "codec of %zu samples: not finite", few[k]);
+    CHECK(few_rates[k] < 96000 || y[0] == 0.3f, "codec of 1 sample at %d Hz (none at 48 kHz) changed it to %g",
+          few_rates[k], y[0]);
   }
   printf("  codec: 440 Hz at 3200 bps amplitude %.3f (of 0.5), %.3f of the energy, lag %d\n", amp, share, tone_lag);
+  /* the start-up probe: Ogg/Opus at an Opus rate works, at one Opus does not take it is refused by name */
+  CHECK(cls_codec_probe(16000, &err) == CLS_OK, "probe at 16 kHz: %s", err.text);
+  cls_error_clear(&err);
+  CHECK(cls_codec_probe(44100, &err) == CLS_ERR_IO, "a probe at 44.1 kHz (no Opus rate) passed");
+  CHECK_CONTAINS(err.text, "codec: libsndfile cannot start an Ogg/Opus encoder at 44100 Hz");
+  const cls_augmentation codec = parse_ok("codec[bitrate=6000]");
+  CHECK(cls_augment_check_supported(&codec, &err) == CLS_OK, "codec not supported: %s", err.text);
+}
+
+/* What libsndfile really encodes at a compression level cls_codec_level gives: ~3 s of noise-like audio
+   written as Ogg/Opus; the file within 0.5 .. 2 times bitrate x seconds / 8 bytes (Ogg's pages included). */
+static void test_codec_bitrate(void) {
+  if (!data_files_open("augment-bitrate")) return;
+  enum { RATE = 16000, N = 3 * RATE };
+  static float x[N];
+  uint32_t r = 12345;
+  for (int i = 0; i < N; i++) {
+    r = r * 1664525u + 1013904223u;
+    x[i] = (float)(0.3 * sin(2 * PI * 440.0 * i / RATE) + 0.2 * ((double)(r >> 8) / 16777216.0 - 0.5));
+  }
+  const int bitrates[2] = {8000, 32000};
+  long bytes[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "b%d.opus", bitrates[k]);
+    const char *path = tmp_path(name);
+    SF_INFO info = {.samplerate = RATE, .channels = 1, .format = SF_FORMAT_OGG | SF_FORMAT_OPUS};
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f) continue;
+    remember(path);
+    double level = cls_codec_level(bitrates[k]);
+    CHECK(sf_command(f, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level) == SF_TRUE, "level for %d bps", bitrates[k]);
+    CHECK(sf_writef_float(f, x, N) == N && sf_close(f) == 0, "writing %s", path);
+    FILE *in = fopen(path, "rb");
+    if (in && fseek(in, 0, SEEK_END) == 0) bytes[k] = ftell(in);
+    if (in) fclose(in);
+    const double want = bitrates[k] * 3.0 / 8.0;
+    CHECK(bytes[k] > 0.5 * want && bytes[k] < 2.0 * want, "%d bps for 3 s: %ld bytes, not within 0.5 .. 2 x %.0f",
+          bitrates[k], bytes[k], want);
+  }
+  data_files_close();
+  printf("  codec bitrate: 3 s at 8 and 32 kbps encode to %ld and %ld bytes (%.0f and %.0f bps)\n", bytes[0], bytes[1],
+         bytes[0] * 8 / 3.0, bytes[1] * 8 / 3.0);
 }
 
 int main(void) {
@@ -498,6 +596,7 @@ int main(void) {
   test_overlay();
   test_source();
   test_codec();
+  test_codec_bitrate();
   cls_safetensors_free(fx);
   return check_finish("test_augment_signal");
 }

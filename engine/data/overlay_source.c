@@ -42,13 +42,13 @@ cls_status cls_overlay_source_check(const char *csv, cls_error *err) {
   return st;
 }
 
-/* Appends a's samples to the pool as one more clip. */
-static cls_status append(cls_audio_pool *pool, const cls_audio *a, size_t *cap, cls_error *err) {
+/* Appends a's samples to the pool of `csv`'s audio as one more clip. */
+static cls_status append(const char *csv, cls_audio_pool *pool, const cls_audio *a, size_t *cap, cls_error *err) {
   if (pool->n_samples + a->n_samples > *cap) {
     size_t c = *cap ? *cap : 1 << 16;
     while (c < pool->n_samples + a->n_samples) c *= 2;
     float *s = realloc(pool->samples, c * sizeof *s);
-    if (!s) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu samples", c);
+    if (!s) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of host memory for %zu samples", csv, c);
     pool->samples = s;
     *cap = c;
   }
@@ -79,11 +79,15 @@ cls_status cls_overlay_source_load(const char *csv, int rate, cls_audio_pool *po
     cls_error why;
     if (cls_audio_read(paths[i], rate, &a, &why) != CLS_OK) {
       if (first.status == CLS_OK) first = why;
-      info->unreadable++;
+      if (!info->unreadable++) snprintf(info->first_unreadable, sizeof info->first_unreadable, "%.*s",
+                                        (int)sizeof info->first_unreadable - 1, why.text);
       continue;
     }
-    if (a.n_samples > 0) st = append(pool, &a, &cap, err);
-    else info->unreadable++;
+    if (a.n_samples > 0) {
+      st = append(csv, pool, &a, &cap, err);
+    } else if (!info->unreadable++) {
+      snprintf(info->first_unreadable, sizeof info->first_unreadable, "%s: no samples", paths[i]);
+    }
     cls_audio_free(&a);
   }
   if (st == CLS_OK && pool->n_clips == 0)

@@ -12,6 +12,7 @@
 typedef struct cls_overlay_source_info {
   int rows;       /* the CSV's rows */
   int unreadable; /* rows whose audio could not be decoded (or had no samples): left out */
+  char first_unreadable[512]; /* the first of them and why ("" when none), cut short when longer */
 } cls_overlay_source_info;
 
 /* Decodes every row's audio of `csv` at `rate` Hz (cls_audio_read: mono, resampled) into *pool, in CSV

@@ -1,5 +1,6 @@
 /* --augment's specifications (see clspeech/features.h): DeepSpeech 0.9.3's grammar and parameter
- * table, the checks of the values, and which augmentations training runs. Host-only, base alone. */
+ * table, the checks of the values, and which augmentations training runs. Host-only: base, and features/augment_codec.h to probe
+ * libsndfile for codec. */
 #include "clspeech/features.h"
 
 #include <ctype.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "features/augment_codec.h"
 
 /* What a parameter's range must keep to (its start and end; the radius is never negative). */
 enum rule { ANY, NONNEG, POSITIVE, UNIT };
@@ -281,6 +284,10 @@ cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err
     case CLS_AUGMENT_ADD:
     case CLS_AUGMENT_MULTIPLY: ok = a->domain == CLS_AUGMENT_FEATURES || a->domain == CLS_AUGMENT_SIGNAL; break;
     default: break;
+  }
+  if (ok && a->kind == CLS_AUGMENT_CODEC) { /* found now, not at the first augmented batch */
+    cls_error why;
+    if (cls_codec_probe(16000, &why) != CLS_OK) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s", why.text);
   }
   if (ok) return CLS_OK;
   if (kinds[a->kind].has_domain)

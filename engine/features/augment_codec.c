@@ -67,9 +67,13 @@ double cls_codec_level(int bitrate) {
   return 1.0 - ((double)bitrate - 6000.0 + 0.5) / 250000.0;
 }
 
-/* y[m] at an Opus rate through the codec, in place (zero-filled past the decoded end). */
+/* y[m] at an Opus rate through the codec, in place (zero-filled past the decoded end); no samples: nothing
+   to encode (libsndfile cannot reopen an Ogg/Opus stream of no frames). libsndfile's reason for a failed
+   open is process-wide state another loader thread may be writing (sf_strerror(NULL)): fixed text then;
+   a handle's own errors come by number (sf_error_number's fixed strings). */
 static cls_status round_trip(float *y, size_t m, int rate, void *user, cls_error *err) {
   const int bitrate = *(const int *)user;
+  if (m == 0) return CLS_OK;
   SF_VIRTUAL_IO io = {mem_length, mem_seek, mem_read, mem_write, mem_tell};
   memfile f = {NULL, 0, 0, 0};
   SF_INFO info = {.samplerate = rate, .channels = 1, .format = SF_FORMAT_OGG | SF_FORMAT_OPUS};
@@ -77,13 +81,20 @@ static cls_status round_trip(float *y, size_t m, int rate, void *user, cls_error
   SNDFILE *w = sf_open_virtual(&io, SFM_WRITE, &info, &f);
   double level = cls_codec_level(bitrate);
   if (!w) {
-    st = cls_error_set(err, CLS_ERR_IO, "codec: cannot start an Ogg/Opus encoder at %d Hz: %s", rate, sf_strerror(NULL));
+    st = cls_error_set(err, CLS_ERR_IO,
+                       "codec: libsndfile cannot start an Ogg/Opus encoder at %d Hz (built without Opus, or out of "
+                       "memory)",
+                       rate);
   } else {
     if (sf_command(w, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level) != SF_TRUE)
       st = cls_error_set(err, CLS_ERR_IO, "codec: libsndfile refused the Opus bitrate %d bps", bitrate);
     if (st == CLS_OK && sf_writef_float(w, y, (sf_count_t)m) != (sf_count_t)m)
-      st = cls_error_set(err, CLS_ERR_IO, "codec: Opus encoding at %d Hz failed: %s", rate, sf_strerror(w));
-    sf_close(w);
+      st = cls_error_set(err, CLS_ERR_IO, "codec: Opus encoding at %d Hz failed: %s", rate,
+                         sf_error_number(sf_error(w)));
+    const int closed = sf_close(w); /* flushes the last Ogg pages */
+    if (st == CLS_OK && closed != 0)
+      st = cls_error_set(err, CLS_ERR_IO, "codec: finishing the Opus stream at %d Hz failed: %s", rate,
+                         sf_error_number(closed));
   }
   size_t got = 0;
   if (st == CLS_OK) {
@@ -91,7 +102,8 @@ static cls_status round_trip(float *y, size_t m, int rate, void *user, cls_error
     SF_INFO back = {0};
     SNDFILE *r = sf_open_virtual(&io, SFM_READ, &back, &f);
     if (!r) {
-      st = cls_error_set(err, CLS_ERR_IO, "codec: cannot decode the Ogg/Opus stream: %s", sf_strerror(NULL));
+      st = cls_error_set(err, CLS_ERR_IO, "codec: libsndfile cannot decode the Ogg/Opus stream it wrote (%lld bytes)",
+                         (long long)f.len);
     } else {
       const sf_count_t n = back.channels == 1 ? sf_readf_float(r, y, (sf_count_t)m) : -1;
       if (n < 0) st = cls_error_set(err, CLS_ERR_IO, "codec: decoding gave %d channels, not 1", back.channels);
@@ -106,4 +118,11 @@ static cls_status round_trip(float *y, size_t m, int rate, void *user, cls_error
 
 cls_status cls_augment_codec(float *x, size_t n, int rate, int bitrate, cls_error *err) {
   return cls_augment_through_rate(x, n, rate, cls_codec_rate(rate), round_trip, &bitrate, err);
+}
+
+cls_status cls_codec_probe(int rate, cls_error *err) {
+  float y[160] = {0}; /* 10 ms at 16 kHz: one short Opus frame */
+  int bitrate = 16000;
+  for (int i = 0; i < 160; i++) y[i] = (float)((i % 16) - 8) / 32.0f;
+  return round_trip(y, 160, rate, &bitrate, err);
 }

@@ -24,7 +24,13 @@ double cls_codec_level(int bitrate);
 /* x[n] at `rate` Hz encoded to Ogg/Opus at `bitrate` bps and decoded back, in place, mono: at
  * cls_codec_rate(rate) (libsamplerate's round trip through augment_sample.h's wrapper where it is not
  * `rate`), kept at exactly n samples with no lag (libsndfile's decoder drops the encoder's pre-skip;
- * a shorter decode is zero-filled). CLS_ERR_OUT_OF_MEMORY, or CLS_ERR_IO with libsndfile's reason. */
+ * a shorter decode is zero-filled; audio too short to leave a sample at that rate is kept as it is).
+ * CLS_ERR_OUT_OF_MEMORY, or CLS_ERR_IO with libsndfile's reason. */
 cls_status cls_augment_codec(float *x, size_t n, int rate, int bitrate, cls_error *err);
+
+/* Whether this libsndfile encodes and decodes Ogg/Opus at `rate` Hz (an Opus rate): a round trip of 160
+ * samples in memory, about a millisecond. CLS_ERR_IO with the reason when not (a libsndfile built
+ * without Opus; a rate Opus does not take). */
+cls_status cls_codec_probe(int rate, cls_error *err);
 
 #endif

@@ -51,7 +51,7 @@ static int masks(const cls_augment_context *c, uint32_t utterance, int aug, doub
 
 int cls_augment_utterance(const cls_augment_context *c, uint32_t utterance, double clock, int n_frames,
                           cls_augment_op *ops) {
-  clock = clock < 0 ? 0 : clock > 1 ? 1 : clock;
+  clock = cls_augment_clock(clock);
   int n = 0;
   for (int pass = 0; pass < 2; pass++) { /* spectrogram, then features */
     const cls_augment_domain want = pass == 0 ? CLS_AUGMENT_SPECTROGRAM : CLS_AUGMENT_FEATURES;

@@ -15,15 +15,16 @@ void cls_audio_pool_clear(cls_audio_pool *pool) {
   memset(pool, 0, sizeof *pool);
 }
 
-static double peak_dbfs(const double *v, size_t n) {
-  double peak = 0;
-  for (size_t i = 0; i < n; i++) peak = fmax(peak, fabs(v[i]));
-  return cls_audio_peak_dbfs(peak);
-}
-
 cls_status cls_augment_overlay(float *x, size_t n, const cls_audio_pool *pool, double snr_db, int layers,
                                const int *first_clip, const size_t *first_offset, cls_error *err) {
   if (n == 0 || layers <= 0 || pool->n_clips <= 0) layers = 0;
+  for (int l = 0; l < layers; l++) { /* a start outside the pool would read past its samples */
+    const int c = first_clip[l];
+    if (c < 0 || c >= pool->n_clips || first_offset[l] >= pool->clip_start[c + 1] - pool->clip_start[c])
+      return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                           "overlay: layer %d starts at sample %zu of clip %d, outside the pool's %d clips", l,
+                           first_offset[l], c, pool->n_clips);
+  }
   double *mix = calloc(n ? n : 1, sizeof *mix);
   if (!mix) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "overlay: out of host memory for %zu samples", n);
   for (int l = 0; l < layers; l++) {
@@ -38,13 +39,9 @@ cls_status cls_augment_overlay(float *x, size_t n, const cls_audio_pool *pool, d
     }
   }
   const double orig = cls_audio_max_dbfs(x, n);
-  const double gain = fmin(1e300, pow(10.0, (orig - peak_dbfs(mix, n) - snr_db) / 20.0));
+  const double gain = fmin(1e300, pow(10.0, (orig - cls_audio_max_dbfs_double(mix, n) - snr_db) / 20.0));
   for (size_t i = 0; i < n; i++) mix[i] = (double)x[i] + mix[i] * gain;
-  const double back = pow(10.0, (orig - peak_dbfs(mix, n)) / 20.0);
-  for (size_t i = 0; i < n; i++) {
-    const double v = mix[i] * back;
-    x[i] = (float)(v > 1.0 ? 1.0 : v < -1.0 ? -1.0 : v);
-  }
+  cls_audio_normalize(mix, n, orig, x);
   free(mix);
   return CLS_OK;
 }

@@ -29,8 +29,9 @@ void cls_audio_pool_clear(cls_audio_pool *pool);
  * n samples, from sample first_offset[L] of clip first_clip[L] on, the next clip after the last (the
  * last wrapping to the first); the layers add up. Then, as DeepSpeech, in double: the overlay scaled to
  * max_dbfs(x) - max_dbfs(overlay) - snr_db dB (at most 10^300), added to x, and the sum scaled back to
- * x's former peak level and clipped to [-1, 1] (normalize_audio). CLS_ERR_OUT_OF_MEMORY when its scratch
- * cannot be had. */
+ * x's former peak level and clipped to [-1, 1] (normalize_audio). CLS_ERR_INVALID_ARGUMENT, x untouched,
+ * when a layer starts outside the pool (first_clip[L] not a clip, first_offset[L] not below its length);
+ * CLS_ERR_OUT_OF_MEMORY when its scratch cannot be had. */
 cls_status cls_augment_overlay(float *x, size_t n, const cls_audio_pool *pool, double snr_db, int layers,
                                const int *first_clip, const size_t *first_offset, cls_error *err);
 

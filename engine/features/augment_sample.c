@@ -71,7 +71,7 @@ static int draw_one(const cls_augmentation *a, int j, uint32_t seed, uint32_t ep
 
 int cls_augment_sample_draw(const cls_augmentation *augs, int n_augs, uint32_t seed, uint32_t epoch,
                             uint32_t utterance, double clock, cls_sample_op *ops) {
-  clock = clock < 0 ? 0 : clock > 1 ? 1 : clock;
+  clock = cls_augment_clock(clock);
   int n = 0;
   for (int j = 0; j < n_augs; j++) n += draw_one(&augs[j], j, seed, epoch, utterance, clock, &ops[n]);
   return n;
@@ -83,6 +83,20 @@ double cls_audio_max_dbfs(const float *x, size_t n) {
   double peak = 0;
   for (size_t i = 0; i < n; i++) peak = fmax(peak, fabs((double)x[i]));
   return cls_audio_peak_dbfs(peak);
+}
+
+double cls_audio_max_dbfs_double(const double *v, size_t n) {
+  double peak = 0;
+  for (size_t i = 0; i < n; i++) peak = fmax(peak, fabs(v[i]));
+  return cls_audio_peak_dbfs(peak);
+}
+
+void cls_audio_normalize(const double *v, size_t n, double dbfs, float *x) {
+  const double gain = pow(10.0, (dbfs - cls_audio_max_dbfs_double(v, n)) / 20.0);
+  for (size_t i = 0; i < n; i++) {
+    const double s = v[i] * gain;
+    x[i] = (float)(s > 1.0 ? 1.0 : s < -1.0 ? -1.0 : s);
+  }
 }
 
 static float clip(float v) { return v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v; }
@@ -114,13 +128,7 @@ cls_status cls_augment_reverb(float *x, size_t n, int rate, double delay_ms, dou
       sum[i] += layer[i];
     }
   }
-  double peak = 0;
-  for (size_t i = 0; i < n; i++) peak = fmax(peak, fabs(sum[i]));
-  const double gain = pow(10.0, (orig - cls_audio_peak_dbfs(peak)) / 20.0);
-  for (size_t i = 0; i < n; i++) {
-    const double v = sum[i] * gain;
-    x[i] = (float)(v > 1.0 ? 1.0 : v < -1.0 ? -1.0 : v);
-  }
+  cls_audio_normalize(sum, n, orig, x);
   free(sum);
   free(layer);
   return CLS_OK;
@@ -151,9 +159,10 @@ cls_status cls_augment_through_rate(float *x, size_t n, int rate, int via, cls_r
   }
   size_t got = 0;
   cls_status st = cls_augment_convert(x, n, rate, via, mid, mid_cap, &got, err);
-  if (st == CLS_OK && step) st = step(mid, got, via, user, err);
-  if (st == CLS_OK) st = cls_augment_convert(mid, got, via, rate, back, out_cap, &got, err);
-  if (st == CLS_OK) {
+  const int empty = st == CLS_OK && got == 0; /* too short to leave a sample at `via`: x kept as it is */
+  if (st == CLS_OK && !empty && step) st = step(mid, got, via, user, err);
+  if (st == CLS_OK && !empty) st = cls_augment_convert(mid, got, via, rate, back, out_cap, &got, err);
+  if (st == CLS_OK && !empty) {
     const size_t keep = got < n ? got : n;
     memcpy(x, back, keep * sizeof *x);
     memset(x + keep, 0, (n - keep) * sizeof *x);
@@ -174,6 +183,10 @@ cls_status cls_augment_sample_apply(const cls_sample_op *op, const cls_audio_poo
   switch (op->kind) {
     case CLS_AUGMENT_OVERLAY:
       if (!source) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "overlay: its source audio is not loaded");
+      if (source->sample_rate != rate)
+        return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                             "overlay: its source audio is at %d Hz, the utterance at %d Hz (decode both at one rate)",
+                             source->sample_rate, rate);
       return cls_augment_overlay_drawn(x, n, source, op->v[0], (int)op->v[1], seed, epoch, utterance, op->aug, err);
     case CLS_AUGMENT_CODEC: return cls_augment_codec(x, n, rate, (int)op->v[0], err);
     case CLS_AUGMENT_VOLUME: cls_augment_volume(x, n, op->v[0]); return CLS_OK;
@@ -187,7 +200,7 @@ cls_status cls_augment_sample_apply(const cls_sample_op *op, const cls_audio_poo
 cls_status cls_augment_samples(const cls_augmentation *augs, int n_augs, const cls_audio_pool *const *sources,
                                uint32_t seed, uint32_t epoch, uint32_t utterance, double clock, float *x, size_t n,
                                int rate, cls_error *err) {
-  clock = clock < 0 ? 0 : clock > 1 ? 1 : clock;
+  clock = cls_augment_clock(clock);
   for (int j = 0; j < n_augs; j++) {
     cls_sample_op op;
     if (!draw_one(&augs[j], j, seed, epoch, utterance, clock, &op)) continue;

@@ -13,6 +13,9 @@
 
 #include "clspeech/features.h"
 
+/* Training's clock (0 at the start, 1 at the end) clamped to [0, 1], as every pick takes it. */
+static inline double cls_augment_clock(double clock) { return clock < 0 ? 0 : clock > 1 ? 1 : clock; }
+
 /* Draw `k` of an utterance's augmentation `aug` (kernels/augment_draw.h's CLS_AUGMENT_PICK block
  * k, word 0): uniform in [0, 1) with 32 random bits. Draw 0 decides whether the augmentation is
  * applied (< p); draw 1 + i picks its parameter i (the masks use more, augment_ops.c). */
@@ -57,8 +60,13 @@ int cls_augment_sample_draw(const cls_augmentation *augs, int n_augs, uint32_t s
 
 /* DeepSpeech's peak level, 20 log10(max(1e-16, max |x|)) + 3.0103 dBFS (a full-scale sine is 0). */
 double cls_audio_max_dbfs(const float *x, size_t n);
-/* The same level of a peak (max |x|) already found. */
+/* The same level of a peak (max |x|) already found, and of a double buffer. */
 double cls_audio_peak_dbfs(double peak);
+double cls_audio_max_dbfs_double(const double *v, size_t n);
+
+/* DeepSpeech's normalize_audio after a mix in double (overlay, reverb): v[n] scaled, in double, so that
+ * its peak level is `dbfs`, clipped to [-1, 1] and stored into x[n] as float. */
+void cls_audio_normalize(const double *v, size_t n, double dbfs, float *x);
 
 /* volume: x scaled (in float) so that its peak level is `dbfs`, then clipped to [-1, 1]; a gain beyond
  * float's range is FLT_MAX (so silence stays silence, never NaN). */
@@ -81,14 +89,15 @@ cls_status cls_augment_convert(const float *in, size_t n_in, int from_rate, int 
 
 /* x[n] at `rate` converted to `via` Hz (cls_augment_convert), passed through `step` there in place (NULL:
  * nothing), converted back and kept at n samples (the end cut off or zero-filled); via == rate: `step`
- * on x itself. The resample and codec augmentations' round trip. */
+ * on x itself. Audio so short that the conversion leaves no sample at `via` (1 sample halved) is kept as
+ * it is, `step` not called. The resample and codec augmentations' round trip. */
 typedef cls_status (*cls_rate_step)(float *y, size_t m, int rate, void *user, cls_error *err);
 cls_status cls_augment_through_rate(float *x, size_t n, int rate, int via, cls_rate_step step, void *user,
                                    cls_error *err);
 
 /* Applies one drawn operation to x[n] at `rate` Hz, in place; an overlay mixes in `source` (its
- * augmentation's decoded audio; NULL: CLS_ERR_INVALID_ARGUMENT) from the layer starts utterance
- * `utterance` draws. */
+ * augmentation's decoded audio; NULL, or at another sample rate than `rate`: CLS_ERR_INVALID_ARGUMENT
+ * naming both rates) from the layer starts utterance `utterance` draws. */
 cls_status cls_augment_sample_apply(const cls_sample_op *op, const cls_audio_pool *source, uint32_t seed,
                                     uint32_t epoch, uint32_t utterance, float *x, size_t n, int rate, cls_error *err);
 

@@ -22,6 +22,12 @@ cls_status cls_augment_sources_load(cls_engine *e, const cls_augmentation *augs,
   }
   for (int j = 0; j < n; j++) {
     if (augs[j].kind != CLS_AUGMENT_OVERLAY) continue;
+    int same = 0; /* an earlier overlay of the same source: its pool shared, not decoded twice */
+    while (same < j && (augs[same].kind != CLS_AUGMENT_OVERLAY || strcmp(augs[same].source, augs[j].source))) same++;
+    if (same < j) {
+      out->by_aug[j] = out->by_aug[same];
+      continue;
+    }
     cls_overlay_source_info info;
     cls_error err;
     cls_status st = cls_overlay_source_load(augs[j].source, rate, &out->pools[j], &info, &err);
@@ -32,10 +38,12 @@ cls_status cls_augment_sources_load(cls_engine *e, const cls_augmentation *augs,
     const cls_audio_pool *p = &out->pools[j];
     out->by_aug[j] = p;
     cls_log(e, CLS_LOG_NOTICE,
-            "--augment overlay: source %s: %d clip%s, %.1f s at %d Hz (%.1f MiB in memory)%s", augs[j].source,
+            "--augment overlay: source %s: %d clip%s, %.1f s at %d Hz (%.1f MiB in memory)", augs[j].source,
             p->n_clips, p->n_clips == 1 ? "" : "s", (double)p->n_samples / rate, rate,
-            (double)p->n_samples * sizeof(float) / 1048576.0,
-            info.unreadable ? " (some rows unreadable, left out)" : "");
+            (double)p->n_samples * sizeof(float) / 1048576.0);
+    if (info.unreadable)
+      cls_log(e, CLS_LOG_WARNING, "--augment overlay: source %s: %d of its %d rows unreadable, left out (the first: %s)",
+              augs[j].source, info.unreadable, info.rows, info.first_unreadable);
   }
   return CLS_OK;
 }

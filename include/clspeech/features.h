@@ -255,7 +255,8 @@ int cls_augment_param_integer(cls_augment_kind kind, int i);
  * in the signal domain, time_mask, dropout, add and multiply; the device feature path runs
  * frequency_mask, time_mask in the spectrogram domain, dropout in the spectrogram and features domains,
  * add and multiply in the features domain); CLS_ERR_INVALID_ARGUMENT with `err` saying what is not
- * implemented yet otherwise. An overlay's source is not looked at here (cls_overlay_source_check). */
+ * implemented yet otherwise, and for codec when libsndfile cannot encode Ogg/Opus (a tiny round trip in
+ * memory). An overlay's source is not looked at here (cls_overlay_source_check). */
 cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err);
 
 #ifdef __cplusplus
