@@ -33,6 +33,7 @@ typedef struct cls_loader_options {
   const cls_augmentation *augs;
   int n_augs;
   uint32_t seed;
+  int max_frames; /* a tower's frames per utterance: tempo's cap (features/augment_tempo.h; 0: none) */
 } cls_loader_options;
 
 typedef struct cls_host_batch {

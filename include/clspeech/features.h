@@ -249,9 +249,10 @@ cls_status cls_augment_parse(const char *spec, cls_augmentation *out, cls_error 
  * overlay's "source" is not among them). */
 const char *cls_augment_kind_name(cls_augment_kind kind);
 const char *cls_augment_param_name(cls_augment_kind kind, int i);
-/* Whether training runs this augmentation (the device feature path runs frequency_mask, time_mask in
- * the spectrogram domain, dropout in the spectrogram and features domains, add and multiply in the
- * features domain); CLS_ERR_INVALID_ARGUMENT with `err` saying what is not implemented yet otherwise. */
+/* Whether training runs this augmentation (the device feature path runs pitch, tempo, warp,
+ * frequency_mask, and time_mask, dropout, add and multiply in the spectrogram and features domains);
+ * CLS_ERR_INVALID_ARGUMENT with `err` saying what is not implemented yet otherwise, or that a pitch or
+ * tempo range can pick values at or below 0. */
 cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err);
 
 #ifdef __cplusplus

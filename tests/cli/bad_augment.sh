@@ -47,12 +47,18 @@ check 'volume: unknown parameter "gain"' --augment 'volume[gain=3]'
 check 'reverb: parameter "delay" given twice' --augment 'reverb[delay=1,delay=2]'
 check 'volume: p must be in [0, 1], not 1.01' --augment 'volume[p=1.01]'
 check 'volume: dbfs="-1e308~1e308": the range with its radius overflows' --augment 'volume[dbfs=-1e308~1e308]'
-for name in codec pitch tempo warp; do check "$name is not implemented yet" --augment "$name"; done
-check 'time_mask in the features domain is not implemented yet' --augment 'time_mask[domain=features]'
-check 'add in the spectrogram domain is not implemented yet' --augment 'add[domain=spectrogram]'
+for name in codec; do check "$name is not implemented yet" --augment "$name"; done
+check 'pitch: pitch="0": pitch must be positive' --augment 'pitch[pitch=0]'
+check 'tempo: factor="-1": factor must be positive' --augment 'tempo[factor=-1]'
+check 'pitch: pitch=1:1~1 can pick values at or below 0' --augment 'pitch[pitch=1~1]'
+check 'tempo: factor=0.5:2~0.75 can pick values at or below 0' --augment 'tempo[factor=0.5:2~0.75]'
+check 'tempo: max_time="1~2" is not a number' --augment 'tempo[max_time=1~2]'
+check 'warp: nt="-1": nt must not be negative' --augment 'warp[nt=-1]'
+check 'warp: wf="-0.1": wf must not be negative' --augment 'warp[wf=-0.1]'
+check 'warp: nf="1001": at most 1000 per utterance' --augment 'warp[nf=1001]'
 check 'dropout in the signal domain is not implemented yet' --augment 'dropout[domain=signal]'
 # a good one before a bad one: the bad one is still found, by its place
-check '--augment "pitch": pitch is not implemented yet' --augment frequency_mask --augment pitch
+check '--augment "tempo[factor=0]": tempo: factor="0": factor must be positive' --augment frequency_mask --augment 'tempo[factor=0]'
 check '--augment runs in the device feature path: not with --features_device host' --augment add --features_device host
 check 'not with --features_device host (which --feature_cache implies)' --augment add --feature_cache "${TMPDIR:-/tmp}/bad-augment-cache-$$"
 echo "bad_augment: $passed passed, $failed failed"

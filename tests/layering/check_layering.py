@@ -54,7 +54,7 @@ PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h"
           "onnx.h": "model", "package.h": "model", "stt.h": "stt"}
 
 FEATURES_HOST = {"audio.c", "audio.h", "mfcc_host.c", "mfcc_host.h", "feature_cache.c", "feature_cache.h", "augment.c",
-                 "augment_sample.c", "augment_sample.h"}
+                 "augment_sample.c", "augment_sample.h", "augment_tempo.c", "augment_tempo.h"}
 
 # The training strategies sit above the crew of towers and below the loop: they may not include
 # the loop's own files.
