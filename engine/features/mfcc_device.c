@@ -1,7 +1,7 @@
 /* Device features (see mfcc_device.h): owns the plan's buffers, the clFFT plan (baked once, for a
  * chunk of frames, and run once per chunk the batch's frames fill), the three kernels of
  * kernels/mfcc.cl and, for training with --augment, the two of kernels/augment.cl with their per-batch
- * tables. */
+ * tables, the filterbank's power variant and the power path (augment_power.c) for resized batches. */
 #include "features/mfcc_device.h"
 
 #include <clFFT.h>
