@@ -59,12 +59,6 @@ CLS_AUGMENT_SPECTROGRAM(augment_spectrogram, float2)
 CLS_AUGMENT_SPECTROGRAM(augment_spectrogram_f64, double2)
 #endif
 
-/* The normal of a block's words 2k, 2k + 1 (augment_draw.h). */
-static float block_normal(cls_philox4 r, int k) {
-  const float u1 = CLS_AUGMENT_UNIT_OPEN(r.v[2 * k]), u2 = CLS_AUGMENT_UNIT(r.v[2 * k + 1]);
-  return sqrt(-2.0f * log(u1)) * cos(6.28318530717958647692f * u2);
-}
-
 /* feats [n_frames, n_coeff]: one work-item per 4 coefficients of a frame; a time mask's frames and
  * dropout multiply by 0, add adds value z, multiply multiplies by value z + 1. */
 __kernel void augment_features(const int n_frames, const int n_coeff, __global float *feats, CLS_AUGMENT_TABLES) {
@@ -91,7 +85,7 @@ __kernel void augment_features(const int n_frames, const int n_coeff, __global f
       for (int h = 0; h < 2; h++) {
         const cls_philox4 r = cls_augment_normal_block(seed, epoch, u, (uint)op[4], t, (uint)(2 * g + h), (uint)n_coeff);
         for (int k = 0; k < 2; k++) {
-          const float noise = value * block_normal(r, k);
+          const float noise = value * cls_augment_block_normal(r, k);
           const int j = 2 * h + k;
           x[j] = op[0] == CLS_AUGOP_ADD ? x[j] + noise : x[j] * (noise + 1.0f);
         }

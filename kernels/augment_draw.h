@@ -43,6 +43,14 @@ static inline cls_philox4 cls_augment_normal_block(cls_u32 seed, cls_u32 epoch, 
 #define CLS_AUGMENT_UNIT(word) ((float)((word) >> 8) * (1.0f / 16777216.0f))
 #define CLS_AUGMENT_UNIT_OPEN(word) ((float)(((word) >> 8) + 1u) * (1.0f / 16777216.0f))
 
+#ifdef __OPENCL_VERSION__
+/* The normal of a block's words 2k, 2k + 1 (Box-Muller as above), in OpenCL C's float arithmetic. */
+static inline float cls_augment_block_normal(cls_philox4 r, int k) {
+  const float u1 = CLS_AUGMENT_UNIT_OPEN(r.v[2 * k]), u2 = CLS_AUGMENT_UNIT(r.v[2 * k + 1]);
+  return sqrt(-2.0f * log(u1)) * cos(6.28318530717958647692f * u2);
+}
+#endif
+
 /* The kinds of an utterance's device operations (cls_augment_op in engine/features/augment.h). */
 #define CLS_AUGOP_FREQUENCY_MASK 1 /* spectrogram bins [lo, hi) of every frame to 0 */
 #define CLS_AUGOP_TIME_MASK 2      /* frames [lo, hi) to 0 (domain: `domain`) */

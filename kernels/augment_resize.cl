@@ -45,12 +45,6 @@ CLS_AUGMENT_POWER(augment_power, float2)
 CLS_AUGMENT_POWER(augment_power_f64, double2)
 #endif
 
-/* The normal of a block's words 2k, 2k + 1 (augment_draw.h). */
-static float power_normal(cls_philox4 r, int k) {
-  const float u1 = CLS_AUGMENT_UNIT_OPEN(r.v[2 * k]), u2 = CLS_AUGMENT_UNIT(r.v[2 * k + 1]);
-  return sqrt(-2.0f * log(u1)) * cos(6.28318530717958647692f * u2);
-}
-
 /* Stage `stage`'s masks, dropouts, adds and multiplies on the power, in the utterance's order: one
  * work-item per 4 bins of a row (the draws' layout of augment.cl). A power pushed below 0 by add or
  * multiply is 0 (DeepSpeech's would make NaN features). */
@@ -84,7 +78,7 @@ __kernel void augment_power_ops(const int stage, const int n_slots, const int n_
       for (int h = 0; h < 2; h++) {
         const cls_philox4 r = cls_augment_normal_block(seed, epoch, u, (uint)op[4], (uint)t, (uint)(2 * g + h), (uint)n_bins);
         for (int k = 0; k < 2; k++) {
-          const float noise = value * power_normal(r, k);
+          const float noise = value * cls_augment_block_normal(r, k);
           const int j = 2 * h + k;
           x[j] = fmax(kind == CLS_AUGOP_ADD ? x[j] + noise : x[j] * (noise + 1.0f), 0.0f);
         }
@@ -155,8 +149,8 @@ __kernel void augment_warp_grid(const int stage, const int grid_cap, __global fl
   float ft = 0.0f, ff = 0.0f;
   if (i >= 0 && i < nt && j >= 0 && j < nf) {
     const cls_philox4 r = cls_augment_block(seed, epoch, utt_index[b], (uint)op[4], CLS_AUGMENT_NORMAL, (uint)(i * nf + j));
-    ft = power_normal(r, 0) * as_float(op[5]);
-    ff = power_normal(r, 1) * as_float(op[7]);
+    ft = cls_augment_block_normal(r, 0) * as_float(op[5]);
+    ff = cls_augment_block_normal(r, 1) * as_float(op[7]);
   }
   grid[((size_t)b * grid_cap + p) * 2] = ft;
   grid[((size_t)b * grid_cap + p) * 2 + 1] = ff;

@@ -118,23 +118,18 @@ static void test_parse(void) {
     cls_error err;
     CHECK(cls_augment_check_supported(&a, &err) == CLS_OK, "%s refused: %s", runs[i], err.text);
   }
-  const char *refused[] = {"overlay[source=x]", "codec", "time_mask[domain=signal]", "dropout[domain=signal]",
-                           "multiply[domain=signal]"};
+  /* not implemented yet; pitch and tempo ranges that can pick 0 or less */
+  const struct { const char *spec, *why; } refused[] = {
+      {"overlay[source=x]", "not implemented yet"},         {"codec", "not implemented yet"},
+      {"time_mask[domain=signal]", "not implemented yet"},  {"dropout[domain=signal]", "not implemented yet"},
+      {"multiply[domain=signal]", "not implemented yet"},   {"pitch[pitch=1~1]", "can pick values at or below 0"},
+      {"tempo[factor=0.5~0.6]", "can pick values at or below 0"}, {"tempo[factor=2:0.1~0.2]", "can pick values at or below 0"}};
   for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
-    a = parse_ok(refused[i]);
+    a = parse_ok(refused[i].spec);
     cls_error err;
     cls_error_clear(&err);
-    CHECK(cls_augment_check_supported(&a, &err) == CLS_ERR_INVALID_ARGUMENT, "%s accepted", refused[i]);
-    CHECK_CONTAINS(err.text, "not implemented yet");
-  }
-  /* pitch and tempo ranges that can pick 0 or less */
-  const char *nonpositive[] = {"pitch[pitch=1~1]", "tempo[factor=0.5~0.6]", "tempo[factor=2:0.1~0.2]"};
-  for (size_t i = 0; i < sizeof nonpositive / sizeof *nonpositive; i++) {
-    a = parse_ok(nonpositive[i]);
-    cls_error err;
-    cls_error_clear(&err);
-    CHECK(cls_augment_check_supported(&a, &err) == CLS_ERR_INVALID_ARGUMENT, "%s accepted", nonpositive[i]);
-    CHECK_CONTAINS(err.text, "can pick values at or below 0");
+    CHECK(cls_augment_check_supported(&a, &err) == CLS_ERR_INVALID_ARGUMENT, "%s accepted", refused[i].spec);
+    CHECK_CONTAINS(err.text, refused[i].why);
   }
 }
 

@@ -158,6 +158,23 @@ static void stage_args(cls_augment_power *w, cls_kargs *ka, int batch, const cls
   cls_kargs_mem(ka, pb->ops);
 }
 
+/* Kernel k's first arguments for stage s over the slots: stage, slots, bins, the buffer it reads. */
+static cls_kargs stage_begin(cls_augment_power *w, cls_error *err, int k, int s, int n_slots, int n_bins, dbuf *src) {
+  cls_kargs ka = cls_kargs_begin(err, w->k[k], kernel_names[k]);
+  cls_kargs_int(&ka, s);
+  cls_kargs_int(&ka, n_slots);
+  cls_kargs_int(&ka, n_bins);
+  cls_kargs_mem(&ka, src->mem);
+  return ka;
+}
+
+/* The draws' key: each utterance's index in the epoch, the seed and the epoch. */
+static void draw_args(cls_kargs *ka, const cls_augment_power_batch *pb, const cls_augment_batch *aug) {
+  cls_kargs_mem(ka, pb->utt);
+  cls_kargs_uint(ka, (cl_uint)aug->seed);
+  cls_kargs_uint(ka, (cl_uint)aug->epoch);
+}
+
 cls_status cls_augment_power_run(cls_augment_power *w, cls_error *err, cl_command_queue q,
                                  const cls_augment_batch *aug, const cls_augment_power_batch *pb, cl_mem *power) {
   const int batch = pb->batch, n_bins = pb->n_bins;
@@ -230,14 +247,8 @@ cls_status cls_augment_power_run(cls_augment_power *w, cls_error *err, cl_comman
   dbuf *cur = &w->ping, *nxt = &w->pong;
   for (int s = 0; st == CLS_OK && s <= stages; s++) {
     if (stage_has(aug, batch, s, 0)) {
-      ka = cls_kargs_begin(err, w->k[K_OPS], kernel_names[K_OPS]);
-      cls_kargs_int(&ka, s);
-      cls_kargs_int(&ka, n_slots);
-      cls_kargs_int(&ka, n_bins);
-      cls_kargs_mem(&ka, cur->mem);
-      cls_kargs_mem(&ka, pb->utt);
-      cls_kargs_uint(&ka, (cl_uint)aug->seed);
-      cls_kargs_uint(&ka, (cl_uint)aug->epoch);
+      ka = stage_begin(w, err, K_OPS, s, n_slots, n_bins, cur);
+      draw_args(&ka, pb, aug);
       stage_args(w, &ka, batch, pb);
       st = launch(w, err, q, K_OPS, &ka, ((size_t)n_bins + 3) / 4, slots);
     }
@@ -247,17 +258,11 @@ cls_status cls_augment_power_run(cls_augment_power *w, cls_error *err, cl_comman
       cls_kargs_int(&ka, s);
       cls_kargs_int(&ka, grid_cap);
       cls_kargs_mem(&ka, w->grid.mem);
-      cls_kargs_mem(&ka, pb->utt);
-      cls_kargs_uint(&ka, (cl_uint)aug->seed);
-      cls_kargs_uint(&ka, (cl_uint)aug->epoch);
+      draw_args(&ka, pb, aug);
       stage_args(w, &ka, batch, pb);
       st = launch(w, err, q, K_GRID, &ka, (size_t)grid_cap, (size_t)batch);
       if (st == CLS_OK) {
-        ka = cls_kargs_begin(err, w->k[K_WARP], kernel_names[K_WARP]);
-        cls_kargs_int(&ka, s);
-        cls_kargs_int(&ka, n_slots);
-        cls_kargs_int(&ka, n_bins);
-        cls_kargs_mem(&ka, cur->mem);
+        ka = stage_begin(w, err, K_WARP, s, n_slots, n_bins, cur);
         cls_kargs_mem(&ka, nxt->mem);
         cls_kargs_int(&ka, grid_cap);
         cls_kargs_mem(&ka, w->grid.mem);
@@ -267,11 +272,7 @@ cls_status cls_augment_power_run(cls_augment_power *w, cls_error *err, cl_comman
       }
     }
     if (st == CLS_OK) {
-      ka = cls_kargs_begin(err, w->k[K_BILINEAR], kernel_names[K_BILINEAR]);
-      cls_kargs_int(&ka, s);
-      cls_kargs_int(&ka, n_slots);
-      cls_kargs_int(&ka, n_bins);
-      cls_kargs_mem(&ka, cur->mem);
+      ka = stage_begin(w, err, K_BILINEAR, s, n_slots, n_bins, cur);
       cls_kargs_mem(&ka, nxt->mem);
       stage_args(w, &ka, batch, pb);
       st = launch(w, err, q, K_BILINEAR, &ka, (size_t)n_bins, slots);
