@@ -176,10 +176,32 @@ static void warp_axis(float q, int size, int *lo, float *alpha) {
   *alpha = fmin(fmax(0.0f, q - fl), 1.0f);
 }
 
-/* Warp `stage`: the grid's flows resized to [T, n_bins] (resize_bicubic), then each output point the
- * bilinear gather at (t, bin) - flow (dense_image_warp); an utterance shorter than 2 frames is copied. */
+/* Warp `stage`, first half of resize_bicubic: the flows interpolated along time, for each frame t and
+ * control column k, rows [slots, cols_cap, 2] (TensorFlow interpolates the rows first, then along x). */
+__kernel void augment_warp_rows(const int stage, const int n_slots, const int cols_cap, __global float *rows,
+                                const int grid_cap, __global const float *grid, __global const float *coeffs,
+                                CLS_RESIZE_TABLES) {
+  const int kc = (int)get_global_id(0), s = (int)get_global_id(1);
+  if (kc >= 2 * cols_cap || s >= n_slots) return;
+  const int b = slot_utt[s], t = s - slot_base[b], T = frames_at[stage * batch + b];
+  if (t >= T || T < 2) return;
+  __global const int *op = resize_op(b, stage, op_first, ops);
+  if (!op || op[0] != CLS_AUGOP_WARP) return;
+  const int gh = op[2] + 2, gw = op[3] + 2, k = kc / 2, c = kc % 2;
+  if (k >= gw) return;
+  int yi[4];
+  float yw[4];
+  bicubic_axis(t, (float)gh / (float)T, gh, coeffs, yi, yw);
+  __global const float *g = grid + (size_t)b * grid_cap * 2;
+  rows[((size_t)s * cols_cap + k) * 2 + c] = g[(yi[0] * gw + k) * 2 + c] * yw[0] + g[(yi[1] * gw + k) * 2 + c] * yw[1] +
+                                             g[(yi[2] * gw + k) * 2 + c] * yw[2] + g[(yi[3] * gw + k) * 2 + c] * yw[3];
+}
+
+/* Warp `stage`: the flows' second half of resize_bicubic (along frequency, from augment_warp_rows), then
+ * each output point the bilinear gather at (t, bin) - flow (dense_image_warp); an utterance shorter than
+ * 2 frames is copied. */
 __kernel void augment_warp(const int stage, const int n_slots, const int n_bins, __global const float *src,
-                           __global float *dst, const int grid_cap, __global const float *grid,
+                           __global float *dst, const int cols_cap, __global const float *rows,
                            __global const float *coeffs, CLS_RESIZE_TABLES) {
   const int i = (int)get_global_id(0), s = (int)get_global_id(1);
   if (i >= n_bins || s >= n_slots) return;
@@ -192,21 +214,14 @@ __kernel void augment_warp(const int stage, const int n_slots, const int n_bins,
     dst[(size_t)s * n_bins + i] = in[(size_t)t * n_bins + i];
     return;
   }
-  const int gh = op[2] + 2, gw = op[3] + 2;
-  int yi[4], xi[4];
-  float yw[4], xw[4];
-  bicubic_axis(t, (float)gh / (float)T, gh, coeffs, yi, yw);
+  const int gw = op[3] + 2;
+  int xi[4];
+  float xw[4];
   bicubic_axis(i, (float)gw / (float)n_bins, gw, coeffs, xi, xw);
-  __global const float *g = grid + (size_t)b * grid_cap * 2;
+  __global const float *r = rows + (size_t)s * cols_cap * 2;
   float flow[2];
-  for (int c = 0; c < 2; c++) {
-    float col[4];
-    for (int k = 0; k < 4; k++) {
-      col[k] = g[(yi[0] * gw + xi[k]) * 2 + c] * yw[0] + g[(yi[1] * gw + xi[k]) * 2 + c] * yw[1] +
-               g[(yi[2] * gw + xi[k]) * 2 + c] * yw[2] + g[(yi[3] * gw + xi[k]) * 2 + c] * yw[3];
-    }
-    flow[c] = col[0] * xw[0] + col[1] * xw[1] + col[2] * xw[2] + col[3] * xw[3];
-  }
+  for (int c = 0; c < 2; c++)
+    flow[c] = r[xi[0] * 2 + c] * xw[0] + r[xi[1] * 2 + c] * xw[1] + r[xi[2] * 2 + c] * xw[2] + r[xi[3] * 2 + c] * xw[3];
   int y0, x0;
   float ay, ax;
   warp_axis((float)t - flow[0], T, &y0, &ay);

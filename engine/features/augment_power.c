@@ -14,9 +14,10 @@
 /* TensorFlow's resize_bicubic table: 1024 steps of Keys' cubic with a = -0.75 (legacy mode). */
 #define BICUBIC_STEPS 1024
 
-enum { K_POWER, K_OPS, K_BILINEAR, K_GRID, K_WARP, K_GATHER, K_COUNT };
-static const char *const kernel_names[K_COUNT] = {"augment_power",      "augment_power_ops", "augment_resize_bilinear",
-                                                  "augment_warp_grid", "augment_warp",      "augment_power_gather"};
+enum { K_POWER, K_OPS, K_BILINEAR, K_GRID, K_WARP_ROWS, K_WARP, K_GATHER, K_COUNT };
+static const char *const kernel_names[K_COUNT] = {
+    "augment_power",     "augment_power_ops", "augment_resize_bilinear", "augment_warp_grid",
+    "augment_warp_rows", "augment_warp",      "augment_power_gather"};
 
 /* A device buffer with its capacity in bytes. */
 typedef struct dbuf {
@@ -30,7 +31,7 @@ struct cls_augment_power {
   cl_context ctx;
   cl_kernel k[K_COUNT];
   cl_mem coeffs;
-  dbuf ping, pong, out, grid;
+  dbuf ping, pong, out, grid, rows;
   dbuf table[T_COUNT];
   int *stage;          /* host staging of the tables, kept until the queue finishes */
   size_t stage_cap;    /* ints */
@@ -69,8 +70,8 @@ void cls_augment_power_destroy(cls_augment_power *w) {
   if (!w) return;
   for (int i = 0; i < K_COUNT; i++)
     if (w->k[i]) clReleaseKernel(w->k[i]);
-  dbuf *bufs[] = {&w->ping, &w->pong, &w->out, &w->grid};
-  for (int i = 0; i < 4; i++)
+  dbuf *bufs[] = {&w->ping, &w->pong, &w->out, &w->grid, &w->rows};
+  for (int i = 0; i < 5; i++)
     if (bufs[i]->mem) clReleaseMemObject(bufs[i]->mem);
   for (int i = 0; i < T_COUNT; i++)
     if (w->table[i].mem) clReleaseMemObject(w->table[i].mem);
@@ -139,11 +140,14 @@ static cl_int ensure(cls_augment_power *w, dbuf *d, size_t bytes) {
   return err;
 }
 
-/* The launch of kernel k over (width, rows), its arguments in `ka`. */
+/* The launch of kernel k over (width, rows), its arguments in `ka`. The width is rounded up to a
+ * multiple of LAUNCH_ROUND (the kernels skip the work-items past it), so that the driver can pick a
+ * work-group of several items: 257 bins, a prime, would leave it groups of one. */
+#define LAUNCH_ROUND 16
 static cls_status launch(cls_augment_power *w, cls_error *err, cl_command_queue q, int k, cls_kargs *ka, size_t width,
                          size_t rows) {
   cls_status st = cls_kargs_end(ka);
-  size_t g[2] = {width, rows};
+  size_t g[2] = {(width + LAUNCH_ROUND - 1) / LAUNCH_ROUND * LAUNCH_ROUND, rows};
   if (st == CLS_OK && width && rows) st = cls_ops_launch_to(err, q, w->k[k], kernel_names[k], 2, g, NULL, NULL);
   return st;
 }
@@ -203,7 +207,7 @@ cls_status cls_augment_power_run(cls_augment_power *w, cls_error *err, cl_comman
   }
   int *at = w->stage, *slot_base = at + n_at, *slot_utt = slot_base + batch, *out_utt = slot_utt + slots;
   size_t next = 0;
-  int grid_cap = 0;
+  int grid_cap = 0, cols_cap = 0; /* the most control points, and columns, of a warp */
   for (int b = 0; b < batch; b++) {
     at[b] = pb->nf0[b];
     int most = at[b];
@@ -217,8 +221,9 @@ cls_status cls_augment_power_run(cls_augment_power *w, cls_error *err, cl_comman
     for (int f = 0; f < pb->out_nf[b]; f++) out_utt[pb->out_base[b] + f] = b;
     for (int i = aug->op_first[b]; i < aug->op_first[b + 1]; i++) {
       const cls_augment_op *op = &aug->ops[i];
-      if (op->domain == CLS_AUGOP_SPECTROGRAM && op->kind == CLS_AUGOP_WARP && (op->lo + 2) * (op->hi + 2) > grid_cap)
-        grid_cap = (op->lo + 2) * (op->hi + 2);
+      if (op->domain != CLS_AUGOP_SPECTROGRAM || op->kind != CLS_AUGOP_WARP) continue;
+      if ((op->lo + 2) * (op->hi + 2) > grid_cap) grid_cap = (op->lo + 2) * (op->hi + 2);
+      if (op->hi + 2 > cols_cap) cols_cap = op->hi + 2;
     }
   }
   const size_t row = (size_t)n_bins * sizeof(float), ib = sizeof(int);
@@ -226,6 +231,7 @@ cls_status cls_augment_power_run(cls_augment_power *w, cls_error *err, cl_comman
   if (ce == CL_SUCCESS) ce = ensure(w, &w->pong, (slots ? slots : 1) * row);
   if (ce == CL_SUCCESS) ce = ensure(w, &w->out, (pb->out_frames ? pb->out_frames : 1) * row);
   if (ce == CL_SUCCESS) ce = ensure(w, &w->grid, (size_t)(grid_cap ? grid_cap : 1) * batch * 2 * sizeof(float));
+  if (ce == CL_SUCCESS && cols_cap) ce = ensure(w, &w->rows, (slots ? slots : 1) * (size_t)cols_cap * 2 * sizeof(float));
   const int *src[T_COUNT] = {slot_utt, slot_base, at, pb->spectrum_base, out_utt, pb->out_base};
   const size_t count[T_COUNT] = {slots, (size_t)batch, n_at, (size_t)batch, pb->out_frames, (size_t)batch};
   for (int i = 0; ce == CL_SUCCESS && i < T_COUNT; i++) {
@@ -262,10 +268,22 @@ cls_status cls_augment_power_run(cls_augment_power *w, cls_error *err, cl_comman
       stage_args(w, &ka, batch, pb);
       st = launch(w, err, q, K_GRID, &ka, (size_t)grid_cap, (size_t)batch);
       if (st == CLS_OK) {
-        ka = stage_begin(w, err, K_WARP, s, n_slots, n_bins, cur);
-        cls_kargs_mem(&ka, nxt->mem);
+        ka = cls_kargs_begin(err, w->k[K_WARP_ROWS], kernel_names[K_WARP_ROWS]);
+        cls_kargs_int(&ka, s);
+        cls_kargs_int(&ka, n_slots);
+        cls_kargs_int(&ka, cols_cap);
+        cls_kargs_mem(&ka, w->rows.mem);
         cls_kargs_int(&ka, grid_cap);
         cls_kargs_mem(&ka, w->grid.mem);
+        cls_kargs_mem(&ka, w->coeffs);
+        stage_args(w, &ka, batch, pb);
+        st = launch(w, err, q, K_WARP_ROWS, &ka, 2 * (size_t)cols_cap, slots);
+      }
+      if (st == CLS_OK) {
+        ka = stage_begin(w, err, K_WARP, s, n_slots, n_bins, cur);
+        cls_kargs_mem(&ka, nxt->mem);
+        cls_kargs_int(&ka, cols_cap);
+        cls_kargs_mem(&ka, w->rows.mem);
         cls_kargs_mem(&ka, w->coeffs);
         stage_args(w, &ka, batch, pb);
         st = launch(w, err, q, K_WARP, &ka, (size_t)n_bins, slots);
