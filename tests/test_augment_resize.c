@@ -248,6 +248,60 @@ static void test_mfcc_identity(tst_env *env, int dev, const cls_mfcc_tables *t) 
   free(x[1]);
 }
 
+/* The host's draws against augment_resize_ref.py's (ints exact, values within 1e-6 relative), and the
+ * batch loader's count of the frames after the tempos. */
+static void test_draws_reference(const cls_safetensors *fx) {
+  char specs[1024];
+  snprintf(specs, sizeof specs, "%s", cls_safetensors_meta(fx, "draw_specs") ? cls_safetensors_meta(fx, "draw_specs") : "");
+  cls_augmentation augs[16];
+  int n_augs = 0;
+  for (char *save = NULL, *spec = strtok_r(specs, ";", &save); spec && n_augs < 16; spec = strtok_r(NULL, ";", &save))
+    augs[n_augs++] = parse_ok(spec);
+  CHECK_INT(n_augs, 7);
+  const cls_tensor_info *ci = cls_safetensors_find(fx, "draws.counts");
+  const int n_cases = ci ? (int)cls_tensor_elements(ci) : 0;
+  const int32_t *cases = tst_tensor(fx, "draws.cases", CLS_I32, (int64_t)n_cases * 4);
+  const double *clock = tst_tensor(fx, "draws.clock", CLS_F64, n_cases);
+  const int32_t *counts = tst_tensor(fx, "draws.counts", CLS_I32, n_cases);
+  const int32_t *want = tst_tensor(fx, "draws.ops", CLS_I32, -1);
+  const int32_t *want_frames = tst_tensor(fx, "draws.frames", CLS_I32, n_cases);
+  if (!n_cases || !cases || !clock || !counts || !want || !want_frames) return;
+  const uint32_t seed = (uint32_t)tst_meta_int(fx, "draw_seed"), epoch = (uint32_t)tst_meta_int(fx, "draw_epoch");
+  const int win_step = tst_meta_int(fx, "draw_win_step_ms");
+  cls_augment_op *ops = malloc((size_t)cls_augment_max_ops(augs, n_augs) * sizeof *ops);
+  int at = 0, bad = 0;
+  for (int k = 0; k < n_cases; k++) {
+    const int32_t *cs = cases + 4 * k;
+    const cls_augment_context c = {augs, n_augs, seed, epoch, tst_meta_int(fx, "draw_n_bins"), win_step, cs[3]};
+    int after = 0;
+    const int n = cls_augment_utterance(&c, (uint32_t)cs[0], clock[k], cs[1], cs[2], ops, &after);
+    CHECK(n == counts[k], "case %d: %d operations, the reference %d", k, n, counts[k]);
+    CHECK(after == want_frames[k], "case %d: %d frames after the tempos, the reference %d", k, after, want_frames[k]);
+    CHECK_INT(cls_augment_frames(augs, n_augs, seed, epoch, (uint32_t)cs[0], clock[k], cs[1], cs[2], cs[3], win_step),
+              want_frames[k]);
+    for (int i = 0; i < n && i < counts[k]; i++) {
+      const int32_t *w = want + (size_t)(at + i) * 8;
+      float value[2];
+      memcpy(value, &w[5], sizeof value[0]);
+      memcpy(value + 1, &w[7], sizeof value[1]);
+      const cls_augment_op *o = &ops[i];
+      if (o->kind != w[0] || o->domain != w[1] || o->lo != w[2] || o->hi != w[3] || o->aug != w[4] ||
+          o->stage != w[6] || fabsf(o->value - value[0]) > 1e-6f * fmaxf(1.0f, fabsf(value[0])) ||
+          fabsf(o->value2 - value[1]) > 1e-6f * fmaxf(1.0f, fabsf(value[1]))) {
+        if (bad++ < 5)
+          fprintf(stderr, "    case %d op %d: got %d %d [%d, %d) aug %d %.9g stage %d %.9g, reference %d %d [%d, %d) "
+                          "aug %d %.9g stage %d %.9g\n",
+                  k, i, o->kind, o->domain, o->lo, o->hi, o->aug, o->value, o->stage, o->value2, w[0], w[1], w[2], w[3],
+                  w[4], value[0], w[6], value[1]);
+      }
+    }
+    at += counts[k];
+  }
+  CHECK(bad == 0, "%d operations differ from augment_resize_ref.py's", bad);
+  printf("  draws: %d operations of %d utterances (stages, tempo frames) equal the reference's\n", at, n_cases);
+  free(ops);
+}
+
 /* Host draws: pitch's mean, tempo's frames, features time masks. */
 static void test_draws(void) {
   cls_augmentation augs[4] = {parse_ok("pitch"), parse_ok("tempo[factor=1~0.5,max_time=900]"),
@@ -307,6 +361,7 @@ static void test_draws(void) {
 int main(void) {
   test_draws();
   cls_safetensors *fx = tst_fixture("augment_resize.safetensors");
+  if (fx) test_draws_reference(fx);
   tst_env env;
   if (tst_open(&env)) {
     for (int i = 0; i < env.n_devices; i++) {
