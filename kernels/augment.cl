@@ -59,8 +59,8 @@ CLS_AUGMENT_SPECTROGRAM(augment_spectrogram, float2)
 CLS_AUGMENT_SPECTROGRAM(augment_spectrogram_f64, double2)
 #endif
 
-/* feats [n_frames, n_coeff]: one work-item per 4 coefficients of a frame; dropout multiplies by 0, add
- * adds value z, multiply multiplies by value z + 1. */
+/* feats [n_frames, n_coeff]: one work-item per 4 coefficients of a frame; a time mask's frames and
+ * dropout multiply by 0, add adds value z, multiply multiplies by value z + 1. */
 __kernel void augment_features(const int n_frames, const int n_coeff, __global float *feats, CLS_AUGMENT_TABLES) {
   const int g = (int)get_global_id(0), f = (int)get_global_id(1);
   if (4 * g >= n_coeff || f >= n_frames) return;
@@ -73,7 +73,10 @@ __kernel void augment_features(const int n_frames, const int n_coeff, __global f
     __global const int *op = ops + i * CLS_AUGOP_WORDS;
     if (op[1] != CLS_AUGOP_FEATURES) continue;
     const float value = as_float(op[5]);
-    if (op[0] == CLS_AUGOP_DROPOUT) {
+    if (op[0] == CLS_AUGOP_TIME_MASK) {
+      if ((int)t >= op[2] && (int)t < op[3])
+        for (int j = 0; j < 4; j++) x[j] = x[j] * 0.0f;
+    } else if (op[0] == CLS_AUGOP_DROPOUT) {
       const cls_philox4 r = cls_augment_uniform_block(seed, epoch, u, (uint)op[4], t, (uint)g, (uint)n_coeff);
       for (int j = 0; j < 4; j++)
         if (CLS_AUGMENT_UNIT(r.v[j]) < value) x[j] = x[j] * 0.0f;

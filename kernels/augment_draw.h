@@ -62,14 +62,21 @@ static inline float cls_augment_block_normal(cls_philox4 r, int k) {
 
 /* The kinds of an utterance's device operations (cls_augment_op in engine/features/augment.h). */
 #define CLS_AUGOP_FREQUENCY_MASK 1 /* spectrogram bins [lo, hi) of every frame to 0 */
-#define CLS_AUGOP_TIME_MASK 2      /* frames [lo, hi) to 0 (spectrogram) */
+#define CLS_AUGOP_TIME_MASK 2      /* frames [lo, hi) to 0 (domain: `domain`) */
 #define CLS_AUGOP_DROPOUT 3        /* each value to 0 with probability `value` (domain: lo) */
-#define CLS_AUGOP_ADD 4            /* each feature + N(0, value) */
-#define CLS_AUGOP_MULTIPLY 5       /* each feature x N(1, value) */
+#define CLS_AUGOP_ADD 4            /* each value + N(0, value) (spectrogram: the power, at least 0) */
+#define CLS_AUGOP_MULTIPLY 5       /* each value x N(1, value) (spectrogram: the power, at least 0) */
+/* The resizes of the power spectrogram (kernels/augment_resize.cl), each the end of a stage. */
+#define CLS_AUGOP_PITCH 6          /* bins resized to lo (then cropped or zero-padded back); value: the pitch */
+#define CLS_AUGOP_TEMPO 7          /* frames lo resized to hi; value: the factor */
+#define CLS_AUGOP_WARP 8           /* lo x hi inner control points; flow deviations value (frames), value2 (bins) */
+#define CLS_AUGOP_IS_RESIZE(kind) ((kind) >= CLS_AUGOP_PITCH && (kind) <= CLS_AUGOP_WARP)
 /* The domain of an operation (its `domain` word). */
 #define CLS_AUGOP_SPECTROGRAM 0
 #define CLS_AUGOP_FEATURES 1
-/* An operation's ints on the device: kind, domain, lo, hi, augmentation index, value (float bits), 2 spare. */
+/* An operation's ints on the device: kind, domain, lo, hi, augmentation index, value (float bits), stage
+ * (spectrogram domain: the resizes before it, or a resize's own index among the utterance's), value2
+ * (float bits). */
 #define CLS_AUGOP_WORDS 8
 
 #endif

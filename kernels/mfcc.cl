@@ -32,18 +32,22 @@
 #ifndef CLS_MFCC_FILTERBANK_WG
 #define CLS_MFCC_FILTERBANK_WG 64
 #endif
-#define CLS_MFCC_FILTERBANK(NAME, REAL2)                                                                \
+/* ELEM: the spectrum's element; POWER(z): its power as float (the complex spectrum's squared magnitude,
+ * or a float power spectrogram as --augment's power path leaves it, kernels/augment_resize.cl). */
+#define CLS_MFCC_SQUARED(z) ((float)(z.x * z.x + z.y * z.y))
+#define CLS_MFCC_AS_IS(z) (z)
+#define CLS_MFCC_FILTERBANK(NAME, ELEM, POWER)                                                          \
   __kernel __attribute__((reqd_work_group_size(CLS_MFCC_FILTERBANK_WG, 1, 1))) void NAME(const int n_frames, const int n_bins, const int start, const int end, const int n_channels, \
-                     const int n_coeff, __global const REAL2 *spectrum, __global const int *band,         \
+                     const int n_coeff, __global const ELEM *spectrum, __global const int *band,          \
                      __global const float *weight, __global const float *dct, __global float *feats) {    \
     const int f = (int)get_global_id(0);                                                                \
     if (f >= n_frames) return;                                                                          \
     float bank[CLS_MFCC_MAX_CHANNELS];                                                                  \
     for (int c = 0; c < n_channels; c++) bank[c] = 0.0f;                                                \
-    __global const REAL2 *s = spectrum + (size_t)f * n_bins;                                            \
+    __global const ELEM *s = spectrum + (size_t)f * n_bins;                                             \
     for (int i = start; i <= end; i++) {                                                                \
-      const REAL2 z = s[i];                                                                             \
-      const float v = sqrt((float)(z.x * z.x + z.y * z.y));                                             \
+      const ELEM z = s[i];                                                                              \
+      const float v = sqrt(POWER(z));                                                                   \
       const float weighted = v * weight[i];                                                             \
       const int ch = band[i];                                                                           \
       if (ch >= 0) bank[ch] += weighted;                                                                \
@@ -58,12 +62,13 @@
   }
 
 CLS_MFCC_FRAME_WINDOW(mfcc_frame_window, float)
-CLS_MFCC_FILTERBANK(mfcc_filterbank_dct, float2)
+CLS_MFCC_FILTERBANK(mfcc_filterbank_dct, float2, CLS_MFCC_SQUARED)
+CLS_MFCC_FILTERBANK(mfcc_filterbank_dct_power, float, CLS_MFCC_AS_IS)
 
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 CLS_MFCC_FRAME_WINDOW(mfcc_frame_window_f64, double)
-CLS_MFCC_FILTERBANK(mfcc_filterbank_dct_f64, double2)
+CLS_MFCC_FILTERBANK(mfcc_filterbank_dct_f64, double2, CLS_MFCC_SQUARED)
 #endif
 
 /* windows [T*B, (2*n_context+1)*n_coeff], row t*B + b: frames t-n_context .. t+n_context of

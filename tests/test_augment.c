@@ -109,22 +109,28 @@ static void test_parse(void) {
   parse_fails("overlay", "needs source=FILE");
   parse_fails("frequency_mask[n=1001]", "at most 1000");
   parse_fails("tempo[max_time=1:2]", "not a number");
-  /* what training runs, and what it refuses for now */
+  /* what training runs: every augmentation in every domain DeepSpeech allows */
   const char *runs[] = {"volume",   "reverb", "resample", "frequency_mask",          "time_mask",
-                        "dropout",  "add",    "multiply", "dropout[domain=features]", "overlay[source=x]",
-                        "codec",    "time_mask[domain=signal]", "dropout[domain=signal]", "multiply[domain=signal]"};
+                        "dropout",  "add",    "multiply", "dropout[domain=features]", "pitch", "tempo", "warp",
+                        "time_mask[domain=features]", "add[domain=spectrogram]", "multiply[domain=spectrogram]",
+                        "pitch[pitch=0.5:1.5~0.4]", "tempo[factor=0.5~0.25,max_time=200]", "warp[nt=0:4~2,wf=0.1]",
+                        "overlay[source=x]", "codec", "time_mask[domain=signal]", "dropout[domain=signal]",
+                        "multiply[domain=signal]"};
   for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
     a = parse_ok(runs[i]);
     cls_error err;
     CHECK(cls_augment_check_supported(&a, &err) == CLS_OK, "%s refused: %s", runs[i], err.text);
   }
-  const char *refused[] = {"pitch", "tempo", "warp", "time_mask[domain=features]", "add[domain=spectrogram]"};
+  /* pitch and tempo ranges that can pick 0 or less */
+  const struct { const char *spec, *why; } refused[] = {{"pitch[pitch=1~1]", "can pick values at or below 0"},
+                                                        {"tempo[factor=0.5~0.6]", "can pick values at or below 0"},
+                                                        {"tempo[factor=2:0.1~0.2]", "can pick values at or below 0"}};
   for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
-    a = parse_ok(refused[i]);
+    a = parse_ok(refused[i].spec);
     cls_error err;
     cls_error_clear(&err);
-    CHECK(cls_augment_check_supported(&a, &err) == CLS_ERR_INVALID_ARGUMENT, "%s accepted", refused[i]);
-    CHECK_CONTAINS(err.text, "not implemented yet");
+    CHECK(cls_augment_check_supported(&a, &err) == CLS_ERR_INVALID_ARGUMENT, "%s accepted", refused[i].spec);
+    CHECK_CONTAINS(err.text, refused[i].why);
   }
 }
 
@@ -136,7 +142,7 @@ static void test_draws_reference(const cls_safetensors *fx) {
   CHECK_INT(n_augs, 6);
   const cls_augment_context c = {augs, n_augs, (uint32_t)tst_meta_int(fx, "draw_seed"),
                                  (uint32_t)tst_meta_int(fx, "draw_epoch"), tst_meta_int(fx, "n_bins"),
-                                 tst_meta_int(fx, "win_step_ms")};
+                                 tst_meta_int(fx, "win_step_ms"), 0};
   /* the cases of augment_ref.py: (utterance, clock, frames) */
   const struct { uint32_t utt; double clock; int frames; } cases[] = {{0, 0.0, 145}, {1, 0.25, 50}, {7, 0.5, 2},
                                                                       {100, 0.9, 1}, {12345, 1.0, 300}, {3, 0.6, 145}};
@@ -147,7 +153,7 @@ static void test_draws_reference(const cls_safetensors *fx) {
   cls_augment_op *ops = malloc((size_t)cls_augment_max_ops(augs, n_augs) * sizeof *ops);
   int at = 0, bad = 0;
   for (int k = 0; k < n_cases; k++) {
-    const int n = cls_augment_utterance(&c, cases[k].utt, cases[k].clock, cases[k].frames, ops);
+    const int n = cls_augment_utterance(&c, cases[k].utt, cases[k].clock, cases[k].frames, 0, ops, NULL);
     CHECK(n == counts[k], "case %d: %d operations, the reference %d", k, n, counts[k]);
     for (int i = 0; i < n && i < counts[k]; i++) {
       const int32_t *w = want + (size_t)(at + i) * 8;
@@ -173,14 +179,14 @@ static void test_draws_reference(const cls_safetensors *fx) {
 static void test_draw_statistics(void) {
   cls_augmentation augs[3] = {parse_ok("frequency_mask[p=0.3,n=1:3,size=2~2]"),
                               parse_ok("time_mask[p=0.6,n=2~2,size=60~30]"), parse_ok("add[stddev=1:3]")};
-  const cls_augment_context c = {augs, 3, 99, 1, 257, 20};
+  const cls_augment_context c = {augs, 3, 99, 1, 257, 20, 0};
   cls_augment_op ops[64];
   const int N = 20000, frames = 40;
   long applied_f = 0, applied_t = 0, out_of_range = 0, wrong_n = 0;
   double add_sum = 0;
   for (int u = 0; u < N; u++) {
     const double clock = (double)u / N;
-    const int n = cls_augment_utterance(&c, (uint32_t)u, clock, frames, ops);
+    const int n = cls_augment_utterance(&c, (uint32_t)u, clock, frames, 0, ops, NULL);
     int nf = 0, nt = 0;
     for (int i = 0; i < n; i++) {
       const cls_augment_op *o = &ops[i];
@@ -455,13 +461,13 @@ static int clips_load(clips *c) {
 static void test_mfcc_augmented(tst_env *env, const cls_mfcc_tables *t, const clips *cl) {
   cls_augmentation augs[4] = {parse_ok("frequency_mask[n=2,size=3~2]"), parse_ok("dropout[rate=0.2]"),
                               parse_ok("add[stddev=0.5]"), parse_ok("dropout[domain=features,rate=0.1]")};
-  const cls_augment_context ctx = {augs, 4, 31337, 4, t->n_bins, t->cfg.win_step_ms};
+  const cls_augment_context ctx = {augs, 4, 31337, 4, t->n_bins, t->cfg.win_step_ms, 0};
   const uint32_t index[3] = {40, 41, 42};
   cls_augment_op *ops = malloc((size_t)3 * cls_augment_max_ops(augs, 4) * sizeof *ops);
   int first[4] = {0}, frames[3];
   for (int b = 0; b < 3; b++) {
     frames[b] = (int)cls_mfcc_frames(t, cl->n[b]);
-    first[b + 1] = first[b] + cls_augment_utterance(&ctx, index[b], 0.5, frames[b], ops + first[b]);
+    first[b + 1] = first[b] + cls_augment_utterance(&ctx, index[b], 0.5, frames[b], 0, ops + first[b], NULL);
   }
   const size_t total = (size_t)frames[0] + frames[1] + frames[2], nc = 26;
   float *plain = malloc(total * nc * sizeof(float)), *batch = malloc(total * nc * sizeof(float));
@@ -489,7 +495,7 @@ static void test_mfcc_augmented(tst_env *env, const cls_mfcc_tables *t, const cl
       tst_compare("augmented without operations vs plain", batch, plain, total * nc, 0, 0);
       /* a time mask of frames [3, 7) of the second clip: those frames become a silent frame's features
          (every channel at the log floor), the others stay as they were */
-      cls_augment_op mask = {CLS_AUGOP_TIME_MASK, CLS_AUGOP_SPECTROGRAM, 3, 7, 0, 0.0f, {0, 0}};
+      cls_augment_op mask = {CLS_AUGOP_TIME_MASK, CLS_AUGOP_SPECTROGRAM, 3, 7, 0, 0.0f, 0, 0.0f};
       const int mask_first[2] = {0, 1};
       const cls_augment_batch masked = {&mask, mask_first, &index[1], 1, 1};
       CHECK(cls_mfcc_compute_augmented(plan, q, 1, cl->samples + 1, cl->n + 1, &masked, 0, none, NULL, NULL, alone) ==

@@ -10,6 +10,7 @@
 
 #include "clspeech/features.h"
 #include "features/augment_sample.h"
+#include "features/augment_tempo.h"
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_READY, SLOT_TAKEN };
 
@@ -120,6 +121,10 @@ static void fill(cls_loader *l, slot *s, int k) {
         b->audio[i] = a.samples;
         b->n_audio[i] = a.n_samples;
         b->frames[i] = (int)cls_mfcc_frames(t, a.n_samples);
+        /* tempo changes the frame count: the tower's input and CTC take the count after it */
+        if (b->augmented && o->n_augs > 0 && b->frames[i] > 0)
+          b->frames[i] = cls_augment_frames(o->augs, o->n_augs, o->seed, o->epoch_key, b->aug_index[i], b->aug_clock[i],
+                                            b->frames[i], u->n_labels, o->max_frames, t->cfg.win_step_ms);
         b->audio_seconds += (double)a.n_samples / a.sample_rate;
       }
     }

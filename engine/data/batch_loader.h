@@ -35,6 +35,7 @@ typedef struct cls_loader_options {
   int n_augs;
   uint32_t seed;
   const cls_audio_pool *const *sources; /* [n_augs]: an overlay's decoded source, else NULL (or all NULL) */
+  int max_frames; /* a tower's frames per utterance: tempo's cap (features/augment_tempo.h; 0: none) */
 } cls_loader_options;
 
 typedef struct cls_host_batch {

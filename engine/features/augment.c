@@ -278,11 +278,22 @@ cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err
     case CLS_AUGMENT_VOLUME:
     case CLS_AUGMENT_REVERB:
     case CLS_AUGMENT_RESAMPLE:
-    case CLS_AUGMENT_FREQUENCY_MASK: ok = 1; break;
-    case CLS_AUGMENT_TIME_MASK: ok = a->domain == CLS_AUGMENT_SPECTROGRAM || a->domain == CLS_AUGMENT_SIGNAL; break;
-    case CLS_AUGMENT_DROPOUT: ok = a->domain != CLS_AUGMENT_SAMPLE; break;
+    case CLS_AUGMENT_FREQUENCY_MASK:
+    case CLS_AUGMENT_WARP: ok = 1; break;
+    case CLS_AUGMENT_PITCH:
+    case CLS_AUGMENT_TEMPO: {
+      /* every pick must be positive: DeepSpeech divides by tempo's factor and sizes pitch's bins by it */
+      const cls_value_range *v = &a->param[0];
+      if (fmin(v->start, v->end) - v->r <= 0)
+        return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: %s=%g:%g~%g can pick values at or below 0",
+                             kinds[a->kind].name, kinds[a->kind].params[0].name, v->start, v->end, v->r);
+      ok = 1;
+      break;
+    }
+    case CLS_AUGMENT_TIME_MASK:
+    case CLS_AUGMENT_DROPOUT:
     case CLS_AUGMENT_ADD:
-    case CLS_AUGMENT_MULTIPLY: ok = a->domain == CLS_AUGMENT_FEATURES || a->domain == CLS_AUGMENT_SIGNAL; break;
+    case CLS_AUGMENT_MULTIPLY: ok = a->domain != CLS_AUGMENT_SAMPLE; break; /* signal, spectrogram, features */
     default: break;
   }
   if (ok && a->kind == CLS_AUGMENT_CODEC) { /* found now, not at the first augmented batch */
@@ -291,10 +302,7 @@ cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err
   }
   if (ok) return CLS_OK;
   if (kinds[a->kind].has_domain)
-    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s in the %s domain is not implemented yet", kinds[a->kind].name,
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s in the %s domain is not implemented", kinds[a->kind].name,
                          domain_names[a->domain]);
-  return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                       "%s is not implemented yet (implemented: overlay, codec, volume, reverb, resample, frequency_mask, "
-                       "time_mask, dropout, add, multiply)",
-                       kinds[a->kind].name);
+  return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s is not implemented", kinds[a->kind].name);
 }

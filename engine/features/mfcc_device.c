@@ -1,7 +1,7 @@
 /* Device features (see mfcc_device.h): owns the plan's buffers, the clFFT plan (baked once, for a
  * chunk of frames, and run once per chunk the batch's frames fill), the three kernels of
  * kernels/mfcc.cl and, for training with --augment, the two of kernels/augment.cl with their per-batch
- * tables. */
+ * tables, the filterbank's power variant and the power path (augment_power.c) for resized batches. */
 #include "features/mfcc_device.h"
 
 #include <clFFT.h>
@@ -14,6 +14,7 @@
 #include "device/log.h"
 #include "device/program.h"
 #include "features/augment.h"
+#include "features/augment_power.h"
 #include "ops/ops_util.h"
 
 /* clFFT keeps process-wide state: set up with the first plan, torn down after the last. */
@@ -41,6 +42,8 @@ struct cls_mfcc_plan {
   cls_device *device;
   /* --augment (cls_mfcc_enable_augment): the kernels, and a batch's tables (kernels/augment.cl) */
   cl_kernel aug_spectrogram, aug_features;
+  cl_kernel filterbank_power;                       /* mfcc_filterbank_dct_power: the power path's features */
+  cls_augment_power *power;                         /* pitch, tempo, warp, spectrogram add and multiply */
   cl_mem aug_frame_utt, aug_frame_base, aug_op_first, aug_ops, aug_utt;
   size_t aug_frame_cap, aug_batch_cap, aug_ops_cap; /* bytes */
   int *aug_stage;                                   /* host staging: frame_utt, then op_first */
@@ -160,8 +163,9 @@ cls_status cls_mfcc_create(cls_engine *e, int device, const cls_mfcc_tables *t, 
 void cls_mfcc_destroy(cls_mfcc_plan *p) {
   if (!p) return;
   if (p->fft_baked) clfftDestroyPlan(&p->fft);
-  cl_kernel ks[] = {p->frame_window, p->filterbank, p->context, p->aug_spectrogram, p->aug_features};
-  for (int i = 0; i < 5; i++)
+  cl_kernel ks[] = {p->frame_window, p->filterbank, p->context, p->aug_spectrogram, p->aug_features, p->filterbank_power};
+  cls_augment_power_destroy(p->power);
+  for (int i = 0; i < 6; i++)
     if (ks[i]) clReleaseKernel(ks[i]);
   cl_mem *ms[] = {&p->hann,        &p->band,     &p->weight,        &p->dct,            &p->samples,
                   &p->frame_start, &p->frames,   &p->spectrum,      &p->feats,          &p->tmp,
@@ -319,12 +323,39 @@ static cls_status enqueue_context_windows(cls_mfcc_plan *p, cl_command_queue q, 
   return st;
 }
 
+/* The features of n_frames frames (mfcc_filterbank_dct) from the spectrum, or (power set) from --augment's
+ * power spectrogram (mfcc_filterbank_dct_power). */
+static cls_status enqueue_filterbank(cls_mfcc_plan *p, cl_command_queue q, cl_mem power, int n_frames) {
+  const cls_mfcc_tables *t = p->t;
+  cl_kernel k = power ? p->filterbank_power : p->filterbank;
+  const char *name = power ? "mfcc_filterbank_dct_power" : "mfcc_filterbank_dct";
+  cls_kargs ka = cls_kargs_begin(p->err, k, name);
+  cls_kargs_int(&ka, n_frames);
+  cls_kargs_int(&ka, t->n_bins);
+  cls_kargs_int(&ka, t->start);
+  cls_kargs_int(&ka, t->end);
+  cls_kargs_int(&ka, t->cfg.n_channels);
+  cls_kargs_int(&ka, t->cfg.n_coeff);
+  cls_kargs_mem(&ka, power ? power : p->spectrum);
+  cls_kargs_mem(&ka, p->band);
+  cls_kargs_mem(&ka, p->weight);
+  cls_kargs_mem(&ka, p->dct);
+  cls_kargs_mem(&ka, p->feats);
+  cls_status st = cls_kargs_end(&ka);
+  size_t g1 = (size_t)n_frames, l1 = p->filterbank_local;
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, k, name, 1, &g1, &l1, NULL);
+  return st;
+}
+
 /* ---- --augment ---- */
 
 cls_status cls_mfcc_enable_augment(cls_mfcc_plan *p) {
   if (p->aug_features) return CLS_OK;
   cls_status st = cls_device_kernel(p->engine, p->device, "augment",
                                     p->f64 ? "augment_spectrogram_f64" : "augment_spectrogram", &p->aug_spectrogram);
+  if (st == CLS_OK)
+    st = cls_device_kernel(p->engine, p->device, "mfcc", "mfcc_filterbank_dct_power", &p->filterbank_power);
+  if (st == CLS_OK) st = cls_augment_power_create(p->engine, p->device, p->f64, &p->power);
   if (st == CLS_OK) st = cls_device_kernel(p->engine, p->device, "augment", "augment_features", &p->aug_features);
   return st;
 }
@@ -421,25 +452,40 @@ cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *p, cl_command_queue q, int 
   const cls_mfcc_tables *t = p->t;
   if (batch <= 0) return cls_error_set(e, CLS_ERR_INVALID_ARGUMENT, "mfcc: empty batch");
   size_t total_samples = 0, total_frames = 0;
-  int max_frames = 0;
-  int *base = malloc((size_t)batch * sizeof *base), *nf = malloc((size_t)batch * sizeof *nf);
-  if (!base || !nf) {
-    free(base);
-    free(nf);
-    return cls_error_set(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  }
+  /* base, nf: each utterance's first frame and frames from its samples; obase, onf: after --augment's
+     resizes (the same arrays when the batch has none) */
+  int *base = malloc((size_t)batch * 4 * sizeof *base);
+  if (!base) return cls_error_set(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  int *nf = base + batch, *obase = base, *onf = nf;
   for (int b = 0; b < batch; b++) {
     size_t f = cls_mfcc_frames(t, n_samples[b]);
     base[b] = (int)total_frames;
     nf[b] = (int)f;
-    if (frames) frames[b] = (int)f;
     total_frames += f;
     total_samples += n_samples[b];
-    if ((int)f > max_frames) max_frames = (int)f;
+  }
+  /* The power path (augment_power.h) when the batch resizes, adds to or multiplies the spectrogram. */
+  const int n_power = aug && cls_augment_power_needed(aug, batch);
+  size_t out_frames = total_frames;
+  if (n_power) {
+    obase = base + 2 * batch;
+    onf = base + 3 * batch;
+    cls_augment_power_frames(aug, batch, nf, onf);
+    out_frames = 0;
+    for (int b = 0; b < batch; b++) {
+      obase[b] = (int)out_frames;
+      out_frames += (size_t)onf[b];
+    }
+  }
+  int max_frames = 0;
+  for (int b = 0; b < batch; b++) {
+    if (frames) frames[b] = onf[b];
+    if (onf[b] > max_frames) max_frames = onf[b];
   }
   if (time) *time = max_frames;
   cls_status st = ensure_samples(p, total_samples ? total_samples : 1, (size_t)batch);
-  if (st == CLS_OK) st = ensure_frames(p, total_frames ? total_frames : 1);
+  const size_t most = total_frames > out_frames ? total_frames : out_frames;
+  if (st == CLS_OK) st = ensure_frames(p, most ? most : 1);
   int *start = st == CLS_OK ? malloc((p->frame_cap) * sizeof *start) : NULL;
   if (st == CLS_OK && !start) st = cls_error_set(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   cl_int err = CL_SUCCESS;
@@ -456,12 +502,12 @@ cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *p, cl_command_queue q, int 
     st = cl_check(e, clEnqueueWriteBuffer(q, p->frame_start, CL_FALSE, 0, total_frames * sizeof(int), start, 0, NULL, NULL),
                   "uploading frame offsets");
   if (st == CLS_OK)
-    st = cl_check(e, clEnqueueWriteBuffer(q, p->frame_base, CL_FALSE, 0, (size_t)batch * sizeof(int), base, 0, NULL, NULL),
+    st = cl_check(e, clEnqueueWriteBuffer(q, p->frame_base, CL_FALSE, 0, (size_t)batch * sizeof(int), obase, 0, NULL, NULL),
                   "uploading frame bases");
   if (st == CLS_OK)
-    st = cl_check(e, clEnqueueWriteBuffer(q, p->n_frames, CL_FALSE, 0, (size_t)batch * sizeof(int), nf, 0, NULL, NULL),
+    st = cl_check(e, clEnqueueWriteBuffer(q, p->n_frames, CL_FALSE, 0, (size_t)batch * sizeof(int), onf, 0, NULL, NULL),
                   "uploading frame counts");
-  int nfr = (int)total_frames;
+  const int nfr = (int)out_frames;
   /* Each domain's kernel runs when the batch has an operation of that domain. */
   int n_spectrogram = 0, n_features = 0;
   if (st == CLS_OK && aug && batch > 0) {
@@ -469,32 +515,23 @@ cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *p, cl_command_queue q, int 
       n_spectrogram += aug->ops[i].domain == CLS_AUGOP_SPECTROGRAM;
       n_features += aug->ops[i].domain == CLS_AUGOP_FEATURES;
     }
-    if (n_spectrogram + n_features > 0) st = upload_augment_tables(p, q, batch, aug, base, nf, total_frames);
+    if (n_spectrogram + n_features > 0) st = upload_augment_tables(p, q, batch, aug, obase, onf, out_frames);
   }
   if (st == CLS_OK) st = window_and_transform(p, q, total_frames);
-  if (st == CLS_OK && n_spectrogram > 0 && total_frames) st = enqueue_augment(p, q, p->aug_spectrogram, aug, nfr, 0);
-  if (st == CLS_OK) {
-    cls_kargs ka = cls_kargs_begin(e, p->filterbank, "mfcc_filterbank_dct");
-    cls_kargs_int(&ka, nfr);
-    cls_kargs_int(&ka, t->n_bins);
-    cls_kargs_int(&ka, t->start);
-    cls_kargs_int(&ka, t->end);
-    cls_kargs_int(&ka, t->cfg.n_channels);
-    cls_kargs_int(&ka, t->cfg.n_coeff);
-    cls_kargs_mem(&ka, p->spectrum);
-    cls_kargs_mem(&ka, p->band);
-    cls_kargs_mem(&ka, p->weight);
-    cls_kargs_mem(&ka, p->dct);
-    cls_kargs_mem(&ka, p->feats);
-    st = cls_kargs_end(&ka);
+  if (st == CLS_OK && !n_power && n_spectrogram > 0 && total_frames)
+    st = enqueue_augment(p, q, p->aug_spectrogram, aug, nfr, 0);
+  cl_mem power = NULL;
+  if (st == CLS_OK && n_power) {
+    const cls_augment_power_batch pb = {batch, t->n_bins, p->spectrum, base, nf, obase, onf, out_frames,
+                                        p->aug_op_first, p->aug_ops, p->aug_utt};
+    st = cls_augment_power_run(p->power, e, q, aug, &pb, &power);
   }
-  size_t g1 = total_frames, l1 = p->filterbank_local;
-  if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->filterbank, "mfcc_filterbank_dct", 1, &g1, &l1, NULL);
-  if (st == CLS_OK && n_features > 0 && total_frames) st = enqueue_augment(p, q, p->aug_features, aug, nfr, 1);
+  if (st == CLS_OK) st = enqueue_filterbank(p, q, power, nfr);
+  if (st == CLS_OK && n_features > 0 && out_frames) st = enqueue_augment(p, q, p->aug_features, aug, nfr, 1);
   if (st == CLS_OK && windows.mem && max_frames > 0)
     st = enqueue_context_windows(p, q, batch, max_frames, n_context, windows);
-  if (st == CLS_OK && features && total_frames)
-    st = cl_check(e, clEnqueueReadBuffer(q, p->feats, CL_TRUE, 0, total_frames * (size_t)t->cfg.n_coeff * sizeof(float),
+  if (st == CLS_OK && features && out_frames)
+    st = cl_check(e, clEnqueueReadBuffer(q, p->feats, CL_TRUE, 0, out_frames * (size_t)t->cfg.n_coeff * sizeof(float),
                                          features, 0, NULL, NULL),
                   "reading features");
   /* The host arrays passed to non-blocking writes must outlive them, on error paths too. */
@@ -502,7 +539,6 @@ cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *p, cl_command_queue q, int 
   if (st == CLS_OK) st = cl_check(e, finished, "clFinish");
   free(start);
   free(base);
-  free(nf);
   return st;
 }
 

@@ -21,8 +21,10 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *plan, cl_command_queue queue, int bat
                             float *features);
 
 /* The same with --augment's operations (NULL: none), `aug` describing the same `batch` utterances: the
- * spectrogram ones on the FFT's spectrum before the filterbank, the features ones on the features
- * before the context windows (kernels/augment.cl). The plan must have cls_mfcc_enable_augment'd. */
+ * spectrogram ones on the FFT's spectrum before the filterbank (kernels/augment.cl, or the power path of
+ * features/augment_power.h when the batch has a resize or a spectrogram add or multiply), the features
+ * ones on the features before the context windows. frames[b] and *time count the frames after the
+ * resizes (a tempo changes them). The plan must have cls_mfcc_enable_augment'd. */
 cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *plan, cl_command_queue queue, int batch,
                                       const float *const *samples, const size_t *n_samples,
                                       const cls_augment_batch *aug, int n_context, cls_buf windows, int *time,

@@ -142,16 +142,25 @@ cls_status cls_batch_input_put(cls_batch_input *t, cl_command_queue q, const cls
     if (b->augmented && t->c.n_augs > 0) {
       /* Each utterance's draws, from its own index in the epoch: the same whatever the chunk. */
       const cls_augment_context ac = {t->c.augs, t->c.n_augs, t->c.seed, b->aug_epoch, t->c.tables->n_bins,
-                                      t->c.tables->cfg.win_step_ms};
+                                      t->c.tables->cfg.win_step_ms, t->c.max_frames};
       t->aug_first[0] = 0;
-      for (int i = 0; i < count; i++)
-        t->aug_first[i + 1] = t->aug_first[i] + cls_augment_utterance(&ac, b->aug_index[first + i],
-                                                                      b->aug_clock[first + i], b->frames[first + i],
-                                                                      t->aug_ops + t->aug_first[i]);
+      for (int i = 0; i < count && st == CLS_OK; i++) {
+        /* The loader counted the frames after tempo (features/augment_tempo.h) from the same draws. */
+        const int j = first + i, heard = (int)cls_mfcc_frames(t->c.tables, b->n_audio[j]);
+        int after = 0;
+        t->aug_first[i + 1] = t->aug_first[i] + cls_augment_utterance(&ac, b->aug_index[j], b->aug_clock[j], heard,
+                                                                      b->label_len[j], t->aug_ops + t->aug_first[i],
+                                                                      &after);
+        if (after != b->frames[j])
+          st = cls_error_set(t->err, CLS_ERR_INVALID_ARGUMENT,
+                             "utterance %d: --augment gives %d frames, the batch loader counted %d", b->first + j,
+                             after, b->frames[j]);
+      }
       aug = (cls_augment_batch){t->aug_ops, t->aug_first, b->aug_index + first, t->c.seed, b->aug_epoch};
       augp = &aug;
     }
-    st = cls_mfcc_compute_augmented(t->mfcc, q, count, (const float *const *)(b->audio + first), b->n_audio + first,
+    if (st == CLS_OK)
+      st = cls_mfcc_compute_augmented(t->mfcc, q, count, (const float *const *)(b->audio + first), b->n_audio + first,
                                     augp, t->c.model.n_context, cls_buf_of(t->features), &time, NULL, NULL);
   }
   const int L = t->c.max_label;

@@ -463,6 +463,7 @@ cls_status cls_crew_start_train_loader(cls_crew *c, int epoch, const cls_utteran
     lo.n_augs = c->o.n_augment;
     lo.seed = (uint32_t)c->o.random_seed;
     lo.sources = c->sources.by_aug;
+    lo.max_frames = c->max_frames;
   }
   cls_error err;
   if (cls_loader_start(u, n, batch, &lo, l, &err) != CLS_OK)

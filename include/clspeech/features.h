@@ -251,12 +251,13 @@ const char *cls_augment_kind_name(cls_augment_kind kind);
 const char *cls_augment_param_name(cls_augment_kind kind, int i);
 /* Whether parameter i of a kind takes integers only (its picks rounded). */
 int cls_augment_param_integer(cls_augment_kind kind, int i);
-/* Whether training runs this augmentation (the host runs overlay, codec, volume, reverb, resample and,
- * in the signal domain, time_mask, dropout, add and multiply; the device feature path runs
- * frequency_mask, time_mask in the spectrogram domain, dropout in the spectrogram and features domains,
- * add and multiply in the features domain); CLS_ERR_INVALID_ARGUMENT with `err` saying what is not
- * implemented yet otherwise, and for codec when libsndfile cannot encode Ogg/Opus (a tiny round trip in
- * memory). An overlay's source is not looked at here (cls_overlay_source_check). */
+/* Whether training runs this augmentation: every one DeepSpeech 0.9.3 has, in every domain it allows
+ * (the host runs overlay, codec, volume, reverb, resample and the signal domain's time_mask, dropout,
+ * add and multiply; the device feature path runs pitch, tempo, warp, frequency_mask, and time_mask,
+ * dropout, add and multiply in the spectrogram and features domains). CLS_ERR_INVALID_ARGUMENT with
+ * `err` saying why otherwise: a pitch or tempo range that can pick values at or below 0, or codec when
+ * libsndfile cannot encode Ogg/Opus (a tiny round trip in memory). An overlay's source is not looked
+ * at here (cls_overlay_source_check). */
 cls_status cls_augment_check_supported(const cls_augmentation *a, cls_error *err);
 
 #ifdef __cplusplus

@@ -53,9 +53,12 @@ check "overlay: source $work/header_only.csv: the CSV lists no audio" --augment 
 check "overlay: source $work/empty.csv: empty file" --augment "overlay[source=$work/empty.csv]"
 check "overlay: source $work/unreadable.csv: none of its 2 audio files is readable (the first: $work/junk.wav" \
       --augment "overlay[source=$work/unreadable.csv]"
-# codec, a good overlay source and the signal domain pass: the bad specification after them is the one named
-check '--augment "tempo": tempo is not implemented yet' --augment "overlay[source=$smoke/ldc93s1.csv,layers=2]" \
-      --augment 'codec[bitrate=6000]' --augment 'dropout[domain=signal]' --augment 'multiply[domain=signal]' --augment tempo
+# codec, a good overlay source, the signal domain, pitch and warp pass: the bad specification after them is the
+# one named
+check '--augment "tempo[factor=1~1]": tempo: factor=1:1~1 can pick values at or below 0' \
+      --augment "overlay[source=$smoke/ldc93s1.csv,layers=2]" --augment 'codec[bitrate=6000]' \
+      --augment 'dropout[domain=signal]' --augment 'multiply[domain=signal]' --augment pitch --augment warp \
+      --augment 'tempo[factor=1~1]'
 check 'reverb: decay="-3": decay must not be negative' --augment 'reverb[decay=-3]'
 check 'resample: rate="0": rate must be positive' --augment 'resample[rate=0]'
 check 'resample: rate="8000.5" is not an integer range' --augment 'resample[rate=8000.5]'
@@ -63,11 +66,16 @@ check 'volume: unknown parameter "gain"' --augment 'volume[gain=3]'
 check 'reverb: parameter "delay" given twice' --augment 'reverb[delay=1,delay=2]'
 check 'volume: p must be in [0, 1], not 1.01' --augment 'volume[p=1.01]'
 check 'volume: dbfs="-1e308~1e308": the range with its radius overflows' --augment 'volume[dbfs=-1e308~1e308]'
-for name in pitch tempo warp; do check "$name is not implemented yet" --augment "$name"; done
-check 'time_mask in the features domain is not implemented yet' --augment 'time_mask[domain=features]'
-check 'add in the spectrogram domain is not implemented yet' --augment 'add[domain=spectrogram]'
+check 'pitch: pitch="0": pitch must be positive' --augment 'pitch[pitch=0]'
+check 'tempo: factor="-1": factor must be positive' --augment 'tempo[factor=-1]'
+check 'pitch: pitch=1:1~1 can pick values at or below 0' --augment 'pitch[pitch=1~1]'
+check 'tempo: factor=0.5:2~0.75 can pick values at or below 0' --augment 'tempo[factor=0.5:2~0.75]'
+check 'tempo: max_time="1~2" is not a number' --augment 'tempo[max_time=1~2]'
+check 'warp: nt="-1": nt must not be negative' --augment 'warp[nt=-1]'
+check 'warp: wf="-0.1": wf must not be negative' --augment 'warp[wf=-0.1]'
+check 'warp: nf="1001": at most 1000 per utterance' --augment 'warp[nf=1001]'
 # a good one before a bad one: the bad one is still found, by its place
-check '--augment "pitch": pitch is not implemented yet' --augment frequency_mask --augment pitch
+check '--augment "tempo[factor=0]": tempo: factor="0": factor must be positive' --augment frequency_mask --augment 'tempo[factor=0]'
 check '--augment runs in the device feature path: not with --features_device host' --augment add --features_device host
 echo "bad_augment: $passed passed, $failed failed"
 [ $failed -eq 0 ]

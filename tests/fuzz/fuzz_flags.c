@@ -54,11 +54,11 @@ static void check_augment(const cli_strings *list) {
   const int most = cls_augment_max_ops(augs, n);
   cls_augment_op *ops = malloc((size_t)most * sizeof *ops);
   if (!ops) return;
-  const cls_augment_context c = {augs, n, 7, 1, 257, 20};
+  const cls_augment_context c = {augs, n, 7, 1, 257, 20, 0};
   const int frames[3] = {1, 2, 60};
   for (int f = 0; f < 3; f++)
     for (uint32_t u = 0; u < 4; u++) {
-      const int got = cls_augment_utterance(&c, u, u / 3.0, frames[f], ops);
+      const int got = cls_augment_utterance(&c, u, u / 3.0, frames[f], 0, ops, NULL);
       if (got < 0 || got > most) abort();
       for (int i = 0; i < got; i++) {
         const int extent = ops[i].kind == CLS_AUGOP_FREQUENCY_MASK ? 257 : frames[f];

@@ -55,7 +55,8 @@ PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h"
 
 FEATURES_HOST = {"audio.c", "audio.h", "mfcc_host.c", "mfcc_host.h", "feature_cache.c", "feature_cache.h", "augment.c",
                  "augment_sample.c", "augment_sample.h", "augment_signal.c", "augment_signal.h",
-                 "augment_overlay.c", "augment_overlay.h", "augment_codec.c", "augment_codec.h"}
+                 "augment_overlay.c", "augment_overlay.h", "augment_codec.c", "augment_codec.h",
+                 "augment_tempo.c", "augment_tempo.h"}
 
 # The training strategies sit above the crew of towers and below the loop: they may not include
 # the loop's own files.

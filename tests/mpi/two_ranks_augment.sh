@@ -12,7 +12,9 @@ rm -rf "$work" && mkdir -p "$work"
 common=(train --train_files "$data/formats/formats.csv" --alphabet_config_path "$data/deepspeech-smoke/alphabet.txt"
         --n_hidden 32 --epochs 3 --train_batch_size 2 --load_train init --noshow_progressbar --summary_dir "")
 augment=(--augment 'frequency_mask[n=2,size=3]' --augment 'time_mask[size=40]' --augment 'dropout[p=0.7,rate=0.1]'
-         --augment 'add[stddev=0.5]' --augment 'multiply[stddev=0.1]')
+         --augment 'add[stddev=0.5]' --augment 'multiply[stddev=0.1]' --augment 'pitch[pitch=1~0.2]'
+         --augment 'tempo[factor=1~0.3]' --augment 'warp[nt=2,nf=2,wf=0.05]' --augment 'add[domain=spectrogram,stddev=0.01]'
+         --augment 'time_mask[domain=features,size=60]')
 fail=0
 "$mpiexec" --oversubscribe -np 2 "$cls" "${common[@]}" "${augment[@]}" --horovod --learning_rate 0.001 \
   --checkpoint_dir "$work/ranks" >"$work/ranks.log" 2>&1 || { echo "FAIL: two ranks"; cat "$work/ranks.log"; fail=1; }
