@@ -172,8 +172,9 @@ cli_flag *train_flags_table(train_flags *f, int *n) {
   D(lm_beta, "bonus per word in the beam search with a language model");
   S(test_output_file, "write every test sample's result as JSON here");
   t[k++] = (cli_flag){"augment", CLI_STRINGS, &f->augment,
-                      "DeepSpeech's augmentation NAME[key=value,...], repeatable, applied to training batches on the device "
-                      "(implemented: frequency_mask, time_mask, dropout, add, multiply; docs/train.md)",
+                      "DeepSpeech's augmentation NAME[key=value,...], repeatable, applied to training batches: all "
+                      "thirteen of DeepSpeech 0.9.3's, signal ones on the decoded audio, the others on the device "
+                      "(docs/train.md#augmentation)",
                       false};
   S(summary_dir, "TensorBoard event files go to DIR/train, DIR/dev and DIR/metrics (\"\": none)");
   I(summary_steps, "each variable's statistics and histograms (and its gradient's) every N steps (0: never)");
