@@ -27,23 +27,7 @@ static __global const int *resize_op(int b, int stage, __global const int *op_fi
   return 0;
 }
 
-/* power [slots, n_bins] from the complex spectrum (REAL2) as mfcc_filterbank_dct squares it. */
-#define CLS_AUGMENT_POWER(NAME, REAL2)                                                                     \
-  __kernel void NAME(const int n_slots, const int n_bins, __global const REAL2 *spectrum,                \
-                     __global const int *spectrum_base, __global float *power, CLS_RESIZE_TABLES) {       \
-    const int i = (int)get_global_id(0), s = (int)get_global_id(1);                                       \
-    if (i >= n_bins || s >= n_slots) return;                                                              \
-    const int b = slot_utt[s], t = s - slot_base[b];                                                      \
-    if (t >= frames_at[b]) return;                                                                        \
-    const REAL2 z = spectrum[(size_t)(spectrum_base[b] + t) * n_bins + i];                                \
-    power[(size_t)s * n_bins + i] = (float)(z.x * z.x + z.y * z.y);                                       \
-  }
-
-CLS_AUGMENT_POWER(augment_power, float2)
-#ifdef cl_khr_fp64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-CLS_AUGMENT_POWER(augment_power_f64, double2)
-#endif
+/* The stage-0 power itself comes from kernels/mfcc.cl's mfcc_power (the filterbank's own rounding). */
 
 /* Stage `stage`'s masks, dropouts, adds and multiplies on the power, in the utterance's order: one
  * work-item per 4 bins of a row (the draws' layout of augment.cl). A power pushed below 0 by add or

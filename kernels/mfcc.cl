@@ -19,7 +19,7 @@
     if (i >= fft_len) return;                                                                           \
     REAL v = 0;                                                                                         \
     if (f < n_frames && i < window) v = (REAL)samples[frame_start[f] + i] * hann[i];                    \
-    frames[f * fft_len + i] = v;                                                                        \
+    frames[(size_t)f * fft_len + i] = v;                                                                        \
   }
 
 /* feats [F, n_coeff] from the half spectrum [F, n_bins] (complex, interleaved); the power is
@@ -57,18 +57,38 @@
     for (int k = 0; k < n_coeff; k++) {                                                                 \
       float sum = 0.0f;                                                                                 \
       for (int c = 0; c < n_channels; c++) sum += dct[k * n_channels + c] * bank[c];                     \
-      feats[f * n_coeff + k] = sum;                                                                     \
+      feats[(size_t)f * n_coeff + k] = sum;                                                               \
     }                                                                                                   \
+  }
+
+/* --augment's power spectrogram (engine/features/augment_power.c): power [slots, n_bins] from the
+ * complex spectrum, utterance b's stage-0 frames at slots slot_base[b] ... Here, beside the filterbank
+ * and with its expression (CLS_MFCC_SQUARED) under this file's contraction rules, so that a compiler
+ * that fuses z.x * z.x + z.y * z.y does so in both: an utterance's features are the same whether its
+ * batch takes the power path or not. The trailing tables are kernels/augment_resize.cl's. */
+#define CLS_MFCC_POWER(NAME, REAL2)                                                                       \
+  __kernel void NAME(const int n_slots, const int n_bins, __global const REAL2 *spectrum,                \
+                     __global const int *spectrum_base, __global float *power, const int batch,           \
+                     __global const int *slot_utt, __global const int *slot_base, __global const int *frames_at, \
+                     __global const int *op_first, __global const int *ops) {                             \
+    const int i = (int)get_global_id(0), s = (int)get_global_id(1);                                       \
+    if (i >= n_bins || s >= n_slots) return;                                                              \
+    const int b = slot_utt[s], t = s - slot_base[b];                                                      \
+    if (t >= frames_at[b]) return;                                                                        \
+    const REAL2 z = spectrum[(size_t)(spectrum_base[b] + t) * n_bins + i];                                \
+    power[(size_t)s * n_bins + i] = CLS_MFCC_SQUARED(z);                                                  \
   }
 
 CLS_MFCC_FRAME_WINDOW(mfcc_frame_window, float)
 CLS_MFCC_FILTERBANK(mfcc_filterbank_dct, float2, CLS_MFCC_SQUARED)
 CLS_MFCC_FILTERBANK(mfcc_filterbank_dct_power, float, CLS_MFCC_AS_IS)
+CLS_MFCC_POWER(mfcc_power, float2)
 
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 CLS_MFCC_FRAME_WINDOW(mfcc_frame_window_f64, double)
 CLS_MFCC_FILTERBANK(mfcc_filterbank_dct_f64, double2, CLS_MFCC_SQUARED)
+CLS_MFCC_POWER(mfcc_power_f64, double2)
 #endif
 
 /* windows [T*B, (2*n_context+1)*n_coeff], row t*B + b: frames t-n_context .. t+n_context of
@@ -85,6 +105,6 @@ __kernel void mfcc_context_windows(const int time, const int batch, const int n_
   const int w = col / n_coeff, c = col - w * n_coeff;
   const int src = t - n_context + w;
   float v = 0.0f;
-  if (src >= 0 && src < n_frames[b]) v = feats[(frame_base[b] + src) * n_coeff + c];
-  windows[windows_off + row * width + col] = v;
+  if (src >= 0 && src < n_frames[b]) v = feats[(size_t)(frame_base[b] + src) * n_coeff + c];
+  windows[(size_t)windows_off + (size_t)row * width + col] = v;
 }

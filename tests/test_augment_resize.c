@@ -373,7 +373,9 @@ int main(void) {
     cls_mfcc_config cfg = cls_mfcc_default(16000);
     cls_mfcc_tables *t = NULL;
     cls_error err;
-    if (cls_mfcc_tables_create(&cfg, &t, &err) == CLS_OK) test_mfcc_identity(&env, env.devices[0], t);
+    /* on every device: the power path must round as the plain one does, whatever the compiler fuses */
+    if (cls_mfcc_tables_create(&cfg, &t, &err) != CLS_OK) t = NULL;
+    for (int i = 0; t && i < env.n_devices; i++) test_mfcc_identity(&env, env.devices[i], t);
     cls_mfcc_tables_destroy(t);
     tst_close_env(&env);
   }

@@ -16,7 +16,7 @@
 
 enum { K_POWER, K_OPS, K_BILINEAR, K_GRID, K_WARP_ROWS, K_WARP, K_GATHER, K_COUNT };
 static const char *const kernel_names[K_COUNT] = {
-    "augment_power",     "augment_power_ops", "augment_resize_bilinear", "augment_warp_grid",
+    "mfcc_power",        "augment_power_ops", "augment_resize_bilinear", "augment_warp_grid",
     "augment_warp_rows", "augment_warp",      "augment_power_gather"};
 
 /* A device buffer with its capacity in bytes. */
@@ -44,7 +44,8 @@ cls_status cls_augment_power_create(cls_engine *e, cls_device *d, int f64, cls_a
   w->ctx = d->context;
   cls_status st = CLS_OK;
   for (int i = 0; st == CLS_OK && i < K_COUNT; i++)
-    st = cls_device_kernel(e, d, "augment_resize", i == K_POWER && f64 ? "augment_power_f64" : kernel_names[i], &w->k[i]);
+    st = i == K_POWER ? cls_device_kernel(e, d, "mfcc", f64 ? "mfcc_power_f64" : "mfcc_power", &w->k[i]) /* beside the filterbank */
+                      : cls_device_kernel(e, d, "augment_resize", kernel_names[i], &w->k[i]);
   float table[(BICUBIC_STEPS + 1) * 2];
   const double a = -0.75;
   for (int i = 0; i <= BICUBIC_STEPS; i++) { /* TensorFlow's InitCoeffsTable: float x, double arithmetic */

@@ -11,7 +11,8 @@ int cls_augment_tempo_frames(const cls_augmentation *a, double factor, int frame
      max_time * units_per_ms, then truncated. */
   double t = (double)((float)frames / (float)factor);
   const double max_time = a->param[1].start;
-  if (max_time > 0) t = fmin(t, (double)((float)max_time * (1.0f / (float)win_step_ms)));
+  /* max_time * units_per_ms in double (Python's floats), then float32 as tf.cast takes it */
+  if (max_time > 0) t = fmin(t, (double)(float)(max_time * (1.0 / (double)win_step_ms)));
   t = fmax(trunc(fmin(t, 1e9)), (double)transcript);
   if (max_frames > 0) t = fmin(t, (double)max_frames);
   return t < 1 ? 1 : (int)t;
@@ -19,7 +20,7 @@ int cls_augment_tempo_frames(const cls_augmentation *a, double factor, int frame
 
 int cls_augment_frames(const cls_augmentation *augs, int n_augs, uint32_t seed, uint32_t epoch, uint32_t utterance,
                        double clock, int frames, int transcript, int max_frames, int win_step_ms) {
-  clock = clock < 0 ? 0 : clock > 1 ? 1 : clock;
+  clock = cls_augment_clock(clock);
   for (int j = 0; j < n_augs; j++) {
     const cls_augmentation *a = &augs[j];
     if (a->kind != CLS_AUGMENT_TEMPO || cls_augment_pick_uniform(seed, epoch, utterance, j, 0) >= a->p) continue;
