@@ -214,7 +214,8 @@ static int agree_across_ranks(train_cmd *c) {
     fprintf(stderr, "clspeech: warning: the ranks' settings are not compared (CLSPEECH_SKIP_AGREEMENT=1, for tests)\n");
     return 0;
   }
-  const train_agree_sets sets = {c->train, c->dev, c->metrics, c->n_train, c->n_dev, c->n_metrics};
+  const train_agree_sets sets = {c->train,   c->dev,   c->metrics,       c->n_train,
+                                 c->n_dev,   c->n_metrics, c->f.augments, c->f.n_augments};
   return train_agree(c->command, c->table, c->n_flags, c->alphabet, &sets);
 }
 

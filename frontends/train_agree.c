@@ -71,6 +71,37 @@ static void sets_text(const data_set *sets, int n, char *out, size_t cap) {
   }
 }
 
+/* "none", or each overlay source's CSV with its size and the digest of its bytes (the rows name the
+ * files and their sizes, as DeepSpeech's CSVs do): "noise.csv: 812 bytes, digest 0123456789abcdef". */
+static void sources_text(const cls_augmentation *augs, int n_augs, char *out, size_t cap) {
+  size_t used = (size_t)snprintf(out, cap, "none");
+  int any = 0;
+  for (int j = 0; j < n_augs && used < cap; j++) {
+    if (augs[j].kind != CLS_AUGMENT_OVERLAY) continue;
+    if (!any) used = 0;
+    any = 1;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    long long bytes = -1;
+    FILE *f = fopen(augs[j].source, "rb");
+    if (f) {
+      unsigned char buf[65536];
+      size_t got;
+      bytes = 0;
+      while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        h = fnv(h, buf, got);
+        bytes += (long long)got;
+      }
+      if (ferror(f)) bytes = -1;
+      fclose(f);
+    }
+    if (bytes < 0)
+      used += (size_t)snprintf(out + used, cap - used, "%s%s: unreadable", used ? "; " : "", augs[j].source);
+    else
+      used += (size_t)snprintf(out + used, cap - used, "%s%s: %lld bytes, digest %016llx", used ? "; " : "",
+                               augs[j].source, bytes, (unsigned long long)h);
+  }
+}
+
 int train_agree(const char *command, const cli_flag *table, int n_flags, const cls_alphabet *alphabet,
                 const train_agree_sets *sets) {
   enum { CAP = 4096 };
@@ -83,11 +114,11 @@ int train_agree(const char *command, const cli_flag *table, int n_flags, const c
     return CLI_EXIT_FAILURE;
   }
   int n = 0;
-  if (n_flags > CLS_WORLD_MAX_SETTINGS - 4) { /* a new flag must never go uncompared: the cap raised instead */
+  if (n_flags > CLS_WORLD_MAX_SETTINGS - 5) { /* a new flag must never go uncompared: the cap raised instead */
     free(text);
     free(names);
     fprintf(stderr, "clspeech %s: %d flags, more than the %d the ranks' agreement compares\n", command, n_flags,
-            CLS_WORLD_MAX_SETTINGS - 4);
+            CLS_WORLD_MAX_SETTINGS - 5);
     return CLI_EXIT_FAILURE;
   }
   for (int i = 0; i < n_flags; i++) {
@@ -113,6 +144,9 @@ int train_agree(const char *command, const cli_flag *table, int n_flags, const c
   n++;
   sets_text(sets->metrics, sets->n_metrics, text + (size_t)CAP * n, CAP);
   settings[n] = (cls_world_setting){"the metrics sets (--metrics_files)", text + (size_t)CAP * n};
+  n++;
+  sources_text(sets->augs, sets->n_augs, text + (size_t)CAP * n, CAP);
+  settings[n] = (cls_world_setting){"the contents of --augment overlay's sources", text + (size_t)CAP * n};
   n++;
   cls_error err;
   cls_status st = cls_world_agree(settings, n, &err);

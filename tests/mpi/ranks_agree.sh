@@ -2,7 +2,8 @@
 # Ranks that are given different settings or data never wait for each other for ever (issue 37):
 #  1. the settings' agreement before any work: ranks with different --epochs, --dev_files on one rank
 #     only, training CSVs of the same row count but other rows, a reordered alphabet of the same size,
-#     another --feature_win_len, another --train_batch_size: every rank ends with exit status 2 and
+#     another --feature_win_len, another --train_batch_size, an overlay source whose path holds other rows
+#     on each rank: every rank ends with exit status 2 and
 #     names the setting and both ranks' values;
 #  2. the guard of every collective (the agreement skipped, CLSPEECH_SKIP_AGREEMENT=1): a rank that
 #     finishes early (--epochs 1 against 3) tells the other, which names it; a rank that evaluates a dev
@@ -73,6 +74,24 @@ run win_len "${a[@]}" --epochs 1 -- "${a[@]}" --epochs 1 --feature_win_len 25
 disagree win_len "--feature_win_len" 32 25
 run batch "${a[@]}" --epochs 1 --train_batch_size 1 -- "${a[@]}" --epochs 1 --train_batch_size 2
 disagree batch "--train_batch_size" 1 2
+# An overlay source named alike (a relative path) that holds other rows for each rank: each rank runs in
+# its own folder, as ranks on two hosts would read their own copies.
+smoke=$data/deepspeech-smoke
+mkdir -p "$work/host0" "$work/host1"
+printf 'wav_filename,wav_filesize,transcript\n%s/LDC93S1.wav,93638,x\n' "$smoke" >"$work/host0/noise.csv"
+printf 'wav_filename,wav_filesize,transcript\n%s/new-home-in-the-stars-16k.wav,114794,x\n' "$smoke" >"$work/host1/noise.csv"
+t0=$(date +%s.%N)
+timeout 60 "$mpiexec" --oversubscribe \
+  -np 1 -wdir "$work/host0" "$cls" "${common[@]}" --checkpoint_dir "$work/overlay" "${a[@]}" --epochs 1 \
+  --augment "overlay[source=noise.csv]" : \
+  -np 1 -wdir "$work/host1" "$cls" "${common[@]}" --checkpoint_dir "$work/overlay" "${a[@]}" --epochs 1 \
+  --augment "overlay[source=noise.csv]" >"$work/overlay.log" 2>&1
+status=$?
+secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+cat "$work/overlay.log"
+echo "--- overlay: exit status $status after $secs s"
+disagree overlay "the contents of --augment overlay's sources" "noise.csv: [0-9]+ bytes, digest [0-9a-f]{16}" \
+  "noise.csv: [0-9]+ bytes, digest [0-9a-f]{16}"
 
 # 2. The guard, without the agreement.
 export CLSPEECH_SKIP_AGREEMENT=1
