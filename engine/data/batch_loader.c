@@ -45,12 +45,12 @@ struct cls_loader {
   /* The pool: the producer and its helpers prepare the job's utterances job_next .. job_count in order,
      until one fails or the loader stops; job_busy are being prepared. All under lock. */
   int workers, n_helpers;
-  pthread_t *helpers;     /* [workers - 1] */
-  pthread_cond_t work;    /* a job was published, or stop */
+  pthread_t *helpers;      /* [workers - 1], n_helpers of them started */
+  pthread_cond_t work;     /* a job was published, or stop */
   pthread_cond_t finished; /* job_busy fell to 0 */
-  cls_host_batch *job;
-  float **job_feats;      /* [B] the host-features path's features */
-  utt_result *results;    /* [batch_size] */
+  cls_host_batch *job;     /* the batch being filled */
+  float **job_feats;       /* [B] its features (the host-features path) */
+  utt_result *results;     /* [batch_size] */
   int job_next, job_count, job_busy, job_failed;
 };
 
