@@ -438,7 +438,8 @@ int cls_crew_out_of_time(cls_crew *c) {
 
 cls_status cls_crew_start_loader(cls_crew *c, const cls_utterance *u, int n, int batch, int depth, cls_loader **l) {
   cls_loader_options lo = {.tables = c->tables, .n_context = c->o.model.n_context,
-                           .host_features = c->o.host_features, .feature_cache = c->o.feature_cache, .depth = depth};
+                           .host_features = c->o.host_features, .feature_cache = c->o.feature_cache, .depth = depth,
+                           .workers = 0 /* automatic */};
   cls_error err;
   if (cls_loader_start(u, n, batch, &lo, l, &err) != CLS_OK)
     return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "%s", err.text);
@@ -448,7 +449,8 @@ cls_status cls_crew_start_loader(cls_crew *c, const cls_utterance *u, int n, int
 cls_status cls_crew_start_train_loader(cls_crew *c, int epoch, const cls_utterance *u, int n, int batch, int depth,
                                        int local, int global, int first, cls_loader **l) {
   cls_loader_options lo = {.tables = c->tables, .n_context = c->o.model.n_context,
-                           .host_features = c->o.host_features, .feature_cache = c->o.feature_cache, .depth = depth};
+                           .host_features = c->o.host_features, .feature_cache = c->o.feature_cache, .depth = depth,
+                           .workers = 0 /* automatic */};
   if (c->o.n_augment > 0) {
     lo.host_features = 0; /* never through the feature cache: the features change every epoch */
     lo.augment = 1;

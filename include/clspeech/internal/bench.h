@@ -1,11 +1,12 @@
 /* clspeech internal API, bench layer (library clspeech_bench, above the engine, not installed): device
- * benchmarks (peaks, SGEMM at the model's shapes, ops, the training step, all devices as towers) and
- * the search for CLBlast GEMM parameters behind `clspeech bench --tune`; for the clspeech command, the
- * bench programs and the tests. */
+ * benchmarks (peaks, SGEMM at the model's shapes, ops, the training step, all devices as towers), the
+ * host's batch loader, and the search for CLBlast GEMM parameters behind `clspeech bench --tune`; for
+ * the clspeech command, the bench programs and the tests. */
 #ifndef CLSPEECH_INTERNAL_BENCH_H
 #define CLSPEECH_INTERNAL_BENCH_H
 
 #include <stdbool.h>
+#include "clspeech/data.h"
 #include "clspeech/internal/ops.h"
 #include "clspeech/model.h"
 
@@ -253,6 +254,28 @@ cls_status cls_bench_step_run(cls_engine *engine, const int *devices, int n, con
  * all T long, audio (training's default device features: the batch's MFCC is part of the step), 2 warm-up steps,
  * cfg->runs timed. */
 cls_status cls_bench_train_run(cls_engine *engine, int device, const cls_bench_config *cfg, cls_bench_train *out);
+
+/* ---- the batch loader (bench_loader.c) ----
+ * Training's batch loader (engine/data's, as `clspeech train` starts it for an epoch) over utts[0 .. n)
+ * with the --augment specifications given (host augmentations only: overlay is refused), decoding at
+ * 16 kHz for the device-features path; the wall time from its start until `batches` batches were taken,
+ * per batch (the consumer does nothing else). */
+typedef struct cls_bench_loader_config {
+  int batch, batches; /* utterances per batch; batches timed (at most n / batch) */
+  int workers;        /* the loader's worker threads: 0 automatic */
+  const char *const *augment; /* [n_augment] --augment values */
+  int n_augment;
+} cls_bench_loader_config;
+
+typedef struct cls_bench_loader {
+  double ms;            /* per batch */
+  int workers;          /* the threads used (automatic resolved) */
+  int batches;          /* batches taken */
+  double audio_seconds; /* of audio in them */
+} cls_bench_loader;
+
+cls_status cls_bench_loader_run(const cls_utterance *utts, int n, const cls_bench_loader_config *config,
+                                cls_bench_loader *out, cls_error *err);
 
 /* ---- one training step by op (bench_profile.c, bench_step.c) ----
  * One more step of training's step after the timed ones (the batch's MFCC on the device first, as training
