@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --augment specifications that are wrong, or name what is not implemented yet, are usage errors before
+# --augment specifications that are wrong (or that this build cannot run) are usage errors before
 # any work: exit status 2, the message naming --augment, the specification and the piece at fault, and
 # no device opened ("training on device" never printed).
 #   bad_augment.sh CLSPEECH SHARED_DATA
