@@ -144,6 +144,70 @@ static void test_tone(tst_env *env, int dev) {
   free(re);
 }
 
+/* The edges the docs promise: a warp with no control points (nt = nf = 0) or no deviation, and any warp
+ * of a one-frame utterance, leave the power as it is (exactly inside; at the last frame and bin, where
+ * TF's clamped gather computes a + 1 * (b - a) in two rounds, within two float steps); a pitch to one bin keeps bin 0 (TF's legacy
+ * resize takes source 0) and zero-pads the rest; a tempo to one frame keeps frame 0. The power of
+ * value v is v * v here (the power path's own rounding: one product, the imaginary part 0). */
+static void test_edges(tst_env *env, int dev) {
+  const int n_bins = 33, frames = 7;
+  float re[7 * 33], want[7 * 33];
+  for (int i = 0; i < frames * n_bins; i++) {
+    re[i] = 0.5f + 0.01f * (float)((i * 37) % 101);
+    want[i] = re[i] * re[i];
+  }
+  const struct {
+    const char *what;
+    cls_augment_op op;
+    int frames; /* of the input (1: a one-frame utterance) */
+  } same[] = {
+      {"warp nt=0 nf=0", {CLS_AUGOP_WARP, CLS_AUGOP_SPECTROGRAM, 0, 0, 0, 2.0f, 0, 2.0f}, frames},
+      {"warp nt=4 nf=2 without deviation", {CLS_AUGOP_WARP, CLS_AUGOP_SPECTROGRAM, 4, 2, 0, 0.0f, 0, 0.0f}, frames},
+      {"warp of one frame", {CLS_AUGOP_WARP, CLS_AUGOP_SPECTROGRAM, 2, 2, 0, 3.0f, 0, 3.0f}, 1},
+  };
+  const int first[2] = {0, 1};
+  const uint32_t utt = 9;
+  for (size_t k = 0; k < sizeof same / sizeof *same; k++) {
+    int out_frames[1];
+    float *p = NULL;
+    const int got = run_power(env, dev, 1, n_bins, re, &same[k].frames, &same[k].op, first, &utt, 3, 1, out_frames, &p);
+    CHECK_INT(got, same[k].frames);
+    double worst = 0, edge = 0; /* relative: inside, and on the last frame or bin */
+    for (int t = 0; got == same[k].frames && t < got; t++)
+      for (int i = 0; i < n_bins; i++) {
+        const double d = fabs(p[t * n_bins + i] - want[t * n_bins + i]) / want[t * n_bins + i];
+        if ((t == got - 1 && got > 1) || i == n_bins - 1) edge = fmax(edge, d);
+        else worst = fmax(worst, d);
+      }
+    CHECK(worst == 0, "%s changed the power inside by up to %g relative", same[k].what, worst);
+    CHECK(edge <= 0x1p-22, "%s changed the last frame or bin by up to %g relative (more than two float steps)",
+          same[k].what, edge);
+    free(p);
+  }
+  /* pitch to one bin: bin 0 kept, the other bins 0 */
+  cls_augment_op pitch = {CLS_AUGOP_PITCH, CLS_AUGOP_SPECTROGRAM, 1, n_bins, 0, 1.0f / (float)n_bins, 0, 0.0f};
+  int out_frames[1];
+  float *p = NULL;
+  if (run_power(env, dev, 1, n_bins, re, &frames, &pitch, first, &utt, 3, 1, out_frames, &p) == frames) {
+    int bad = 0;
+    for (int t = 0; t < frames; t++)
+      for (int i = 0; i < n_bins; i++) bad += p[t * n_bins + i] != (i == 0 ? want[t * n_bins] : 0.0f);
+    CHECK(bad == 0, "pitch to one bin: %d values other than bin 0 kept and the rest 0", bad);
+  }
+  free(p);
+  /* tempo to one frame: frame 0 kept */
+  cls_augment_op tempo = {CLS_AUGOP_TEMPO, CLS_AUGOP_SPECTROGRAM, frames, 1, 0, (float)frames, 0, 0.0f};
+  p = NULL;
+  const int got = run_power(env, dev, 1, n_bins, re, &frames, &tempo, first, &utt, 3, 1, out_frames, &p);
+  CHECK(got == 1 && out_frames[0] == 1, "tempo to one frame gave %d frames", got);
+  int bad = 0;
+  for (int i = 0; got == 1 && i < n_bins; i++) bad += p[i] != want[i];
+  CHECK(bad == 0, "tempo to one frame: %d bins differ from frame 0", bad);
+  free(p);
+  printf("  edges: warp without points, without deviation and of one frame leave the power; pitch to 1 bin, "
+         "tempo to 1 frame keep source 0\n");
+}
+
 /* add and multiply on a constant power of 100 (4-sigma bounds over 2000 x 257 values; multiply's
  * deviation 0.1 keeps the factor positive, so nothing is clamped). */
 static void test_moments(tst_env *env, int dev) {
@@ -369,6 +433,7 @@ int main(void) {
       if (fx) test_reference(&env, env.devices[i], fx);
     }
     test_tone(&env, env.devices[0]);
+    test_edges(&env, env.devices[0]);
     test_moments(&env, env.devices[0]);
     cls_mfcc_config cfg = cls_mfcc_default(16000);
     cls_mfcc_tables *t = NULL;
