@@ -82,6 +82,16 @@ static void bilinear_axis(int out, float scale, int in_size, int *lo, int *hi, f
   *lerp = in - in_f;
 }
 
+/* The bilinear blend of rows y0, y1 and columns x0, x1 of `in` (n_bins a row) with weights ay, ax of
+ * the second ones: TF's a + (b - a) w, rows blended first (resize_bilinear's top/bottom, also
+ * dense_image_warp's interpolate_bilinear, whose w (b - a) + a rounds the same without contraction). */
+static float blend(__global const float *in, int n_bins, int y0, int y1, int x0, int x1, float ay, float ax) {
+  const float tl = in[(size_t)y0 * n_bins + x0], tr = in[(size_t)y0 * n_bins + x1];
+  const float bl = in[(size_t)y1 * n_bins + x0], br = in[(size_t)y1 * n_bins + x1];
+  const float top = tl + (tr - tl) * ax, bottom = bl + (br - bl) * ax;
+  return top + (bottom - top) * ay;
+}
+
 /* Resize `stage` of the utterances with pitch or tempo (resize_bilinear), and a copy for those with no
  * resize at this stage; warps are augment_warp's. src and dst share the slot layout. */
 __kernel void augment_resize_bilinear(const int stage, const int n_slots, const int n_bins, __global const float *src,
@@ -108,10 +118,7 @@ __kernel void augment_resize_bilinear(const int stage, const int n_slots, const 
       float yl, xl;
       bilinear_axis(t, (float)in_h / (float)out_h, in_h, &y0, &y1, &yl);
       bilinear_axis(i, (float)n_bins / (float)out_w, n_bins, &x0, &x1, &xl);
-      const float tl = in[(size_t)y0 * n_bins + x0], tr = in[(size_t)y0 * n_bins + x1];
-      const float bl = in[(size_t)y1 * n_bins + x0], br = in[(size_t)y1 * n_bins + x1];
-      const float top = tl + (tr - tl) * xl, bottom = bl + (br - bl) * xl;
-      v = top + (bottom - top) * yl;
+      v = blend(in, n_bins, y0, y1, x0, x1, yl, xl);
     }
   }
   dst[(size_t)s * n_bins + i] = v;
@@ -210,10 +217,7 @@ __kernel void augment_warp(const int stage, const int n_slots, const int n_bins,
   float ay, ax;
   warp_axis((float)t - flow[0], T, &y0, &ay);
   warp_axis((float)i - flow[1], n_bins, &x0, &ax);
-  const float tl = in[(size_t)y0 * n_bins + x0], tr = in[(size_t)y0 * n_bins + x0 + 1];
-  const float bl = in[(size_t)(y0 + 1) * n_bins + x0], br = in[(size_t)(y0 + 1) * n_bins + x0 + 1];
-  const float top = ax * (tr - tl) + tl, bottom = ax * (br - bl) + bl;
-  dst[(size_t)s * n_bins + i] = ay * (bottom - top) + top;
+  dst[(size_t)s * n_bins + i] = blend(in, n_bins, y0, y0 + 1, x0, x0 + 1, ay, ax);
 }
 
 /* The last stage's rows gathered into the filterbank's layout: power [frames, n_bins], utterance b's

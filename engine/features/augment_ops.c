@@ -23,13 +23,9 @@ int cls_augment_max_ops(const cls_augmentation *augs, int n) {
   return total;
 }
 
-/* Draw `k` of an utterance's augmentation `aug` and DeepSpeech's pick, shared with the sample domain. */
+/* Draw `k` of an utterance's augmentation `aug` (the sample domain's, augment_sample.h). */
 static double pick_uniform(const cls_augment_context *c, uint32_t utterance, int aug, uint32_t k) {
   return cls_augment_pick_uniform(c->seed, c->epoch, utterance, aug, k);
-}
-
-static double pick(const cls_value_range *v, int integer, double clock, double u) {
-  return cls_augment_pick(v, integer, clock, u);
 }
 
 /* n masks at uniform offsets (augment_sample.h's cls_augment_mask_span: the same draws as the signal
@@ -71,10 +67,10 @@ int cls_augment_utterance(const cls_augment_context *c, uint32_t utterance, doub
     const cls_augment_domain want = pass == 0 ? CLS_AUGMENT_SPECTROGRAM : CLS_AUGMENT_FEATURES;
     for (int j = 0; j < c->n_augs; j++) {
       const cls_augmentation *a = &c->augs[j];
-      if (a->domain != want || pick_uniform(c, utterance, j, 0) >= a->p) continue;
+      if (a->domain != want || !cls_augment_applied(a, c->seed, c->epoch, utterance, j)) continue;
       const int32_t domain = pass == 0 ? CLS_AUGOP_SPECTROGRAM : CLS_AUGOP_FEATURES;
       const int32_t at = pass == 0 ? stage : 0;
-      const double v = pick(&a->param[0], 0, clock, pick_uniform(c, utterance, j, 1));
+      const double v = cls_augment_pick(&a->param[0], 0, clock, pick_uniform(c, utterance, j, 1));
       switch (a->kind) {
         case CLS_AUGMENT_FREQUENCY_MASK:
           n += masks(c, utterance, j, clock, a, c->n_bins, CLS_AUGOP_FREQUENCY_MASK, domain, at, ops + n);

@@ -120,25 +120,26 @@ static int frames_after(const cls_augment_batch *aug, int b, int stage, int fram
   return frames;
 }
 
-void cls_augment_power_frames(const cls_augment_batch *aug, int batch, const int *nf, int *out) {
-  for (int b = 0; b < batch; b++) {
-    const int n = resizes(aug, b);
-    out[b] = nf[b];
-    for (int s = 0; s < n; s++) out[b] = frames_after(aug, b, s, out[b]);
+/* Utterance b's frames through `stages` resizes from f: each stage's into at[(s + 1) * batch + b] (at
+ * may be NULL), the last into *last (may be NULL); returns the most at any stage. */
+static int stage_frames(const cls_augment_batch *aug, int b, int stages, int f, int *at, int batch, int *last) {
+  int most = f;
+  for (int s = 0; s < stages; s++) {
+    f = frames_after(aug, b, s, f);
+    if (at) at[(size_t)(s + 1) * batch + b] = f;
+    if (f > most) most = f;
   }
+  if (last) *last = f;
+  return most;
 }
 
-/* *d holds at least `bytes` (grown by doubling; its contents are lost when it grows). */
+void cls_augment_power_frames(const cls_augment_batch *aug, int batch, const int *nf, int *out) {
+  for (int b = 0; b < batch; b++) stage_frames(aug, b, resizes(aug, b), nf[b], NULL, batch, &out[b]);
+}
+
+/* *d holds at least `bytes` (its contents lost when it grows). */
 static cl_int ensure(cls_augment_power *w, dbuf *d, size_t bytes) {
-  if (d->mem && bytes <= d->cap) return CL_SUCCESS;
-  if (d->mem) clReleaseMemObject(d->mem);
-  size_t c = d->cap ? d->cap : 1024;
-  while (c < bytes) c *= 2;
-  cl_int err = CL_SUCCESS;
-  d->mem = clCreateBuffer(w->ctx, CL_MEM_READ_WRITE, c, NULL, &err);
-  d->cap = err == CL_SUCCESS ? c : 0;
-  if (err != CL_SUCCESS) d->mem = NULL;
-  return err;
+  return cls_ops_grow_buffer(w->ctx, CL_MEM_READ_WRITE, &d->mem, &d->cap, bytes);
 }
 
 /* The launch of kernel k over (width, rows), its arguments in `ka`. The width is rounded up to a
@@ -190,14 +191,7 @@ cls_status cls_augment_power_run(cls_augment_power *w, cls_error *err, cl_comman
   }
   /* Host tables: frames_at [stages + 1, batch], slot_base [batch], slot_utt [slots], out_utt [out_frames]. */
   size_t slots = 0;
-  for (int b = 0; b < batch; b++) {
-    int f = pb->nf0[b], most = f;
-    for (int s = 0; s < stages; s++) {
-      f = frames_after(aug, b, s, f);
-      if (f > most) most = f;
-    }
-    slots += (size_t)most;
-  }
+  for (int b = 0; b < batch; b++) slots += (size_t)stage_frames(aug, b, stages, pb->nf0[b], NULL, batch, NULL);
   const size_t n_at = (size_t)(stages + 1) * batch;
   const size_t need = n_at + (size_t)batch + slots + pb->out_frames;
   if (need > w->stage_cap) {
@@ -211,11 +205,7 @@ cls_status cls_augment_power_run(cls_augment_power *w, cls_error *err, cl_comman
   int grid_cap = 0, cols_cap = 0; /* the most control points, and columns, of a warp */
   for (int b = 0; b < batch; b++) {
     at[b] = pb->nf0[b];
-    int most = at[b];
-    for (int s = 0; s < stages; s++) {
-      at[(size_t)(s + 1) * batch + b] = frames_after(aug, b, s, at[(size_t)s * batch + b]);
-      if (at[(size_t)(s + 1) * batch + b] > most) most = at[(size_t)(s + 1) * batch + b];
-    }
+    const int most = stage_frames(aug, b, stages, at[b], at, batch, NULL);
     slot_base[b] = (int)next;
     for (int t = 0; t < most; t++) slot_utt[next + (size_t)t] = b;
     next += (size_t)most;

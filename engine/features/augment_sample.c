@@ -25,6 +25,10 @@ double cls_augment_pick_uniform(uint32_t seed, uint32_t epoch, uint32_t utteranc
   return (double)r.v[0] * (1.0 / 4294967296.0);
 }
 
+int cls_augment_applied(const cls_augmentation *a, uint32_t seed, uint32_t epoch, uint32_t utterance, int aug) {
+  return cls_augment_pick_uniform(seed, epoch, utterance, aug, 0) < a->p;
+}
+
 double cls_augment_pick(const cls_value_range *v, int integer, double clock, double u) {
   const double centre = v->start + clock * (v->end - v->start);
   const double x = (centre - v->r) + (2.0 * v->r) * u;
@@ -57,7 +61,7 @@ int cls_augment_is_sample(cls_augment_kind kind) {
    applied. */
 static int draw_one(const cls_augmentation *a, int j, uint32_t seed, uint32_t epoch, uint32_t utterance, double clock,
                     cls_sample_op *op) {
-  if (!cls_augment_is_sample(a->kind) || cls_augment_pick_uniform(seed, epoch, utterance, j, 0) >= a->p) return 0;
+  if (!cls_augment_is_sample(a->kind) || !cls_augment_applied(a, seed, epoch, utterance, j)) return 0;
   *op = (cls_sample_op){a->kind, j, {0, 0}};
   for (int i = 0; i < 2 && cls_augment_param_name(a->kind, i); i++)
     op->v[i] = cls_augment_pick(&a->param[i], cls_augment_param_integer(a->kind, i), clock,

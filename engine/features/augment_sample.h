@@ -21,6 +21,11 @@ static inline double cls_augment_clock(double clock) { return clock < 0 ? 0 : cl
  * applied (< p); draw 1 + i picks its parameter i (the masks use more, augment_ops.c). */
 double cls_augment_pick_uniform(uint32_t seed, uint32_t epoch, uint32_t utterance, int aug, uint32_t k);
 
+/* Whether augmentation `aug` (`a`, its index on the command line) applies to the utterance: its draw 0
+ * below p. Every domain's draws (this file's, augment_signal.c's, augment_ops.c's, augment_tempo.c's)
+ * decide by this one rule. */
+int cls_augment_applied(const cls_augmentation *a, uint32_t seed, uint32_t epoch, uint32_t utterance, int aug);
+
 /* DeepSpeech's pick_value_from_range: the centre start + clock (end - start), then uniform within
  * +-r by `u`; integer parameters rounded (half to even). */
 double cls_augment_pick(const cls_value_range *v, int integer, double clock, double u);

@@ -49,7 +49,7 @@ static void noise(float *x, size_t n, float stddev, int multiply, uint32_t seed,
 
 int cls_augment_signal(const cls_augmentation *a, int aug, uint32_t seed, uint32_t epoch, uint32_t utterance,
                        double clock, float *x, size_t n, int rate) {
-  if (a->domain != CLS_AUGMENT_SIGNAL || cls_augment_pick_uniform(seed, epoch, utterance, aug, 0) >= a->p) return 0;
+  if (a->domain != CLS_AUGMENT_SIGNAL || !cls_augment_applied(a, seed, epoch, utterance, aug)) return 0;
   clock = cls_augment_clock(clock);
   const double v = cls_augment_pick(&a->param[0], 0, clock, cls_augment_pick_uniform(seed, epoch, utterance, aug, 1));
   switch (a->kind) {

@@ -23,7 +23,7 @@ int cls_augment_frames(const cls_augmentation *augs, int n_augs, uint32_t seed, 
   clock = cls_augment_clock(clock);
   for (int j = 0; j < n_augs; j++) {
     const cls_augmentation *a = &augs[j];
-    if (a->kind != CLS_AUGMENT_TEMPO || cls_augment_pick_uniform(seed, epoch, utterance, j, 0) >= a->p) continue;
+    if (a->kind != CLS_AUGMENT_TEMPO || !cls_augment_applied(a, seed, epoch, utterance, j)) continue;
     const double factor = cls_augment_pick(&a->param[0], 0, clock, cls_augment_pick_uniform(seed, epoch, utterance, j, 1));
     frames = cls_augment_tempo_frames(a, factor, frames, transcript, max_frames, win_step_ms);
   }

@@ -362,14 +362,7 @@ cls_status cls_mfcc_enable_augment(cls_mfcc_plan *p) {
 
 /* A read-only buffer of at least `need` bytes in *m (capacity *cap bytes), grown by doubling. */
 static cls_status ensure_buffer(cls_mfcc_plan *p, cl_mem *m, size_t *cap, size_t need) {
-  if (*m && need <= *cap) return CLS_OK;
-  release(m);
-  size_t c = *cap ? *cap : 256;
-  while (c < need) c *= 2;
-  cl_int err = CL_SUCCESS;
-  *m = clCreateBuffer(p->ctx, CL_MEM_READ_ONLY, c, NULL, &err);
-  *cap = err == CL_SUCCESS ? c : 0;
-  return cl_check(p->err, err, "allocating augmentation tables");
+  return cl_check(p->err, cls_ops_grow_buffer(p->ctx, CL_MEM_READ_ONLY, m, cap, need), "allocating augmentation tables");
 }
 
 /* The batch's augmentation tables (kernels/augment.cl): each frame's utterance, the utterances' first

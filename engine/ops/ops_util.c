@@ -142,6 +142,19 @@ void cls_ops_profile_enqueued(cl_command_queue q, const char *name, bool ok, con
 
 /* ---- launches ---- */
 
+cl_int cls_ops_grow_buffer(cl_context context, cl_mem_flags flags, cl_mem *m, size_t *cap, size_t need) {
+  if (*m && need <= *cap) return CL_SUCCESS;
+  if (*m) clReleaseMemObject(*m);
+  *m = NULL;
+  size_t c = *cap ? *cap : 256;
+  while (c < need) c *= 2;
+  cl_int err = CL_SUCCESS;
+  *m = clCreateBuffer(context, flags, c, NULL, &err);
+  if (err != CL_SUCCESS) *m = NULL;
+  *cap = err == CL_SUCCESS ? c : 0;
+  return err;
+}
+
 cls_status cls_ops_launch_to(cls_error *to, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
                              const size_t *global, const size_t *local, cl_event *event) {
   size_t rounded[3];

@@ -23,6 +23,11 @@ cls_status cls_ops_device(cls_engine *engine, int index, cls_device **out);
 cls_status cls_ops_launch_to(cls_error *to, cl_command_queue queue, cl_kernel kernel, const char *name, int dims,
                              const size_t *global, const size_t *local, cl_event *event);
 
+/* *m holds at least `need` bytes: a buffer of `flags` in `context`, regrown by doubling from 256 bytes
+ * (its contents lost when it grows); *cap is its size, 0 after a failure (*m then NULL). The OpenCL
+ * status, for the caller to name. */
+cl_int cls_ops_grow_buffer(cl_context context, cl_mem_flags flags, cl_mem *m, size_t *cap, size_t need);
+
 /* CLS_OK for CL_SUCCESS; otherwise the engine's error naming device `index` and `what`
  * ("device 0:1 (NAME): allocating device memory failed: CL_OUT_OF_RESOURCES"): CLS_ERR_OUT_OF_MEMORY for
  * an allocation failure or CL_OUT_OF_RESOURCES, CLS_ERR_OPENCL for anything else. */

@@ -33,6 +33,10 @@ static cls_status agree(cls_crew *c) {
   return st;
 }
 
+/* Whether the towers take host-featurised batches only (no device MFCC plan). An augmented training set
+   is featurised on the device whatever the other sets use, so its towers take both (batch_input.h). */
+static int towers_host_only(const cls_train_options *o) { return o->host_features && o->n_augment == 0; }
+
 cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, const cls_train_options *o, int max_batch,
                            int max_frames, int max_label, cls_crew **out) {
   *out = NULL;
@@ -89,11 +93,8 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
   if (st == CLS_OK &&
       (!c->towers || !c->params || !c->m || !c->v || (checks && (!c->check_lead || !c->check_other))))
     st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", c->n_params);
-  /* An augmented training set is featurised on the device whatever the other sets use: its towers
-     take both (batch_input.h). */
-  const int host_features = o->host_features && o->n_augment == 0;
-  cls_tower_config tc = {o->model,   c->tables,    host_features, c->capacity, max_frames, c->max_label,
-                         o->augment, o->n_augment, o->random_seed};
+  cls_tower_config tc = {o->model,    c->tables, towers_host_only(o), c->capacity, max_frames, c->max_label,
+                         o->augment,  o->n_augment, o->random_seed};
   for (int i = 0; st == CLS_OK && i < c->n_towers; i++) {
     cls_crew_slot *s = &c->towers[i];
     s->index = i;
@@ -369,7 +370,7 @@ static cls_status warm_up(cls_crew *c) {
   b.audio = &audio;
   b.n_audio = &n_audio;
   b.windows = windows;
-  b.host_windows = c->o.host_features && c->o.n_augment == 0; /* as the towers were made (cls_crew_create) */
+  b.host_windows = towers_host_only(&c->o); /* as the towers were made */
   b.labels = &label;
   b.label_len = &label_len;
   cls_status st = audio && windows ? CLS_OK : cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
