@@ -1,4 +1,4 @@
-/* What the --augment tests share: a specification parsed and accepted for training, and the
+/* What the --augment tests share: a specification parsed (and accepted for training), and the
  * specifications a fixture's metadata lists ("specs": a JSON list of strings without escapes).
  * Include after check.h and ops_test.h. */
 #ifndef CLS_AUGMENT_TEST_H
@@ -8,6 +8,15 @@
 #include <string.h>
 
 #include "clspeech/features.h"
+
+/* A specification parsed (whether training runs it is not asked). */
+static inline cls_augmentation augment_parse(const char *spec) {
+  cls_augmentation a;
+  cls_error err;
+  cls_error_clear(&err);
+  CHECK(cls_augment_parse(spec, &a, &err) == CLS_OK, "parse \"%s\": %s", spec, err.text);
+  return a;
+}
 
 static inline cls_augmentation augment_parse_supported(const char *spec) {
   cls_augmentation a;

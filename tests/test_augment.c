@@ -23,15 +23,6 @@
 #include "augment_draw.h"
 #include "data/batch_loader.h"
 
-static cls_augmentation parse_ok(const char *spec) {
-  cls_augmentation a;
-  cls_error err;
-  cls_error_clear(&err);
-  cls_status st = cls_augment_parse(spec, &a, &err);
-  CHECK(st == CLS_OK, "parse \"%s\": %s", spec, err.text);
-  return a;
-}
-
 static void parse_fails(const char *spec, const char *needle) {
   cls_augmentation a;
   cls_error err;
@@ -44,43 +35,43 @@ static int range_is(cls_value_range v, double s, double e, double r) { return v.
 
 static void test_parse(void) {
   /* DeepSpeech's defaults (util/augmentations.py) */
-  cls_augmentation a = parse_ok("overlay[source=noise.csv]");
+  cls_augmentation a = augment_parse("overlay[source=noise.csv]");
   CHECK(a.kind == CLS_AUGMENT_OVERLAY && !strcmp(a.source, "noise.csv") && range_is(a.param[0], 3, 3, 0) &&
             range_is(a.param[1], 1, 1, 0) && a.p == 1.0 && a.domain == CLS_AUGMENT_SAMPLE,
         "overlay defaults");
-  a = parse_ok("codec");
+  a = augment_parse("codec");
   CHECK(range_is(a.param[0], 3200, 3200, 0), "codec bitrate");
-  a = parse_ok("reverb");
+  a = augment_parse("reverb");
   CHECK(range_is(a.param[0], 20, 20, 0) && range_is(a.param[1], 10, 10, 0), "reverb delay, decay");
-  a = parse_ok("resample");
+  a = augment_parse("resample");
   CHECK(range_is(a.param[0], 8000, 8000, 0), "resample rate");
-  a = parse_ok("volume");
+  a = augment_parse("volume");
   CHECK(range_is(a.param[0], 3.0103, 3.0103, 0), "volume dbfs");
-  a = parse_ok("pitch");
+  a = augment_parse("pitch");
   CHECK(range_is(a.param[0], 1.075, 1.075, 0.125) && a.domain == CLS_AUGMENT_SPECTROGRAM, "pitch");
-  a = parse_ok("tempo");
+  a = augment_parse("tempo");
   CHECK(range_is(a.param[0], 1.1, 1.1, 0) && a.param[1].start == -1, "tempo factor, max_time");
-  a = parse_ok("warp");
+  a = augment_parse("warp");
   CHECK(range_is(a.param[0], 1, 1, 0) && range_is(a.param[1], 1, 1, 0) && range_is(a.param[2], 0.1, 0.1, 0) &&
             range_is(a.param[3], 0, 0, 0),
         "warp nt, nf, wt, wf");
-  a = parse_ok("frequency_mask");
+  a = augment_parse("frequency_mask");
   CHECK(range_is(a.param[0], 3, 3, 0) && range_is(a.param[1], 2, 2, 0), "frequency_mask n, size");
-  a = parse_ok("time_mask");
+  a = augment_parse("time_mask");
   CHECK(range_is(a.param[0], 3, 3, 0) && range_is(a.param[1], 10, 10, 0) && a.domain == CLS_AUGMENT_SPECTROGRAM,
         "time_mask n, size, domain");
-  a = parse_ok("dropout");
+  a = augment_parse("dropout");
   CHECK(range_is(a.param[0], 0.05, 0.05, 0) && a.domain == CLS_AUGMENT_SPECTROGRAM, "dropout rate, domain");
-  a = parse_ok("add");
+  a = augment_parse("add");
   CHECK(range_is(a.param[0], 5, 5, 0) && a.domain == CLS_AUGMENT_FEATURES, "add stddev, domain");
-  a = parse_ok("multiply");
+  a = augment_parse("multiply");
   CHECK(range_is(a.param[0], 5, 5, 0) && a.domain == CLS_AUGMENT_FEATURES, "multiply stddev, domain");
   CHECK(!strcmp(cls_augment_param_name(CLS_AUGMENT_WARP, 3), "wf") && !cls_augment_param_name(CLS_AUGMENT_ADD, 1),
         "parameter names");
   /* the value grammar: v, v~r, a:b, a:b~r; white space stripped as DeepSpeech's str.strip */
-  a = parse_ok("time_mask[p=0.25, n=2:5~1 ,size=50.5~12.5,domain=spectrogram]");
+  a = augment_parse("time_mask[p=0.25, n=2:5~1 ,size=50.5~12.5,domain=spectrogram]");
   CHECK(a.p == 0.25 && range_is(a.param[0], 2, 5, 1) && range_is(a.param[1], 50.5, 50.5, 12.5), "ranges");
-  a = parse_ok("dropout[domain=features,rate=0.1:0.3]");
+  a = augment_parse("dropout[domain=features,rate=0.1:0.3]");
   CHECK(a.domain == CLS_AUGMENT_FEATURES && range_is(a.param[0], 0.1, 0.3, 0), "a:b");
   /* refusals */
   parse_fails("nosuch", "unknown augmentation \"nosuch\"");
@@ -117,7 +108,7 @@ static void test_parse(void) {
                         "overlay[source=x]", "codec", "time_mask[domain=signal]", "dropout[domain=signal]",
                         "multiply[domain=signal]"};
   for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
-    a = parse_ok(runs[i]);
+    a = augment_parse(runs[i]);
     cls_error err;
     CHECK(cls_augment_check_supported(&a, &err) == CLS_OK, "%s refused: %s", runs[i], err.text);
   }
@@ -126,7 +117,7 @@ static void test_parse(void) {
                                                         {"tempo[factor=0.5~0.6]", "can pick values at or below 0"},
                                                         {"tempo[factor=2:0.1~0.2]", "can pick values at or below 0"}};
   for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
-    a = parse_ok(refused[i].spec);
+    a = augment_parse(refused[i].spec);
     cls_error err;
     cls_error_clear(&err);
     CHECK(cls_augment_check_supported(&a, &err) == CLS_ERR_INVALID_ARGUMENT, "%s accepted", refused[i].spec);
@@ -177,8 +168,8 @@ static void test_draws_reference(const cls_safetensors *fx) {
 /* Over many utterances: the fraction augmented is p, counts and sizes lie in their ranges (DeepSpeech's
  * clamps), masks lie inside the utterance, and a:b ranges follow the clock. */
 static void test_draw_statistics(void) {
-  cls_augmentation augs[3] = {parse_ok("frequency_mask[p=0.3,n=1:3,size=2~2]"),
-                              parse_ok("time_mask[p=0.6,n=2~2,size=60~30]"), parse_ok("add[stddev=1:3]")};
+  cls_augmentation augs[3] = {augment_parse("frequency_mask[p=0.3,n=1:3,size=2~2]"),
+                              augment_parse("time_mask[p=0.6,n=2~2,size=60~30]"), augment_parse("add[stddev=1:3]")};
   const cls_augment_context c = {augs, 3, 99, 1, 257, 20, 0};
   cls_augment_op ops[64];
   const int N = 20000, frames = 40;
@@ -459,8 +450,8 @@ static int clips_load(clips *c) {
 }
 
 static void test_mfcc_augmented(tst_env *env, const cls_mfcc_tables *t, const clips *cl) {
-  cls_augmentation augs[4] = {parse_ok("frequency_mask[n=2,size=3~2]"), parse_ok("dropout[rate=0.2]"),
-                              parse_ok("add[stddev=0.5]"), parse_ok("dropout[domain=features,rate=0.1]")};
+  cls_augmentation augs[4] = {augment_parse("frequency_mask[n=2,size=3~2]"), augment_parse("dropout[rate=0.2]"),
+                              augment_parse("add[stddev=0.5]"), augment_parse("dropout[domain=features,rate=0.1]")};
   const cls_augment_context ctx = {augs, 4, 31337, 4, t->n_bins, t->cfg.win_step_ms, 0};
   const uint32_t index[3] = {40, 41, 42};
   cls_augment_op *ops = malloc((size_t)3 * cls_augment_max_ops(augs, 4) * sizeof *ops);

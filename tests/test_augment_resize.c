@@ -20,14 +20,7 @@
 #include "features/augment_tempo.h"
 #include "features/mfcc_device.h"
 #include "ops/ops_util.h"
-
-static cls_augmentation parse_ok(const char *spec) {
-  cls_augmentation a;
-  cls_error err;
-  cls_error_clear(&err);
-  CHECK(cls_augment_parse(spec, &a, &err) == CLS_OK, "parse \"%s\": %s", spec, err.text);
-  return a;
-}
+#include "augment_test.h"
 
 /* One batch through the power path: spectrum real parts re [sum frames, n_bins] (imaginary 0), the
  * utterances' operations; *out (malloc'ed) receives the power [sum out_frames, n_bins]. Returns the
@@ -131,7 +124,9 @@ static void test_tone(tst_env *env, int dev) {
     const uint32_t utt = 5;
     int out_frames[1];
     float *p = NULL;
-    if (run_power(env, dev, 1, n_bins, re, &frames, &op, first, &utt, 1, 1, out_frames, &p) == frames) {
+    const int rows = run_power(env, dev, 1, n_bins, re, &frames, &op, first, &utt, 1, 1, out_frames, &p);
+    CHECK_INT(rows, frames);
+    if (rows == frames) {
       int peak = 0;
       for (int i = 1; i < n_bins; i++)
         if (p[n_bins + i] > p[n_bins + peak]) peak = i;
@@ -188,7 +183,9 @@ static void test_edges(tst_env *env, int dev) {
   cls_augment_op pitch = {CLS_AUGOP_PITCH, CLS_AUGOP_SPECTROGRAM, 1, n_bins, 0, 1.0f / (float)n_bins, 0, 0.0f};
   int out_frames[1];
   float *p = NULL;
-  if (run_power(env, dev, 1, n_bins, re, &frames, &pitch, first, &utt, 3, 1, out_frames, &p) == frames) {
+  const int rows = run_power(env, dev, 1, n_bins, re, &frames, &pitch, first, &utt, 3, 1, out_frames, &p);
+  CHECK_INT(rows, frames);
+  if (rows == frames) {
     int bad = 0;
     for (int t = 0; t < frames; t++)
       for (int i = 0; i < n_bins; i++) bad += p[t * n_bins + i] != (i == 0 ? want[t * n_bins] : 0.0f);
@@ -222,7 +219,9 @@ static void test_moments(tst_env *env, int dev) {
     const uint32_t utt = 17;
     int out_frames[1];
     float *p = NULL;
-    if (run_power(env, dev, 1, n_bins, re, &frames, &op, first, &utt, 9, 2, out_frames, &p) == frames) {
+    const int rows = run_power(env, dev, 1, n_bins, re, &frames, &op, first, &utt, 9, 2, out_frames, &p);
+    CHECK_INT(rows, frames);
+    if (rows == frames) {
       double s1 = 0, s2 = 0;
       for (int i = 0; i < n; i++) s1 += p[i], s2 += (double)p[i] * p[i];
       const double mean = s1 / n, sd = sqrt(s2 / n - mean * mean);
@@ -239,7 +238,9 @@ static void test_moments(tst_env *env, int dev) {
   const uint32_t utt = 17;
   int out_frames[1];
   float *p = NULL;
-  if (run_power(env, dev, 1, n_bins, re, &few, &op, first, &utt, 9, 2, out_frames, &p) == few) {
+  const int rows = run_power(env, dev, 1, n_bins, re, &few, &op, first, &utt, 9, 2, out_frames, &p);
+  CHECK_INT(rows, few);
+  if (rows == few) {
     int zeros = 0, negative = 0;
     for (int i = 0; i < few * n_bins; i++) zeros += p[i] == 0.0f, negative += p[i] < 0.0f;
     CHECK(negative == 0 && zeros > few * n_bins / 4, "add clamped: %d zeros, %d negative", zeros, negative);
@@ -320,7 +321,7 @@ static void test_draws_reference(const cls_safetensors *fx) {
   cls_augmentation augs[16];
   int n_augs = 0;
   for (char *save = NULL, *spec = strtok_r(specs, ";", &save); spec && n_augs < 16; spec = strtok_r(NULL, ";", &save))
-    augs[n_augs++] = parse_ok(spec);
+    augs[n_augs++] = augment_parse(spec);
   CHECK_INT(n_augs, 7);
   const cls_tensor_info *ci = cls_safetensors_find(fx, "draws.counts");
   const int n_cases = ci ? (int)cls_tensor_elements(ci) : 0;
@@ -368,8 +369,8 @@ static void test_draws_reference(const cls_safetensors *fx) {
 
 /* Host draws: pitch's mean, tempo's frames, features time masks. */
 static void test_draws(void) {
-  cls_augmentation augs[4] = {parse_ok("pitch"), parse_ok("tempo[factor=1~0.5,max_time=900]"),
-                              parse_ok("time_mask[domain=features,n=2,size=20:100~40]"), parse_ok("warp[nt=1:3,nf=2]")};
+  cls_augmentation augs[4] = {augment_parse("pitch"), augment_parse("tempo[factor=1~0.5,max_time=900]"),
+                              augment_parse("time_mask[domain=features,n=2,size=20:100~40]"), augment_parse("warp[nt=1:3,nf=2]")};
   const cls_augment_context c = {augs, 4, 99, 1, 257, 20, 60};
   cls_augment_op ops[64];
   const int n_utts = 4000;
@@ -415,7 +416,7 @@ static void test_draws(void) {
   CHECK(bad_mask == 0 && masks == 2 * n_utts, "features time masks: %d of %d out of range", bad_mask, masks);
   CHECK(bad_warp == 0, "pitch/warp operations: %d wrong", bad_warp);
   /* a cap below the transcript: the transcript wins; the tower's room wins over both */
-  cls_augmentation slow = parse_ok("tempo[factor=0.5,max_time=100]");
+  cls_augmentation slow = augment_parse("tempo[factor=0.5,max_time=100]");
   CHECK_INT(cls_augment_tempo_frames(&slow, 0.5, 40, 12, 0, 20), 12);
   CHECK_INT(cls_augment_tempo_frames(&slow, 0.5, 40, 12, 10, 20), 10);
   CHECK_INT(cls_augment_tempo_frames(&augs[1], 1.5, 40, 3, 0, 20), 26);

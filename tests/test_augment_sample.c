@@ -17,8 +17,6 @@
 
 static const double PI = 3.14159265358979323846;
 
-static cls_augmentation parse_ok(const char *spec) { return augment_parse_supported(spec); }
-
 static void parse_fails(const char *spec, const char *needle) {
   cls_augmentation a;
   cls_error err;
@@ -41,15 +39,15 @@ static void *copy_tensor(const cls_safetensors *fx, const char *name, cls_dtype 
 /* ---- the parser: defaults, ranges, refusals ---- */
 
 static void test_parse(void) {
-  cls_augmentation a = parse_ok("volume");
+  cls_augmentation a = augment_parse_supported("volume");
   CHECK(a.domain == CLS_AUGMENT_SAMPLE && a.param[0].start == 3.0103 && a.p == 1.0, "volume's defaults");
-  a = parse_ok("reverb[p=0.5,delay=5:50~3,decay=1~0.5]");
+  a = augment_parse_supported("reverb[p=0.5,delay=5:50~3,decay=1~0.5]");
   CHECK(a.p == 0.5 && a.param[0].start == 5 && a.param[0].end == 50 && a.param[0].r == 3 && a.param[1].start == 1 &&
             a.param[1].r == 0.5,
         "reverb's ranges");
-  a = parse_ok("resample[rate=4000:8000~500]");
+  a = augment_parse_supported("resample[rate=4000:8000~500]");
   CHECK(a.param[0].start == 4000 && a.param[0].end == 8000 && a.param[0].r == 500, "resample's range");
-  parse_ok("volume[dbfs=-40:0~5]"); /* dBFS may be anything */
+  augment_parse_supported("volume[dbfs=-40:0~5]"); /* dBFS may be anything */
   parse_fails("volume[level=3]", "volume: unknown parameter \"level\"");
   parse_fails("reverb[delay=1,delay=2]", "reverb: parameter \"delay\" given twice");
   parse_fails("reverb[decay=-1]", "decay must not be negative");
@@ -61,7 +59,7 @@ static void test_parse(void) {
   parse_fails("reverb[domain=spectrogram]", "reverb: unknown parameter \"domain\"");
   parse_fails("volume[dbfs=-1e308~1e308]", "the range with its radius overflows");
   /* a radius past 0: reverb's picks are clamped there, never a growing echo */
-  cls_augmentation r = parse_ok("reverb[delay=1~50,decay=1~50]");
+  cls_augmentation r = augment_parse_supported("reverb[delay=1~50,decay=1~50]");
   cls_sample_op op;
   int below = 0;
   for (uint32_t u = 0; u < 200; u++)
@@ -81,7 +79,7 @@ static void test_draws_reference(const cls_safetensors *fx) {
                                                           {4096, 1.0}, {123456, 0.33}, {5, 1.5}};
   enum { N_SPECS = 6, N_CASES = 7 };
   cls_augmentation augs[N_SPECS];
-  for (int i = 0; i < N_SPECS; i++) augs[i] = parse_ok(specs[i]);
+  for (int i = 0; i < N_SPECS; i++) augs[i] = augment_parse_supported(specs[i]);
   const uint32_t seed = (uint32_t)tst_meta_int(fx, "draw_seed"), epoch = (uint32_t)tst_meta_int(fx, "draw_epoch");
   int32_t *counts = copy_tensor(fx, "draw_counts", CLS_I32, N_CASES, sizeof(int32_t));
   double *want = copy_tensor(fx, "draw_ops", CLS_F64, -1, sizeof(double));
@@ -167,8 +165,8 @@ static void test_signals_reference(const cls_safetensors *fx) {
 /* ---- statistics over many utterances ---- */
 
 static void test_draw_statistics(void) {
-  cls_augmentation augs[3] = {parse_ok("volume[p=0.3,dbfs=-20:-10~2]"), parse_ok("reverb[p=0.7,delay=10~5,decay=4:8]"),
-                              parse_ok("resample[rate=6000:10000~1000]")};
+  cls_augmentation augs[3] = {augment_parse_supported("volume[p=0.3,dbfs=-20:-10~2]"), augment_parse_supported("reverb[p=0.7,delay=10~5,decay=4:8]"),
+                              augment_parse_supported("resample[rate=6000:10000~1000]")};
   const int N = 20000;
   long applied[3] = {0, 0, 0}, outside = 0, non_integer = 0;
   double clock_hi_mean = 0;
@@ -263,8 +261,8 @@ static void test_resample(void) {
 /* ---- whole utterances: deterministic, the length kept, silence stays silence ---- */
 
 static void test_utterance(void) {
-  cls_augmentation augs[4] = {parse_ok("resample[rate=8000]"), parse_ok("add"), parse_ok("reverb[delay=12,decay=3]"),
-                              parse_ok("volume[dbfs=-12]")};
+  cls_augmentation augs[4] = {augment_parse_supported("resample[rate=8000]"), augment_parse_supported("add"), augment_parse_supported("reverb[delay=12,decay=3]"),
+                              augment_parse_supported("volume[dbfs=-12]")};
   const size_t n = 4000;
   float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
   if (!a || !b) {

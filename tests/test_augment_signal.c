@@ -29,8 +29,6 @@
 
 static const double PI = 3.14159265358979323846;
 
-static cls_augmentation parse_ok(const char *spec) { return augment_parse_supported(spec); }
-
 static float *alloc_floats(size_t n) {
   float *p = calloc(n ? n : 1, sizeof *p);
   CHECK(p != NULL, "out of memory for %zu floats", n);
@@ -125,14 +123,14 @@ done:
 static void test_statistics(void) {
   cls_error err;
   /* the fraction applied is p */
-  const cls_augmentation masked = parse_ok("time_mask[domain=signal,p=0.3,n=1,size=10:30]");
+  const cls_augmentation masked = augment_parse_supported("time_mask[domain=signal,p=0.3,n=1,size=10:30]");
   enum { U = 4000 };
   float x[64];
   int applied = 0;
   for (uint32_t u = 0; u < U; u++) applied += cls_augment_signal(&masked, 0, 5, 1, u, 0.5, x, 64, 16000);
   CHECK(fabs((double)applied / U - 0.3) < 0.022, "time_mask p=0.3 applied to %.4f", (double)applied / U);
   /* one mask: one run of zeros, its length the pick in samples (10 .. 30 ms at 16 kHz as the clock runs) */
-  const cls_augmentation one = parse_ok("time_mask[domain=signal,n=1,size=10:30]");
+  const cls_augmentation one = augment_parse_supported("time_mask[domain=signal,n=1,size=10:30]");
   const size_t n = 16000;
   float *y = alloc_floats(n);
   int runs_bad = 0, size_bad = 0;
@@ -151,7 +149,7 @@ static void test_statistics(void) {
   const size_t m = 200000;
   float *z = alloc_floats(m);
   if (!y || !z) goto done;
-  const cls_augmentation drop = parse_ok("dropout[domain=signal,rate=0.2]");
+  const cls_augmentation drop = augment_parse_supported("dropout[domain=signal,rate=0.2]");
   for (size_t i = 0; i < m; i++) z[i] = 0.5f + (float)(i % 7) * 0.01f;
   cls_augment_signal(&drop, 2, 11, 3, 42, 0.0, z, m, 16000);
   size_t dropped = 0, changed = 0;
@@ -159,7 +157,7 @@ static void test_statistics(void) {
   CHECK(fabs((double)dropped / m - 0.2) < 0.003 && changed == 0, "dropout rate 0.2: %.4f dropped, %zu others changed",
         (double)dropped / m, changed);
   /* add: zero-mean noise of the deviation, about 68.3% within one deviation */
-  const cls_augmentation add = parse_ok("add[domain=signal,stddev=0.1]");
+  const cls_augmentation add = augment_parse_supported("add[domain=signal,stddev=0.1]");
   for (size_t i = 0; i < m; i++) z[i] = 0.5f;
   cls_augment_signal(&add, 1, 11, 3, 42, 0.0, z, m, 16000);
   double s1 = 0, s2 = 0, within = 0;
@@ -171,7 +169,7 @@ static void test_statistics(void) {
   CHECK(fabs(mean) < 1e-3 && fabs(sd - 0.1) < 1e-3 && fabs(within / m - 0.6827) < 0.005,
         "add stddev 0.1: mean %.5f, deviation %.5f, %.4f within one deviation", mean, sd, within / m);
   /* multiply: a factor of mean 1 and the deviation */
-  const cls_augmentation mul = parse_ok("multiply[domain=signal,stddev=0.2]");
+  const cls_augmentation mul = augment_parse_supported("multiply[domain=signal,stddev=0.2]");
   for (size_t i = 0; i < m; i++) z[i] = -0.5f;
   cls_augment_signal(&mul, 4, 11, 3, 43, 0.0, z, m, 16000);
   s1 = s2 = 0;
@@ -183,15 +181,15 @@ static void test_statistics(void) {
   CHECK(fabs(fmean - 1) < 2e-3 && fabs(fsd - 0.2) < 2e-3, "multiply stddev 0.2: factor mean %.5f, deviation %.5f", fmean,
         fsd);
   /* nothing renormalised or clipped afterwards */
-  const cls_augmentation loud = parse_ok("add[domain=signal,stddev=2]");
+  const cls_augmentation loud = augment_parse_supported("add[domain=signal,stddev=2]");
   for (size_t i = 0; i < n; i++) y[i] = 0.5f;
   cls_augment_signal(&loud, 0, 1, 1, 1, 0.0, y, n, 16000);
   float peak = 0;
   for (size_t i = 0; i < n; i++) peak = fmaxf(peak, fabsf(y[i]));
   CHECK(peak > 4.0f, "add stddev 2: peak %.2f, clipped or renormalised", peak);
   /* a deviation past float's range saturates: never inf or NaN, silence times noise stays 0 */
-  const cls_augmentation huge[2] = {parse_ok("multiply[domain=signal,stddev=1e300]"),
-                                    parse_ok("add[domain=signal,stddev=1e300]")};
+  const cls_augmentation huge[2] = {augment_parse_supported("multiply[domain=signal,stddev=1e300]"),
+                                    augment_parse_supported("add[domain=signal,stddev=1e300]")};
   int finite = 1, saturated = 0;
   for (int k = 0; k < 2; k++) {
     for (size_t i = 0; i < n; i++) y[i] = i % 2 ? 0.5f : 0.0f;
@@ -204,7 +202,7 @@ static void test_statistics(void) {
   CHECK(finite && saturated > 0, "a deviation of 1e300: values not finite (%d) or none saturated (%d)", !finite,
         saturated);
   /* the signal domain after the sample domain whatever the command-line order: a mask then volume keeps zeros */
-  cls_augmentation both[2] = {parse_ok("time_mask[domain=signal,n=1,size=100]"), parse_ok("volume[dbfs=-20]")};
+  cls_augmentation both[2] = {augment_parse_supported("time_mask[domain=signal,n=1,size=100]"), augment_parse_supported("volume[dbfs=-20]")};
   for (size_t i = 0; i < n; i++) y[i] = 0.25f;
   CHECK(cls_augment_samples(both, 2, NULL, 3, 0, 7, 0.0, y, n, 16000, &err) == CLS_OK, "%s", err.text);
   size_t zeros = 0;
@@ -294,7 +292,7 @@ static void test_overlay(void) {
       worst_snr = fmax(worst_snr, fabs(snr - snrs[s]));
       worst_level = fmax(worst_level, fabs(ypeak - 0.5));
       worst_resid = fmax(worst_resid, resid);
-      CHECK(fabs(snr - snrs[s]) < 1e-4, "%d layers: fitted SNR %.6f dB, asked %.1f", layers, snr, snrs[s]);
+      CHECK(fabs(snr - snrs[s]) < 1e-6, "%d layers: fitted SNR %.6f dB, asked %.1f", layers, snr, snrs[s]);
       CHECK(layers == 1 || fabs(c[2] / c[1] - 1) < 1e-5, "the two layers' gains differ: %.7f and %.7f", c[1], c[2]);
       CHECK(resid < 2e-7, "%d layers: the output is not x and the layers laid end to end (residual %.3g)", layers, resid);
       CHECK(fabs(ypeak - 0.5) < 1e-6, "the mix's peak %.7f, not the utterance's 0.5", ypeak);
@@ -326,7 +324,7 @@ static void test_overlay(void) {
     CHECK(d == 0, "a refused overlay changed the utterance by %.3g", d);
   }
   /* the pool at another rate than the utterance's is refused, naming both */
-  cls_augmentation over = parse_ok("overlay[source=unused.csv,snr=3]");
+  cls_augmentation over = augment_parse_supported("overlay[source=unused.csv,snr=3]");
   const cls_audio_pool at8k = {clips, 12000, starts, 2, 8000};
   const cls_audio_pool *sources[1] = {&at8k};
   cls_error_clear(&err);
@@ -410,7 +408,7 @@ static void test_source(void) {
     snprintf(spec[1], sizeof spec[1], "volume[dbfs=-3]");
     snprintf(spec[2], sizeof spec[2], "overlay[source=%s,snr=10,layers=2]", tmp_path("mixed.csv"));
     cls_augmentation augs[3];
-    for (int k = 0; k < 3; k++) augs[k] = parse_ok(spec[k]);
+    for (int k = 0; k < 3; k++) augs[k] = augment_parse_supported(spec[k]);
     cls_augment_sources src;
     log_text[0] = '\0';
     CHECK(cls_augment_sources_load(e, augs, 3, 16000, &src) == CLS_OK, "sources: %s", cls_engine_error(e));
@@ -430,12 +428,6 @@ static void test_source(void) {
 }
 
 /* ---- codec ---- */
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* The lag in [-max, max] where y best correlates with x. */
 static int best_lag(const float *x, const float *y, size_t n, int max) {
@@ -467,9 +459,9 @@ static double codec_case(const float *x, size_t n, int rate, int bitrate, double
   if (!y) return 0;
   memcpy(y, x, n * sizeof *y);
   cls_error err;
-  const double t0 = now_s();
+  const double t0 = (cls_now_ms() / 1e3);
   CHECK(cls_augment_codec(y, n, rate, bitrate, &err) == CLS_OK, "codec %d bps at %d Hz: %s", bitrate, rate, err.text);
-  *seconds = now_s() - t0;
+  *seconds = (cls_now_ms() / 1e3) - t0;
   size_t tail = 0; /* the decoded end reaches the last samples (nothing zero-filled) */
   for (size_t i = n > 64 ? n - 64 : 0; i < n; i++) tail += y[i] != 0.0f;
   const int lag = best_lag(x, y, n, rate / 50);
@@ -480,7 +472,7 @@ static double codec_case(const float *x, size_t n, int rate, int bitrate, double
   /* Opus keeps timing to a sample or two (its phase at low bitrates); libsndfile drops the pre-skip */
   CHECK(abs(lag) <= 2, "codec %d bps at %d Hz: lag %d samples", bitrate, rate, lag);
   CHECK(fabs(level) < 3.0, "codec %d bps at %d Hz: level changed by %.2f dB", bitrate, rate, level);
-  CHECK(e > -60 && e < 3, "codec %d bps at %d Hz: error %.1f dB of the signal (unchanged or lost)", bitrate, rate, e);
+  CHECK(e > -40 && e < 3, "codec %d bps at %d Hz: error %.1f dB of the signal (unchanged or lost)", bitrate, rate, e);
   printf("  codec %6d bps at %5d Hz: lag %d, level %+.2f dB, error %.1f dB, %.1f ms per second of audio\n", bitrate,
          rate, lag, level, e, *seconds * 1e3 / ((double)n / rate));
   free(y);
@@ -548,12 +540,12 @@ static void test_codec(void) {
   cls_error_clear(&err);
   CHECK(cls_codec_probe(44100, &err) == CLS_ERR_IO, "a probe at 44.1 kHz (no Opus rate) passed");
   CHECK_CONTAINS(err.text, "codec: libsndfile cannot start an Ogg/Opus encoder at 44100 Hz");
-  const cls_augmentation codec = parse_ok("codec[bitrate=6000]");
+  const cls_augmentation codec = augment_parse_supported("codec[bitrate=6000]");
   CHECK(cls_augment_check_supported(&codec, &err) == CLS_OK, "codec not supported: %s", err.text);
 }
 
 /* What libsndfile really encodes at a compression level cls_codec_level gives: ~3 s of noise-like audio
-   written as Ogg/Opus; the file within 0.5 .. 2 times bitrate x seconds / 8 bytes (Ogg's pages included). */
+   written as Ogg/Opus; the file within 0.8 .. 1.5 times bitrate x seconds / 8 bytes (Ogg's pages included). */
 static void test_codec_bitrate(void) {
   if (!data_files_open("augment-bitrate")) return;
   enum { RATE = 16000, N = 3 * RATE };
@@ -581,7 +573,7 @@ static void test_codec_bitrate(void) {
     if (in && fseek(in, 0, SEEK_END) == 0) bytes[k] = ftell(in);
     if (in) fclose(in);
     const double want = bitrates[k] * 3.0 / 8.0;
-    CHECK(bytes[k] > 0.5 * want && bytes[k] < 2.0 * want, "%d bps for 3 s: %ld bytes, not within 0.5 .. 2 x %.0f",
+    CHECK(bytes[k] > 0.8 * want && bytes[k] < 1.5 * want, "%d bps for 3 s: %ld bytes, not within 0.8 .. 1.5 x %.0f",
           bitrates[k], bytes[k], want);
   }
   data_files_close();
