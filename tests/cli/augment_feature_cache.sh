@@ -6,16 +6,7 @@
 # training file's adds one); the run's training losses equal those of the same run without the cache (the
 # device path, bit for bit in the printed digits); a negative --cache_for_epochs is a usage error.
 #   augment_feature_cache.sh CLSPEECH SHARED_DATA WORK
-set -u
-cls=$1
-smoke=$2/deepspeech-smoke
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-fail() {
-  echo "augment_feature_cache: FAIL: $*"
-  exit 1
-}
+. "$(dirname "$0")/script_common.sh"
 run() { # NAME [FLAGS...]: the run's output in $work/NAME.log, its exit status returned
   local name=$1
   shift

@@ -6,18 +6,10 @@
 # --drop_source_layers 1 and saving to another. A 20-row CSV of LDC93S1 gives the p=0.1 pieces
 # something to act on; --n_hidden 32 keeps it fast. Checks: exit 0; finite losses; a new checkpoint
 # in the save folder and the load folder byte for byte as it was; the notices for the cache; no cache
-# entry for the training file. Then every augmentation at p=1 together, twice: the same checkpoint.
+# entry for the training file. Then every augmentation at p=1 together, twice: the same checkpoint, and
+# not the one of the same run without --augment.
 #   deepspeech_augment_command.sh CLSPEECH SHARED_DATA WORK
-set -u
-cls=$1
-smoke=$2/deepspeech-smoke
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-fail() {
-  echo "deepspeech_augment_command: FAIL: $*"
-  exit 1
-}
+. "$(dirname "$0")/script_common.sh"
 {
   echo "wav_filename,wav_filesize,transcript"
   for _ in $(seq 20); do echo "$smoke/LDC93S1.wav,93638,she had your dark suit in greasy wash water all year"; done
@@ -78,4 +70,8 @@ for run in a b; do
     "${all[@]}" >"$work/all-$run.log" 2>&1 || fail "every augmentation, run $run: exit $?: $(cat "$work/all-$run.log")"
 done
 cmp "$work/all-a/train-5.safetensors" "$work/all-b/train-5.safetensors" || fail "two runs gave different checkpoints"
+"$cls" train --train_files "$work/train.csv" --epochs 1 --train_batch_size 4 --checkpoint_dir "$work/all-plain" \
+  "${common[@]}" >"$work/all-plain.log" 2>&1 || fail "the run without --augment: exit $?: $(cat "$work/all-plain.log")"
+cmp -s "$work/all-a/train-5.safetensors" "$work/all-plain/train-5.safetensors" &&
+  fail "every augmentation at p=1 gave the checkpoint of the run without --augment"
 echo "deepspeech_augment_command: ok"

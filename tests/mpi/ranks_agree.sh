@@ -28,17 +28,19 @@ lines[i], lines[j] = lines[j], lines[i]
 open(sys.argv[2], "w", encoding="utf-8").write("\n".join(lines))
 PY
 # run NAME EXTRA0 -- EXTRA1: 2 ranks, rank 0 with EXTRA0 and rank 1 with EXTRA1 added; sets $status,
-# $secs and $work/NAME.log.
+# $secs and $work/NAME.log. Each rank runs in $wdir0 and $wdir1 when they are set.
 run() {
-  local name=$1 a=() b=()
+  local name=$1 a=() b=() w0=() w1=()
+  [ -n "${wdir0:-}" ] && w0=(-wdir "$wdir0")
+  [ -n "${wdir1:-}" ] && w1=(-wdir "$wdir1")
   shift
   while [ "$1" != "--" ]; do a+=("$1"); shift; done
   shift
   b=("$@")
   local t0=$(date +%s.%N)
   timeout 60 "$mpiexec" --oversubscribe \
-    -np 1 "$cls" "${common[@]}" --checkpoint_dir "$work/$name" "${a[@]}" : \
-    -np 1 "$cls" "${common[@]}" --checkpoint_dir "$work/$name" "${b[@]}" >"$work/$name.log" 2>&1
+    -np 1 "${w0[@]}" "$cls" "${common[@]}" --checkpoint_dir "$work/$name" "${a[@]}" : \
+    -np 1 "${w1[@]}" "$cls" "${common[@]}" --checkpoint_dir "$work/$name" "${b[@]}" >"$work/$name.log" 2>&1
   status=$?
   secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   cat "$work/$name.log"
@@ -80,16 +82,8 @@ smoke=$data/deepspeech-smoke
 mkdir -p "$work/host0" "$work/host1"
 printf 'wav_filename,wav_filesize,transcript\n%s/LDC93S1.wav,93638,x\n' "$smoke" >"$work/host0/noise.csv"
 printf 'wav_filename,wav_filesize,transcript\n%s/new-home-in-the-stars-16k.wav,114794,x\n' "$smoke" >"$work/host1/noise.csv"
-t0=$(date +%s.%N)
-timeout 60 "$mpiexec" --oversubscribe \
-  -np 1 -wdir "$work/host0" "$cls" "${common[@]}" --checkpoint_dir "$work/overlay" "${a[@]}" --epochs 1 \
-  --augment "overlay[source=noise.csv]" : \
-  -np 1 -wdir "$work/host1" "$cls" "${common[@]}" --checkpoint_dir "$work/overlay" "${a[@]}" --epochs 1 \
-  --augment "overlay[source=noise.csv]" >"$work/overlay.log" 2>&1
-status=$?
-secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-cat "$work/overlay.log"
-echo "--- overlay: exit status $status after $secs s"
+wdir0=$work/host0 wdir1=$work/host1 run overlay "${a[@]}" --epochs 1 --augment "overlay[source=noise.csv]" -- \
+  "${a[@]}" --epochs 1 --augment "overlay[source=noise.csv]"
 disagree overlay "the contents of --augment overlay's sources" "noise.csv: [0-9]+ bytes, digest [0-9a-f]{16}" \
   "noise.csv: [0-9]+ bytes, digest [0-9a-f]{16}"
 
