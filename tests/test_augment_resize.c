@@ -74,6 +74,20 @@ static int run_power(tst_env *env, int dev, int batch, int n_bins, const float *
 }
 
 /* The fixture's cases on one device (tolerance: 1e-5 relative + 1e-5 absolute on powers of 1 .. 100). */
+/* One utterance of `frames` rows through the power path with one operation: its power (malloc'ed) when
+ * the path gives `rows` rows (checked), else NULL. */
+static float *run_one(tst_env *env, int dev, int n_bins, const float *re, int frames, const cls_augment_op *op,
+                      uint32_t utt, uint32_t seed, uint32_t epoch, int rows) {
+  const int first[2] = {0, 1};
+  int out_frames[1];
+  float *p = NULL;
+  const int got = run_power(env, dev, 1, n_bins, re, &frames, op, first, &utt, seed, epoch, out_frames, &p);
+  CHECK_INT(got, rows);
+  if (got == rows) return p;
+  free(p);
+  return NULL;
+}
+
 static void test_reference(tst_env *env, int dev, const cls_safetensors *fx) {
   const char *names[] = {"pitch", "tempo", "warp", "stages"};
   const int n_bins = tst_meta_int(fx, "n_bins");
@@ -120,13 +134,8 @@ static void test_tone(tst_env *env, int dev) {
   for (int k = 0; k < 3; k++) {
     const int wide = (int)((float)n_bins * pitches[k]);
     cls_augment_op op = {CLS_AUGOP_PITCH, CLS_AUGOP_SPECTROGRAM, wide, n_bins, 0, pitches[k], 0, 0.0f};
-    const int first[2] = {0, 1};
-    const uint32_t utt = 5;
-    int out_frames[1];
-    float *p = NULL;
-    const int rows = run_power(env, dev, 1, n_bins, re, &frames, &op, first, &utt, 1, 1, out_frames, &p);
-    CHECK_INT(rows, frames);
-    if (rows == frames) {
+    float *p = run_one(env, dev, n_bins, re, frames, &op, 5, 1, 1, frames);
+    if (p) {
       int peak = 0;
       for (int i = 1; i < n_bins; i++)
         if (p[n_bins + i] > p[n_bins + peak]) peak = i;
@@ -160,15 +169,11 @@ static void test_edges(tst_env *env, int dev) {
       {"warp nt=4 nf=2 without deviation", {CLS_AUGOP_WARP, CLS_AUGOP_SPECTROGRAM, 4, 2, 0, 0.0f, 0, 0.0f}, frames},
       {"warp of one frame", {CLS_AUGOP_WARP, CLS_AUGOP_SPECTROGRAM, 2, 2, 0, 3.0f, 0, 3.0f}, 1},
   };
-  const int first[2] = {0, 1};
-  const uint32_t utt = 9;
   for (size_t k = 0; k < sizeof same / sizeof *same; k++) {
-    int out_frames[1];
-    float *p = NULL;
-    const int got = run_power(env, dev, 1, n_bins, re, &same[k].frames, &same[k].op, first, &utt, 3, 1, out_frames, &p);
-    CHECK_INT(got, same[k].frames);
+    const int got = same[k].frames;
+    float *p = run_one(env, dev, n_bins, re, got, &same[k].op, 9, 3, 1, got);
     double worst = 0, edge = 0; /* relative: inside, and on the last frame or bin */
-    for (int t = 0; got == same[k].frames && t < got; t++)
+    for (int t = 0; p && t < got; t++)
       for (int i = 0; i < n_bins; i++) {
         const double d = fabs(p[t * n_bins + i] - want[t * n_bins + i]) / want[t * n_bins + i];
         if ((t == got - 1 && got > 1) || i == n_bins - 1) edge = fmax(edge, d);
@@ -181,11 +186,8 @@ static void test_edges(tst_env *env, int dev) {
   }
   /* pitch to one bin: bin 0 kept, the other bins 0 */
   cls_augment_op pitch = {CLS_AUGOP_PITCH, CLS_AUGOP_SPECTROGRAM, 1, n_bins, 0, 1.0f / (float)n_bins, 0, 0.0f};
-  int out_frames[1];
-  float *p = NULL;
-  const int rows = run_power(env, dev, 1, n_bins, re, &frames, &pitch, first, &utt, 3, 1, out_frames, &p);
-  CHECK_INT(rows, frames);
-  if (rows == frames) {
+  float *p = run_one(env, dev, n_bins, re, frames, &pitch, 9, 3, 1, frames);
+  if (p) {
     int bad = 0;
     for (int t = 0; t < frames; t++)
       for (int i = 0; i < n_bins; i++) bad += p[t * n_bins + i] != (i == 0 ? want[t * n_bins] : 0.0f);
@@ -194,11 +196,9 @@ static void test_edges(tst_env *env, int dev) {
   free(p);
   /* tempo to one frame: frame 0 kept */
   cls_augment_op tempo = {CLS_AUGOP_TEMPO, CLS_AUGOP_SPECTROGRAM, frames, 1, 0, (float)frames, 0, 0.0f};
-  p = NULL;
-  const int got = run_power(env, dev, 1, n_bins, re, &frames, &tempo, first, &utt, 3, 1, out_frames, &p);
-  CHECK(got == 1 && out_frames[0] == 1, "tempo to one frame gave %d frames", got);
+  p = run_one(env, dev, n_bins, re, frames, &tempo, 9, 3, 1, 1);
   int bad = 0;
-  for (int i = 0; got == 1 && i < n_bins; i++) bad += p[i] != want[i];
+  for (int i = 0; p && i < n_bins; i++) bad += p[i] != want[i];
   CHECK(bad == 0, "tempo to one frame: %d bins differ from frame 0", bad);
   free(p);
   printf("  edges: warp without points, without deviation and of one frame leave the power; pitch to 1 bin, "
@@ -215,13 +215,8 @@ static void test_moments(tst_env *env, int dev) {
                                                                   {CLS_AUGOP_MULTIPLY, 0.1f, 100.0, 10.0}};
   for (int c = 0; c < 2; c++) {
     cls_augment_op op = {cases[c].kind, CLS_AUGOP_SPECTROGRAM, 0, 0, 3, cases[c].s, 0, 0.0f};
-    const int first[2] = {0, 1};
-    const uint32_t utt = 17;
-    int out_frames[1];
-    float *p = NULL;
-    const int rows = run_power(env, dev, 1, n_bins, re, &frames, &op, first, &utt, 9, 2, out_frames, &p);
-    CHECK_INT(rows, frames);
-    if (rows == frames) {
+    float *p = run_one(env, dev, n_bins, re, frames, &op, 17, 9, 2, frames);
+    if (p) {
       double s1 = 0, s2 = 0;
       for (int i = 0; i < n; i++) s1 += p[i], s2 += (double)p[i] * p[i];
       const double mean = s1 / n, sd = sqrt(s2 / n - mean * mean);
@@ -234,13 +229,9 @@ static void test_moments(tst_env *env, int dev) {
   }
   /* a power pushed below 0 is 0 */
   cls_augment_op op = {CLS_AUGOP_ADD, CLS_AUGOP_SPECTROGRAM, 0, 0, 3, 1000.0f, 0, 0.0f};
-  const int first[2] = {0, 1}, few = 20;
-  const uint32_t utt = 17;
-  int out_frames[1];
-  float *p = NULL;
-  const int rows = run_power(env, dev, 1, n_bins, re, &few, &op, first, &utt, 9, 2, out_frames, &p);
-  CHECK_INT(rows, few);
-  if (rows == few) {
+  const int few = 20;
+  float *p = run_one(env, dev, n_bins, re, few, &op, 17, 9, 2, few);
+  if (p) {
     int zeros = 0, negative = 0;
     for (int i = 0; i < few * n_bins; i++) zeros += p[i] == 0.0f, negative += p[i] < 0.0f;
     CHECK(negative == 0 && zeros > few * n_bins / 4, "add clamped: %d zeros, %d negative", zeros, negative);
