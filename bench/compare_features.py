@@ -4,7 +4,7 @@ AudioSpectrogram + Mfcc ops on the same batch (tensorflow-cpu from PyPI, its def
 core), in one run, with the ratio (clspeech audio-s/s over TensorFlow's: above 1 means clspeech is
 faster).
 
-    python3 bench/compare_features.py [--audio ../shared/data/deepspeech-smoke/LDC93S1.wav] [--batch 16]
+    python3 bench/compare_features.py [--audio data/deepspeech-smoke/LDC93S1.wav] [--batch 16]
 
 The first run installs tensorflow-cpu into the comparisons' venv (build/bench-venv, or
 $CLSPEECH_BENCH_VENV; see bench/peer.py), beside PyTorch."""
@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
-    ap.add_argument("--audio", default=os.path.join(HERE, "..", "..", "shared", "data", "deepspeech-smoke", "LDC93S1.wav"))
+    ap.add_argument("--audio", default=os.path.join(HERE, "..", "data", "deepspeech-smoke", "LDC93S1.wav"))
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--devices", default=None)

@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SMOKE = os.path.join(HERE, "..", "..", "shared", "data", "deepspeech-smoke")
+SMOKE = os.path.join(HERE, "..", "data", "deepspeech-smoke")
 CHUNK = 16  # frames per streamed chunk, as the stt API runs them
 
 

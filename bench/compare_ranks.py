@@ -9,7 +9,7 @@ POCL_MAX_PTHREAD_COUNT, torch.set_num_threads), so that P ranks use P times one 
     CLSPEECH_BENCH_VENV=/path/to/venv python3 bench/compare_ranks.py [--ranks 1,2,4] [--n_hidden 128]
         [--batch 4] [--steps 8] [--epochs 3] [--threads_per_rank 1] [--build DIR]
 
-clspeech trains LDC93S1 (../shared/data/deepspeech-smoke) repeated ranks x batch x steps times per
+clspeech trains LDC93S1 (data/deepspeech-smoke) repeated ranks x batch x steps times per
 epoch; its throughput is the median over the epochs after the first of the progress line's
 audio-s/s (every rank's audio: global) over the utterance's length, and its allreduce time is the
 epochs' "MPI_Allreduce ... ms per step" (the in-place sum of the host gradient buffer, waiting for the
@@ -42,7 +42,7 @@ import torch.multiprocessing as mp  # noqa: E402
 
 from compare_train import DeepSpeech  # noqa: E402
 
-SMOKE = os.path.join(peer.ROOT, "..", "shared", "data", "deepspeech-smoke")
+SMOKE = os.path.join(peer.ROOT, "data", "deepspeech-smoke")
 
 
 def clspeech_run(args, ranks, work):

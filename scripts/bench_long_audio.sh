@@ -1,6 +1,6 @@
 #!/bin/bash
 # Time and peak memory of `clspeech transcribe` on 1, 5, 15, 30 and 60 minutes of speech (issue 15):
-# the long files are made with SoX by looping real speech from ../shared/data, each run under
+# the long files are made with SoX by looping real speech from the repository's data/, each run under
 # /usr/bin/time -v. Prints a table and the longest run's time and peak RSS against the 1-minute run's.
 # Usage: [MINUTES="1 5 15"] scripts/bench_long_audio.sh CHECKPOINT_DIR [CLSPEECH] [extra transcribe flags...]
 #   e.g. scripts/bench_long_audio.sh build/tests/short-run build/clspeech --devices 0:0 --beam_width 1
@@ -9,7 +9,7 @@ set -euo pipefail
 ckpt=${1:?usage: $0 CHECKPOINT_DIR [CLSPEECH] [flags...]}
 bin=${2:-build/clspeech}
 shift $(( $# >= 2 ? 2 : 1 ))
-data=$(cd "$(dirname "$0")/../../shared/data" && pwd)
+data=$(cd "$(dirname "$0")/../data" && pwd)
 work=$(mktemp -d /tmp/clspeech-long-audio-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 sox "$data/deepspeech-smoke/LDC93S1.wav" "$data/formats/digits-1.wav" "$data/formats/digits-2.wav" "$work/base.wav"

@@ -16,9 +16,8 @@ nv=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/
 echo "NVIDIA OpenCL driver: ${nv:-not found}"
 mkdir -p "$g/vendors" && echo "${nv:-libnvidia-opencl.so.1}" >"$g/vendors/nvidia.icd"
 export OCL_ICD_VENDORS=$g/vendors
-# The tests were built with /work/main/tests/fixtures and /work/main/../shared/data compiled in.
+# The tests were built with /work/main/tests/fixtures and /work/main/data (the repository's) compiled in.
 mkdir -p /work && [ "$root" != /work/main ] && ln -sfn "$root" /work/main
-ln -sfn "$g/shared" "$(dirname "$(readlink -f /work/main)")/shared" 2>/dev/null
 step() { echo; echo "=== $* ($(date +%T))"; }
 run() { local name=$1; shift; step "$name"; ( time "$@" ) 2>&1 | tee "$out/$name.log"; }
 nvidia-smi -L
@@ -26,7 +25,7 @@ run devices "$g/bin/clspeech" devices
 for t in test_dense test_lstm test_ctc test_adam test_model test_trainer; do run "$t" "$g/bin/$t"; done
 run bench_ops "$g/bin/bench_ops" --n_hidden 512,2048 --reps 5
 run compare_train env CLSPEECH_BENCH_VENV=none python3 bench/compare_train.py --build "$g/bin" --n_hidden 512,2048 --steps 5 --torch_device cuda
-smoke=$g/shared/data/deepspeech-smoke
+smoke=$root/data/deepspeech-smoke
 run ldc93s1 "$g/bin/clspeech" train --train_files "$smoke/ldc93s1.csv" --test_files "$smoke/ldc93s1.csv" \
   --alphabet_config_path "$smoke/alphabet.txt" --n_hidden 100 --epochs 250 --train_batch_size 1 \
   --learning_rate 0.001 --checkpoint_dir /tmp/ldc --load_train init --noshow_progressbar

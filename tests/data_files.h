@@ -17,11 +17,11 @@
 #include "base/file_util.h"
 #include "clspeech/data.h"
 
-#ifndef CLS_SHARED_DATA
-#error "CLS_SHARED_DATA must name ../shared/data"
+#ifndef CLS_TEST_DATA
+#error "CLS_TEST_DATA must name the repository's data folder"
 #endif
 
-#define SMOKE CLS_SHARED_DATA "/deepspeech-smoke"
+#define SMOKE CLS_TEST_DATA "/deepspeech-smoke"
 #define LDC_TEXT "she had your dark suit in greasy wash water all year"
 
 static char tmp[512]; /* the test's mkdtemp folder */

@@ -1,17 +1,15 @@
 /* The audio frontend: libsndfile decoding and scaling against Python's reading of the same WAV,
  * host MFCC features against TensorFlow's AudioSpectrogram + Mfcc (fixtures from
  * tests/ref/make_mfcc_fixtures.py), WAV/FLAC/OGG copies of the same speech, downmixing and
- * resampling, and bad input with the messages a user sees. Needs ../shared/data. */
+ * resampling, and bad input with the messages a user sees. Needs data. */
 #include <unistd.h>
 
 #include "check.h"
+#include "data_present.h"
 #include "clspeech/features.h"
 #include "features/mfcc_device.h"
 #include "ops_test.h"
 
-#ifndef CLS_SHARED_DATA
-#error "CLS_SHARED_DATA must name ../shared/data"
-#endif
 
 /* Features of a file through the host path; *frames set; NULL on error (err filled). */
 static float *host_features(const char *path, int rate, size_t *frames, cls_error *err) {
@@ -34,7 +32,7 @@ static float *host_features(const char *path, int rate, size_t *frames, cls_erro
    which it returns (a CHECK fails when the file cannot be read). */
 static int read_fixture_audio(const cls_safetensors *fx, cls_audio *a, char *path, size_t cap) {
   cls_error err;
-  snprintf(path, cap, "%s/%s", CLS_SHARED_DATA, fx ? cls_safetensors_meta(fx, "file") : "?");
+  snprintf(path, cap, "%s/%s", CLS_TEST_DATA, fx ? cls_safetensors_meta(fx, "file") : "?");
   int rate = fx ? tst_meta_int(fx, "sample_rate") : 16000;
   CHECK_INT(cls_audio_read(path, rate, a, &err), CLS_OK);
   return rate;
@@ -321,7 +319,7 @@ static void expect_bad_header(const char *path, const char *name, const char *wh
 static void hostile_headers(void) {
   char dir[] = "/tmp/clspeech-hostile-XXXXXX", path[1024], src[1024];
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-  snprintf(src, sizeof src, "%s/formats/digits-1.flac", CLS_SHARED_DATA);
+  snprintf(src, sizeof src, "%s/formats/digits-1.flac", CLS_TEST_DATA);
   FILE *f = fopen(src, "rb");
   unsigned char *flac = malloc(1 << 20);
   size_t n = f ? fread(flac, 1, 1 << 20, f) : 0;
@@ -370,6 +368,7 @@ static void hostile_headers(void) {
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_audio");
   tf_case("mfcc_ldc93s1.safetensors");
   tf_case("mfcc_ldc93s1_8k.safetensors");
   tf_case("mfcc_digits1.safetensors");
@@ -392,11 +391,11 @@ int main(void) {
   char path[1024];
   cls_error err;
   size_t fw = 0, ff = 0, fo = 0;
-  snprintf(path, sizeof path, "%s/formats/digits-1.wav", CLS_SHARED_DATA);
+  snprintf(path, sizeof path, "%s/formats/digits-1.wav", CLS_TEST_DATA);
   float *wav = host_features(path, 16000, &fw, &err);
-  snprintf(path, sizeof path, "%s/formats/digits-1.flac", CLS_SHARED_DATA);
+  snprintf(path, sizeof path, "%s/formats/digits-1.flac", CLS_TEST_DATA);
   float *flac = host_features(path, 16000, &ff, &err);
-  snprintf(path, sizeof path, "%s/formats/digits-1.ogg", CLS_SHARED_DATA);
+  snprintf(path, sizeof path, "%s/formats/digits-1.ogg", CLS_TEST_DATA);
   float *ogg = host_features(path, 16000, &fo, &err);
   CHECK(wav && flac && ogg, "decoding the three formats: %s", err.text);
   if (wav && flac && ogg) {
@@ -416,9 +415,9 @@ int main(void) {
 
   /* 44.1 kHz stereo, downmixed and resampled to 16 kHz, against the 16 kHz mono original. */
   cls_audio a16, a44;
-  snprintf(path, sizeof path, "%s/deepspeech-smoke/LDC93S1_pcms16le_1_16000.wav", CLS_SHARED_DATA);
+  snprintf(path, sizeof path, "%s/deepspeech-smoke/LDC93S1_pcms16le_1_16000.wav", CLS_TEST_DATA);
   CHECK_INT(cls_audio_read(path, 16000, &a16, &err), CLS_OK);
-  snprintf(path, sizeof path, "%s/deepspeech-smoke/LDC93S1_pcms16le_2_44100.wav", CLS_SHARED_DATA);
+  snprintf(path, sizeof path, "%s/deepspeech-smoke/LDC93S1_pcms16le_2_44100.wav", CLS_TEST_DATA);
   CHECK_INT(cls_audio_read(path, 16000, &a44, &err), CLS_OK);
   CHECK(a44.source_rate == 44100 && a44.source_channels == 2 && a44.sample_rate == 16000, "resampled stereo: %d Hz, %d ch",
         a44.source_rate, a44.source_channels);
@@ -455,7 +454,7 @@ int main(void) {
   CHECK_CONTAINS(err.text, "text.wav: not a readable audio file");
   /* A WAV cut off in the middle of its data. */
   char src[1024];
-  snprintf(src, sizeof src, "%s/deepspeech-smoke/LDC93S1.wav", CLS_SHARED_DATA);
+  snprintf(src, sizeof src, "%s/deepspeech-smoke/LDC93S1.wav", CLS_TEST_DATA);
   FILE *f = fopen(src, "rb");
   unsigned char *buf = malloc(100000);
   size_t got = f ? fread(buf, 1, 100000, f) : 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "data_present.h"
 #include "ops_test.h"
 #include "augment_test.h"
 #include "data_files.h"
@@ -532,6 +533,7 @@ static void test_mfcc_augmented(tst_env *env, const cls_mfcc_tables *t, const cl
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_augment");
   test_parse();
   cls_safetensors *fx = tst_fixture("augment.safetensors");
   if (fx) {

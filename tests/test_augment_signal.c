@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "data_present.h"
 #include "data_files.h"
 #include "ops_test.h"
 #include "augment_test.h"
@@ -411,13 +412,16 @@ static void test_source(void) {
     for (int k = 0; k < 3; k++) augs[k] = augment_parse_supported(spec[k]);
     cls_augment_sources src;
     log_text[0] = '\0';
-    CHECK(cls_augment_sources_load(e, augs, 3, 16000, &src) == CLS_OK, "sources: %s", cls_engine_error(e));
-    CHECK(src.by_aug[0] && src.by_aug[0] == src.by_aug[2] && !src.by_aug[1], "two overlays of one source: two pools");
-    CHECK_CONTAINS(log_text, "1 of its 2 rows unreadable, left out (the first: ");
-    CHECK_CONTAINS(log_text, "junk.wav");
-    const char *again = strstr(log_text, "clip");
-    CHECK(again && !strstr(again + 1, "clip"), "the shared source was loaded twice:\n%s", log_text);
-    cls_augment_sources_free(&src);
+    const cls_status loaded = cls_augment_sources_load(e, augs, 3, 16000, &src);
+    CHECK(loaded == CLS_OK, "sources: %s", cls_engine_error(e));
+    if (loaded == CLS_OK) {
+      CHECK(src.by_aug[0] && src.by_aug[0] == src.by_aug[2] && !src.by_aug[1], "two overlays of one source: two pools");
+      CHECK_CONTAINS(log_text, "1 of its 2 rows unreadable, left out (the first: ");
+      CHECK_CONTAINS(log_text, "junk.wav");
+      const char *again = strstr(log_text, "clip");
+      CHECK(again && !strstr(again + 1, "clip"), "the shared source was loaded twice:\n%s", log_text);
+      cls_augment_sources_free(&src);
+    }
   } else {
     printf("  (no engine: %s; the shared source is not checked)\n", e ? cls_engine_error(e) : "no memory");
   }
@@ -582,6 +586,7 @@ static void test_codec_bitrate(void) {
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_augment_signal");
   cls_safetensors *fx = tst_fixture("augment_signal.safetensors");
   if (fx) test_reference(fx);
   test_statistics();

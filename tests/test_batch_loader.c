@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "data_present.h"
 #include "data_files.h"
 #include "clspeech/features.h"
 #include "data/batch_loader.h"
@@ -93,9 +94,9 @@ static const char *const files[] = {
     SMOKE "/LDC93S1.wav",
     SMOKE "/LDC93S1_pcms16le_1_8000.wav",
     SMOKE "/LDC93S1_pcms16le_2_44100.wav",
-    CLS_SHARED_DATA "/formats/digits-1.wav",
-    CLS_SHARED_DATA "/formats/digits-1.flac",
-    CLS_SHARED_DATA "/formats/digits-2.ogg",
+    CLS_TEST_DATA "/formats/digits-1.wav",
+    CLS_TEST_DATA "/formats/digits-1.flac",
+    CLS_TEST_DATA "/formats/digits-2.ogg",
     SMOKE "/LDC93S1_pcms16le_1_16000.wav",
 };
 
@@ -156,7 +157,7 @@ static void test_identical(const cls_mfcc_tables *t) {
 static void test_first_error(const cls_mfcc_tables *t) {
   cls_utterance u[N_UTTS];
   utterances(u);
-  const char *bad1 = CLS_SHARED_DATA "/formats/formats.csv", *bad2 = CLS_SHARED_DATA "/formats/missing.wav";
+  const char *bad1 = CLS_TEST_DATA "/formats/formats.csv", *bad2 = CLS_TEST_DATA "/formats/missing.wav";
   u[3].path = bad1;
   u[6].path = bad2;
   static const char *const spec = "codec[p=1,bitrate=8000~4000]";
@@ -211,6 +212,7 @@ static void test_stop(const cls_mfcc_tables *t) {
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_batch_loader");
   if (!data_files_open("test_batch_loader")) return 1;
   cls_mfcc_config cfg = cls_mfcc_default(16000);
   cls_mfcc_tables *t = NULL;

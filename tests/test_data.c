@@ -1,9 +1,10 @@
 /* DeepSpeech CSV data sets: RFC 4180, columns, paths, order, reverse, limit, merging, sample
- * validation with the skip report and strict mode, and batch ranges. Needs ../shared/data; writes
+ * validation with the skip report and strict mode, and batch ranges. Needs data; writes
  * its own files under a mkdtemp folder and removes them. */
 #include <math.h>
 
 #include "check.h"
+#include "data_present.h"
 #include "clspeech/data.h"
 #include "data/csv.h"
 #include "data_files.h"
@@ -130,7 +131,7 @@ static void test_ldc93s1(const cls_alphabet *a) {
 
 static void test_formats(const cls_alphabet *a) {
   cls_dataset_options o = {.alphabet = a};
-  cls_dataset *ds = load(CLS_SHARED_DATA "/formats/formats.csv", &o);
+  cls_dataset *ds = load(CLS_TEST_DATA "/formats/formats.csv", &o);
   if (!ds) return;
   CHECK_INT(cls_dataset_size(ds), 6);
   const char *names[] = {"digits-1.ogg", "digits-2.ogg", "digits-1.flac", "digits-2.flac", "digits-1.wav",
@@ -140,7 +141,7 @@ static void test_formats(const cls_alphabet *a) {
   for (int i = 0; i < 6 && i < cls_dataset_size(ds); i++) {
     const cls_sample *s = cls_dataset_sample(ds, i);
     char want[512];
-    snprintf(want, sizeof want, "%s/formats/%s", CLS_SHARED_DATA, names[i]);
+    snprintf(want, sizeof want, "%s/formats/%s", CLS_TEST_DATA, names[i]);
     CHECK(strcmp(s->path, want) == 0, "sample %d is %s, expected %s", i, s->path, want);
     CHECK_INT(s->filesize, sizes[i]);
     CHECK_INT(s->line, lines[i]);
@@ -637,7 +638,7 @@ static void test_implausible_header(const cls_alphabet *a) {
  * counts, seconds and examples updated. digits-1 is 0.9 s (44 frames), digits-2 1.6 s (80 frames). */
 static void test_drop_longer(const cls_alphabet *a) {
   cls_dataset_options o = {.alphabet = a};
-  cls_dataset *ds = load(CLS_SHARED_DATA "/formats/formats.csv", &o);
+  cls_dataset *ds = load(CLS_TEST_DATA "/formats/formats.csv", &o);
   if (!ds) return;
   const double before = cls_dataset_get_report(ds)->seconds;
   double long_s = 0;
@@ -667,6 +668,7 @@ static void test_drop_longer(const cls_alphabet *a) {
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_data");
   if (!data_files_open("clspeech-data")) return 1;
   copy_file(SMOKE "/LDC93S1.wav", "ldc.wav");
   cls_alphabet *a = smoke_alphabet();

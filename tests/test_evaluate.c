@@ -10,7 +10,7 @@
  * requests are refused with their reason. Evaluation in two halves: cls_eval_logits + cls_eval_decode
  * give exactly cls_evaluate's report (batched and streamed); on a store of pseudo-random logits, four
  * threads decoding it at once (beam search) give exactly the single-threaded reports; a NaN logit and a
- * wrong alphabet are refused, naming the utterance. Needs ../shared/data. */
+ * wrong alphabet are refused, naming the utterance. Needs data. */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -18,13 +18,14 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "data_present.h"
 #include "test_rng.h"
 #include "clspeech/clspeech.h"
 #include "clspeech/evaluate.h"
 #include "clspeech/model.h"
 #include "data_files.h"
 
-#define FORMATS CLS_SHARED_DATA "/formats/formats.csv"
+#define FORMATS CLS_TEST_DATA "/formats/formats.csv"
 
 enum { N_HIDDEN = 16, N_CLASSES = 29 };
 static const double E_BIAS = 10.0; /* the output bias of 'e'; every other class 0 */
@@ -433,6 +434,7 @@ static void test_evaluate(cls_engine *e, int dev, const cls_alphabet *a, const c
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_evaluate");
   test_select();
   cls_alphabet *a = NULL;
   cls_dataset *ldc = shared_dataset(SMOKE "/ldc93s1.csv", &a);

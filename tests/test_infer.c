@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "data_present.h"
 #include "clspeech/features.h"
 #include "clspeech/model.h"
 #include "data_files.h"
@@ -25,6 +26,12 @@ static void check_frame_count(void) {
   cls_error err;
   CHECK_INT(cls_mfcc_tables_create(&fc, &t, &err), CLS_OK);
   if (!t) return;
+  /* a header of no audio (a failed probe's: rate 0) counts nothing; it divided by zero */
+  cls_audio_header none;
+  memset(&none, 0, sizeof none);
+  const cls_frame_count zero = cls_audio_frame_count(&none, 16000, t->window, t->step);
+  CHECK(zero.n_samples == 0 && zero.frames == 0 && zero.max_frames == 0, "a rate-0 header: %lld samples, %lld frames",
+        (long long)zero.n_samples, (long long)zero.frames);
   for (int i = 0; i < 3; i++) {
     cls_audio_header h;
     char why[256];
@@ -154,7 +161,7 @@ static void collect(void *user, int first, int batch, int time, const float *log
 
 /* Infer against a tower's evaluation of the same parameters (the old transcription path). */
 static void check_against_tower(cls_engine *e, int device, int host_features) {
-  const char *paths[3] = {SMOKE "/LDC93S1.wav", CLS_SHARED_DATA "/formats/digits-1.flac",
+  const char *paths[3] = {SMOKE "/LDC93S1.wav", CLS_TEST_DATA "/formats/digits-1.flac",
                           SMOKE "/LDC93S1_pcms16le_2_44100.wav"};
   const int max_frames = 400;
   cls_error err;
@@ -310,7 +317,7 @@ static void check_stream_chunks(cls_engine *e, int device, const float *params, 
  * GEMMs see other row counts, whose blocking may change a sum's order: bound 1e-5 absolute on logits
  * of magnitude ~1 (measured below). */
 static void check_streaming(cls_engine *e, int device) {
-  const char *paths[3] = {SMOKE "/LDC93S1.wav", CLS_SHARED_DATA "/formats/digits-1.flac",
+  const char *paths[3] = {SMOKE "/LDC93S1.wav", CLS_TEST_DATA "/formats/digits-1.flac",
                           SMOKE "/LDC93S1_pcms16le_2_44100.wav"};
   cls_param_view views[CLS_MODEL_N_TENSORS];
   const size_t n = cls_model_layout(&model, views);
@@ -341,6 +348,7 @@ static void check_streaming(cls_engine *e, int device) {
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_infer");
   if (!data_files_open("test_infer")) return 1;
   check_frame_count();
   check_choice_and_folder();

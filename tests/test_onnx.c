@@ -11,6 +11,7 @@
 #include "base/file_util.h"
 #include "base/sha256.h"
 #include "check.h"
+#include "data_present.h"
 #include "data_files.h"
 #include "clspeech/model.h"
 #include "clspeech/onnx.h"
@@ -292,6 +293,7 @@ static void run(tst_env *env, int dev, const cls_model_config *cfg, const float 
 }
 
 int main(int argc, char **argv) {
+  if (!data_present()) return check_finish("test_onnx");
   cls_safetensors *fx = tst_fixture("model_small.safetensors");
   if (!fx) return check_finish("test_onnx");
   cls_model_config cfg = {tst_meta_int(fx, "n_input"), tst_meta_int(fx, "n_context"), tst_meta_int(fx, "n_hidden"),

@@ -9,6 +9,7 @@
 
 #include "bench/bench_step.h"
 #include "check.h"
+#include "data_present.h"
 #include "clspeech/data.h"
 #include "clspeech/train.h"
 #include "data_files.h"
@@ -109,9 +110,10 @@ static cls_train_options options(const cls_model_config *model) {
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_step");
   const cls_model_config model = cls_model_config_deepspeech(24, 29);
   cls_alphabet *a = NULL;
-  cls_dataset *ds = shared_dataset(CLS_SHARED_DATA "/formats/formats.csv," SMOKE "/ldc93s1.csv", &a);
+  cls_dataset *ds = shared_dataset(CLS_TEST_DATA "/formats/formats.csv," SMOKE "/ldc93s1.csv", &a);
   cls_engine_options eo = cls_engine_options_from_environment();
   cls_engine *e = NULL;
   CHECK_INT(cls_engine_create(&eo, &e), CLS_OK);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "data_present.h"
 #include "clspeech/clspeech.h"
 #include "clspeech/evaluate.h"
 #include "clspeech/package.h"
@@ -254,7 +255,7 @@ static void check_bad_input(cls_stt_model *m, const int16_t *pcm, size_t n) {
   CHECK_INT(cls_stt_model_create(wav, NULL, &none, detail, sizeof detail), CLS_STT_ERR_BAD_MODEL);
   CHECK_CONTAINS(detail, "not a clspeech model package");
   CHECK_CONTAINS(detail, "LDC93S1.wav");
-  CHECK_INT(cls_stt_model_create(CLS_SHARED_DATA, NULL, &none, detail, sizeof detail), CLS_STT_ERR_NO_MODEL);
+  CHECK_INT(cls_stt_model_create(CLS_TEST_DATA, NULL, &none, detail, sizeof detail), CLS_STT_ERR_NO_MODEL);
   CHECK_CONTAINS(detail, "no checkpoint to load");
   CHECK_INT(cls_stt_model_create(NULL, NULL, &none, detail, sizeof detail), CLS_STT_ERR_INVALID_ARGUMENT);
   CHECK_INT(cls_stt_model_create(model_dir, "no-such-device-xyz", &none, detail, sizeof detail),
@@ -356,10 +357,11 @@ static void check_package(const char *arpa, const ref_result *with) {
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_stt");
   model_dir = getenv("CLS_STT_MODEL");
   CHECK(model_dir && *model_dir, "CLS_STT_MODEL (the short_run fixture's folder) is set");
   if (!model_dir || !*model_dir) return check_finish("test_stt");
-  snprintf(wav, sizeof wav, "%s/deepspeech-smoke/LDC93S1.wav", CLS_SHARED_DATA);
+  snprintf(wav, sizeof wav, "%s/deepspeech-smoke/LDC93S1.wav", CLS_TEST_DATA);
   size_t n = 0;
   int16_t *pcm = read_pcm(wav, 16000, &n);
   pcm_all = pcm;
@@ -387,7 +389,7 @@ int main(void) {
   cls_beam_results_free(ref.r, ref.n);
   /* The 8 kHz copy, resampled: as `clspeech transcribe` resamples the file, whatever the pieces. */
   char wav8k[4200];
-  snprintf(wav8k, sizeof wav8k, "%s/deepspeech-smoke/LDC93S1_pcms16le_1_8000.wav", CLS_SHARED_DATA);
+  snprintf(wav8k, sizeof wav8k, "%s/deepspeech-smoke/LDC93S1_pcms16le_1_8000.wav", CLS_TEST_DATA);
   size_t n8 = 0;
   int16_t *pcm8 = read_pcm(wav8k, 8000, &n8);
   reference_of(wav8k, NULL, NULL, NULL, &ref);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "data_present.h"
 #include "clspeech/data.h"
 #include "clspeech/internal/train.h"
 #include "clspeech/train.h"
@@ -230,10 +231,11 @@ static void check_reduction(cls_engine *e, const int *dev, const data *d) {
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_towers");
   model = cls_model_config_deepspeech(24, 29);
   cls_alphabet *a = NULL;
   cls_dataset *ds = shared_dataset(
-      CLS_SHARED_DATA "/formats/formats.csv," SMOKE "/ldc93s1.csv," SMOKE "/new-home-in-the-stars-16k.csv", &a);
+      CLS_TEST_DATA "/formats/formats.csv," SMOKE "/ldc93s1.csv," SMOKE "/new-home-in-the-stars-16k.csv", &a);
   cls_engine_options eo = cls_engine_options_from_environment();
   eo.log = on_log;
   eo.log_level = CLS_LOG_INFO;

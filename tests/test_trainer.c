@@ -1,4 +1,4 @@
-/* The training loop on LDC93S1 (../shared/data/deepspeech-smoke): the loss falls; 3 epochs, a
+/* The training loop on LDC93S1 (data/deepspeech-smoke): the loss falls; 3 epochs, a
  * stop, and 3 more from the checkpoint give exactly the parameters of 6 straight epochs (the
  * checkpoint holds the weights, Adam's slots and powers, the step that keys dropout, and the
  * learning rate); a corrupt checkpoint is refused with its name; the train series keeps
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "data_present.h"
 #include "clspeech/data.h"
 #include "clspeech/train.h"
 #include "data_files.h"
@@ -79,6 +80,7 @@ static int count_files(const char *dir, const char *suffix) {
 }
 
 int main(void) {
+  if (!data_present()) return check_finish("test_trainer");
   cls_alphabet *a = NULL;
   cls_dataset *ds = shared_dataset(SMOKE "/ldc93s1.csv", &a);
   cls_engine *e = NULL;

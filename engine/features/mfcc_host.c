@@ -112,7 +112,8 @@ double cls_frames_seconds(int64_t frames, int rate, int window, int step) {
 }
 
 cls_frame_count cls_audio_frame_count(const cls_audio_header *h, int rate, int window, int step) {
-  cls_frame_count c;
+  cls_frame_count c = {0, 0, 0};
+  if (!h || h->sample_rate <= 0 || h->frames <= 0 || rate <= 0 || window <= 0 || step <= 0) return c; /* no audio */
   const int resampled = h->sample_rate != rate;
   c.n_samples = resampled ? (int64_t)h->frames * rate / h->sample_rate : (int64_t)h->frames;
   c.frames = frames_of(c.n_samples, window, step);

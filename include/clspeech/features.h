@@ -144,7 +144,8 @@ typedef struct cls_frame_count {
 } cls_frame_count;
 
 /* For a header at the model's `rate` with feature window and step in samples (the tables' window
- * and step). */
+ * and step). A header of no audio or no rate (a failed probe's), or a rate, window or step not
+ * positive, counts zero of each. */
 cls_frame_count cls_audio_frame_count(const cls_audio_header *header, int rate, int window, int step);
 
 /* Seconds of audio at `rate` that `frames` frames span, ((frames - 1) * step + window) / rate: the

@@ -5,7 +5,7 @@
 # none for the training file (a `clspeech features` probe of each: the dev file's adds no entry, the
 # training file's adds one); the run's training losses equal those of the same run without the cache (the
 # device path, bit for bit in the printed digits); a negative --cache_for_epochs is a usage error.
-#   augment_feature_cache.sh CLSPEECH SHARED_DATA WORK
+#   augment_feature_cache.sh CLSPEECH DATA_DIR WORK
 . "$(dirname "$0")/script_common.sh"
 run() { # NAME [FLAGS...]: the run's output in $work/NAME.log, its exit status returned
   local name=$1

@@ -3,7 +3,7 @@
 # epoch's validation loss is the training loss of the same utterance without --augment, while the
 # training loss with dropout[rate=1] (every spectrogram value dropped) differs from it; the same with the
 # signal augmentations on the decoded audio (volume, reverb, resample).
-#   augment_not_in_eval.sh CLSPEECH SHARED_DATA WORK
+#   augment_not_in_eval.sh CLSPEECH DATA_DIR WORK
 set -u
 cls=$1
 smoke=$2/deepspeech-smoke

@@ -2,7 +2,7 @@
 # --augment specifications that are wrong (or that this build cannot run) are usage errors before
 # any work: exit status 2, the message naming --augment, the specification and the piece at fault, and
 # no device opened ("training on device" never printed).
-#   bad_augment.sh CLSPEECH SHARED_DATA
+#   bad_augment.sh CLSPEECH DATA_DIR
 set -u
 cls=$1
 smoke=$2/deepspeech-smoke

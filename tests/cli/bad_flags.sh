@@ -2,7 +2,7 @@
 # Numeric flags outside their rule (frontends/flag_rules.c) are usage errors before any work: exit
 # status 2 within seconds, the message naming the flag. Each case once ran (NaN weights, exit 0), hung,
 # or failed only after a whole test pass (issue 15).
-#   bad_flags.sh CLSPEECH SHARED_DATA
+#   bad_flags.sh CLSPEECH DATA_DIR
 set -u
 cls=$1
 smoke=$2/deepspeech-smoke

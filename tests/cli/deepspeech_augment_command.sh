@@ -8,7 +8,7 @@
 # in the save folder and the load folder byte for byte as it was; the notices for the cache; no cache
 # entry for the training file. Then every augmentation at p=1 together, twice: the same checkpoint, and
 # not the one of the same run without --augment.
-#   deepspeech_augment_command.sh CLSPEECH SHARED_DATA WORK
+#   deepspeech_augment_command.sh CLSPEECH DATA_DIR WORK
 . "$(dirname "$0")/script_common.sh"
 {
   echo "wav_filename,wav_filesize,transcript"

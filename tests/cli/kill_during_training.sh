@@ -3,7 +3,7 @@
 # `clspeech train` with a checkpoint every second, kills it once checkpoints exist, then loads the
 # latest one for a test pass and checks that it reads and evaluates: the index's checkpoint is whole
 # (read_checkpoint.py) and the test pass ends with status 0 and reports WER, CER and a finite loss.
-#   kill_during_training.sh CLSPEECH SHARED_DATA WORK_DIR
+#   kill_during_training.sh CLSPEECH DATA_DIR WORK_DIR
 set -u
 cls=$1 data=$2/deepspeech-smoke work=$3
 rm -rf "$work" && mkdir -p "$work"

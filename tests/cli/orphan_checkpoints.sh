@@ -4,7 +4,7 @@
 # process's temporary file (issue 37): one epoch into O; then O gets train-7 and best_dev-9 unchanged
 # for a minute (orphans), train-8 just written (maybe about to be listed) and notes.safetensors (not of
 # a series); the next run removes train-7 and best_dev-9 alone, naming them, and resumes from the index.
-#   orphan_checkpoints.sh CLSPEECH SHARED_DATA WORK_DIR
+#   orphan_checkpoints.sh CLSPEECH DATA_DIR WORK_DIR
 set -u
 cls=$1 smoke=$2/deepspeech-smoke work=$3
 rm -rf "$work" && mkdir -p "$work"

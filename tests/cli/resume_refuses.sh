@@ -8,7 +8,7 @@
 #     R's features.txt or alphabet.txt (the checkpoints there would be described wrongly);
 #  3. transfer learning (--drop_source_layers 1) from R into T with --feature_win_len 25: exit 0 with a
 #     notice, T/features.txt records 25, R unchanged; resuming R with its own settings: exit 0.
-#   resume_refuses.sh CLSPEECH SHARED_DATA WORK_DIR
+#   resume_refuses.sh CLSPEECH DATA_DIR WORK_DIR
 set -u
 cls=$1 smoke=$2/deepspeech-smoke work=$3
 rm -rf "$work" && mkdir -p "$work"

@@ -1,4 +1,4 @@
-# Sourced by the tests/cli scripts run as `SCRIPT CLSPEECH SHARED_DATA WORK`: sets cls, smoke (the
+# Sourced by the tests/cli scripts run as `SCRIPT CLSPEECH DATA_DIR WORK`: sets cls, smoke (the
 # DeepSpeech smoke data), work (made afresh) and prog (the script's name), and defines
 # `fail MESSAGE`, which prints "PROG: FAIL: MESSAGE" and exits 1.
 set -u

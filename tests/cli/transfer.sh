@@ -9,7 +9,7 @@
 #     sets): exit 0, C's checkpoint a 31-class model (tests/ref/read_checkpoint.py) continuing A's step,
 #     C's alphabet.txt the new one, the test pass on C's checkpoints; A still byte for byte;
 #  5. --drop_source_layers with no checkpoint in the load folder: a warning, a fresh start.
-#   transfer.sh CLSPEECH SHARED_DATA WORK_DIR
+#   transfer.sh CLSPEECH DATA_DIR WORK_DIR
 set -u
 cls=$1 smoke=$2/deepspeech-smoke work=$3
 here=$(cd "$(dirname "$0")" && pwd)

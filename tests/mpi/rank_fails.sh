@@ -7,7 +7,7 @@
 #     names itself, its host and the error, and ends every rank's process (MPI_Abort) with a failure status;
 #  3. rank 1's replica changes (an injected perturbation): the replica check across ranks (checksums)
 #     names rank 1 and its host, and the job ends with a failure status.
-#   rank_fails.sh CLSPEECH MPIEXEC SHARED_DATA WORK_DIR
+#   rank_fails.sh CLSPEECH MPIEXEC DATA_DIR WORK_DIR
 set -u
 export POCL_DEVICES=pthread # each rank one light PoCL device (2 ranks on a 2-core machine)
 cls=$1 mpiexec=$2 data=$3 work=$4

@@ -10,7 +10,7 @@
 #     set the other lacks meets it at different collectives, and both name them.
 # Each case must end within 30 s (timeout 60 marks a hang with status 124); the time to the error and
 # the wait of a rank for a departed rank are printed as figures.
-#   ranks_agree.sh CLSPEECH MPIEXEC SHARED_DATA WORK_DIR
+#   ranks_agree.sh CLSPEECH MPIEXEC DATA_DIR WORK_DIR
 set -u
 export POCL_DEVICES=pthread # each rank one light PoCL device (2 ranks on a 2-core machine)
 cls=$1 mpiexec=$2 data=$3 work=$4

@@ -4,7 +4,7 @@
 # (netns_agent.sh, in ssh's place), Open MPI talking over that link alone (btl tcp,self; the oob and
 # btl_tcp on the /30); 2 epochs of LDC93S1 (twice, one utterance per rank per step) with a dev set
 # and the test set. The namespaces are removed on exit. Skipped (status 77) where they cannot be made.
-#   two_hosts.sh CLSPEECH MPIEXEC SHARED_DATA WORK_DIR
+#   two_hosts.sh CLSPEECH MPIEXEC DATA_DIR WORK_DIR
 set -u
 cls=$(realpath "$1") mpiexec=$(command -v "$2") data=$3 work=$4
 here=$(cd "$(dirname "$0")" && pwd)

@@ -5,7 +5,7 @@
 # rate L; rank 0 alone writes files (each rank is given its own folders through mpirun's MPMD form).
 # The same with --strategy sync on 2 ranks (a whole batch of 2 on each rank's one tower). Then a resume
 # with another world size: 2 ranks continue the 1-rank run's checkpoint (base rate 2L kept, step 5 -> 6).
-#   two_ranks.sh CLSPEECH MPIEXEC SHARED_DATA WORK_DIR
+#   two_ranks.sh CLSPEECH MPIEXEC DATA_DIR WORK_DIR
 # Tolerance: 0, the same bits (dropout masks are keyed by an utterance's place in the global batch, a
 # 2-rank sum is exact in either order and the weights are powers of two); lr x 1 must differ.
 set -u

@@ -2,7 +2,7 @@
 # --augment across ranks: 2 ranks x 1 tower x batch 2 at learning rate L with --augment reach the same
 # parameters after 3 steps as 1 rank x 2 towers x batch 2 at 2L with it (every utterance's draws keyed by
 # its index in the epoch, whatever rank or tower takes it), and not those of the 2 towers without it.
-#   two_ranks_augment.sh CLSPEECH MPIEXEC SHARED_DATA WORK_DIR
+#   two_ranks_augment.sh CLSPEECH MPIEXEC DATA_DIR WORK_DIR
 # Tolerance: 0, the same bits (as two_ranks.sh).
 set -u
 export POCL_DEVICES=pthread

@@ -18,7 +18,7 @@ import tensorflow as tf
 sys.path.insert(0, os.path.dirname(__file__))
 from make_model_fixtures import forward, make_params  # noqa: E402
 
-SMOKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "data", "deepspeech-smoke")
+SMOKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "deepspeech-smoke")
 
 
 def write_checkpoint(path, params, H, C):

@@ -2,7 +2,7 @@
 """Reference features from TensorFlow's own ops, as DeepSpeech 0.9 computes them
 (util/feeding.py: audio_spectrogram with magnitude_squared, then mfcc with 26 coefficients and the
 upper limit at half the rate; lower limit 20 Hz and 40 channels are the op defaults), on clips of
-../shared/data. Samples are read as DeepSpeech's training reads WAV: int16 / 32767.
+data. Samples are read as DeepSpeech's training reads WAV: int16 / 32767.
 
     pip install tensorflow-cpu && python3 tests/ref/make_mfcc_fixtures.py
 """
@@ -16,7 +16,7 @@ import tensorflow as tf
 sys.path.insert(0, os.path.dirname(__file__))
 from fixture_io import save  # noqa: E402
 
-SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "data")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data")
 
 
 def features(samples, rate, win_ms=32, step_ms=20):
@@ -28,7 +28,7 @@ def features(samples, rate, win_ms=32, step_ms=20):
 
 
 def case(name, relpath):
-    with wave.open(os.path.join(SHARED, relpath)) as w:
+    with wave.open(os.path.join(DATA, relpath)) as w:
         assert w.getsampwidth() == 2 and w.getnchannels() == 1, relpath
         rate = w.getframerate()
         pcm = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")

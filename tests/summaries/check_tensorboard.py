@@ -22,7 +22,7 @@ event files with TensorBoard's EventAccumulator (which checks both CRCs of every
     lists the tags and returns train's step_loss as the files hold it; then it is stopped.
 The work folder is removed at the end (--keep keeps it).
 
-Usage: check_tensorboard.py --clspeech PATH --data SHARED_DATA --work DIR [--keep]
+Usage: check_tensorboard.py --clspeech PATH --data DATA_DIR --work DIR [--keep]
 Prints "check_tensorboard: N passed, N failed".
 """
 import argparse
