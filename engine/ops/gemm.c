@@ -73,6 +73,7 @@ struct cls_gemm_plan {
   size_t row_walk_bytes;    /* the row walk when an M tile's rows of A hold at most this many bytes */
   cl_mem scratch;
   size_t scratch_floats;
+  bool own_loaded;          /* the own backend's kernels above are created (load_own) */
 };
 
 const char *cls_gemm_backend_name(cls_gemm_backend b) {
@@ -130,6 +131,24 @@ static cls_status load_few_chunks(cls_engine *e, cls_device *d, cls_gemm_plan *p
   return st;
 }
 
+/* The own backend's kernels, created only for a plan whose device takes it for some shape class (or
+   that is forced to it): a device whose every GEMM goes to CLBlast never creates them, so a driver
+   that builds kernels/gemm.cl but cannot run one of its kernels trains all the same. */
+static cls_status load_own(cls_gemm_plan *p) {
+  if (p->own_loaded) return CLS_OK;
+  cls_device *d = NULL;
+  cls_engine *e = p->engine;
+  cls_status st = cls_ops_device(e, p->device, &d);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_pack_a", &p->pack_a);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_tn_narrow", &p->narrow);
+  if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry", &p->wide);
+  if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_narrow", &p->thin);
+  if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_few", &p->few);
+  if (st == CLS_OK) st = load_few_chunks(e, d, p);
+  p->own_loaded = st == CLS_OK;
+  return st;
+}
+
 cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   if (!out) return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "gemm: no plan pointer given");
   *out = NULL;
@@ -151,12 +170,9 @@ cls_status cls_gemm_create(cls_engine *e, int device, cls_gemm_plan **out) {
   p->wide = (tile_geometry){NULL, NULL, "gemm_pack_b", "gemm_tile", 0, 0};
   p->thin = (tile_geometry){NULL, NULL, "gemm_pack_b_narrow", "gemm_tile_narrow", 0, 0};
   p->few = (tile_geometry){NULL, NULL, "gemm_pack_b_few", "gemm_tile_few", 0, 0};
-  st = cls_device_kernel(e, d, "gemm", "gemm_pack_a", &p->pack_a);
-  if (st == CLS_OK) st = cls_device_kernel(e, d, "gemm", "gemm_tn_narrow", &p->narrow);
-  if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry", &p->wide);
-  if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_narrow", &p->thin);
-  if (st == CLS_OK) st = load_geometry(e, d, "gemm_geometry_few", &p->few);
-  if (st == CLS_OK) st = load_few_chunks(e, d, p);
+  bool uses_own = false;
+  for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) uses_own |= p->by_class[c] == CLS_GEMM_BACKEND_OWN;
+  if (uses_own) st = load_own(p);
   if (st != CLS_OK) {
     cls_gemm_destroy(p);
     return st;
@@ -183,8 +199,9 @@ cls_status cls_gemm_set_backend(cls_gemm_plan *p, cls_gemm_backend b) {
   if (!p) return CLS_ERR_INVALID_ARGUMENT;
   if (b != CLS_GEMM_BACKEND_AUTO && b != CLS_GEMM_BACKEND_OWN && b != CLS_GEMM_BACKEND_CLBLAST)
     return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "gemm: unknown backend %d", (int)b);
-  p->forced = b;
-  return CLS_OK;
+  cls_status st = b == CLS_GEMM_BACKEND_OWN ? load_own(p) : CLS_OK;
+  if (st == CLS_OK) p->forced = b;
+  return st;
 }
 
 cls_gemm_backend cls_gemm_get_backend(const cls_gemm_plan *p) {
@@ -509,6 +526,30 @@ static cls_status clblast_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bo
   return CLS_OK;
 }
 
+/* C = beta * C for k = 0 on a plan without the own kernels (CLBlast refuses k = 0): zeros filled for
+   beta = 0 (C is not read: it may hold NaN), else CLBlast's scal, a run of C at a time. */
+static cls_status scale_c(cls_gemm_plan *p, cl_command_queue q, size_t m, size_t n, float beta, cls_buf c, size_t ldc,
+                          cl_event *event) {
+  const size_t runs = ldc == n ? 1 : m, len = ldc == n ? m * n : n;
+  const float zero = 0.0f;
+  for (size_t r = 0; r < runs && beta != 1.0f; r++) {
+    const size_t off = c.offset + r * ldc;
+    if (beta == 0.0f) {
+      cl_int err = clEnqueueFillBuffer(q, c.mem, &zero, sizeof zero, off * sizeof(float), len * sizeof(float), 0, NULL,
+                                       NULL);
+      if (err != CL_SUCCESS)
+        return cls_error_set(p->err, CLS_ERR_OPENCL, "gemm (k = 0): clEnqueueFillBuffer failed: %s",
+                             cls_cl_error_name(err));
+    } else {
+      CLBlastStatusCode s = CLBlastSscal(len, beta, c.mem, off, 1, &q, NULL);
+      if (s != CLBlastSuccess)
+        return cls_error_set(p->err, CLS_ERR_BLAS, "gemm (k = 0): CLBlastSscal of %zu values failed with status %d",
+                             len, (int)s);
+    }
+  }
+  return marker(p, q, event);
+}
+
 /* ---- the entry points ---- */
 
 cls_status cls_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, size_t m, size_t n, size_t k, float alpha,
@@ -526,6 +567,7 @@ cls_status cls_gemm(cls_gemm_plan *p, cl_command_queue q, bool ta, bool tb, size
   /* A profiling recorder on the queue sums every command of this call (packing included) as one GEMM. */
   cls_ops_profile_gemm_begin(q, m, n, k, ta, tb);
   if (!own) st = clblast_gemm(p, q, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, event);
+  else if (!p->own_loaded) st = scale_c(p, q, m, n, beta, c, ldc, event); /* k = 0 */
   else st = own_gemm(p, q, ta, tb, (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc, event);
   cls_ops_profile_gemm_end(q);
   return st;
@@ -629,6 +671,8 @@ cls_status cls_gemm_packed(cls_gemm_plan *p, cl_command_queue q, bool ta, size_t
   cls_ops_profile_gemm_begin(q, m, n, k, ta, false);
   if (!own && k > 0) {
     st = clblast_gemm(p, q, ta, false, m, n, k, alpha, a, lda, packed, n, beta, c, ldc, event);
+  } else if (!own && !p->own_loaded) { /* k = 0 on CLBlast: C = beta * C */
+    st = scale_c(p, q, m, n, beta, c, ldc, event);
   } else if (!own) { /* k = 0 on CLBlast: C = beta * C through the own tile kernel (no B to read) */
     cls_buf none = {packed.mem, 0};
     st = own_gemm(p, q, ta, false, (int)m, (int)n, 0, alpha, a, 1, none, (int)n, beta, c, (int)ldc, event);
