@@ -189,8 +189,13 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void gemm_pack_a(
 }
 
 /* A prefetch of one cache line into the L2 cache (not L1: see gemm_tn_narrow.h): clang's builtin where the
- * compiler has it (PoCL: the CPU's prefetcht1), else OpenCL's prefetch(), so that every device builds. */
-#if defined(__has_builtin)
+ * compiler has it (PoCL: the CPU's prefetcht1), else OpenCL's prefetch(), so that every device builds; none
+ * with CLS_PLAIN_BUILTINS, which the engine builds with when a driver cannot create a kernel that holds
+ * the builtin (Oclgrind cannot run llvm.prefetch; engine/device/program.c). */
+#if defined(CLS_PLAIN_BUILTINS)
+#define GEMM_PREFETCH(p) ((void)(p))
+#define GEMM_PREFETCH_W(p) ((void)(p))
+#elif defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
 #define GEMM_PREFETCH(p) __builtin_prefetch((p), 0, 2)
 #define GEMM_PREFETCH_W(p) __builtin_prefetch((p), 1, 3) /* a line about to be written: into L1, owned */

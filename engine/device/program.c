@@ -166,14 +166,11 @@ static const char *build_lock_dir(const cls_engine *e, const cls_device *d) {
   return e->options.kernel_cache_dir;
 }
 
-cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_program *out,
-                             bool *cache_hit) {
+/* The program of `src` built with `options` (the cache keyed by them). */
+static cls_status build_with(cls_engine *e, cls_device *d, const cls_kernel_source *src, const char *options,
+                             cl_program *out, bool *cache_hit) {
   *out = NULL;
   if (cache_hit) *cache_hit = false;
-  cls_status st = cls_device_open(e, d);
-  if (st != CLS_OK) return st;
-  const char *options = cls_engine_build_options(e, (int)(d - e->devices));
-  if (!options) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   char key[65];
   cls_kernel_cache_key(&d->info, src->source, src->length, options, key);
   cls_cache_file_id seen;
@@ -200,8 +197,105 @@ cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_sour
     *out = p;
     return CLS_OK;
   }
-  st = build_from_source(e, d, src, options, key, out);
+  cls_status st = build_from_source(e, d, src, options, key, out);
   cls_kernel_cache_unlock(lock);
+  return st;
+}
+
+/* Whether every kernel of a built program can be created: a driver may build a program and still refuse
+ * one of its kernels (Oclgrind: an LLVM intrinsic its simulator cannot run). Each is created by name, as
+ * the ops create them (Oclgrind 21.10's clCreateKernelsInProgram succeeds where clCreateKernel fails).
+ * CL_SUCCESS or the first error, *bad its kernel's name (at most cap bytes). */
+static cl_int create_all(cl_program p, char *bad, size_t cap) {
+  size_t len = 0;
+  bad[0] = '\0';
+  cl_int err = clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &len);
+  if (err != CL_SUCCESS || len == 0) return err;
+  char *names = malloc(len + 1);
+  if (!names) return CL_OUT_OF_HOST_MEMORY;
+  err = clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, len, names, NULL);
+  names[len] = '\0';
+  for (char *save = NULL, *name = strtok_r(names, ";", &save); err == CL_SUCCESS && name;
+       name = strtok_r(NULL, ";", &save)) {
+    cl_kernel k = clCreateKernel(p, name, &err);
+    if (k) clReleaseKernel(k);
+    if (err != CL_SUCCESS) snprintf(bad, cap, "%s", name);
+  }
+  free(names);
+  return err;
+}
+
+/* The option that builds the kernels without optional builtins (kernels/gemm.cl's prefetch hints): the
+ * plain form for a driver that builds the fast form but cannot create its kernels. */
+#define PLAIN_BUILTINS "-DCLS_PLAIN_BUILTINS"
+
+/* The cache entry that remembers that this device needs the plain form of `src` under `options`: its
+ * key is the program's with a suffix no build option has. */
+static void plain_marker_key(const cls_device *d, const cls_kernel_source *src, const char *options, char key[65]) {
+  char tagged[4096];
+  snprintf(tagged, sizeof tagged, "%s\n#needs " PLAIN_BUILTINS, options);
+  cls_kernel_cache_key(&d->info, src->source, src->length, tagged, key);
+}
+
+static bool plain_remembered(cls_engine *e, const cls_device *d, const cls_kernel_source *src, const char *options) {
+  if (!cls_engine_cache_dir(e)) return false;
+  char key[65];
+  plain_marker_key(d, src, options, key);
+  unsigned char *data = NULL;
+  size_t size = 0;
+  const bool hit = cls_kernel_cache_load(e, key, &data, &size, NULL) == CLS_CACHE_HIT;
+  free(data);
+  return hit;
+}
+
+static cls_status kernels_refused(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_int err,
+                                  const char *bad, cl_program *out) {
+  clReleaseProgram(*out);
+  *out = NULL;
+  return cls_fail(e, CLS_ERR_BUILD, DEVICE_FMT ": kernels/%s.cl built, but its kernel %s cannot be created "
+                  "(clCreateKernel: %s), with or without optional builtins", DEVICE_ARGS(d), src->family, bad,
+                  cls_cl_error_name(err));
+}
+
+cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_program *out,
+                             bool *cache_hit) {
+  *out = NULL;
+  if (cache_hit) *cache_hit = false;
+  cls_status st = cls_device_open(e, d);
+  if (st != CLS_OK) return st;
+  const char *options = cls_engine_build_options(e, (int)(d - e->devices));
+  if (!options) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  const bool plain_given = strstr(options, PLAIN_BUILTINS) != NULL;
+  char *plain = plain_given ? NULL : malloc(strlen(options) + sizeof PLAIN_BUILTINS + 1);
+  if (!plain_given && !plain) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (plain) sprintf(plain, "%s%s" PLAIN_BUILTINS, options, options[0] ? " " : "");
+  const bool remembered = plain && plain_remembered(e, d, src, options);
+  st = build_with(e, d, src, remembered ? plain : options, out, cache_hit);
+  char bad[256];
+  cl_int err = st == CLS_OK ? create_all(*out, bad, sizeof bad) : CL_SUCCESS;
+  if (err != CL_SUCCESS && (!plain || remembered)) st = kernels_refused(e, d, src, err, bad, out);
+  if (err == CL_SUCCESS || !plain || remembered) {
+    free(plain);
+    return st;
+  }
+  /* Once, the plain form; its options differ, so its binary has a cache entry of its own, and a marker
+     entry remembers the choice so that later runs build the plain form at once. */
+  clReleaseProgram(*out);
+  *out = NULL;
+  cls_log(e, CLS_LOG_WARNING,
+          DEVICE_FMT ": kernels/%s.cl built, but its kernel %s cannot be created (clCreateKernel: %s); built again "
+          "without optional builtins (%s), which this device keeps from now on", DEVICE_ARGS(d), src->family, bad,
+          cls_cl_error_name(err), PLAIN_BUILTINS);
+  st = build_with(e, d, src, plain, out, cache_hit);
+  err = st == CLS_OK ? create_all(*out, bad, sizeof bad) : CL_SUCCESS;
+  if (err != CL_SUCCESS) st = kernels_refused(e, d, src, err, bad, out);
+  if (st == CLS_OK && cls_engine_cache_dir(e)) {
+    char key[65];
+    plain_marker_key(d, src, options, key);
+    if (cls_kernel_cache_store(e, key, (const unsigned char *)PLAIN_BUILTINS, sizeof PLAIN_BUILTINS - 1) != CLS_OK)
+      cls_log(e, CLS_LOG_WARNING, "%s (the choice is made again next time)", e->error.text);
+  }
+  free(plain);
   return st;
 }
 
