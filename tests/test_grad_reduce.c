@@ -61,6 +61,28 @@ int main(void) {
   double lopsided[3] = {300, 100, 0};
   int keep[3] = {1, 5, 0};
   CHECK(!cls_balance_adjust(3, lopsided, keep) && keep[0] == 1, "a tower keeps its last utterance");
+  /* Idling: issue 44's pair, Oclgrind at 22 frames/s beside PoCL at 30,099, batch 8: the simulator earns
+     0.006 utterances and takes none; its 3 go to PoCL. */
+  double pair[2] = {22, 30099};
+  int pair_shares[2] = {3, 5};
+  CHECK(cls_balance_idle(2, pair, 8, pair_shares) == 1 && pair_shares[0] == 0 && pair_shares[1] == 8,
+        "the simulator idled: shares %d, %d", pair_shares[0], pair_shares[1]);
+  /* pthread, pthread and basic (1 : 2 : 2) at batch 3: basic earns 0.6 utterances, kept */
+  double cpus[3] = {1000, 2000, 2000};
+  int cpu_shares[3] = {1, 1, 1};
+  CHECK(cls_balance_idle(3, cpus, 3, cpu_shares) == 0 && cpu_shares[0] == 1, "0.6 utterances: kept");
+  /* ... at 1 : 5 : 5 basic earns 0.27: idled, to the first fastest */
+  double weak[3] = {1000, 5000, 5000};
+  CHECK(cls_balance_idle(3, weak, 3, cpu_shares) == 1 && cpu_shares[0] == 0 && cpu_shares[1] == 2 &&
+            cpu_shares[2] == 1,
+        "0.27 utterances: idled (shares %d, %d, %d)", cpu_shares[0], cpu_shares[1], cpu_shares[2]);
+  /* unmeasured towers are never idled; neither is the fastest, alone or not */
+  double unknown[2] = {0, 30000};
+  int u_shares[2] = {4, 4};
+  CHECK(cls_balance_idle(2, unknown, 8, u_shares) == 0 && u_shares[0] == 4, "an unmeasured tower idled");
+  double alone[1] = {5};
+  int one_share[1] = {8};
+  CHECK(cls_balance_idle(1, alone, 8, one_share) == 0 && one_share[0] == 8, "the only tower idled");
   free(a);
   free(b);
   free(c);

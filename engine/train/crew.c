@@ -95,22 +95,40 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
     st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", c->n_params);
   cls_tower_config tc = {o->model,    c->tables, towers_host_only(o), c->capacity, max_frames, c->max_label,
                          o->augment,  o->n_augment, o->random_seed};
+  bool left_out[CLS_MAX_TOWERS] = {false}; /* by position in devices[] */
+  char last[1024] = ""; /* the reason the last device was left out */
   for (int i = 0; st == CLS_OK && i < c->n_towers; i++) {
     cls_crew_slot *s = &c->towers[i];
     s->index = i;
     s->grad = malloc(pb);
     s->losses = malloc((size_t)c->capacity * sizeof(float));
     if (!s->grad || !s->losses) st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for tower %d", i);
-    if (st == CLS_OK) st = cls_tower_create(e, devices[i / per_device], &tc, &s->tower);
-    if (st != CLS_OK) {
-      const cls_device_info *d = cls_engine_device(e, devices[i / per_device]);
-      cls_error_append(e, " (creating tower %d on device %d:%d %s)", i, d ? d->platform_index : -1,
-                       d ? d->device_index : -1, d ? d->name : "?");
+    if (st != CLS_OK || left_out[i / per_device]) continue;
+    cls_status ts = cls_tower_create(e, devices[i / per_device], &tc, &s->tower);
+    if (ts == CLS_OK) continue;
+    const cls_device_info *d = cls_engine_device(e, devices[i / per_device]);
+    cls_error_append(e, " (creating tower %d on device %d:%d %s)", i, d ? d->platform_index : -1,
+                     d ? d->device_index : -1, d ? d->name : "?");
+    if (!cls_crew_is_device_fault(ts) && ts != CLS_ERR_BUILD) {
+      st = ts;
+      continue;
     }
+    /* A device that cannot hold a tower (a kernel its driver cannot create, its memory too small) is left
+       out with the reason, and its towers made so far go with it; the others train. */
+    snprintf(last, sizeof last, "%s", cls_engine_error(e));
+    left_out[i / per_device] = true;
+    for (int j = i / per_device * per_device; j < i; j++) {
+      cls_tower_destroy(c->towers[j].tower);
+      c->towers[j].tower = NULL;
+    }
+    cls_log(e, CLS_LOG_WARNING, "device %d:%d (%s) cannot hold a tower and is left out: %s", d ? d->platform_index : -1,
+            d ? d->device_index : -1, d ? d->name : "?", last);
   }
+  if (st == CLS_OK && cls_crew_count(c) == 0)
+    st = cls_fail(e, CLS_ERR_NO_DEVICE, "no selected device could hold a tower; the last error was: %s", last);
   if (st == CLS_OK && cls_world_size(c->world) > 1) st = agree(c);
   if (st == CLS_OK && o->log_placement) log_placement(c);
-  if (st == CLS_OK && c->n_towers > 1) st = warm_up(c);
+  if (st == CLS_OK && cls_crew_count(c) > 1) st = warm_up(c);
   if (st != CLS_OK) {
     cls_crew_destroy(c);
     return st;
@@ -377,9 +395,18 @@ static cls_status warm_up(cls_crew *c) {
   cls_model_dropout drop;
   memset(&drop, 0, sizeof drop);
   float loss = 0;
+  /* --balance auto, hybrid: a second, timed run gives the first step's speeds (the first run holds each
+     driver's first calls: CLBlast compiles its kernels there), so that a device far slower than the others
+     takes no utterance even in the first step (cls_balance_idle). */
+  const int probe = c->o.balance == CLS_BALANCE_AUTO && c->o.strategy == CLS_STRATEGY_HYBRID;
   for (int i = 0; st == CLS_OK && i < c->n_towers; i++)
-    st = cls_crew_tower_status(c, &c->towers[i],
-                               cls_tower_gradient(c->towers[i].tower, &b, 0, 1, &drop, 0, c->towers[i].grad, &loss));
+    for (int run = 0; st == CLS_OK && c->towers[i].tower && run < 1 + probe; run++) {
+      const double t0 = cls_now_ms();
+      st = cls_crew_tower_status(c, &c->towers[i],
+                                 cls_tower_gradient(c->towers[i].tower, &b, 0, 1, &drop, 0, c->towers[i].grad, &loss));
+      const double ms = cls_now_ms() - t0;
+      if (run == 1) c->towers[i].probe_speed = (double)frames / ((ms > 1e-3 ? ms : 1e-3) / 1e3);
+    }
   free(audio);
   free(windows);
   return st;

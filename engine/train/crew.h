@@ -30,7 +30,11 @@ typedef struct cls_crew_slot {
   float *grad;               /* host copy of the tower's gradient [n_params] */
   float *losses;             /* [capacity] the losses of a batch of the tower's own (async) */
   double speed;              /* utterance-frames per second, recent average (0: not measured yet) */
+  double probe_speed;        /* --balance auto: frames/s of the warm-up's timed probe (0: none), the
+                                first step's figure, comparable between towers only */
   int planned;               /* --balance auto: this tower's share of the next global batch */
+  double idle_until_ms;      /* --balance auto, a tower given no share: when it is measured again (0: not idle) */
+  bool remeasured;           /* ... this step gives it one utterance to measure it again */
 } cls_crew_slot;
 
 typedef struct cls_crew {

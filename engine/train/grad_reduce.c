@@ -36,3 +36,22 @@ int cls_balance_adjust(int k, const double *ms, int *shares) {
   shares[fast]++;
   return 1;
 }
+
+int cls_balance_idle(int k, const double *speed, int batch, int *shares) {
+  double total = 0;
+  int fast = -1;
+  for (int i = 0; i < k; i++) {
+    if (!(speed[i] > 0)) continue;
+    total += speed[i];
+    if (shares[i] > 0 && (fast < 0 || speed[i] > speed[fast])) fast = i;
+  }
+  int idled = 0;
+  for (int i = 0; fast >= 0 && i < k; i++) {
+    if (i == fast || shares[i] <= 0 || !(speed[i] > 0) || (double)batch * speed[i] / total >= CLS_BALANCE_IDLE_BELOW)
+      continue;
+    shares[fast] += shares[i];
+    shares[i] = 0;
+    idled++;
+  }
+  return idled;
+}

@@ -21,4 +21,14 @@ void cls_batch_split(int n, int k, int *shares);
  * Returns 1 when it moved one. */
 int cls_balance_adjust(int k, const double *ms, int *shares);
 
+/* A tower whose measured speed earns it less than this many utterances of the batch (its speed's part
+ * of the towers' summed speed, times the batch) takes none: one utterance would make every step wait for
+ * it. Half an utterance: the share it would round to is zero. */
+#define CLS_BALANCE_IDLE_BELOW 0.5
+
+/* --balance auto's idling: each tower with a share and a measured speed[k] (utterance-frames/s; 0: not
+ * measured) that earns less than CLS_BALANCE_IDLE_BELOW utterances of `batch` hands its shares to the
+ * fastest tower and takes none. The fastest is never idled. Returns how many were idled. */
+int cls_balance_idle(int k, const double *speed, int batch, int *shares);
+
 #endif

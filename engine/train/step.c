@@ -178,6 +178,42 @@ static void take_reduce_buffer(cls_step *s) {
     }
 }
 
+/* An idle tower is measured again once the time since it was idled is this many times what one
+   utterance on it costs (so that measuring it takes at most 1/this of the training time), within
+   REMEASURE_MIN_S .. REMEASURE_MAX_S: a device that was only busy gets its share back within minutes. */
+#define REMEASURE_FACTOR 50.0
+#define REMEASURE_MIN_S 30.0
+#define REMEASURE_MAX_S 600.0
+
+/* --balance auto: the towers (live[0 .. n) with shares[n] of `batch`) whose speed (speed[n], frames/s)
+   earns them no utterance are given none (cls_balance_idle), each named in a notice with its speed
+   against the fastest's, and measured again later. */
+static void idle_slow(cls_crew *c, cls_crew_slot **live, int n, const double *speed, int batch, int *shares,
+                      const char *how) {
+  int before[CLS_MAX_TOWERS], fast = 0;
+  double total = 0;
+  for (int i = 0; i < n; i++) {
+    before[i] = shares[i];
+    if (speed[i] > speed[fast]) fast = i;
+    total += speed[i] > 0 ? speed[i] : 0;
+  }
+  if (!cls_balance_idle(n, speed, batch, shares)) return;
+  const cls_device_info *df = cls_engine_device(c->e, cls_tower_device(live[fast]->tower));
+  for (int i = 0; i < n; i++) {
+    if (before[i] == 0 || shares[i] != 0) continue;
+    const cls_device_info *d = cls_engine_device(c->e, cls_tower_device(live[i]->tower));
+    const double one_s = (double)c->max_frames / speed[i]; /* one utterance of the longest a tower holds */
+    double wait_s = REMEASURE_FACTOR * one_s;
+    wait_s = wait_s < REMEASURE_MIN_S ? REMEASURE_MIN_S : wait_s > REMEASURE_MAX_S ? REMEASURE_MAX_S : wait_s;
+    live[i]->idle_until_ms = cls_now_ms() + 1e3 * wait_s;
+    cls_log(c->e, CLS_LOG_NOTICE,
+            "tower %d on device %d:%d (%s) takes no utterance of the batch: %s %.1f frames/s against %.1f on tower %d "
+            "(device %d:%d %s), it would earn %.3f of %d utterances; measured again in %.0f s",
+            live[i]->index, d->platform_index, d->device_index, d->name, how, speed[i], speed[fast], live[fast]->index,
+            df->platform_index, df->device_index, df->name, (double)batch * speed[i] / total, batch, wait_s);
+  }
+}
+
 /* The working towers of this attempt (live[0 .. *k)) and their shares, as the plan says. */
 static void plan_towers(cls_crew *c, const cls_step_plan *p, cls_crew_slot **live, int *k, int *shares) {
   int n = 0;
@@ -188,14 +224,36 @@ static void plan_towers(cls_crew *c, const cls_step_plan *p, cls_crew_slot **liv
     n = 1;
   }
   *k = n;
-  /* The planned shares while they fit the batch and the towers; else equal counts. */
+  /* The planned shares while they fit the batch and the towers (an idle tower's share is 0); else equal
+     counts, less the towers the warm-up's probe found far slower than the others (the first step). */
   int planned = p->split == CLS_SPLIT_PLANNED && n > 1;
   for (int i = 0, sum = 0; planned && i < n; i++) {
     shares[i] = live[i]->planned;
     sum += shares[i];
-    planned &= shares[i] > 0 && (i + 1 < n || sum == p->batch->batch);
+    planned &= shares[i] >= 0 && (i + 1 < n || sum == p->batch->batch);
   }
-  if (!planned && n > 0) cls_batch_split(p->batch->batch, n, shares);
+  if (!planned && n > 0) {
+    cls_batch_split(p->batch->batch, n, shares);
+    if (p->split == CLS_SPLIT_PLANNED && n > 1) {
+      double probe[CLS_MAX_TOWERS];
+      for (int i = 0; i < n; i++) probe[i] = live[i]->probe_speed;
+      idle_slow(c, live, n, probe, p->batch->batch, shares, "the warm-up's probe ran at");
+    }
+    return;
+  }
+  /* An idle tower whose time has come is measured again on one utterance of the largest share. */
+  const double now = cls_now_ms();
+  for (int i = 0; planned && i < n; i++) {
+    if (shares[i] != 0 || live[i]->idle_until_ms <= 0 || now < live[i]->idle_until_ms) continue;
+    int big = 0;
+    for (int j = 1; j < n; j++)
+      if (shares[j] > shares[big]) big = j;
+    if (shares[big] < 2) continue;
+    shares[big]--;
+    shares[i] = 1;
+    live[i]->idle_until_ms = 0;
+    live[i]->remeasured = true;
+  }
 }
 
 /* One attempt: the working towers' gradients reduced into s->g (the towers that worked in out->towers).
@@ -261,8 +319,22 @@ static cls_status attempt(cls_step *s, const cls_step_plan *p, cls_step_result *
     double v = (double)j->share * (double)longest / (j->ms / 1e3);
     j->slot->speed = j->slot->speed > 0 ? 0.7 * j->slot->speed + 0.3 * v : v;
   }
-  if (p->split == CLS_SPLIT_PLANNED && k > 1) cls_balance_adjust(k, ms, next);
-  for (int i = 0; i < k; i++) live[i]->planned = next[i];
+  if (p->split == CLS_SPLIT_PLANNED && k > 1) {
+    cls_balance_adjust(k, ms, next);
+    double speed[CLS_MAX_TOWERS];
+    for (int i = 0; i < k; i++) speed[i] = live[i]->speed > 0 ? live[i]->speed : live[i]->probe_speed;
+    idle_slow(c, live, k, speed, p->batch->batch, next, "measured");
+    for (int i = 0; i < k; i++) {
+      if (!live[i]->remeasured || next[i] == 0) continue;
+      const cls_device_info *d = cls_engine_device(c->e, cls_tower_device(live[i]->tower));
+      cls_log(c->e, CLS_LOG_NOTICE, "tower %d on device %d:%d (%s), measured again at %.0f frames/s, takes a share again",
+              live[i]->index, d->platform_index, d->device_index, d->name, live[i]->speed);
+    }
+  }
+  for (int i = 0; i < k; i++) {
+    live[i]->planned = next[i];
+    live[i]->remeasured = false;
+  }
   return CLS_OK;
 }
 
