@@ -114,5 +114,32 @@ int main(void) {
   CHECK_CONTAINS(err.text, "DEVICES:split=N with N from 2 to 64");
   CHECK_INT(cls_select_parse(mixed, n, "cpu:split=two", out, 16, &count, NULL, split, &err),
             CLS_ERR_INVALID_ARGUMENT);
+  /* The default leaves out a far slower device (issue 44): Oclgrind's simulator, a "GPU" of 1 unit at
+     1 MHz, beside PoCL's CPU of 2 at 2596 MHz, is left to --devices all; a weak integrated GPU beside a
+     discrete one (26,400 against 322,560 units x MHz: 12x) is not far slower and stays. */
+  cls_device_info sim[] = {make(0, 0, CLS_DEVICE_GPU, "Oclgrind Simulator", "University of Bristol", "Oclgrind"),
+                           make(1, 0, CLS_DEVICE_CPU, "pthread-skylake-avx512", "AuthenticAMD",
+                                "Portable Computing Language")};
+  sim[0].compute_units = 1, sim[0].clock_mhz = 1;
+  sim[1].compute_units = 2, sim[1].clock_mhz = 2596;
+  bool sim_cpu = false;
+  cls_error sim_err;
+  const char *got = pick(sim, 2, "", &sim_err, &sim_cpu);
+  CHECK(!strcmp(got, "1") && sim_cpu, "default beside a simulator: %s (to cpu %d)", got, sim_cpu);
+  int best = -1;
+  CHECK(cls_select_far_slower(sim, 2, 0, &best) && best == 1 && !cls_select_far_slower(sim, 2, 1, NULL),
+        "the simulator is far slower than the CPU");
+  EXPECT_PICK(sim, 2, "all", "0,1");
+  EXPECT_PICK(sim, 2, "gpu", "0");
+  cls_device_info two_gpus[] = {make(0, 0, CLS_DEVICE_GPU, "Intel UHD Graphics 770", "Intel", "Intel(R) OpenCL HD"),
+                                make(1, 0, CLS_DEVICE_GPU, "NVIDIA GeForce RTX 4090", "NVIDIA", "NVIDIA CUDA"),
+                                make(2, 0, CLS_DEVICE_CPU, "pthread-alderlake", "GenuineIntel",
+                                     "Portable Computing Language")};
+  two_gpus[0].compute_units = 24, two_gpus[0].clock_mhz = 1100;
+  two_gpus[1].compute_units = 128, two_gpus[1].clock_mhz = 2520;
+  two_gpus[2].compute_units = 16, two_gpus[2].clock_mhz = 4900;
+  EXPECT_PICK(two_gpus, 3, "", "0,1");
+  /* a simulator alone is still taken: the default never leaves nothing */
+  EXPECT_PICK(sim, 1, "", "0");
   return check_finish("test_select");
 }

@@ -83,14 +83,25 @@ static int split_suffix(char *item) {
   return end && *end == '\0' && end != at + 7 && parts >= 2 && parts <= CLS_MAX_DEVICES ? (int)parts : 0;
 }
 
-/* An empty selection: every GPU, else every CPU (*defaulted_to_cpu), else every device. */
+static double nominal_compute(const cls_device_info *d) { return (double)d->compute_units * (double)d->clock_mhz; }
+
+bool cls_select_far_slower(const cls_device_info *devs, int n, int i, int *best) {
+  int b = 0;
+  for (int k = 1; k < n; k++)
+    if (nominal_compute(&devs[k]) > nominal_compute(&devs[b])) b = k;
+  if (best) *best = b;
+  return n > 0 && nominal_compute(&devs[i]) * CLS_SELECT_FAR_SLOWER < nominal_compute(&devs[b]);
+}
+
+/* An empty selection: every GPU, else every CPU (*defaulted_to_cpu), else every device; of the GPUs and
+   the CPUs, those not far slower than the best device (cls_select_far_slower). */
 static cls_status select_default(const cls_device_info *devs, int n, int *out, int cap, int *count,
                                  bool *defaulted_to_cpu, cls_error *err) {
   for (int i = 0; i < n; i++)
-    if (devs[i].kind == CLS_DEVICE_GPU) add_unique(out, cap, count, i);
+    if (devs[i].kind == CLS_DEVICE_GPU && !cls_select_far_slower(devs, n, i, NULL)) add_unique(out, cap, count, i);
   if (*count == 0) {
     for (int i = 0; i < n; i++)
-      if (devs[i].kind == CLS_DEVICE_CPU) add_unique(out, cap, count, i);
+      if (devs[i].kind == CLS_DEVICE_CPU && !cls_select_far_slower(devs, n, i, NULL)) add_unique(out, cap, count, i);
     if (*count > 0 && defaulted_to_cpu) *defaulted_to_cpu = true;
   }
   if (*count == 0)
@@ -193,10 +204,10 @@ cls_status cls_engine_select(cls_engine *e, const char *spec, int *out, int cap,
   int *split = calloc((size_t)(n_before ? n_before : 1), sizeof *split);
   cls_status st = split ? cls_select_parse(infos, n_before, spec, out, cap, count, &to_cpu, split, &err)
                         : CLS_ERR_OUT_OF_MEMORY;
-  free(infos);
   if (st == CLS_ERR_OUT_OF_MEMORY && !split) cls_error_set(&err, st, "out of host memory");
   if (st != CLS_OK) {
     free(split);
+    free(infos);
     return cls_fail(e, st, "%s: %s", spec && *spec ? source : "default selection", err.text);
   }
   /* Devices to split are replaced by their sub-devices (appended to the device table). */
@@ -213,17 +224,34 @@ cls_status cls_engine_select(cls_engine *e, const char *spec, int *out, int cap,
   }
   free(split);
   if (st != CLS_OK) {
+    free(infos);
     *count = 0;
     return st;
   }
   if (kept + n_extra > cap) {
+    free(infos);
     *count = 0;
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "device selection: more than %d devices after splitting", cap);
   }
   for (int s = 0; s < n_extra; s++) out[kept++] = extra[s];
   *count = kept;
+  bool slow_gpu = false;
+  for (int i = 0; (!spec || !*spec) && i < n_before; i++) {
+    int best = 0;
+    if (!cls_select_far_slower(infos, n_before, i, &best)) continue;
+    const cls_device_info *d = &infos[i], *b = &infos[best];
+    slow_gpu |= d->kind == CLS_DEVICE_GPU;
+    cls_log(e, CLS_LOG_NOTICE,
+            "the default selection leaves out device %d:%d (%s): it reports %u compute unit%s at %u MHz against %u at "
+            "%u MHz on device %d:%d (%s), so far slower that it would hold the others back; --devices all or "
+            "--devices %d:%d takes it",
+            d->platform_index, d->device_index, d->name, d->compute_units, d->compute_units == 1 ? "" : "s",
+            d->clock_mhz, b->compute_units, b->clock_mhz, b->platform_index, b->device_index, b->name,
+            d->platform_index, d->device_index);
+  }
   if (to_cpu)
-    cls_log(e, CLS_LOG_NOTICE, "no GPU found; using %d CPU OpenCL device%s (choose with --devices or CLSPEECH_DEVICES)",
-            *count, *count == 1 ? "" : "s");
+    cls_log(e, CLS_LOG_NOTICE, "%s; using %d CPU OpenCL device%s (choose with --devices or CLSPEECH_DEVICES)",
+            slow_gpu ? "no GPU but a far slower one" : "no GPU found", *count, *count == 1 ? "" : "s");
+  free(infos);
   return CLS_OK;
 }
