@@ -234,7 +234,8 @@ void ctc_loss_body(const int time, const int batch, const int C, const int max_l
     float gm = -INFINITY;
     for (int s = lid; s < S; s += CLS_WG_1D) gm = fmax(gm, LDF(arow + s) + LDF(brow + s));
     red_gmax[lid] = gm;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    /* global too: the rows of beta this step writes (bprev) the last step read (brow, at any s) */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     ctc_reduce_max(red_gmax, lid);
 
     float M = red_gmax[0];
