@@ -1,6 +1,7 @@
 /* The engine object and its device table: finds every OpenCL platform and device, reads each
  * device's capabilities, and opens a device (its own context and in-order queue) on demand.
  * Selection lives in device_select.c, kernel builds in program.c. */
+#include <clblast_c.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,10 @@ cls_status cls_engine_create(const cls_engine_options *options, cls_engine **out
 
 void cls_engine_destroy(cls_engine *e) {
   if (!e) return;
+  /* CLBlast's programs go while their contexts and drivers are alive; its cache would otherwise release
+     them from a static destructor at exit, after a driver's own statics are gone (Oclgrind beside PoCL:
+     heap corruption inside Oclgrind's LLVM at exit). Other engines' programs are built again on use. */
+  CLBlastClearCache();
   for (int i = 0; i < e->n_devices; i++) {
     cls_device *d = &e->devices[i];
     if (d->programs) {
