@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config          # toolchain
   ocl-icd-opencl-dev opencl-c-headers       # OpenCL ICD loader and headers
   pocl-opencl-icd                           # OpenCL on the CPU (PoCL): the default device without a GPU
+  oclgrind                                  # a second OpenCL implementation, a simulated GPU that checks kernels (tests: vendors, oclgrind)
   libclblast-dev                            # GEMM
   libclfft-dev                              # FFT
   libsndfile1-dev                           # audio input
