@@ -167,7 +167,7 @@ int cls_crew_count(const cls_crew *c) {
 
 cls_crew_slot *cls_crew_lead(cls_crew *c) {
   for (int i = 0; i < c->n_towers; i++)
-    if (c->towers[i].tower) return &c->towers[i];
+    if (c->towers[i].tower && !c->towers[i].stale) return &c->towers[i];
   return NULL;
 }
 
@@ -236,7 +236,7 @@ cls_status cls_crew_check_replicas(cls_crew *c) {
   int same = 1;
   for (int i = lead->index + 1; st == CLS_OK && i < c->n_towers; i++) {
     cls_crew_slot *s = &c->towers[i];
-    if (!s->tower) continue;
+    if (!s->tower || s->stale) continue;
     st = cls_crew_tower_status(c, s, cls_tower_read_state(s->tower, b, NULL, NULL));
     if (st != CLS_OK) continue;
     if (!memcmp(a, b, c->n_params * sizeof(float))) {
@@ -422,8 +422,18 @@ cls_status cls_crew_read_state(cls_crew *c, float *p, float *m, float *v) {
 cls_status cls_crew_write_state(cls_crew *c, const float *p, const float *m, const float *v) {
   cls_status st = CLS_OK;
   for (int i = 0; st == CLS_OK && i < c->n_towers; i++)
-    if (c->towers[i].tower)
+    if (c->towers[i].tower) {
       st = cls_crew_tower_status(c, &c->towers[i], cls_tower_write_state(c->towers[i].tower, p, m, v));
+      if (st == CLS_OK) c->towers[i].stale = false;
+    }
+  return st;
+}
+
+cls_status cls_crew_refresh(cls_crew *c, cls_crew_slot *s) {
+  if (!s->tower || !s->stale) return CLS_OK;
+  cls_status st = cls_crew_read_state(c, c->params, c->m, c->v);
+  if (st == CLS_OK) st = cls_crew_tower_status(c, s, cls_tower_write_state(s->tower, c->params, c->m, c->v));
+  if (st == CLS_OK) s->stale = false;
   return st;
 }
 

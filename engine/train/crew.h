@@ -35,6 +35,8 @@ typedef struct cls_crew_slot {
   int planned;               /* --balance auto: this tower's share of the next global batch */
   double idle_until_ms;      /* --balance auto, a tower given no share: when it is measured again (0: not idle) */
   bool remeasured;           /* ... this step gives it one utterance to measure it again */
+  bool stale;                /* ... its replica skipped the updates while idle: brought up to date from the
+                                lead (cls_crew_refresh) before it works again; never the lead */
 } cls_crew_slot;
 
 typedef struct cls_crew {
@@ -77,8 +79,11 @@ void cls_crew_destroy(cls_crew *crew);
 
 /* Towers still training. */
 int cls_crew_count(const cls_crew *crew);
-/* The first tower still training, or NULL. */
+/* The first tower still training whose replica is up to date, or NULL. */
 cls_crew_slot *cls_crew_lead(cls_crew *crew);
+/* A stale tower's replica (parameters, Adam's m and v) made the lead's again, through the crew's host
+   staging; a tower that is not stale is left as it is. */
+cls_status cls_crew_refresh(cls_crew *crew, cls_crew_slot *slot);
 /* CLS_ERR_NO_DEVICE: "no tower is left to train on". */
 cls_status cls_crew_no_tower(cls_crew *crew);
 /* CLS_ERR_NO_DEVICE: "every tower has failed", naming the last error: `last`, or when NULL the engine's error

@@ -215,7 +215,7 @@ static void idle_slow(cls_crew *c, cls_crew_slot **live, int n, const double *sp
 }
 
 /* The working towers of this attempt (live[0 .. *k)) and their shares, as the plan says. */
-static void plan_towers(cls_crew *c, const cls_step_plan *p, cls_crew_slot **live, int *k, int *shares) {
+static cls_status plan_towers(cls_crew *c, const cls_step_plan *p, cls_crew_slot **live, int *k, int *shares) {
   int n = 0;
   for (int i = 0; i < c->n_towers; i++)
     if (c->towers[i].tower) live[n++] = &c->towers[i];
@@ -239,7 +239,7 @@ static void plan_towers(cls_crew *c, const cls_step_plan *p, cls_crew_slot **liv
       for (int i = 0; i < n; i++) probe[i] = live[i]->probe_speed;
       idle_slow(c, live, n, probe, p->batch->batch, shares, "the warm-up's probe ran at");
     }
-    return;
+    return CLS_OK;
   }
   /* An idle tower whose time has come is measured again on one utterance of the largest share. */
   const double now = cls_now_ms();
@@ -249,11 +249,19 @@ static void plan_towers(cls_crew *c, const cls_step_plan *p, cls_crew_slot **liv
     for (int j = 1; j < n; j++)
       if (shares[j] > shares[big]) big = j;
     if (shares[big] < 2) continue;
+    /* its replica skipped the updates while idle: the lead's first */
+    cls_status st = cls_crew_refresh(c, live[i]);
+    if (st != CLS_OK && !cls_crew_is_device_fault(st)) return st;
+    if (st != CLS_OK) { /* its device failed: dropped, as at a step (live[i] stays, with no share) */
+      cls_crew_drop(c, live[i], cls_engine_error(c->e));
+      continue;
+    }
     shares[big]--;
     shares[i] = 1;
     live[i]->idle_until_ms = 0;
     live[i]->remeasured = true;
   }
+  return CLS_OK;
 }
 
 /* One attempt: the working towers' gradients reduced into s->g (the towers that worked in out->towers).
@@ -263,7 +271,8 @@ static cls_status attempt(cls_step *s, const cls_step_plan *p, cls_step_result *
   cls_crew_slot *live[CLS_MAX_TOWERS];
   int k = 0, shares[CLS_MAX_TOWERS];
   *dropped = 0;
-  plan_towers(c, p, live, &k, shares);
+  cls_status planned = plan_towers(c, p, live, &k, shares);
+  if (planned != CLS_OK) return planned;
   if (k == 0) return cls_crew_all_failed(c, NULL);
   tower_job jobs[CLS_MAX_TOWERS];
   s->n_active = 0;
@@ -407,6 +416,12 @@ static cls_status apply(cls_step *s) {
   for (int i = 0; i < c->n_towers; i++) {
     cls_crew_slot *slot = &c->towers[i];
     if (!slot->tower) continue;
+    /* --balance auto: an idle tower's replica waits (a simulator's Adam over every parameter would cost the
+       step more than the work it was spared); cls_crew_refresh brings it up to date before it works again */
+    if (slot->planned == 0 && slot->idle_until_ms > 0) {
+      slot->stale = true;
+      continue;
+    }
     cls_adam_state mine = c->state.adam;
     /* DeepSpeech's Horovod rule: the (checkpointed, base) learning rate times the number of ranks. */
     const float lr = c->state.learning_rate * (float)cls_world_size(c->world);
