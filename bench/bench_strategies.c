@@ -6,7 +6,9 @@
  * the dev loss, the straggler efficiency (hybrid-auto throughput / sum of the single-device
  * throughputs) and the overlap saving.
  *   bench_strategies --train_files CSV --dev_files CSV --alphabet_config_path TXT [--devices 0:0,0:1]
- *                    [--seconds 60] [--n_hidden 256] [--batch 8] [--only "A alone;hybrid-auto A+B"] [--json]
+ *                    [--seconds 60] [--n_hidden 256] [--batch 8] [--only "A alone;hybrid-auto A+B"]
+ *                    [--remeasure S] [--json]
+ * --remeasure S: an idle tower under --balance auto is measured again after S seconds (default: the rule).
  * --only runs the configurations it names (';'-separated), e.g. beside a simulator, where a configuration
  * that gives it a share would take minutes a step; the others print as not run. */
 #include <math.h>
@@ -16,6 +18,7 @@
 
 #include "clspeech/base.h"
 #include "clspeech/data.h"
+#include "clspeech/internal/train.h"
 #include "clspeech/train.h"
 
 typedef struct run_result {
@@ -38,7 +41,7 @@ typedef struct setup {
   cls_utterance *train, *dev;
   int n_train, n_dev, max_frames, max_labels;
   int H, B, C;
-  double seconds;
+  double seconds, remeasure_s;
 } setup;
 
 static int run(const setup *s, const int *devs, int n_devs, cls_strategy strategy, cls_balance balance, int per_device,
@@ -61,6 +64,7 @@ static int run(const setup *s, const int *devs, int n_devs, cls_strategy strateg
   cls_trainer *t = NULL;
   cls_status st = cls_trainer_create(s->e, devs, n_devs, &o, max_batch, s->max_frames, s->max_labels, &t);
   if (st == CLS_OK) st = cls_trainer_load(t, CLS_LOAD_INIT, 0);
+  if (st == CLS_OK) st = cls_trainer_set_remeasure_seconds(t, s->remeasure_s);
   pass_audio = 0;
   double t0 = cls_now_ms();
   if (st == CLS_OK) st = cls_trainer_train(t, s->train, s->n_train, NULL, 0, on_progress, NULL);
@@ -122,6 +126,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--n_hidden")) s.H = atoi(v), i++;
     else if (!strcmp(argv[i], "--batch")) s.B = atoi(v), i++;
     else if (!strcmp(argv[i], "--only")) only = v, i++;
+    else if (!strcmp(argv[i], "--remeasure")) s.remeasure_s = atof(v), i++;
     else if (!strcmp(argv[i], "--json")) json = 1;
     else {
       fprintf(stderr, "bench_strategies: unknown argument %s\n", argv[i]);
@@ -130,7 +135,8 @@ int main(int argc, char **argv) {
   }
   if (!train_csv || !dev_csv || !alphabet) {
     fprintf(stderr, "usage: bench_strategies --train_files CSV --dev_files CSV --alphabet_config_path TXT "
-                    "[--devices SEL] [--seconds S] [--n_hidden H] [--batch B] [--only NAMES] [--json]\n");
+                    "[--devices SEL] [--seconds S] [--n_hidden H] [--batch B] [--only NAMES] [--remeasure S] "
+                    "[--json]\n");
     return 2;
   }
   cls_error err;

@@ -395,18 +395,22 @@ static cls_status warm_up(cls_crew *c) {
   cls_model_dropout drop;
   memset(&drop, 0, sizeof drop);
   float loss = 0;
-  /* --balance auto, hybrid: a second, timed run gives the first step's speeds (the first run holds each
-     driver's first calls: CLBlast compiles its kernels there), so that a device far slower than the others
-     takes no utterance even in the first step (cls_balance_idle). */
-  const int probe = c->o.balance == CLS_BALANCE_AUTO && c->o.strategy == CLS_STRATEGY_HYBRID;
-  for (int i = 0; st == CLS_OK && i < c->n_towers; i++)
-    for (int run = 0; st == CLS_OK && c->towers[i].tower && run < 1 + probe; run++) {
+  /* --balance auto, hybrid: two more, timed runs give the first step's speeds, the faster of the two (the
+     first run holds each driver's first calls: CLBlast compiles its kernels there; a busy machine slows
+     one run), so that a device far slower than the others takes no utterance even in the first step
+     (cls_balance_idle). */
+  const int probes = c->o.balance == CLS_BALANCE_AUTO && c->o.strategy == CLS_STRATEGY_HYBRID ? 2 : 0;
+  for (int i = 0; st == CLS_OK && i < c->n_towers; i++) {
+    double best = 0;
+    for (int run = 0; st == CLS_OK && c->towers[i].tower && run < 1 + probes; run++) {
       const double t0 = cls_now_ms();
       st = cls_crew_tower_status(c, &c->towers[i],
                                  cls_tower_gradient(c->towers[i].tower, &b, 0, 1, &drop, 0, c->towers[i].grad, &loss));
       const double ms = cls_now_ms() - t0;
-      if (run == 1) c->towers[i].probe_speed = (double)frames / ((ms > 1e-3 ? ms : 1e-3) / 1e3);
+      if (run > 0 && (best == 0 || ms < best)) best = ms > 1e-3 ? ms : 1e-3;
     }
+    if (best > 0) c->towers[i].probe_speed = (double)frames / (best / 1e3);
+  }
   free(audio);
   free(windows);
   return st;

@@ -60,6 +60,7 @@ typedef struct cls_crew {
   double deadline_ms;        /* max_train_seconds as a cls_now_ms() time (0: none) */
   int out_of_time;
   cls_world *world;          /* the processes training together (--horovod), or this one alone */
+  double remeasure_s;        /* --balance auto: an idle tower's wait before it is measured again (0: the rule) */
   cls_train_fault fault;     /* the fault to inject (cls_trainer_set_fault; kind CLS_FAULT_NONE: none) */
   int fault_fired;           /* the fault has fired (once) */
   cls_summaries *summaries;  /* TensorBoard summaries of the training run (the loop opens them; NULL: none) */

@@ -37,7 +37,7 @@ int cls_balance_adjust(int k, const double *ms, int *shares) {
   return 1;
 }
 
-int cls_balance_idle(int k, const double *speed, int batch, int *shares) {
+int cls_balance_idle(int k, const double *speed, int batch, double below, int *shares) {
   double total = 0;
   int fast = -1;
   for (int i = 0; i < k; i++) {
@@ -47,7 +47,7 @@ int cls_balance_idle(int k, const double *speed, int batch, int *shares) {
   }
   int idled = 0;
   for (int i = 0; fast >= 0 && i < k; i++) {
-    if (i == fast || shares[i] <= 0 || !(speed[i] > 0) || (double)batch * speed[i] / total >= CLS_BALANCE_IDLE_BELOW)
+    if (i == fast || shares[i] <= 0 || !(speed[i] > 0) || (double)batch * speed[i] / total >= below)
       continue;
     shares[fast] += shares[i];
     shares[i] = 0;

@@ -25,10 +25,14 @@ int cls_balance_adjust(int k, const double *ms, int *shares);
  * of the towers' summed speed, times the batch) takes none: one utterance would make every step wait for
  * it. Half an utterance: the share it would round to is zero. */
 #define CLS_BALANCE_IDLE_BELOW 0.5
+/* ... by the warm-up's probe alone (the first step), a stricter bound: the probe's two tiny frames time
+ * fixed costs mostly, and measured two identical CPU sub-devices 10x apart (0.35 utterances of 4 earned),
+ * a simulator 1000x to 7000x (0.0008 of 6 on a quiet machine). */
+#define CLS_BALANCE_PROBE_IDLE_BELOW 0.05
 
 /* --balance auto's idling: each tower with a share and a measured speed[k] (utterance-frames/s; 0: not
- * measured) that earns less than CLS_BALANCE_IDLE_BELOW utterances of `batch` hands its shares to the
- * fastest tower and takes none. The fastest is never idled. Returns how many were idled. */
-int cls_balance_idle(int k, const double *speed, int batch, int *shares);
+ * measured) that earns less than `below` utterances of `batch` hands its shares to the fastest tower
+ * and takes none. The fastest is never idled. Returns how many were idled. */
+int cls_balance_idle(int k, const double *speed, int batch, double below, int *shares);
 
 #endif

@@ -188,8 +188,8 @@ static void take_reduce_buffer(cls_step *s) {
 /* --balance auto: the towers (live[0 .. n) with shares[n] of `batch`) whose speed (speed[n], frames/s)
    earns them no utterance are given none (cls_balance_idle), each named in a notice with its speed
    against the fastest's, and measured again later. */
-static void idle_slow(cls_crew *c, cls_crew_slot **live, int n, const double *speed, int batch, int *shares,
-                      const char *how) {
+static void idle_slow(cls_crew *c, cls_crew_slot **live, int n, const double *speed, int batch, double below,
+                      int *shares, const char *how) {
   int before[CLS_MAX_TOWERS], fast = 0;
   double total = 0;
   for (int i = 0; i < n; i++) {
@@ -197,7 +197,7 @@ static void idle_slow(cls_crew *c, cls_crew_slot **live, int n, const double *sp
     if (speed[i] > speed[fast]) fast = i;
     total += speed[i] > 0 ? speed[i] : 0;
   }
-  if (!cls_balance_idle(n, speed, batch, shares)) return;
+  if (!cls_balance_idle(n, speed, batch, below, shares)) return;
   const cls_device_info *df = cls_engine_device(c->e, cls_tower_device(live[fast]->tower));
   for (int i = 0; i < n; i++) {
     if (before[i] == 0 || shares[i] != 0) continue;
@@ -205,6 +205,7 @@ static void idle_slow(cls_crew *c, cls_crew_slot **live, int n, const double *sp
     const double one_s = (double)c->max_frames / speed[i]; /* one utterance of the longest a tower holds */
     double wait_s = REMEASURE_FACTOR * one_s;
     wait_s = wait_s < REMEASURE_MIN_S ? REMEASURE_MIN_S : wait_s > REMEASURE_MAX_S ? REMEASURE_MAX_S : wait_s;
+    if (c->remeasure_s > 0) wait_s = c->remeasure_s; /* cls_trainer_set_remeasure_seconds */
     live[i]->idle_until_ms = cls_now_ms() + 1e3 * wait_s;
     cls_log(c->e, CLS_LOG_NOTICE,
             "tower %d on device %d:%d (%s) takes no utterance of the batch: %s %.1f frames/s against %.1f on tower %d "
@@ -237,7 +238,7 @@ static cls_status plan_towers(cls_crew *c, const cls_step_plan *p, cls_crew_slot
     if (p->split == CLS_SPLIT_PLANNED && n > 1) {
       double probe[CLS_MAX_TOWERS];
       for (int i = 0; i < n; i++) probe[i] = live[i]->probe_speed;
-      idle_slow(c, live, n, probe, p->batch->batch, shares, "the warm-up's probe ran at");
+      idle_slow(c, live, n, probe, p->batch->batch, CLS_BALANCE_PROBE_IDLE_BELOW, shares, "the warm-up's probe ran at");
     }
     return CLS_OK;
   }
@@ -332,7 +333,7 @@ static cls_status attempt(cls_step *s, const cls_step_plan *p, cls_step_result *
     cls_balance_adjust(k, ms, next);
     double speed[CLS_MAX_TOWERS];
     for (int i = 0; i < k; i++) speed[i] = live[i]->speed > 0 ? live[i]->speed : live[i]->probe_speed;
-    idle_slow(c, live, k, speed, p->batch->batch, next, "measured");
+    idle_slow(c, live, k, speed, p->batch->batch, CLS_BALANCE_IDLE_BELOW, next, "measured");
     for (int i = 0; i < k; i++) {
       if (!live[i]->remeasured || next[i] == 0) continue;
       const cls_device_info *d = cls_engine_device(c->e, cls_tower_device(live[i]->tower));

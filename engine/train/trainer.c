@@ -95,6 +95,15 @@ cls_train_counters cls_trainer_counters(const cls_trainer *t) {
   return c;
 }
 
+cls_status cls_trainer_set_remeasure_seconds(cls_trainer *t, double seconds) {
+  if (!t) return CLS_ERR_INVALID_ARGUMENT;
+  if (!(seconds >= 0) || !isfinite(seconds))
+    return cls_fail(t->crew->e, CLS_ERR_INVALID_ARGUMENT, "the re-measure time must be 0 or more seconds, not %g",
+                    seconds);
+  t->crew->remeasure_s = seconds;
+  return CLS_OK;
+}
+
 cls_status cls_trainer_set_fault(cls_trainer *t, const cls_train_fault *f) {
   if (!t) return CLS_ERR_INVALID_ARGUMENT;
   cls_train_fault none = {CLS_FAULT_NONE, 0, 0};

@@ -35,6 +35,11 @@ cls_status cls_train_fault_parse(const char *spec, cls_train_fault *out, cls_err
  * cls_trainer_train. CLS_ERR_INVALID_ARGUMENT for an unknown kind or a negative tower or step. */
 cls_status cls_trainer_set_fault(cls_trainer *trainer, const cls_train_fault *fault);
 
+/* --balance auto: an idle tower (one too slow to earn an utterance) is measured again after `seconds`
+ * (tests and benchmarks; 0, the default: 50 times what one utterance costs it, within 30 s and 10 min).
+ * CLS_ERR_INVALID_ARGUMENT for a negative or non-finite value. */
+cls_status cls_trainer_set_remeasure_seconds(cls_trainer *trainer, double seconds);
+
 #ifdef __cplusplus
 }
 #endif
