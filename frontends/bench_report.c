@@ -506,21 +506,22 @@ int bench_write_json(const char *path, const bench_run *run, cls_error *err) {
     cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory building the JSON", path);
     return -1;
   }
-  FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-  if (!f) {
+  if (!strcmp(path, "-")) {
+    int bad = jo_dump(root, stdout) != 0 || fflush(stdout) != 0;
+    if (bad) cls_error_set(err, CLS_ERR_IO, "standard output: write failed");
+    return bad ? -1 : 0;
+  }
+  cls_output *o = NULL; /* the output rule (clspeech/base.h) */
+  if (cls_output_open(path, &o, err) != CLS_OK) {
     json_decref(root);
-    cls_error_set(err, CLS_ERR_IO, "%s: cannot write", path);
     return -1;
   }
-  int bad = jo_dump(root, f) != 0;
-  bad |= ferror(f);
-  if (f != stdout) bad |= fclose(f) != 0;
-  else fflush(f);
-  if (bad) {
+  if (jo_dump(root, cls_output_file(o)) != 0) {
+    cls_output_abort(o);
     cls_error_set(err, CLS_ERR_IO, "%s: write failed", path);
     return -1;
   }
-  return 0;
+  return cls_output_commit(o, path, err) == CLS_OK ? 0 : -1;
 }
 
 /* ---- SVG ---- */
@@ -669,11 +670,9 @@ int bench_write_svg(const char *path, const bench_run *run, cls_error *err) {
       }
     }
   }
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    cls_error_set(err, CLS_ERR_IO, "%s: cannot write", path);
-    return -1;
-  }
+  cls_output *o = NULL; /* the output rule (clspeech/base.h) */
+  if (cls_output_open(path, &o, err) != CLS_OK) return -1;
+  FILE *f = cls_output_file(o);
   const double w = 1000, h = 460;
   fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
@@ -684,11 +683,5 @@ int bench_write_svg(const char *path, const bench_run *run, cls_error *err) {
   draw_panel(f, run, &flops, 0, 30, w / 2, h - 40);
   draw_panel(f, run, &frames, w / 2, 30, w / 2, h - 40);
   fprintf(f, "</svg>\n");
-  int bad = ferror(f);
-  bad |= fclose(f) != 0;
-  if (bad) {
-    cls_error_set(err, CLS_ERR_IO, "%s: write failed", path);
-    return -1;
-  }
-  return 0;
+  return cls_output_commit(o, path, err) == CLS_OK ? 0 : -1;
 }

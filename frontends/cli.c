@@ -3,7 +3,9 @@
  * statuses. */
 #include "cli.h"
 
+#include <dirent.h>
 #include <stdio.h>
+#include <string.h>
 
 /* --horovod: this process's rank (-1: not one of several), its host, and the lowest level it prints. */
 static int log_rank = -1;
@@ -74,5 +76,26 @@ int cli_open_devices(const char *command, const char *devices, cls_engine **engi
   rc = cli_report(command, *engine, st);
   cls_engine_destroy(*engine);
   *engine = NULL;
+  return rc;
+}
+
+int cli_refuse_input(const char *command, const char *out_flag, const char *out, const char *in_flag, const char *in) {
+  if (!cls_same_file(out, in)) return 0;
+  fprintf(stderr, "clspeech %s: %s %s is %s's file (%s): an output never overwrites an input\n", command, out_flag,
+          out, in_flag, in);
+  return CLI_EXIT_USAGE;
+}
+
+int cli_refuse_input_folder(const char *command, const char *out_flag, const char *out, const char *dir_flag,
+                            const char *dir) {
+  DIR *d = dir && *dir && out && *out ? opendir(dir) : NULL;
+  int rc = 0;
+  char path[4400];
+  for (struct dirent *x; d && !rc && (x = readdir(d));) {
+    if (!strcmp(x->d_name, ".") || !strcmp(x->d_name, "..")) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, x->d_name);
+    rc = cli_refuse_input(command, out_flag, out, dir_flag, path);
+  }
+  if (d) closedir(d);
   return rc;
 }

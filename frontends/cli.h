@@ -33,6 +33,15 @@ int cli_exit_status(cls_status status);
  * and errors are printed (verbose 1: notices too, e.g. --log_placement); rank 0 prints as one process. */
 void cli_log_rank(int rank, const char *host, int verbose);
 
+/* An output that is also an input of the command is refused: when `out` and `in` (either may be NULL or
+ * "") are one file (cls_same_file), prints "clspeech COMMAND: OUT_FLAG OUT is IN_FLAG's file (IN): an
+ * output never overwrites an input" and returns CLI_EXIT_USAGE; else 0. */
+int cli_refuse_input(const char *command, const char *out_flag, const char *out, const char *in_flag, const char *in);
+
+/* The same against every entry of the folder `dir` (an input folder, e.g. a checkpoint folder). */
+int cli_refuse_input_folder(const char *command, const char *out_flag, const char *out, const char *dir_flag,
+                            const char *dir);
+
 /* Human-readable byte count: "21.5 GiB". */
 const char *cli_bytes(unsigned long long bytes, char *buf, unsigned long cap);
 

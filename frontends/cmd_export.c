@@ -4,6 +4,7 @@
  * transcribe` checks them (the same model flags: a flag given must agree with the folder), and
  * optionally a scorer, stored in the binary form whatever form --scorer_path has (ARPA is converted).
  * `--format onnx` hands the command to the ONNX export (export_onnx.c). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +70,27 @@ int cmd_export(int argc, char **argv) {
     fprintf(stderr, "clspeech export: --out FILE.clsm is required\n");
     return CLI_EXIT_USAGE;
   }
+  if ((rc = cli_refuse_input_folder("export", "--out", out, "--checkpoint_dir", f.load_checkpoint_dir)) ||
+      (rc = cli_refuse_input("export", "--out", out, "--scorer_path", f.scorer_path)) ||
+      (rc = cli_refuse_input("export", "--out", out, "--alphabet_config_path", f.alphabet_config_path)))
+    return rc;
   model_setup m;
   memset(&m, 0, sizeof m);
   rc = model_setup_from_checkpoint("export", &f, all, n_flags, &m);
-  char scorer_tmp[4300] = "";
+  /* the scorer's binary form on its way into the package: in the temporary folder, never beside --out
+     (which may be a device or a FIFO: the output rule) */
+  char scorer_tmp[4300] = "", tmp_dir[4200] = "";
   if (!rc && *f.scorer_path) {
-    snprintf(scorer_tmp, sizeof scorer_tmp, "%s.scorer.%ld.tmp", out, (long)getpid());
-    rc = scorer_to_binary(&f, m.alphabet, scorer_tmp);
+    const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmp_dir, sizeof tmp_dir, "%s/clspeech-export-XXXXXX", tmpdir);
+    if (!mkdtemp(tmp_dir)) {
+      fprintf(stderr, "clspeech export: %s: cannot make a temporary folder: %s\n", tmp_dir, strerror(errno));
+      tmp_dir[0] = '\0';
+      rc = CLI_EXIT_FAILURE;
+    } else {
+      snprintf(scorer_tmp, sizeof scorer_tmp, "%s/scorer.clm", tmp_dir);
+      rc = scorer_to_binary(&f, m.alphabet, scorer_tmp);
+    }
   }
   if (!rc) {
     const double t0 = cls_now_ms();
@@ -102,6 +117,7 @@ int cmd_export(int argc, char **argv) {
     }
   }
   if (*scorer_tmp) unlink(scorer_tmp);
+  if (*tmp_dir) rmdir(tmp_dir);
   model_setup_free(&m);
   return rc;
 }

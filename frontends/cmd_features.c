@@ -65,6 +65,7 @@ static int parse_features_flags(int argc, char **argv, features_flags *ff, int *
     fprintf(stderr, "clspeech features: --audio FILE is required\n");
     return CLI_EXIT_USAGE;
   }
+  if ((rc = cli_refuse_input("features", "--out", ff->out, "--audio", ff->audio))) return rc;
   *on_host = !strcmp(ff->where, "host");
   if (!*on_host && strcmp(ff->where, "device")) {
     fprintf(stderr, "clspeech features: --features_device must be device or host, not \"%s\"\n", ff->where);

@@ -38,6 +38,7 @@ int cmd_export_onnx(int argc, char **argv) {
     fprintf(stderr, "clspeech export: --out model.onnx is required\n");
     return CLI_EXIT_USAGE;
   }
+  if ((rc = cli_refuse_input_folder("export", "--out", out, "--checkpoint_dir", f.load_checkpoint_dir))) return rc;
   cls_error err = {0};
   char chosen[4096] = "";
   cls_status st = cls_onnx_export_checkpoint(f.load_checkpoint_dir, f.load_evaluate_mode, out, chosen, sizeof chosen,

@@ -55,12 +55,12 @@ static json_t *json_samples(json_t *samples, const cls_eval_set_report *s) {
 
 int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet *alphabet, const train_flags *f,
                     const data_set *sets, int n_sets, progress_printer *progress) {
-  FILE *json_out = NULL;
+  cls_output *json_out = NULL; /* the output rule (clspeech/base.h) */
   json_t *samples = NULL; /* every sample of every set, written at the end */
   if (*f->test_output_file) {
-    json_out = fopen(f->test_output_file, "w");
-    if (!json_out) {
-      fprintf(stderr, "clspeech train: --test_output_file %s: cannot write\n", f->test_output_file);
+    cls_error err;
+    if (cls_output_open(f->test_output_file, &json_out, &err) != CLS_OK) {
+      fprintf(stderr, "clspeech train: --test_output_file: %s\n", err.text);
       return CLI_EXIT_FAILURE;
     }
     samples = json_array();
@@ -88,9 +88,13 @@ int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet
     cls_eval_report_free(report);
   }
   if (json_out) {
-    bool written = jo_dump(samples, json_out) == 0;
-    if ((fclose(json_out) != 0 || !written) && !rc) {
-      fprintf(stderr, "clspeech train: --test_output_file %s: write failed\n", f->test_output_file);
+    cls_error err;
+    bool written = jo_dump(samples, cls_output_file(json_out)) == 0;
+    cls_status st = written ? cls_output_commit(json_out, f->test_output_file, &err) : CLS_ERR_IO;
+    if (!written) cls_output_abort(json_out);
+    if (st != CLS_OK && !rc) {
+      fprintf(stderr, "clspeech train: --test_output_file %s: write failed%s%s\n", f->test_output_file,
+              written ? ": " : "", written ? err.text : "");
       rc = CLI_EXIT_FAILURE;
     }
   }

@@ -312,8 +312,10 @@ cls_train_options train_flags_options(const train_flags *f, int n_classes) {
 }
 
 int train_flags_write(const train_flags *f, const char *path) {
-  FILE *out = fopen(path, "w");
-  if (!out) return -1;
+  cls_output *o = NULL;
+  cls_error err;
+  if (cls_output_open(path, &o, &err) != CLS_OK) return -1;
+  FILE *out = cls_output_file(o);
   train_flags copy = *f;
   int n = 0;
   cli_flag *t = train_flags_table(&copy, &n);
@@ -330,5 +332,5 @@ int train_flags_write(const train_flags *f, const char *path) {
       }
     }
   }
-  return fclose(out) == 0 ? 0 : -1;
+  return cls_output_commit(o, path, &err) == CLS_OK ? 0 : -1;
 }

@@ -1,4 +1,4 @@
-/* Atomic file writing, whole-file reading, making folders (and preparing one for writing: stale
+/* Whole-file reading, making folders (and preparing one for writing: stale
  * temporary files of dead processes removed, a probe write), the cache folder's place and on/off
  * settings (see file_util.h). */
 #include "base/file_util.h"
@@ -13,25 +13,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, cls_error *err) {
-  static _Atomic unsigned counter;
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot write: %s", tmp, strerror(errno));
-  int ok = 1;
-  for (int i = 0; ok && i < n; i++) ok = sizes[i] == 0 || fwrite(chunks[i], 1, sizes[i], f) == sizes[i];
-  ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
-  int saved = errno;
-  ok = fclose(f) == 0 && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    if (ok) saved = errno;
-    unlink(tmp);
-    return cls_error_set(err, CLS_ERR_IO, "%s: cannot write: %s", path, strerror(saved));
-  }
-  return CLS_OK;
-}
 
 cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len,
                              cls_error *err) {

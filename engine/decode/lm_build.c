@@ -363,8 +363,10 @@ static void interpolate(order_table *tabs, int n, const double d[3], double unif
 /* `kept[n-1]`: how many n-grams of order n are marked to be written (cls_lm_build_stats.ngrams). */
 static cls_status write_arpa(const char *path, const order_table *tabs, int order, const uint64_t *kept,
                              const vocab *v, cls_error *err) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+  cls_output *o = NULL;
+  cls_status opened = cls_output_open(path, &o, err);
+  if (opened != CLS_OK) return opened;
+  FILE *f = cls_output_file(o);
   fprintf(f, "\\data\\\n");
   for (int n = 1; n <= order; n++) fprintf(f, "ngram %d=%zu\n", n, (size_t)kept[n - 1]);
   for (int n = 1; n <= order; n++) {
@@ -380,14 +382,7 @@ static cls_status write_arpa(const char *path, const order_table *tabs, int orde
     }
   }
   fprintf(f, "\n\\end\\\n");
-  int bad = ferror(f);
-  int saved = errno;
-  if (fclose(f) || bad) {
-    if (bad) errno = saved;
-    remove(path);
-    return cls_error_set(err, CLS_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-  }
-  return CLS_OK;
+  return cls_output_commit(o, path, err); /* the output rule: a write error is found there */
 }
 
 /* Adds <unk> (id 0, so first in order) to the unigrams with raw count 0. */

@@ -6,7 +6,9 @@
 #define CLSPEECH_BASE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,10 +63,30 @@ void cls_error_vadd(cls_error *err, const char *fmt, va_list ap) CLS_PRINTF(2, 0
 typedef enum cls_log_level { CLS_LOG_DEBUG = 0, CLS_LOG_INFO = 1, CLS_LOG_NOTICE = 2, CLS_LOG_WARNING = 3, CLS_LOG_ERROR = 4 } cls_log_level;
 typedef void (*cls_log_fn)(void *user, cls_log_level level, const char *message);
 
-/* Writes the n chunks one after the other to `path` atomically (a temporary file in the same folder,
- * fsync, rename). On failure nothing at `path` changes, the temporary file is removed, and `err`
- * says what failed and where. */
+/* The output rule, which every file clspeech writes follows (docs/train.md#outputs):
+ * - a new path or an existing regular file is written atomically: a temporary file in the same folder
+ *   (NAME.tmp.PID.N), fsync, renamed over it (it keeps the replaced file's mode); on failure nothing at the
+ *   path changes and the temporary file is removed;
+ * - a symlink is followed (every link in a chain; the last target need not exist) and its target written
+ *   so, in the target's folder: the link stays a link;
+ * - an existing character device or FIFO (/dev/null, /dev/stdout, a shell's >(...)) is opened and written
+ *   in place, streamed, never replaced;
+ * - anything else (a folder, a socket, a block device) is CLS_ERR_IO naming the path and what it is.
+ * cls_output_open opens `path` so (a FIFO waits for its reader); write to cls_output_file's stream, then
+ * cls_output_commit (CLS_ERR_IO naming `path` when a write, the sync or the rename failed; the temporary
+ * file is gone either way) or cls_output_abort (a regular target untouched). Both free the output. */
+typedef struct cls_output cls_output;
+cls_status cls_output_open(const char *path, cls_output **out, cls_error *err);
+FILE *cls_output_file(cls_output *output);
+cls_status cls_output_commit(cls_output *output, const char *path, cls_error *err);
+void cls_output_abort(cls_output *output);
+
+/* Writes the n chunks one after the other to `path` by the output rule (cls_output_open). */
 cls_status cls_write_atomic(const char *path, const void *const *chunks, const size_t *sizes, int n, cls_error *err);
+
+/* Whether `a` and `b` both exist and are one file (device and inode, symlinks followed): how a command
+ * refuses an output that is also one of its inputs. */
+bool cls_same_file(const char *a, const char *b);
 
 /* Creates the folder and every missing parent (mode 0755); an existing folder is fine. CLS_ERR_IO
  * with errno saying why when one cannot be made (ENAMETOOLONG for a path past 4095 bytes). */
