@@ -44,6 +44,11 @@ struct cls_stt_model {
 /* The status code for an engine status. */
 int stt_status_of(cls_status st);
 
+/* A failure of a call on the model: its detail set afresh to the printf-style text (under the model's
+ * lock; _locked: the caller holds it); returns code. Every error return of a call with a model sets it. */
+int stt_model_fail(cls_stt_model *m, int code, const char *fmt, ...) CLS_PRINTF(3, 4);
+int stt_model_fail_locked(cls_stt_model *m, int code, const char *fmt, ...) CLS_PRINTF(3, 4);
+
 /* Drops one hold on a scorer (under the model's lock); NULL is a no-op. */
 void stt_scorer_release(cls_stt_model *m, stt_scorer_ref *ref);
 

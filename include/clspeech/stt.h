@@ -88,6 +88,8 @@ int cls_stt_model_set_beam_width(cls_stt_model *model, int beam_width);
  * (cls_stt_model_detail) when the file cannot be used. */
 int cls_stt_model_enable_scorer(cls_stt_model *model, const char *scorer_path);
 int cls_stt_model_disable_scorer(cls_stt_model *model);
+/* alpha and beta must be finite (NaN, +inf or -inf: CLS_STT_ERR_INVALID_ARGUMENT, the values named in the
+ * detail, the weights in force kept). */
 int cls_stt_model_set_scorer_alpha_beta(cls_stt_model *model, float alpha, float beta);
 
 /* Hot-words (DeepSpeech 0.9's): words whose language-model score gets `boost` added (to ln P(word |
@@ -102,8 +104,9 @@ int cls_stt_model_add_hot_word(cls_stt_model *model, const char *word, float boo
 int cls_stt_model_erase_hot_word(cls_stt_model *model, const char *word);
 int cls_stt_model_clear_hot_words(cls_stt_model *model);
 
-/* The text of the model's last failure (scorer loading, a one-shot call), "" if none. The pointer is
- * the model's; its text may change when another call on the model fails. */
+/* The text of the model's last failure, "" if none: every call given a model that fails (a setter, the
+ * scorer, hot-words, a one-shot call, making a stream) sets it afresh, saying why. The pointer is the
+ * model's; its text may change when another call on the model fails. */
 const char *cls_stt_model_detail(const cls_stt_model *model);
 
 /* ---- metadata ---- */
@@ -189,7 +192,8 @@ int cls_stt_stream_finish_metadata(cls_stt_stream *stream, int num_results, cls_
 /* Audio seconds fed so far. */
 double cls_stt_stream_seconds(const cls_stt_stream *stream);
 
-/* The text of the stream's last failure, "" if none. */
+/* The text of the stream's last failure, "" if none: every call given a stream that fails sets it
+ * afresh (a sticky failure's text again on each call it refuses). */
 const char *cls_stt_stream_detail(const cls_stt_stream *stream);
 
 /* NULL is a no-op. */
