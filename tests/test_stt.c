@@ -5,7 +5,9 @@
  * every candidate's labels, timesteps and score, with and without a scorer; token timings lie inside the
  * utterance and increase, confidences are finite; a model package of the checkpoint gives the same
  * results with its scorer on; and bad input gets its status code and a message, every failed call its
- * own detail (a non-finite alpha or beta refused at the setter). */
+ * own detail (a non-finite alpha or beta refused at the setter); a huge result count is clamped to the
+ * beam width. */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sndfile.h>
@@ -312,6 +314,39 @@ static void check_details(cls_stt_model *m, const int16_t *pcm, size_t n) {
   cls_stt_stream_free(s);
 }
 
+/* A result count past the candidates there can be (the beam width; 1 greedy) is clamped before anything is
+ * allocated: the results are the first ones of a smaller count (issue 45, item 10). */
+static void check_result_count(cls_stt_model *m, const int16_t *pcm, size_t n) {
+  cls_stt_metadata *few = NULL, *all = NULL;
+  CHECK_INT(cls_stt_speech_to_text_metadata(m, pcm, n, 16000, N_RESULTS, &few), CLS_STT_OK);
+  CHECK_INT(cls_stt_speech_to_text_metadata(m, pcm, n, 16000, 1000000000, &all), CLS_STT_OK);
+  CHECK(few && all && all->num_transcripts >= few->num_transcripts && all->num_transcripts <= BEAM,
+        "1e9 results: %d candidates, beam %d", all ? all->num_transcripts : -1, BEAM);
+  for (int i = 0; few && all && i < few->num_transcripts && i < all->num_transcripts; i++)
+    CHECK(all->transcripts[i].confidence == few->transcripts[i].confidence, "candidate %d: %.17g, %.17g", i,
+          all->transcripts[i].confidence, few->transcripts[i].confidence);
+  cls_stt_metadata_free(few);
+  cls_stt_metadata_free(all);
+  cls_stt_stream *s = NULL;
+  CHECK_INT(cls_stt_stream_create(m, &s), CLS_STT_OK);
+  CHECK_INT(cls_stt_stream_feed(s, pcm, n), CLS_STT_OK);
+  CHECK_INT(cls_stt_stream_intermediate_metadata(s, INT_MAX, &all), CLS_STT_OK);
+  CHECK(all && all->num_transcripts >= 1 && all->num_transcripts <= BEAM, "INT_MAX intermediate results: %d",
+        all ? all->num_transcripts : -1);
+  cls_stt_metadata_free(all);
+  CHECK_INT(cls_stt_stream_finish_metadata(s, INT_MAX, &all), CLS_STT_OK);
+  CHECK(all && all->num_transcripts >= 1 && all->num_transcripts <= BEAM, "INT_MAX final results: %d",
+        all ? all->num_transcripts : -1);
+  cls_stt_metadata_free(all);
+  cls_stt_stream_free(s);
+  /* Greedy decoding has one candidate. */
+  CHECK_INT(cls_stt_model_set_beam_width(m, 1), CLS_STT_OK);
+  CHECK_INT(cls_stt_speech_to_text_metadata(m, pcm, n, 16000, INT_MAX, &all), CLS_STT_OK);
+  CHECK(all && all->num_transcripts == 1, "greedy, INT_MAX results: %d", all ? all->num_transcripts : -1);
+  cls_stt_metadata_free(all);
+  CHECK_INT(cls_stt_model_set_beam_width(m, BEAM), CLS_STT_OK);
+}
+
 static void check_bad_input(cls_stt_model *m, const int16_t *pcm, size_t n) {
   char detail[512] = "x";
   cls_stt_model *none = (cls_stt_model *)1;
@@ -522,6 +557,7 @@ int main(void) {
 
   check_bad_input(m, pcm, n);
   check_details(m, pcm, n);
+  check_result_count(m, pcm, n);
   cls_stt_model_free(m);
   cls_alphabet_destroy(alphabet);
   free(pcm);

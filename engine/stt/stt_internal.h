@@ -54,7 +54,8 @@ void stt_scorer_release(cls_stt_model *m, stt_scorer_ref *ref);
 
 /* Results: the best result's text, or up to max candidates as metadata, from a decoder's finish. */
 int stt_results_text(const cls_stt_model *m, cls_ctc_decoder *decoder, char **text, cls_error *detail);
-/* frames: the frames decoded (the timesteps are kept below it). */
+/* frames: the frames decoded (the timesteps are kept below it); max: at most the candidates the decoder
+ * can give (the caller clamps it: max results are allocated). */
 int stt_results_metadata(const cls_stt_model *m, cls_ctc_decoder *decoder, int64_t frames, int max,
                          cls_stt_metadata **out, cls_error *detail);
 

@@ -40,6 +40,7 @@ struct cls_stt_stream {
   SRC_STATE *src;            /* resampling to the model's rate, NULL when the rates agree */
   double ratio;
   float *rs_out;             /* [STT_RS_OUT] the resampler's output */
+  int candidates;            /* the most results the decoder can give: 1 greedy, else the beam width */
   int finished;
   int failed;                /* a sticky failure's code, 0 if none */
   cls_error failure;         /* its text */
@@ -114,6 +115,7 @@ int cls_stt_stream_create_at(cls_stt_model *m, int rate, cls_stt_stream **out) {
   pthread_mutex_lock(&m->lock);
   cls_beam_options bo = cls_beam_options_default();
   bo.beam_width = m->beam_width;
+  s->candidates = bo.beam_width <= 1 ? 1 : bo.beam_width;
   bo.lm_alpha = m->alpha;
   bo.lm_beta = m->beta;
   s->scorer = m->scorer;
@@ -315,10 +317,17 @@ int cls_stt_stream_intermediate(cls_stt_stream *s, char **text) {
   return rc;
 }
 
+/* Up to num results as metadata, num clamped first to the candidates the decoder can give (a huge num
+ * allocates no more than those). */
+static int metadata(cls_stt_stream *s, int num, cls_stt_metadata **out) {
+  const int max = num < s->candidates ? num : s->candidates;
+  return stt_results_metadata(s->m, s->decoder, (int64_t)s->obase, max, out, &s->detail);
+}
+
 int cls_stt_stream_intermediate_metadata(cls_stt_stream *s, int num, cls_stt_metadata **out) {
   if (out) *out = NULL;
   int rc = check_decodable(s, out, num);
-  if (rc == CLS_STT_OK) rc = stt_results_metadata(s->m, s->decoder, (int64_t)s->obase, num, out, &s->detail);
+  if (rc == CLS_STT_OK) rc = metadata(s, num, out);
   return rc;
 }
 
@@ -342,7 +351,7 @@ int cls_stt_stream_finish_metadata(cls_stt_stream *s, int num, cls_stt_metadata 
   if (out) *out = NULL;
   int rc = check_decodable(s, out, num);
   if (rc == CLS_STT_OK) rc = finish(s);
-  if (rc == CLS_STT_OK) rc = stt_results_metadata(s->m, s->decoder, (int64_t)s->obase, num, out, &s->detail);
+  if (rc == CLS_STT_OK) rc = metadata(s, num, out);
   return rc;
 }
 

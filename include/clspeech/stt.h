@@ -145,8 +145,10 @@ void cls_stt_string_free(char *text);
  * (NULL on an error). Exactly a stream fed all the samples and finished. */
 int cls_stt_speech_to_text(cls_stt_model *model, const int16_t *samples, size_t n, int sample_rate, char **text);
 
-/* The same with metadata: up to num_results (>= 1) candidate transcripts, best first. Free *out with
- * cls_stt_metadata_free. */
+/* The same with metadata: up to num_results (>= 1) candidate transcripts, best first. There are at most
+ * as many candidates as the beam width (1 with greedy decoding), and fewer while the beam holds fewer
+ * prefixes: num_results is clamped to the beam width first, so any value (INT_MAX) costs no more memory
+ * than that. Free *out with cls_stt_metadata_free. */
 int cls_stt_speech_to_text_metadata(cls_stt_model *model, const int16_t *samples, size_t n, int sample_rate,
                                     int num_results, cls_stt_metadata **out);
 
@@ -179,7 +181,8 @@ int cls_stt_stream_create_at(cls_stt_model *model, int sample_rate, cls_stt_stre
 int cls_stt_stream_feed(cls_stt_stream *stream, const int16_t *samples, size_t n);
 
 /* The best transcript of the chunks run so far (malloc'ed *text, free with cls_stt_string_free), or
- * with metadata up to num_results candidates. The stream goes on. */
+ * with metadata up to num_results candidates (>= 1; clamped to the stream's beam width, as for
+ * cls_stt_speech_to_text_metadata). The stream goes on. */
 int cls_stt_stream_intermediate(cls_stt_stream *stream, char **text);
 int cls_stt_stream_intermediate_metadata(cls_stt_stream *stream, int num_results, cls_stt_metadata **out);
 
