@@ -6,7 +6,7 @@
  * utterance and increase, confidences are finite; a model package of the checkpoint gives the same
  * results with its scorer on; and bad input gets its status code and a message, every failed call its
  * own detail (a non-finite alpha or beta refused at the setter); a huge result count is clamped to the
- * beam width. */
+ * beam width; streams outlive their model's free. */
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -347,6 +347,41 @@ static void check_result_count(cls_stt_model *m, const int16_t *pcm, size_t n) {
   CHECK_INT(cls_stt_model_set_beam_width(m, BEAM), CLS_STT_OK);
 }
 
+/* Freeing the model under live streams (issue 45, item 11): they hold it, so they go on giving the
+ * model's results (`ref`: without a scorer) and the last one's free releases it (under ASan: no use
+ * after free, no leak). Takes the program's hold on m. */
+static void check_free_under_streams(cls_stt_model *m, const int16_t *pcm, size_t n, const ref_result *ref) {
+  cls_stt_stream *a = NULL, *b = NULL;
+  CHECK_INT(cls_stt_stream_create(m, &a), CLS_STT_OK);
+  CHECK_INT(cls_stt_stream_create_at(m, 8000, &b), CLS_STT_OK);
+  CHECK_INT(cls_stt_stream_feed(a, pcm, n / 2), CLS_STT_OK); /* chunks run before the free, the rest after */
+  cls_stt_model_free(m);
+  if (!a || !b) {
+    cls_stt_stream_free(a);
+    cls_stt_stream_free(b);
+    return;
+  }
+  CHECK_INT(cls_stt_stream_feed(a, pcm + n / 2, n - n / 2), CLS_STT_OK);
+  char *text = NULL;
+  CHECK_INT(cls_stt_stream_intermediate(a, &text), CLS_STT_OK);
+  CHECK(text != NULL, "an intermediate transcript after the model's free");
+  cls_stt_string_free(text);
+  cls_stt_metadata *md = NULL;
+  CHECK_INT(cls_stt_stream_finish_metadata(a, N_RESULTS, &md), CLS_STT_OK);
+  check_same(md, ref, "a stream after its model's free");
+  cls_stt_metadata_free(md);
+  cls_stt_stream_free(a);
+  /* The other stream still holds the model: fed, refused, finished. */
+  CHECK_INT(cls_stt_stream_feed(b, pcm, 8000), CLS_STT_OK);
+  CHECK_INT(cls_stt_stream_feed(b, NULL, 1), CLS_STT_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cls_stt_stream_detail(b), "NULL samples");
+  CHECK_INT(cls_stt_stream_finish(b, &text), CLS_STT_OK);
+  CHECK(text != NULL, "the last stream's transcript after the model's free");
+  cls_stt_string_free(text);
+  CHECK(fabs(cls_stt_stream_seconds(b) - 1.0) < 1e-9, "seconds %g", cls_stt_stream_seconds(b));
+  cls_stt_stream_free(b); /* the last holder: the model goes with it */
+}
+
 static void check_bad_input(cls_stt_model *m, const int16_t *pcm, size_t n) {
   char detail[512] = "x";
   cls_stt_model *none = (cls_stt_model *)1;
@@ -558,7 +593,9 @@ int main(void) {
   check_bad_input(m, pcm, n);
   check_details(m, pcm, n);
   check_result_count(m, pcm, n);
-  cls_stt_model_free(m);
+  reference(NULL, NULL, NULL, &ref);
+  check_free_under_streams(m, pcm, n, &ref); /* frees m */
+  cls_beam_results_free(ref.r, ref.n);
   cls_alphabet_destroy(alphabet);
   free(pcm);
   return check_finish("test_stt");

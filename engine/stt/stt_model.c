@@ -219,6 +219,7 @@ int cls_stt_model_create(const char *path, const char *devices, cls_stt_model **
     return CLS_STT_ERR_OUT_OF_MEMORY;
   }
   pthread_mutex_init(&m->lock, NULL);
+  m->refs = 1;
   m->beam_width = 1024;
   m->alpha = CLS_LM_ALPHA_DEFAULT;
   m->beta = CLS_LM_BETA_DEFAULT;
@@ -247,8 +248,8 @@ void stt_scorer_release(cls_stt_model *m, stt_scorer_ref *ref) {
   }
 }
 
-void cls_stt_model_free(cls_stt_model *m) {
-  if (!m) return;
+/* Everything the model holds; no stream holds it any more. */
+static void model_destroy(cls_stt_model *m) {
   stt_scorer_release(m, m->scorer);
   for (int i = 0; i < m->n_hot; i++) free(m->hot_words[i]);
   free(m->hot_words);
@@ -259,6 +260,18 @@ void cls_stt_model_free(cls_stt_model *m) {
   cls_alphabet_destroy(m->alphabet);
   pthread_mutex_destroy(&m->lock);
   free(m);
+}
+
+void stt_model_release(cls_stt_model *m) {
+  pthread_mutex_lock(&m->lock);
+  const int last = --m->refs == 0;
+  pthread_mutex_unlock(&m->lock);
+  if (last) model_destroy(m);
+}
+
+/* The program's hold: streams still made from the model keep it (and the API on them) alive. */
+void cls_stt_model_free(cls_stt_model *m) {
+  if (m) stt_model_release(m);
 }
 
 int cls_stt_model_sample_rate(const cls_stt_model *m) { return m ? m->tables->cfg.sample_rate : 0; }

@@ -21,7 +21,7 @@
 #define STT_RS_OUT 4096  /* the resampler's output per call */
 
 struct cls_stt_stream {
-  cls_stt_model *m;
+  cls_stt_model *m;          /* held while the stream lives (the model outlives cls_stt_model_free for it) */
   stt_scorer_ref *scorer;    /* held while the stream lives */
   cls_ctc_decoder *decoder;
   int32_t *hot_ids;          /* the model's hot-words as the scorer's word ids, and their boosts */
@@ -113,6 +113,7 @@ int cls_stt_stream_create_at(cls_stt_model *m, int rate, cls_stt_stream **out) {
   s->windows = malloc(T * (size_t)s->width * sizeof(float));
   s->logits = malloc(T * (size_t)s->n_classes * sizeof(float));
   pthread_mutex_lock(&m->lock);
+  m->refs++; /* from here on the stream's free releases the model */
   cls_beam_options bo = cls_beam_options_default();
   bo.beam_width = m->beam_width;
   s->candidates = bo.beam_width <= 1 ? 1 : bo.beam_width;
@@ -171,7 +172,9 @@ void cls_stt_stream_free(cls_stt_stream *s) {
   free(s->feats);
   free(s->windows);
   free(s->logits);
+  cls_stt_model *m = s->m;
   free(s);
+  stt_model_release(m);
 }
 
 /* Frames obase .. obase+n through the model: their context windows from the features held (zero before

@@ -49,7 +49,8 @@ const char *cls_stt_version(void);
  * decoding run on the stream's thread outside it. So several streams of one model may run on
  * several threads at once (their model work is serialised); one stream is for one thread at a time.
  * The settings below may be changed while streams exist (they take the lock): a stream keeps those
- * in force when it was created, and a scorer stays alive until the last stream using it is freed. */
+ * in force when it was created, and a scorer stays alive until the last stream using it is freed; so does
+ * the model itself (cls_stt_model_free). */
 typedef struct cls_stt_model cls_stt_model;
 
 /* Makes a model from `path`, one of:
@@ -69,7 +70,11 @@ typedef struct cls_stt_model cls_stt_model;
  * On failure *out is NULL and `detail` (may be NULL; cap bytes) says what went wrong, naming the file. */
 int cls_stt_model_create(const char *path, const char *devices, cls_stt_model **out, char *detail, size_t cap);
 
-/* NULL is a no-op. Every stream of the model must have been freed first. */
+/* Ends the program's use of the model; NULL is a no-op. Streams made from it may still be live: they
+ * hold the model, so every stream call stays valid on them (feed, decode, finish, detail, free), and
+ * the model's memory and device are released with the last of them (at once when there is none). After
+ * this call the model pointer itself must not be used again (no new streams, settings or one-shot calls
+ * through it). */
 void cls_stt_model_free(cls_stt_model *model);
 
 /* The sample rate the model's features were trained at (Hz); 0 for a NULL model. */
