@@ -4,7 +4,10 @@
  * --stream_frames 16` runs it (cls_infer_stream on the WAV file, the same decoder) agree exactly:
  * every candidate's labels, timesteps and score, with and without a scorer; token timings lie inside the
  * utterance and increase, confidences are finite; a model package of the checkpoint gives the same
- * results with its scorer on; and bad input gets its status code and a message. */
+ * results with its scorer on; and bad input gets its status code and a message, every failed call its
+ * own detail (a non-finite alpha or beta refused at the setter); a huge result count is clamped to the
+ * beam width; streams outlive their model's free. */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <sndfile.h>
@@ -246,6 +249,139 @@ static void check_threads(cls_stt_model *m, const int16_t *pcm, size_t n, const 
   }
 }
 
+/* Leaves a known detail on the model (a rate out of range), so that a failing call's own detail shows
+ * that the call set it afresh. */
+static void stale(cls_stt_model *m) {
+  char *text = NULL;
+  CHECK_INT(cls_stt_speech_to_text(m, pcm_all, 100, 500, &text), CLS_STT_ERR_SAMPLE_RATE);
+  CHECK_CONTAINS(cls_stt_model_detail(m), "audio at 500 Hz");
+}
+
+/* A call on a model fails with `code` and its own detail, whatever the detail was before. */
+#define CHECK_FRESH(m, call, code, needle)          \
+  do {                                              \
+    stale(m);                                       \
+    CHECK_INT((call), (code));                      \
+    CHECK_CONTAINS(cls_stt_model_detail(m), needle); \
+  } while (0)
+
+/* Every error return of a call on a model or a stream sets its detail afresh; a non-finite alpha or
+ * beta is refused at the setter, naming the value (issue 45, item 6). The model has no scorer. */
+static void check_details(cls_stt_model *m, const int16_t *pcm, size_t n) {
+  char *text = NULL;
+  cls_stt_metadata *md = NULL;
+  cls_stt_stream *s = NULL;
+  CHECK_FRESH(m, cls_stt_model_set_beam_width(m, 0), CLS_STT_ERR_INVALID_ARGUMENT, "beam width 0");
+  CHECK_FRESH(m, cls_stt_model_set_beam_width(m, 65537), CLS_STT_ERR_INVALID_ARGUMENT, "beam width 65537");
+  CHECK_FRESH(m, cls_stt_model_set_scorer_alpha_beta(m, 1, INFINITY), CLS_STT_ERR_INVALID_ARGUMENT, "beta inf");
+  CHECK_FRESH(m, cls_stt_model_set_scorer_alpha_beta(m, -INFINITY, 1), CLS_STT_ERR_INVALID_ARGUMENT, "alpha -inf");
+  CHECK_FRESH(m, cls_stt_model_set_scorer_alpha_beta(m, NAN, 1), CLS_STT_ERR_INVALID_ARGUMENT, "must be finite");
+  CHECK_FRESH(m, cls_stt_model_enable_scorer(m, NULL), CLS_STT_ERR_INVALID_ARGUMENT, "NULL path");
+  CHECK_FRESH(m, cls_stt_model_enable_scorer(m, "/nonexistent/lm.arpa"), CLS_STT_ERR_SCORER, "/nonexistent/lm.arpa");
+  CHECK_FRESH(m, cls_stt_model_add_hot_word(m, "year", 1.0f), CLS_STT_ERR_NO_SCORER, "no scorer");
+  CHECK_FRESH(m, cls_stt_model_add_hot_word(m, "all year", 1.0f), CLS_STT_ERR_INVALID_ARGUMENT, "one word");
+  CHECK_FRESH(m, cls_stt_model_add_hot_word(m, NULL, 1.0f), CLS_STT_ERR_INVALID_ARGUMENT, "(NULL)");
+  CHECK_FRESH(m, cls_stt_model_add_hot_word(m, "year", INFINITY), CLS_STT_ERR_INVALID_ARGUMENT, "boost inf");
+  CHECK_FRESH(m, cls_stt_model_erase_hot_word(m, "year"), CLS_STT_ERR_NO_SCORER, "no scorer");
+  CHECK_FRESH(m, cls_stt_model_erase_hot_word(m, NULL), CLS_STT_ERR_INVALID_ARGUMENT, "NULL word");
+  CHECK_FRESH(m, cls_stt_model_clear_hot_words(m), CLS_STT_ERR_NO_SCORER, "no scorer");
+  CHECK_FRESH(m, cls_stt_speech_to_text(m, pcm, n, 16000, NULL), CLS_STT_ERR_INVALID_ARGUMENT, "NULL output");
+  CHECK_FRESH(m, cls_stt_speech_to_text(m, NULL, 10, 16000, &text), CLS_STT_ERR_INVALID_ARGUMENT, "NULL samples");
+  CHECK_FRESH(m, cls_stt_speech_to_text_metadata(m, pcm, n, 16000, 0, &md), CLS_STT_ERR_INVALID_ARGUMENT,
+              "0 results");
+  CHECK_FRESH(m, cls_stt_speech_to_text_metadata(m, pcm, n, 16000, 1, NULL), CLS_STT_ERR_INVALID_ARGUMENT,
+              "NULL output");
+  CHECK_FRESH(m, cls_stt_stream_create_at(m, 16000, NULL), CLS_STT_ERR_INVALID_ARGUMENT, "NULL output");
+  CHECK_FRESH(m, cls_stt_stream_create_at(m, 400000, &s), CLS_STT_ERR_SAMPLE_RATE, "audio at 400000 Hz");
+  CHECK(text == NULL && md == NULL && s == NULL, "no output from a failed call");
+  /* A stream's: each failed call's own text, one after another. */
+  CHECK_INT(cls_stt_stream_create(m, &s), CLS_STT_OK);
+  if (!s) return;
+  CHECK_INT(cls_stt_stream_feed(s, NULL, 10), CLS_STT_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cls_stt_stream_detail(s), "NULL samples");
+  CHECK_INT(cls_stt_stream_intermediate_metadata(s, 0, &md), CLS_STT_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cls_stt_stream_detail(s), "0 results");
+  CHECK_INT(cls_stt_stream_intermediate(s, NULL), CLS_STT_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cls_stt_stream_detail(s), "NULL output");
+  CHECK_INT(cls_stt_stream_feed(s, pcm, n), CLS_STT_OK); /* refused calls leave the stream usable */
+  CHECK_INT(cls_stt_stream_finish(s, &text), CLS_STT_OK);
+  CHECK(text && *text, "a transcript after refused calls");
+  cls_stt_string_free(text);
+  CHECK_INT(cls_stt_stream_finish_metadata(s, 1, NULL), CLS_STT_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cls_stt_stream_detail(s), "NULL output");
+  CHECK_INT(cls_stt_stream_feed(s, pcm, 10), CLS_STT_ERR_STREAM_FINISHED);
+  CHECK_CONTAINS(cls_stt_stream_detail(s), "finished");
+  cls_stt_stream_free(s);
+}
+
+/* A result count past the candidates there can be (the beam width; 1 greedy) is clamped before anything is
+ * allocated: the results are the first ones of a smaller count (issue 45, item 10). */
+static void check_result_count(cls_stt_model *m, const int16_t *pcm, size_t n) {
+  cls_stt_metadata *few = NULL, *all = NULL;
+  CHECK_INT(cls_stt_speech_to_text_metadata(m, pcm, n, 16000, N_RESULTS, &few), CLS_STT_OK);
+  CHECK_INT(cls_stt_speech_to_text_metadata(m, pcm, n, 16000, 1000000000, &all), CLS_STT_OK);
+  CHECK(few && all && all->num_transcripts >= few->num_transcripts && all->num_transcripts <= BEAM,
+        "1e9 results: %d candidates, beam %d", all ? all->num_transcripts : -1, BEAM);
+  for (int i = 0; few && all && i < few->num_transcripts && i < all->num_transcripts; i++)
+    CHECK(all->transcripts[i].confidence == few->transcripts[i].confidence, "candidate %d: %.17g, %.17g", i,
+          all->transcripts[i].confidence, few->transcripts[i].confidence);
+  cls_stt_metadata_free(few);
+  cls_stt_metadata_free(all);
+  cls_stt_stream *s = NULL;
+  CHECK_INT(cls_stt_stream_create(m, &s), CLS_STT_OK);
+  CHECK_INT(cls_stt_stream_feed(s, pcm, n), CLS_STT_OK);
+  CHECK_INT(cls_stt_stream_intermediate_metadata(s, INT_MAX, &all), CLS_STT_OK);
+  CHECK(all && all->num_transcripts >= 1 && all->num_transcripts <= BEAM, "INT_MAX intermediate results: %d",
+        all ? all->num_transcripts : -1);
+  cls_stt_metadata_free(all);
+  CHECK_INT(cls_stt_stream_finish_metadata(s, INT_MAX, &all), CLS_STT_OK);
+  CHECK(all && all->num_transcripts >= 1 && all->num_transcripts <= BEAM, "INT_MAX final results: %d",
+        all ? all->num_transcripts : -1);
+  cls_stt_metadata_free(all);
+  cls_stt_stream_free(s);
+  /* Greedy decoding has one candidate. */
+  CHECK_INT(cls_stt_model_set_beam_width(m, 1), CLS_STT_OK);
+  CHECK_INT(cls_stt_speech_to_text_metadata(m, pcm, n, 16000, INT_MAX, &all), CLS_STT_OK);
+  CHECK(all && all->num_transcripts == 1, "greedy, INT_MAX results: %d", all ? all->num_transcripts : -1);
+  cls_stt_metadata_free(all);
+  CHECK_INT(cls_stt_model_set_beam_width(m, BEAM), CLS_STT_OK);
+}
+
+/* Freeing the model under live streams (issue 45, item 11): they hold it, so they go on giving the
+ * model's results (`ref`: without a scorer) and the last one's free releases it (under ASan: no use
+ * after free, no leak). Takes the program's hold on m. */
+static void check_free_under_streams(cls_stt_model *m, const int16_t *pcm, size_t n, const ref_result *ref) {
+  cls_stt_stream *a = NULL, *b = NULL;
+  CHECK_INT(cls_stt_stream_create(m, &a), CLS_STT_OK);
+  CHECK_INT(cls_stt_stream_create_at(m, 8000, &b), CLS_STT_OK);
+  CHECK_INT(cls_stt_stream_feed(a, pcm, n / 2), CLS_STT_OK); /* chunks run before the free, the rest after */
+  cls_stt_model_free(m);
+  if (!a || !b) {
+    cls_stt_stream_free(a);
+    cls_stt_stream_free(b);
+    return;
+  }
+  CHECK_INT(cls_stt_stream_feed(a, pcm + n / 2, n - n / 2), CLS_STT_OK);
+  char *text = NULL;
+  CHECK_INT(cls_stt_stream_intermediate(a, &text), CLS_STT_OK);
+  CHECK(text != NULL, "an intermediate transcript after the model's free");
+  cls_stt_string_free(text);
+  cls_stt_metadata *md = NULL;
+  CHECK_INT(cls_stt_stream_finish_metadata(a, N_RESULTS, &md), CLS_STT_OK);
+  check_same(md, ref, "a stream after its model's free");
+  cls_stt_metadata_free(md);
+  cls_stt_stream_free(a);
+  /* The other stream still holds the model: fed, refused, finished. */
+  CHECK_INT(cls_stt_stream_feed(b, pcm, 8000), CLS_STT_OK);
+  CHECK_INT(cls_stt_stream_feed(b, NULL, 1), CLS_STT_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cls_stt_stream_detail(b), "NULL samples");
+  CHECK_INT(cls_stt_stream_finish(b, &text), CLS_STT_OK);
+  CHECK(text != NULL, "the last stream's transcript after the model's free");
+  cls_stt_string_free(text);
+  CHECK(fabs(cls_stt_stream_seconds(b) - 1.0) < 1e-9, "seconds %g", cls_stt_stream_seconds(b));
+  cls_stt_stream_free(b); /* the last holder: the model goes with it */
+}
+
 static void check_bad_input(cls_stt_model *m, const int16_t *pcm, size_t n) {
   char detail[512] = "x";
   cls_stt_model *none = (cls_stt_model *)1;
@@ -410,6 +546,10 @@ int main(void) {
   reference(scorer, NULL, NULL, &ref);
   CHECK_INT(cls_stt_model_enable_scorer(m, arpa), CLS_STT_OK);
   CHECK_INT(cls_stt_model_set_scorer_alpha_beta(m, (float)CLS_LM_ALPHA_DEFAULT, (float)CLS_LM_BETA_DEFAULT), CLS_STT_OK);
+  /* Non-finite weights are refused and leave those in force: decoding with the scorer goes on. */
+  CHECK_FRESH(m, cls_stt_model_set_scorer_alpha_beta(m, 1, INFINITY), CLS_STT_ERR_INVALID_ARGUMENT, "beta inf");
+  CHECK_FRESH(m, cls_stt_model_set_scorer_alpha_beta(m, INFINITY, -INFINITY), CLS_STT_ERR_INVALID_ARGUMENT,
+              "alpha inf and beta -inf");
   check_agreement(m, 16000, pcm, n, &ref, "scorer");
   /* Hot-words: "year" boosted by 2 gives the engine's result with that boost, and another score. */
   const double unboosted = ref.r[0].log_prob;
@@ -419,11 +559,12 @@ int main(void) {
   reference(scorer, &year, &two, &ref);
   CHECK(ref.r[0].log_prob != unboosted, "the boost changes the best score (%.9f)", unboosted);
   CHECK_INT(cls_stt_model_add_hot_word(m, "year", 2.0f), CLS_STT_OK);
-  CHECK_INT(cls_stt_model_add_hot_word(m, "year", 1.0f), CLS_STT_ERR_HOT_WORD);
+  CHECK_FRESH(m, cls_stt_model_add_hot_word(m, "year", 1.0f), CLS_STT_ERR_HOT_WORD,
+              "\"year\" is already a hot-word");
   CHECK_INT(cls_stt_model_add_hot_word(m, "greasy wash", 1.0f), CLS_STT_ERR_INVALID_ARGUMENT);
   CHECK_INT(cls_stt_model_add_hot_word(m, "zebra", 1.0f), CLS_STT_OK); /* not in the vocabulary: no effect */
   CHECK_INT(cls_stt_model_erase_hot_word(m, "zebra"), CLS_STT_OK);
-  CHECK_INT(cls_stt_model_erase_hot_word(m, "zebra"), CLS_STT_ERR_HOT_WORD);
+  CHECK_FRESH(m, cls_stt_model_erase_hot_word(m, "zebra"), CLS_STT_ERR_HOT_WORD, "\"zebra\" is not a hot-word");
   cls_stt_metadata *hot_md = NULL;
   CHECK_INT(cls_stt_speech_to_text_metadata(m, pcm, n, 16000, N_RESULTS, &hot_md), CLS_STT_OK);
   check_same(hot_md, &ref, "hot-word year +2");
@@ -450,7 +591,11 @@ int main(void) {
   cls_scorer_destroy(scorer);
 
   check_bad_input(m, pcm, n);
-  cls_stt_model_free(m);
+  check_details(m, pcm, n);
+  check_result_count(m, pcm, n);
+  reference(NULL, NULL, NULL, &ref);
+  check_free_under_streams(m, pcm, n, &ref); /* frees m */
+  cls_beam_results_free(ref.r, ref.n);
   cls_alphabet_destroy(alphabet);
   free(pcm);
   return check_finish("test_stt");

@@ -4,6 +4,7 @@
  * forward-only replica on the chosen device, the decoder's settings and the scorer; the status codes'
  * messages and the version. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,29 @@ int stt_status_of(cls_status st) {
     case CLS_ERR_IO: return CLS_STT_ERR_BAD_MODEL;
     default: return CLS_STT_ERR_DEVICE;
   }
+}
+
+static void detail_v(cls_stt_model *m, const char *fmt, va_list ap) {
+  vsnprintf(m->detail.text, sizeof m->detail.text, fmt, ap);
+  m->detail.status = CLS_ERR_IO;
+}
+
+int stt_model_fail_locked(cls_stt_model *m, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  detail_v(m, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int stt_model_fail(cls_stt_model *m, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  pthread_mutex_lock(&m->lock);
+  detail_v(m, fmt, ap);
+  pthread_mutex_unlock(&m->lock);
+  va_end(ap);
+  return code;
 }
 
 void stt_copy(char *dst, size_t cap, const char *text) {
@@ -136,6 +160,7 @@ static int read_package(cls_stt_model *m, const char *path, cls_package **pkg, c
   if (!labels || !ref) {
     free(labels);
     free(ref);
+    cls_error_set(why, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory for its scorer", path);
     return CLS_STT_ERR_OUT_OF_MEMORY;
   }
   for (int i = 0; i < n; i++) labels[i] = cls_alphabet_label(m->alphabet, i);
@@ -194,6 +219,7 @@ int cls_stt_model_create(const char *path, const char *devices, cls_stt_model **
     return CLS_STT_ERR_OUT_OF_MEMORY;
   }
   pthread_mutex_init(&m->lock, NULL);
+  m->refs = 1;
   m->beam_width = 1024;
   m->alpha = CLS_LM_ALPHA_DEFAULT;
   m->beta = CLS_LM_BETA_DEFAULT;
@@ -222,8 +248,8 @@ void stt_scorer_release(cls_stt_model *m, stt_scorer_ref *ref) {
   }
 }
 
-void cls_stt_model_free(cls_stt_model *m) {
-  if (!m) return;
+/* Everything the model holds; no stream holds it any more. */
+static void model_destroy(cls_stt_model *m) {
   stt_scorer_release(m, m->scorer);
   for (int i = 0; i < m->n_hot; i++) free(m->hot_words[i]);
   free(m->hot_words);
@@ -234,6 +260,18 @@ void cls_stt_model_free(cls_stt_model *m) {
   cls_alphabet_destroy(m->alphabet);
   pthread_mutex_destroy(&m->lock);
   free(m);
+}
+
+void stt_model_release(cls_stt_model *m) {
+  pthread_mutex_lock(&m->lock);
+  const int last = --m->refs == 0;
+  pthread_mutex_unlock(&m->lock);
+  if (last) model_destroy(m);
+}
+
+/* The program's hold: streams still made from the model keep it (and the API on them) alive. */
+void cls_stt_model_free(cls_stt_model *m) {
+  if (m) stt_model_release(m);
 }
 
 int cls_stt_model_sample_rate(const cls_stt_model *m) { return m ? m->tables->cfg.sample_rate : 0; }
@@ -247,7 +285,9 @@ int cls_stt_model_beam_width(const cls_stt_model *m) {
 }
 
 int cls_stt_model_set_beam_width(cls_stt_model *m, int beam_width) {
-  if (!m || beam_width < 1 || beam_width > 65536) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (beam_width < 1 || beam_width > 65536)
+    return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "beam width %d: it must be 1 .. 65536", beam_width);
   pthread_mutex_lock(&m->lock);
   m->beam_width = beam_width;
   pthread_mutex_unlock(&m->lock);
@@ -255,14 +295,15 @@ int cls_stt_model_set_beam_width(cls_stt_model *m, int beam_width) {
 }
 
 int cls_stt_model_enable_scorer(cls_stt_model *m, const char *path) {
-  if (!m || !path) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!path) return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "enable scorer: NULL path");
   const int n = cls_alphabet_size(m->alphabet);
   const char **labels = malloc((size_t)n * sizeof *labels);
   stt_scorer_ref *ref = calloc(1, sizeof *ref);
   if (!labels || !ref) {
     free(labels);
     free(ref);
-    return CLS_STT_ERR_OUT_OF_MEMORY;
+    return stt_model_fail(m, CLS_STT_ERR_OUT_OF_MEMORY, "%s: out of memory for the scorer", path);
   }
   for (int i = 0; i < n; i++) labels[i] = cls_alphabet_label(m->alphabet, i);
   cls_error err;
@@ -270,10 +311,11 @@ int cls_stt_model_enable_scorer(cls_stt_model *m, const char *path) {
   free(labels);
   pthread_mutex_lock(&m->lock);
   if (st != CLS_OK) {
-    cls_error_set(&m->detail, CLS_ERR_IO, "%s", err.text);
+    const int code = st == CLS_ERR_OUT_OF_MEMORY ? CLS_STT_ERR_OUT_OF_MEMORY : CLS_STT_ERR_SCORER;
+    const int rc = stt_model_fail_locked(m, code, "%s", err.text);
     pthread_mutex_unlock(&m->lock);
     free(ref);
-    return st == CLS_ERR_OUT_OF_MEMORY ? CLS_STT_ERR_OUT_OF_MEMORY : CLS_STT_ERR_SCORER;
+    return rc;
   }
   ref->refs = 1;
   stt_scorer_release(m, m->scorer);
@@ -292,7 +334,10 @@ int cls_stt_model_disable_scorer(cls_stt_model *m) {
 }
 
 int cls_stt_model_set_scorer_alpha_beta(cls_stt_model *m, float alpha, float beta) {
-  if (!m || !(alpha == alpha) || !(beta == beta)) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!isfinite(alpha) || !isfinite(beta)) /* the decoder refuses them: refused here, where the cause is */
+    return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "scorer alpha %g and beta %g: both must be finite",
+                          (double)alpha, (double)beta);
   pthread_mutex_lock(&m->lock);
   m->alpha = alpha;
   m->beta = beta;
@@ -307,9 +352,18 @@ static int find_hot_word(const cls_stt_model *m, const char *word) {
 }
 
 int cls_stt_model_add_hot_word(cls_stt_model *m, const char *word, float boost) {
-  if (!m || !word || !*word || strchr(word, ' ') || !isfinite(boost)) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!word || !*word || strchr(word, ' '))
+    return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "hot-word \"%s\": it must be one word (no space)",
+                          word ? word : "(NULL)");
+  if (!isfinite(boost))
+    return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "hot-word \"%s\": boost %g is not finite", word,
+                          (double)boost);
   pthread_mutex_lock(&m->lock);
-  int rc = !m->scorer ? CLS_STT_ERR_NO_SCORER : find_hot_word(m, word) >= 0 ? CLS_STT_ERR_HOT_WORD : CLS_STT_OK;
+  int rc = CLS_STT_OK;
+  if (!m->scorer) rc = stt_model_fail_locked(m, CLS_STT_ERR_NO_SCORER, "hot-word \"%s\": no scorer is enabled", word);
+  else if (find_hot_word(m, word) >= 0)
+    rc = stt_model_fail_locked(m, CLS_STT_ERR_HOT_WORD, "\"%s\" is already a hot-word", word);
   if (rc == CLS_STT_OK && m->n_hot == m->cap_hot) {
     const int cap = m->cap_hot ? 2 * m->cap_hot : 8;
     char **w = realloc(m->hot_words, (size_t)cap * sizeof *w);
@@ -317,10 +371,11 @@ int cls_stt_model_add_hot_word(cls_stt_model *m, const char *word, float boost) 
     double *b = w ? realloc(m->hot_boosts, (size_t)cap * sizeof *b) : NULL;
     if (b) m->hot_boosts = b;
     if (w && b) m->cap_hot = cap;
-    else rc = CLS_STT_ERR_OUT_OF_MEMORY;
+    else rc = stt_model_fail_locked(m, CLS_STT_ERR_OUT_OF_MEMORY, "hot-word \"%s\": out of memory", word);
   }
   char *copy = rc == CLS_STT_OK ? malloc(strlen(word) + 1) : NULL;
-  if (rc == CLS_STT_OK && !copy) rc = CLS_STT_ERR_OUT_OF_MEMORY;
+  if (rc == CLS_STT_OK && !copy)
+    rc = stt_model_fail_locked(m, CLS_STT_ERR_OUT_OF_MEMORY, "hot-word \"%s\": out of memory", word);
   if (rc == CLS_STT_OK) {
     strcpy(copy, word);
     m->hot_words[m->n_hot] = copy;
@@ -331,10 +386,13 @@ int cls_stt_model_add_hot_word(cls_stt_model *m, const char *word, float boost) 
 }
 
 int cls_stt_model_erase_hot_word(cls_stt_model *m, const char *word) {
-  if (!m || !word) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!word) return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "erase hot-word: NULL word");
   pthread_mutex_lock(&m->lock);
   const int i = find_hot_word(m, word);
-  int rc = !m->scorer ? CLS_STT_ERR_NO_SCORER : i < 0 ? CLS_STT_ERR_HOT_WORD : CLS_STT_OK;
+  int rc = CLS_STT_OK;
+  if (!m->scorer) rc = stt_model_fail_locked(m, CLS_STT_ERR_NO_SCORER, "hot-word \"%s\": no scorer is enabled", word);
+  else if (i < 0) rc = stt_model_fail_locked(m, CLS_STT_ERR_HOT_WORD, "\"%s\" is not a hot-word", word);
   if (rc == CLS_STT_OK) {
     free(m->hot_words[i]);
     m->hot_words[i] = m->hot_words[m->n_hot - 1];
@@ -348,7 +406,8 @@ int cls_stt_model_erase_hot_word(cls_stt_model *m, const char *word) {
 int cls_stt_model_clear_hot_words(cls_stt_model *m) {
   if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
   pthread_mutex_lock(&m->lock);
-  const int rc = m->scorer ? CLS_STT_OK : CLS_STT_ERR_NO_SCORER;
+  int rc = CLS_STT_OK;
+  if (!m->scorer) rc = stt_model_fail_locked(m, CLS_STT_ERR_NO_SCORER, "clear hot-words: no scorer is enabled");
   if (rc == CLS_STT_OK) {
     for (int i = 0; i < m->n_hot; i++) free(m->hot_words[i]);
     m->n_hot = 0;
@@ -364,21 +423,19 @@ static int one_shot(cls_stt_model *m, const int16_t *samples, size_t n, int rate
                     cls_stt_metadata **meta) {
   if (text) *text = NULL;
   if (meta) *meta = NULL;
-  if (!m || (!samples && n)) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!samples && n) return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "NULL samples, %zu of them", n);
   cls_stt_stream *s = NULL;
   int rc = cls_stt_stream_create_at(m, rate, &s);
   if (rc == CLS_STT_OK) rc = cls_stt_stream_feed(s, samples, n);
   if (rc == CLS_STT_OK) rc = text ? cls_stt_stream_finish(s, text) : cls_stt_stream_finish_metadata(s, num, meta);
-  if (rc != CLS_STT_OK && s) {
-    pthread_mutex_lock(&m->lock);
-    cls_error_set(&m->detail, CLS_ERR_IO, "%s", cls_stt_stream_detail(s));
-    pthread_mutex_unlock(&m->lock);
-  }
+  if (rc != CLS_STT_OK && s) stt_model_fail(m, rc, "%s", cls_stt_stream_detail(s)); /* no stream: create set it */
   cls_stt_stream_free(s);
   return rc;
 }
 
 int cls_stt_speech_to_text(cls_stt_model *m, const int16_t *samples, size_t n, int rate, char **text) {
+  if (!text && m) return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "speech to text: NULL output");
   if (!text) return CLS_STT_ERR_INVALID_ARGUMENT;
   return one_shot(m, samples, n, rate, 1, text, NULL);
 }
@@ -387,7 +444,9 @@ int cls_stt_speech_to_text_metadata(cls_stt_model *m, const int16_t *samples, si
                                     cls_stt_metadata **out) {
   if (!out || num < 1) {
     if (out) *out = NULL;
-    return CLS_STT_ERR_INVALID_ARGUMENT;
+    if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
+    return !out ? stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "speech to text: NULL output")
+                : stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "%d results: at least 1", num);
   }
   return one_shot(m, samples, n, rate, num, NULL, out);
 }

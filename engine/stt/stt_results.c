@@ -34,6 +34,7 @@ int stt_results_text(const cls_stt_model *m, cls_ctc_decoder *decoder, char **te
     t[at] = '\0';
   } else {
     rc = CLS_STT_ERR_OUT_OF_MEMORY;
+    cls_error_set(detail, CLS_ERR_OUT_OF_MEMORY, "out of memory for a transcript of %zu bytes", bytes);
   }
   cls_beam_results_free(&r, n);
   *text = t;
@@ -58,7 +59,10 @@ static void increasing(int *t, int n, int64_t frames) {
 int stt_results_metadata(const cls_stt_model *m, cls_ctc_decoder *decoder, int64_t frames, int max,
                          cls_stt_metadata **out, cls_error *detail) {
   cls_beam_result *r = calloc((size_t)max, sizeof *r);
-  if (!r) return CLS_STT_ERR_OUT_OF_MEMORY;
+  if (!r) {
+    cls_error_set(detail, CLS_ERR_OUT_OF_MEMORY, "out of memory for %d results", max);
+    return CLS_STT_ERR_OUT_OF_MEMORY;
+  }
   int n = 0;
   int rc = finish_results(decoder, r, max, &n, detail);
   if (rc != CLS_STT_OK) {
@@ -73,6 +77,7 @@ int stt_results_metadata(const cls_stt_model *m, cls_ctc_decoder *decoder, int64
   if (!block) {
     cls_beam_results_free(r, n);
     free(r);
+    cls_error_set(detail, CLS_ERR_OUT_OF_MEMORY, "out of memory for %d results of %zu tokens", n, tokens);
     return CLS_STT_ERR_OUT_OF_MEMORY;
   }
   cls_stt_metadata *md = (cls_stt_metadata *)block;

@@ -5,6 +5,7 @@
  * n_context frames past it, the last one at finish with zeros past the end), the LSTM state kept here
  * and run on the model's shared replica under its lock, the logits to the stream's own CTC decoder. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 #define STT_RS_OUT 4096  /* the resampler's output per call */
 
 struct cls_stt_stream {
-  cls_stt_model *m;
+  cls_stt_model *m;          /* held while the stream lives (the model outlives cls_stt_model_free for it) */
   stt_scorer_ref *scorer;    /* held while the stream lives */
   cls_ctc_decoder *decoder;
   int32_t *hot_ids;          /* the model's hot-words as the scorer's word ids, and their boosts */
@@ -39,16 +40,37 @@ struct cls_stt_stream {
   SRC_STATE *src;            /* resampling to the model's rate, NULL when the rates agree */
   double ratio;
   float *rs_out;             /* [STT_RS_OUT] the resampler's output */
+  int candidates;            /* the most results the decoder can give: 1 greedy, else the beam width */
   int finished;
   int failed;                /* a sticky failure's code, 0 if none */
-  cls_error detail;
+  cls_error failure;         /* its text */
+  cls_error detail;          /* the last failed call's text (cls_stt_stream_detail) */
 };
 
-/* A sticky failure: its code, and its text after `what`. */
+/* A sticky failure: its code, and its text after `what`, kept for every later call. */
 static int fail(cls_stt_stream *s, int code, const char *what, const char *text) {
   s->failed = code;
-  cls_error_set(&s->detail, CLS_ERR_IO, "%s: %s", what, text);
+  cls_error_set(&s->failure, CLS_ERR_IO, "%s: %s", what, text);
+  s->detail = s->failure;
   return code;
+}
+
+/* A failed call that leaves the stream as it was: its code, the detail set afresh. */
+static int refuse(cls_stt_stream *s, int code, const char *fmt, ...) CLS_PRINTF(3, 4);
+static int refuse(cls_stt_stream *s, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->detail.text, sizeof s->detail.text, fmt, ap);
+  va_end(ap);
+  s->detail.status = CLS_ERR_IO;
+  return code;
+}
+
+/* The state that refuses a call: finished, or a sticky failure (its text again); CLS_STT_OK if none. */
+static int refused(cls_stt_stream *s) {
+  if (s->finished) return refuse(s, CLS_STT_ERR_STREAM_FINISHED, "the stream has finished: it can only be freed");
+  if (s->failed) s->detail = s->failure;
+  return s->failed;
 }
 
 int cls_stt_stream_create(cls_stt_model *m, cls_stt_stream **out) {
@@ -56,18 +78,14 @@ int cls_stt_stream_create(cls_stt_model *m, cls_stt_stream **out) {
 }
 
 int cls_stt_stream_create_at(cls_stt_model *m, int rate, cls_stt_stream **out) {
-  if (!out) return CLS_STT_ERR_INVALID_ARGUMENT;
-  *out = NULL;
+  if (out) *out = NULL;
   if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
-  if (rate < CLS_AUDIO_MIN_RATE || rate > CLS_AUDIO_MAX_RATE) {
-    pthread_mutex_lock(&m->lock);
-    cls_error_set(&m->detail, CLS_ERR_INVALID_ARGUMENT, "audio at %d Hz: the rate must be %d .. %d Hz", rate,
-                  CLS_AUDIO_MIN_RATE, CLS_AUDIO_MAX_RATE);
-    pthread_mutex_unlock(&m->lock);
-    return CLS_STT_ERR_SAMPLE_RATE;
-  }
+  if (!out) return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "stream create: NULL output");
+  if (rate < CLS_AUDIO_MIN_RATE || rate > CLS_AUDIO_MAX_RATE)
+    return stt_model_fail(m, CLS_STT_ERR_SAMPLE_RATE, "audio at %d Hz: the rate must be %d .. %d Hz", rate,
+                          CLS_AUDIO_MIN_RATE, CLS_AUDIO_MAX_RATE);
   cls_stt_stream *s = calloc(1, sizeof *s);
-  if (!s) return CLS_STT_ERR_OUT_OF_MEMORY;
+  if (!s) return stt_model_fail(m, CLS_STT_ERR_OUT_OF_MEMORY, "stream create: out of memory");
   s->m = m;
   s->rate = rate;
   int src_ok = 1;
@@ -95,8 +113,10 @@ int cls_stt_stream_create_at(cls_stt_model *m, int rate, cls_stt_stream **out) {
   s->windows = malloc(T * (size_t)s->width * sizeof(float));
   s->logits = malloc(T * (size_t)s->n_classes * sizeof(float));
   pthread_mutex_lock(&m->lock);
+  m->refs++; /* from here on the stream's free releases the model */
   cls_beam_options bo = cls_beam_options_default();
   bo.beam_width = m->beam_width;
+  s->candidates = bo.beam_width <= 1 ? 1 : bo.beam_width;
   bo.lm_alpha = m->alpha;
   bo.lm_beta = m->beta;
   s->scorer = m->scorer;
@@ -124,7 +144,11 @@ int cls_stt_stream_create_at(cls_stt_model *m, int rate, cls_stt_stream **out) {
                          : CLS_ERR_OUT_OF_MEMORY;
   if (!src_ok || !s->h || !s->c || !s->pending || !s->feats || !s->windows || !s->logits || st != CLS_OK) {
     cls_stt_stream_free(s);
-    return st == CLS_OK || st == CLS_ERR_OUT_OF_MEMORY ? CLS_STT_ERR_OUT_OF_MEMORY : CLS_STT_ERR_INVALID_ARGUMENT;
+    if (st == CLS_OK || st == CLS_ERR_OUT_OF_MEMORY)
+      return stt_model_fail(m, CLS_STT_ERR_OUT_OF_MEMORY, "stream create: out of memory");
+    return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT,
+                          "stream create: the decoder refuses beam width %d, alpha %g, beta %g", bo.beam_width,
+                          bo.lm_alpha, bo.lm_beta);
   }
   *out = s;
   return CLS_STT_OK;
@@ -148,7 +172,9 @@ void cls_stt_stream_free(cls_stt_stream *s) {
   free(s->feats);
   free(s->windows);
   free(s->logits);
+  cls_stt_model *m = s->m;
   free(s);
+  stt_model_release(m);
 }
 
 /* Frames obase .. obase+n through the model: their context windows from the features held (zero before
@@ -264,12 +290,12 @@ static int resample(cls_stt_stream *s, const float *x, size_t n, int end) {
 }
 
 int cls_stt_stream_feed(cls_stt_stream *s, const int16_t *samples, size_t n) {
-  if (!s || (!samples && n)) return CLS_STT_ERR_INVALID_ARGUMENT;
-  if (s->finished) return CLS_STT_ERR_STREAM_FINISHED;
-  if (s->failed) return s->failed;
+  if (!s) return CLS_STT_ERR_INVALID_ARGUMENT;
+  int rc = refused(s);
+  if (rc != CLS_STT_OK) return rc;
+  if (!samples && n) return refuse(s, CLS_STT_ERR_INVALID_ARGUMENT, "feed: NULL samples, %zu of them", n);
   s->fed += n;
   float block[STT_BLOCK];
-  int rc = CLS_STT_OK;
   for (size_t at = 0; at < n && rc == CLS_STT_OK; at += STT_BLOCK) {
     const size_t k = n - at < STT_BLOCK ? n - at : STT_BLOCK;
     for (size_t i = 0; i < k; i++) block[i] = pcm_value(samples[at + i]);
@@ -278,24 +304,33 @@ int cls_stt_stream_feed(cls_stt_stream *s, const int16_t *samples, size_t n) {
   return rc;
 }
 
-static int check_decodable(cls_stt_stream *s, void *out) {
-  if (!s || !out) return CLS_STT_ERR_INVALID_ARGUMENT;
-  if (s->finished) return CLS_STT_ERR_STREAM_FINISHED;
-  return s->failed;
+/* A decode's checks: the stream, the output, its state, and (num >= 0) the count of results. */
+static int check_decodable(cls_stt_stream *s, void *out, int num) {
+  if (!s) return CLS_STT_ERR_INVALID_ARGUMENT;
+  if (!out) return refuse(s, CLS_STT_ERR_INVALID_ARGUMENT, "NULL output");
+  const int rc = refused(s);
+  if (rc == CLS_STT_OK && num < 1) return refuse(s, CLS_STT_ERR_INVALID_ARGUMENT, "%d results: at least 1", num);
+  return rc;
 }
 
 int cls_stt_stream_intermediate(cls_stt_stream *s, char **text) {
   if (text) *text = NULL;
-  int rc = check_decodable(s, text);
+  int rc = check_decodable(s, text, 1);
   if (rc == CLS_STT_OK) rc = stt_results_text(s->m, s->decoder, text, &s->detail);
   return rc;
 }
 
+/* Up to num results as metadata, num clamped first to the candidates the decoder can give (a huge num
+ * allocates no more than those). */
+static int metadata(cls_stt_stream *s, int num, cls_stt_metadata **out) {
+  const int max = num < s->candidates ? num : s->candidates;
+  return stt_results_metadata(s->m, s->decoder, (int64_t)s->obase, max, out, &s->detail);
+}
+
 int cls_stt_stream_intermediate_metadata(cls_stt_stream *s, int num, cls_stt_metadata **out) {
   if (out) *out = NULL;
-  int rc = check_decodable(s, out);
-  if (rc == CLS_STT_OK && num < 1) rc = CLS_STT_ERR_INVALID_ARGUMENT;
-  if (rc == CLS_STT_OK) rc = stt_results_metadata(s->m, s->decoder, (int64_t)s->obase, num, out, &s->detail);
+  int rc = check_decodable(s, out, num);
+  if (rc == CLS_STT_OK) rc = metadata(s, num, out);
   return rc;
 }
 
@@ -309,7 +344,7 @@ static int finish(cls_stt_stream *s) {
 
 int cls_stt_stream_finish(cls_stt_stream *s, char **text) {
   if (text) *text = NULL;
-  int rc = check_decodable(s, text);
+  int rc = check_decodable(s, text, 1);
   if (rc == CLS_STT_OK) rc = finish(s);
   if (rc == CLS_STT_OK) rc = stt_results_text(s->m, s->decoder, text, &s->detail);
   return rc;
@@ -317,10 +352,9 @@ int cls_stt_stream_finish(cls_stt_stream *s, char **text) {
 
 int cls_stt_stream_finish_metadata(cls_stt_stream *s, int num, cls_stt_metadata **out) {
   if (out) *out = NULL;
-  int rc = check_decodable(s, out);
-  if (rc == CLS_STT_OK && num < 1) rc = CLS_STT_ERR_INVALID_ARGUMENT;
+  int rc = check_decodable(s, out, num);
   if (rc == CLS_STT_OK) rc = finish(s);
-  if (rc == CLS_STT_OK) rc = stt_results_metadata(s->m, s->decoder, (int64_t)s->obase, num, out, &s->detail);
+  if (rc == CLS_STT_OK) rc = metadata(s, num, out);
   return rc;
 }
 

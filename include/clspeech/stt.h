@@ -49,7 +49,8 @@ const char *cls_stt_version(void);
  * decoding run on the stream's thread outside it. So several streams of one model may run on
  * several threads at once (their model work is serialised); one stream is for one thread at a time.
  * The settings below may be changed while streams exist (they take the lock): a stream keeps those
- * in force when it was created, and a scorer stays alive until the last stream using it is freed. */
+ * in force when it was created, and a scorer stays alive until the last stream using it is freed; so does
+ * the model itself (cls_stt_model_free). */
 typedef struct cls_stt_model cls_stt_model;
 
 /* Makes a model from `path`, one of:
@@ -69,7 +70,11 @@ typedef struct cls_stt_model cls_stt_model;
  * On failure *out is NULL and `detail` (may be NULL; cap bytes) says what went wrong, naming the file. */
 int cls_stt_model_create(const char *path, const char *devices, cls_stt_model **out, char *detail, size_t cap);
 
-/* NULL is a no-op. Every stream of the model must have been freed first. */
+/* Ends the program's use of the model; NULL is a no-op. Streams made from it may still be live: they
+ * hold the model, so every stream call stays valid on them (feed, decode, finish, detail, free), and
+ * the model's memory and device are released with the last of them (at once when there is none). After
+ * this call the model pointer itself must not be used again (no new streams, settings or one-shot calls
+ * through it). */
 void cls_stt_model_free(cls_stt_model *model);
 
 /* The sample rate the model's features were trained at (Hz); 0 for a NULL model. */
@@ -88,6 +93,8 @@ int cls_stt_model_set_beam_width(cls_stt_model *model, int beam_width);
  * (cls_stt_model_detail) when the file cannot be used. */
 int cls_stt_model_enable_scorer(cls_stt_model *model, const char *scorer_path);
 int cls_stt_model_disable_scorer(cls_stt_model *model);
+/* alpha and beta must be finite (NaN, +inf or -inf: CLS_STT_ERR_INVALID_ARGUMENT, the values named in the
+ * detail, the weights in force kept). */
 int cls_stt_model_set_scorer_alpha_beta(cls_stt_model *model, float alpha, float beta);
 
 /* Hot-words (DeepSpeech 0.9's): words whose language-model score gets `boost` added (to ln P(word |
@@ -102,8 +109,9 @@ int cls_stt_model_add_hot_word(cls_stt_model *model, const char *word, float boo
 int cls_stt_model_erase_hot_word(cls_stt_model *model, const char *word);
 int cls_stt_model_clear_hot_words(cls_stt_model *model);
 
-/* The text of the model's last failure (scorer loading, a one-shot call), "" if none. The pointer is
- * the model's; its text may change when another call on the model fails. */
+/* The text of the model's last failure, "" if none: every call given a model that fails (a setter, the
+ * scorer, hot-words, a one-shot call, making a stream) sets it afresh, saying why. The pointer is the
+ * model's; its text may change when another call on the model fails. */
 const char *cls_stt_model_detail(const cls_stt_model *model);
 
 /* ---- metadata ---- */
@@ -142,8 +150,10 @@ void cls_stt_string_free(char *text);
  * (NULL on an error). Exactly a stream fed all the samples and finished. */
 int cls_stt_speech_to_text(cls_stt_model *model, const int16_t *samples, size_t n, int sample_rate, char **text);
 
-/* The same with metadata: up to num_results (>= 1) candidate transcripts, best first. Free *out with
- * cls_stt_metadata_free. */
+/* The same with metadata: up to num_results (>= 1) candidate transcripts, best first. There are at most
+ * as many candidates as the beam width (1 with greedy decoding), and fewer while the beam holds fewer
+ * prefixes: num_results is clamped to the beam width first, so any value (INT_MAX) costs no more memory
+ * than that. Free *out with cls_stt_metadata_free. */
 int cls_stt_speech_to_text_metadata(cls_stt_model *model, const int16_t *samples, size_t n, int sample_rate,
                                     int num_results, cls_stt_metadata **out);
 
@@ -176,7 +186,8 @@ int cls_stt_stream_create_at(cls_stt_model *model, int sample_rate, cls_stt_stre
 int cls_stt_stream_feed(cls_stt_stream *stream, const int16_t *samples, size_t n);
 
 /* The best transcript of the chunks run so far (malloc'ed *text, free with cls_stt_string_free), or
- * with metadata up to num_results candidates. The stream goes on. */
+ * with metadata up to num_results candidates (>= 1; clamped to the stream's beam width, as for
+ * cls_stt_speech_to_text_metadata). The stream goes on. */
 int cls_stt_stream_intermediate(cls_stt_stream *stream, char **text);
 int cls_stt_stream_intermediate_metadata(cls_stt_stream *stream, int num_results, cls_stt_metadata **out);
 
@@ -189,7 +200,8 @@ int cls_stt_stream_finish_metadata(cls_stt_stream *stream, int num_results, cls_
 /* Audio seconds fed so far. */
 double cls_stt_stream_seconds(const cls_stt_stream *stream);
 
-/* The text of the stream's last failure, "" if none. */
+/* The text of the stream's last failure, "" if none: every call given a stream that fails sets it
+ * afresh (a sticky failure's text again on each call it refuses). */
 const char *cls_stt_stream_detail(const cls_stt_stream *stream);
 
 /* NULL is a no-op. */
