@@ -24,6 +24,25 @@ static void lm_progress(void *user, const char *message) {
   fprintf(stderr, "clspeech lm: [%6.1f s] %s\n", (cls_now_ms() - t0) / 1000.0, message);
 }
 
+/* The builder's progress when it writes a temporary file: that file's name shown as --out's. */
+typedef struct build_progress {
+  double t0;
+  const char *tmp, *out;
+} build_progress;
+
+static void build_progress_line(void *user, const char *message) {
+  build_progress *b = user;
+  const char *at = *b->tmp ? strstr(message, b->tmp) : NULL;
+  if (!at) {
+    lm_progress(&b->t0, message);
+    return;
+  }
+  char line[9000];
+  snprintf(line, sizeof line, "%.*s%s (ARPA text, then the binary form)%s", (int)(at - message), message, b->out,
+           at + strlen(b->tmp));
+  lm_progress(&b->t0, line);
+}
+
 /* Takes lmplz's `--prune T1 T2 ...` (or --prune "T1 T2 ..." / --prune=T1,T2) out of argv: the
  * thresholds into prune[] (the last one repeats to the highest order), the other arguments kept in
  * order in `rest`. 0, or CLI_EXIT_USAGE after printing why. */
@@ -87,13 +106,28 @@ static bool ends_with(const char *s, const char *tail) {
   return n >= m && strcmp(s + n - m, tail) == 0;
 }
 
-/* Loads the ARPA file and writes it in the binary form at `out`; the model's summary to stdout. */
-static int write_binary(const char *arpa, const char *out, double t0) {
+/* Prints "clspeech lm: TEXT" to stderr with each `tmp` in it (the temporary ARPA file beside a binary
+ * --out, a name the user never gave) written as `shown` instead; tmp NULL or "": as it is. */
+static void print_error(const char *text, const char *tmp, const char *shown) {
+  fputs("clspeech lm: ", stderr);
+  const size_t n = tmp ? strlen(tmp) : 0;
+  for (const char *at; n && (at = strstr(text, tmp)) != NULL; text = at + n) {
+    fwrite(text, 1, (size_t)(at - text), stderr);
+    fputs(shown, stderr);
+  }
+  fprintf(stderr, "%s\n", text);
+}
+
+/* Loads the ARPA file and writes it in the binary form at `out`; the model's summary to stdout. `tmp`
+ * non-NULL: `arpa` is the temporary file the build wrote from `text`, named in no message. */
+static int write_binary(const char *arpa, const char *out, const char *tmp, const char *text, double t0) {
   lm_progress(&t0, "loading the ARPA model");
   cls_lm *lm = NULL;
   cls_error err;
   if (cls_lm_load_arpa(arpa, &lm, &err) != CLS_OK) {
-    fprintf(stderr, "clspeech lm: %s\n", err.text);
+    char shown[8600];
+    snprintf(shown, sizeof shown, "%s (the ARPA text built from %s)", out, text);
+    print_error(err.text, tmp, shown);
     return err.status == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_FAILURE : cli_exit_status(err.status);
   }
   char msg[4200];
@@ -165,7 +199,7 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
       fprintf(stderr, "clspeech lm: --arpa_in and --out name the same file\n");
       return CLI_EXIT_USAGE;
     }
-    return write_binary(arpa_in, out, t0);
+    return write_binary(arpa_in, out, NULL, NULL, t0);
   }
   if (order < 1 || order > CLS_LM_MAX_ORDER) {
     fprintf(stderr, "clspeech lm: --order must be in 1..%d, not %d\n", CLS_LM_MAX_ORDER, order);
@@ -204,14 +238,15 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
   o.order = order;
   o.discount_fallback = fallback;
   memcpy(o.prune, prune, sizeof o.prune);
-  o.progress = lm_progress;
-  o.user = &t0;
+  build_progress bp = {t0, tmp, out};
+  o.progress = build_progress_line;
+  o.user = &bp;
   cls_lm_build_stats st;
   cls_error err;
   cls_status s = cls_lm_build_arpa(text, arpa_path, &o, &st, &err);
   if (s != CLS_OK) {
     if (*tmp) remove(tmp);
-    fprintf(stderr, "clspeech lm: %s\n", err.text);
+    print_error(err.text, tmp, out);
     return s == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_FAILURE : cli_exit_status(s);
   }
   printf("%s: %d-gram model of %llu sentences, %llu words in %.1f s\n", arpa_path == tmp ? out : arpa_path, order,
@@ -219,7 +254,7 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
   for (int n = 1; n <= order; n++)
     printf("  %d-grams %10llu  discounts %.4f %.4f %.4f\n", n, (unsigned long long)st.ngrams[n - 1],
            st.discount[n - 1][0], st.discount[n - 1][1], st.discount[n - 1][2]);
-  int brc = out_arpa ? CLI_EXIT_OK : write_binary(arpa_path, out, t0);
+  int brc = out_arpa ? CLI_EXIT_OK : write_binary(arpa_path, out, arpa_path == tmp ? tmp : NULL, text, t0);
   if (*tmp) remove(tmp);
   if (brc == CLI_EXIT_OK && !out_arpa)
     printf("%s: written in %.1f s\n", out, (cls_now_ms() - t0) / 1000.0);

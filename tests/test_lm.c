@@ -1,7 +1,7 @@
 /* The word n-gram model (engine/decode/lm_*.c): scores of tests/fixtures/lm_small.arpa against KenLM's
  * full_scores (tests/fixtures/lm_small_kenlm.txt, from tests/ref/make_lm_fixture.py), to 1e-5 log10
  * per word; the vocabulary and counts; backoff computed by hand; and each kind of bad ARPA input
- * refused with the file and line named. */
+ * refused with the file and line named (a positive log10 probability and a NUL byte among them). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +123,12 @@ static const bad_case BAD[] = {
     {"bad count line", "\\data\\\nngram one=1\n", "bad.arpa:2: expected \"ngram N=COUNT\""},
     {"no counts", "\\data\\\n\n\n", "bad.arpa:3: the file ends in the \\data\\ section"},
     {"wrong section header", HEAD "\\3-grams:\n", "bad.arpa:10: expected the \\2-grams: section header"},
+    /* issue 45: a probability above 1, refused as KenLM refuses it ("Positive log probability") */
+    {"positive unigram", "\\data\\\nngram 1=2\n\n\\1-grams:\n-1\t<s>\n5.0\ta\n\n\\end\\\n",
+     "bad.arpa:6: the 1-gram 'a' has log10 probability 5, above 0"},
+    {"positive bigram", HEAD "\\2-grams:\n0.25\ta </s>\n\n\\end\\\n",
+     "bad.arpa:11: the 2-gram 'a </s>' has log10 probability 0.25, above 0"},
+    {"NUL byte", "\\data\\\nngram 1=1\n\0\n", "bad.arpa:3: a NUL byte: binary data, not ARPA text"},
 };
 
 static void check_bad(void) {
@@ -130,7 +136,8 @@ static void check_bad(void) {
     cls_error err;
     cls_error_clear(&err);
     cls_lm *lm = (cls_lm *)1;
-    cls_status st = cls_lm_parse_arpa(BAD[i].text, strlen(BAD[i].text), "bad.arpa", &lm, &err);
+    const size_t len = strlen(BAD[i].text) + (strstr(BAD[i].what, "NUL") ? 2 : 0); /* the NUL and its line's end */
+    cls_status st = cls_lm_parse_arpa(BAD[i].text, len, "bad.arpa", &lm, &err);
     CHECK(st == CLS_ERR_INVALID_ARGUMENT && lm == NULL, "%s: status %d", BAD[i].what, (int)st);
     CHECK(strstr(err.text, BAD[i].needle) != NULL, "%s: expected \"%s\" in \"%s\"", BAD[i].what, BAD[i].needle, err.text);
   }

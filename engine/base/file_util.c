@@ -14,16 +14,33 @@
 #include <time.h>
 #include <unistd.h>
 
-cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len,
-                             cls_error *err) {
+/* "N bytes" with, for a whole number of KiB, MiB or GiB, that too: the cap as the error states it. */
+static void cap_text(size_t max, char *buf, size_t cap) {
+  static const char *const unit[] = {"GiB", "MiB", "KiB"};
+  for (int u = 0; u < 3; u++) {
+    const size_t scale = (size_t)1 << (30 - 10 * u);
+    if (max >= scale && max % scale == 0) {
+      snprintf(buf, cap, "%zu bytes (%zu %s)", max, max / scale, unit[u]);
+      return;
+    }
+  }
+  snprintf(buf, cap, "%zu bytes", max);
+}
+
+cls_status cls_read_stream_max(FILE *f, const char *name, const void *head, size_t head_len, size_t max,
+                               bool stop_at_nul, char **out, size_t *out_len, cls_error *err) {
   *out = NULL;
   *out_len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  size_t len = 0, cap = 1 << 16;
+  size_t len = 0, cap = (size_t)1 << 16;
+  while (cap < head_len + 1) cap *= 2;
   char *buf = malloc(cap);
-  int too_big = 0;
-  while (buf) {
+  int too_big = head_len > max, done = too_big;
+  if (buf && head_len) {
+    memcpy(buf, head, head_len);
+    len = head_len;
+    done = done || (stop_at_nul && memchr(buf, '\0', len) != NULL);
+  }
+  while (buf && !done) {
     if (len == cap) {
       char *bigger = realloc(buf, cap * 2);
       if (!bigger) {
@@ -40,26 +57,64 @@ cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, cha
     size_t got = fread(buf + len, 1, want, f);
     const int nul = stop_at_nul && memchr(buf + len, '\0', got) != NULL;
     len += got;
-    if (len > max) {
-      too_big = 1;
-      break;
-    }
-    if (got == 0 || nul) break;
+    if (len > max) too_big = 1;
+    done = too_big || got == 0 || nul;
   }
   int failed = ferror(f), saved = errno;
-  fclose(f);
-  if (!buf) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  if (!buf) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
   if (too_big || failed) {
     free(buf);
+    char cap_str[64];
+    cap_text(max, cap_str, sizeof cap_str);
     if (too_big)
-      cls_error_set(err, CLS_ERR_IO, "%s: larger than %zu bytes; refused", path, max);
+      cls_error_set(err, CLS_ERR_IO, "%s: larger than %s, the most this reader takes; refused", name, cap_str);
     else
-      cls_error_set(err, CLS_ERR_IO, "%s: cannot read: %s", path, strerror(saved));
+      cls_error_set(err, CLS_ERR_IO, "%s: cannot read: %s", name, strerror(saved));
     return CLS_ERR_IO;
   }
   *out = buf;
   *out_len = len;
   return CLS_OK;
+}
+
+cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len,
+                             cls_error *err) {
+  *out = NULL;
+  *out_len = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  cls_status st = cls_read_stream_max(f, path, NULL, 0, max, stop_at_nul, out, out_len, err);
+  fclose(f);
+  return st;
+}
+
+cls_status cls_read_stream_magic(FILE *f, const char *name, const void *magic, size_t magic_len, size_t max,
+                                 char **out, size_t *out_len, cls_error *err) {
+  *out = NULL;
+  *out_len = 0;
+  char head[64];
+  if (magic_len > sizeof head) magic_len = sizeof head;
+  size_t got = fread(head, 1, magic_len, f);
+  if (ferror(f)) return cls_error_set(err, CLS_ERR_IO, "%s: cannot read: %s", name, strerror(errno));
+  if (got == magic_len && memcmp(head, magic, magic_len) == 0)
+    return cls_read_stream_max(f, name, head, got, max, false, out, out_len, err);
+  /* not this format: what was read is all the caller's parser needs to say so */
+  *out = malloc(got ? got : 1);
+  if (!*out) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+  if (got) memcpy(*out, head, got);
+  *out_len = got;
+  return CLS_OK;
+}
+
+cls_status cls_read_file_magic(const char *path, const void *magic, size_t magic_len, size_t max, char **out,
+                               size_t *out_len, cls_error *err) {
+  *out = NULL;
+  *out_len = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  cls_status st = cls_read_stream_magic(f, path, magic, magic_len, max, out, out_len, err);
+  fclose(f);
+  return st;
 }
 
 cls_status cls_read_file(const char *path, char **out, size_t *out_len, cls_error *err) {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "clspeech/base.h"
 
@@ -18,10 +19,29 @@
 cls_status cls_read_file(const char *path, char **out, size_t *out_len, cls_error *err);
 
 /* The same, reading at most `max` bytes: a longer file, or an endless device or pipe (/dev/zero), is
- * CLS_ERR_IO ("larger than N bytes") after max + 1 bytes. With stop_at_nul the read also ends after
- * the first block holding a NUL byte (the text readers then name that byte's line). */
+ * CLS_ERR_IO ("FILE: larger than N bytes (G GiB), the most this reader takes; refused") after max + 1
+ * bytes. With stop_at_nul the read also ends after the first block holding a NUL byte (the text
+ * readers then name that byte's line). Every reader of an untrusted file that is not mapped reads it
+ * through this, or through one of the two below, with its format's cap. */
 cls_status cls_read_file_max(const char *path, size_t max, bool stop_at_nul, char **out, size_t *out_len,
                              cls_error *err);
+
+/* The bounded read of an open stream `f` (named `name` in errors), as cls_read_file_max reads a file:
+ * the head_len bytes at `head` (which the caller has read from `f` already; NULL when 0) come first in
+ * *out and count towards `max`, and with stop_at_nul a NUL byte among them ends the read at once. */
+cls_status cls_read_stream_max(FILE *f, const char *name, const void *head, size_t head_len, size_t max,
+                               bool stop_at_nul, char **out, size_t *out_len, cls_error *err);
+
+/* cls_read_file_max for a binary format that starts with the magic_len (at most 64) bytes at `magic`:
+ * when the file is shorter or starts otherwise, the read ends after those first bytes and returns them
+ * (CLS_OK; the caller's parser then says what is wrong), so a device of zeros or noise costs one short
+ * read. */
+cls_status cls_read_file_magic(const char *path, const void *magic, size_t magic_len, size_t max, char **out,
+                               size_t *out_len, cls_error *err);
+/* The same from an open stream `f` (named `name` in errors): a reader that opened a pipe to look at it
+ * (fstat) must read that same descriptor (fdopen), for a pipe's bytes go with it when it is closed. */
+cls_status cls_read_stream_magic(FILE *f, const char *name, const void *magic, size_t magic_len, size_t max,
+                                 char **out, size_t *out_len, cls_error *err);
 
 /* How long (seconds) a leftover must have been unchanged before it is removed: a dead process's
  * temporary file, or a checkpoint its index does not list (cls_checkpoint_remove_orphans). */

@@ -147,6 +147,9 @@ static cls_status read_section(cls_lm *lm, reader *r, int n, cls_error *err) {
       return fail(err, r, "a line of the %d-grams section holds %s%d words, not %d", n, nt > n + 2 ? "more than " : "",
                   nt > n + 2 ? n + 1 : words, n);
     }
+    if (prob > 0.0f) /* KenLM refuses this too: P above 1, which no smoothing gives */
+      return fail(err, r, "the %d-gram '%.*s' has log10 probability %g, above 0 (a probability above 1)", n,
+                  (int)(tok[n].s + tok[n].len - tok[1].s), tok[1].s, (double)prob);
     for (int i = 0; i < n; i++) {
       if (n == 1) {
         if (lm_vocab_find(lm, tok[1].s, tok[1].len) >= 0)
@@ -193,6 +196,14 @@ static void add_special(cls_lm *lm, const char *word, int32_t *id) {
 }
 
 static cls_status parse(cls_lm *lm, reader *r, cls_error *err) {
+  /* a NUL byte: binary data (a device of zeros, a compressed file), not ARPA text; its line named */
+  const char *nul = memchr(r->p, '\0', (size_t)(r->end - r->p));
+  if (nul) {
+    long line = 1;
+    for (const char *c = r->p; (c = memchr(c, '\n', (size_t)(nul - c))) != NULL; c++) line++;
+    r->line = line;
+    return fail(err, r, "a NUL byte: binary data, not ARPA text");
+  }
   /* \data\, after any lines of preamble */
   for (;;) {
     if (!next_line(r)) return fail(err, r, "no \\data\\ line: not an ARPA file");
@@ -280,7 +291,8 @@ cls_status cls_lm_load_arpa(const char *path, cls_lm **out, cls_error *err) {
   if (!out || !path) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "cls_lm_load_arpa: path or out is NULL");
   *out = NULL;
   /* A regular file is mapped (read once, in order: no copy of the text beside the model); anything
-   * else (a pipe, a file that cannot be mapped) is read into memory. */
+   * else (a pipe, a file that cannot be mapped) is read into memory, up to its cap (a NUL byte ends
+   * the read: the parser then names its line). */
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   struct stat sb;
@@ -294,10 +306,17 @@ cls_status cls_lm_load_arpa(const char *path, cls_lm **out, cls_error *err) {
       return st;
     }
   }
-  close(fd);
+  /* the same descriptor: a pipe's bytes would go with it if it were closed and the path opened again */
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  }
   char *buf = NULL;
   size_t len = 0;
-  if (cls_read_file(path, &buf, &len, err) != CLS_OK) return err ? err->status : CLS_ERR_IO;
+  cls_status rst = cls_read_stream_max(f, path, NULL, 0, CLS_LM_ARPA_MAX_STREAM_BYTES, true, &buf, &len, err);
+  fclose(f);
+  if (rst != CLS_OK) return rst;
   cls_status st = cls_lm_parse_arpa(buf, len, path, out, err);
   free(buf);
   return st;

@@ -276,6 +276,9 @@ static cls_status check_content(const cls_lm *lm, const char *name, cls_error *e
     if (lm_vocab_find(lm, w, len) != i) return bad(err, name, "word %d is not found at its own id in the table", i);
     if (!isfinite(lm->uni_prob[i]) || !isfinite(lm->uni_backoff[i]))
       return bad(err, name, "word %d's unigram probability or backoff is not finite", i);
+    if (lm->uni_prob[i] > 0.0f) /* refused as the ARPA reader refuses it */
+      return bad(err, name, "the unigram '%s' has log10 probability %g, above 0 (a probability above 1)", w,
+                 (double)lm->uni_prob[i]);
   }
   for (int n = 2; n <= lm->order; n++) {
     const cls_lm_table *t = &lm->tables[n];
@@ -285,6 +288,9 @@ static cls_status check_content(const cls_lm *lm, const char *name, cls_error *e
       occupied++;
       if (!isfinite(t->slots[s].prob) || !isfinite(t->slots[s].backoff))
         return bad(err, name, "a %d-gram's probability or backoff is not finite", n);
+      if (t->slots[s].prob > 0.0f)
+        return bad(err, name, "a %d-gram has log10 probability %g, above 0 (a probability above 1)", n,
+                   (double)t->slots[s].prob);
     }
     if (occupied != lm->counts[n])
       return bad(err, name, "the %d-gram table holds %lld n-grams, not %lld", n, (long long)occupied, (long long)lm->counts[n]);
@@ -340,6 +346,8 @@ cls_status cls_lm_parse_binary(const void *data, size_t size, const char *name, 
   *out = NULL;
   if (!name) name = "binary language model";
   if (!data && size) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "cls_lm_parse_binary: data is NULL");
+  if (size >= 8 && memcmp(data, LM_BIN_MAGIC, 8) != 0)
+    return bad(err, name, "not a clspeech binary language model (its first bytes are not the magic)");
   if (size < sizeof(lm_bin_header))
     return bad(err, name, "%zu bytes: too short for a binary language model (its header alone is %zu)", size,
                sizeof(lm_bin_header));
@@ -375,11 +383,19 @@ cls_status cls_lm_load_binary(const char *path, cls_lm **out, cls_error *err) {
     (void)posix_madvise(map, size, POSIX_MADV_RANDOM); /* scoring probes the tables at random */
     return CLS_OK;
   }
-  close(fd);
-  /* not a regular file (a pipe), or too short to be one: read it and check a copy */
+  /* not a regular file (a pipe), or too short to be one: read it, from the same descriptor (a pipe's
+   * bytes go with it when it is closed), up to its cap (no further than its first bytes when they are
+   * not the magic), and check a copy */
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  }
   char *buf = NULL;
   size_t len = 0;
-  if (cls_read_file(path, &buf, &len, err) != CLS_OK) return err ? err->status : CLS_ERR_IO;
+  cls_status rst = cls_read_stream_magic(f, path, LM_BIN_MAGIC, 8, CLS_LM_BINARY_MAX_READ_BYTES, &buf, &len, err);
+  fclose(f);
+  if (rst != CLS_OK) return rst;
   cls_status st = cls_lm_parse_binary(buf, len, path, out, err);
   free(buf);
   return st;
@@ -399,13 +415,23 @@ cls_status cls_lm_load(const char *path, cls_lm **out, cls_error *err) {
       return cls_lm_load_binary(path, out, err);
     return cls_lm_load_arpa(path, out, err);
   }
-  close(fd);
-  /* a pipe or device can be read once: read it whole, then tell */
+  /* a pipe or device can be read once, from this descriptor: its first bytes tell the form, then the
+   * rest is read up to that form's cap (ARPA text to its first NUL byte, which the ARPA reader refuses) */
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  }
+  char head[8];
+  size_t got = fread(head, 1, sizeof head, f);
+  const bool binary = got == sizeof head && memcmp(head, LM_BIN_MAGIC, sizeof head) == 0;
   char *buf = NULL;
   size_t len = 0;
-  if (cls_read_file(path, &buf, &len, err) != CLS_OK) return err ? err->status : CLS_ERR_IO;
-  cls_status st = len >= 8 && memcmp(buf, LM_BIN_MAGIC, 8) == 0 ? cls_lm_parse_binary(buf, len, path, out, err)
-                                                                 : cls_lm_parse_arpa(buf, len, path, out, err);
+  cls_status st = cls_read_stream_max(f, path, head, got, binary ? CLS_LM_BINARY_MAX_READ_BYTES : CLS_LM_ARPA_MAX_STREAM_BYTES,
+                                      !binary, &buf, &len, err);
+  fclose(f);
+  if (st != CLS_OK) return st;
+  st = binary ? cls_lm_parse_binary(buf, len, path, out, err) : cls_lm_parse_arpa(buf, len, path, out, err);
   free(buf);
   return st;
 }

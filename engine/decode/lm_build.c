@@ -130,6 +130,30 @@ static int corpus_push(corpus *c, uint32_t id) {
 
 static cls_status oom(cls_error *err) { return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "lm: out of memory"); }
 
+/* One line of `f` into *line (grown as needed), its '\n' kept: its length, -1 at the end of the file
+ * (or on a read error, ferror tells) or out of memory (*oom set). A NUL byte ends the line there, kept
+ * in it, so that an endless device of zeros (/dev/zero) is one byte, not a line without end. */
+static ssize_t read_line(FILE *f, char **line, size_t *cap, bool *oom) {
+  size_t n = 0;
+  for (int c; (c = getc_unlocked(f)) != EOF;) {
+    if (n + 2 > *cap) {
+      size_t bigger = *cap ? *cap * 2 : 4096;
+      char *p = realloc(*line, bigger);
+      if (!p) {
+        *oom = true;
+        return -1;
+      }
+      *line = p;
+      *cap = bigger;
+    }
+    (*line)[n++] = (char)c;
+    if (c == '\n' || c == '\0') break;
+  }
+  if (n == 0) return -1;
+  (*line)[n] = '\0';
+  return (ssize_t)n;
+}
+
 static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_build_stats *st, cls_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
@@ -144,8 +168,14 @@ static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_buil
   ssize_t len;
   uint64_t line_no = 0;
   cls_status status = CLS_OK;
-  while (status == CLS_OK && (len = getline(&line, &line_cap, f)) >= 0) {
+  bool no_memory = false;
+  while (status == CLS_OK && (len = read_line(f, &line, &line_cap, &no_memory)) >= 0) {
     line_no++;
+    if (memchr(line, '\0', (size_t)len)) { /* a word holding it could not be written as ARPA text */
+      status = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%llu: a NUL byte: binary data, not text", path,
+                             (unsigned long long)line_no);
+      break;
+    }
     size_t pos = 0, words = 0;
     while (status == CLS_OK) {
       while (pos < (size_t)len && lm_is_space(line[pos])) pos++;
@@ -171,6 +201,7 @@ static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_buil
       st->words += words;
     }
   }
+  if (status == CLS_OK && no_memory) status = oom(err);
   if (status == CLS_OK && ferror(f)) status = cls_error_set(err, CLS_ERR_IO, "%s: read error: %s", path, strerror(errno));
   free(line);
   fclose(f);

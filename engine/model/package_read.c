@@ -297,7 +297,7 @@ cls_status cls_package_open(const char *path, cls_package **out, cls_error *err)
   if (!path || !out) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "cls_package_open: path or out is NULL");
   char *file = NULL;
   size_t size = 0;
-  cls_status rc = cls_read_file_max(path, (size_t)CLS_PACKAGE_MAX_BYTES, false, &file, &size, err);
+  cls_status rc = cls_read_file_magic(path, PKG_MAGIC, PKG_MAGIC_BYTES, (size_t)CLS_PACKAGE_MAX_BYTES, &file, &size, err);
   if (rc != CLS_OK) return rc;
   return take((unsigned char *)file, size, path, out, err);
 }

@@ -17,13 +17,24 @@ extern "C" {
 /* The highest n-gram order a model may have. */
 #define CLS_LM_MAX_ORDER 6
 
+/* The largest model read into memory whole, in bytes (a regular file is mapped instead, with no cap
+ * but the address space): an ARPA text from a pipe or device (held whole beside the model it
+ * becomes), and the binary form from a pipe or into a package (clspeech/package.h). 32 GiB is some
+ * 30 times DeepSpeech 0.9's published English scorer (953 MB); a larger model is given as a file.
+ * Past it the read stops: "FILE: larger than N bytes (32 GiB), the most this reader takes; refused".
+ * An endless device costs less: /dev/zero is refused at its first NUL byte (ARPA) or its first 8
+ * bytes (the binary form's magic). */
+#define CLS_LM_ARPA_MAX_STREAM_BYTES ((size_t)32 << 30)
+#define CLS_LM_BINARY_MAX_READ_BYTES ((size_t)32 << 30)
+
 typedef struct cls_lm cls_lm;
 
 /* Loads an ARPA file: `\data\` with its `ngram N=COUNT` lines, then one `\N-grams:` section per order
  * (lines "LOG10PROB WORD... [LOG10BACKOFF]", fields split by tabs or spaces), then `\end\`. A model
  * without `<unk>`, `<s>` or `</s>` gets them as unigrams of log10 probability -100 (as KenLM does).
  * On failure (CLS_ERR_IO when the file cannot be read, CLS_ERR_INVALID_ARGUMENT for bad content:
- * a truncated file, counts that disagree with the sections, a non-finite number, an n-gram with the
+ * a truncated file, a NUL byte, counts that disagree with the sections, a non-finite number, a
+ * log10 probability above 0 (a probability above 1, which KenLM refuses too), an n-gram with the
  * wrong number of words or with a word that is not a unigram, a duplicate n-gram, a missing `\data\`
  * or `\end\`) *out stays NULL and `err` names the file and line ("FILE:LINE: ..."). */
 cls_status cls_lm_load_arpa(const char *path, cls_lm **out, cls_error *err);

@@ -43,7 +43,8 @@ cls_lm_build_options cls_lm_build_options_default(void);
  * unigram's interpolated zero-count mass, <s> at log10 probability 0 (as lmplz writes it; it is never predicted), and log10 backoffs.
  * CLS_ERR_IO (file named) when a file cannot be read or written; CLS_ERR_INVALID_ARGUMENT for an order
  * outside 1..6, a text with no words, a line holding <s>, </s> or <unk> (file and
- * line named, as lmplz refuses them), or
+ * line named, as lmplz refuses them), a line holding a NUL byte (binary data, not text: file and line
+ * named; the ARPA form has no way to write such a word), or
  * discounts that cannot be estimated without discount_fallback, or prune[0] != 0. `stats` may be NULL. */
 cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const cls_lm_build_options *options,
                              cls_lm_build_stats *stats, cls_error *err);

@@ -29,8 +29,12 @@ extern "C" {
 #endif
 
 #define CLS_PACKAGE_VERSION 1
-/* The largest package a reader accepts, in bytes (n_hidden 65536 is far below). */
-#define CLS_PACKAGE_MAX_BYTES ((uint64_t)1 << 40)
+/* The largest package, in bytes, that is read (whole, into memory) or written: 256 GiB holds the
+ * weights at n_hidden CLS_MODEL_MAX_WIDTH with DeepSpeech's input (26 features, 9 frames of context
+ * each side: about 176 GiB) and a scorer at CLS_LM_BINARY_MAX_READ_BYTES. A pipe or device is read
+ * no further than its first 8 bytes when they are not the package's magic (so /dev/zero is refused
+ * at once), else to this cap: "FILE: larger than N bytes (256 GiB), the most this reader takes". */
+#define CLS_PACKAGE_MAX_BYTES ((uint64_t)256 << 30)
 
 /* What goes into a package. */
 typedef struct cls_package_source {
