@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -22,25 +23,6 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune);
 static void lm_progress(void *user, const char *message) {
   double t0 = *(const double *)user;
   fprintf(stderr, "clspeech lm: [%6.1f s] %s\n", (cls_now_ms() - t0) / 1000.0, message);
-}
-
-/* The builder's progress when it writes a temporary file: that file's name shown as --out's. */
-typedef struct build_progress {
-  double t0;
-  const char *tmp, *out;
-} build_progress;
-
-static void build_progress_line(void *user, const char *message) {
-  build_progress *b = user;
-  const char *at = *b->tmp ? strstr(message, b->tmp) : NULL;
-  if (!at) {
-    lm_progress(&b->t0, message);
-    return;
-  }
-  char line[9000];
-  snprintf(line, sizeof line, "%.*s%s (ARPA text, then the binary form)%s", (int)(at - message), message, b->out,
-           at + strlen(b->tmp));
-  lm_progress(&b->t0, line);
 }
 
 /* Takes lmplz's `--prune T1 T2 ...` (or --prune "T1 T2 ..." / --prune=T1,T2) out of argv: the
@@ -106,45 +88,38 @@ static bool ends_with(const char *s, const char *tail) {
   return n >= m && strcmp(s + n - m, tail) == 0;
 }
 
-/* Prints "clspeech lm: TEXT" to stderr with each `tmp` in it (the temporary ARPA file beside a binary
- * --out, a name the user never gave) written as `shown` instead; tmp NULL or "": as it is. */
-static void print_error(const char *text, const char *tmp, const char *shown) {
-  fputs("clspeech lm: ", stderr);
-  const size_t n = tmp ? strlen(tmp) : 0;
-  for (const char *at; n && (at = strstr(text, tmp)) != NULL; text = at + n) {
-    fwrite(text, 1, (size_t)(at - text), stderr);
-    fputs(shown, stderr);
-  }
-  fprintf(stderr, "%s\n", text);
-}
-
-/* Loads the ARPA file and writes it in the binary form at `out`; the model's summary to stdout. `tmp`
- * non-NULL: `arpa` is the temporary file the build wrote from `text`, named in no message. */
-static int write_binary(const char *arpa, const char *out, const char *tmp, const char *text, double t0) {
-  lm_progress(&t0, "loading the ARPA model");
-  cls_lm *lm = NULL;
-  cls_error err;
-  if (cls_lm_load_arpa(arpa, &lm, &err) != CLS_OK) {
-    char shown[8600];
-    snprintf(shown, sizeof shown, "%s (the ARPA text built from %s)", out, text);
-    print_error(err.text, tmp, shown);
-    return err.status == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_FAILURE : cli_exit_status(err.status);
-  }
+/* Writes `lm` in the binary form at `out` (the output rule); the model's summary to stdout. */
+static int write_binary(cls_lm *lm, const char *out, double t0) {
   char msg[4200];
   snprintf(msg, sizeof msg, "writing %s", out);
   lm_progress(&t0, msg);
+  cls_error err;
   cls_status s = cls_lm_save_binary(lm, out, &err);
   if (s != CLS_OK) {
     fprintf(stderr, "clspeech lm: %s\n", err.text);
-    cls_lm_destroy(lm);
     return cli_exit_status(s);
   }
   printf("%s: binary %d-gram model (format version %d), %.1f MiB,", out, cls_lm_order(lm), CLS_LM_BINARY_VERSION,
          cls_lm_memory_bytes(lm) / 1048576.0);
   for (int n = 1; n <= cls_lm_order(lm); n++) printf(" %lld %d-grams", (long long)cls_lm_count(lm, n), n);
   printf("\n");
-  cls_lm_destroy(lm);
   return CLI_EXIT_OK;
+}
+
+/* Before a long build: 0 when `path` can be written (a device or FIFO as it is, else its folder
+ * writable), else CLI_EXIT_FAILURE after saying why. */
+static int writable(const char *flag, const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return 0;
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  if (access(dir, W_OK | X_OK) == 0) return 0;
+  fprintf(stderr, "clspeech lm: %s %s: cannot write there: %s (the folder %s)\n", flag, path, strerror(errno), dir);
+  return CLI_EXIT_FAILURE;
 }
 
 static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
@@ -193,13 +168,31 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
     fprintf(stderr, "clspeech lm: --arpa and --out name the same file\n");
     return CLI_EXIT_USAGE;
   }
+  /* an output that is an input is refused (the output rule); --arpa and --out are not one file */
+  if ((rc = cli_refuse_input("lm", "--out", out, "--text", text)) ||
+      (rc = cli_refuse_input("lm", "--arpa", arpa, "--text", text)) ||
+      (rc = cli_refuse_input("lm", "--out", out, "--arpa_in", arpa_in)))
+    return rc;
+  if (*arpa && cls_same_file(arpa, out)) {
+    fprintf(stderr, "clspeech lm: --arpa %s and --out %s are one file\n", arpa, out);
+    return CLI_EXIT_USAGE;
+  }
   double t0 = cls_now_ms();
   if (*arpa_in) {
     if (!strcmp(arpa_in, out)) {
       fprintf(stderr, "clspeech lm: --arpa_in and --out name the same file\n");
       return CLI_EXIT_USAGE;
     }
-    return write_binary(arpa_in, out, NULL, NULL, t0);
+    lm_progress(&t0, "loading the ARPA model");
+    cls_lm *lm = NULL;
+    cls_error err;
+    if (cls_lm_load_arpa(arpa_in, &lm, &err) != CLS_OK) {
+      fprintf(stderr, "clspeech lm: %s\n", err.text);
+      return err.status == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_FAILURE : cli_exit_status(err.status);
+    }
+    rc = write_binary(lm, out, t0);
+    cls_lm_destroy(lm);
+    return rc;
   }
   if (order < 1 || order > CLS_LM_MAX_ORDER) {
     fprintf(stderr, "clspeech lm: --order must be in 1..%d, not %d\n", CLS_LM_MAX_ORDER, order);
@@ -216,47 +209,56 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
       return CLI_EXIT_USAGE;
     }
   for (int n = n_prune; n_prune && n < CLS_LM_MAX_ORDER; n++) prune[n] = prune[n_prune - 1];
-  /* The builder writes ARPA: to --out, to --arpa, or (binary --out alone) to a temporary file beside
-   * --out, read back and removed. The binary form is made from the ARPA text, so --out and --arpa
-   * give the same scores. */
-  char tmp[4200] = "";
-  const char *arpa_path = out_arpa ? out : *arpa ? arpa : tmp;
-  if (!*arpa_path) {
-    int len = snprintf(tmp, sizeof tmp, "%s.arpa.tmp.%ld", out, (long)getpid());
-    if (len < 0 || (size_t)len >= sizeof tmp) {
-      fprintf(stderr, "clspeech lm: --out path too long\n");
-      return CLI_EXIT_USAGE;
-    }
-    FILE *probe = fopen(tmp, "wb"); /* before the build: a folder that cannot be written is found out now */
-    if (!probe) {
-      fprintf(stderr, "clspeech lm: %s: cannot write there: %s\n", out, strerror(errno));
-      return CLI_EXIT_FAILURE;
-    }
-    fclose(probe);
-  }
+  /* The builder writes ARPA: to --out, or (a binary --out) into memory, from which the binary form is
+   * made and --arpa written; no path is read back, so --out and --arpa may be FIFOs or devices, and
+   * --out and --arpa give the same scores. */
+  if ((rc = writable("--out", out)) || (*arpa && (rc = writable("--arpa", arpa)))) return rc;
   cls_lm_build_options o = cls_lm_build_options_default();
   o.order = order;
   o.discount_fallback = fallback;
   memcpy(o.prune, prune, sizeof o.prune);
-  build_progress bp = {t0, tmp, out};
-  o.progress = build_progress_line;
-  o.user = &bp;
+  o.progress = lm_progress;
+  o.user = &t0;
   cls_lm_build_stats st;
   cls_error err;
-  cls_status s = cls_lm_build_arpa(text, arpa_path, &o, &st, &err);
+  char *arpa_text = NULL;
+  size_t arpa_size = 0;
+  cls_status s = out_arpa ? cls_lm_build_arpa(text, out, &o, &st, &err)
+                          : cls_lm_build_arpa_text(text, &o, &arpa_text, &arpa_size, &st, &err);
   if (s != CLS_OK) {
-    if (*tmp) remove(tmp);
-    print_error(err.text, tmp, out);
+    fprintf(stderr, "clspeech lm: %s\n", err.text);
     return s == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_FAILURE : cli_exit_status(s);
   }
-  printf("%s: %d-gram model of %llu sentences, %llu words in %.1f s\n", arpa_path == tmp ? out : arpa_path, order,
+  printf("%s: %d-gram model of %llu sentences, %llu words in %.1f s\n", *arpa ? arpa : out, order,
          (unsigned long long)st.sentences, (unsigned long long)st.words, (cls_now_ms() - t0) / 1000.0);
   for (int n = 1; n <= order; n++)
     printf("  %d-grams %10llu  discounts %.4f %.4f %.4f\n", n, (unsigned long long)st.ngrams[n - 1],
            st.discount[n - 1][0], st.discount[n - 1][1], st.discount[n - 1][2]);
-  int brc = out_arpa ? CLI_EXIT_OK : write_binary(arpa_path, out, arpa_path == tmp ? tmp : NULL, text, t0);
-  if (*tmp) remove(tmp);
-  if (brc == CLI_EXIT_OK && !out_arpa)
-    printf("%s: written in %.1f s\n", out, (cls_now_ms() - t0) / 1000.0);
+  if (out_arpa) return CLI_EXIT_OK;
+  int brc = CLI_EXIT_OK;
+  if (*arpa) {
+    char msg[4200];
+    snprintf(msg, sizeof msg, "writing %s", arpa);
+    lm_progress(&t0, msg);
+    const void *chunk = arpa_text;
+    if (cls_write_atomic(arpa, &chunk, &arpa_size, 1, &err) != CLS_OK) {
+      fprintf(stderr, "clspeech lm: %s\n", err.text);
+      brc = CLI_EXIT_FAILURE;
+    }
+  }
+  cls_lm *lm = NULL;
+  if (brc == CLI_EXIT_OK) {
+    lm_progress(&t0, "making the binary form");
+    char name[8600];
+    snprintf(name, sizeof name, "%s (the ARPA text built from %s)", out, text);
+    if (cls_lm_parse_arpa(arpa_text, arpa_size, name, &lm, &err) != CLS_OK) {
+      fprintf(stderr, "clspeech lm: %s\n", err.text);
+      brc = err.status == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_FAILURE : cli_exit_status(err.status);
+    }
+  }
+  free(arpa_text);
+  if (brc == CLI_EXIT_OK) brc = write_binary(lm, out, t0);
+  cls_lm_destroy(lm);
+  if (brc == CLI_EXIT_OK) printf("%s: written in %.1f s\n", out, (cls_now_ms() - t0) / 1000.0);
   return brc;
 }

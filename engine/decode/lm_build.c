@@ -392,12 +392,7 @@ static void interpolate(order_table *tabs, int n, const double d[3], double unif
 }
 
 /* `kept[n-1]`: how many n-grams of order n are marked to be written (cls_lm_build_stats.ngrams). */
-static cls_status write_arpa(const char *path, const order_table *tabs, int order, const uint64_t *kept,
-                             const vocab *v, cls_error *err) {
-  cls_output *o = NULL;
-  cls_status opened = cls_output_open(path, &o, err);
-  if (opened != CLS_OK) return opened;
-  FILE *f = cls_output_file(o);
+static void write_arpa(FILE *f, const order_table *tabs, int order, const uint64_t *kept, const vocab *v) {
   fprintf(f, "\\data\\\n");
   for (int n = 1; n <= order; n++) fprintf(f, "ngram %d=%zu\n", n, (size_t)kept[n - 1]);
   for (int n = 1; n <= order; n++) {
@@ -413,7 +408,6 @@ static cls_status write_arpa(const char *path, const order_table *tabs, int orde
     }
   }
   fprintf(f, "\n\\end\\\n");
-  return cls_output_commit(o, path, err); /* the output rule: a write error is found there */
 }
 
 /* Adds <unk> (id 0, so first in order) to the unigrams with raw count 0. */
@@ -442,14 +436,14 @@ static cls_status add_unk(order_table *t, cls_error *err) {
   return CLS_OK; /* keep was allocated with room for one more */
 }
 
-cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const cls_lm_build_options *options,
-                             cls_lm_build_stats *stats, cls_error *err) {
+/* The model of `text_path` built and written as ARPA to `to` (the output file, or a stream in memory);
+   `what` names it in the progress line. */
+static cls_status build(const char *text_path, FILE *to, const char *what,
+                        const cls_lm_build_options *options, cls_lm_build_stats *stats, cls_error *err) {
   cls_lm_build_options o = options ? *options : cls_lm_build_options_default();
   cls_lm_build_stats local;
   cls_lm_build_stats *st = stats ? stats : &local;
   memset(st, 0, sizeof *st);
-  if (!text_path || !arpa_path)
-    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "lm: a text path and an output path are required");
   if (o.order < 1 || o.order > CLS_LM_MAX_ORDER)
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "lm: order %d is outside 1..%d", o.order, CLS_LM_MAX_ORDER);
   if (o.prune[0])
@@ -488,10 +482,46 @@ cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const
     for (size_t i = 0; i < tabs[n - 1].n_grams; i++) st->ngrams[n - 1] += tabs[n - 1].keep[i];
   }
   if (status == CLS_OK) {
-    progress(&o, "writing %s", arpa_path);
-    status = write_arpa(arpa_path, tabs, o.order, st->ngrams, &v, err);
+    progress(&o, "writing %s", what);
+    write_arpa(to, tabs, o.order, st->ngrams, &v); /* a write error is found when `to` is closed */
   }
   for (int n = 0; n < CLS_LM_MAX_ORDER; n++) table_free(&tabs[n]);
   vocab_free(&v);
   return status;
+}
+
+cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const cls_lm_build_options *options,
+                             cls_lm_build_stats *stats, cls_error *err) {
+  if (!text_path || !arpa_path)
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "lm: a text path and an output path are required");
+  cls_output *out = NULL; /* the output rule (clspeech/base.h) */
+  cls_status st = cls_output_open(arpa_path, &out, err);
+  if (st != CLS_OK) return st;
+  st = build(text_path, cls_output_file(out), arpa_path, options, stats, err);
+  if (st != CLS_OK) {
+    cls_output_abort(out);
+    return st;
+  }
+  return cls_output_commit(out, arpa_path, err);
+}
+
+cls_status cls_lm_build_arpa_text(const char *text_path, const cls_lm_build_options *options, char **text,
+                                  size_t *size, cls_lm_build_stats *stats, cls_error *err) {
+  *text = NULL;
+  *size = 0;
+  if (!text_path) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "lm: a text path is required");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&buf, &len);
+  if (!mem) return oom(err);
+  cls_status st = build(text_path, mem, "the ARPA text in memory", options, stats, err);
+  const int closed = fclose(mem) == 0;
+  if (st == CLS_OK && !closed) st = oom(err);
+  if (st != CLS_OK) {
+    free(buf);
+    return st;
+  }
+  *text = buf;
+  *size = len;
+  return CLS_OK;
 }

@@ -10,7 +10,6 @@
 #include "base/sha256.h"
 #include "clspeech/clspeech.h"
 #include "clspeech/data.h"
-#include "clspeech/lm.h"
 #include "clspeech/package.h"
 #include "model/package_format.h"
 
@@ -95,8 +94,9 @@ static cls_status write_sections(const char *path, section *sec, int n, uint64_t
   const uint64_t total = sec[n - 1].offset + sec[n - 1].size;
   if (total > CLS_PACKAGE_MAX_BYTES) { /* the reader would refuse it */
     free(h);
-    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: the package would be %llu bytes, above the %llu a package may have",
-                         path, (unsigned long long)total, (unsigned long long)CLS_PACKAGE_MAX_BYTES);
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                         "%s: the package would be %llu bytes, above the %llu a package may have", path,
+                         (unsigned long long)total, (unsigned long long)CLS_PACKAGE_MAX_BYTES);
   }
   memcpy(h, PKG_MAGIC, PKG_MAGIC_BYTES);
   cls_put_le(h + PKG_H_VERSION, CLS_PACKAGE_VERSION, 4);
@@ -153,7 +153,10 @@ cls_status cls_package_write(const char *path, const cls_package_source *s, cls_
   rc = cls_checkpoint_load(s->checkpoint_path, &cfg, params, NULL, NULL, &vars, NULL, 0, err);
   if (rc == CLS_OK) rc = cls_read_file_max(s->alphabet_path, CLS_ALPHABET_MAX_BYTES, false, &alphabet, &alphabet_len, err);
   const int with_scorer = s->scorer_path && *s->scorer_path;
-  if (rc == CLS_OK && with_scorer) rc = cls_read_file_magic(s->scorer_path, PKG_LM_MAGIC, PKG_LM_MAGIC_BYTES, CLS_LM_BINARY_MAX_READ_BYTES, &scorer, &scorer_len, err);
+  /* (a scorer larger than a package may be cannot be packaged: the package's cap bounds the read) */
+  if (rc == CLS_OK && with_scorer)
+    rc = cls_read_file_magic(s->scorer_path, PKG_LM_MAGIC, PKG_LM_MAGIC_BYTES, CLS_PACKAGE_MAX_BYTES, &scorer,
+                             &scorer_len, err);
   if (rc == CLS_OK) rc = check_source(s, &cfg, alphabet, alphabet_len, scorer, scorer_len, err);
   if (rc == CLS_OK && !cls_package_host_le()) { /* the format is little-endian */
     for (size_t i = 0; i < n_params; i++) {

@@ -49,6 +49,12 @@ cls_lm_build_options cls_lm_build_options_default(void);
 cls_status cls_lm_build_arpa(const char *text_path, const char *arpa_path, const cls_lm_build_options *options,
                              cls_lm_build_stats *stats, cls_error *err);
 
+/* The same model's ARPA text in memory: *text (malloc'ed, the caller's to free; not NUL-terminated
+ * past *size) and *size, for cls_lm_parse_arpa and a writer, so that no path is read back. Errors as
+ * above (CLS_ERR_OUT_OF_MEMORY when the text does not fit). */
+cls_status cls_lm_build_arpa_text(const char *text_path, const cls_lm_build_options *options, char **text,
+                                  size_t *size, cls_lm_build_stats *stats, cls_error *err);
+
 #ifdef __cplusplus
 }
 #endif

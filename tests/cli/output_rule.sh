@@ -77,7 +77,23 @@ refuse() { # WHAT INPUT ARGS...
   [ "$(sha256sum "$input")" = "$before" ] || fail "$what: the input changed"
   checks=$((checks + 1))
 }
+# lm --arpa to a FIFO beside a binary --out: written once, never read back (it hung reading its own pipe)
+mkfifo arpa.fifo
+gzip -c < arpa.fifo > arpa.gz &
+reader=$!
+if ! timeout 60 "$cls" lm --text corpus.txt --order 3 --discount_fallback --out via-fifo.clm --arpa arpa.fifo \
+    > arpa-fifo.log 2>&1; then
+  kill $reader 2>/dev/null
+  cat arpa-fifo.log
+  fail "lm --arpa to a FIFO: the command failed"
+fi
+wait $reader
+zcat arpa.gz | grep -q '^\\end\\$' || fail "lm --arpa to a FIFO: the ARPA text did not come through whole"
+cmp -s via-fifo.clm plain-lm_binary || fail "lm --arpa to a FIFO: the binary model differs from a plain build's"
+checks=$((checks + 1))
 cp "$ldc" in.wav
+refuse "lm --out = --text" corpus.txt lm --text corpus.txt --order 3 --discount_fallback --out corpus.txt
+refuse "lm --arpa = --text" corpus.txt lm --text corpus.txt --order 3 --discount_fallback --out x.clm --arpa corpus.txt
 refuse "features --out = --audio" in.wav features --audio in.wav --out in.wav
 latest=$(ls ck | grep '^train-.*\.safetensors$' | tail -1)
 refuse "export --out = a checkpoint" "ck/$latest" export --checkpoint_dir ck --out "ck/$latest"
