@@ -468,6 +468,8 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *t, const cls_utterance *t
   c->last_save_ms = cls_now_ms();
   c->deadline_ms = o->max_train_seconds > 0 ? cls_now_ms() + o->max_train_seconds * 1e3 : 0;
   c->out_of_time = 0;
+  c->steps_skipped = 0;
+  const int64_t first_step = state->global_step;
   cls_status st = CLS_OK;
   if (o->summary_dir && *o->summary_dir && cls_world_rank(c->world) == 0)
     st = cls_summaries_open(c->e, o->summary_dir, o->summary_steps, n_dev > 0, n_metrics > 0, &c->summaries);
@@ -495,5 +497,12 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *t, const cls_utterance *t
   }
   cls_summaries_close(c->summaries);
   c->summaries = NULL;
+  /* A run whose every step was skipped trained nothing: that is not a success. */
+  if (st == CLS_OK && state->global_step == first_step && c->steps_skipped > 0)
+    st = cls_fail(c->e, CLS_ERR_NO_STEP,
+                  "no training step was applied: all %lld steps had an infinite or NaN loss (a transcript too long "
+                  "for its frames, such as after --augment tempo, or diverged weights); the model is still at global "
+                  "step %lld",
+                  (long long)c->steps_skipped, (long long)first_step);
   return st;
 }
