@@ -2,7 +2,8 @@
  * [--lm_alpha A --lm_beta B]]`: writes a model package (clspeech/package.h): the checkpoint's weights
  * without the Adam slots, the alphabet, the feature settings and the geometry, checked as `clspeech
  * transcribe` checks them (the same model flags: a flag given must agree with the folder), and
- * optionally a scorer, stored in the binary form whatever form --scorer_path has (ARPA is converted).
+ * optionally a scorer, stored in the binary form whatever form --scorer_path has (ARPA is converted);
+ * --lm_alpha or --lm_beta without --scorer_path is refused (they weigh the scorer).
  * `--format onnx` hands the command to the ONNX export (export_onnx.c). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,13 @@ int cmd_export(int argc, char **argv) {
   }
   if (!*out) {
     fprintf(stderr, "clspeech export: --out FILE.clsm is required\n");
+    return CLI_EXIT_USAGE;
+  }
+  /* The weights are the scorer's: without one they would be ignored. */
+  const int alpha = cli_flag_seen(all, n_flags, "lm_alpha"), beta = cli_flag_seen(all, n_flags, "lm_beta");
+  if (!*f.scorer_path && (alpha || beta)) {
+    fprintf(stderr, "clspeech export: %s%s%s without --scorer_path: the package holds no scorer to weigh\n",
+            alpha ? "--lm_alpha" : "", alpha && beta ? ", " : "", beta ? "--lm_beta" : "");
     return CLI_EXIT_USAGE;
   }
   model_setup m;

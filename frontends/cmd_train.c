@@ -95,6 +95,30 @@ typedef struct train_cmd {
   progress_printer progress;
 } train_cmd;
 
+/* Flags --load_train init would ignore when training ("no flag is ever ignored"): nothing is loaded, so
+ * there is no folder to load from and no layer to drop. The test pass after training evaluates what
+ * this run saved (--save_checkpoint_dir), so --load_checkpoint_dir has no use either. 0 or the exit
+ * status. */
+static int unused_with_init(const train_cmd *c) {
+  const train_flags *f = &c->f;
+  if (!*f->train_files || f->epochs <= 0 || f->load_train_mode != CLS_LOAD_INIT) return 0;
+  if (f->drop_source_layers > 0) {
+    fprintf(stderr,
+            "clspeech train: --drop_source_layers %d with --load_train init: nothing is loaded, so no layer is dropped; "
+            "leave out one or the other (transfer learning loads: --load_train auto, best or last)\n",
+            f->drop_source_layers);
+    return CLI_EXIT_USAGE;
+  }
+  if (cli_flag_seen(c->table, c->n_flags, "load_checkpoint_dir")) {
+    fprintf(stderr,
+            "clspeech train: --load_checkpoint_dir %s with --load_train init: nothing is loaded from it (the test "
+            "pass after training uses --save_checkpoint_dir's); leave out one or the other\n",
+            f->load_checkpoint_dir);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
+}
+
 /* The flags parsed and checked. 0, or -1 after --help (exit status 0), or the exit status. */
 static int parse_train_flags(train_cmd *c, int argc, char **argv) {
   train_flags_defaults(&c->f);
@@ -102,7 +126,7 @@ static int parse_train_flags(train_cmd *c, int argc, char **argv) {
   int rc = cli_parse_flags(argc, argv, 2, c->table, c->n_flags, "train",
                            "Trains a DeepSpeech model (DeepSpeech 0.9's flags and defaults) and tests it.", NULL, 0, NULL);
   if (rc) return rc == 1 ? -1 : CLI_EXIT_USAGE;
-  if ((rc = train_flags_finish(&c->f, "train"))) return rc;
+  if ((rc = train_flags_finish(&c->f, "train")) || (rc = unused_with_init(c))) return rc;
   if (!*c->f.train_files && !*c->f.test_files) {
     fprintf(stderr, "clspeech train: nothing to do: give --train_files and/or --test_files\n");
     return CLI_EXIT_USAGE;
