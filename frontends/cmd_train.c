@@ -6,7 +6,8 @@
  * under mpirun it starts MPI (cls_world_start): rank 0 alone prints progress, writes flags.txt and runs
  * the test; the other ranks print their warnings prefixed with their rank; the ranks agree on their
  * settings and data before any work (train_agree.c); a rank that fails ends the whole job
- * (cls_world_abort), and a rank that leaves tells the others (cls_world_leave). */
+ * (cls_world_abort), and a rank that leaves tells the others (cls_world_leave). The save folder is
+ * locked for the run (cls_checkpoint_lock): one trainer per folder. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,7 @@ typedef struct train_cmd {
   cls_trainer *trainer;
   int sel[CLS_MAX_DEVICES], n_sel;
   progress_printer progress;
+  int lock; /* the save folder's lock (cls_checkpoint_lock), -1 when not held */
 } train_cmd;
 
 /* Flags --load_train init would ignore when training ("no flag is ever ignored"): nothing is loaded, so
@@ -186,18 +188,24 @@ static int start_world(train_cmd *c) {
   return 0;
 }
 
-/* The checkpoint folder proven writable (and rid of dead processes' temporary files and of checkpoints
- * no index lists) before any work; by rank 0 alone under --horovod (the only rank that writes there).
- * 0 or the exit status. */
+/* The checkpoint folder proven writable, locked for this run (a second trainer there is refused, exit
+ * status 2, naming the holder), and rid of dead processes' temporary files and of checkpoints no index
+ * lists, before any work; by rank 0 alone under --horovod (the only rank that writes there). 0 or the
+ * exit status. */
 static int prepare_checkpoint_dir(train_cmd *c) {
   if (!*c->f.train_files || c->f.epochs <= 0 || c->rank != 0) return 0;
   int stale = 0;
   cls_error err;
+  const char *flag =
+      cli_flag_seen(c->table, c->n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
   if (cls_dir_prepare_for_writing(c->f.save_checkpoint_dir, &stale, &err) != CLS_OK) {
-    const char *flag =
-        cli_flag_seen(c->table, c->n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
     fprintf(stderr, "clspeech train: --%s: %s\n", flag, err.text);
     return CLI_EXIT_FAILURE;
+  }
+  cls_status st = cls_checkpoint_lock(c->f.save_checkpoint_dir, &c->lock, &err);
+  if (st != CLS_OK) {
+    fprintf(stderr, "clspeech train: --%s: %s\n", flag, err.text);
+    return cli_exit_status(st);
   }
   if (stale)
     fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale,
@@ -351,6 +359,8 @@ static int finish(train_cmd *c, int rc) {
   cls_mfcc_tables_destroy(c->tables);
   cls_alphabet_destroy(c->alphabet);
   transcript_scorer_free(&c->f);
+  cls_checkpoint_unlock(c->lock);
+  c->lock = -1;
   if (!c->world) return rc;
   /* A failure every rank saw at once (a disagreement): each reports it and stops; any other ends the job. */
   if (rc && c->ranks > 1 && !cls_world_failed_together()) {
@@ -367,6 +377,7 @@ int cmd_train(int argc, char **argv) {
   train_cmd c;
   memset(&c, 0, sizeof c);
   c.ranks = 1;
+  c.lock = -1;
   snprintf(c.command, sizeof c.command, "train");
   int rc = parse_train_flags(&c, argc, argv);
   if (rc) return rc < 0 ? CLI_EXIT_OK : rc;

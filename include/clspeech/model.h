@@ -202,6 +202,18 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
  * spaces into removed[cap] (may be NULL), or -1 when the folder cannot be read. */
 int cls_checkpoint_remove_orphans(const char *dir, char *removed, size_t cap);
 
+/* The folder's lock, so that two trainers never write one folder (their checkpoints would interleave
+ * and one's series sweep the other's files): an exclusive flock(2) on DIR/clspeech.lock, which then
+ * names the holder ("pid=P host=H"). Held until cls_checkpoint_unlock or the end of the process,
+ * whatever ends it: a killed trainer's lock never blocks. *lock receives the handle (-1 on failure).
+ * CLS_ERR_INVALID_ARGUMENT when another process holds it (or another handle of this one), the text
+ * naming the folder and the holder's PID and host; CLS_ERR_IO when the file cannot be made. The lock
+ * is advisory and only as good as the file system's flock (local file systems; NFS emulates it). */
+#define CLS_CHECKPOINT_LOCK "clspeech.lock"
+cls_status cls_checkpoint_lock(const char *dir, int *lock, cls_error *err);
+/* Releases a lock cls_checkpoint_lock took (-1: nothing). */
+void cls_checkpoint_unlock(int lock);
+
 /* The path the index of `kind` names, or CLS_ERR_IO when there is none. */
 cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, cls_error *err);
 
