@@ -186,6 +186,9 @@ static cls_status load_file(cls_crew *c, const char *path, int training, int kee
   }
   if (cls_train_checkpoint_load_dropping(path, &c->o.model, n_drop, c->params, c->m, c->v, &s, &err) != CLS_OK)
     return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
+  if (!cls_checkpoint_has_digest(path))
+    cls_log(c->e, CLS_LOG_NOTICE, "%s: its index records no SHA-256 (saved before checkpoints had digests): loaded "
+            "without a checksum", path);
   if (n_drop > 0) {
     static const char *const layers[CLS_MODEL_MAX_DROP] = {"layer_2", "layer_3", "the LSTM", "layer_5", "layer_6"};
     char list[128] = "";
