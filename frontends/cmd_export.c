@@ -2,7 +2,8 @@
  * [--lm_alpha A --lm_beta B]]`: writes a model package (clspeech/package.h): the checkpoint's weights
  * without the Adam slots, the alphabet, the feature settings and the geometry, checked as `clspeech
  * transcribe` checks them (the same model flags: a flag given must agree with the folder), and
- * optionally a scorer, stored in the binary form whatever form --scorer_path has (ARPA is converted).
+ * optionally a scorer, stored in the binary form whatever form --scorer_path has (ARPA is converted);
+ * --lm_alpha or --lm_beta without --scorer_path is refused (they weigh the scorer).
  * `--format onnx` hands the command to the ONNX export (export_onnx.c). */
 #include <errno.h>
 #include <stdio.h>
@@ -74,6 +75,13 @@ int cmd_export(int argc, char **argv) {
       (rc = cli_refuse_input("export", "--out", out, "--scorer_path", f.scorer_path)) ||
       (rc = cli_refuse_input("export", "--out", out, "--alphabet_config_path", f.alphabet_config_path)))
     return rc;
+  /* The weights are the scorer's: without one they would be ignored. */
+  const int alpha = cli_flag_seen(all, n_flags, "lm_alpha"), beta = cli_flag_seen(all, n_flags, "lm_beta");
+  if (!*f.scorer_path && (alpha || beta)) {
+    fprintf(stderr, "clspeech export: %s%s%s without --scorer_path: the package holds no scorer to weigh\n",
+            alpha ? "--lm_alpha" : "", alpha && beta ? ", " : "", beta ? "--lm_beta" : "");
+    return CLI_EXIT_USAGE;
+  }
   model_setup m;
   memset(&m, 0, sizeof m);
   rc = model_setup_from_checkpoint("export", &f, all, n_flags, &m);

@@ -6,7 +6,8 @@
  * under mpirun it starts MPI (cls_world_start): rank 0 alone prints progress, writes flags.txt and runs
  * the test; the other ranks print their warnings prefixed with their rank; the ranks agree on their
  * settings and data before any work (train_agree.c); a rank that fails ends the whole job
- * (cls_world_abort), and a rank that leaves tells the others (cls_world_leave). */
+ * (cls_world_abort), and a rank that leaves tells the others (cls_world_leave). The save folder is
+ * locked for the run (cls_checkpoint_lock): one trainer per folder. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +94,32 @@ typedef struct train_cmd {
   cls_trainer *trainer;
   int sel[CLS_MAX_DEVICES], n_sel;
   progress_printer progress;
+  int lock; /* the save folder's lock (cls_checkpoint_lock), -1 when not held */
 } train_cmd;
+
+/* Flags --load_train init would ignore when training ("no flag is ever ignored"): nothing is loaded, so
+ * there is no folder to load from and no layer to drop. The test pass after training evaluates what
+ * this run saved (--save_checkpoint_dir), so --load_checkpoint_dir has no use either. 0 or the exit
+ * status. */
+static int unused_with_init(const train_cmd *c) {
+  const train_flags *f = &c->f;
+  if (!*f->train_files || f->epochs <= 0 || f->load_train_mode != CLS_LOAD_INIT) return 0;
+  if (f->drop_source_layers > 0) {
+    fprintf(stderr,
+            "clspeech train: --drop_source_layers %d with --load_train init: nothing is loaded, so no layer is dropped; "
+            "leave out one or the other (transfer learning loads: --load_train auto, best or last)\n",
+            f->drop_source_layers);
+    return CLI_EXIT_USAGE;
+  }
+  if (cli_flag_seen(c->table, c->n_flags, "load_checkpoint_dir")) {
+    fprintf(stderr,
+            "clspeech train: --load_checkpoint_dir %s with --load_train init: nothing is loaded from it (the test "
+            "pass after training uses --save_checkpoint_dir's); leave out one or the other\n",
+            f->load_checkpoint_dir);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
+}
 
 /* The flags parsed and checked. 0, or -1 after --help (exit status 0), or the exit status. */
 static int parse_train_flags(train_cmd *c, int argc, char **argv) {
@@ -102,7 +128,7 @@ static int parse_train_flags(train_cmd *c, int argc, char **argv) {
   int rc = cli_parse_flags(argc, argv, 2, c->table, c->n_flags, "train",
                            "Trains a DeepSpeech model (DeepSpeech 0.9's flags and defaults) and tests it.", NULL, 0, NULL);
   if (rc) return rc == 1 ? -1 : CLI_EXIT_USAGE;
-  if ((rc = train_flags_finish(&c->f, "train"))) return rc;
+  if ((rc = train_flags_finish(&c->f, "train")) || (rc = unused_with_init(c))) return rc;
   if (!*c->f.train_files && !*c->f.test_files) {
     fprintf(stderr, "clspeech train: nothing to do: give --train_files and/or --test_files\n");
     return CLI_EXIT_USAGE;
@@ -162,18 +188,24 @@ static int start_world(train_cmd *c) {
   return 0;
 }
 
-/* The checkpoint folder proven writable (and rid of dead processes' temporary files and of checkpoints
- * no index lists) before any work; by rank 0 alone under --horovod (the only rank that writes there).
- * 0 or the exit status. */
+/* The checkpoint folder proven writable, locked for this run (a second trainer there is refused, exit
+ * status 2, naming the holder), and rid of dead processes' temporary files and of checkpoints no index
+ * lists, before any work; by rank 0 alone under --horovod (the only rank that writes there). 0 or the
+ * exit status. */
 static int prepare_checkpoint_dir(train_cmd *c) {
   if (!*c->f.train_files || c->f.epochs <= 0 || c->rank != 0) return 0;
   int stale = 0;
   cls_error err;
+  const char *flag =
+      cli_flag_seen(c->table, c->n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
   if (cls_dir_prepare_for_writing(c->f.save_checkpoint_dir, &stale, &err) != CLS_OK) {
-    const char *flag =
-        cli_flag_seen(c->table, c->n_flags, "save_checkpoint_dir") ? "save_checkpoint_dir" : "checkpoint_dir";
     fprintf(stderr, "clspeech train: --%s: %s\n", flag, err.text);
     return CLI_EXIT_FAILURE;
+  }
+  cls_status st = cls_checkpoint_lock(c->f.save_checkpoint_dir, &c->lock, &err);
+  if (st != CLS_OK) {
+    fprintf(stderr, "clspeech train: --%s: %s\n", flag, err.text);
+    return cli_exit_status(st);
   }
   if (stale)
     fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale,
@@ -327,6 +359,8 @@ static int finish(train_cmd *c, int rc) {
   cls_mfcc_tables_destroy(c->tables);
   cls_alphabet_destroy(c->alphabet);
   transcript_scorer_free(&c->f);
+  cls_checkpoint_unlock(c->lock);
+  c->lock = -1;
   if (!c->world) return rc;
   /* A failure every rank saw at once (a disagreement): each reports it and stops; any other ends the job. */
   if (rc && c->ranks > 1 && !cls_world_failed_together()) {
@@ -343,6 +377,7 @@ int cmd_train(int argc, char **argv) {
   train_cmd c;
   memset(&c, 0, sizeof c);
   c.ranks = 1;
+  c.lock = -1;
   snprintf(c.command, sizeof c.command, "train");
   int rc = parse_train_flags(&c, argc, argv);
   if (rc) return rc < 0 ? CLI_EXIT_OK : rc;

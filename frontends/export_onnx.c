@@ -1,7 +1,8 @@
 /* `clspeech export --format onnx --checkpoint_dir DIR --out model.onnx`: a trained checkpoint's
  * acoustic model as an ONNX file (clspeech/onnx.h describes the graph and its metadata). The
  * checkpoint is the one --load_evaluate chooses in --load_checkpoint_dir (default --checkpoint_dir),
- * with the folder's alphabet.txt and features.txt; the same model flags as transcribe. */
+ * with the folder's alphabet.txt and features.txt; the same model flags as transcribe. The scorer's
+ * flags are refused: the file carries none. */
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,19 @@ int cmd_export_onnx(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   if ((rc = cli_refuse_input_folder("export", "--out", out, "--checkpoint_dir", f.load_checkpoint_dir))) return rc;
+  /* An ONNX file is the acoustic model alone: the scorer's flags would be ignored. */
+  char given[64] = "";
+  const char *const scorer_flags[] = {"scorer_path", "lm_alpha", "lm_beta"};
+  for (int i = 0; i < 3; i++)
+    if (cli_flag_seen(all, n_flags, scorer_flags[i]))
+      snprintf(given + strlen(given), sizeof given - strlen(given), "%s--%s", *given ? ", " : "", scorer_flags[i]);
+  if (*given) {
+    fprintf(stderr,
+            "clspeech export: %s: an ONNX file carries no scorer (the acoustic model alone); leave them out, or "
+            "export a model package (--format clsm), which carries the scorer and its weights\n",
+            given);
+    return CLI_EXIT_USAGE;
+  }
   cls_error err = {0};
   char chosen[4096] = "";
   cls_status st = cls_onnx_export_checkpoint(f.load_checkpoint_dir, f.load_evaluate_mode, out, chosen, sizeof chosen,

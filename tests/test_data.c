@@ -1,5 +1,5 @@
 /* DeepSpeech CSV data sets: RFC 4180, columns, paths, order, reverse, limit, merging, sample
- * validation with the skip report and strict mode, and batch ranges. Needs data; writes
+ * validation with the skip report and strict mode, CTC's fewest frames, and batch ranges. Needs data; writes
  * its own files under a mkdtemp folder and removes them. */
 #include <math.h>
 
@@ -667,7 +667,20 @@ static void test_drop_longer(const cls_alphabet *a) {
   cls_dataset_destroy(ds);
 }
 
+/* CTC's fewest frames: a label each and one per adjacent repeat ("all": 4), the floor of the data
+ * sets' check and of --augment tempo (issue 45: a tempo floor of the label count alone made "all"
+ * impossible). */
+static void test_ctc_min_frames(void) {
+  const int32_t all[] = {0, 11, 11}, aaa[] = {0, 0, 0}, abc[] = {0, 1, 2}, abab[] = {0, 1, 0, 1};
+  CHECK_INT(cls_ctc_min_frames(all, 3), 4);
+  CHECK_INT(cls_ctc_min_frames(aaa, 3), 5);
+  CHECK_INT(cls_ctc_min_frames(abc, 3), 3);
+  CHECK_INT(cls_ctc_min_frames(abab, 4), 4);
+  CHECK_INT(cls_ctc_min_frames(abc, 0), 0);
+}
+
 int main(void) {
+  test_ctc_min_frames();
   if (!data_present()) return check_finish("test_data");
   if (!data_files_open("clspeech-data")) return 1;
   copy_file(SMOKE "/LDC93S1.wav", "ldc.wav");

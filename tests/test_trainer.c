@@ -2,7 +2,7 @@
  * stop, and 3 more from the checkpoint give exactly the parameters of 6 straight epochs (the
  * checkpoint holds the weights, Adam's slots and powers, the step that keys dropout, and the
  * learning rate); a corrupt checkpoint is refused with its name; the train series keeps
- * max_to_keep files and its index names the newest. */
+ * max_to_keep files and its index names the newest; a run that applies no step fails. */
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
@@ -144,6 +144,25 @@ int main(void) {
     CHECK_CONTAINS(cls_engine_error(e), "train-6.safetensors");
     cls_trainer_destroy(t);
   }
+  /* A run whose every step is skipped (here a transcript longer than its frames: an infinite CTC
+     loss) fails with CLS_ERR_NO_STEP, not a success at global step 0 (issue 45). */
+  char skipped[] = "/tmp/clspeech-train-d-XXXXXX";
+  CHECK(mkdtemp(skipped) != NULL, "mkdtemp");
+  enum { LONG_LABELS = 400 };
+  static int32_t too_many[LONG_LABELS];
+  for (int i = 0; i < LONG_LABELS; i++) too_many[i] = i % 2;
+  const cls_utterance impossible = {cls_dataset_sample(ds, 0)->path, too_many, LONG_LABELS};
+  o = options(skipped, 2);
+  t = NULL;
+  CHECK_INT(cls_trainer_create(e, &dev, 1, &o, 1, 200, LONG_LABELS, &t), CLS_OK);
+  if (t) {
+    CHECK_INT(cls_trainer_load(t, CLS_LOAD_INIT, 0), CLS_OK);
+    CHECK_INT(cls_trainer_train(t, &impossible, 1, NULL, 0, NULL, NULL), CLS_ERR_NO_STEP);
+    CHECK_CONTAINS(cls_engine_error(e), "no training step was applied: all 2 steps had an infinite or NaN loss");
+    CHECK(cls_trainer_counters(t).global_step == 0, "global step %lld", (long long)cls_trainer_counters(t).global_step);
+    cls_trainer_destroy(t);
+  }
+  remove_dir(skipped);
   free(p6);
   free(p33);
   remove_dir(straight);

@@ -3,6 +3,7 @@
 #include "base/safetensors.h"
 
 #include "base/file_util.h"
+#include "base/sha256.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -403,6 +404,11 @@ static void json_escaped(FILE *f, const char *s) {
 
 cls_status cls_safetensors_write(const char *path, const cls_tensor_desc *tensors, int n, const char *const *meta,
                                  int n_meta, cls_error *err) {
+  return cls_safetensors_write_hashed(path, tensors, n, meta, n_meta, NULL, err);
+}
+
+cls_status cls_safetensors_write_hashed(const char *path, const cls_tensor_desc *tensors, int n,
+                                        const char *const *meta, int n_meta, uint8_t digest[32], cls_error *err) {
   char *header = NULL;
   size_t header_size = 0;
   FILE *h = open_memstream(&header, &header_size);
@@ -455,6 +461,12 @@ cls_status cls_safetensors_write(const char *path, const cls_tensor_desc *tensor
     for (int d = 0; d < tensors[i].ndim; d++) count *= tensors[i].shape[d];
     chunks[i + 2] = tensors[i].data;
     sizes[i + 2] = (size_t)count * cls_dtype_size(tensors[i].dtype);
+  }
+  if (digest) {
+    cls_sha256 hash;
+    cls_sha256_init(&hash);
+    for (int i = 0; i < n + 2; i++) cls_sha256_update(&hash, chunks[i], sizes[i]);
+    cls_sha256_final(&hash, digest);
   }
   cls_status st = cls_write_atomic(path, chunks, sizes, n + 2, err);
   free(chunks);

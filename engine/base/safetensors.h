@@ -66,5 +66,9 @@ typedef struct cls_tensor_desc {
  * `meta` holds n_meta key/value pairs (2*n_meta strings). */
 cls_status cls_safetensors_write(const char *path, const cls_tensor_desc *tensors, int n, const char *const *meta,
                                  int n_meta, cls_error *err);
+/* cls_safetensors_write that also gives the SHA-256 of the file's bytes in digest[32] (may be NULL),
+ * hashed from the bytes written, so that nothing is read back. */
+cls_status cls_safetensors_write_hashed(const char *path, const cls_tensor_desc *tensors, int n,
+                                        const char *const *meta, int n_meta, uint8_t digest[32], cls_error *err);
 
 #endif

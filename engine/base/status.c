@@ -20,6 +20,7 @@ const char *cls_status_string(cls_status status) {
     case CLS_ERR_BLAS: return "CLS_ERR_BLAS: CLBlast call failed";
     case CLS_ERR_DIVERGED: return "CLS_ERR_DIVERGED: model replicas diverged";
     case CLS_ERR_WORLD: return "CLS_ERR_WORLD: another process of the run, or MPI, failed";
+    case CLS_ERR_NO_STEP: return "CLS_ERR_NO_STEP: training applied no step";
   }
   return "unknown cls_status";
 }

@@ -119,7 +119,8 @@ static void prepare(const cls_loader *l, cls_host_batch *b, float **feats, int i
   /* tempo changes the frame count: the tower's input and CTC take the count after it */
   if (b->augmented && o->n_augs > 0 && b->frames[i] > 0)
     b->frames[i] = cls_augment_frames(o->augs, o->n_augs, o->seed, o->epoch_key, b->aug_index[i], b->aug_clock[i],
-                                      b->frames[i], u->n_labels, o->max_frames, t->cfg.win_step_ms);
+                                      b->frames[i], cls_ctc_min_frames(u->labels, u->n_labels), o->max_frames,
+                                      t->cfg.win_step_ms);
   r->seconds = (double)a.n_samples / a.sample_rate;
   r->counted = 1;
 }

@@ -223,6 +223,12 @@ static int cmp_seq(const void *a, const void *b) {
 
 /* ---- validation ---- */
 
+int cls_ctc_min_frames(const int32_t *labels, int n) {
+  int need = n > 0 ? n : 0;
+  for (int i = 1; i < n; i++) need += labels[i] == labels[i - 1];
+  return need;
+}
+
 /* Reads the audio header only (cls_audio_probe). -1 when readable, else the skip reason with
    `detail` set. */
 static int probe_audio(const char *path, cls_audio_header *h, char *detail, size_t cap) {
@@ -307,7 +313,7 @@ static cls_status check_sample(checker *ck, item *it, char *detail, size_t cap) 
     return CLS_OK;
   }
   free(missing);
-  for (int i = 1; i < n; i++) s->repeats += labels[i] == labels[i - 1];
+  s->repeats = cls_ctc_min_frames(labels, n) - n;
   cls_audio_header info;
   int reason = probe_audio(s->path, &info, detail, cap);
   if (reason >= 0) {

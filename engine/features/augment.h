@@ -34,13 +34,14 @@ typedef struct cls_augment_context {
 /* The most operations one utterance can get from these augmentations. */
 int cls_augment_max_ops(const cls_augmentation *augs, int n_augs);
 
-/* Utterance `utterance` (its index in the epoch) of n_frames frames and `transcript` labels at training
+/* Utterance `utterance` (its index in the epoch) of n_frames frames, whose transcript needs `need`
+ * frames (cls_ctc_min_frames: tempo's floor), at training
  * clock `clock` (0 .. 1): each augmentation applied with its probability, its values picked, as
  * operations into ops[] (room for cls_augment_max_ops), spectrogram ones then features ones, each
  * domain in command-line order; a spectrogram operation's stage counts the resizes (pitch, tempo,
  * warp) before it, and a time mask spans the frames of its stage. Returns how many; *frames_out (may be
  * NULL) receives the frames after the tempos (features/augment_tempo.h's count). */
-int cls_augment_utterance(const cls_augment_context *c, uint32_t utterance, double clock, int n_frames, int transcript,
+int cls_augment_utterance(const cls_augment_context *c, uint32_t utterance, double clock, int n_frames, int need,
                           cls_augment_op *ops, int *frames_out);
 
 /* A batch's operations for the device MFCC (cls_mfcc_compute_augmented). */

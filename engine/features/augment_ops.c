@@ -58,7 +58,7 @@ static cls_augment_op warp(const cls_augment_context *c, uint32_t utterance, int
   return (cls_augment_op){CLS_AUGOP_WARP, CLS_AUGOP_SPECTROGRAM, nt, nf, j, wt, stage, wf};
 }
 
-int cls_augment_utterance(const cls_augment_context *c, uint32_t utterance, double clock, int n_frames, int transcript,
+int cls_augment_utterance(const cls_augment_context *c, uint32_t utterance, double clock, int n_frames, int need,
                           cls_augment_op *ops, int *frames_out) {
   clock = cls_augment_clock(clock);
   int n = 0, frames = n_frames;
@@ -92,7 +92,7 @@ int cls_augment_utterance(const cls_augment_context *c, uint32_t utterance, doub
           break;
         }
         case CLS_AUGMENT_TEMPO: {
-          const int to = cls_augment_tempo_frames(a, v, frames, transcript, c->max_frames, c->win_step_ms);
+          const int to = cls_augment_tempo_frames(a, v, frames, need, c->max_frames, c->win_step_ms);
           ops[n++] = (cls_augment_op){CLS_AUGOP_TEMPO, domain, frames, to, j, (float)v, stage++, 0.0f};
           frames = to;
           break;

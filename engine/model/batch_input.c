@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clspeech/data.h"
 #include "device/engine.h"
 #include "device/log.h"
 #include "features/mfcc_device.h"
@@ -147,10 +148,10 @@ cls_status cls_batch_input_put(cls_batch_input *t, cl_command_queue q, const cls
       for (int i = 0; i < count && st == CLS_OK; i++) {
         /* The loader counted the frames after tempo (features/augment_tempo.h) from the same draws. */
         const int j = first + i, heard = (int)cls_mfcc_frames(t->c.tables, b->n_audio[j]);
+        const int need = cls_ctc_min_frames(b->labels + (size_t)j * b->max_label, b->label_len[j]);
         int after = 0;
         t->aug_first[i + 1] = t->aug_first[i] + cls_augment_utterance(&ac, b->aug_index[j], b->aug_clock[j], heard,
-                                                                      b->label_len[j], t->aug_ops + t->aug_first[i],
-                                                                      &after);
+                                                                      need, t->aug_ops + t->aug_first[i], &after);
         if (after != b->frames[j])
           st = cls_error_set(t->err, CLS_ERR_INVALID_ARGUMENT,
                              "utterance %d: --augment gives %d frames, the batch loader counted %d", b->first + j,

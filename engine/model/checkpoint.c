@@ -2,7 +2,8 @@
  * state and DeepSpeech's scalar variables onto named safetensors tensors, the model's geometry and
  * the caller's uninterpreted entries in the metadata (loaded whole, or without the layers a transfer
  * drops: DeepSpeech's --drop_source_layers), DeepSpeech's train/best_dev series (their indexes the
- * single truth: a file of a series its index does not list is an orphan, swept), the one
+ * single truth: a file of a series its index does not list is an orphan, swept; each file's SHA-256
+ * recorded in its index at the save and checked at every load), the one
  * choice of the checkpoint to load, and the folder's description for inference (alphabet,
  * features). */
 #include "clspeech/model.h"
@@ -22,6 +23,7 @@
 #include "base/file_util.h"
 #include "base/meta_number.h"
 #include "base/safetensors.h"
+#include "base/sha256.h"
 #include "clspeech/data.h"
 #include "clspeech/features.h"
 
@@ -53,9 +55,20 @@ static cls_status check_caller_keys(const cls_checkpoint_meta *meta, int n_meta,
   return CLS_OK;
 }
 
+/* cls_checkpoint_save, with the file's SHA-256 in digest[32] (may be NULL). */
+static cls_status save_hashed(const char *path, const cls_model_config *cfg, const float *params, const float *m,
+                              const float *v, const cls_checkpoint_vars *s, const cls_checkpoint_meta *extra,
+                              int n_extra, uint8_t *digest, cls_error *err);
+
 cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, const float *params, const float *m,
                                const float *v, const cls_checkpoint_vars *s, const cls_checkpoint_meta *extra,
                                int n_extra, cls_error *err) {
+  return save_hashed(path, cfg, params, m, v, s, extra, n_extra, NULL, err);
+}
+
+static cls_status save_hashed(const char *path, const cls_model_config *cfg, const float *params, const float *m,
+                              const float *v, const cls_checkpoint_vars *s, const cls_checkpoint_meta *extra,
+                              int n_extra, uint8_t *digest, cls_error *err) {
   cls_status rc = check_caller_keys(extra, n_extra, err);
   if (rc != CLS_OK) return rc;
   for (int i = 0; i < n_extra; i++)
@@ -109,7 +122,7 @@ cls_status cls_checkpoint_save(const char *path, const cls_model_config *cfg, co
   const char *model_meta[] = {"n_hidden", hidden, "n_classes", classes, "adam_step", adam_step,
                               "n_input",  in,     "n_context", ctx,     "relu_clip", clip};
   for (size_t i = 0; i < sizeof model_meta / sizeof *model_meta; i++) meta[k++] = model_meta[i];
-  return cls_safetensors_write(path, t, n, meta, k / 2, err);
+  return cls_safetensors_write_hashed(path, t, n, meta, k / 2, digest, err);
 }
 
 static const char *meta_or(const cls_safetensors *st, const char *key, const char *fallback) {
@@ -160,6 +173,83 @@ static cls_status check_finite(const char *path, const char *name, const float *
   return CLS_OK;
 }
 
+static bool index_entry_ok(const char *line);
+static const char *index_name(const char *kind);
+
+/* ---- the index's digests: after the names, a line "sha256 NAME HEX" for each file it lists ---- */
+
+/* Whether `line` is a digest line; its name and lower-case hex into name[256] and hex[65]. */
+static bool digest_line(const char *line, char *name, char *hex) {
+  char n[256], h[80];
+  if (strncmp(line, "sha256 ", 7) || sscanf(line + 7, "%255s %79s", n, h) != 2) return false;
+  if (!index_entry_ok(n) || strlen(h) != 64 || strspn(h, "0123456789abcdef") != 64) return false;
+  snprintf(name, 256, "%s", n);
+  snprintf(hex, 65, "%s", h);
+  return true;
+}
+
+/* The SHA-256 that the index of `kind` in `dir` records for `file`: 1 (hex[65] filled) or 0. */
+static int index_digest(const char *dir, const char *kind, const char *file, char *hex) {
+  char index[4400], line[512], name[256], h[65];
+  snprintf(index, sizeof index, "%s/%s", dir, index_name(kind));
+  FILE *f = fopen(index, "r");
+  if (!f) return 0;
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (digest_line(line, name, h) && !strcmp(name, file)) {
+      memcpy(hex, h, 65);
+      found = 1;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+/* The digest the folder's indexes record for the checkpoint `path` (DIR/NAME): 1 (hex filled), or 0
+ * when neither lists one (a checkpoint saved before digests, or a file outside the series). */
+static int recorded_digest(const char *path, char *hex, char *index_path, size_t cap) {
+  char dir[4200];
+  const char *slash = strrchr(path, '/'), *file = slash ? slash + 1 : path;
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == path)
+    snprintf(dir, sizeof dir, "/");
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  static const char *const kinds[] = {"train", "best_dev"};
+  for (int k = 0; k < 2; k++)
+    if (index_digest(dir, kinds[k], file, hex)) {
+      snprintf(index_path, cap, "%s/%s", dir, index_name(kinds[k]));
+      return 1;
+    }
+  return 0;
+}
+
+int cls_checkpoint_has_digest(const char *path) {
+  char hex[65], index[4400];
+  return recorded_digest(path, hex, index, sizeof index);
+}
+
+/* The bytes read against the digest the index records: CLS_OK when they agree or none is recorded,
+ * else CLS_ERR_IO naming the file, both digests and the index. */
+static cls_status verify_digest(const char *path, const cls_safetensors *st, cls_error *err) {
+  char want[65], index[4400];
+  if (!recorded_digest(path, want, index, sizeof index)) return CLS_OK;
+  cls_sha256 h;
+  uint8_t d[32];
+  char have[65];
+  cls_sha256_init(&h);
+  cls_sha256_update(&h, st->file, st->file_size);
+  cls_sha256_final(&h, d);
+  cls_sha256_hex(d, have);
+  if (!strcmp(have, want)) return CLS_OK;
+  return cls_error_set(err, CLS_ERR_IO,
+                       "%s: checksum mismatch: its SHA-256 is %s, but %s recorded %s when it was saved; the file "
+                       "changed since (a disk or copy error, or an edit)",
+                       path, have, index, want);
+}
+
 cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
                                cls_checkpoint_vars *s, cls_checkpoint_meta *extra, int n_extra, cls_error *err) {
   return cls_checkpoint_load_dropping(path, cfg, 0, params, m, v, s, extra, n_extra, err);
@@ -178,7 +268,11 @@ cls_status cls_checkpoint_load_dropping(const char *path, const cls_model_config
   if (rc != CLS_OK) return rc;
   cls_safetensors *st = NULL;
   rc = cls_safetensors_read(path, &st, err);
-  if (rc != CLS_OK) return rc;
+  if (rc == CLS_OK) rc = verify_digest(path, st, err);
+  if (rc != CLS_OK) {
+    cls_safetensors_free(st);
+    return rc;
+  }
   cls_param_view views[CLS_MODEL_N_TENSORS];
   cls_model_layout(cfg, views);
   char name[200];
@@ -283,41 +377,58 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
   char file[256], path[4400], index[4200];
   snprintf(file, sizeof file, "%s-%lld.safetensors", kind, (long long)state->global_step);
   snprintf(path, sizeof path, "%s/%s", dir, file);
-  cls_status rc = cls_checkpoint_save(path, cfg, params, m, v, state, meta, n_meta, err);
+  uint8_t digest[32];
+  cls_status rc = save_hashed(path, cfg, params, m, v, state, meta, n_meta, digest, err);
   if (rc != CLS_OK) return rc;
   if (saved_path) snprintf(saved_path, path_cap, "%s", path);
-  /* The index lists the newest file first, then the older ones still kept. */
+  /* The index lists the newest file first, then the older ones still kept; then each one's SHA-256
+     (the older ones' carried over, where the old index had them). */
   snprintf(index, sizeof index, "%s/%s", dir, index_name(kind));
-  char old[64][256];
+  typedef struct entry {
+    char name[256], hex[65];
+  } entry;
+  entry *old = calloc(64, sizeof *old);
+  if (!old) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", index);
   int n_old = 0;
   FILE *f = fopen(index, "r");
   if (f) {
-    char line[256];
-    while (n_old < 64 && fgets(line, sizeof line, f)) {
+    char line[512], name[256], hex[65];
+    while (fgets(line, sizeof line, f)) {
       line[strcspn(line, "\r\n")] = '\0';
-      if (index_entry_ok(line) && strcmp(line, file)) snprintf(old[n_old++], sizeof old[0], "%s", line);
+      if (n_old < 64 && index_entry_ok(line) && strcmp(line, file)) snprintf(old[n_old++].name, 256, "%.255s", line);
+      if (digest_line(line, name, hex))
+        for (int i = 0; i < n_old; i++)
+          if (!strcmp(old[i].name, name)) memcpy(old[i].hex, hex, 65);
     }
     fclose(f);
   }
   int keep = !strcmp(kind, "best_dev") ? 1 : (max_to_keep > 0 ? max_to_keep : 1);
-  char text[64 * 260];
-  size_t used = (size_t)snprintf(text, sizeof text, "%s\n", file);
-  for (int i = 0; i < n_old; i++) {
-    if (i + 1 < keep) {
-      used += (size_t)snprintf(text + used, sizeof text - used, "%s\n", old[i]);
-    }
+  if (keep > n_old + 1) keep = n_old + 1;
+  char hex[65];
+  cls_sha256_hex(digest, hex);
+  char *text = malloc(64 * 600);
+  if (!text) {
+    free(old);
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", index);
   }
+  const size_t cap = 64 * 600;
+  size_t used = (size_t)snprintf(text, cap, "%s\n", file);
+  for (int i = 0; i + 1 < keep; i++) used += (size_t)snprintf(text + used, cap - used, "%s\n", old[i].name);
+  used += (size_t)snprintf(text + used, cap - used, "sha256 %s %s\n", file, hex);
+  for (int i = 0; i + 1 < keep; i++)
+    if (old[i].hex[0]) used += (size_t)snprintf(text + used, cap - used, "sha256 %s %s\n", old[i].name, old[i].hex);
   const void *chunks[1] = {text};
   size_t sizes[1] = {used};
   rc = cls_write_atomic(index, chunks, sizes, 1, err);
-  if (rc != CLS_OK) return rc;
+  free(text);
   /* Only after the index no longer names them are the old files removed. */
-  for (int i = keep - 1; i < n_old; i++) {
+  for (int i = keep - 1; rc == CLS_OK && i < n_old; i++) {
     char stale[4400];
-    snprintf(stale, sizeof stale, "%s/%s", dir, old[i]);
+    snprintf(stale, sizeof stale, "%s/%s", dir, old[i].name);
     unlink(stale);
   }
-  return CLS_OK;
+  free(old);
+  return rc;
 }
 
 /* The names the index of `kind` in `dir` lists, into names[n][256]. The count (0 for no index file),

@@ -550,6 +550,7 @@ cls_status cls_crew_summarize_step(cls_crew *c, double loss, double audio_s, dou
 
 void cls_crew_warn_nonfinite(cls_crew *c, const cls_host_batch *b, const float *losses, const cls_utterance *u) {
   char names[1024] = "";
+  c->steps_skipped++;
   for (int i = 0; i < b->batch; i++)
     if (!isfinite(losses[i]) && strlen(names) < 700)
       snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "", u[b->first + i].path);

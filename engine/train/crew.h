@@ -59,6 +59,7 @@ typedef struct cls_crew {
   double last_save_ms;       /* when the last checkpoint was saved (--checkpoint_secs) */
   double deadline_ms;        /* max_train_seconds as a cls_now_ms() time (0: none) */
   int out_of_time;
+  int64_t steps_skipped;     /* this run's steps not applied for a non-finite loss (cls_crew_warn_nonfinite) */
   cls_world *world;          /* the processes training together (--horovod), or this one alone */
   double remeasure_s;        /* --balance auto: an idle tower's wait before it is measured again (0: the rule) */
   cls_train_fault fault;     /* the fault to inject (cls_trainer_set_fault; kind CLS_FAULT_NONE: none) */
@@ -155,7 +156,8 @@ void cls_crew_report(cls_progress_fn fn, void *user, const char *phase, const ch
  * parameters and host_grad (async's master copy and the gradient it applied). */
 cls_status cls_crew_summarize_step(cls_crew *crew, double loss, double audio_s, double wall_s,
                                    const cls_tower_summary *towers, int n_towers, const float *host_grad);
-/* Logs the files of a batch whose loss is not finite (the step is not applied). */
+/* Logs the files of a batch whose loss is not finite (the step is not applied) and counts the step
+ * in steps_skipped. */
 void cls_crew_warn_nonfinite(cls_crew *crew, const cls_host_batch *b, const float *losses, const cls_utterance *u);
 
 #endif

@@ -186,6 +186,9 @@ static cls_status load_file(cls_crew *c, const char *path, int training, int kee
   }
   if (cls_train_checkpoint_load_dropping(path, &c->o.model, n_drop, c->params, c->m, c->v, &s, &err) != CLS_OK)
     return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
+  if (!cls_checkpoint_has_digest(path))
+    cls_log(c->e, CLS_LOG_NOTICE, "%s: its index records no SHA-256 (saved before checkpoints had digests): loaded "
+            "without a checksum", path);
   if (n_drop > 0) {
     static const char *const layers[CLS_MODEL_MAX_DROP] = {"layer_2", "layer_3", "the LSTM", "layer_5", "layer_6"};
     char list[128] = "";
@@ -468,6 +471,8 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *t, const cls_utterance *t
   c->last_save_ms = cls_now_ms();
   c->deadline_ms = o->max_train_seconds > 0 ? cls_now_ms() + o->max_train_seconds * 1e3 : 0;
   c->out_of_time = 0;
+  c->steps_skipped = 0;
+  const int64_t first_step = state->global_step;
   cls_status st = CLS_OK;
   if (o->summary_dir && *o->summary_dir && cls_world_rank(c->world) == 0)
     st = cls_summaries_open(c->e, o->summary_dir, o->summary_steps, n_dev > 0, n_metrics > 0, &c->summaries);
@@ -495,5 +500,12 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *t, const cls_utterance *t
   }
   cls_summaries_close(c->summaries);
   c->summaries = NULL;
+  /* A run whose every step was skipped trained nothing: that is not a success. */
+  if (st == CLS_OK && state->global_step == first_step && c->steps_skipped > 0)
+    st = cls_fail(c->e, CLS_ERR_NO_STEP,
+                  "no training step was applied: all %lld steps had an infinite or NaN loss (a transcript too long "
+                  "for its frames, such as after --augment tempo, or diverged weights); the model is still at global "
+                  "step %lld",
+                  (long long)c->steps_skipped, (long long)first_step);
   return st;
 }

@@ -26,7 +26,8 @@ typedef enum cls_status {
   CLS_ERR_IO = 8,               /* a file could not be read or written */
   CLS_ERR_BLAS = 9,             /* CLBlast returned an error */
   CLS_ERR_DIVERGED = 10,        /* model replicas on different towers no longer hold the same parameters */
-  CLS_ERR_WORLD = 11            /* a --horovod run's MPI call failed, or another process of the run did */
+  CLS_ERR_WORLD = 11,           /* a --horovod run's MPI call failed, or another process of the run did */
+  CLS_ERR_NO_STEP = 12          /* a training run applied no step: every step's loss was infinite or NaN */
 } cls_status;
 
 /* A fixed English name for a status ("CLS_ERR_BUILD: kernel build failed"). Never NULL. */

@@ -95,6 +95,11 @@ typedef struct cls_sample {
   int line;                /* the CSV line where its row starts (the header is line 1) */
 } cls_sample;
 
+/* The fewest frames CTC can align `n` labels to: one per label and one more per adjacent repeat (a
+ * blank must separate two equal labels), so "all" needs 4. The one rule of the data sets' check
+ * (CLS_SKIP_TOO_LONG) and of --augment tempo's floor. */
+int cls_ctc_min_frames(const int32_t *labels, int n);
+
 typedef struct cls_dataset_options {
   const cls_alphabet *alphabet; /* required */
   int sample_rate;              /* the model's rate in Hz; 0: 16000 */

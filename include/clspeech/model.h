@@ -188,7 +188,11 @@ cls_status cls_checkpoint_load_dropping(const char *path, const cls_model_config
 /* DeepSpeech's checkpoint folder. Kind "train" or "best_dev": saving writes
  * DIR/<kind>-<global_step>.safetensors, updates the index file (`checkpoint` or
  * `best_dev_checkpoint`) atomically, and for "train" removes the oldest beyond max_to_keep
- * (best_dev keeps one). */
+ * (best_dev keeps one). The index lists the file names, newest first, then a line
+ * "sha256 NAME HEX" for each: the SHA-256 of the file's bytes as saved. Every load
+ * (cls_checkpoint_load, _dropping) of a file its folder's index has a digest for checks it: a
+ * mismatch is CLS_ERR_IO naming the file, both digests and the index. A file without one (saved
+ * before digests, or not through an index) loads unchecked. */
 cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_keep, const cls_model_config *cfg,
                                   const float *params, const float *m, const float *v, const cls_checkpoint_vars *vars,
                                   const cls_checkpoint_meta *meta, int n_meta, char *saved_path, size_t path_cap,
@@ -201,6 +205,21 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
  * index that cannot be read removes nothing. Returns how many were removed, their names joined by
  * spaces into removed[cap] (may be NULL), or -1 when the folder cannot be read. */
 int cls_checkpoint_remove_orphans(const char *dir, char *removed, size_t cap);
+
+/* The folder's lock, so that two trainers never write one folder (their checkpoints would interleave
+ * and one's series sweep the other's files): an exclusive flock(2) on DIR/clspeech.lock, which then
+ * names the holder ("pid=P host=H"). Held until cls_checkpoint_unlock or the end of the process,
+ * whatever ends it: a killed trainer's lock never blocks. *lock receives the handle (-1 on failure).
+ * CLS_ERR_INVALID_ARGUMENT when another process holds it (or another handle of this one), the text
+ * naming the folder and the holder's PID and host; CLS_ERR_IO when the file cannot be made. The lock
+ * is advisory and only as good as the file system's flock (local file systems; NFS emulates it). */
+#define CLS_CHECKPOINT_LOCK "clspeech.lock"
+cls_status cls_checkpoint_lock(const char *dir, int *lock, cls_error *err);
+/* Releases a lock cls_checkpoint_lock took (-1: nothing). */
+void cls_checkpoint_unlock(int lock);
+
+/* Whether the index beside the checkpoint `path` (DIR/NAME) records its SHA-256, which loading checks. */
+int cls_checkpoint_has_digest(const char *path);
 
 /* The path the index of `kind` names, or CLS_ERR_IO when there is none. */
 cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, cls_error *err);
