@@ -121,6 +121,32 @@ static int unused_with_init(const train_cmd *c) {
   return 0;
 }
 
+/* --test_output_file must be none of the run's inputs: the data sets' CSVs (comma-separated lists), the
+ * alphabet, the scorer, a file of the folder the checkpoints come from (the output rule). 0 or exit 2. */
+static int test_output_not_an_input(const train_flags *f) {
+  const char *out = f->test_output_file;
+  if (!*out) return 0;
+  const struct { const char *flag, *value; } lists[] = {{"--train_files", f->train_files},
+                                                         {"--dev_files", f->dev_files},
+                                                         {"--test_files", f->test_files},
+                                                         {"--metrics_files", f->metrics_files}};
+  int rc = 0;
+  for (size_t i = 0; !rc && i < sizeof lists / sizeof *lists; i++) {
+    char one[4200];
+    for (const char *p = lists[i].value; !rc && p && *p;) {
+      const char *comma = strchr(p, ',');
+      const size_t n = comma ? (size_t)(comma - p) : strlen(p);
+      snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
+      rc = cli_refuse_input("train", "--test_output_file", out, lists[i].flag, one);
+      p = comma ? comma + 1 : NULL;
+    }
+  }
+  if (!rc) rc = cli_refuse_input("train", "--test_output_file", out, "--alphabet_config_path", f->alphabet_config_path);
+  if (!rc) rc = cli_refuse_input("train", "--test_output_file", out, "--scorer_path", f->scorer_path);
+  if (!rc) rc = cli_refuse_input_folder("train", "--test_output_file", out, "--load_checkpoint_dir", f->load_checkpoint_dir);
+  return rc;
+}
+
 /* The flags parsed and checked. 0, or -1 after --help (exit status 0), or the exit status. */
 static int parse_train_flags(train_cmd *c, int argc, char **argv) {
   train_flags_defaults(&c->f);
@@ -128,7 +154,8 @@ static int parse_train_flags(train_cmd *c, int argc, char **argv) {
   int rc = cli_parse_flags(argc, argv, 2, c->table, c->n_flags, "train",
                            "Trains a DeepSpeech model (DeepSpeech 0.9's flags and defaults) and tests it.", NULL, 0, NULL);
   if (rc) return rc == 1 ? -1 : CLI_EXIT_USAGE;
-  if ((rc = train_flags_finish(&c->f, "train")) || (rc = unused_with_init(c))) return rc;
+  if ((rc = train_flags_finish(&c->f, "train")) || (rc = unused_with_init(c)) || (rc = test_output_not_an_input(&c->f)))
+    return rc;
   if (!*c->f.train_files && !*c->f.test_files) {
     fprintf(stderr, "clspeech train: nothing to do: give --train_files and/or --test_files\n");
     return CLI_EXIT_USAGE;

@@ -100,4 +100,7 @@ refuse "export --out = a checkpoint" "ck/$latest" export --checkpoint_dir ck --o
 ln -s "ck/$latest" via-link
 refuse "export --out = a link to a checkpoint" "ck/$latest" export --checkpoint_dir ck --out via-link
 refuse "onnx --out = the alphabet" ck/alphabet.txt export --format onnx --checkpoint_dir ck --out ck/alphabet.txt
+cp "$data/deepspeech-smoke/ldc93s1.csv" "$data/deepspeech-smoke/LDC93S1.wav" .
+refuse "train --test_output_file = --test_files" ldc93s1.csv train --test_files ldc93s1.csv --alphabet_config_path \
+  ck/alphabet.txt --checkpoint_dir ck --test_output_file ldc93s1.csv
 echo "output_rule: PASS ($checks checks)"
