@@ -65,32 +65,33 @@ int main(void) {
      0.006 utterances and takes none; its 3 go to PoCL. */
   double pair[2] = {22, 30099};
   int pair_shares[2] = {3, 5};
-  CHECK(cls_balance_idle(2, pair, 8, CLS_BALANCE_IDLE_BELOW, pair_shares) == 1 && pair_shares[0] == 0 && pair_shares[1] == 8,
+  CHECK(cls_balance_idle(2, pair, 8, CLS_BALANCE_IDLE_BELOW, pair_shares, NULL) == 1 && pair_shares[0] == 0 && pair_shares[1] == 8,
         "the simulator idled: shares %d, %d", pair_shares[0], pair_shares[1]);
   /* pthread, pthread and basic (1 : 2 : 2) at batch 3: basic earns 0.6 utterances, kept */
   double cpus[3] = {1000, 2000, 2000};
   int cpu_shares[3] = {1, 1, 1};
-  CHECK(cls_balance_idle(3, cpus, 3, CLS_BALANCE_IDLE_BELOW, cpu_shares) == 0 && cpu_shares[0] == 1, "0.6 utterances: kept");
+  CHECK(cls_balance_idle(3, cpus, 3, CLS_BALANCE_IDLE_BELOW, cpu_shares, NULL) == 0 && cpu_shares[0] == 1, "0.6 utterances: kept");
   /* ... at 1 : 5 : 5 basic earns 0.27: idled, to the first fastest */
   double weak[3] = {1000, 5000, 5000};
-  CHECK(cls_balance_idle(3, weak, 3, CLS_BALANCE_IDLE_BELOW, cpu_shares) == 1 && cpu_shares[0] == 0 && cpu_shares[1] == 2 &&
+  int weak_fast = -1;
+  CHECK(cls_balance_idle(3, weak, 3, CLS_BALANCE_IDLE_BELOW, cpu_shares, &weak_fast) == 1 && weak_fast == 1 && cpu_shares[0] == 0 && cpu_shares[1] == 2 &&
             cpu_shares[2] == 1,
         "0.27 utterances: idled (shares %d, %d, %d)", cpu_shares[0], cpu_shares[1], cpu_shares[2]);
   /* the probe's bound: two sub-devices probed 10x apart (338.8 against 3591.7 frames/s, batch 4) keep
      their shares (0.35 earned); the simulator's probe (0.4 against 2926.8, batch 6: 0.0008) does not */
   double subs[2] = {338.8, 3591.7}, sim_probe[2] = {0.4, 2926.8};
   int sub_shares[2] = {2, 2}, sim_shares[2] = {3, 3};
-  CHECK(cls_balance_idle(2, subs, 4, CLS_BALANCE_PROBE_IDLE_BELOW, sub_shares) == 0 && sub_shares[0] == 2,
+  CHECK(cls_balance_idle(2, subs, 4, CLS_BALANCE_PROBE_IDLE_BELOW, sub_shares, NULL) == 0 && sub_shares[0] == 2,
         "a noisy probe of a like device idled it");
-  CHECK(cls_balance_idle(2, sim_probe, 6, CLS_BALANCE_PROBE_IDLE_BELOW, sim_shares) == 1 && sim_shares[1] == 6,
+  CHECK(cls_balance_idle(2, sim_probe, 6, CLS_BALANCE_PROBE_IDLE_BELOW, sim_shares, NULL) == 1 && sim_shares[1] == 6,
         "the simulator's probe did not idle it");
   /* unmeasured towers are never idled; neither is the fastest, alone or not */
   double unknown[2] = {0, 30000};
   int u_shares[2] = {4, 4};
-  CHECK(cls_balance_idle(2, unknown, 8, CLS_BALANCE_IDLE_BELOW, u_shares) == 0 && u_shares[0] == 4, "an unmeasured tower idled");
+  CHECK(cls_balance_idle(2, unknown, 8, CLS_BALANCE_IDLE_BELOW, u_shares, NULL) == 0 && u_shares[0] == 4, "an unmeasured tower idled");
   double alone[1] = {5};
   int one_share[1] = {8};
-  CHECK(cls_balance_idle(1, alone, 8, CLS_BALANCE_IDLE_BELOW, one_share) == 0 && one_share[0] == 8, "the only tower idled");
+  CHECK(cls_balance_idle(1, alone, 8, CLS_BALANCE_IDLE_BELOW, one_share, NULL) == 0 && one_share[0] == 8, "the only tower idled");
   free(a);
   free(b);
   free(c);

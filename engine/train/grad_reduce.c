@@ -37,7 +37,7 @@ int cls_balance_adjust(int k, const double *ms, int *shares) {
   return 1;
 }
 
-int cls_balance_idle(int k, const double *speed, int batch, double below, int *shares) {
+int cls_balance_idle(int k, const double *speed, int batch, double below, int *shares, int *fastest) {
   double total = 0;
   int fast = -1;
   for (int i = 0; i < k; i++) {
@@ -45,6 +45,7 @@ int cls_balance_idle(int k, const double *speed, int batch, double below, int *s
     total += speed[i];
     if (shares[i] > 0 && (fast < 0 || speed[i] > speed[fast])) fast = i;
   }
+  if (fastest) *fastest = fast;
   int idled = 0;
   for (int i = 0; fast >= 0 && i < k; i++) {
     if (i == fast || shares[i] <= 0 || !(speed[i] > 0) || (double)batch * speed[i] / total >= below)

@@ -32,7 +32,8 @@ int cls_balance_adjust(int k, const double *ms, int *shares);
 
 /* --balance auto's idling: each tower with a share and a measured speed[k] (utterance-frames/s; 0: not
  * measured) that earns less than `below` utterances of `batch` hands its shares to the fastest tower
- * and takes none. The fastest is never idled. Returns how many were idled. */
-int cls_balance_idle(int k, const double *speed, int batch, double below, int *shares);
+ * and takes none. The fastest is never idled; *fastest (may be NULL) receives it, the tower given their
+ * shares (-1 when none has a share and a speed). Returns how many were idled. */
+int cls_balance_idle(int k, const double *speed, int batch, double below, int *shares, int *fastest);
 
 #endif

@@ -190,14 +190,13 @@ static void take_reduce_buffer(cls_step *s) {
    against the fastest's, and measured again later. */
 static void idle_slow(cls_crew *c, cls_crew_slot **live, int n, const double *speed, int batch, double below,
                       int *shares, const char *how) {
-  int before[CLS_MAX_TOWERS], fast = 0;
-  double total = 0;
+  int before[CLS_MAX_TOWERS], fast = -1;
+  double total = 0; /* (the notice's figure; cls_balance_idle's rule sums the same) */
   for (int i = 0; i < n; i++) {
     before[i] = shares[i];
-    if (speed[i] > speed[fast]) fast = i;
     total += speed[i] > 0 ? speed[i] : 0;
   }
-  if (!cls_balance_idle(n, speed, batch, below, shares)) return;
+  if (!cls_balance_idle(n, speed, batch, below, shares, &fast) || fast < 0) return;
   const cls_device_info *df = cls_engine_device(c->e, cls_tower_device(live[fast]->tower));
   for (int i = 0; i < n; i++) {
     if (before[i] == 0 || shares[i] != 0) continue;

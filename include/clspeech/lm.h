@@ -19,8 +19,8 @@ extern "C" {
 
 /* The largest model read into memory whole, in bytes (a regular file is mapped instead, with no cap
  * but the address space): an ARPA text from a pipe or device (held whole beside the model it
- * becomes), and the binary form from a pipe or into a package (clspeech/package.h). 32 GiB is some
- * 30 times DeepSpeech 0.9's published English scorer (953 MB); a larger model is given as a file.
+ * becomes), and the binary form from a pipe or device (a package reads its scorer under its own cap,
+ * CLS_PACKAGE_MAX_BYTES in clspeech/package.h); a larger model is given as a file.
  * Past it the read stops: "FILE: larger than N bytes (32 GiB), the most this reader takes; refused".
  * An endless device costs less: /dev/zero is refused at its first NUL byte (ARPA) or its first 8
  * bytes (the binary form's magic). */
