@@ -1,9 +1,10 @@
-/* The label alphabet (see clspeech/data.h): alphabet.txt parsing with DeepSpeech's rules, a UTF-8
- * decoder, transcript encoding with a report of the missing characters, and decoding labels back
+/* The label alphabet (see clspeech/data.h): alphabet.txt parsing with DeepSpeech's rules (text read
+ * through base/utf8.h), transcript encoding with a report of the missing characters, and decoding labels back
  * to text. */
 #include "clspeech/data.h"
 
 #include "base/file_util.h"
+#include "base/utf8.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,9 +12,9 @@
 #include <string.h>
 
 typedef struct label {
-  char text[5];  /* the codepoint in UTF-8, NUL-terminated */
+  char text[CLS_UTF8_CHAR_CAP]; /* the codepoint in UTF-8, NUL-terminated */
   uint32_t cp;
-  int line;      /* where the file defines it */
+  int line; /* where the file defines it */
 } label;
 
 typedef struct lookup {
@@ -26,62 +27,6 @@ struct cls_alphabet {
   int size;
   lookup *by_cp; /* [size] sorted by codepoint */
 };
-
-/* Decodes one UTF-8 sequence at s (len bytes available). Returns its length (1..4) with *cp set, or 0
- * when s[0] does not start a valid sequence (overlong forms, surrogates and values past U+10FFFF
- * are invalid). */
-static int utf8_decode(const unsigned char *s, size_t len, uint32_t *cp) {
-  if (len == 0) return 0;
-  unsigned c = s[0];
-  int n;
-  uint32_t v, min;
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  } else if (c >= 0xC2 && c <= 0xDF) {
-    n = 2, v = c & 0x1F, min = 0x80;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3, v = c & 0x0F, min = 0x800;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4, v = c & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if ((size_t)n > len) return 0;
-  for (int i = 1; i < n; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    v = v << 6 | (s[i] & 0x3F);
-  }
-  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-  *cp = v;
-  return n;
-}
-
-/* Encodes a codepoint (<= U+10FFFF) as UTF-8 into out[5], NUL-terminated; returns its length. */
-static int utf8_encode(uint32_t cp, char out[5]) {
-  int n;
-  if (cp < 0x80) {
-    out[0] = (char)cp;
-    n = 1;
-  } else if (cp < 0x800) {
-    out[0] = (char)(0xC0 | cp >> 6);
-    out[1] = (char)(0x80 | (cp & 0x3F));
-    n = 2;
-  } else if (cp < 0x10000) {
-    out[0] = (char)(0xE0 | cp >> 12);
-    out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-    out[2] = (char)(0x80 | (cp & 0x3F));
-    n = 3;
-  } else {
-    out[0] = (char)(0xF0 | cp >> 18);
-    out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    n = 4;
-  }
-  out[n] = '\0';
-  return n;
-}
 
 static int cmp_lookup(const void *a, const void *b) {
   uint32_t x = ((const lookup *)a)->cp, y = ((const lookup *)b)->cp;
@@ -120,7 +65,7 @@ static void quote_line(const unsigned char *s, size_t len, char *out, size_t cap
 static cls_status add_label(cls_alphabet *a, const unsigned char *l, size_t n, const char *name, int line_no,
                             cls_error *err) {
   uint32_t cp = 0;
-  int k = utf8_decode(l, n, &cp);
+  int k = cls_utf8_decode(l, n, &cp);
   char shown[64];
   quote_line(l, n, shown, sizeof shown);
   if (k == 0 || memchr(l, 0, n)) {
@@ -132,7 +77,7 @@ static cls_status add_label(cls_alphabet *a, const unsigned char *l, size_t n, c
     int chars = 0;
     for (size_t i = 0; i < n;) {
       uint32_t c;
-      int m = utf8_decode(l + i, n - i, &c);
+      int m = cls_utf8_decode(l + i, n - i, &c);
       i += m ? (size_t)m : 1;
       chars++;
     }
@@ -153,7 +98,7 @@ static cls_status add_label(cls_alphabet *a, const unsigned char *l, size_t n, c
     }
   }
   label *lb = &a->labels[a->size++];
-  utf8_encode(cp, lb->text);
+  cls_utf8_encode(cp, lb->text);
   lb->cp = cp;
   lb->line = line_no;
   return CLS_OK;
@@ -266,7 +211,7 @@ cls_status cls_alphabet_encode(const cls_alphabet *a, const char *utf8, int32_t 
   int n_found = 0, count = 0;
   for (size_t i = 0; i < len;) {
     uint32_t cp;
-    int k = utf8_decode(s + i, len - i, &cp);
+    int k = cls_utf8_decode(s + i, len - i, &cp);
     int32_t bad = 0;
     int idx = -1;
     if (k == 0) {
@@ -309,8 +254,8 @@ static void describe_one(int32_t v, char *out, size_t cap) {
   } else if (invisible((uint32_t)v) || v > 0x10FFFF) {
     snprintf(out, cap, "U+%04X", (unsigned)v);
   } else {
-    char u[5];
-    utf8_encode((uint32_t)v, u);
+    char u[CLS_UTF8_CHAR_CAP];
+    cls_utf8_encode((uint32_t)v, u);
     snprintf(out, cap, "'%s' (U+%04X)", u, (unsigned)v);
   }
 }

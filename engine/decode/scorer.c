@@ -1,13 +1,14 @@
 /* The language-model scorer (include/clspeech/scorer.h): the trie of the model's vocabulary spelled
  * in alphabet labels, built once from the model's words, and the score DeepSpeech's decoder adds at
  * each word boundary. The beam search's use of it is decode.c's. */
-#include "decode/scorer.h"
+#include "decode/scorer_trie.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "decode/lm_model.h"
 
 #define LN_10 2.30258509299404568402
@@ -24,32 +25,13 @@ static int label_of_cmp(const void *pa, const void *pb) {
   return (a->codepoint > b->codepoint) - (a->codepoint < b->codepoint);
 }
 
-/* The codepoint at s[0..len) and its byte length, or 0 for bytes that are not UTF-8. */
-static int utf8_next(const unsigned char *s, size_t len, uint32_t *cp) {
-  if (len == 0) return 0;
-  if (s[0] < 0x80) {
-    *cp = s[0];
-    return 1;
-  }
-  int n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
-  if (n == 0 || (size_t)n > len) return 0;
-  uint32_t v = s[0] & (0x7f >> n);
-  for (int i = 1; i < n; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0;
-    v = (v << 6) | (s[i] & 0x3f);
-  }
-  if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10ffff)) || (v >= 0xd800 && v <= 0xdfff)) return 0;
-  *cp = v;
-  return n;
-}
-
 static cls_status alphabet_map(const char *const *labels, int n_labels, label_of *map, int *space, cls_error *err) {
   *space = -1;
   for (int i = 0; i < n_labels; i++) {
     const char *l = labels[i] ? labels[i] : "";
     size_t len = strlen(l);
     uint32_t cp = 0;
-    int used = utf8_next((const unsigned char *)l, len, &cp);
+    int used = cls_utf8_decode((const unsigned char *)l, len, &cp);
     if (used == 0 || (size_t)used != len)
       return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "scorer: alphabet label %d (\"%s\") is not one character", i,
                            l);
@@ -119,7 +101,7 @@ static int32_t builder_child(builder *b, int32_t node, int32_t label) {
  * is the space. */
 static int32_t next_label(const char *w, size_t len, size_t *i, const label_of *map, int n_labels, int space) {
   uint32_t cp = 0;
-  int used = utf8_next((const unsigned char *)w + *i, len - *i, &cp);
+  int used = cls_utf8_decode((const unsigned char *)w + *i, len - *i, &cp);
   if (used == 0) return -1;
   *i += (size_t)used;
   int32_t l = find_label(map, n_labels, cp);

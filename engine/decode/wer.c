@@ -1,7 +1,9 @@
-/* WER and CER as DeepSpeech's evaluation computes them: strict UTF-8 decoding, Levenshtein distance
+/* WER and CER as DeepSpeech's evaluation computes them: text split into codepoints (base/utf8.h), Levenshtein distance
  * over codepoints and over words (interned to integers through a small hash table), the corpus
  * figures, and the report's sample order and sections. */
 #include "clspeech/decode.h"
+
+#include "base/utf8.h"
 
 #include <limits.h>
 #include <math.h>
@@ -42,37 +44,15 @@ cls_status cls_utf8_codepoints(const char *text, int32_t *out, int cap, int *n) 
   if (n) *n = 0;
   if (!text || !n || cap < 0 || (cap > 0 && !out)) return CLS_ERR_INVALID_ARGUMENT;
   const unsigned char *s = (const unsigned char *)text;
+  const size_t len = strlen(text);
   int count = 0;
-  while (*s) {
-    uint32_t c = *s, min;
-    int extra;
-    if (c < 0x80) {
-      extra = 0;
-      min = 0;
-    } else if ((c & 0xe0) == 0xc0) {
-      extra = 1;
-      c &= 0x1f;
-      min = 0x80;
-    } else if ((c & 0xf0) == 0xe0) {
-      extra = 2;
-      c &= 0x0f;
-      min = 0x800;
-    } else if ((c & 0xf8) == 0xf0) {
-      extra = 3;
-      c &= 0x07;
-      min = 0x10000;
-    } else {
-      return CLS_ERR_INVALID_ARGUMENT; /* a continuation byte or 0xf8..0xff */
-    }
-    s++;
-    for (int i = 0; i < extra; i++, s++) {
-      if ((*s & 0xc0) != 0x80) return CLS_ERR_INVALID_ARGUMENT; /* also stops at the terminating NUL */
-      c = (c << 6) | (*s & 0x3f);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return CLS_ERR_INVALID_ARGUMENT;
-    if (count == INT_MAX) return CLS_ERR_INVALID_ARGUMENT;
+  for (size_t i = 0; i < len;) {
+    uint32_t c = 0;
+    int k = cls_utf8_decode(s + i, len - i, &c);
+    if (k == 0 || count == INT_MAX) return CLS_ERR_INVALID_ARGUMENT;
     if (count < cap) out[count] = (int32_t)c;
     count++;
+    i += (size_t)k;
   }
   *n = count;
   return CLS_OK;
