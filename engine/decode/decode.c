@@ -12,7 +12,7 @@
 #include "base/log_math.h"
 #include "decode/beam_select.h"
 #include "decode/prefix_trie.h"
-#include "decode/scorer.h"
+#include "decode/scorer_trie.h"
 
 cls_beam_options cls_beam_options_default(void) {
   cls_beam_options o = {1024, 1.0, 300, 1, NULL, CLS_LM_ALPHA_DEFAULT, CLS_LM_BETA_DEFAULT, NULL, NULL, 0};
