@@ -47,8 +47,8 @@ typedef struct cls_device_info {
 } cls_device_info;
 
 /* How an engine is set up. The engine reads no environment variable itself: the fields below the log
- * are what the CLSPEECH_* variables used to say, and cls_engine_options_from_environment() fills
- * them from those variables. A zeroed struct is an engine that touches no file: no binary cache, no
+ * are what the CLSPEECH_* variables say, and cls_engine_options_from_environment() fills them from
+ * those variables. A zeroed struct is an engine that touches no file: no binary cache, no
  * extra build options, the default device selection, no stored GEMM tuning. */
 typedef struct cls_engine_options {
   cls_log_fn log;            /* optional: receives notices, warnings and errors */
