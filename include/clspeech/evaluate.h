@@ -1,4 +1,4 @@
-/* clspeech public API, train layer: evaluating a model on test sets, as DeepSpeech 0.9's evaluate.py
+/* clspeech public API, eval layer: evaluating a model on test sets, as DeepSpeech 0.9's evaluate.py
  * does — every utterance run through the trainer's lead tower (one too long for the tower streamed in
  * chunks), its logits decoded on the host (CTC beam search, or greedy), then per set the corpus WER and
  * CER, the mean loss, every sample's figures and the best, median and worst samples of DeepSpeech's

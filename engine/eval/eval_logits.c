@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "device/log.h"
-#include "train/eval_parts.h"
+#include "eval/eval_parts.h"
 #include "train/trainer.h"
 
 /* One set's pass: what the callbacks need, and the first failure (the pass cannot be stopped from a

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "device/log.h"
-#include "train/eval_parts.h"
+#include "eval/eval_parts.h"
 #include "train/trainer.h"
 
 cls_status cls_eval_check_request(cls_trainer *t, const cls_alphabet *alphabet, const cls_eval_request *req) {
