@@ -1,6 +1,7 @@
-/* The two halves of an evaluation (clspeech/evaluate.h), one set at a time: the device pass that keeps
- * each utterance's logits (eval_logits.c) and the host's decoding and report (eval_decode.c), which
- * cls_evaluate (evaluate.c), cls_eval_logits and cls_eval_decode compose. */
+/* The parts of an evaluation (clspeech/evaluate.h) that the folder's files share, one set at a time:
+ * the request's checks (eval_request.c), the device pass that keeps each utterance's logits
+ * (eval_logits.c) and the host's decoding and report (eval_decode.c), which cls_evaluate (evaluate.c),
+ * cls_eval_logits and cls_eval_decode compose. */
 #ifndef CLS_EVAL_PARTS_H
 #define CLS_EVAL_PARTS_H
 
