@@ -11,7 +11,7 @@
  * batch size the trainer holds); the engine's error text on a failure. */
 cls_status cls_eval_check_request(cls_trainer *trainer, const cls_alphabet *alphabet, const cls_eval_request *request);
 
-/* Set k of the request through the trainer's lead tower (cls_trainer_evaluate_streaming): each
+/* Set k of the request through the trainer's lead tower (cls_trainer_evaluate): each
  * utterance's logits, transcript, path and loss into *out; *memory_bytes (may be NULL) grows by the
  * logits kept. With `decode_into` (cls_evaluate: a zeroed set report), each utterance is instead decoded
  * with request->beam as soon as its logits are complete (cls_eval_sample_decode into the report's

@@ -51,14 +51,23 @@ static int streamed(const cls_crew *c, const cls_eval_set *set, int i) {
 }
 
 /* Runs of utterances that fit in batches on the lead tower, each streamed one alone (pass_stream.h). */
-cls_status cls_pass_run(cls_pass *p, const cls_eval_set *set, int batch_size, const char *phase, int epoch,
-                        cls_summary_set summary_set, cls_batch_fn on_batch, cls_chunk_eval_fn on_chunk,
-                        void *batch_user, cls_progress_fn progress, void *user, double *mean_loss, int64_t *steps_out) {
+cls_status cls_pass_run(cls_pass *p, const cls_trainer_eval_request *req, int epoch, cls_summary_set summary_set,
+                        cls_trainer_eval_result *result) {
   cls_crew *c = p->crew;
+  if (!req || !req->set) return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "evaluation: no set");
+  const cls_eval_set *set = req->set;
+  const int batch_size = req->batch_size;
+  const char *phase = req->phase;
+  const cls_batch_fn on_batch = req->on_batch;
+  const cls_progress_fn progress = req->progress;
+  void *const user = req->progress_user;
   cls_crew_slot *lead = cls_crew_lead(c);
   if (!lead) return cls_crew_no_tower(c);
   if (batch_size > c->max_batch)
     return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "evaluation batch of %d exceeds the trainer's %d", batch_size,
+                    c->max_batch);
+  if (batch_size < 1)
+    return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "evaluation batch of %d: the trainer takes 1 .. %d", batch_size,
                     c->max_batch);
   int64_t total = 0;
   int any = 0, n_streamed = 0;
@@ -83,7 +92,7 @@ cls_status cls_pass_run(cls_pass *p, const cls_eval_set *set, int batch_size, co
   for (int start = 0; st == CLS_OK && start < set->n;) {
     if (streamed(c, set, start)) {
       double loss = 0;
-      st = cls_pass_stream_run(p->stream, &set->utts[start], start, on_chunk, batch_user, &loss);
+      st = cls_pass_stream_run(p->stream, &set->utts[start], start, req->on_chunk, req->batch_user, &loss);
       if (st != CLS_OK) break;
       loss_sum += loss;
       audio += (double)set->frames[start] * c->o.features.win_step_ms / 1000.0;
@@ -103,7 +112,7 @@ cls_status cls_pass_run(cls_pass *p, const cls_eval_set *set, int batch_size, co
       st = cls_crew_tower_status(c, lead,
                                  cls_tower_evaluate(lead->tower, b, p->losses, on_batch ? p->logits : NULL, &time));
       if (st == CLS_OK && on_batch)
-        on_batch(batch_user, start + b->first, b->batch, time, p->logits, b->frames, p->losses);
+        on_batch(req->batch_user, start + b->first, b->batch, time, p->logits, b->frames, p->losses);
       if (st == CLS_OK) {
         double mean = 0;
         for (int i = 0; i < b->batch; i++) mean += p->losses[i];
@@ -119,8 +128,7 @@ cls_status cls_pass_run(cls_pass *p, const cls_eval_set *set, int batch_size, co
     cls_loader_stop(l);
     start = end;
   }
-  if (mean_loss) *mean_loss = steps ? loss_sum / (double)steps : 0.0;
-  if (steps_out) *steps_out = steps;
+  if (result) *result = (cls_trainer_eval_result){steps ? loss_sum / (double)steps : 0.0, steps};
   if (st == CLS_OK) cls_crew_report(progress, user, phase, set->name, epoch, steps, total, loss_sum, t0, audio, 1);
   return st;
 }
@@ -130,8 +138,14 @@ cls_status cls_pass_shared(cls_pass *p, const cls_eval_set *set, const char *pha
                            int64_t *steps_out) {
   cls_crew *c = p->crew;
   const int ranks = cls_world_size(c->world), rank = cls_world_rank(c->world), B = c->o.dev_batch_size;
-  if (ranks == 1)
-    return cls_pass_run(p, set, B, phase, epoch, summary_set, NULL, NULL, NULL, progress, user, mean_loss, steps_out);
+  cls_trainer_eval_request req = {set, B, phase, NULL, NULL, NULL, progress, user};
+  cls_trainer_eval_result res = {0, 0};
+  if (ranks == 1) {
+    cls_status st = cls_pass_run(p, &req, epoch, summary_set, &res);
+    if (mean_loss) *mean_loss = res.mean_loss;
+    if (steps_out) *steps_out = res.steps;
+    return st;
+  }
   cls_utterance *mine = malloc((size_t)(set->n > 0 ? set->n : 1) * sizeof *mine);
   int *frames = set->frames ? malloc((size_t)(set->n > 0 ? set->n : 1) * sizeof *frames) : NULL;
   if (!mine || (set->frames && !frames)) {
@@ -147,16 +161,13 @@ cls_status cls_pass_shared(cls_pass *p, const cls_eval_set *set, const char *pha
     n += count;
   }
   cls_eval_set part = {set->name, mine, n, frames};
-  double loss = 0;
-  int64_t steps = 0;
+  req.set = &part;
   /* A rank without a batch of its own still takes part in the sum. */
-  cls_status st = n > 0 ? cls_pass_run(p, &part, B, phase, epoch, summary_set, NULL, NULL, NULL, progress, user,
-                                        &loss, &steps)
-                         : CLS_OK;
+  cls_status st = n > 0 ? cls_pass_run(p, &req, epoch, summary_set, &res) : CLS_OK;
   free(mine);
   free(frames);
   if (st != CLS_OK) return st;
-  double sums[2] = {loss * (double)steps, (double)steps};
+  double sums[2] = {res.mean_loss * (double)res.steps, (double)res.steps};
   st = cls_world_sum_double(c->world, sums, 2);
   if (mean_loss) *mean_loss = sums[1] > 0 ? sums[0] / sums[1] : 0.0;
   if (steps_out) *steps_out = (int64_t)sums[1];

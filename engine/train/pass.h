@@ -15,12 +15,10 @@ typedef struct cls_pass cls_pass;
 cls_status cls_pass_create(cls_crew *crew, cls_pass **out);
 void cls_pass_destroy(cls_pass *pass);
 
-/* One pass over `set` in batches of batch_size (at most the crew's max_batch), as cls_trainer_evaluate
- * documents it; each step's loss also to the summaries' `summary_set` (CLS_SUMMARY_SETS: none); `epoch`
- * for the progress reports. */
-cls_status cls_pass_run(cls_pass *pass, const cls_eval_set *set, int batch_size, const char *phase, int epoch,
-                        cls_summary_set summary_set, cls_batch_fn on_batch, cls_chunk_eval_fn on_chunk,
-                        void *batch_user, cls_progress_fn progress, void *user, double *mean_loss, int64_t *steps_out);
+/* One pass of `request`, as cls_trainer_evaluate documents it, into *result (may be NULL); each step's
+ * loss also to the summaries' `summary_set` (CLS_SUMMARY_SETS: none); `epoch` for the progress reports. */
+cls_status cls_pass_run(cls_pass *pass, const cls_trainer_eval_request *request, int epoch,
+                        cls_summary_set summary_set, cls_trainer_eval_result *result);
 
 /* The loop's pass, at the options' dev_batch_size, losses only: with several ranks each takes every
  * ranks-th batch of the set and the ranks' loss sums and step counts are summed, so that every rank

@@ -246,19 +246,9 @@ static cls_status load_here(cls_trainer *t, const char *dir, cls_load_mode mode,
 
 /* ---- passes (pass.c) ---- */
 
-cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
-                                cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *user,
-                                double *mean_loss, int64_t *steps_out) {
-  return cls_pass_run(t->pass, set, batch_size, phase, t->epoch, CLS_SUMMARY_SETS, on_batch, NULL, batch_user,
-                      progress, user, mean_loss, steps_out);
-}
-
-cls_status cls_trainer_evaluate_streaming(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
-                                          cls_batch_fn on_batch, cls_chunk_eval_fn on_chunk, void *batch_user,
-                                          cls_progress_fn progress, void *user, double *mean_loss,
-                                          int64_t *steps_out) {
-  return cls_pass_run(t->pass, set, batch_size, phase, t->epoch, CLS_SUMMARY_SETS, on_batch, on_chunk, batch_user,
-                      progress, user, mean_loss, steps_out);
+cls_status cls_trainer_evaluate(cls_trainer *t, const cls_trainer_eval_request *request,
+                                cls_trainer_eval_result *result) {
+  return cls_pass_run(t->pass, request, t->epoch, CLS_SUMMARY_SETS, result);
 }
 
 /* ---- the loop ---- */
