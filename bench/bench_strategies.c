@@ -72,7 +72,10 @@ static int run(const setup *s, const int *devs, int n_devs, cls_strategy strateg
   r->audio_s = pass_audio;
   if (st == CLS_OK) r->steps = (double)cls_trainer_counters(t).global_step;
   cls_eval_set dev = {"dev", s->dev, s->n_dev, NULL};
-  if (st == CLS_OK) st = cls_trainer_evaluate(t, &dev, s->B, "Validation", NULL, NULL, NULL, NULL, &r->dev_loss, NULL);
+  cls_trainer_eval_request pass = {&dev, s->B, "Validation", NULL, NULL, NULL, NULL, NULL};
+  cls_trainer_eval_result dev_result = {0, 0};
+  if (st == CLS_OK) st = cls_trainer_evaluate(t, &pass, &dev_result);
+  if (st == CLS_OK) r->dev_loss = dev_result.mean_loss;
   if (st != CLS_OK) fprintf(stderr, "bench_strategies: %s\n", cls_engine_error(s->e));
   cls_trainer_destroy(t);
   return st == CLS_OK ? 0 : 1;

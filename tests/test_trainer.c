@@ -2,7 +2,8 @@
  * stop, and 3 more from the checkpoint give exactly the parameters of 6 straight epochs (the
  * checkpoint holds the weights, Adam's slots and powers, the step that keys dropout, and the
  * learning rate); a corrupt checkpoint is refused with its name; the train series keeps
- * max_to_keep files and its index names the newest; a run that applies no step fails. */
+ * max_to_keep files and its index names the newest; a run that applies no step fails; a pass of
+ * cls_trainer_evaluate reports its steps, batches and mean loss, and a bad request is refused. */
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
@@ -27,6 +28,63 @@ static cls_train_options options(const char *dir, int epochs) {
   o.checkpoint_secs = 0;
   o.max_to_keep = 2;
   return o;
+}
+
+/* cls_trainer_evaluate's callbacks: the batches handed over, the finished pass's report. */
+static int batches_seen, bad_batches, passes_finished;
+static double pass_loss;
+static void on_batch(void *user, int first, int batch, int time, const float *logits, const int *frames,
+                     const float *losses) {
+  int *expected_first = user;
+  bad_batches += first != *expected_first || batch != 1 || time < frames[0] || !logits || !(losses[0] > 0);
+  *expected_first += batch;
+  batches_seen++;
+}
+static void on_test_progress(void *user, const cls_progress *p) {
+  (void)user;
+  if (p->finished && !strcmp(p->phase, "Test")) {
+    passes_finished++;
+    pass_loss = p->mean_loss;
+  }
+}
+
+static void check_evaluate(cls_engine *e, int dev, const cls_dataset *ds, const char *dir) {
+  cls_train_options o = options(dir, 1);
+  int max_frames = 0, max_labels = 0, n = cls_dataset_size(ds);
+  cls_dataset_batch_max(ds, 0, n, &max_frames, &max_labels);
+  cls_trainer *t = NULL;
+  CHECK_INT(cls_trainer_create(e, &dev, 1, &o, 1, max_frames, max_labels, &t), CLS_OK);
+  if (!t) return;
+  CHECK_INT(cls_trainer_load(t, CLS_LOAD_LAST, 1), CLS_OK);
+  cls_utterance u[4];
+  for (int i = 0; i < n && i < 4; i++) {
+    const cls_sample *x = cls_dataset_sample(ds, i);
+    u[i] = (cls_utterance){x->path, x->labels, x->n_labels};
+  }
+  const cls_eval_set set = {"ldc93s1", u, n < 4 ? n : 4, NULL};
+  int next_first = 0;
+  cls_trainer_eval_request req = {&set, 1, "Test", on_batch, NULL, &next_first, on_test_progress, NULL};
+  cls_trainer_eval_result res = {-1, -1};
+  CHECK_INT(cls_trainer_evaluate(t, &req, &res), CLS_OK);
+  CHECK(res.steps == set.n && batches_seen == set.n && bad_batches == 0 && passes_finished == 1,
+        "a pass of %d utterances: %lld steps, %d batches (%d wrong), %d finished reports", set.n, (long long)res.steps,
+        batches_seen, bad_batches, passes_finished);
+  CHECK(isfinite(res.mean_loss) && res.mean_loss > 0 && fabs(res.mean_loss - pass_loss) < 1e-9,
+        "the pass's mean loss %g, its report's %g", res.mean_loss, pass_loss);
+  /* Refused: a batch size outside 1 .. max_batch (1 here), no set; the result is left as it was. */
+  const int bad_sizes[] = {0, 2};
+  for (int i = 0; i < 2; i++) {
+    req.batch_size = bad_sizes[i];
+    res = (cls_trainer_eval_result){-1, -1};
+    CHECK_INT(cls_trainer_evaluate(t, &req, &res), CLS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cls_engine_error(e), "evaluation batch of");
+    CHECK(res.steps == -1, "a refused pass wrote %lld steps", (long long)res.steps);
+  }
+  req.batch_size = 1;
+  req.set = NULL;
+  CHECK_INT(cls_trainer_evaluate(t, &req, NULL), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(cls_engine_error(e), "evaluation: no set");
+  cls_trainer_destroy(t);
 }
 
 /* Trains `epochs` epochs from what `dir` holds; returns the parameters (malloc'ed). */
@@ -125,6 +183,7 @@ int main(void) {
     fclose(f);
   }
   CHECK(!strcmp(line, "train-6.safetensors\n"), "index names %s", line);
+  check_evaluate(e, dev, ds, straight);
 
   /* A corrupt checkpoint is refused, naming the file. */
   char path[700];

@@ -3,7 +3,7 @@
  * dev sets, applies DeepSpeech's epoch rules (rules.h), saves checkpoints and reloads the best on a
  * plateau, evaluates the metrics sets, and opens and closes the run's summaries (summaries.h), which
  * the strategies fill through the crew; loading (whole, or a transfer's: drop_source_layers) and
- * initialising the parameters; and evaluation passes on the lead tower. Under --horovod (world.h)
+ * initialising the parameters; and cls_trainer_evaluate, a pass of pass.c. Under --horovod (world.h)
  * rank 0 loads and broadcasts, the dev and metrics sets are split between the ranks and their losses
  * summed, and rank 0 alone writes. */
 #include <math.h>
@@ -16,7 +16,7 @@
 #include "clspeech/internal/train.h"
 #include "device/log.h"
 #include "philox.h"
-#include "train/eval_stream.h"
+#include "train/pass.h"
 #include "train/rules.h"
 #include "train/strategy.h"
 #include "train/summaries.h"
@@ -32,9 +32,8 @@ enum { N_STRATEGIES = sizeof strategy_epochs / sizeof *strategy_epochs };
 
 struct cls_trainer {
   cls_crew *crew;
-  float *losses, *logits; /* evaluation: [max_batch], [max_frames*max_batch, C] */
-  int epoch;              /* epoch of this run, for progress */
-  cls_eval_stream *stream; /* evaluation of utterances longer than max_frames (made when first needed) */
+  cls_pass *pass; /* the passes without dropout: the dev and metrics sets, cls_trainer_evaluate */
+  int epoch;      /* epoch of this run, for progress */
 };
 
 cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, const cls_train_options *o,
@@ -60,16 +59,7 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
   cls_trainer *t = calloc(1, sizeof *t);
   if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   cls_status st = cls_crew_create(e, devices, n_devices, o, max_batch, max_frames, max_label, &t->crew);
-  if (st == CLS_OK) {
-    size_t rows = (size_t)max_frames * (size_t)max_batch;
-    t->losses = malloc((size_t)(max_batch > 0 ? max_batch : 1) * sizeof(float));
-    const size_t classes = (size_t)(o->model.n_classes > 0 ? o->model.n_classes : 1);
-    t->logits = rows <= SIZE_MAX / sizeof(float) / classes ? malloc(rows * classes * sizeof(float)) : NULL;
-    if (!t->losses || !t->logits)
-      st = cls_fail(e, CLS_ERR_OUT_OF_MEMORY,
-                    "out of host memory for the evaluation's logits buffer (%d frames x %d utterances x %d classes)",
-                    max_frames, max_batch, o->model.n_classes);
-  }
+  if (st == CLS_OK) st = cls_pass_create(t->crew, &t->pass);
   if (st != CLS_OK) {
     cls_trainer_destroy(t);
     return st;
@@ -80,10 +70,8 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
 
 void cls_trainer_destroy(cls_trainer *t) {
   if (!t) return;
-  cls_eval_stream_destroy(t->stream);
+  cls_pass_destroy(t->pass);
   cls_crew_destroy(t->crew);
-  free(t->losses);
-  free(t->logits);
   free(t);
 }
 
@@ -256,142 +244,11 @@ static cls_status load_here(cls_trainer *t, const char *dir, cls_load_mode mode,
   return cls_crew_write_state(c, c->params, c->m, c->v);
 }
 
-/* ---- passes ---- */
+/* ---- passes (pass.c) ---- */
 
-/* Whether utterance i of a set is streamed (more frames than the towers hold). */
-static int streamed(const cls_crew *c, const cls_eval_set *set, int i) {
-  return set->frames && set->frames[i] > c->max_frames;
-}
-
-/* An evaluation pass whose step losses go to the summaries' `summary_set` (CLS_SUMMARY_SETS: none):
- * runs of utterances that fit in batches on the lead tower, each streamed one alone (eval_stream.h). */
-static cls_status evaluate(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
-                           cls_summary_set summary_set, cls_batch_fn on_batch, cls_chunk_eval_fn on_chunk,
-                           void *batch_user, cls_progress_fn progress, void *user, double *mean_loss,
-                           int64_t *steps_out) {
-  cls_crew *c = t->crew;
-  cls_crew_slot *lead = cls_crew_lead(c);
-  if (!lead) return cls_crew_no_tower(c);
-  if (batch_size > c->max_batch)
-    return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "evaluation batch of %d exceeds the trainer's %d", batch_size,
-                    c->max_batch);
-  int64_t total = 0;
-  int any = 0, n_streamed = 0;
-  for (int i = 0, run = 0; i <= set->n; i++) { /* steps: each run's batches, one per streamed utterance */
-    if (i < set->n && !streamed(c, set, i)) {
-      run++;
-      continue;
-    }
-    n_streamed += i < set->n;
-    total += (run + batch_size - 1) / batch_size + (i < set->n);
-    any |= i < set->n;
-    run = 0;
-  }
-  /* The replica takes the lead tower's parameters of the moment (they change between passes). */
-  cls_status st = any ? cls_eval_stream_prepare(c, &t->stream) : CLS_OK;
-  if (any && st == CLS_OK)
-    cls_log(c->e, CLS_LOG_NOTICE,
-            "%s %s: %d sample%s longer than the %d frames a tower holds, streamed in chunks of %d", phase, set->name,
-            n_streamed, n_streamed == 1 ? "" : "s", c->max_frames, c->max_frames);
-  double t0 = cls_now_ms(), loss_sum = 0, audio = 0;
-  int64_t steps = 0;
-  for (int start = 0; st == CLS_OK && start < set->n;) {
-    if (streamed(c, set, start)) {
-      double loss = 0;
-      st = cls_eval_stream_run(t->stream, &set->utts[start], start, on_chunk, batch_user, &loss);
-      if (st != CLS_OK) break;
-      loss_sum += loss;
-      audio += (double)set->frames[start] * c->o.features.win_step_ms / 1000.0;
-      if (summary_set != CLS_SUMMARY_SETS)
-        cls_summaries_eval_step(c->summaries, summary_set, c->state.global_step, loss);
-      steps++;
-      cls_crew_report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 0);
-      start++;
-      continue;
-    }
-    int end = start;
-    while (end < set->n && !streamed(c, set, end)) end++;
-    cls_loader *l = NULL;
-    st = cls_crew_start_loader(c, set->utts + start, end - start, batch_size, 3, &l);
-    for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
-      int time = 0;
-      st = cls_crew_tower_status(c, lead,
-                                 cls_tower_evaluate(lead->tower, b, t->losses, on_batch ? t->logits : NULL, &time));
-      if (st == CLS_OK && on_batch)
-        on_batch(batch_user, start + b->first, b->batch, time, t->logits, b->frames, t->losses);
-      if (st == CLS_OK) {
-        double mean = 0;
-        for (int i = 0; i < b->batch; i++) mean += t->losses[i];
-        loss_sum += mean / b->batch;
-        audio += b->audio_seconds;
-        if (summary_set != CLS_SUMMARY_SETS)
-          cls_summaries_eval_step(c->summaries, summary_set, c->state.global_step, mean / b->batch);
-        steps++;
-        cls_crew_report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 0);
-      }
-      cls_loader_done(l, b);
-    }
-    cls_loader_stop(l);
-    start = end;
-  }
-  if (mean_loss) *mean_loss = steps ? loss_sum / (double)steps : 0.0;
-  if (steps_out) *steps_out = steps;
-  if (st == CLS_OK) cls_crew_report(progress, user, phase, set->name, t->epoch, steps, total, loss_sum, t0, audio, 1);
-  return st;
-}
-
-cls_status cls_trainer_evaluate(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
-                                cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *user,
-                                double *mean_loss, int64_t *steps_out) {
-  return evaluate(t, set, batch_size, phase, CLS_SUMMARY_SETS, on_batch, NULL, batch_user, progress, user, mean_loss,
-                  steps_out);
-}
-
-cls_status cls_trainer_evaluate_streaming(cls_trainer *t, const cls_eval_set *set, int batch_size, const char *phase,
-                                          cls_batch_fn on_batch, cls_chunk_eval_fn on_chunk, void *batch_user,
-                                          cls_progress_fn progress, void *user, double *mean_loss,
-                                          int64_t *steps_out) {
-  return evaluate(t, set, batch_size, phase, CLS_SUMMARY_SETS, on_batch, on_chunk, batch_user, progress, user,
-                  mean_loss, steps_out);
-}
-
-/* An evaluation pass for the loop: with several ranks each takes every ranks-th batch of the set
- * and the ranks' loss sums and step counts are summed, so that every rank has the same mean. */
-static cls_status evaluate_shared(cls_trainer *t, const cls_eval_set *set, const char *phase,
-                                  cls_summary_set summary_set, cls_progress_fn progress, void *user,
-                                  double *mean_loss, int64_t *steps_out) {
-  cls_crew *c = t->crew;
-  const int ranks = cls_world_size(c->world), rank = cls_world_rank(c->world), B = c->o.dev_batch_size;
-  if (ranks == 1)
-    return evaluate(t, set, B, phase, summary_set, NULL, NULL, NULL, progress, user, mean_loss, steps_out);
-  cls_utterance *mine = malloc((size_t)(set->n > 0 ? set->n : 1) * sizeof *mine);
-  int *frames = set->frames ? malloc((size_t)(set->n > 0 ? set->n : 1) * sizeof *frames) : NULL;
-  if (!mine || (set->frames && !frames)) {
-    free(mine);
-    free(frames);
-    return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  }
-  int n = 0;
-  for (int first = rank * B; first < set->n; first += ranks * B) {
-    int count = set->n - first < B ? set->n - first : B;
-    memcpy(mine + n, set->utts + first, (size_t)count * sizeof *mine);
-    if (frames) memcpy(frames + n, set->frames + first, (size_t)count * sizeof *frames); /* streamed ones too */
-    n += count;
-  }
-  cls_eval_set part = {set->name, mine, n, frames};
-  double loss = 0;
-  int64_t steps = 0;
-  /* A rank without a batch of its own still takes part in the sum. */
-  cls_status st =
-      n > 0 ? evaluate(t, &part, B, phase, summary_set, NULL, NULL, NULL, progress, user, &loss, &steps) : CLS_OK;
-  free(mine);
-  free(frames);
-  if (st != CLS_OK) return st;
-  double sums[2] = {loss * (double)steps, (double)steps};
-  st = cls_world_sum_double(c->world, sums, 2);
-  if (mean_loss) *mean_loss = sums[1] > 0 ? sums[0] / sums[1] : 0.0;
-  if (steps_out) *steps_out = (int64_t)sums[1];
-  return st;
+cls_status cls_trainer_evaluate(cls_trainer *t, const cls_trainer_eval_request *request,
+                                cls_trainer_eval_result *result) {
+  return cls_pass_run(t->pass, request, t->epoch, CLS_SUMMARY_SETS, result);
 }
 
 /* ---- the loop ---- */
@@ -409,7 +266,7 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
   for (int d = 0; st == CLS_OK && d < n_dev; d++) {
     double loss = 0;
     int64_t steps = 0;
-    st = evaluate_shared(t, &dev[d], "Validation", CLS_SUMMARY_DEV, progress, user, &loss, &steps);
+    st = cls_pass_shared(t->pass, &dev[d], "Validation", t->epoch, CLS_SUMMARY_DEV, progress, user, &loss, &steps);
     weighted += loss * (double)steps;
     total_steps += steps;
   }
@@ -493,7 +350,7 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *t, const cls_utterance *t
     if (st == CLS_OK && n_dev > 0) st = validate(t, dev, n_dev, progress, user, &stop);
     /* DeepSpeech's --metrics_files: loss only, after the dev sets and their rules. */
     for (int m = 0; st == CLS_OK && !stop && m < n_metrics; m++)
-      st = evaluate_shared(t, &metrics[m], "Metrics", CLS_SUMMARY_METRICS, progress, user, NULL, NULL);
+      st = cls_pass_shared(t->pass, &metrics[m], "Metrics", t->epoch, CLS_SUMMARY_METRICS, progress, user, NULL, NULL);
     if (st == CLS_OK && !stop && n_metrics > 0)
       cls_summaries_epoch(c->summaries, CLS_SUMMARY_METRICS, state->global_step);
     if (stop) break;

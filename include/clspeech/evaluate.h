@@ -1,4 +1,4 @@
-/* clspeech public API, train layer: evaluating a model on test sets, as DeepSpeech 0.9's evaluate.py
+/* clspeech public API, eval layer: evaluating a model on test sets, as DeepSpeech 0.9's evaluate.py
  * does — every utterance run through the trainer's lead tower (one too long for the tower streamed in
  * chunks), its logits decoded on the host (CTC beam search, or greedy), then per set the corpus WER and
  * CER, the mean loss, every sample's figures and the best, median and worst samples of DeepSpeech's
@@ -73,7 +73,7 @@ typedef struct cls_eval_report {
 } cls_eval_report;
 
 /* Evaluates the trainer's current parameters (load them first: cls_trainer_load with evaluation 1) on
- * every set of the request, on the lead tower without dropout (cls_trainer_evaluate_streaming): batches of
+ * every set of the request, on the lead tower without dropout (cls_trainer_evaluate): batches of
  * batch_size utterances; an utterance of more frames than the trainer's max_frames streamed alone through
  * a forward-only replica, its logits decoded chunk by chunk. Every utterance of a set is decoded with
  * the request's decoder into text over `alphabet` (which must be the model's: size + 1 classes) and

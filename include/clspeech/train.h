@@ -127,7 +127,7 @@ typedef struct cls_eval_set {
   int n;
   const int *frames;                /* [n] each utterance's feature frames (cls_sample.frames), or NULL: an
                                        utterance of more frames than the trainer's max_frames is evaluated
-                                       streamed (cls_trainer_evaluate_streaming); NULL: every one fits */
+                                       streamed (cls_trainer_evaluate); NULL: every one fits */
 } cls_eval_set;
 
 typedef struct cls_progress {
@@ -187,33 +187,43 @@ cls_status cls_trainer_train_with_metrics(cls_trainer *trainer, const cls_uttera
                                           const cls_eval_set *dev, int n_dev, const cls_eval_set *metrics,
                                           int n_metrics, cls_progress_fn progress, void *user);
 
-/* One pass without dropout over a set: mean step loss in *mean_loss; per batch, on_batch(batch_user,
- * ...) (may be NULL); progress(progress_user, ...) (may be NULL). Whole utterances in batches of up to
- * batch_size on the lead tower, whose device buffers cls_trainer_create sized for max_frames x max_batch,
- * with host logits [max_frames * max_batch, n_classes] and the loader's batches ahead; memory is bounded
- * by the longest utterance of the sets, which the caller keeps within the devices (cls_train_frame_limit),
- * or which set->frames marks for streaming (cls_trainer_evaluate_streaming, of which this is the form
- * without on_chunk). */
-cls_status cls_trainer_evaluate(cls_trainer *trainer, const cls_eval_set *set, int batch_size, const char *phase,
-                                cls_batch_fn on_batch, void *batch_user, cls_progress_fn progress, void *progress_user,
-                                double *mean_loss, int64_t *steps);
-
 /* A streamed utterance's logits during evaluation: utterance `index` of the set, frames first ..
  * first+n, [n, n_classes] row-major (before softmax), valid during the call only; then one last call
  * with n 0, logits NULL and loss pointing to its CTC loss. */
 typedef void (*cls_chunk_eval_fn)(void *user, int index, int64_t first, int n, const float *logits, const float *loss);
 
-/* cls_trainer_evaluate, with the set's utterances of more frames than the trainer holds (set->frames[i]
- * > max_frames) evaluated instead of skipped: each streamed alone, in chunks of max_frames frames,
- * through a forward-only replica (cls_infer, model.h) on the lead tower's device holding the lead
- * tower's parameters, the LSTM state carried across chunks, its CTC loss computed on the host from each
- * chunk's logits (engine/ops/ctc_host.c: the same loss as the device op, whatever the chunking), its
- * logits handed to on_chunk (may be NULL), counted as a step of one utterance. Utterances that fit run
- * in batches as before, on_batch's `first` indexing the set; a batch never spans a streamed one. */
-cls_status cls_trainer_evaluate_streaming(cls_trainer *trainer, const cls_eval_set *set, int batch_size,
-                                          const char *phase, cls_batch_fn on_batch, cls_chunk_eval_fn on_chunk,
-                                          void *batch_user, cls_progress_fn progress, void *progress_user,
-                                          double *mean_loss, int64_t *steps);
+/* One pass of cls_trainer_evaluate: the set, its batches and what the caller is told. */
+typedef struct cls_trainer_eval_request {
+  const cls_eval_set *set;
+  int batch_size;                   /* utterances per batch on the lead tower: 1 .. the trainer's max_batch */
+  const char *phase;                /* the progress reports' phase, e.g. "Validation" or "Test" */
+  cls_batch_fn on_batch;            /* may be NULL: each batch's logits, frames and losses */
+  cls_chunk_eval_fn on_chunk;       /* may be NULL: each streamed utterance's logits, chunk by chunk */
+  void *batch_user;                 /* on_batch's and on_chunk's */
+  cls_progress_fn progress;         /* may be NULL: a report per step, and one when the pass is finished */
+  void *progress_user;
+} cls_trainer_eval_request;
+
+/* What a pass measured. */
+typedef struct cls_trainer_eval_result {
+  double mean_loss;                 /* the mean of the step losses (0 without a step) */
+  int64_t steps;                    /* batches, and one per streamed utterance */
+} cls_trainer_eval_result;
+
+/* One pass without dropout over request->set; *result (may be NULL) its mean step loss and steps.
+ * Whole utterances in batches of up to batch_size on the lead tower, whose device buffers
+ * cls_trainer_create sized for max_frames x max_batch, with host logits [max_frames * max_batch,
+ * n_classes] and the loader's batches ahead; memory is bounded by the longest utterance that runs in
+ * a batch, which the caller keeps within the devices (cls_train_frame_limit). An utterance of more
+ * frames than the trainer holds (set->frames[i] > max_frames) is instead streamed alone, in chunks of
+ * max_frames frames, through a forward-only replica (cls_infer, model.h) on the lead tower's device
+ * holding the lead tower's parameters, the LSTM state carried across chunks, its CTC loss computed on
+ * the host from each chunk's logits (engine/ops/ctc_host.c: the same loss as the device op, whatever
+ * the chunking), its logits handed to on_chunk, counted as a step of one utterance. on_batch's `first`
+ * indexes the set; a batch never spans a streamed utterance. CLS_ERR_INVALID_ARGUMENT for no set or a
+ * batch size outside 1 .. max_batch. */
+cls_status cls_trainer_evaluate(cls_trainer *trainer, const cls_trainer_eval_request *request,
+                                cls_trainer_eval_result *result);
 
 /* Where training stands: DeepSpeech's global_step and learning rate (after any reduce-on-plateau),
  * the epochs completed (across resumed runs: a checkpoint carries them), and the dev-loss rules'

@@ -1,6 +1,7 @@
-/* The two halves of an evaluation (clspeech/evaluate.h), one set at a time: the device pass that keeps
- * each utterance's logits (eval_logits.c) and the host's decoding and report (eval_decode.c), which
- * cls_evaluate (evaluate.c), cls_eval_logits and cls_eval_decode compose. */
+/* The parts of an evaluation (clspeech/evaluate.h) that the folder's files share, one set at a time:
+ * the request's checks (eval_request.c), the device pass that keeps each utterance's logits
+ * (eval_logits.c) and the host's decoding and report (eval_decode.c), which cls_evaluate (evaluate.c),
+ * cls_eval_logits and cls_eval_decode compose. */
 #ifndef CLS_EVAL_PARTS_H
 #define CLS_EVAL_PARTS_H
 
@@ -10,7 +11,7 @@
  * batch size the trainer holds); the engine's error text on a failure. */
 cls_status cls_eval_check_request(cls_trainer *trainer, const cls_alphabet *alphabet, const cls_eval_request *request);
 
-/* Set k of the request through the trainer's lead tower (cls_trainer_evaluate_streaming): each
+/* Set k of the request through the trainer's lead tower (cls_trainer_evaluate): each
  * utterance's logits, transcript, path and loss into *out; *memory_bytes (may be NULL) grows by the
  * logits kept. With `decode_into` (cls_evaluate: a zeroed set report), each utterance is instead decoded
  * with request->beam as soon as its logits are complete (cls_eval_sample_decode into the report's

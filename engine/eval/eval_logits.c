@@ -1,5 +1,5 @@
 /* The device half of an evaluation (clspeech/evaluate.h): per test set (loaded here from CSV files, or
- * the caller's), one pass of the trainer without dropout (cls_trainer_evaluate_streaming) whose logits
+ * the caller's), one pass of the trainer without dropout (cls_trainer_evaluate) whose logits
  * are kept on the host per utterance — a batch's utterances copied out of its time-major block, a
  * streamed utterance gathered chunk by chunk — with its transcript, audio path and loss, for decoding
  * (eval_decode.c). cls_eval_logits and the store's freeing. It prints nothing; errors go to the
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "device/log.h"
-#include "train/eval_parts.h"
+#include "eval/eval_parts.h"
 #include "train/trainer.h"
 
 /* One set's pass: what the callbacks need, and the first failure (the pass cannot be stopped from a
@@ -144,10 +144,9 @@ static cls_status run_pass(cls_trainer *t, const cls_eval_request *req, const ch
   }
   if (st == CLS_OK) {
     const cls_eval_set es = {name, utts, n, frames};
-    double step_loss = 0;
-    int64_t steps = 0;
-    st = cls_trainer_evaluate_streaming(t, &es, req->batch_size, req->phase ? req->phase : "Test", on_batch, on_chunk,
-                                        p, req->progress, req->progress_user, &step_loss, &steps);
+    cls_trainer_eval_request pass = {&es, req->batch_size, req->phase ? req->phase : "Test", on_batch, on_chunk, p,
+                                     req->progress, req->progress_user};
+    st = cls_trainer_evaluate(t, &pass, NULL);
   }
   if (st == CLS_OK && p->status != CLS_OK)
     st = cls_fail(e, p->status, "%s: %s %s failed: %s", name, p->decode_failed ? "decoding" : "keeping the logits of",

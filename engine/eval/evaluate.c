@@ -1,28 +1,14 @@
-/* cls_evaluate (clspeech/evaluate.h): the request checked, then per test set its two halves — the
- * device pass of eval_logits.c, each utterance's logits decoded on the host by eval_decode.c as soon as
- * they are complete and then freed (so one utterance's logits are held at a time, and decoding keeps
- * pace with the pass's progress), then the set's corpus figures and DeepSpeech's best, median and worst
- * samples (eval_decode.c) — and the requests' checks shared with cls_eval_logits. It prints nothing;
- * errors go to the engine's error text. */
+/* cls_evaluate (clspeech/evaluate.h): the request checked (eval_request.c), then per test set its two
+ * halves — the device pass of eval_logits.c, each utterance's logits decoded on the host by
+ * eval_decode.c as soon as they are complete and then freed (so one utterance's logits are held at a
+ * time, and decoding keeps pace with the pass's progress), then the set's corpus figures and
+ * DeepSpeech's best, median and worst samples (eval_decode.c). The top of the folder: nothing in it
+ * calls this file. It prints nothing; errors go to the engine's error text. */
 #include <stdlib.h>
 
 #include "device/log.h"
-#include "train/eval_parts.h"
+#include "eval/eval_parts.h"
 #include "train/trainer.h"
-
-cls_status cls_eval_check_request(cls_trainer *t, const cls_alphabet *alphabet, const cls_eval_request *req) {
-  const cls_crew *c = cls_trainer_crew(t);
-  cls_engine *e = c->e;
-  if (!alphabet || !req || !req->sets || req->n_sets < 1)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "evaluation: no alphabet, or no set to evaluate");
-  if (cls_alphabet_size(alphabet) + 1 != c->o.model.n_classes)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "evaluation: an alphabet of %d labels for a model of %d classes",
-                    cls_alphabet_size(alphabet), c->o.model.n_classes);
-  if (req->batch_size < 1 || req->batch_size > c->max_batch)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "evaluation batch size %d: the trainer takes 1 .. %d",
-                    req->batch_size, c->max_batch);
-  return CLS_OK;
-}
 
 /* Set k: its pass, each utterance decoded as its logits complete, then the set's figures into r. */
 static cls_status evaluate_set(cls_trainer *t, const cls_alphabet *alphabet, const cls_eval_request *req, int k,

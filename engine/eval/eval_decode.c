@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/eval_parts.h"
+#include "eval/eval_parts.h"
 
 cls_status cls_eval_sample_decode(const cls_eval_sample_logits *s, int n_classes, const cls_alphabet *alphabet,
                                   const cls_beam_options *beam, cls_eval_sample *r) {

@@ -1,19 +1,10 @@
-/* The evaluation report's host-side parts (clspeech/evaluate.h): the request's defaults, DeepSpeech's
- * choice of best, median and worst samples, a decoder's best result as text, and freeing a report.
- * No device work and no trainer here: the evaluation pass that fills a report is evaluate.c. */
+/* The evaluation report's host-side parts (clspeech/evaluate.h): DeepSpeech's choice of best, median
+ * and worst samples, a decoder's best result as text, and freeing a report. The bottom of the folder:
+ * it calls no other file of it, and has no device work and no trainer (the pass that fills a report is
+ * evaluate.c's). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "clspeech/evaluate.h"
-
-cls_eval_request cls_eval_request_default(void) {
-  cls_eval_request r;
-  memset(&r, 0, sizeof r);
-  r.batch_size = 1;
-  r.beam = cls_beam_options_default();
-  r.report_count = 5;
-  return r;
-}
 
 cls_status cls_eval_select(const cls_eval_sample *samples, int n, int report_count, bool by_cer, int *best,
                            int *n_best, int *median, int *n_median, int *worst, int *n_worst) {

@@ -1,8 +1,9 @@
-/* Streamed evaluation (see eval_stream.h): a forward-only replica (cls_infer, made with stream_frames, the
- * path `clspeech transcribe` streams files through) on the lead tower's device, loaded with the lead
- * tower's parameters before each pass that needs it, and a host CTC loss (ops/ctc_host.h) fed each
- * chunk's logits as they come, so that an utterance of any length takes the memory of one chunk. */
-#include "train/eval_stream.h"
+/* A pass's streamed utterances (see pass_stream.h): a forward-only replica (cls_infer, made with
+ * stream_frames, the path `clspeech transcribe` streams files through) on the lead tower's device,
+ * loaded with the lead tower's parameters before each pass that needs it, and a host CTC loss
+ * (ops/ctc_host.h) fed each chunk's logits as they come, so that an utterance of any length takes the
+ * memory of one chunk. */
+#include "train/pass_stream.h"
 
 #include <stdlib.h>
 
@@ -10,24 +11,24 @@
 #include "model/infer.h"
 #include "ops/ctc_host.h"
 
-struct cls_eval_stream {
+struct cls_pass_stream {
   cls_engine *e;
   cls_infer *infer;
   float *params; /* [n_params] the lead tower's, on their way to the replica */
   int n_classes;
 };
 
-void cls_eval_stream_destroy(cls_eval_stream *s) {
+void cls_pass_stream_destroy(cls_pass_stream *s) {
   if (!s) return;
   cls_infer_destroy(s->infer);
   free(s->params);
   free(s);
 }
 
-cls_status cls_eval_stream_prepare(cls_crew *c, cls_eval_stream **out) {
+cls_status cls_pass_stream_prepare(cls_crew *c, cls_pass_stream **out) {
   cls_crew_slot *lead = cls_crew_lead(c);
   if (!lead) return cls_crew_no_tower(c);
-  cls_eval_stream *s = *out;
+  cls_pass_stream *s = *out;
   cls_status st = CLS_OK;
   if (!s) {
     s = calloc(1, sizeof *s);
@@ -45,7 +46,7 @@ cls_status cls_eval_stream_prepare(cls_crew *c, cls_eval_stream **out) {
     if (!s->params) st = cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory for %zu parameters", c->n_params);
     if (st == CLS_OK) st = cls_infer_create(c->e, cls_tower_device(lead->tower), &ic, &s->infer);
     if (st != CLS_OK) {
-      cls_eval_stream_destroy(s);
+      cls_pass_stream_destroy(s);
       return st;
     }
     *out = s;
@@ -73,7 +74,7 @@ static cls_status on_logits(void *user, int64_t first, int n, const float *logit
   return CLS_OK;
 }
 
-cls_status cls_eval_stream_run(cls_eval_stream *s, const cls_utterance *u, int index, cls_chunk_eval_fn on_chunk,
+cls_status cls_pass_stream_run(cls_pass_stream *s, const cls_utterance *u, int index, cls_chunk_eval_fn on_chunk,
                                void *user, double *loss) {
   stream_run r = {NULL, on_chunk, user, index, s->n_classes, u->path, s->e};
   if (cls_ctc_loss_stream_begin(u->labels, u->n_labels, s->n_classes, &r.loss) != CLS_OK)
