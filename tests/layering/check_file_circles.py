@@ -4,10 +4,11 @@
 Reads the built objects of libclspeech and clspeech_bench (BUILD/CMakeFiles/*.dir/engine/FOLDER/*.c.o)
 with `nm`: an object that leaves a symbol undefined which another object of the same folder defines
 calls into that file. Any strongly connected set of two or more files in that graph is a circle; each
-is printed with one call that makes each edge. Folders below a layer (engine/features/augment/) are
+is printed with one call that makes each edge. Objects whose source file is gone (left in the build
+folder by a rename) are skipped. Folders below a layer (engine/features/augment/) are
 folders of their own.
 
-    check_file_circles.py BUILD_DIR      prints "file circles: N files in M folders, K circles"
+    check_file_circles.py BUILD_DIR SOURCE_DIR   prints "file circles: N files in M folders, K circles"
     check_file_circles.py --selftest     checks the cycle finder on small graphs
 """
 import collections
@@ -95,10 +96,10 @@ def selftest():
 def main():
     if sys.argv[1:] == ["--selftest"]:
         return selftest()
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 3:
         print(__doc__)
         return 2
-    build = sys.argv[1]
+    build, source = sys.argv[1], sys.argv[2]
     objs = sorted(glob.glob(os.path.join(build, "CMakeFiles", "*.dir", "engine", "**", "*.c.o"), recursive=True))
     if not objs:
         print("file circles: no engine objects under %s (build first)" % build)
@@ -106,6 +107,8 @@ def main():
     by_folder = collections.defaultdict(dict)
     for obj in objs:
         rel = obj.split(os.sep + "engine" + os.sep, 1)[1]
+        if not os.path.exists(os.path.join(source, "engine", rel[:-len(".o")])):
+            continue
         folder, name = os.path.split(rel)
         by_folder[folder][name[:-len(".o")]] = symbols(obj)
     total = 0
