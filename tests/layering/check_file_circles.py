@@ -106,7 +106,7 @@ def main():
         return 1
     by_folder = collections.defaultdict(dict)
     for obj in objs:
-        rel = obj.split(os.sep + "engine" + os.sep, 1)[1]
+        rel = obj.split(".dir" + os.sep + "engine" + os.sep, 1)[1]
         if not os.path.exists(os.path.join(source, "engine", rel[:-len(".o")])):
             continue
         folder, name = os.path.split(rel)
