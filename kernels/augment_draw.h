@@ -60,7 +60,7 @@ static inline float cls_augment_block_normal(cls_philox4 r, int k) {
   return CLS_AUGMENT_SQRT(-2.0f * CLS_AUGMENT_LOG(u1)) * CLS_AUGMENT_COS(6.28318530717958647692f * u2);
 }
 
-/* The kinds of an utterance's device operations (cls_augment_op in engine/features/augment.h). */
+/* The kinds of an utterance's device operations (cls_augment_op in engine/features/augment/device_ops.h). */
 #define CLS_AUGOP_FREQUENCY_MASK 1 /* spectrogram bins [lo, hi) of every frame to 0 */
 #define CLS_AUGOP_TIME_MASK 2      /* frames [lo, hi) to 0 (domain: `domain`) */
 #define CLS_AUGOP_DROPOUT 3        /* each value to 0 with probability `value` (domain: lo) */

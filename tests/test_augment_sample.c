@@ -12,8 +12,8 @@
 #include "check.h"
 #include "ops_test.h"
 #include "augment_test.h"
-#include "features/augment.h"
-#include "features/augment_sample.h"
+#include "features/augment/device_ops.h"
+#include "features/augment/host_pass.h"
 
 static const double PI = 3.14159265358979323846;
 

@@ -13,8 +13,8 @@
 #include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
-#include "features/augment.h"
-#include "features/augment_power.h"
+#include "features/augment/device_ops.h"
+#include "features/augment/power.h"
 #include "ops/ops_util.h"
 
 /* clFFT keeps process-wide state: set up with the first plan, torn down after the last. */

@@ -12,9 +12,9 @@
 
 #include "augment_draw.h"
 #include "clspeech/features.h"
-#include "features/augment.h"
-#include "features/augment_overlay.h"
-#include "features/augment_sample.h"
+#include "features/augment/device_ops.h"
+#include "features/augment/overlay.h"
+#include "features/augment/host_pass.h"
 #include "flags.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,8 +5,8 @@
  * (kernels/augment_draw.h: seed, epoch, the utterance's index in the epoch, the augmentation's index on
  * the command line), then the signal-domain ones (augment_signal.c). Also the picks and the mask
  * placement both paths share. Host-only: base and kernels/' plain headers. */
-#ifndef CLS_FEATURES_AUGMENT_SAMPLE_H
-#define CLS_FEATURES_AUGMENT_SAMPLE_H
+#ifndef CLS_FEATURES_AUGMENT_HOST_PASS_H
+#define CLS_FEATURES_AUGMENT_HOST_PASS_H
 
 #include <stddef.h>
 #include <stdint.h>

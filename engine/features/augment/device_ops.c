@@ -1,13 +1,13 @@
-/* An utterance's --augment draws (features/augment.h): Philox (kernels/augment_draw.h) keyed by the
+/* An utterance's --augment draws (features/augment/device_ops.h): Philox (kernels/augment_draw.h) keyed by the
  * run's seed and the epoch, counted by the utterance's index in the epoch and the augmentation's on
  * the command line, turned into the operations kernels/augment.cl applies (the sample domain's are
  * features/augment_sample.c's). */
 #include <math.h>
 
 #include "augment_draw.h"
-#include "features/augment.h"
-#include "features/augment_sample.h"
-#include "features/augment_tempo.h"
+#include "features/augment/device_ops.h"
+#include "features/augment/host_pass.h"
+#include "features/augment/tempo.h"
 
 int cls_augment_max_ops(const cls_augmentation *augs, int n) {
   int total = 0;

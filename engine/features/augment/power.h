@@ -7,7 +7,7 @@
 #define CLS_FEATURES_AUGMENT_POWER_H
 
 #include "device/engine.h"
-#include "features/augment.h"
+#include "features/augment/device_ops.h"
 
 typedef struct cls_augment_power cls_augment_power;
 

@@ -1,9 +1,9 @@
-/* --augment's sample-domain augmentations on decoded audio (features/augment_sample.h): their draws
+/* --augment's sample-domain augmentations on decoded audio (features/augment/host_pass.h): their draws
  * from the shared Philox stream, the mask placement the signal and spectrogram domains share, the
  * definitions of volume, reverb and resample (overlay's and codec's have their own files), after
  * DeepSpeech 0.9.3's util/augmentations.py and util/audio.py, and an utterance's pass over both host
  * domains. Host-only; nothing here prints or exits. */
-#include "features/augment_sample.h"
+#include "features/augment/host_pass.h"
 
 #include <float.h>
 #include <math.h>
@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "augment_draw.h"
-#include "features/augment_codec.h"
-#include "features/augment_overlay.h"
-#include "features/augment_signal.h"
+#include "features/augment/codec.h"
+#include "features/augment/overlay.h"
+#include "features/augment/signal_domain.h"
 
 /* The converter of the resample augmentation: a round trip that only has to sound like narrowband
    audio, at a fraction of the best converter's cost (the loader's thread runs it for every utterance). */
