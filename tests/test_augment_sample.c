@@ -14,6 +14,9 @@
 #include "augment_test.h"
 #include "features/augment/device_ops.h"
 #include "features/augment/host_pass.h"
+#include "features/augment/levels.h"
+#include "features/augment/resample.h"
+#include "features/augment/reverb.h"
 
 static const double PI = 3.14159265358979323846;
 

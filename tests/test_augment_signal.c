@@ -24,6 +24,7 @@
 #include "features/augment/codec.h"
 #include "features/augment/overlay.h"
 #include "features/augment/host_pass.h"
+#include "features/augment/levels.h"
 #include "features/augment/signal_domain.h"
 #include "log_capture.h"
 #include "train/augment_sources.h"

@@ -57,7 +57,9 @@ PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h"
 # The features layer's host part, by path inside engine/features/ (its augment/ folder included); every
 # other file of the layer, in any of its folders, is its device part.
 FEATURES_HOST = {"audio.c", "mfcc_host.c", "feature_cache.c",
-                 "augment/spec.c", "augment/overlay.c", "augment/overlay.h", "augment/codec.c", "augment/codec.h",
+                 "augment/spec.c", "augment/draws.c", "augment/draws.h", "augment/levels.c", "augment/levels.h",
+                 "augment/resample.c", "augment/resample.h", "augment/reverb.c", "augment/reverb.h",
+                 "augment/overlay.c", "augment/overlay.h", "augment/codec.c", "augment/codec.h",
                  "augment/signal_domain.c", "augment/signal_domain.h", "augment/tempo.c", "augment/tempo.h",
                  "augment/host_pass.c", "augment/host_pass.h"}
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/augment/host_pass.h"
+#include "features/augment/resample.h"
 
 /* The in-memory file. */
 typedef struct memfile {

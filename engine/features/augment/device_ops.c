@@ -6,7 +6,7 @@
 
 #include "augment_draw.h"
 #include "features/augment/device_ops.h"
-#include "features/augment/host_pass.h"
+#include "features/augment/draws.h"
 #include "features/augment/tempo.h"
 
 int cls_augment_max_ops(const cls_augmentation *augs, int n) {

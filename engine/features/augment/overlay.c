@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/augment/host_pass.h"
+#include "features/augment/draws.h"
+#include "features/augment/levels.h"
 
 void cls_audio_pool_clear(cls_audio_pool *pool) {
   free(pool->samples);

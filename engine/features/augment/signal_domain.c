@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "augment_draw.h"
-#include "features/augment/host_pass.h"
+#include "features/augment/draws.h"
 
 static void time_masks(const cls_augmentation *a, int aug, uint32_t seed, uint32_t epoch, uint32_t utterance,
                        double clock, float *x, size_t n, int rate) {

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "features/augment/host_pass.h"
+#include "features/augment/draws.h"
 
 int cls_augment_tempo_frames(const cls_augmentation *a, double factor, int frames, int need, int max_frames,
                              int win_step_ms) {
