@@ -1,8 +1,9 @@
-/* --augment's sample-domain augmentations (features/augment_sample.c): an utterance's draws and the
- * volume and reverb definitions against the numpy reference (tests/ref/augment_sample_ref.py, stored in
- * tests/fixtures/augment_sample.safetensors: no numpy at test time), their statistics over many draws
- * (the fraction applied is p, picks inside their ranges), resample's properties (no numpy reference:
- * libsamplerate is not numpy's), and the batch loader applying them to a training batch alone. */
+/* --augment's sample-domain augmentations (features/augment/host_pass.c): an utterance's draws and the
+ * volume and reverb definitions (levels.c, reverb.c) against the numpy reference
+ * (tests/ref/augment_sample_ref.py, stored in tests/fixtures/augment_sample.safetensors: no numpy at test
+ * time), their statistics over many draws (the fraction applied is p, picks inside their ranges),
+ * resample's properties (resample.c; no numpy reference: libsamplerate is not numpy's), and the batch
+ * loader applying them to a training batch alone. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

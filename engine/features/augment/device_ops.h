@@ -1,5 +1,5 @@
-/* The engine's side of --augment (clspeech/features.h has the parsed entries): an utterance's draws
- * turned into the operations the device feature path applies (kernels/augment.cl, augment_ops.c), and
+/* --augment's device operations (clspeech/features.h has the parsed entries): an utterance's draws
+ * turned into the operations the device feature path applies (kernels/augment.cl, device_ops.c), and
  * a batch's operations as the device MFCC takes them. A tower's batch input draws them for each
  * utterance of its share, from the utterance's index in the epoch and its clock (the loader's). */
 #ifndef CLS_FEATURES_AUGMENT_DEVICE_OPS_H

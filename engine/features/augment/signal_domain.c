@@ -1,5 +1,5 @@
-/* --augment's signal-domain augmentations on decoded samples (features/augment/signal_domain.h): time masks,
- * dropout, additive and multiplicative Gaussian noise, drawn from the Philox stream the device's
+/* --augment's signal-domain augmentations on decoded samples (features/augment/signal_domain.h): time
+ * masks, dropout, additive and multiplicative Gaussian noise, drawn from the Philox stream the device's
  * feature-domain ones use. Host-only; nothing here prints or exits. */
 #include "features/augment/signal_domain.h"
 
