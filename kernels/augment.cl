@@ -1,7 +1,7 @@
 /* --augment on the device (engine/features/mfcc_device.c runs these): the spectrogram-domain
  * operations on the FFT's half spectrum (a masked or dropped value's complex bin set to 0, so its
  * power is 0, as DeepSpeech multiplies the power spectrogram by 0) and the features-domain ones on
- * the MFCC features, each utterance's operations in the order engine/features/augment_ops.c listed
+ * the MFCC features, each utterance's operations in the order engine/features/augment/device_ops.c listed
  * them (command-line order within a domain). Element draws: augment_draw.h, keyed by the utterance's
  * index in the epoch and the element's place in its utterance, never by its place in the batch. A
  * work-item takes 4 neighbouring values of a frame: one Philox block gives their 4 uniforms. */

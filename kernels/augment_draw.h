@@ -1,4 +1,4 @@
-/* The random draws of --augment (engine/features/augment.c on the host, kernels/augment.cl on the
+/* The random draws of --augment (engine/features/augment/draws.c on the host, kernels/augment.cl on the
  * device): Philox-4x32-10 (philox.h) keyed by the run's seed and the epoch, counted by the utterance's
  * index in the epoch, the augmentation's index on the command line and what is drawn, so that a draw
  * is the same on every device and for any split of a batch between towers. Common C99 / OpenCL C. */
@@ -44,7 +44,7 @@ static inline cls_philox4 cls_augment_normal_block(cls_u32 seed, cls_u32 epoch, 
 #define CLS_AUGMENT_UNIT_OPEN(word) ((float)(((word) >> 8) + 1u) * (1.0f / 16777216.0f))
 
 /* The normal of a block's words 2k, 2k + 1 (Box-Muller in float, as above): the device's kernels and
- * the host's signal domain (engine/features/augment_signal.c) both call this one. */
+ * the host's signal domain (engine/features/augment/signal_domain.c) both call this one. */
 #ifdef __OPENCL_VERSION__
 #define CLS_AUGMENT_SQRT sqrt
 #define CLS_AUGMENT_LOG log
@@ -60,7 +60,7 @@ static inline float cls_augment_block_normal(cls_philox4 r, int k) {
   return CLS_AUGMENT_SQRT(-2.0f * CLS_AUGMENT_LOG(u1)) * CLS_AUGMENT_COS(6.28318530717958647692f * u2);
 }
 
-/* The kinds of an utterance's device operations (cls_augment_op in engine/features/augment.h). */
+/* The kinds of an utterance's device operations (cls_augment_op in engine/features/augment/device_ops.h). */
 #define CLS_AUGOP_FREQUENCY_MASK 1 /* spectrogram bins [lo, hi) of every frame to 0 */
 #define CLS_AUGOP_TIME_MASK 2      /* frames [lo, hi) to 0 (domain: `domain`) */
 #define CLS_AUGOP_DROPOUT 3        /* each value to 0 with probability `value` (domain: lo) */

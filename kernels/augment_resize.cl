@@ -1,4 +1,4 @@
-/* --augment's power-spectrogram path on the device (engine/features/augment_power.c runs these): for a
+/* --augment's power-spectrogram path on the device (engine/features/augment/power.c runs these): for a
  * batch with pitch, tempo or warp, or with add or multiply in the spectrogram domain, the FFT's half
  * spectrum becomes a float power spectrogram [frames, n_bins] (the value the filterbank would take),
  * each utterance's spectrogram operations run on it in stages (stage s: the operations after s resize

@@ -61,7 +61,7 @@
     }                                                                                                   \
   }
 
-/* --augment's power spectrogram (engine/features/augment_power.c): power [slots, n_bins] from the
+/* --augment's power spectrogram (engine/features/augment/power.c): power [slots, n_bins] from the
  * complex spectrum, utterance b's stage-0 frames at slots slot_base[b] ... Here, beside the filterbank
  * and with its expression (CLS_MFCC_SQUARED) under this file's contraction rules, so that a compiler
  * that fuses z.x * z.x + z.y * z.y does so in both: an utterance's features are the same whether its

@@ -18,7 +18,7 @@
 #include "device/log.h"
 #include "device/kernel_args.h"
 #include "device/program.h"
-#include "features/augment.h"
+#include "features/augment/device_ops.h"
 #include "features/mfcc_device.h"
 #include "ops/ops_util.h"
 #include "augment_draw.h"

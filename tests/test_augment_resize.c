@@ -1,4 +1,4 @@
-/* --augment's power-spectrogram path (kernels/augment_resize.cl, features/augment_power.c): pitch,
+/* --augment's power-spectrogram path (kernels/augment_resize.cl, features/augment/power.c): pitch,
  * tempo, warp and the staged masks, dropout, add and multiply against TensorFlow's legacy image ops
  * (tests/ref/augment_resize_ref.py) on every device; a tone's peak moving by the pitch; add's and
  * multiply's moments on the power; the device MFCC through the power path unchanged by operations that
@@ -15,9 +15,9 @@
 #include "augment_draw.h"
 #include "device/log.h"
 #include "device/program.h"
-#include "features/augment.h"
-#include "features/augment_power.h"
-#include "features/augment_tempo.h"
+#include "features/augment/device_ops.h"
+#include "features/augment/power.h"
+#include "features/augment/tempo.h"
 #include "features/mfcc_device.h"
 #include "ops/ops_util.h"
 #include "augment_test.h"

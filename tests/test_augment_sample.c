@@ -1,8 +1,9 @@
-/* --augment's sample-domain augmentations (features/augment_sample.c): an utterance's draws and the
- * volume and reverb definitions against the numpy reference (tests/ref/augment_sample_ref.py, stored in
- * tests/fixtures/augment_sample.safetensors: no numpy at test time), their statistics over many draws
- * (the fraction applied is p, picks inside their ranges), resample's properties (no numpy reference:
- * libsamplerate is not numpy's), and the batch loader applying them to a training batch alone. */
+/* --augment's sample-domain augmentations (features/augment/host_pass.c): an utterance's draws and the
+ * volume and reverb definitions (levels.c, reverb.c) against the numpy reference
+ * (tests/ref/augment_sample_ref.py, stored in tests/fixtures/augment_sample.safetensors: no numpy at test
+ * time), their statistics over many draws (the fraction applied is p, picks inside their ranges),
+ * resample's properties (resample.c; no numpy reference: libsamplerate is not numpy's), and the batch
+ * loader applying them to a training batch alone. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,8 +13,11 @@
 #include "check.h"
 #include "ops_test.h"
 #include "augment_test.h"
-#include "features/augment.h"
-#include "features/augment_sample.h"
+#include "features/augment/device_ops.h"
+#include "features/augment/host_pass.h"
+#include "features/augment/levels.h"
+#include "features/augment/resample.h"
+#include "features/augment/reverb.h"
 
 static const double PI = 3.14159265358979323846;
 

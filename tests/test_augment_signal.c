@@ -1,9 +1,9 @@
 /* --augment on the host beyond volume, reverb and resample: the signal-domain time_mask, dropout, add
- * and multiply (features/augment_signal.c) and overlay (features/augment_overlay.c) against the numpy
+ * and multiply (features/augment/signal_domain.c) and overlay (features/augment/overlay.c) against the numpy
  * reference (tests/ref/augment_signal_ref.py, stored in tests/fixtures/augment_signal.safetensors), their
  * statistics over many draws, overlay's signal-to-noise rule fitted back out of its output and its bad
  * starts and rates refused, its source loading (data/overlay_source.c, train/augment_sources.c: one pool
- * per source), and codec's properties (features/augment_codec.c: no numpy reference, libopus is not
+ * per source), and codec's properties (features/augment/codec.c: no numpy reference, libopus is not
  * numpy's): length and timing kept, lossy but close, worse at lower bitrates, audio too short for its
  * rate kept, the start-up probe, and the bytes libsndfile really writes per bitrate. */
 #include <float.h>
@@ -21,10 +21,11 @@
 #include "ops_test.h"
 #include "augment_test.h"
 #include "data/overlay_source.h"
-#include "features/augment_codec.h"
-#include "features/augment_overlay.h"
-#include "features/augment_sample.h"
-#include "features/augment_signal.h"
+#include "features/augment/codec.h"
+#include "features/augment/overlay.h"
+#include "features/augment/host_pass.h"
+#include "features/augment/levels.h"
+#include "features/augment/signal_domain.h"
 #include "log_capture.h"
 #include "train/augment_sources.h"
 

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "clspeech/features.h"
-#include "features/augment_sample.h"
-#include "features/augment_tempo.h"
+#include "features/augment/host_pass.h"
+#include "features/augment/tempo.h"
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_READY, SLOT_TAKEN };
 

@@ -12,7 +12,7 @@
 
 #include "clspeech/data.h"
 #include "clspeech/features.h"
-#include "features/augment_overlay.h"
+#include "features/augment/overlay.h"
 
 
 typedef struct cls_loader_options {
@@ -32,12 +32,12 @@ typedef struct cls_loader_options {
   int index_local, index_global, index_first;
   uint32_t epoch_key;
   /* The augmentations (command-line order) and the run's seed: an augmented batch's decoded audio
-     gets the sample- and signal-domain ones here (features/augment_sample.h); the rest are the tower's. */
+     gets the sample- and signal-domain ones here (features/augment/host_pass.h); the rest are the tower's. */
   const cls_augmentation *augs;
   int n_augs;
   uint32_t seed;
   const cls_audio_pool *const *sources; /* [n_augs]: an overlay's decoded source, else NULL (or all NULL) */
-  int max_frames; /* a tower's frames per utterance: tempo's cap (features/augment_tempo.h; 0: none) */
+  int max_frames; /* a tower's frames per utterance: tempo's cap (features/augment/tempo.h; 0: none) */
 } cls_loader_options;
 
 typedef struct cls_host_batch {

@@ -1,12 +1,12 @@
 /* --augment overlay's source: a DeepSpeech CSV of audio (wav_filename, wav_filesize, transcript; paths
  * resolved as the data sets resolve them) decoded once, at training start, into a pool of clips the
- * batch loader mixes in (features/augment_overlay.h). The frontend's quick check before any work is
+ * batch loader mixes in (features/augment/overlay.h). The frontend's quick check before any work is
  * cls_overlay_source_check (clspeech/data.h). */
 #ifndef CLS_DATA_OVERLAY_SOURCE_H
 #define CLS_DATA_OVERLAY_SOURCE_H
 
 #include "clspeech/base.h"
-#include "features/augment_overlay.h"
+#include "features/augment/overlay.h"
 
 /* What a load found, for the log. */
 typedef struct cls_overlay_source_info {

@@ -1,7 +1,7 @@
 /* Device features (see mfcc_device.h): owns the plan's buffers, the clFFT plan (baked once, for a
  * chunk of frames, and run once per chunk the batch's frames fill), the three kernels of
  * kernels/mfcc.cl and, for training with --augment, the two of kernels/augment.cl with their per-batch
- * tables, the filterbank's power variant and the power path (augment_power.c) for resized batches. */
+ * tables, the filterbank's power variant and the power path (augment/power.c) for resized batches. */
 #include "features/mfcc_device.h"
 
 #include <clFFT.h>
@@ -13,8 +13,8 @@
 #include "device/kernel_args.h"
 #include "device/log.h"
 #include "device/program.h"
-#include "features/augment.h"
-#include "features/augment_power.h"
+#include "features/augment/device_ops.h"
+#include "features/augment/power.h"
 #include "ops/ops_util.h"
 
 /* clFFT keeps process-wide state: set up with the first plan, torn down after the last. */
@@ -457,7 +457,7 @@ cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *p, cl_command_queue q, int 
     total_frames += f;
     total_samples += n_samples[b];
   }
-  /* The power path (augment_power.h) when the batch resizes, adds to or multiplies the spectrogram. */
+  /* The power path (augment/power.h) when the batch resizes, adds to or multiplies the spectrogram. */
   const int n_power = aug && cls_augment_power_needed(aug, batch);
   size_t out_frames = total_frames;
   if (n_power) {

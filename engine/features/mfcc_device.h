@@ -7,7 +7,7 @@
 
 #include "clspeech/features.h"
 #include "clspeech/ops.h"
-#include "features/augment.h"
+#include "features/augment/device_ops.h"
 
 /* The plan's create, destroy and host-to-host compute are public (clspeech/features.h); this is the
  * engine's own entry, on a caller-given queue, that can also write the first layer's input.
@@ -22,7 +22,7 @@ cls_status cls_mfcc_compute(cls_mfcc_plan *plan, cl_command_queue queue, int bat
 
 /* The same with --augment's operations (NULL: none), `aug` describing the same `batch` utterances: the
  * spectrogram ones on the FFT's spectrum before the filterbank (kernels/augment.cl, or the power path of
- * features/augment_power.h when the batch has a resize or a spectrogram add or multiply), the features
+ * features/augment/power.h when the batch has a resize or a spectrogram add or multiply), the features
  * ones on the features before the context windows. frames[b] and *time count the frames after the
  * resizes (a tempo changes them). The plan must have cls_mfcc_enable_augment'd. */
 cls_status cls_mfcc_compute_augmented(cls_mfcc_plan *plan, cl_command_queue queue, int batch,

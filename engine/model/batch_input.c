@@ -146,7 +146,7 @@ cls_status cls_batch_input_put(cls_batch_input *t, cl_command_queue q, const cls
                                       t->c.tables->cfg.win_step_ms, t->c.max_frames};
       t->aug_first[0] = 0;
       for (int i = 0; i < count && st == CLS_OK; i++) {
-        /* The loader counted the frames after tempo (features/augment_tempo.h) from the same draws. */
+        /* The loader counted the frames after tempo (features/augment/tempo.h) from the same draws. */
         const int j = first + i, heard = (int)cls_mfcc_frames(t->c.tables, b->n_audio[j]);
         const int need = cls_ctc_min_frames(b->labels + (size_t)j * b->max_label, b->label_len[j]);
         int after = 0;

@@ -6,7 +6,7 @@
 
 #include "clspeech/features.h"
 #include "device/engine.h"
-#include "features/augment_overlay.h"
+#include "features/augment/overlay.h"
 
 typedef struct cls_augment_sources {
   cls_audio_pool *pools;             /* [n]: augmentation j's pool (empty for a non-overlay) */

@@ -1,9 +1,9 @@
 /* libFuzzer target: the command-line flag parser and the numeric flags' rules. The input, split at
  * NUL bytes, is the argument list after `clspeech train`; the table holds a flag of every type,
  * numeric ones with rules (flag_rules.c) and without, the repeatable --augment, and positional
- * arguments are collected. Every --augment value is then parsed (engine/features/augment.c): what it
+ * arguments are collected. Every --augment value is then parsed (engine/features/augment/spec.c): what it
  * accepts obeys its ranges, the operations an utterance draws from it lie inside the utterance, and the
- * signal augmentations (features/augment_sample.c) keep a short signal's length and finite values. */
+ * signal augmentations (features/augment/host_pass.c) keep a short signal's length and finite values. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,9 +12,9 @@
 
 #include "augment_draw.h"
 #include "clspeech/features.h"
-#include "features/augment.h"
-#include "features/augment_overlay.h"
-#include "features/augment_sample.h"
+#include "features/augment/device_ops.h"
+#include "features/augment/overlay.h"
+#include "features/augment/host_pass.h"
 #include "flags.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

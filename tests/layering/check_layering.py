@@ -2,8 +2,9 @@
 """The `layering` test: reads every #include line of engine/, include/clspeech/, frontends/, bench/
 and examples/ and the CMake targets, and fails on any dependency the layers forbid (engine/README.md).
 
-A file's layer is its folder (engine/<layer>/...); a public header include/clspeech/<x>.h belongs
-to the layer it declares (base.h -> base, clspeech.h -> device, ...). The rules are checked on the
+A file's layer is its folder (engine/<layer>/..., subfolders included: engine/features/augment/ is
+part of features, its host or device part by FEATURES_HOST as for the layer's other files); a public
+header include/clspeech/<x>.h belongs to the layer it declares (base.h -> base, clspeech.h -> device, ...). The rules are checked on the
 transitive closure of the includes, so a header that pulls in another layer counts for every file
 that includes it. Run with --selftest to check that the checker catches each kind of violation.
 
@@ -54,10 +55,14 @@ PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h"
           "internal/bench.h": "bench", "evaluate.h": "eval", "lm.h": "decode", "scorer.h": "decode",
           "onnx.h": "model", "package.h": "model", "stt.h": "stt"}
 
-FEATURES_HOST = {"audio.c", "audio.h", "mfcc_host.c", "mfcc_host.h", "feature_cache.c", "feature_cache.h", "augment.c",
-                 "augment_sample.c", "augment_sample.h", "augment_signal.c", "augment_signal.h",
-                 "augment_overlay.c", "augment_overlay.h", "augment_codec.c", "augment_codec.h",
-                 "augment_tempo.c", "augment_tempo.h"}
+# The features layer's host part, by path inside engine/features/ (its augment/ folder included); every
+# other file of the layer, in any of its folders, is its device part.
+FEATURES_HOST = {"audio.c", "mfcc_host.c", "feature_cache.c",
+                 "augment/spec.c", "augment/draws.c", "augment/draws.h", "augment/levels.c", "augment/levels.h",
+                 "augment/resample.c", "augment/resample.h", "augment/reverb.c", "augment/reverb.h",
+                 "augment/overlay.c", "augment/overlay.h", "augment/codec.c", "augment/codec.h",
+                 "augment/signal_domain.c", "augment/signal_domain.h", "augment/tempo.c", "augment/tempo.h",
+                 "augment/host_pass.c", "augment/host_pass.h"}
 
 # The training strategies sit above the crew of towers and below the loop: they may not include
 # the loop's own files.
@@ -71,7 +76,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 def layer_of(rel):
     parts = rel.split("/")
     if parts[0] == "engine" and len(parts) > 2 and parts[1] in LAYERS:
-        if parts[1] == "features" and parts[2] in FEATURES_HOST:
+        if parts[1] == "features" and "/".join(parts[2:]) in FEATURES_HOST:
             return "features-host"
         return parts[1]
     if parts[0] == "include" and len(parts) >= 3 and parts[1] == "clspeech":
@@ -224,8 +229,11 @@ GOOD = {
     "engine/device/device.c": '#include <CL/cl.h>\n#include "clspeech/clspeech.h"\n',
     "engine/device/engine.h": '#include <CL/cl.h>\n',
     "engine/features/audio.c": '#include "clspeech/base.h"\n',
-    "engine/data/dataset.c": '#include "clspeech/data.h"\n#include "features/audio.h"\n',
-    "engine/features/audio.h": '#include "clspeech/base.h"\n',
+    "engine/data/dataset.c": '#include "clspeech/data.h"\n#include "features/augment/tempo.h"\n',
+    "engine/features/augment/tempo.c": '#include "features/augment/tempo.h"\n#include "augment_draw.h"\n',
+    "engine/features/augment/tempo.h": '#include "clspeech/base.h"\n',
+    "engine/features/augment/power.h": '#include "device/engine.h"\n#include "features/augment/tempo.h"\n',
+    "kernels/augment_draw.h": "",
     "engine/train/crew.h": '#include "device/engine.h"\n',
     "engine/train/trainer.c": '#include "train/crew.h"\n#include "clspeech/train.h"\n',
     "engine/train/hybrid.c": '#include "train/crew.h"\n',
@@ -245,6 +253,10 @@ VIOLATIONS = [
     ("data reaches the device layer", "engine/data/dataset.c", '#include "clspeech/clspeech.h"\n',
      "(layer data) depends on include/clspeech/clspeech.h"),
     ("host features reach OpenCL", "engine/features/audio.c", "#include <CL/cl.h>\n", "(layer features-host) depends"),
+    ("a host augment file reaches the device", "engine/features/augment/tempo.c", '#include "features/augment/power.h"\n',
+     "engine/features/augment/tempo.c (layer features-host) depends on engine/device/engine.h"),
+    ("data reaches the device augment part", "engine/data/dataset.c", '#include "features/augment/power.h"\n',
+     "(layer data) depends on engine/features/augment/power.h (layer features)"),
     ("a strategy includes the loop", "engine/train/hybrid.c", '#include "train/trainer.c"\n', "(a strategy) depends"),
     ("device includes train", "engine/device/device.c", '#include "train/crew.h"\n', "(layer device) depends"),
     ("the engine includes a frontend", "engine/train/trainer.c", '#include "../../frontends/cli.h"\n',
@@ -315,6 +327,9 @@ def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     root = os.path.abspath(root)
     problems = check(root)
+    problems += ["FEATURES_HOST names engine/features/%s, which is no file (a renamed host file would count as the "
+                 "device part)" % f for f in sorted(FEATURES_HOST)
+                 if not os.path.isfile(os.path.join(root, "engine", "features", f))]
     n = len(sources(root))
     for p in problems:
         print("layering: " + p)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference for --augment (kernels/augment.cl, engine/features/augment_ops.c), in numpy and independent
+"""Reference for --augment (kernels/augment.cl, engine/features/augment/device_ops.c), in numpy and independent
 of the C code: DeepSpeech 0.9.3's value ranges and picks (util/helpers.py get_value_range,
 pick_value_from_range), its mask placement (util/augmentations.py FrequencyMask, TimeMask) and the
 element operations (dropout to 0, add N(0, s), multiply by N(1, s)), with clspeech's Philox draws

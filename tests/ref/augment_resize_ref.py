@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Reference for --augment's power-spectrogram path (kernels/augment_resize.cl, engine/features/
-augment_power.c): DeepSpeech 0.9.3's Pitch, Tempo and Warp (util/augmentations.py) with TensorFlow's own
+augment/power.c): DeepSpeech 0.9.3's Pitch, Tempo and Warp (util/augmentations.py) with TensorFlow's own
 legacy image ops (tf.compat.v1.image.resize_bilinear and resize_bicubic, align_corners and half-pixel
 centres off, as TF1 ran them), dense_image_warp's bilinear gather in numpy after TensorFlow's formula
 (tf.contrib / tensorflow_addons: query = grid - flow, floor clipped to [0, size - 2], alpha to [0, 1]),
 and the masks, dropout, add and multiply on the power with clspeech's Philox draws (augment_ref.py).
 An utterance's operations are applied one after another in their listed order: the device's stages
-must give the same. Also the host's draws of these operations (engine/features/augment_ops.c,
-augment_tempo.c): an utterance's operations with their stages, tempo's frames (int(frames / factor),
+must give the same. Also the host's draws of these operations (engine/features/augment/device_ops.c,
+tempo.c): an utterance's operations with their stages, tempo's frames (int(frames / factor),
 capped at max_time, raised to the transcript, capped at the tower's frames) and warp's deviations.
 Writes tests/fixtures/augment_resize.safetensors, for each case:
 
@@ -171,7 +171,7 @@ def parse_spec(spec):
 
 
 def draw(augs, utt, clock, frames, transcript, room):
-    """An utterance's operations as augment_ops.c lists them, from DeepSpeech's formulas; and its frames."""
+    """An utterance's operations as device_ops.c lists them, from DeepSpeech's formulas; and its frames."""
     f32 = np.float32
     clock = min(1.0, max(0.0, clock))
     ops, stage = [], 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference for --augment's sample-domain augmentations (engine/features/augment_sample.c), in numpy and
+"""Reference for --augment's sample-domain augmentations (engine/features/augment/host_pass.c), in numpy and
 independent of the C code: DeepSpeech 0.9.3's definitions (util/augmentations.py Volume, Reverb;
 util/audio.py max_dbfs, gain_db_to_ratio, normalize_audio) and its picks (pick_value_from_range), with
 clspeech's Philox draws (tests/ref/philox.py, the key and counters of kernels/augment_draw.h) in place of

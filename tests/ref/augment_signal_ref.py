@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Reference for --augment's signal-domain augmentations and overlay (engine/features/augment_signal.c,
-augment_overlay.c), in numpy and independent of the C code: DeepSpeech 0.9.3's TimeMask, Dropout, Add and
+"""Reference for --augment's signal-domain augmentations and overlay (engine/features/augment/signal_domain.c,
+overlay.c), in numpy and independent of the C code: DeepSpeech 0.9.3's TimeMask, Dropout, Add and
 Multiply on its signal [time, 1] (util/augmentations.py; a time mask's ms times audio_sample_rate / 1000)
 and Overlay.apply (util/audio.py max_dbfs, normalize_audio), with clspeech's Philox draws (the picks and
 element draws of tests/ref/augment_ref.py, the samples as rows of 4 values) in place of TensorFlow's and

@@ -1,10 +1,10 @@
 /* --augment's signal-domain augmentations (time_mask, dropout, add and multiply with domain=signal) on
- * an utterance's decoded samples, on the host, after its sample-domain ones (augment_sample.c calls
+ * an utterance's decoded samples, on the host, after its sample-domain ones (host_pass.c calls
  * them): DeepSpeech 0.9.3's definitions (util/augmentations.py) on its signal [time, 1], a time mask's
  * ms in samples (rate / 1000 per ms). The audio is neither renormalised nor clipped afterwards (as in
  * DeepSpeech). Host-only: base and kernels/' plain headers. */
-#ifndef CLS_FEATURES_AUGMENT_SIGNAL_H
-#define CLS_FEATURES_AUGMENT_SIGNAL_H
+#ifndef CLS_FEATURES_AUGMENT_SIGNAL_DOMAIN_H
+#define CLS_FEATURES_AUGMENT_SIGNAL_DOMAIN_H
 
 #include <stddef.h>
 #include <stdint.h>

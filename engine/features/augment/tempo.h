@@ -1,5 +1,5 @@
 /* --augment's tempo on the host: how many frames an utterance has after its tempo augmentations, from
- * the same draws the device operations take (features/augment_ops.c), so that the batch loader knows an
+ * the same draws the device operations take (device_ops.c), so that the batch loader knows an
  * augmented utterance's frames before its features are made. Host-only: base and kernels/' plain
  * headers. */
 #ifndef CLS_FEATURES_AUGMENT_TEMPO_H

@@ -1,13 +1,14 @@
-/* --augment's overlay (features/augment_overlay.h): the layers laid from a pool of decoded clips, the
+/* --augment's overlay (features/augment/overlay.h): the layers laid from a pool of decoded clips, the
  * mix at a signal-to-noise ratio and the renormalisation, after DeepSpeech 0.9.3's Overlay.apply and
  * util/audio.py. Host-only; nothing here prints or exits. */
-#include "features/augment_overlay.h"
+#include "features/augment/overlay.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/augment_sample.h"
+#include "features/augment/draws.h"
+#include "features/augment/levels.h"
 
 void cls_audio_pool_clear(cls_audio_pool *pool) {
   free(pool->samples);

@@ -1,6 +1,7 @@
-/* --augment's specifications (see clspeech/features.h): DeepSpeech 0.9.3's grammar and parameter
- * table, the checks of the values, and which augmentations training runs. Host-only: base, and features/augment_codec.h to probe
- * libsndfile for codec. */
+/* --augment's specifications, clspeech/features.h's cls_augment_* functions (parse, the kind and
+ * parameter names, check_supported): DeepSpeech 0.9.3's grammar and parameter table, the checks of the
+ * values, and which augmentations training runs. Host-only: base, and features/augment/codec.h to
+ * probe libsndfile for codec. */
 #include "clspeech/features.h"
 
 #include <ctype.h>
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/augment_codec.h"
+#include "features/augment/codec.h"
 
 /* What a parameter's range must keep to (its start and end; the radius is never negative). */
 enum rule { ANY, NONNEG, POSITIVE, UNIT };

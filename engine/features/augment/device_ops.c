@@ -1,13 +1,13 @@
-/* An utterance's --augment draws (features/augment.h): Philox (kernels/augment_draw.h) keyed by the
- * run's seed and the epoch, counted by the utterance's index in the epoch and the augmentation's on
- * the command line, turned into the operations kernels/augment.cl applies (the sample domain's are
- * features/augment_sample.c's). */
+/* An utterance's --augment draws for the device (features/augment/device_ops.h): Philox
+ * (kernels/augment_draw.h, through draws.h) keyed by the run's seed and the epoch, counted by the
+ * utterance's index in the epoch and the augmentation's on the command line, turned into the
+ * operations kernels/augment.cl and the power path (power.c) apply (the host's are host_pass.c's). */
 #include <math.h>
 
 #include "augment_draw.h"
-#include "features/augment.h"
-#include "features/augment_sample.h"
-#include "features/augment_tempo.h"
+#include "features/augment/device_ops.h"
+#include "features/augment/draws.h"
+#include "features/augment/tempo.h"
 
 int cls_augment_max_ops(const cls_augmentation *augs, int n) {
   int total = 0;
@@ -23,12 +23,12 @@ int cls_augment_max_ops(const cls_augmentation *augs, int n) {
   return total;
 }
 
-/* Draw `k` of an utterance's augmentation `aug` (the sample domain's, augment_sample.h). */
+/* Draw `k` of an utterance's augmentation `aug` (the host's, draws.h). */
 static double pick_uniform(const cls_augment_context *c, uint32_t utterance, int aug, uint32_t k) {
   return cls_augment_pick_uniform(c->seed, c->epoch, utterance, aug, k);
 }
 
-/* n masks at uniform offsets (augment_sample.h's cls_augment_mask_span: the same draws as the signal
+/* n masks at uniform offsets (draws.h's cls_augment_mask_span: the same draws as the signal
    domain's time masks), in `domain` at `stage`; a time mask's ms in frames. */
 static int masks(const cls_augment_context *c, uint32_t utterance, int aug, double clock, const cls_augmentation *a,
                  int extent, int kind, int32_t domain, int32_t stage, cls_augment_op *ops) {

@@ -1,9 +1,9 @@
-/* --augment's tempo frame counts on the host (features/augment_tempo.h). */
-#include "features/augment_tempo.h"
+/* --augment's tempo frame counts on the host (features/augment/tempo.h). */
+#include "features/augment/tempo.h"
 
 #include <math.h>
 
-#include "features/augment_sample.h"
+#include "features/augment/draws.h"
 
 int cls_augment_tempo_frames(const cls_augmentation *a, double factor, int frames, int need, int max_frames,
                              int win_step_ms) {

@@ -1,7 +1,7 @@
-/* --augment's signal-domain augmentations on decoded samples (features/augment_signal.h): time masks,
- * dropout, additive and multiplicative Gaussian noise, drawn from the Philox stream the device's
+/* --augment's signal-domain augmentations on decoded samples (features/augment/signal_domain.h): time
+ * masks, dropout, additive and multiplicative Gaussian noise, drawn from the Philox stream the device's
  * feature-domain ones use. Host-only; nothing here prints or exits. */
-#include "features/augment_signal.h"
+#include "features/augment/signal_domain.h"
 
 #include <float.h>
 #include <limits.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "augment_draw.h"
-#include "features/augment_sample.h"
+#include "features/augment/draws.h"
 
 static void time_masks(const cls_augmentation *a, int aug, uint32_t seed, uint32_t epoch, uint32_t utterance,
                        double clock, float *x, size_t n, int rate) {

@@ -1,12 +1,12 @@
-/* --augment's codec (features/augment_codec.h): an Ogg/Opus file written to and read back from memory
+/* --augment's codec (features/augment/codec.h): an Ogg/Opus file written to and read back from memory
  * through libsndfile's virtual I/O. Host-only; nothing here prints or exits. */
-#include "features/augment_codec.h"
+#include "features/augment/codec.h"
 
 #include <sndfile.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "features/augment_sample.h"
+#include "features/augment/resample.h"
 
 /* The in-memory file. */
 typedef struct memfile {

@@ -1,4 +1,4 @@
-/* --augment's overlay on the host (augment_sample.c applies it in the sample domain): DeepSpeech 0.9.3's
+/* --augment's overlay on the host (host_pass.c applies it in the sample domain): DeepSpeech 0.9.3's
  * Overlay.apply (util/augmentations.py) mixing clips of a source into an utterance at a signal-to-noise
  * ratio, from source audio decoded once at training start (engine/data/overlay_source.c fills the pool).
  * Deviation for determinism: DeepSpeech takes the clips from a queue that processes share, so that a

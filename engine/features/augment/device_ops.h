@@ -1,9 +1,9 @@
-/* The engine's side of --augment (clspeech/features.h has the parsed entries): an utterance's draws
- * turned into the operations the device feature path applies (kernels/augment.cl, augment_ops.c), and
+/* --augment's device operations (clspeech/features.h has the parsed entries): an utterance's draws
+ * turned into the operations the device feature path applies (kernels/augment.cl, device_ops.c), and
  * a batch's operations as the device MFCC takes them. A tower's batch input draws them for each
  * utterance of its share, from the utterance's index in the epoch and its clock (the loader's). */
-#ifndef CLS_FEATURES_AUGMENT_H
-#define CLS_FEATURES_AUGMENT_H
+#ifndef CLS_FEATURES_AUGMENT_DEVICE_OPS_H
+#define CLS_FEATURES_AUGMENT_DEVICE_OPS_H
 
 #include <stdint.h>
 
@@ -40,7 +40,7 @@ int cls_augment_max_ops(const cls_augmentation *augs, int n_augs);
  * operations into ops[] (room for cls_augment_max_ops), spectrogram ones then features ones, each
  * domain in command-line order; a spectrogram operation's stage counts the resizes (pitch, tempo,
  * warp) before it, and a time mask spans the frames of its stage. Returns how many; *frames_out (may be
- * NULL) receives the frames after the tempos (features/augment_tempo.h's count). */
+ * NULL) receives the frames after the tempos (features/augment/tempo.h's count). */
 int cls_augment_utterance(const cls_augment_context *c, uint32_t utterance, double clock, int n_frames, int need,
                           cls_augment_op *ops, int *frames_out);
 

@@ -1,6 +1,6 @@
-/* The power-spectrogram path of --augment on the device (features/augment_power.h): the stage tables
+/* The power-spectrogram path of --augment on the device (features/augment/power.h): the stage tables
  * on the host, the ping-pong buffers and the launches of kernels/augment_resize.cl. */
-#include "features/augment_power.h"
+#include "features/augment/power.h"
 
 #include <stdlib.h>
 #include <string.h>

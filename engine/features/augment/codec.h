@@ -1,4 +1,4 @@
-/* --augment's codec on the host (augment_sample.c applies it in the sample domain): DeepSpeech 0.9.3's
+/* --augment's codec on the host (host_pass.c applies it in the sample domain): DeepSpeech 0.9.3's
  * Codec, a lossy round trip of the utterance through Opus at a bitrate. Here libsndfile's Ogg/Opus
  * encoder and decoder in memory (sf_open_virtual); libsndfile 1.2 sets libopus's target bitrate from
  * SFC_SET_COMPRESSION_LEVEL q as (int)((1 - q) 250000 + 6000) bps per channel, which is inverted here.
@@ -22,7 +22,7 @@ int cls_codec_rate(int rate);
 double cls_codec_level(int bitrate);
 
 /* x[n] at `rate` Hz encoded to Ogg/Opus at `bitrate` bps and decoded back, in place, mono: at
- * cls_codec_rate(rate) (libsamplerate's round trip through augment_sample.h's wrapper where it is not
+ * cls_codec_rate(rate) (libsamplerate's round trip through resample.h's wrapper where it is not
  * `rate`), kept at exactly n samples with no lag (libsndfile's decoder drops the encoder's pre-skip;
  * a shorter decode is zero-filled; audio too short to leave a sample at that rate is kept as it is).
  * CLS_ERR_OUT_OF_MEMORY, or CLS_ERR_IO with libsndfile's reason. */

@@ -2,12 +2,12 @@
  * operations resize the spectrogram (pitch, tempo, warp) or add to or multiply the power, the device
  * MFCC (mfcc_device.c) hands the FFT's half spectrum here and takes back a float power spectrogram of
  * each utterance's final frames, which its filterbank's power variant turns into features. Batches
- * without such operations keep the complex path (augment.cl), bit for bit as before. */
+ * without such operations keep the complex path (augment.cl). */
 #ifndef CLS_FEATURES_AUGMENT_POWER_H
 #define CLS_FEATURES_AUGMENT_POWER_H
 
 #include "device/engine.h"
-#include "features/augment.h"
+#include "features/augment/device_ops.h"
 
 typedef struct cls_augment_power cls_augment_power;
 
