@@ -42,7 +42,8 @@ int stt_status_of(cls_status st) {
   switch (st) {
     case CLS_OK: return CLS_STT_OK;
     case CLS_ERR_INVALID_ARGUMENT: return CLS_STT_ERR_INVALID_ARGUMENT;
-    case CLS_ERR_OUT_OF_MEMORY: return CLS_STT_ERR_OUT_OF_MEMORY;
+    case CLS_ERR_OUT_OF_MEMORY:
+    case CLS_ERR_DEVICE_OUT_OF_MEMORY: return CLS_STT_ERR_OUT_OF_MEMORY;
     case CLS_ERR_IO: return CLS_STT_ERR_BAD_MODEL;
     default: return CLS_STT_ERR_DEVICE;
   }
