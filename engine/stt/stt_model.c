@@ -50,7 +50,8 @@ int stt_status_of(cls_status st) {
 }
 
 static void detail_v(cls_stt_model *m, const char *fmt, va_list ap) {
-  vsnprintf(m->detail.text, sizeof m->detail.text, fmt, ap);
+  cls_error_clear(&m->detail);
+  cls_error_vadd(&m->detail, fmt, ap);
   m->detail.status = CLS_ERR_IO;
 }
 
