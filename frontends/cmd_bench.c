@@ -157,10 +157,10 @@ static void bench_device(cls_engine *engine, bench_run *run, bench_device_result
   cls_bench_config cfg = {.n_hidden = run->n_hidden[0], .batch = run->batch, .time = run->time, .runs = run->runs,
                          .progress = on_progress, .user = &ps, .n_classes = run->n_classes};
   cls_gemm_tuning stored;
-  char why[512];
-  d->stored = cls_gemm_tuning_read(engine, d->index, &stored, d->stored_path, sizeof d->stored_path, why, sizeof why);
+  cls_error why;
+  d->stored = cls_gemm_tuning_read(engine, d->index, &stored, d->stored_path, sizeof d->stored_path, &why);
   if (d->stored == CLS_TUNING_OK) cls_gemm_tuning_format(&stored, d->stored_text, sizeof d->stored_text);
-  if (d->stored == CLS_TUNING_BAD) snprintf(d->stored_text, sizeof d->stored_text, "%s", why);
+  if (d->stored == CLS_TUNING_BAD) snprintf(d->stored_text, sizeof d->stored_text, "%.*s", (int)sizeof d->stored_text - 1, why.text);
   d->stored_applied = d->stored == CLS_TUNING_OK && !run->tune && stored.n > 0 && run->gemm_tuning;
   cls_status st = cls_bench_peak_run(engine, d->index, &cfg, &d->peak);
   d->have_peak = st == CLS_OK;

@@ -177,8 +177,7 @@ static int compute_logits(opt_cmd *c, cls_train_options *opt) {
   int max_frames = 1, max_labels = 1;
   data_sets_max(c->sets, c->n_sets, &max_frames, &max_labels);
   opt->towers_per_device = 1;
-  char why[512];
-  const int64_t limit = cls_train_frame_limit(engine, sel[0], opt, c->f.test_batch_size, max_labels, 0, why, sizeof why);
+  const int64_t limit = cls_train_frame_limit(engine, sel[0], opt, c->f.test_batch_size, max_labels, 0, NULL);
   if (limit - 1 < max_frames) max_frames = (int)(limit > 1 ? limit - 1 : 1);
   cls_status st = cls_trainer_create(engine, sel, 1, opt, c->f.test_batch_size, max_frames, max_labels, &trainer);
   if (st == CLS_OK) st = cls_trainer_load(trainer, c->f.load_evaluate_mode, 1);

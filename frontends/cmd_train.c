@@ -61,18 +61,18 @@ static int drop_too_long(cls_engine *engine, const int *sel, int used, const cls
     cap = (uint64_t)mb << 20;
   }
   int64_t limit = INT32_MAX;
-  char why[512] = "", w[512];
+  cls_error why = {CLS_OK, ""}, w;
   for (int i = 0; i < used; i++) {
-    int64_t l = cls_train_frame_limit(engine, sel[i], opt, max_batch, max_labels, cap, w, sizeof w);
+    int64_t l = cls_train_frame_limit(engine, sel[i], opt, max_batch, max_labels, cap, &w);
     if (l < limit) {
       limit = l;
-      snprintf(why, sizeof why, "%s", w);
+      why = w;
     }
   }
   const int m = (int)(limit > 0 ? limit - 1 : 0); /* the tower is sized one frame past the longest */
   const double s = cls_frames_seconds(m, f->audio_sample_rate, tables->window, tables->step);
   *frame_limit = m;
-  return data_sets_drop_longer("training set", train, n_train, m, s, why, f->strict);
+  return data_sets_drop_longer("training set", train, n_train, m, s, why.text, f->strict);
 }
 
 /* Everything one `clspeech train` run holds, so each stage below is a function of it and one exit path

@@ -166,9 +166,9 @@ int main(void) {
     unsigned char *bin = NULL;
     size_t size = 0;
     CHECK_INT(cls_kernel_cache_load(e, key, &bin, &size, NULL), CLS_CACHE_HIT);
-    char why[256] = "";
-    cls_pocl_binary_verdict v = bin ? cls_pocl_binary_check(bin, size, why, sizeof why) : CLS_POCL_BINARY_BROKEN;
-    CHECK(v != CLS_POCL_BINARY_BROKEN, "%s: %s", names[k], why);
+    cls_error why = {CLS_OK, ""};
+    cls_pocl_binary_verdict v = bin ? cls_pocl_binary_check(bin, size, &why) : CLS_POCL_BINARY_BROKEN;
+    CHECK(v != CLS_POCL_BINARY_BROKEN, "%s: %s", names[k], why.text);
     /* version 9: a 77-byte header, then root entry 1's byte count and its files */
     const size_t head = 77;
     if (v == CLS_POCL_BINARY_SOUND && cls_get_le(bin + 16, 4) == 9 && size > head + 8) {

@@ -102,30 +102,31 @@ static void build(const recipe *r, buf *w) {
   if (r->trailing_byte) w->b[w->n++] = 0;
 }
 
-static cls_pocl_binary_verdict verdict(const recipe *r, char *why) {
+static cls_pocl_binary_verdict verdict(const recipe *r, cls_error *why) {
   buf w;
   build(r, &w);
   /* an exact-size copy, so that AddressSanitizer sees any read past the end */
   unsigned char *copy = malloc(w.n);
   memcpy(copy, w.b, w.n);
-  cls_pocl_binary_verdict v = cls_pocl_binary_check(copy, w.n, why, 256);
+  cls_pocl_binary_verdict v = cls_pocl_binary_check(copy, w.n, why);
   free(copy);
   return v;
 }
 
 #define EXPECT_BROKEN(r, needle)                                                                    \
   do {                                                                                              \
-    char why_[256];                                                                                 \
-    CHECK_INT(verdict(&(r), why_), CLS_POCL_BINARY_BROKEN);                                         \
-    CHECK_CONTAINS(why_, needle);                                                                   \
+    cls_error why_;                                                                                 \
+    CHECK_INT(verdict(&(r), &why_), CLS_POCL_BINARY_BROKEN);                                        \
+    CHECK_CONTAINS(why_.text, needle);                                                              \
+    CHECK_INT(why_.status, CLS_ERR_IO);                                                             \
   } while (0)
 
 int main(void) {
-  char why[256];
+  cls_error why;
   for (uint32_t v = 9; v <= 12; v++) {
     recipe r = good(v);
-    CHECK(verdict(&r, why) == CLS_POCL_BINARY_SOUND, "version %u: a whole binary is sound (%s)", v, why);
-    CHECK_INT(why[0], '\0');
+    CHECK(verdict(&r, &why) == CLS_POCL_BINARY_SOUND, "version %u: a whole binary is sound (%s)", v, why.text);
+    CHECK_INT(why.text[0], '\0');
   }
 
   /* The CI abort: PoCL 3.1 read its cache while another process rewrote program.bc. */
@@ -146,10 +147,10 @@ int main(void) {
   EXPECT_BROKEN(r, "no program.bc among the root entries");
   r = good(9);
   r.root_entries = 2; /* claims a second entry it does not have: the kernels are read as one */
-  CHECK_INT(verdict(&r, why), CLS_POCL_BINARY_BROKEN);
+  CHECK_INT(verdict(&r, &why), CLS_POCL_BINARY_BROKEN);
   r = good(9);
   r.root_entries = r.root_written = 2;
-  CHECK(verdict(&r, why) == CLS_POCL_BINARY_SOUND, "two root entries (%s)", why);
+  CHECK(verdict(&r, &why) == CLS_POCL_BINARY_SOUND, "two root entries (%s)", why.text);
 
   /* Kernels: empty files are an assert in version 9, an empty file created in later ones. */
   r = good(9);
@@ -157,7 +158,7 @@ int main(void) {
   EXPECT_BROKEN(r, "kernel 1: file 1 (/gemm_pack_b/0-0-0/gemm_pack_b.so) is empty");
   r = good(11);
   r.file_content = "";
-  CHECK(verdict(&r, why) == CLS_POCL_BINARY_SOUND, "version 11: an empty kernel file (%s)", why);
+  CHECK(verdict(&r, &why) == CLS_POCL_BINARY_SOUND, "version 11: an empty kernel file (%s)", why.text);
   r = good(9);
   r.file_name = "";
   EXPECT_BROKEN(r, "kernel 1: file 1 has no name");
@@ -172,7 +173,7 @@ int main(void) {
   EXPECT_BROKEN(r, "outside the program's folder");
   r = good(9);
   r.file_name = "/gemm/a..b/..c";
-  CHECK(verdict(&r, why) == CLS_POCL_BINARY_SOUND, "dots inside names are names (%s)", why);
+  CHECK(verdict(&r, &why) == CLS_POCL_BINARY_SOUND, "dots inside names are names (%s)", why.text);
   /* Names in messages: at most 64 bytes, printable. */
   r = good(9);
   char long_name[160];
@@ -196,7 +197,7 @@ int main(void) {
   EXPECT_BROKEN(r, "does not fit");
   r = good(9);
   r.files_extra = -3; /* the files start inside the metadata, and no longer parse */
-  CHECK_INT(verdict(&r, why), CLS_POCL_BINARY_BROKEN);
+  CHECK_INT(verdict(&r, &why), CLS_POCL_BINARY_BROKEN);
   r = good(9);
   r.trailing_byte = true;
   EXPECT_BROKEN(r, "1 bytes follow the last of 2 kernels");
@@ -205,12 +206,12 @@ int main(void) {
   r = good(12);
   r.flags |= 2;
   r.scope_vars_field = true;
-  CHECK(verdict(&r, why) == CLS_POCL_BINARY_SOUND, "version 12 with program-scope variables (%s)", why);
+  CHECK(verdict(&r, &why) == CLS_POCL_BINARY_SOUND, "version 12 with program-scope variables (%s)", why.text);
   r.scope_vars_field = false;
-  CHECK_INT(verdict(&r, why), CLS_POCL_BINARY_BROKEN);
+  CHECK_INT(verdict(&r, &why), CLS_POCL_BINARY_BROKEN);
   r = good(9);
   r.flags |= 2; /* version 9 never wrote the field */
-  CHECK(verdict(&r, why) == CLS_POCL_BINARY_SOUND, "version 9 ignores flag bit 1 (%s)", why);
+  CHECK(verdict(&r, &why) == CLS_POCL_BINARY_SOUND, "version 9 ignores flag bit 1 (%s)", why.text);
 
   /* Every truncation of a whole binary is broken (or, inside the magic, not PoCL's), never sound. */
   r = good(9);
@@ -220,7 +221,7 @@ int main(void) {
   for (size_t n = 0; n < w.n; n++) {
     unsigned char *copy = malloc(n ? n : 1);
     memcpy(copy, w.b, n);
-    cls_pocl_binary_verdict v = cls_pocl_binary_check(copy, n, why, sizeof why);
+    cls_pocl_binary_verdict v = cls_pocl_binary_check(copy, n, &why);
     sound_cuts += v == CLS_POCL_BINARY_SOUND;
     unchecked_cuts += v == CLS_POCL_BINARY_UNCHECKED;
     free(copy);
@@ -228,19 +229,19 @@ int main(void) {
   CHECK_INT(sound_cuts, 0);
   CHECK_INT(unchecked_cuts, 8); /* 0 to 7 bytes: no whole magic */
 
-  /* Not checked: other formats, other versions; NULL and a zero-length `why` are allowed. */
+  /* Not checked: other formats, other versions; a NULL `why` is allowed. */
   static const unsigned char elf[] = "\x7f" "ELF\x02\x01\x01";
-  CHECK_INT(cls_pocl_binary_check(elf, sizeof elf, why, sizeof why), CLS_POCL_BINARY_UNCHECKED);
-  CHECK_INT(cls_pocl_binary_check(NULL, 0, why, sizeof why), CLS_POCL_BINARY_UNCHECKED);
+  CHECK_INT(cls_pocl_binary_check(elf, sizeof elf, &why), CLS_POCL_BINARY_UNCHECKED);
+  CHECK_INT(cls_pocl_binary_check(NULL, 0, &why), CLS_POCL_BINARY_UNCHECKED);
   r = good(8);
-  CHECK_INT(verdict(&r, why), CLS_POCL_BINARY_UNCHECKED);
+  CHECK_INT(verdict(&r, &why), CLS_POCL_BINARY_UNCHECKED);
   r = good(13);
-  CHECK_INT(verdict(&r, why), CLS_POCL_BINARY_UNCHECKED);
+  CHECK_INT(verdict(&r, &why), CLS_POCL_BINARY_UNCHECKED);
   r = good(9);
   r.empty_root = true;
   build(&r, &w);
-  CHECK_INT(cls_pocl_binary_check(w.b, w.n, NULL, 0), CLS_POCL_BINARY_BROKEN);
-  CHECK_INT(cls_pocl_binary_check(w.b, w.n, why, 1), CLS_POCL_BINARY_BROKEN);
-  CHECK_INT(why[0], '\0');
+  CHECK_INT(cls_pocl_binary_check(w.b, w.n, NULL), CLS_POCL_BINARY_BROKEN);
+  CHECK_INT(cls_pocl_binary_check(w.b, w.n, &why), CLS_POCL_BINARY_BROKEN);
+  CHECK_INT(why.status, CLS_ERR_IO);
   return check_finish("test_pocl_binary_check");
 }

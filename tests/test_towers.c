@@ -76,7 +76,7 @@ static float *train(cls_engine *e, const int *dev, int n_dev, const data *d, int
   CHECK(*st == CLS_OK, "trainer: %s", cls_engine_error(e));
   if (!t) return NULL;
   /* The setter refuses a kind it does not know and a fault without a tower or step. */
-  const cls_train_fault unknown = {(cls_fault_kind)7, 0, 0}, no_tower = {CLS_FAULT_FAIL, -1, 2};
+  const cls_train_fault unknown = {(cls_fault_kind)7, 0, 0, CLS_OK}, no_tower = {CLS_FAULT_FAIL, -1, 2, CLS_OK};
   CHECK_INT(cls_trainer_set_fault(t, &unknown), CLS_ERR_INVALID_ARGUMENT);
   CHECK_INT(cls_trainer_set_fault(t, &no_tower), CLS_ERR_INVALID_ARGUMENT);
   cls_train_fault fault;

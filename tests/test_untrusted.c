@@ -257,9 +257,11 @@ static void test_tuning_values(void) {
   d.local_mem_bytes = 32768;
   const char *base = "GEMMK=0 KREG=1 KWG=32 KWI=2 MDIMA=8 MDIMC=8 MWG=64 NDIMB=8 NDIMC=8 NWG=64 SA=1 SB=1 "
                      "STRM=0 STRN=0 VWM=4 VWN=4";
-  char why[256], text[400];
+  char text[400];
+  cls_error why;
   cls_gemm_params p = params("Xgemm", base);
-  CHECK(p.n == 16 && cls_gemm_params_check(&p, &d, why, sizeof why), "valid Xgemm refused: %s", why);
+  CHECK(p.n == 16 && cls_gemm_params_check(&p, &d, &why), "valid Xgemm refused: %s", why.text);
+  CHECK_INT(why.status, CLS_OK);
   struct {
     const char *from, *to, *needle;
   } broken[] = {{"MDIMC=8", "MDIMC=0", "MDIMC=0 must be 1..1024"},
@@ -274,14 +276,15 @@ static void test_tuning_values(void) {
     const char *at = strstr(base, broken[i].from);
     snprintf(text, sizeof text, "%.*s%s%s", (int)(at - base), base, broken[i].to, at + strlen(broken[i].from));
     p = params("Xgemm", text);
-    CHECK(!cls_gemm_params_check(&p, &d, why, sizeof why), "accepted: %s", text);
-    CHECK_CONTAINS(why, broken[i].needle);
+    CHECK(!cls_gemm_params_check(&p, &d, &why), "accepted: %s", text);
+    CHECK_CONTAINS(why.text, broken[i].needle);
+    CHECK_INT(why.status, CLS_ERR_INVALID_ARGUMENT);
   }
   p = params("XgemmDirect", "KWID=2 MDIMAD=8 MDIMCD=8 NDIMBD=8 NDIMCD=8 PADA=1 PADB=1 VWMD=4 VWND=4 WGD=32");
-  CHECK(cls_gemm_params_check(&p, &d, why, sizeof why), "valid XgemmDirect refused: %s", why);
+  CHECK(cls_gemm_params_check(&p, &d, &why), "valid XgemmDirect refused: %s", why.text);
   p = params("XgemmDirect", "KWID=2 MDIMAD=8 MDIMCD=8 NDIMBD=8 NDIMCD=8 PADA=1 PADB=1 VWMD=4 VWND=4 WGD=0");
-  CHECK(!cls_gemm_params_check(&p, &d, why, sizeof why), "WGD=0 accepted");
-  CHECK_CONTAINS(why, "WGD=0 must be 1..1024");
+  CHECK(!cls_gemm_params_check(&p, &d, &why), "WGD=0 accepted");
+  CHECK_CONTAINS(why.text, "WGD=0 must be 1..1024");
 }
 
 /* A kernel cache entry: well formed, or refused whatever its header claims. */

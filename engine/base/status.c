@@ -21,6 +21,7 @@ const char *cls_status_string(cls_status status) {
     case CLS_ERR_DIVERGED: return "CLS_ERR_DIVERGED: model replicas diverged";
     case CLS_ERR_WORLD: return "CLS_ERR_WORLD: another process of the run, or MPI, failed";
     case CLS_ERR_NO_STEP: return "CLS_ERR_NO_STEP: training applied no step";
+    case CLS_ERR_DEVICE_OUT_OF_MEMORY: return "CLS_ERR_DEVICE_OUT_OF_MEMORY: out of device memory";
   }
   return "unknown cls_status";
 }

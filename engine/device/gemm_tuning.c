@@ -101,9 +101,9 @@ cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tunin
 }
 
 cls_tuning_read cls_gemm_tuning_read(cls_engine *e, int device, cls_gemm_tuning *out, char *path, size_t path_cap,
-                                     char *why, size_t why_cap) {
+                                     cls_error *why) {
   memset(out, 0, sizeof *out);
-  if (why_cap) why[0] = '\0';
+  cls_error_clear(why);
   char local[1200];
   if (!path) {
     path = local;
@@ -120,11 +120,12 @@ cls_tuning_read cls_gemm_tuning_read(cls_engine *e, int device, cls_gemm_tuning 
   FILE *probe = fopen(path, "rb");
   if (!probe) return CLS_TUNING_NONE;
   fclose(probe);
-  if (cls_read_file_max(path, 1 << 16, false, &text, &len, &err) != CLS_OK) {
-    snprintf(why, why_cap, "%s", err.text);
+  st = cls_read_file_max(path, 1 << 16, false, &text, &len, &err);
+  if (st != CLS_OK) {
+    cls_error_wrap(why, st, &err, NULL);
     return CLS_TUNING_BAD;
   }
-  cls_tuning_read result = cls_gemm_tuning_parse(text, len, &e->devices[device].info, out, why, why_cap)
+  cls_tuning_read result = cls_gemm_tuning_parse(text, len, &e->devices[device].info, out, why)
                                ? CLS_TUNING_OK
                                : CLS_TUNING_BAD;
   free(text);
@@ -136,12 +137,13 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
   if (!e || device < 0 || device >= e->n_devices || !e->options.gemm_tuning) return;
   cls_device *d = &e->devices[device];
   cls_gemm_tuning t;
-  char path[1200], why[512];
-  cls_tuning_read r = cls_gemm_tuning_read(e, device, &t, path, sizeof path, why, sizeof why);
+  char path[1200];
+  cls_error why;
+  cls_tuning_read r = cls_gemm_tuning_read(e, device, &t, path, sizeof path, &why);
   if (r == CLS_TUNING_NONE) return;
   if (r == CLS_TUNING_BAD) {
     cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": GEMM tuning file %s ignored: %s (run `clspeech bench --tune` to redo it)",
-            DEVICE_ARGS(d), path, why);
+            DEVICE_ARGS(d), path, why.text);
     return;
   }
   set_backends(d, &t);
@@ -149,11 +151,11 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
   memcpy(saved, e->error.text, sizeof saved);
   int ok = 0;
   for (int k = 0; k < t.n; k++) {
-    char bad[256];
-    if (!cls_gemm_params_check(&t.kernels[k], &d->info, bad, sizeof bad)) {
+    cls_error bad;
+    if (!cls_gemm_params_check(&t.kernels[k], &d->info, &bad)) {
       cls_log(e, CLS_LOG_WARNING,
               DEVICE_FMT ": GEMM tuning file %s: %s parameters ignored (CLBlast's defaults kept): %s", DEVICE_ARGS(d),
-              path, t.kernels[k].kernel, bad);
+              path, t.kernels[k].kernel, bad.text);
     } else if (cls_gemm_params_apply(e, device, &t.kernels[k]) == CLS_OK) {
       ok++;
     } else {

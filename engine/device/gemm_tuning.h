@@ -21,9 +21,10 @@ void cls_gemm_tuning_header(const cls_device_info *device, const char *shapes, c
 size_t cls_gemm_tuning_seal(char *text, size_t len, size_t cap);
 
 /* Parses a tuning file's text for `device`: the checksum line, the header (this device's, byte for
- * byte), the kernel and backend lines. false with `why` set when the file is bad. */
+ * byte), the kernel and backend lines. false with `why` (may be NULL) saying what is wrong when the file
+ * is bad (CLS_ERR_IO; CLS_ERR_OUT_OF_MEMORY when its copy cannot be had). */
 bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *device, cls_gemm_tuning *out,
-                           char *why, size_t why_cap);
+                           cls_error *why);
 
 /* The stored backend per class as " big=own packed=clblast" ("" when none), and as the file's
  * "backend CLASS NAME" lines. */
@@ -34,8 +35,9 @@ void cls_gemm_tuning_backend_lines(const cls_gemm_tuning *t, char *out, size_t c
  * MWG of MDIMC*VWM and MDIMA*VWM, NWG of NDIMC*VWN and NDIMB*VWN, KWG of MDIMC*NDIMC/MDIMA and /NDIMB,
  * vector widths 1..16 powers of two, flags 0 or 1, sizes 1..1024, the work group and local memory
  * within the device's; XgemmDirect likewise around WGD). A value 0 would make CLBlast divide by zero,
- * others compute garbage. false with `why` naming the first broken rule. */
-bool cls_gemm_params_check(const cls_gemm_params *p, const cls_device_info *device, char *why, size_t why_cap);
+ * others compute garbage. false with `why` (may be NULL; CLS_ERR_INVALID_ARGUMENT) naming the first broken
+ * rule. */
+bool cls_gemm_params_check(const cls_gemm_params *p, const cls_device_info *device, cls_error *why);
 
 /* CLBlastOverrideParameters for the device; CLS_ERR_BLAS (with the CLBlast status) when refused. */
 cls_status cls_gemm_params_apply(cls_engine *engine, int device, const cls_gemm_params *p);

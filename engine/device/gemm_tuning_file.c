@@ -108,17 +108,17 @@ size_t cls_gemm_tuning_seal(char *text, size_t len, size_t cap) {
 }
 
 /* Parses "kernel NAME A=1 B=2 ..." (line without the newline). */
-static bool parse_kernel(const char *line, cls_gemm_params *p, char *why, size_t why_cap) {
+static bool parse_kernel(const char *line, cls_gemm_params *p, cls_error *why) {
   memset(p, 0, sizeof *p);
   const char *s = line + strlen("kernel ");
   size_t len = strcspn(s, " ");
   if (len == 0 || len >= sizeof p->kernel) {
-    snprintf(why, why_cap, "a kernel line without a kernel name");
+    cls_error_set(why, CLS_ERR_IO, "a kernel line without a kernel name");
     return false;
   }
   memcpy(p->kernel, s, len);
   if (strcmp(p->kernel, "Xgemm") && strcmp(p->kernel, "XgemmDirect") && strcmp(p->kernel, "GemmRoutine")) {
-    snprintf(why, why_cap, "unknown kernel \"%s\"", p->kernel);
+    cls_error_set(why, CLS_ERR_IO, "unknown kernel \"%s\"", p->kernel);
     return false;
   }
   s += len;
@@ -127,14 +127,14 @@ static bool parse_kernel(const char *line, cls_gemm_params *p, char *why, size_t
     size_t item = strcspn(s, " ");
     const char *eq = memchr(s, '=', item);
     if (!eq || eq == s || (size_t)(eq - s) >= sizeof p->names[0] || p->n == CLS_GEMM_MAX_PARAMS) {
-      snprintf(why, why_cap, "%s: malformed parameter \"%.*s\"", p->kernel, (int)item, s);
+      cls_error_set(why, CLS_ERR_IO, "%s: malformed parameter \"%.*s\"", p->kernel, (int)item, s);
       return false;
     }
     char *end = NULL;
     errno = 0;
     unsigned long long v = strtoull(eq + 1, &end, 10);
     if (end == eq + 1 || end != s + item || errno || v > (1ull << 40)) {
-      snprintf(why, why_cap, "%s: parameter \"%.*s\" has no valid value", p->kernel, (int)item, s);
+      cls_error_set(why, CLS_ERR_IO, "%s: parameter \"%.*s\" has no valid value", p->kernel, (int)item, s);
       return false;
     }
     memcpy(p->names[p->n], s, (size_t)(eq - s));
@@ -144,17 +144,17 @@ static bool parse_kernel(const char *line, cls_gemm_params *p, char *why, size_t
     while (*s == ' ') s++;
   }
   if (p->n == 0) {
-    snprintf(why, why_cap, "%s: no parameters", p->kernel);
+    cls_error_set(why, CLS_ERR_IO, "%s: no parameters", p->kernel);
     return false;
   }
   return true;
 }
 
 /* Parses "backend CLASS NAME" (line without the newline) into t->backend; a class named twice is an error. */
-static bool parse_backend(const char *line, cls_gemm_tuning *t, char *why, size_t why_cap) {
+static bool parse_backend(const char *line, cls_gemm_tuning *t, cls_error *why) {
   char cls[16], name[16], extra[2];
   if (sscanf(line, "backend %15s %15s %1s", cls, name, extra) != 2) {
-    snprintf(why, why_cap, "malformed backend line \"%.60s\"", line);
+    cls_error_set(why, CLS_ERR_IO, "malformed backend line \"%.60s\"", line);
     return false;
   }
   int c = -1, b = 0;
@@ -163,26 +163,26 @@ static bool parse_backend(const char *line, cls_gemm_tuning *t, char *why, size_
   for (int i = 1; i < 3; i++)
     if (!strcmp(name, backend_names[i])) b = i;
   if (c < 0 || !b) {
-    snprintf(why, why_cap,
+    cls_error_set(why, CLS_ERR_IO,
              "backend line \"%.60s\": the class must be big, thin or packed and the backend own or clblast", line);
     return false;
   }
   if (t->backend[c]) {
-    snprintf(why, why_cap, "the backend of class %s is given twice", cls);
+    cls_error_set(why, CLS_ERR_IO, "the backend of class %s is given twice", cls);
     return false;
   }
   t->backend[c] = b;
   return true;
 }
 
-bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *d, cls_gemm_tuning *out, char *why,
-                           size_t why_cap) {
+bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *d, cls_gemm_tuning *out,
+                           cls_error *why) {
   memset(out, 0, sizeof *out);
-  if (why_cap) why[0] = '\0';
+  cls_error_clear(why);
   bool ok = false;
   char *buf = malloc(len + 1);
   if (!buf) {
-    snprintf(why, why_cap, "out of memory");
+    cls_error_set(why, CLS_ERR_OUT_OF_MEMORY, "out of memory");
     return false;
   }
   memcpy(buf, text, len);
@@ -191,7 +191,7 @@ bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *
   char *sum = len > 1 ? buf + len - 1 : buf; /* the final newline */
   while (sum > buf && sum[-1] != '\n') sum--;
   if (strlen(buf) != len || strncmp(sum, "sha256 ", 7) != 0 || strlen(sum) != 7 + 64 + 1) {
-    snprintf(why, why_cap, "no checksum line at the end (truncated or not a tuning file)");
+    cls_error_set(why, CLS_ERR_IO, "no checksum line at the end (truncated or not a tuning file)");
     goto done;
   }
   cls_sha256 h;
@@ -202,7 +202,7 @@ bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *
   cls_sha256_final(&h, digest);
   cls_sha256_hex(digest, hex);
   if (memcmp(hex, sum + 7, 64) != 0) {
-    snprintf(why, why_cap, "checksum mismatch (the file was changed or damaged)");
+    cls_error_set(why, CLS_ERR_IO, "checksum mismatch (the file was changed or damaged)");
     goto done;
   }
   *sum = '\0';
@@ -210,7 +210,7 @@ bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *
   char *shapes = strstr(buf, "\nshapes ");
   char *shapes_end = shapes ? strchr(shapes + 1, '\n') : NULL;
   if (!shapes || !shapes_end) {
-    snprintf(why, why_cap, "no shapes line");
+    cls_error_set(why, CLS_ERR_IO, "no shapes line");
     goto done;
   }
   snprintf(out->shapes, sizeof out->shapes, "%.*s", (int)(shapes_end - shapes - 8), shapes + 8);
@@ -218,7 +218,7 @@ bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *
   cls_gemm_tuning_header(d, out->shapes, expect, sizeof expect);
   size_t head_len = (size_t)(shapes_end + 1 - buf);
   if (head_len != strlen(expect) || memcmp(buf, expect, head_len) != 0) {
-    snprintf(why, why_cap, "written for another device, driver or format");
+    cls_error_set(why, CLS_ERR_IO, "written for another device, driver or format");
     goto done;
   }
   for (char *line = shapes_end + 1; *line;) {
@@ -226,15 +226,15 @@ bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *
     if (!nl) break;
     *nl = '\0';
     if (!strncmp(line, "backend ", 8)) {
-      if (!parse_backend(line, out, why, why_cap)) goto done;
+      if (!parse_backend(line, out, why)) goto done;
       line = nl + 1;
       continue;
     }
     if (strncmp(line, "kernel ", 7) != 0 || out->n == 3) {
-      snprintf(why, why_cap, "unexpected line \"%.60s\"", line);
+      cls_error_set(why, CLS_ERR_IO, "unexpected line \"%.60s\"", line);
       goto done;
     }
-    if (!parse_kernel(line, &out->kernels[out->n], why, why_cap)) goto done;
+    if (!parse_kernel(line, &out->kernels[out->n], why)) goto done;
     out->n++;
     line = nl + 1;
   }
@@ -285,17 +285,17 @@ static const param_rule direct_rules[] = {{"KWID", SIZE},   {"MDIMAD", SIZE}, {"
 /* "a is a multiple of b" when both are known (b >= 1 after the value rules). */
 static bool multiple(long long a, long long b) { return a < 0 || b <= 0 || a % b == 0; }
 
-#define NEED(cond, ...)                    \
-  do {                                     \
-    if (!(cond)) {                         \
-      snprintf(why, why_cap, __VA_ARGS__); \
-      return false;                        \
-    }                                      \
+#define NEED(cond, ...)                                      \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      cls_error_set(why, CLS_ERR_INVALID_ARGUMENT, __VA_ARGS__); \
+      return false;                                          \
+    }                                                        \
   } while (0)
 
 /* Xgemm's constraints between its values, and against the device's work-group size and local memory
  * (0: not known, not checked). */
-static bool xgemm_ok(const cls_gemm_params *p, uint64_t local, size_t max_wg, char *why, size_t why_cap) {
+static bool xgemm_ok(const cls_gemm_params *p, uint64_t local, size_t max_wg, cls_error *why) {
   const long long gemmk = value_of(p, "GEMMK"), kreg = value_of(p, "KREG"), kwg = value_of(p, "KWG"),
                   kwi = value_of(p, "KWI"), mdima = value_of(p, "MDIMA"), mdimc = value_of(p, "MDIMC"),
                   mwg = value_of(p, "MWG"), ndimb = value_of(p, "NDIMB"), ndimc = value_of(p, "NDIMC"),
@@ -336,7 +336,7 @@ static bool xgemm_ok(const cls_gemm_params *p, uint64_t local, size_t max_wg, ch
 }
 
 /* XgemmDirect's constraints, as xgemm_ok. */
-static bool direct_ok(const cls_gemm_params *p, uint64_t local, size_t max_wg, char *why, size_t why_cap) {
+static bool direct_ok(const cls_gemm_params *p, uint64_t local, size_t max_wg, cls_error *why) {
   const long long kwid = value_of(p, "KWID"), mdimad = value_of(p, "MDIMAD"), mdimcd = value_of(p, "MDIMCD"),
                   ndimbd = value_of(p, "NDIMBD"), ndimcd = value_of(p, "NDIMCD"), pada = value_of(p, "PADA"),
                   padb = value_of(p, "PADB"), vwmd = value_of(p, "VWMD"), vwnd = value_of(p, "VWND"),
@@ -367,8 +367,8 @@ static bool direct_ok(const cls_gemm_params *p, uint64_t local, size_t max_wg, c
   return true;
 }
 
-bool cls_gemm_params_check(const cls_gemm_params *p, const cls_device_info *d, char *why, size_t why_cap) {
-  if (why_cap) why[0] = '\0';
+bool cls_gemm_params_check(const cls_gemm_params *p, const cls_device_info *d, cls_error *why) {
+  cls_error_clear(why);
   const bool xgemm = !strcmp(p->kernel, "Xgemm"), direct = !strcmp(p->kernel, "XgemmDirect");
   if (!xgemm && !direct) {
     for (int i = 0; i < p->n; i++)
@@ -384,5 +384,5 @@ bool cls_gemm_params_check(const cls_gemm_params *p, const cls_device_info *d, c
   }
   const uint64_t local = d ? d->local_mem_bytes : 0;
   const size_t max_wg = d ? d->max_work_group_size : 0;
-  return xgemm ? xgemm_ok(p, local, max_wg, why, why_cap) : direct_ok(p, local, max_wg, why, why_cap);
+  return xgemm ? xgemm_ok(p, local, max_wg, why) : direct_ok(p, local, max_wg, why);
 }

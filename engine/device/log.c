@@ -19,6 +19,15 @@ cls_status cls_fail(cls_engine *engine, cls_status status, const char *fmt, ...)
   return status;
 }
 
+cls_status cls_fail_wrap(cls_engine *engine, cls_status status, const cls_error *inner, const char *fmt, ...) {
+  if (!engine) return status;
+  va_list ap;
+  va_start(ap, fmt);
+  cls_error_vwrap(&engine->error, status, inner, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
 void cls_error_append(cls_engine *engine, const char *fmt, ...) {
   if (!engine) return;
   va_list ap;

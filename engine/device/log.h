@@ -10,6 +10,9 @@
  * an object that may run on a worker thread (an op plan, a model, a tower) reports into its own
  * `cls_error *` sink with cls_error_set instead. */
 cls_status cls_fail(cls_engine *engine, cls_status status, const char *fmt, ...) CLS_PRINTF(3, 4);
+/* cls_error_wrap into the engine's own error: an inner failure passed up with context, its status kept. */
+cls_status cls_fail_wrap(cls_engine *engine, cls_status status, const cls_error *inner, const char *fmt, ...)
+    CLS_PRINTF(4, 5);
 /* Appends to the error text (truncating with a marker when it is full). */
 void cls_error_append(cls_engine *engine, const char *fmt, ...) CLS_PRINTF(2, 3);
 /* The engine's own error: the sink of objects made on the engine unless told otherwise. */

@@ -52,13 +52,14 @@ static bool take_u64(reader *r, uint64_t *v) {
   return true;
 }
 
-static cls_pocl_binary_verdict broken(char *why, size_t cap, const char *fmt, ...) {
-  if (why && cap) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, cap, fmt, ap);
-    va_end(ap);
-  }
+static cls_pocl_binary_verdict broken(cls_error *why, const char *fmt, ...) CLS_PRINTF(2, 3);
+static cls_pocl_binary_verdict broken(cls_error *why, const char *fmt, ...) {
+  cls_error_clear(why);
+  va_list ap;
+  va_start(ap, fmt);
+  cls_error_vadd(why, fmt, ap);
+  va_end(ap);
+  if (why) why->status = CLS_ERR_IO;
   return CLS_POCL_BINARY_BROKEN;
 }
 
@@ -85,9 +86,9 @@ typedef struct files_seen {
 
 /* Reads `bytes` of file records; false with `why` set when they do not parse to the byte. */
 static bool check_files(reader *r, uint64_t bytes, bool empty_content_ok, files_seen *seen, const char *where,
-                        char *why, size_t cap) {
+                        cls_error *why) {
   if (bytes > r->left) {
-    broken(why, cap, "%s claims %llu bytes of files, past the binary's end", where, (unsigned long long)bytes);
+    broken(why, "%s claims %llu bytes of files, past the binary's end", where, (unsigned long long)bytes);
     return false;
   }
   reader f = {r->p, (size_t)bytes};
@@ -96,21 +97,21 @@ static bool check_files(reader *r, uint64_t bytes, bool empty_content_ok, files_
     const unsigned char *name = NULL;
     if (!take_u32(&f, &name_len) || !take(&f, (size_t)name_len, &name) || !take_u32(&f, &content_len) ||
         !take(&f, (size_t)content_len, NULL)) {
-      broken(why, cap, "%s: file %d runs past its end", where, k);
+      broken(why, "%s: file %d runs past its end", where, k);
       return false;
     }
     if (name_len == 0) {
-      broken(why, cap, "%s: file %d has no name", where, k);
+      broken(why, "%s: file %d has no name", where, k);
       return false;
     }
     char text[68];
     if (climbs_out(name, (size_t)name_len)) {
-      broken(why, cap, "%s: file %d (%s) names a place outside the program's folder", where, k,
+      broken(why, "%s: file %d (%s) names a place outside the program's folder", where, k,
              shown(name, name_len, text));
       return false;
     }
     if (content_len == 0 && !empty_content_ok) {
-      broken(why, cap, "%s: file %d (%s) is empty: probably being rewritten when PoCL read its cache", where, k,
+      broken(why, "%s: file %d (%s) is empty: probably being rewritten when PoCL read its cache", where, k,
              shown(name, name_len, text));
       return false;
     }
@@ -120,35 +121,35 @@ static bool check_files(reader *r, uint64_t bytes, bool empty_content_ok, files_
   return true;
 }
 
-cls_pocl_binary_verdict cls_pocl_binary_check(const unsigned char *binary, size_t size, char *why, size_t cap) {
-  if (why && cap) why[0] = '\0';
+cls_pocl_binary_verdict cls_pocl_binary_check(const unsigned char *binary, size_t size, cls_error *why) {
+  cls_error_clear(why);
   reader r = {binary, size};
   const unsigned char *magic = NULL;
   uint64_t device_id, version, n_kernels, flags, n_root;
   if (!binary || !take(&r, 8, &magic) || memcmp(magic, MAGIC, 8) != 0) return CLS_POCL_BINARY_UNCHECKED;
-  if (!take_u64(&r, &device_id) || !take_u32(&r, &version)) return broken(why, cap, "the header is cut short");
+  if (!take_u64(&r, &device_id) || !take_u32(&r, &version)) return broken(why, "the header is cut short");
   if (version < FIRST_VERSION || version > LAST_VERSION) return CLS_POCL_BINARY_UNCHECKED;
   if (!take_u32(&r, &n_kernels) || !take_u64(&r, &flags) || !take_u32(&r, &n_root) ||
       !take(&r, BUILD_HASH_BYTES, NULL) ||
       (version >= 10 && (flags & FLAG_PROGRAM_SCOPE_VARS) && !take(&r, 8, NULL)))
-    return broken(why, cap, "the header is cut short");
+    return broken(why, "the header is cut short");
   /* Version 9 (PoCL 3.x) writes no empty files: one is taken as unfinished, a rebuild being the safe
      side (PoCL 3.1 runs a binary with an empty kernel file, and aborts later on an empty program.bc).
      Later versions write empty files on purpose. */
   const bool empty_content_ok = version >= 10;
   files_seen seen = {false};
   char where[64];
-  if (n_root == 0) return broken(why, cap, "no root entry: program.bc was missing when PoCL read its cache");
+  if (n_root == 0) return broken(why, "no root entry: program.bc was missing when PoCL read its cache");
   for (uint64_t i = 0; i < n_root; i++) {
     uint64_t bytes = 0;
-    if (!take_u64(&r, &bytes)) return broken(why, cap, "root entry %llu is cut short", (unsigned long long)i + 1);
+    if (!take_u64(&r, &bytes)) return broken(why, "root entry %llu is cut short", (unsigned long long)i + 1);
     if (bytes == 0)
-      return broken(why, cap, "root entry %llu is empty: program.bc was missing when PoCL read its cache",
+      return broken(why, "root entry %llu is empty: program.bc was missing when PoCL read its cache",
                     (unsigned long long)i + 1);
     snprintf(where, sizeof where, "root entry %llu", (unsigned long long)i + 1);
-    if (!check_files(&r, bytes, empty_content_ok, &seen, where, why, cap)) return CLS_POCL_BINARY_BROKEN;
+    if (!check_files(&r, bytes, empty_content_ok, &seen, where, why)) return CLS_POCL_BINARY_BROKEN;
   }
-  if (!seen.program_bc) return broken(why, cap, "no program.bc among the root entries");
+  if (!seen.program_bc) return broken(why, "no program.bc among the root entries");
   for (uint64_t k = 0; k < n_kernels; k++) {
     const unsigned char *start = r.p;
     const size_t left = r.left;
@@ -156,22 +157,22 @@ cls_pocl_binary_verdict cls_pocl_binary_check(const unsigned char *binary, size_
     const unsigned char *name = NULL;
     if (!take_u64(&r, &record) || !take_u64(&r, &files) || !take_u32(&r, &arginfo) || !take_u32(&r, &name_len) ||
         !take(&r, (size_t)name_len, &name))
-      return broken(why, cap, "kernel %llu of %llu is cut short", (unsigned long long)k + 1,
+      return broken(why, "kernel %llu of %llu is cut short", (unsigned long long)k + 1,
                     (unsigned long long)n_kernels);
     const uint64_t fixed = 24 + name_len;
-    if (name_len == 0) return broken(why, cap, "kernel %llu has no name", (unsigned long long)k + 1);
+    if (name_len == 0) return broken(why, "kernel %llu has no name", (unsigned long long)k + 1);
     char text[68];
     if (record > left || record < fixed || files > record - fixed)
-      return broken(why, cap, "kernel %llu (%s): record of %llu bytes with %llu bytes of files does not fit",
+      return broken(why, "kernel %llu (%s): record of %llu bytes with %llu bytes of files does not fit",
                     (unsigned long long)k + 1, shown(name, name_len, text), (unsigned long long)record,
                     (unsigned long long)files);
     reader files_at = {start + (record - files), (size_t)files};
     snprintf(where, sizeof where, "kernel %llu", (unsigned long long)k + 1);
-    if (!check_files(&files_at, files, empty_content_ok, &seen, where, why, cap)) return CLS_POCL_BINARY_BROKEN;
+    if (!check_files(&files_at, files, empty_content_ok, &seen, where, why)) return CLS_POCL_BINARY_BROKEN;
     r.p = start + record;
     r.left = left - (size_t)record;
   }
   if (r.left != 0)
-    return broken(why, cap, "%zu bytes follow the last of %llu kernels", r.left, (unsigned long long)n_kernels);
+    return broken(why, "%zu bytes follow the last of %llu kernels", r.left, (unsigned long long)n_kernels);
   return CLS_POCL_BINARY_SOUND;
 }

@@ -18,14 +18,17 @@
 
 #include <stddef.h>
 
+#include "clspeech/base.h"
+
 typedef enum cls_pocl_binary_verdict {
   CLS_POCL_BINARY_SOUND = 0,     /* a PoCL binary of a known version, whole */
   CLS_POCL_BINARY_UNCHECKED = 1, /* not a PoCL binary, or a version this check does not know */
   CLS_POCL_BINARY_BROKEN = 2     /* a PoCL binary that PoCL would abort on or cannot run */
 } cls_pocl_binary_verdict;
 
-/* Checks `binary` [size]. For CLS_POCL_BINARY_BROKEN, `why` (when not NULL) receives what is wrong
- * ("root entry 1 is empty: program.bc was missing when PoCL read its cache", ...); otherwise "". */
-cls_pocl_binary_verdict cls_pocl_binary_check(const unsigned char *binary, size_t size, char *why, size_t why_cap);
+/* Checks `binary` [size]. For CLS_POCL_BINARY_BROKEN, `why` (when not NULL) receives CLS_ERR_IO and what
+ * is wrong ("root entry 1 is empty: program.bc was missing when PoCL read its cache", ...); otherwise it
+ * is cleared. */
+cls_pocl_binary_verdict cls_pocl_binary_check(const unsigned char *binary, size_t size, cls_error *why);
 
 #endif

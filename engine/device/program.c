@@ -86,17 +86,17 @@ static void store_binary(cls_engine *e, cls_device *d, const cls_kernel_source *
   if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0) return;
   unsigned char *bin = malloc(size);
   if (!bin) return;
-  char why[256];
+  cls_error why;
   if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS) {
     free(bin);
     return;
   }
-  if (cls_pocl_binary_check(bin, size, why, sizeof why) == CLS_POCL_BINARY_BROKEN) {
+  if (cls_pocl_binary_check(bin, size, &why) == CLS_POCL_BINARY_BROKEN) {
     /* The program built here is sound; only its binary, read back from PoCL's cache, is not. */
     cls_log(e, CLS_LOG_WARNING,
             DEVICE_FMT ": kernels/%s.cl: not cached, because the binary PoCL gave is incomplete (%s); another "
                        "process was probably building the same kernels into PoCL's cache",
-            DEVICE_ARGS(d), src->family, why);
+            DEVICE_ARGS(d), src->family, why.text);
   } else {
     char saved[CLS_ERROR_CAP];
     memcpy(saved, e->error.text, sizeof saved);
@@ -120,13 +120,13 @@ static cl_program from_cache(cls_engine *e, cls_device *d, const char *options, 
     cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": kernel cache entry %s/%s.clbin is corrupt; rebuilding it", DEVICE_ARGS(d),
             cls_engine_cache_dir(e), key);
   if (found != CLS_CACHE_HIT) return NULL;
-  char why[256];
+  cls_error why;
   cl_program p = NULL;
-  if (cls_pocl_binary_check(bin, size, why, sizeof why) == CLS_POCL_BINARY_BROKEN) {
+  if (cls_pocl_binary_check(bin, size, &why) == CLS_POCL_BINARY_BROKEN) {
     if (tell)
       cls_log(e, CLS_LOG_WARNING,
               DEVICE_FMT ": kernel cache entry %s/%s.clbin holds a PoCL binary that PoCL would abort on (%s); rebuilding it",
-              DEVICE_ARGS(d), cls_engine_cache_dir(e), key, why);
+              DEVICE_ARGS(d), cls_engine_cache_dir(e), key, why.text);
   } else {
     p = build_from_binary(e, d, options, bin, size, tell);
   }

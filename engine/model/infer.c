@@ -124,9 +124,7 @@ cls_status cls_infer_create(cls_engine *e, int device, const cls_infer_config *c
   cls_param_view views[CLS_MODEL_N_TENSORS];
   t->n_params = cls_model_layout(&c->model, views);
   cls_error err;
-  cls_status st = CLS_OK;
-  if (cls_mfcc_tables_create(&c->features, &t->tables, &err) != CLS_OK)
-    st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "%s", err.text);
+  cls_status st = cls_fail_wrap(e, cls_mfcc_tables_create(&c->features, &t->tables, &err), &err, NULL);
   cl_device_id id = NULL;
   if (st == CLS_OK) st = cls_engine_device_cl(e, device, &t->ctx, &id, NULL);
   cl_int cl_err = CL_SUCCESS;
@@ -185,8 +183,8 @@ cls_status cls_infer_write_params(cls_infer *t, const float *params) {
 cls_status cls_infer_load(cls_infer *t, const char *path) {
   cls_error err;
   cls_checkpoint_vars s;
-  if (cls_checkpoint_load(path, &t->c.model, t->host, NULL, NULL, &s, NULL, 0, &err) != CLS_OK)
-    return cls_fail(t->e, CLS_ERR_IO, "%s", err.text);
+  cls_status st = cls_checkpoint_load(path, &t->c.model, t->host, NULL, NULL, &s, NULL, 0, &err);
+  if (st != CLS_OK) return cls_fail_wrap(t->e, st, &err, NULL);
   cls_log(t->e, CLS_LOG_INFO, "Loaded checkpoint %s (global step %lld)", path, (long long)s.global_step);
   return cls_infer_write_params(t, t->host);
 }
@@ -304,8 +302,8 @@ static cls_status stream_one(cls_infer *t, const char *path, int index, cls_infe
   const size_t S = (size_t)tb->step, W = (size_t)tb->window, rows = T + 2 * ctx;
   cls_error err;
   cls_audio_stream *s = NULL;
-  if (cls_audio_stream_open(path, tb->cfg.sample_rate, &s, NULL, &err) != CLS_OK)
-    return cls_fail(t->e, CLS_ERR_IO, "%s", err.text);
+  cls_status opened = cls_audio_stream_open(path, tb->cfg.sample_rate, &s, NULL, &err);
+  if (opened != CLS_OK) return cls_fail_wrap(t->e, opened, &err, NULL);
   const size_t hb = (size_t)t->c.model.n_hidden * sizeof(float);
   cls_status st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->h_state, CL_FALSE, 0, hb, t->zeros, 0, NULL, NULL),
                         "zeroing the LSTM state");
@@ -320,8 +318,9 @@ static cls_status stream_one(cls_infer *t, const char *path, int index, cls_infe
       const size_t want = (rows - (fend - fbase) - 1) * S + W;
       while (ns < want) {
         size_t got = 0;
-        if (cls_audio_stream_read(s, t->samples + ns, want - ns, &got, &err) != CLS_OK) {
-          st = cls_fail(t->e, CLS_ERR_IO, "%s", err.text);
+        const cls_status read = cls_audio_stream_read(s, t->samples + ns, want - ns, &got, &err);
+        if (read != CLS_OK) {
+          st = cls_fail_wrap(t->e, read, &err, NULL);
           break;
         }
         if (got == 0) {
@@ -419,9 +418,7 @@ cls_status cls_infer_run(cls_infer *t, const char *const *paths, int n, int batc
                            .host_features = t->c.host_features, .feature_cache = t->c.feature_cache, .depth = 3};
   cls_loader *l = NULL;
   cls_error err;
-  cls_status st = CLS_OK;
-  if (cls_loader_start(utts, n, batch_size, &lo, &l, &err) != CLS_OK)
-    st = cls_fail(t->e, CLS_ERR_OUT_OF_MEMORY, "%s", err.text);
+  cls_status st = cls_fail_wrap(t->e, cls_loader_start(utts, n, batch_size, &lo, &l, &err), &err, NULL);
   for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l));) {
     int time = 0;
     st = cls_infer_batch(t, b, t->logits, &time, NULL);

@@ -192,7 +192,8 @@ cls_status cls_ops_cl_check_to(const cls_engine *e, cls_error *to, int index, cl
   const cls_device_info *d = cls_engine_device(e, index);
   return cls_error_set(
       to,
-      err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ? CLS_ERR_OUT_OF_MEMORY : CLS_ERR_OPENCL,
+      err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ? CLS_ERR_DEVICE_OUT_OF_MEMORY
+                                                                             : CLS_ERR_OPENCL,
       "device %d:%d (%s): %s failed: %s", d ? d->platform_index : -1, d ? d->device_index : -1, d ? d->name : "?", what,
       cls_cl_error_name(err));
 }

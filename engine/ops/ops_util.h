@@ -29,8 +29,9 @@ cls_status cls_ops_launch_to(cls_error *to, cl_command_queue queue, cl_kernel ke
 cl_int cls_ops_grow_buffer(cl_context context, cl_mem_flags flags, cl_mem *m, size_t *cap, size_t need);
 
 /* CLS_OK for CL_SUCCESS; otherwise the engine's error naming device `index` and `what`
- * ("device 0:1 (NAME): allocating device memory failed: CL_OUT_OF_RESOURCES"): CLS_ERR_OUT_OF_MEMORY for
- * an allocation failure or CL_OUT_OF_RESOURCES, CLS_ERR_OPENCL for anything else. */
+ * ("device 0:1 (NAME): allocating device memory failed: CL_OUT_OF_RESOURCES"): CLS_ERR_DEVICE_OUT_OF_MEMORY
+ * for CL_MEM_OBJECT_ALLOCATION_FAILURE or CL_OUT_OF_RESOURCES, CLS_ERR_OPENCL for anything else
+ * (CL_OUT_OF_HOST_MEMORY included: the driver's own memory for the device, which goes with the device). */
 cls_status cls_ops_cl_check(cls_engine *engine, int index, cl_int err, const char *what);
 cls_status cls_ops_cl_check_to(const cls_engine *engine, cls_error *to, int index, cl_int err, const char *what);
 

@@ -21,8 +21,6 @@ typedef struct stt_scorer_ref {
   int refs;
 } stt_scorer_ref;
 
-#define STT_DETAIL CLS_ERROR_CAP
-
 /* Copies text into dst[cap] (cut to fit, always terminated); NULL dst or cap 0 is a no-op. */
 void stt_copy(char *dst, size_t cap, const char *text);
 

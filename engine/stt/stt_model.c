@@ -42,14 +42,16 @@ int stt_status_of(cls_status st) {
   switch (st) {
     case CLS_OK: return CLS_STT_OK;
     case CLS_ERR_INVALID_ARGUMENT: return CLS_STT_ERR_INVALID_ARGUMENT;
-    case CLS_ERR_OUT_OF_MEMORY: return CLS_STT_ERR_OUT_OF_MEMORY;
+    case CLS_ERR_OUT_OF_MEMORY:
+    case CLS_ERR_DEVICE_OUT_OF_MEMORY: return CLS_STT_ERR_OUT_OF_MEMORY;
     case CLS_ERR_IO: return CLS_STT_ERR_BAD_MODEL;
     default: return CLS_STT_ERR_DEVICE;
   }
 }
 
 static void detail_v(cls_stt_model *m, const char *fmt, va_list ap) {
-  vsnprintf(m->detail.text, sizeof m->detail.text, fmt, ap);
+  cls_error_clear(&m->detail);
+  cls_error_vadd(&m->detail, fmt, ap);
   m->detail.status = CLS_ERR_IO;
 }
 

@@ -60,7 +60,8 @@ static int refuse(cls_stt_stream *s, int code, const char *fmt, ...) CLS_PRINTF(
 static int refuse(cls_stt_stream *s, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(s->detail.text, sizeof s->detail.text, fmt, ap);
+  cls_error_clear(&s->detail);
+  cls_error_vadd(&s->detail, fmt, ap);
   va_end(ap);
   s->detail.status = CLS_ERR_IO;
   return code;

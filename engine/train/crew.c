@@ -71,9 +71,7 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
   cls_param_view views[CLS_MODEL_N_TENSORS];
   c->n_params = cls_model_layout(&o->model, views);
   cls_error err;
-  cls_status st = CLS_OK;
-  if (cls_mfcc_tables_create(&o->features, &c->tables, &err) != CLS_OK)
-    st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "%s", err.text);
+  cls_status st = cls_fail_wrap(e, cls_mfcc_tables_create(&o->features, &c->tables, &err), &err, NULL);
   if (st == CLS_OK) st = cls_augment_sources_load(e, o->augment, o->n_augment, o->features.sample_rate, &c->sources);
   c->n_towers = n_devices * per_device;
   c->towers = calloc((size_t)c->n_towers, sizeof *c->towers);
@@ -109,7 +107,7 @@ cls_status cls_crew_create(cls_engine *e, const int *devices, int n_devices, con
     const cls_device_info *d = cls_engine_device(e, devices[i / per_device]);
     cls_error_append(e, " (creating tower %d on device %d:%d %s)", i, d ? d->platform_index : -1,
                      d ? d->device_index : -1, d ? d->name : "?");
-    if (!cls_crew_is_device_fault(ts) && ts != CLS_ERR_BUILD) {
+    if (!cls_crew_is_device_fault(ts)) {
       st = ts;
       continue;
     }
@@ -180,7 +178,8 @@ cls_status cls_crew_all_failed(cls_crew *c, const char *last) {
 }
 
 int cls_crew_is_device_fault(cls_status st) {
-  return st == CLS_ERR_OPENCL || st == CLS_ERR_OUT_OF_MEMORY || st == CLS_ERR_BLAS;
+  return st == CLS_ERR_OPENCL || st == CLS_ERR_DEVICE_OUT_OF_MEMORY || st == CLS_ERR_BLAS || st == CLS_ERR_BUILD ||
+         st == CLS_ERR_SELFTEST;
 }
 
 void cls_crew_drop(cls_crew *c, cls_crew_slot *s, const char *what) {
@@ -211,9 +210,13 @@ cls_status cls_crew_injected_failure(cls_crew *c, cls_crew_slot *s, int64_t step
   pthread_mutex_unlock(&c->fault_lock);
   if (!fire) return CLS_OK;
   const cls_device_info *d = cls_engine_device(c->e, cls_tower_device(s->tower));
-  return cls_error_set(cls_tower_error(s->tower), CLS_ERR_OPENCL,
-                       "device %d:%d (%s): clFinish failed: CL_OUT_OF_RESOURCES (injected fault)", d->platform_index,
-                       d->device_index, d->name);
+  const cls_status st = f->status != CLS_OK ? f->status : CLS_ERR_OPENCL;
+  if (st == CLS_ERR_OPENCL)
+    return cls_error_set(cls_tower_error(s->tower), st,
+                         "device %d:%d (%s): clFinish failed: CL_OUT_OF_RESOURCES (injected fault)", d->platform_index,
+                         d->device_index, d->name);
+  return cls_error_set(cls_tower_error(s->tower), st, "device %d:%d (%s): %s (injected fault)", d->platform_index,
+                       d->device_index, d->name, cls_status_string(st));
 }
 
 cls_status cls_crew_perturb_if_due(cls_crew *c) {
@@ -447,9 +450,9 @@ cls_status cls_crew_save_copy(cls_crew *c, const char *kind, const float *params
   if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
   char path[4400];
   cls_error saved;
-  if (cls_train_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, params, m, v, state, path, sizeof path,
-                                   &saved) != CLS_OK)
-    return cls_error_set(err, CLS_ERR_IO, "%s", saved.text);
+  cls_status st = cls_train_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, params, m, v, state, path,
+                                               sizeof path, &saved);
+  if (st != CLS_OK) return cls_error_wrap(err, st, &saved, NULL);
   cls_log(c->e, CLS_LOG_INFO, "Saved %s checkpoint %s", kind, path);
   return CLS_OK;
 }
@@ -483,9 +486,7 @@ cls_status cls_crew_start_loader(cls_crew *c, const cls_utterance *u, int n, int
                            .host_features = c->o.host_features, .feature_cache = c->o.feature_cache, .depth = depth,
                            .workers = 0 /* automatic */};
   cls_error err;
-  if (cls_loader_start(u, n, batch, &lo, l, &err) != CLS_OK)
-    return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "%s", err.text);
-  return CLS_OK;
+  return cls_fail_wrap(c->e, cls_loader_start(u, n, batch, &lo, l, &err), &err, NULL);
 }
 
 cls_status cls_crew_start_train_loader(cls_crew *c, int epoch, const cls_utterance *u, int n, int batch, int depth,
@@ -510,9 +511,7 @@ cls_status cls_crew_start_train_loader(cls_crew *c, int epoch, const cls_utteran
     lo.max_frames = c->max_frames;
   }
   cls_error err;
-  if (cls_loader_start(u, n, batch, &lo, l, &err) != CLS_OK)
-    return cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "%s", err.text);
-  return CLS_OK;
+  return cls_fail_wrap(c->e, cls_loader_start(u, n, batch, &lo, l, &err), &err, NULL);
 }
 
 void cls_crew_report(cls_progress_fn fn, void *user, const char *phase, const char *set, int epoch, int64_t steps,

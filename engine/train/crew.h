@@ -91,7 +91,9 @@ cls_status cls_crew_no_tower(cls_crew *crew);
 /* CLS_ERR_NO_DEVICE: "every tower has failed", naming the last error: `last`, or when NULL the engine's error
    text (copied first, since cls_fail writes there). */
 cls_status cls_crew_all_failed(cls_crew *crew, const char *last);
-/* 1 when a tower's status is a device fault (the tower is dropped), 0 for errors of the input. */
+/* 1 when a tower's status is a device fault, which drops the tower: an OpenCL or CLBlast call failed, the
+   device's memory is exhausted, a kernel failed to build, the self-test failed. 0 for everything else
+   (the input's errors, host memory, files), which stops the run with the tower kept. */
 int cls_crew_is_device_fault(cls_status status);
 /* Drops a tower after a device fault, with a warning naming it, its device, the step and `what` (which
    may be the tower's own error text: it is told before the tower is destroyed). */
@@ -102,7 +104,8 @@ void cls_crew_drop(cls_crew *crew, cls_crew_slot *slot, const char *what);
 cls_status cls_crew_tower_status(cls_crew *crew, cls_crew_slot *slot, cls_status status);
 
 /* The fault option's "fail": the first time tower `slot` works at or after the fault's step,
- * returns the injected device error (text in the tower's own error, cls_tower_error), else CLS_OK.
+ * returns the injected error of the fault's status, CLS_ERR_OPENCL unless it names another (text in the
+ * tower's own error, cls_tower_error), else CLS_OK.
  * Thread-safe. */
 cls_status cls_crew_injected_failure(cls_crew *crew, cls_crew_slot *slot, int64_t step);
 /* The fault option's "perturb": once the global step has reached the fault's, changes one

@@ -3,15 +3,14 @@
  * a frame of every utterance of a batch adds (cls_model_frame_bytes), and the largest buffer within
  * the device's largest allocation and the kernels' 32-bit indices. The data sets skip what exceeds it. */
 #include <stdint.h>
-#include <stdio.h>
 
 #include "clspeech/clspeech.h"
 #include "clspeech/model.h"
 #include "clspeech/train.h"
 
 int64_t cls_train_frame_limit(const cls_engine *e, int device, const cls_train_options *o, int max_batch, int max_label,
-                              uint64_t memory_cap, char *why, size_t why_cap) {
-  if (why_cap) why[0] = '\0';
+                              uint64_t memory_cap, cls_error *why) {
+  cls_error_clear(why);
   const cls_device_info *d = cls_engine_device(e, device);
   if (!d || !o || max_batch < 1 || o->model.n_hidden < 1) return 0;
   uint64_t mem = d->global_mem_bytes, max_alloc = d->max_alloc_bytes;
@@ -32,12 +31,10 @@ int64_t cls_train_frame_limit(const cls_engine *e, int device, const cls_train_o
   /* lstm.c: 2^31 floats a buffer */
   const int64_t indices = (int64_t)(INT32_MAX / (lstm / sizeof(float) * B));
   if (indices < limit) limit = indices;
-  if (why_cap)
-    snprintf(why, why_cap,
-             "device %d:%d (%s) with batches of %d%s: %.1f MiB of memory%s, %.1f MiB fixed, %.1f KiB a frame",
-             d->platform_index, d->device_index, d->name, max_batch,
-             towers > 1 ? " on each of its towers" : "", (double)mem / 1048576.0,
-             memory_cap > 0 && memory_cap <= d->global_mem_bytes ? " (capped)" : "", (double)fixed / 1048576.0,
-             (double)frame / 1024.0);
+  cls_error_set(why, limit > 0 ? CLS_OK : CLS_ERR_DEVICE_OUT_OF_MEMORY,
+                "device %d:%d (%s) with batches of %d%s: %.1f MiB of memory%s, %.1f MiB fixed, %.1f KiB a frame",
+                d->platform_index, d->device_index, d->name, max_batch, towers > 1 ? " on each of its towers" : "",
+                (double)mem / 1048576.0, memory_cap > 0 && memory_cap <= d->global_mem_bytes ? " (capped)" : "",
+                (double)fixed / 1048576.0, (double)frame / 1024.0);
   return limit;
 }

@@ -53,8 +53,8 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
      host_features says (which then applies to the sets that are not augmented). */
   for (int i = 0; i < o->n_augment; i++) {
     cls_error why;
-    if (cls_augment_check_supported(&o->augment[i], &why) != CLS_OK)
-      return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--augment %s: %s", cls_augment_kind_name(o->augment[i].kind), why.text);
+    cls_status st = cls_augment_check_supported(&o->augment[i], &why);
+    if (st != CLS_OK) return cls_fail_wrap(e, st, &why, "--augment %s: ", cls_augment_kind_name(o->augment[i].kind));
   }
   cls_trainer *t = calloc(1, sizeof *t);
   if (!t) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -94,7 +94,7 @@ cls_status cls_trainer_set_remeasure_seconds(cls_trainer *t, double seconds) {
 
 cls_status cls_trainer_set_fault(cls_trainer *t, const cls_train_fault *f) {
   if (!t) return CLS_ERR_INVALID_ARGUMENT;
-  cls_train_fault none = {CLS_FAULT_NONE, 0, 0};
+  cls_train_fault none = {CLS_FAULT_NONE, 0, 0, CLS_OK};
   if (!f) f = &none;
   if (f->kind != CLS_FAULT_NONE && f->kind != CLS_FAULT_FAIL && f->kind != CLS_FAULT_PERTURB)
     return cls_fail(t->crew->e, CLS_ERR_INVALID_ARGUMENT, "unknown fault kind %d", (int)f->kind);
@@ -144,7 +144,8 @@ static void init_params(const cls_train_options *o, float *p) {
 static cls_status check_geometry(cls_crew *c, const char *path, int n_drop, int training) {
   cls_model_config have;
   cls_error err;
-  if (cls_checkpoint_peek_model(path, &have, &err) != CLS_OK) return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
+  cls_status st = cls_checkpoint_peek_model(path, &have, &err);
+  if (st != CLS_OK) return cls_fail_wrap(c->e, st, &err, NULL);
   const cls_model_config *want = &c->o.model;
   if (have.n_hidden != want->n_hidden)
     return cls_fail(c->e, CLS_ERR_IO, "%s: a model of n_hidden %d; this one's n_hidden is %d", path, have.n_hidden,
@@ -172,8 +173,8 @@ static cls_status load_file(cls_crew *c, const char *path, int training, int kee
     memset(c->m, 0, c->n_params * sizeof(float));
     memset(c->v, 0, c->n_params * sizeof(float));
   }
-  if (cls_train_checkpoint_load_dropping(path, &c->o.model, n_drop, c->params, c->m, c->v, &s, &err) != CLS_OK)
-    return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
+  st = cls_train_checkpoint_load_dropping(path, &c->o.model, n_drop, c->params, c->m, c->v, &s, &err);
+  if (st != CLS_OK) return cls_fail_wrap(c->e, st, &err, NULL);
   if (!cls_checkpoint_has_digest(path))
     cls_log(c->e, CLS_LOG_NOTICE, "%s: its index records no SHA-256 (saved before checkpoints had digests): loaded "
             "without a checksum", path);
@@ -225,12 +226,13 @@ static cls_status load_here(cls_trainer *t, const char *dir, cls_load_mode mode,
   if (mode != CLS_LOAD_INIT) {
     /* The same choice transcription makes (cls_checkpoint_choose); training's auto falls back to fresh. */
     int is_best = 0;
-    if (cls_checkpoint_choose(dir, mode, path, sizeof path, &is_best, &err) == CLS_OK) {
+    const cls_status chosen = cls_checkpoint_choose(dir, mode, path, sizeof path, &is_best, &err);
+    if (chosen == CLS_OK) {
       cls_log(c->e, CLS_LOG_INFO, "Loading %s checkpoint from %s", is_best ? "best validating" : "most recent", path);
       return load_file(c, path, !evaluation, o->force_initialize_learning_rate && !evaluation,
                        evaluation ? 0 : o->drop_source_layers);
     }
-    if (evaluation || mode != CLS_LOAD_AUTO) return cls_fail(c->e, CLS_ERR_IO, "%s", err.text);
+    if (evaluation || mode != CLS_LOAD_AUTO) return cls_fail_wrap(c->e, chosen, &err, NULL);
   }
   cls_log(c->e, CLS_LOG_INFO, "Initializing all variables (random seed %u)", (unsigned)o->random_seed);
   init_params(o, c->params);

@@ -27,7 +27,9 @@ typedef enum cls_status {
   CLS_ERR_BLAS = 9,             /* CLBlast returned an error */
   CLS_ERR_DIVERGED = 10,        /* model replicas on different towers no longer hold the same parameters */
   CLS_ERR_WORLD = 11,           /* a --horovod run's MPI call failed, or another process of the run did */
-  CLS_ERR_NO_STEP = 12          /* a training run applied no step: every step's loss was infinite or NaN */
+  CLS_ERR_NO_STEP = 12,         /* a training run applied no step: every step's loss was infinite or NaN */
+  CLS_ERR_DEVICE_OUT_OF_MEMORY = 13 /* a device's memory or resources are exhausted (CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                                       CL_OUT_OF_RESOURCES); the text names the device */
 } cls_status;
 
 /* A fixed English name for a status ("CLS_ERR_BUILD: kernel build failed"). Never NULL. */
@@ -39,8 +41,9 @@ const char *cls_status_string(cls_status status);
 #define CLS_PRINTF(a, b)
 #endif
 
-/* The size of an error text, the terminating NUL included (long enough for a kernel build log). */
-#define CLS_ERROR_CAP 16384
+/* The size of an error text, the terminating NUL included: room for a path of PATH_MAX bytes with its
+ * context, or the first errors of a kernel build log (a longer log keeps its head and is marked). */
+#define CLS_ERROR_CAP 4096
 
 /* What went wrong, owned by the caller: a function that takes a `cls_error *` and fails fills it
  * (the status it returns, and a text naming the file, line, tensor or device concerned) and leaves
@@ -60,6 +63,21 @@ void cls_error_clear(cls_error *err);
 void cls_error_add(cls_error *err, const char *fmt, ...) CLS_PRINTF(2, 3);
 /* cls_error_add with a va_list, for functions that take a format of their own. */
 void cls_error_vadd(cls_error *err, const char *fmt, va_list ap) CLS_PRINTF(2, 0);
+/* Passes an inner failure up with context, keeping its status: `status` is what the inner call returned,
+ * `inner` the cls_error it filled. `err` receives `status` and the context (printf-style) followed by
+ * inner's text, and `status` comes back:
+ *   cls_status st = cls_loader_start(..., &inner);
+ *   if (st != CLS_OK) return cls_error_wrap(err, st, &inner, "%s: ", what);
+ * No call relabels an inner status; a new status is for a new failure, set with cls_error_set.
+ * `fmt` NULL adds no context (the inner error passed up as it is); `inner` NULL, or one without text,
+ * leaves the status's name (cls_status_string) in its place; `inner` may be `err` itself (the context
+ * goes in front of its text). CLS_OK leaves `err` alone and returns CLS_OK, so that
+ * `return cls_error_wrap(err, step(&inner), &inner, "step %d: ", i);` reads as one line. */
+cls_status cls_error_wrap(cls_error *err, cls_status status, const cls_error *inner, const char *fmt, ...)
+    CLS_PRINTF(4, 5);
+/* cls_error_wrap with a va_list. */
+cls_status cls_error_vwrap(cls_error *err, cls_status status, const cls_error *inner, const char *fmt, va_list ap)
+    CLS_PRINTF(4, 0);
 
 typedef enum cls_log_level { CLS_LOG_DEBUG = 0, CLS_LOG_INFO = 1, CLS_LOG_NOTICE = 2, CLS_LOG_WARNING = 3, CLS_LOG_ERROR = 4 } cls_log_level;
 typedef void (*cls_log_fn)(void *user, cls_log_level level, const char *message);

@@ -115,11 +115,12 @@ cls_train_options cls_train_options_default(int n_hidden, int n_classes);
  * slots, over what a frame of each utterance adds (cls_model_frame_bytes, plus the audio when the
  * features are made on the device); also no LSTM workspace past the device's largest allocation or
  * 2^31 floats. An estimate (a tower also holds small buffers), for skipping utterances a device cannot
- * train on before building towers. `why` (may be NULL with why_cap 0) receives a sentence naming the
- * device and the figures. 0 when not even one frame fits or the device is unknown; a device that reports
+ * train on before building towers. `why` (may be NULL) receives a sentence naming the device and the
+ * figures, with CLS_OK, or CLS_ERR_DEVICE_OUT_OF_MEMORY when not even one frame fits; it is cleared when
+ * the device is unknown. 0 when not even one frame fits or the device is unknown; a device that reports
  * no memory size is limited only by its largest allocation and the indices. */
 int64_t cls_train_frame_limit(const cls_engine *engine, int device, const cls_train_options *options, int max_batch,
-                              int max_label, uint64_t memory_cap, char *why, size_t why_cap);
+                              int max_label, uint64_t memory_cap, cls_error *why);
 
 typedef struct cls_eval_set {
   const char *name;                 /* e.g. the CSV path */

@@ -13,10 +13,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   unsigned char *copy = malloc(size ? size : 1);
   if (!copy) return 0;
   memcpy(copy, data, size);
-  char why[256];
-  cls_pocl_binary_verdict v = cls_pocl_binary_check(copy, size, why, sizeof why);
+  static cls_error why;
+  cls_pocl_binary_verdict v = cls_pocl_binary_check(copy, size, &why);
   if (v != CLS_POCL_BINARY_SOUND && v != CLS_POCL_BINARY_UNCHECKED && v != CLS_POCL_BINARY_BROKEN) abort();
-  if ((v == CLS_POCL_BINARY_BROKEN) != (why[0] != '\0')) abort();
+  if ((v == CLS_POCL_BINARY_BROKEN) != (why.text[0] != '\0')) abort();
+  if ((v == CLS_POCL_BINARY_BROKEN) != (why.status == CLS_ERR_IO)) abort();
   free(copy);
   return 0;
 }

@@ -46,10 +46,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     len = cls_gemm_tuning_seal(text, hl + size - 1, hl + size - 1 + 80);
   }
   cls_gemm_tuning t;
-  char why[512], out[2048];
-  if (cls_gemm_tuning_parse(text, len, &d, &t, why, sizeof why)) {
+  static cls_error why;
+  char out[2048];
+  if (cls_gemm_tuning_parse(text, len, &d, &t, &why)) {
     for (int k = 0; k < t.n; k++) {
-      cls_gemm_params_check(&t.kernels[k], &d, why, sizeof why);
+      cls_gemm_params_check(&t.kernels[k], &d, &why);
       cls_gemm_params_format(&t.kernels[k], out, sizeof out);
     }
     cls_gemm_tuning_format(&t, out, sizeof out);

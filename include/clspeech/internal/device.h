@@ -62,10 +62,11 @@ void cls_gemm_tuning_format(const cls_gemm_tuning *t, char *out, size_t cap);
 
 typedef enum cls_tuning_read { CLS_TUNING_NONE = 0, CLS_TUNING_OK = 1, CLS_TUNING_BAD = 2 } cls_tuning_read;
 
-/* Reads and checks the device's file. CLS_TUNING_BAD: `why` says what is wrong (bad checksum,
- * another device or driver, a malformed line). `path` (may be NULL) receives the file's path. */
+/* Reads and checks the device's file. CLS_TUNING_BAD: `why` (may be NULL) says what is wrong (bad
+ * checksum, another device or driver, a malformed line: CLS_ERR_IO, or the read's own status); it is
+ * cleared otherwise. `path` (may be NULL) receives the file's path. */
 cls_tuning_read cls_gemm_tuning_read(cls_engine *engine, int device, cls_gemm_tuning *out, char *path, size_t path_cap,
-                                     char *why, size_t why_cap);
+                                     cls_error *why);
 
 /* cls_engine_prepare without loading the stored tuning (what `clspeech bench --tune` measures its
  * "before" with); engine/device/program.c. */

@@ -25,6 +25,9 @@ typedef struct cls_train_fault {
   cls_fault_kind kind;
   int tower;
   int64_t step;
+  cls_status status; /* CLS_FAULT_FAIL's status: CLS_OK (what the parser leaves) is CLS_ERR_OPENCL, a device
+                        error; another (CLS_ERR_DEVICE_OUT_OF_MEMORY, CLS_ERR_OUT_OF_MEMORY, ...) is injected
+                        as it is, and drops the tower only when it is a device fault */
 } cls_train_fault;
 
 /* Parses "fail:tower=K,step=S" or "perturb:tower=K,step=S" (K, S >= 0); NULL or "" is no fault.
