@@ -105,7 +105,7 @@ void cls_option_load_evaluate(cls_train_options *o, const char *name) {
 #define DEFAULT_CONVERT(type, fn, value) fn(&o, value);
 #define DEFAULT_COMMAND(type, none, value)
 #define DEFAULT_INT(member, value) o.member = (value);
-#define DEFAULT_DOUBLE(member, value) o.member = (float)(value);
+#define DEFAULT_DOUBLE(member, value) o.member = (value);
 #define DEFAULT_BOOL(member, value) o.member = (value);
 #define DEFAULT_STRING(member, value)
 
