@@ -51,10 +51,8 @@ int cmd_export(int argc, char **argv) {
     if (!strcmp(argv[i], "--format=onnx")) return cmd_export_onnx(argc, argv);
   train_flags f;
   train_flags_defaults(&f);
-  int n_flags = 0;
-  cli_flag all[90];
-  cli_flag *table = train_flags_table(&f, &n_flags);
-  memcpy(all, table, (size_t)n_flags * sizeof *table);
+  cli_flag all[TRAIN_FLAGS_COUNT + 2];
+  int n_flags = train_flags_table(&f, all);
   const char *out = "", *format = "clsm";
   all[n_flags++] = (cli_flag){"out", CLI_STRING, &out, "the package to write (FILE.clsm)", false};
   all[n_flags++] = (cli_flag){"format", CLI_STRING, &format, "clsm (a model package) or onnx", false};

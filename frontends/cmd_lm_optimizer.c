@@ -29,7 +29,7 @@
 /* Everything one run holds; freed by finish(). Stays where it is: `all` points into it. */
 typedef struct opt_cmd {
   train_flags f;
-  cli_flag all[100];
+  cli_flag all[TRAIN_FLAGS_COUNT + 4];
   int n_flags;
   int n_trials, threads;
   double alpha_max, beta_max;
@@ -47,8 +47,7 @@ typedef struct opt_cmd {
  * after --help, or the exit status. */
 static int parse_flags(opt_cmd *c, int argc, char **argv) {
   train_flags_defaults(&c->f);
-  cli_flag *table = train_flags_table(&c->f, &c->n_flags);
-  memcpy(c->all, table, (size_t)c->n_flags * sizeof *table);
+  c->n_flags = train_flags_table(&c->f, c->all);
   c->n_trials = 2400;
   c->alpha_max = c->beta_max = 5.0;
   c->all[c->n_flags++] = (cli_flag){"n_trials", CLI_INT, &c->n_trials,

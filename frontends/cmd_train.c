@@ -79,7 +79,7 @@ static int drop_too_long(cls_engine *engine, const int *sel, int used, const cls
  * (finish) frees it all. Stays where it is: `table` points into `f`. */
 typedef struct train_cmd {
   train_flags f;
-  cli_flag *table;
+  cli_flag table[TRAIN_FLAGS_COUNT];
   int n_flags;
   cls_alphabet *alphabet;
   cls_train_options opt;
@@ -150,7 +150,7 @@ static int test_output_not_an_input(const train_flags *f) {
 /* The flags parsed and checked. 0, or -1 after --help (exit status 0), or the exit status. */
 static int parse_train_flags(train_cmd *c, int argc, char **argv) {
   train_flags_defaults(&c->f);
-  c->table = train_flags_table(&c->f, &c->n_flags);
+  c->n_flags = train_flags_table(&c->f, c->table);
   int rc = cli_parse_flags(argc, argv, 2, c->table, c->n_flags, "train",
                            "Trains a DeepSpeech model (DeepSpeech 0.9's flags and defaults) and tests it.", NULL, 0, NULL);
   if (rc) return rc == 1 ? -1 : CLI_EXIT_USAGE;

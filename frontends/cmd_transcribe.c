@@ -67,7 +67,7 @@ static int transcribe_file(cls_infer *infer, const cls_alphabet *alphabet, const
  * `stream_frames`. */
 typedef struct transcribe_cmd {
   train_flags f;
-  cli_flag all[80];
+  cli_flag all[TRAIN_FLAGS_COUNT + 3];
   int n_flags;
   int stream_frames;
   const char *files[257];
@@ -83,8 +83,7 @@ typedef struct transcribe_cmd {
 static int parse_transcribe_flags(transcribe_cmd *c, int argc, char **argv) {
   train_flags_defaults(&c->f);
   c->f.beam_width = 1024;
-  cli_flag *table = train_flags_table(&c->f, &c->n_flags);
-  memcpy(c->all, table, (size_t)c->n_flags * sizeof *table);
+  c->n_flags = train_flags_table(&c->f, c->all);
   c->all[c->n_flags++] = (cli_flag){"audio", CLI_STRING, &c->f.audio,
                                     "the audio file to transcribe (more may follow as arguments)", false};
   c->model_path = "";

@@ -13,14 +13,8 @@
 int cmd_export_onnx(int argc, char **argv) {
   train_flags f;
   train_flags_defaults(&f);
-  int n_flags = 0;
-  cli_flag all[96];
-  cli_flag *table = train_flags_table(&f, &n_flags);
-  if (n_flags + 2 > (int)(sizeof all / sizeof *all)) {
-    fprintf(stderr, "clspeech export: too many flags for the ONNX export's table\n");
-    return CLI_EXIT_FAILURE;
-  }
-  memcpy(all, table, (size_t)n_flags * sizeof *table);
+  cli_flag all[TRAIN_FLAGS_COUNT + 2];
+  int n_flags = train_flags_table(&f, all);
   const char *out = "", *format = "onnx";
   all[n_flags++] = (cli_flag){"out", CLI_STRING, &out, "the ONNX file to write (model.onnx)", false};
   all[n_flags++] = (cli_flag){"format", CLI_STRING, &format, "onnx: the acoustic model as an ONNX graph", false};

@@ -10,17 +10,17 @@
 
 #include "cli.h"
 
-/* Flags each rank may set for itself: its devices and how it uses them, what rank 0 alone reads or
- * writes (checkpoints it loads and saves, summaries, the test after training), how it prints; and
- * the CSV paths and the alphabet's path, whose contents are compared instead. */
+/* Flags each rank may set for itself (the option table's rows of ranks OWN,
+ * clspeech/internal/train_options.def): its devices and how it uses them, what rank 0 alone reads or
+ * writes (checkpoints it loads and saves, summaries, the test after training), how it prints; and the
+ * CSV paths and the alphabet's path, whose contents are compared instead. */
+#define PER_RANK_OWN(name) #name,
+#define PER_RANK_AGREE(name)
 static const char *const per_rank[] = {
-    "train_files", "dev_files", "test_files", "metrics_files", "alphabet_config_path", "checkpoint_dir",
-    "load_checkpoint_dir", "save_checkpoint_dir", "checkpoint_secs", "max_to_keep", "load_train", "load_evaluate",
-    "drop_source_layers", "force_initialize_learning_rate", "feature_cache", "cache_for_epochs", "features_device", "devices", "balance",
-    "towers_per_device", "overlap_reduction", "log_placement", "limit_test", "reverse_test", "show_progressbar",
-    "report_count", "beam_width", "cutoff_prob", "cutoff_top_n", "scorer_path", "lm_alpha", "lm_beta",
-    "test_output_file", "test_batch_size", "summary_dir", "summary_steps", "limit_train", "limit_dev",
-    "reverse_train", "reverse_dev", "strict"};
+#define CLS_TRAIN_OPTION(name, type, value, min, max, bounds, ranks, to, target, help) PER_RANK_##ranks(name)
+#include "clspeech/internal/train_options.def"
+#undef CLS_TRAIN_OPTION
+};
 
 static int is_per_rank(const char *name) {
   for (size_t i = 0; i < sizeof per_rank / sizeof *per_rank; i++)

@@ -1,6 +1,6 @@
 /* The flags of `clspeech train` and `clspeech transcribe`, with DeepSpeech 0.9's names and
- * defaults (training/deepspeech_training/util/flags.py), and their conversion into the engine's
- * training options. */
+ * defaults, from the one table of them (clspeech/internal/train_options.def), and their conversion
+ * into the engine's training options. */
 #ifndef CLS_TRAIN_FLAGS_H
 #define CLS_TRAIN_FLAGS_H
 
@@ -10,38 +10,22 @@
 #include "clspeech/train.h"
 #include "flags.h"
 
+/* The C type of a row's value (cli_flag's value for its type, flags.h). */
+#define TRAIN_FLAG_TYPE_STRING const char *
+#define TRAIN_FLAG_TYPE_INT int
+#define TRAIN_FLAG_TYPE_DOUBLE double
+#define TRAIN_FLAG_TYPE_BOOL bool
+#define TRAIN_FLAG_TYPE_STRINGS cli_strings
+
+/* The flags' values, a member for each row of the option table (clspeech/internal/train_options.def),
+ * and what train_flags_finish and transcript_scorer_load make of them. */
 typedef struct train_flags {
-  const char *train_files, *dev_files, *test_files, *metrics_files, *alphabet_config_path;
-  int train_batch_size, dev_batch_size, test_batch_size, epochs;
-  double learning_rate, beta1, beta2, epsilon;
-  double dropout_rate, dropout_rate2, dropout_rate3, dropout_rate4, dropout_rate5, dropout_rate6, relu_clip;
-  int n_hidden, random_seed;
-  const char *checkpoint_dir, *load_checkpoint_dir, *save_checkpoint_dir;
-  int checkpoint_secs, max_to_keep;
-  const char *load_train, *load_evaluate;
-  int drop_source_layers; /* transfer learning: the last N of layers 2, 3, LSTM, 5, 6 made afresh */
-  bool force_initialize_learning_rate, reduce_lr_on_plateau, early_stop;
-  int plateau_epochs, es_epochs;
-  double plateau_reduction, es_min_delta;
-  int audio_sample_rate, feature_win_len, feature_win_step;
-  const char *feature_cache, *features_device, *devices;
-  int cache_for_epochs; /* DeepSpeech's; accepted, no effect (augmented training sets are never cached) */
-  int limit_train, limit_dev, limit_test;
-  bool reverse_train, reverse_dev, reverse_test, show_progressbar, strict;
-  int report_count, beam_width, cutoff_top_n;
-  double cutoff_prob;
-  const char *scorer_path; /* a language model (ARPA or clspeech's binary form); "": none */
-  double lm_alpha, lm_beta;
-  cls_scorer *scorer;      /* loaded from scorer_path (transcript_scorer_load), or NULL */
-  const char *test_output_file;
-  const char *summary_dir;
-  int summary_steps;
-  const char *strategy, *balance;
-  int towers_per_device, replica_check_steps;
-  bool overlap_reduction, log_placement, horovod;
-  const char *audio; /* transcribe */
-  cli_strings augment;                         /* --augment, repeatable */
-  cls_augmentation augments[CLI_MAX_REPEATS];  /* parsed by train_flags_finish */
+#define CLS_TRAIN_OPTION(name, type, value, min, max, bounds, ranks, to, target, help) TRAIN_FLAG_TYPE_##type name;
+#include "clspeech/internal/train_options.def"
+#undef CLS_TRAIN_OPTION
+  cls_scorer *scorer;                          /* loaded from scorer_path (transcript_scorer_load), or NULL */
+  const char *audio;                           /* transcribe's --audio */
+  cls_augmentation augments[CLI_MAX_REPEATS];  /* --augment parsed by train_flags_finish */
   int n_augments;
   bool features_device_asked; /* --features_device host was given (train_flags_finish), not implied */
   /* The values of --strategy, --balance, --load_train and --load_evaluate (train_flags_finish). */
@@ -50,11 +34,19 @@ typedef struct train_flags {
   cls_load_mode load_train_mode, load_evaluate_mode;
 } train_flags;
 
-/* DeepSpeech's defaults: its training options from the engine's (cls_train_options_default), and
- * the command's own (--n_hidden 2048, decoding, reports). */
+/* The rows of the option table. */
+enum {
+  TRAIN_FLAGS_COUNT = 0
+#define CLS_TRAIN_OPTION(name, type, value, min, max, bounds, ranks, to, target, help) +1
+#include "clspeech/internal/train_options.def"
+#undef CLS_TRAIN_OPTION
+};
+
+/* DeepSpeech's defaults, each row's (the summaries under the data folder, XDG_DATA_HOME's). */
 void train_flags_defaults(train_flags *f);
-/* The table for cli_parse_flags; `n` receives its length. */
-cli_flag *train_flags_table(train_flags *f, int *n);
+/* The table for cli_parse_flags in out[0 .. TRAIN_FLAGS_COUNT), the caller's, its values pointing
+ * into *f; returns TRAIN_FLAGS_COUNT. */
+int train_flags_table(train_flags *f, cli_flag *out);
 /* Resolves derived defaults (checkpoint folders, dropout -1 = dropout_rate), parses the modes
  * (strategy, balance, load) into their enums and the --augment specifications (refusing those not
  * implemented yet, and --augment with --features_device host asked for; notices for --augment with
@@ -63,7 +55,8 @@ cli_flag *train_flags_table(train_flags *f, int *n);
 int train_flags_finish(train_flags *f, const char *command);
 /* The engine's options for these flags (n_classes from the alphabet). */
 cls_train_options train_flags_options(const train_flags *f, int n_classes);
-/* Writes every flag as --name=value lines (DeepSpeech's flags.txt) to path; 0 on success. */
+/* Writes every flag as --name=value lines (DeepSpeech's flags.txt; a repeatable flag once per value)
+ * to path; 0 on success. */
 int train_flags_write(const train_flags *f, const char *path);
 
 #endif

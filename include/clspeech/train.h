@@ -108,6 +108,11 @@ typedef struct cls_train_options {
  * towers: hybrid, auto balance, replica checks every 100 steps, overlapped read-back; the variables'
  * summaries every 100 steps once a summary folder is given. No folders. */
 cls_train_options cls_train_options_default(int n_hidden, int n_classes);
+/* Each member with bounds in the option table (clspeech/internal/train_options.def, its FIELD rows:
+ * batch sizes, epochs, Adam's settings, relu_clip, the feature window and step, checkpoint and plateau
+ * counts, towers, replica checks, summaries) within them: CLS_OK, else CLS_ERR_INVALID_ARGUMENT naming
+ * the first member outside and its range in *err. */
+cls_status cls_train_options_check(const cls_train_options *options, cls_error *err);
 
 /* The longest utterance, in frames, that a tower of these options holds on `device` with batches of
  * max_batch utterances of up to max_label labels: the device's global memory (at most memory_cap bytes

@@ -52,7 +52,8 @@ ALLOWED = {
 PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h": "features-host",
           "model.h": "model", "data.h": "data", "train.h": "train", "decode.h": "decode", "lm_build.h": "decode",
           "internal/device.h": "device", "internal/ops.h": "ops", "internal/train.h": "train",
-          "internal/bench.h": "bench", "evaluate.h": "eval", "lm.h": "decode", "scorer.h": "decode",
+          "internal/bench.h": "bench", "internal/train_options.h": "train", "internal/train_options.def": "train",
+          "evaluate.h": "eval", "lm.h": "decode", "scorer.h": "decode",
           "onnx.h": "model", "package.h": "model", "stt.h": "stt"}
 
 # The features layer's host part, by path inside engine/features/ (its augment/ folder included); every
@@ -97,7 +98,7 @@ def sources(root):
     for top in ["engine", "include", "frontends", "bench", "examples", "kernels"]:
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for f in files:
-                if f.endswith((".c", ".h")):
+                if f.endswith((".c", ".h", ".def")):
                     out.append(os.path.relpath(os.path.join(dirpath, f), root))
     return sorted(out)
 
