@@ -1,10 +1,9 @@
 /* The stt model (see clspeech/stt.h): made from a checkpoint folder as `clspeech transcribe` reads one
  * (the checkpoint chosen as --load_evaluate auto, its geometry, alphabet.txt and features.txt) or from
  * a model package (.clsm: the same, and the scorer it carries, enabled with its weights), the
- * forward-only replica on the chosen device, the decoder's settings and the scorer; the status codes'
- * messages and the version. */
+ * forward-only replica on the chosen device, the decoder's settings and the scorer, and the version.
+ * The one-shot calls are stt_one_shot.c's; the status codes and failure details stt_status.c's. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,69 +16,8 @@
 #include "model/infer.h"
 #include "stt/stt_internal.h"
 
-const char *cls_stt_error_message(int status) {
-  switch (status) {
-    case CLS_STT_OK: return "no error";
-    case CLS_STT_ERR_INVALID_ARGUMENT: return "invalid argument (a NULL model, stream or pointer, or a value out of range)";
-    case CLS_STT_ERR_NO_MODEL: return "no model at that path (no such file or folder, or no checkpoint in it)";
-    case CLS_STT_ERR_BAD_MODEL: return "the model cannot be used (unreadable checkpoint, alphabet or feature settings)";
-    case CLS_STT_ERR_UNSUPPORTED: return "that model form is not supported by this build";
-    case CLS_STT_ERR_DEVICE: return "the OpenCL device failed or none is available";
-    case CLS_STT_ERR_OUT_OF_MEMORY: return "out of memory";
-    case CLS_STT_ERR_SCORER: return "the scorer cannot be used with this model";
-    case CLS_STT_ERR_SAMPLE_RATE: return "the audio's sample rate is out of range (1000 .. 384000 Hz)";
-    case CLS_STT_ERR_STREAM_FINISHED: return "the stream has finished: it can only be freed";
-    case CLS_STT_ERR_DECODE: return "decoding failed";
-    case CLS_STT_ERR_NO_SCORER: return "hot-words need a scorer, and none is enabled";
-    case CLS_STT_ERR_HOT_WORD: return "that word is already a hot-word, or is not one to erase";
-    default: return "unknown status";
-  }
-}
-
 const char *cls_stt_version(void) { return cls_version(); }
 
-int stt_status_of(cls_status st) {
-  switch (st) {
-    case CLS_OK: return CLS_STT_OK;
-    case CLS_ERR_INVALID_ARGUMENT: return CLS_STT_ERR_INVALID_ARGUMENT;
-    case CLS_ERR_OUT_OF_MEMORY:
-    case CLS_ERR_DEVICE_OUT_OF_MEMORY: return CLS_STT_ERR_OUT_OF_MEMORY;
-    case CLS_ERR_IO: return CLS_STT_ERR_BAD_MODEL;
-    default: return CLS_STT_ERR_DEVICE;
-  }
-}
-
-static void detail_v(cls_stt_model *m, const char *fmt, va_list ap) {
-  cls_error_clear(&m->detail);
-  cls_error_vadd(&m->detail, fmt, ap);
-  m->detail.status = CLS_ERR_IO;
-}
-
-int stt_model_fail_locked(cls_stt_model *m, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  detail_v(m, fmt, ap);
-  va_end(ap);
-  return code;
-}
-
-int stt_model_fail(cls_stt_model *m, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  pthread_mutex_lock(&m->lock);
-  detail_v(m, fmt, ap);
-  pthread_mutex_unlock(&m->lock);
-  va_end(ap);
-  return code;
-}
-
-void stt_copy(char *dst, size_t cap, const char *text) {
-  if (!dst || !cap) return;
-  size_t n = strlen(text);
-  if (n >= cap) n = cap - 1;
-  memmove(dst, text, n);
-  dst[n] = '\0';
-}
 
 /* The feature tables for `rate` Hz and windows of len/step ms, checked against the network's input;
  * `model` names the network and `where` the settings in errors. */
@@ -419,36 +357,3 @@ int cls_stt_model_clear_hot_words(cls_stt_model *m) {
 }
 
 const char *cls_stt_model_detail(const cls_stt_model *m) { return m ? m->detail.text : ""; }
-
-/* One stream fed everything and finished: the one-shot calls are exactly the streamed result. */
-static int one_shot(cls_stt_model *m, const int16_t *samples, size_t n, int rate, int num, char **text,
-                    cls_stt_metadata **meta) {
-  if (text) *text = NULL;
-  if (meta) *meta = NULL;
-  if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
-  if (!samples && n) return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "NULL samples, %zu of them", n);
-  cls_stt_stream *s = NULL;
-  int rc = cls_stt_stream_create_at(m, rate, &s);
-  if (rc == CLS_STT_OK) rc = cls_stt_stream_feed(s, samples, n);
-  if (rc == CLS_STT_OK) rc = text ? cls_stt_stream_finish(s, text) : cls_stt_stream_finish_metadata(s, num, meta);
-  if (rc != CLS_STT_OK && s) stt_model_fail(m, rc, "%s", cls_stt_stream_detail(s)); /* no stream: create set it */
-  cls_stt_stream_free(s);
-  return rc;
-}
-
-int cls_stt_speech_to_text(cls_stt_model *m, const int16_t *samples, size_t n, int rate, char **text) {
-  if (!text && m) return stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "speech to text: NULL output");
-  if (!text) return CLS_STT_ERR_INVALID_ARGUMENT;
-  return one_shot(m, samples, n, rate, 1, text, NULL);
-}
-
-int cls_stt_speech_to_text_metadata(cls_stt_model *m, const int16_t *samples, size_t n, int rate, int num,
-                                    cls_stt_metadata **out) {
-  if (!out || num < 1) {
-    if (out) *out = NULL;
-    if (!m) return CLS_STT_ERR_INVALID_ARGUMENT;
-    return !out ? stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "speech to text: NULL output")
-                : stt_model_fail(m, CLS_STT_ERR_INVALID_ARGUMENT, "%d results: at least 1", num);
-  }
-  return one_shot(m, samples, n, rate, num, NULL, out);
-}
