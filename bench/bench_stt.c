@@ -44,7 +44,7 @@ static int make(int n_hidden, const char *alphabet_path, const char *dir) {
   vars.learning_rate = 0.001f;
   vars.adam.beta1_power = 0.9f;
   vars.adam.beta2_power = 0.999f;
-  char saved[4400];
+  char saved[CLS_PATH_CAP];
   cls_status st = cls_make_dirs(dir);
   if (st == CLS_OK)
     st = cls_checkpoint_save_in(dir, "train", 1, &cfg, p, zeros, zeros, &vars, NULL, 0, saved, sizeof saved, &err);
@@ -77,7 +77,7 @@ static int model_geometry(const char *path, cls_model_config *cfg) {
     cls_package_close(pkg);
     return 1;
   }
-  char ckpt[4400];
+  char ckpt[CLS_PATH_CAP];
   return cls_checkpoint_choose(path, CLS_LOAD_AUTO, ckpt, sizeof ckpt, NULL, &err) == CLS_OK &&
          cls_checkpoint_peek_model(ckpt, cfg, &err) == CLS_OK;
 }

@@ -90,7 +90,7 @@ int cli_refuse_input_folder(const char *command, const char *out_flag, const cha
                             const char *dir) {
   DIR *d = dir && *dir && out && *out ? opendir(dir) : NULL;
   int rc = 0;
-  char path[4400];
+  char path[CLS_PATH_CAP];
   for (struct dirent *x; d && !rc && (x = readdir(d));) {
     if (!strcmp(x->d_name, ".") || !strcmp(x->d_name, "..")) continue;
     snprintf(path, sizeof path, "%s/%s", dir, x->d_name);

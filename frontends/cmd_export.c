@@ -85,7 +85,7 @@ int cmd_export(int argc, char **argv) {
   rc = model_setup_from_checkpoint("export", &f, all, n_flags, &m);
   /* the scorer's binary form on its way into the package: in the temporary folder, never beside --out
      (which may be a device or a FIFO: the output rule) */
-  char scorer_tmp[4300] = "", tmp_dir[4200] = "";
+  char scorer_tmp[CLS_PATH_CAP] = "", tmp_dir[CLS_PATH_CAP] = "";
   if (!rc && *f.scorer_path) {
     const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(tmp_dir, sizeof tmp_dir, "%s/clspeech-export-XXXXXX", tmpdir);

@@ -90,7 +90,7 @@ static bool ends_with(const char *s, const char *tail) {
 
 /* Writes `lm` in the binary form at `out` (the output rule); the model's summary to stdout. */
 static int write_binary(cls_lm *lm, const char *out, double t0) {
-  char msg[4200];
+  char msg[CLS_PATH_CAP];
   snprintf(msg, sizeof msg, "writing %s", out);
   lm_progress(&t0, msg);
   cls_error err;
@@ -111,7 +111,7 @@ static int write_binary(cls_lm *lm, const char *out, double t0) {
 static int writable(const char *flag, const char *path) {
   struct stat st;
   if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return 0;
-  char dir[4200];
+  char dir[CLS_PATH_CAP];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
   if (!slash) snprintf(dir, sizeof dir, ".");
@@ -237,7 +237,7 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
   if (out_arpa) return CLI_EXIT_OK;
   int brc = CLI_EXIT_OK;
   if (*arpa) {
-    char msg[4200];
+    char msg[CLS_PATH_CAP];
     snprintf(msg, sizeof msg, "writing %s", arpa);
     lm_progress(&t0, msg);
     const void *chunk = arpa_text;

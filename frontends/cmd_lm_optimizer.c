@@ -33,7 +33,7 @@ typedef struct opt_cmd {
   int n_flags;
   int n_trials, threads;
   double alpha_max, beta_max;
-  char checkpoint[4400];
+  char checkpoint[CLS_PATH_CAP];
   cls_model_config model;
   cls_alphabet *alphabet;
   cls_mfcc_tables *tables;
@@ -107,11 +107,11 @@ static int load_checkpoint_setup(opt_cmd *c) {
   if (disagrees(c, "n_hidden", f->n_hidden, c->model.n_hidden, c->checkpoint)) return CLI_EXIT_USAGE;
   f->n_hidden = c->model.n_hidden;
   f->relu_clip = c->model.relu_clip;
-  static char folder_alphabet[4200];
+  static char folder_alphabet[CLS_PATH_CAP];
   snprintf(folder_alphabet, sizeof folder_alphabet, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_ALPHABET);
   struct stat sb;
   if (!cli_flag_seen(c->all, c->n_flags, "alphabet_config_path")) {
-    char features[4300];
+    char features[CLS_PATH_CAP];
     snprintf(features, sizeof features, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_FEATURES);
     if (stat(folder_alphabet, &sb) == 0) {
       f->alphabet_config_path = folder_alphabet;
@@ -138,7 +138,7 @@ static int load_checkpoint_setup(opt_cmd *c) {
     return CLI_EXIT_FAILURE;
   }
   if (found) {
-    char file[4300];
+    char file[CLS_PATH_CAP];
     snprintf(file, sizeof file, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_FEATURES);
     if (disagrees(c, "audio_sample_rate", f->audio_sample_rate, rate, file) ||
         disagrees(c, "feature_win_len", f->feature_win_len, len, file) ||

@@ -132,7 +132,7 @@ static int test_output_not_an_input(const train_flags *f) {
                                                          {"--metrics_files", f->metrics_files}};
   int rc = 0;
   for (size_t i = 0; !rc && i < sizeof lists / sizeof *lists; i++) {
-    char one[4200];
+    char one[CLS_PATH_CAP];
     for (const char *p = lists[i].value; !rc && p && *p;) {
       const char *comma = strchr(p, ',');
       const size_t n = comma ? (size_t)(comma - p) : strlen(p);
@@ -316,7 +316,7 @@ static int create_trainer(train_cmd *c) {
 /* Rank 0, beside the checkpoints: flags.txt and what transcription needs beside the weights (the alphabet
  * and the feature geometry). Failures are warnings. */
 static void describe_checkpoint_dir(const train_flags *f) {
-  char path[4200];
+  char path[CLS_PATH_CAP];
   cls_error err;
   snprintf(path, sizeof path, "%s/flags.txt", f->save_checkpoint_dir);
   if (cls_make_dirs(f->save_checkpoint_dir) != CLS_OK || train_flags_write(f, path) != 0)

@@ -144,7 +144,7 @@ static int load_scorer(transcribe_cmd *c) {
     return transcript_scorer_load(&c->f, c->m.alphabet, "transcribe");
   if (!cli_flag_seen(c->all, c->n_flags, "lm_alpha")) c->f.lm_alpha = in->lm_alpha;
   if (!cli_flag_seen(c->all, c->n_flags, "lm_beta")) c->f.lm_beta = in->lm_beta;
-  char name[4400];
+  char name[CLS_PATH_CAP];
   snprintf(name, sizeof name, "%s (scorer)", c->model_path);
   return transcript_scorer_from_binary(&c->f, c->m.alphabet, in->scorer, in->scorer_bytes, name, "transcribe",
                                        &c->packaged_lm);

@@ -48,7 +48,7 @@ int cmd_export_onnx(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   cls_error err = {0};
-  char chosen[4096] = "";
+  char chosen[CLS_PATH_CAP] = "";
   cls_status st = cls_onnx_export_checkpoint(f.load_checkpoint_dir, f.load_evaluate_mode, out, chosen, sizeof chosen,
                                              &err);
   if (st != CLS_OK) {

@@ -87,7 +87,7 @@ int model_setup_from_checkpoint(const char *command, train_flags *f, const cli_f
     fprintf(stderr, "clspeech %s: %s\n", command, err.text);
     return CLI_EXIT_FAILURE;
   }
-  char file[4300];
+  char file[CLS_PATH_CAP];
   snprintf(file, sizeof file, "%s/%s", f->load_checkpoint_dir, CLS_CHECKPOINT_FEATURES);
   if (found && (rc = take_features(command, f, flags, n_flags, rate, len, step, file))) return rc;
   /* the alphabet: the folder's copy, else --alphabet_config_path */

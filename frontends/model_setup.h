@@ -14,10 +14,10 @@
 #include "train_flags.h"
 
 typedef struct model_setup {
-  char path[4400];          /* the checkpoint file, or the package */
+  char path[CLS_PATH_CAP];          /* the checkpoint file, or the package */
   cls_model_config model;
   cls_alphabet *alphabet;
-  char alphabet_file[4200]; /* the file the alphabet came from ("PACKAGE (alphabet)" for a package) */
+  char alphabet_file[CLS_PATH_CAP]; /* the file the alphabet came from ("PACKAGE (alphabet)" for a package) */
   cls_package *package;     /* --model: the package, open */
 } model_setup;
 

@@ -10,7 +10,7 @@
 #include "clspeech/data.h"
 #include "clspeech/internal/train_options.h"
 
-static char default_checkpoint_dir[4096], default_summary_dir[4096];
+static char default_checkpoint_dir[CLS_PATH_CAP], default_summary_dir[CLS_PATH_CAP];
 
 /* DeepSpeech's data folders: $XDG_DATA_HOME/clspeech/<leaf>, else ~/.local/share/clspeech/<leaf>. */
 static void data_dir(const char *leaf, char *out, size_t cap) {

@@ -74,7 +74,7 @@ static int check_features(const train_flags *f, const char *path) {
  * those checkpoints, must be the flags' (a fresh start there would rewrite them). 0 or the exit status. */
 static int check_save_dir(const train_flags *f, const cls_alphabet *alphabet, int loaded) {
   const char *dir = f->save_checkpoint_dir;
-  char path[4400], stored[4200], why[256] = "";
+  char path[CLS_PATH_CAP], stored[CLS_PATH_CAP], why[256] = "";
   if (loaded && !strcmp(dir, f->load_checkpoint_dir)) return 0;
   if (cls_checkpoint_choose(dir, CLS_LOAD_LAST, path, sizeof path, NULL, NULL) != CLS_OK) return 0;
   const char *flag = "";
@@ -111,7 +111,7 @@ static int check_save_dir(const train_flags *f, const cls_alphabet *alphabet, in
 static int check_loaded(const train_flags *f, const cls_alphabet *alphabet, const char *path);
 
 int train_transfer_check(const train_flags *f, const cls_alphabet *alphabet) {
-  char path[4400];
+  char path[CLS_PATH_CAP];
   if (!chosen_checkpoint(f, path, sizeof path)) {
     /* A mistyped source folder would otherwise start a fresh model unnoticed (auto falls back to init). */
     if (f->drop_source_layers > 0 && f->load_train_mode != CLS_LOAD_INIT)
@@ -126,7 +126,7 @@ int train_transfer_check(const train_flags *f, const cls_alphabet *alphabet) {
 /* The checkpoint `path` training loads: its model, alphabet and features against the flags. 0 or the
  * exit status. */
 static int check_loaded(const train_flags *f, const cls_alphabet *alphabet, const char *path) {
-  char stored[4200], why[256] = "";
+  char stored[CLS_PATH_CAP], why[256] = "";
   cls_error err;
   cls_model_config have;
   if (cls_checkpoint_peek_model(path, &have, &err) != CLS_OK) {

@@ -123,7 +123,7 @@ cls_status cls_summary_histogram(cls_summary *s, const char *tag, const cls_tens
 
 struct cls_event_file {
   FILE *f;
-  char path[4352]; /* folder + name */
+  char path[CLS_PATH_CAP]; /* folder + name */
   pthread_mutex_t lock;
   pthread_cond_t wake;
   pthread_t flusher;

@@ -161,7 +161,7 @@ int cls_remove_stale_temporaries(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) return -1;
   const time_t now = time(NULL);
-  char path[4400];
+  char path[CLS_PATH_CAP];
   int removed = 0;
   for (struct dirent *ent; (ent = readdir(d));) {
     const long pid = temp_file_pid(ent->d_name);
@@ -184,7 +184,7 @@ cls_status cls_dir_prepare_for_writing(const char *dir, int *removed, cls_error 
   const int n = cls_remove_stale_temporaries(dir);
   if (n < 0) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open the folder: %s", dir, strerror(errno));
   if (removed) *removed = n;
-  char path[4400];
+  char path[CLS_PATH_CAP];
   snprintf(path, sizeof path, "%s/.clspeech-write-probe.%ld", dir, (long)getpid());
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int ok = fd >= 0 && write(fd, "x", 1) == 1;

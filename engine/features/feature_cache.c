@@ -20,7 +20,7 @@ enum { HEADER = 56 };
 cls_status cls_feature_cache_key(const char *path, const cls_mfcc_config *cfg, char key[65], cls_error *err) {
   struct stat sb;
   if (stat(path, &sb) != 0) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  char text[4096];
+  char text[CLS_PATH_CAP + 256]; /* the path and the settings */
   int n = snprintf(text, sizeof text, "v1|%s|%lld|%lld.%09ld|%d|%d|%d|%d|%d|%.17g|%.17g", path, (long long)sb.st_size,
                    (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec, cfg->sample_rate, cfg->win_len_ms,
                    cfg->win_step_ms, cfg->n_coeff, cfg->n_channels, cfg->lower_hz, cfg->upper_hz);
@@ -36,7 +36,7 @@ cls_status cls_feature_cache_key(const char *path, const cls_mfcc_config *cfg, c
 int cls_feature_cache_load(const char *dir, const char *key, int n_coeff, float **features, size_t *frames) {
   *features = NULL;
   *frames = 0;
-  char path[4200];
+  char path[CLS_PATH_CAP];
   snprintf(path, sizeof path, "%s/%s.feat", dir, key);
   FILE *f = fopen(path, "rb");
   if (!f) return 0;
@@ -80,7 +80,7 @@ cls_status cls_feature_cache_store(const char *dir, const char *key, int n_coeff
   cls_sha256_init(&s);
   cls_sha256_update(&s, features, count * sizeof *features);
   cls_sha256_final(&s, h + 24);
-  char path[4200];
+  char path[CLS_PATH_CAP];
   snprintf(path, sizeof path, "%s/%s.feat", dir, key);
   const void *chunks[2] = {h, features};
   size_t sizes[2] = {HEADER, count * sizeof *features};

@@ -190,8 +190,8 @@ static bool digest_line(const char *line, char *name, char *hex) {
 
 /* The SHA-256 that the index of `kind` in `dir` records for `file`: 1 (hex[65] filled) or 0. */
 static int index_digest(const char *dir, const char *kind, const char *file, char *hex) {
-  char index[4400], line[512], name[256], h[65];
-  snprintf(index, sizeof index, "%s/%s", dir, index_name(kind));
+  char index[CLS_PATH_CAP], line[512], name[256], h[65];
+  if (snprintf(index, sizeof index, "%s/%s", dir, index_name(kind)) >= (int)sizeof index) return 0;
   FILE *f = fopen(index, "r");
   if (!f) return 0;
   int found = 0;
@@ -209,7 +209,7 @@ static int index_digest(const char *dir, const char *kind, const char *file, cha
 /* The digest the folder's indexes record for the checkpoint `path` (DIR/NAME): 1 (hex filled), or 0
  * when neither lists one (a checkpoint saved before digests, or a file outside the series). */
 static int recorded_digest(const char *path, char *hex, char *index_path, size_t cap) {
-  char dir[4200];
+  char dir[CLS_PATH_CAP];
   const char *slash = strrchr(path, '/'), *file = slash ? slash + 1 : path;
   if (!slash)
     snprintf(dir, sizeof dir, ".");
@@ -219,22 +219,20 @@ static int recorded_digest(const char *path, char *hex, char *index_path, size_t
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
   static const char *const kinds[] = {"train", "best_dev"};
   for (int k = 0; k < 2; k++)
-    if (index_digest(dir, kinds[k], file, hex)) {
-      snprintf(index_path, cap, "%s/%s", dir, index_name(kinds[k]));
-      return 1;
-    }
+    if (index_digest(dir, kinds[k], file, hex))
+      return snprintf(index_path, cap, "%s/%s", dir, index_name(kinds[k])) < (int)cap;
   return 0;
 }
 
 int cls_checkpoint_has_digest(const char *path) {
-  char hex[65], index[4400];
+  char hex[65], index[CLS_PATH_CAP];
   return recorded_digest(path, hex, index, sizeof index);
 }
 
 /* The bytes read against the digest the index records: CLS_OK when they agree or none is recorded,
  * else CLS_ERR_IO naming the file, both digests and the index. */
 static cls_status verify_digest(const char *path, const cls_safetensors *st, cls_error *err) {
-  char want[65], index[4400];
+  char want[65], index[CLS_PATH_CAP];
   if (!recorded_digest(path, want, index, sizeof index)) return CLS_OK;
   cls_sha256 h;
   uint8_t d[32];
@@ -350,7 +348,7 @@ static bool index_entry_ok(const char *line) {
 }
 
 cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, cls_error *err) {
-  char index[4200];
+  char index[CLS_PATH_CAP];
   snprintf(index, sizeof index, "%s/%s", dir, index_name(kind));
   FILE *f = fopen(index, "r");
   if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: no %s checkpoint (%s)", dir, kind, strerror(errno));
@@ -374,7 +372,7 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
     return cls_error_set(err, CLS_ERR_IO, "%s: cannot create the checkpoint folder: %s", dir, strerror(errno));
   }
-  char file[256], path[4400], index[4200];
+  char file[256], path[CLS_PATH_CAP], index[CLS_PATH_CAP];
   snprintf(file, sizeof file, "%s-%lld.safetensors", kind, (long long)state->global_step);
   snprintf(path, sizeof path, "%s/%s", dir, file);
   uint8_t digest[32];
@@ -423,7 +421,7 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
   free(text);
   /* Only after the index no longer names them are the old files removed. */
   for (int i = keep - 1; rc == CLS_OK && i < n_old; i++) {
-    char stale[4400];
+    char stale[CLS_PATH_CAP];
     snprintf(stale, sizeof stale, "%s/%s", dir, old[i].name);
     unlink(stale);
   }
@@ -434,7 +432,7 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
 /* The names the index of `kind` in `dir` lists, into names[n][256]. The count (0 for no index file),
  * or -1 when the index exists but cannot be read. */
 static int index_entries(const char *dir, const char *kind, char (*names)[256], int cap) {
-  char index[4200], line[256];
+  char index[CLS_PATH_CAP], line[256];
   snprintf(index, sizeof index, "%s/%s", dir, index_name(kind));
   FILE *f = fopen(index, "r");
   if (!f) return errno == ENOENT ? 0 : -1;
@@ -482,7 +480,7 @@ int cls_checkpoint_remove_orphans(const char *dir, char *removed, size_t cap) {
     int in_index = 0;
     for (int i = 0; i < count && !in_index; i++) in_index = !strcmp(listed[s][i], ent->d_name);
     if (in_index) continue;
-    char path[4400];
+    char path[CLS_PATH_CAP];
     struct stat sb;
     snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
     if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || now - sb.st_mtime < CLS_LEFTOVER_AGE_S) continue;
@@ -558,7 +556,7 @@ cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, cl
 
 cls_status cls_checkpoint_describe(const char *dir, const char *alphabet_path, int audio_sample_rate,
                                    int feature_win_len, int feature_win_step, cls_error *err) {
-  char *alphabet = NULL, path[4200];
+  char *alphabet = NULL, path[CLS_PATH_CAP];
   size_t len = 0;
   cls_status rc = cls_read_file_max(alphabet_path, CLS_ALPHABET_MAX_BYTES, false, &alphabet, &len, err);
   if (rc != CLS_OK) return rc;
@@ -579,7 +577,7 @@ cls_status cls_checkpoint_describe(const char *dir, const char *alphabet_path, i
 
 cls_status cls_checkpoint_read_features(const char *dir, int *audio_sample_rate, int *feature_win_len,
                                         int *feature_win_step, int *found, cls_error *err) {
-  char path[4200];
+  char path[CLS_PATH_CAP];
   snprintf(path, sizeof path, "%s/%s", dir, CLS_CHECKPOINT_FEATURES);
   *found = 0;
   FILE *f = fopen(path, "r");

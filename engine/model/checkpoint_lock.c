@@ -29,7 +29,7 @@ static void read_holder(int fd, char *out, size_t cap) {
 
 cls_status cls_checkpoint_lock(const char *dir, int *lock, cls_error *err) {
   *lock = -1;
-  char path[4200];
+  char path[CLS_PATH_CAP];
   snprintf(path, sizeof path, "%s/%s", dir, CLS_CHECKPOINT_LOCK);
   const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open the lock file: %s", path, strerror(errno));

@@ -376,7 +376,7 @@ cls_status cls_onnx_write(const char *path, const cls_model_config *cfg, const f
 
 cls_status cls_onnx_export_checkpoint(const char *dir, cls_load_mode mode, const char *path, char *chosen,
                                       size_t chosen_cap, cls_error *err) {
-  char ckpt[4096], alpha_path[4096];
+  char ckpt[CLS_PATH_CAP], alpha_path[CLS_PATH_CAP];
   cls_status st = cls_checkpoint_choose(dir, mode, ckpt, sizeof ckpt, NULL, err);
   if (st != CLS_OK) return st;
   if (chosen && chosen_cap) snprintf(chosen, chosen_cap, "%s", ckpt);

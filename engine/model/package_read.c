@@ -243,7 +243,7 @@ static cls_status check_sections(cls_package *p, cls_error *err) {
   if (!a) return bad(err, p->name, "no \"alphabet\" section", NULL);
   in->alphabet = (const char *)p->file + a->offset;
   in->alphabet_bytes = (size_t)a->size;
-  char what[4200];
+  char what[CLS_PATH_CAP];
   snprintf(what, sizeof what, "%s (alphabet)", p->name);
   cls_alphabet *alphabet = NULL;
   cls_status rc = cls_alphabet_parse(in->alphabet, in->alphabet_bytes, what, &alphabet, err);

@@ -197,7 +197,7 @@ cls_status cls_package_write(const char *path, const cls_package_source *s, cls_
 
 cls_status cls_package_write_from_dir(const char *path, const char *dir, cls_load_mode mode, const char *scorer_path,
                                       double lm_alpha, double lm_beta, cls_package_summary *summary, cls_error *err) {
-  char checkpoint[4400], alphabet[4200];
+  char checkpoint[CLS_PATH_CAP], alphabet[CLS_PATH_CAP];
   cls_status rc = cls_checkpoint_choose(dir, mode, checkpoint, sizeof checkpoint, NULL, err);
   if (rc != CLS_OK) return rc;
   int rate = 0, len = 0, step = 0, found = 0;

@@ -61,7 +61,7 @@ static int read_folder(cls_stt_model *m, const char *dir, char *ckpt, size_t ckp
              CLS_CHECKPOINT_FEATURES);
     return CLS_STT_ERR_BAD_MODEL;
   }
-  char file[4200];
+  char file[CLS_PATH_CAP];
   snprintf(file, sizeof file, "%s/%s", dir, CLS_CHECKPOINT_ALPHABET);
   if (cls_alphabet_load(file, &m->alphabet, &err) != CLS_OK) {
     stt_copy(why->text, sizeof why->text, err.text);
@@ -86,7 +86,7 @@ static int read_package(cls_stt_model *m, const char *path, cls_package **pkg, c
   }
   const cls_package_info *in = cls_package_get_info(*pkg);
   m->cfg = in->model;
-  char name[4200];
+  char name[CLS_PATH_CAP];
   snprintf(name, sizeof name, "%s (alphabet)", path);
   if (cls_alphabet_parse(in->alphabet, in->alphabet_bytes, name, &m->alphabet, &err) != CLS_OK) {
     stt_copy(why->text, sizeof why->text, err.text);
@@ -163,7 +163,7 @@ int cls_stt_model_create(const char *path, const char *devices, cls_stt_model **
   m->beam_width = 1024;
   m->alpha = CLS_LM_ALPHA_DEFAULT;
   m->beta = CLS_LM_BETA_DEFAULT;
-  char ckpt[4400] = "";
+  char ckpt[CLS_PATH_CAP] = "";
   cls_package *pkg = NULL;
   int rc = S_ISDIR(sb.st_mode) ? read_folder(m, path, ckpt, sizeof ckpt, &why) : read_package(m, path, &pkg, &why);
   if (rc == CLS_STT_OK) rc = open_device(m, devices, ckpt, pkg, &why);

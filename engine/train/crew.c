@@ -448,7 +448,7 @@ cls_status cls_crew_save_copy(cls_crew *c, const char *kind, const float *params
                               const cls_train_state *state, cls_error *err) {
   const char *dir = c->o.save_checkpoint_dir;
   if (!dir || !*dir || cls_world_rank(c->world) != 0) return CLS_OK;
-  char path[4400];
+  char path[CLS_PATH_CAP];
   cls_error saved;
   cls_status st = cls_train_checkpoint_save_in(dir, kind, c->o.max_to_keep, &c->o.model, params, m, v, state, path,
                                                sizeof path, &saved);

@@ -41,7 +41,7 @@ cls_status cls_summaries_open(cls_engine *e, const char *dir, int variable_steps
   cls_status st = s->summary && s->scratch ? CLS_OK : cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int k = 0; st == CLS_OK && k < CLS_SUMMARY_SETS; k++) {
     if ((k == CLS_SUMMARY_METRICS && !metrics) || (k == CLS_SUMMARY_DEV && !dev)) continue;
-    char sub[4200];
+    char sub[CLS_PATH_CAP];
     cls_error err;
     snprintf(sub, sizeof sub, "%s/%s", dir, set_names[k]);
     if (cls_event_file_open(sub, FLUSH_SECS, &s->files[k], &err) != CLS_OK)

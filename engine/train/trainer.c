@@ -216,7 +216,7 @@ cls_status cls_trainer_load_from(cls_trainer *t, const char *dir, cls_load_mode 
 static cls_status load_here(cls_trainer *t, const char *dir, cls_load_mode mode, int evaluation) {
   cls_crew *c = t->crew;
   const cls_train_options *o = &c->o;
-  char path[4400];
+  char path[CLS_PATH_CAP];
   cls_error err;
   if (mode != CLS_LOAD_AUTO && mode != CLS_LOAD_BEST && mode != CLS_LOAD_LAST && mode != CLS_LOAD_INIT)
     return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "--load_%s must be auto, best, last%s, not %d",
@@ -291,7 +291,7 @@ static cls_status validate(cls_trainer *t, const cls_eval_set *dev, int n_dev, c
   if (st == CLS_OK && dec.reduce_lr) {
     /* Reload the best weights (and Adam state, step, learning rate), keep the counters, reduce. */
     int streak = state->rules.epochs_without_improvement, ep = state->epoch;
-    char path[4400];
+    char path[CLS_PATH_CAP];
     cls_error err;
     int reloaded = 0;
     if (cls_world_rank(c->world) == 0 &&

@@ -41,6 +41,11 @@ const char *cls_status_string(cls_status status);
 #define CLS_PRINTF(a, b)
 #endif
 
+/* The size of a path buffer, its NUL included: a folder path as long as Linux takes (PATH_MAX, 4096
+ * bytes with its NUL), a slash and a file name (NAME_MAX, 255 bytes). Every path the engine and the
+ * clspeech command compose goes into a buffer of this size. */
+#define CLS_PATH_CAP (4096 + 256)
+
 /* The size of an error text, the terminating NUL included: room for a path of PATH_MAX bytes with its
  * context, or the first errors of a kernel build log (a longer log keeps its head and is marked). */
 #define CLS_ERROR_CAP 4096
