@@ -5,6 +5,7 @@
 #include "flags.h"
 
 #include "clspeech/features.h"
+#include "clspeech/model.h"
 
 #include <limits.h>
 #include <math.h>

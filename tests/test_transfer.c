@@ -264,7 +264,7 @@ int main(void) {
   cls_train_options six = options(HIDDEN, SOURCE_CLASSES, src_dir, dst_dir, 6);
   t = NULL;
   CHECK_INT(cls_trainer_create(e, &dev, 1, &six, 1, max_frames, max_labels, &t), CLS_ERR_INVALID_ARGUMENT);
-  CHECK_CONTAINS(cls_engine_error(e), "drop_source_layers must lie in 0 .. 5, not 6");
+  CHECK_CONTAINS(cls_engine_error(e), "training option drop_source_layers (--drop_source_layers) is 6, outside [0, 5]");
   cls_trainer_destroy(t);
   float scratch[4];
   CHECK_INT(cls_checkpoint_load_dropping(src_path, &src_cfg, -1, scratch, NULL, NULL, &vars, NULL, 0, &err),

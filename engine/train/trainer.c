@@ -39,6 +39,8 @@ struct cls_trainer {
 cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, const cls_train_options *o,
                               int max_batch, int max_frames, int max_label, cls_trainer **out) {
   *out = NULL;
+  cls_error bad; /* every member within its row of the option table (train_options.def) */
+  if (cls_train_options_check(o, &bad) != CLS_OK) return cls_fail_wrap(e, bad.status, &bad, NULL);
   if ((int)o->strategy < 0 || (int)o->strategy >= N_STRATEGIES)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--strategy must be hybrid, sync or async, not %d", (int)o->strategy);
   if (o->balance != CLS_BALANCE_AUTO && o->balance != CLS_BALANCE_EQUAL)
@@ -46,9 +48,6 @@ cls_status cls_trainer_create(cls_engine *e, const int *devices, int n_devices, 
   /* async keeps its master copy on one host: across processes it would need a parameter server. */
   if (o->horovod && o->strategy == CLS_STRATEGY_ASYNC)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "--horovod trains with --strategy hybrid or sync, not async");
-  if (cls_model_first_dropped(o->drop_source_layers) < 0)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "drop_source_layers must lie in 0 .. %d, not %d", CLS_MODEL_MAX_DROP,
-                    o->drop_source_layers);
   /* --augment: what this build runs. The augmented training set is featurised on the device whatever
      host_features says (which then applies to the sets that are not augmented). */
   for (int i = 0; i < o->n_augment; i++) {

@@ -158,7 +158,8 @@ typedef struct cls_trainer cls_trainer;
 /* A trainer with a tower on each of devices[0 .. n_devices) (options->towers_per_device on each),
  * sized for batches of up to max_batch utterances per tower, max_frames frames and max_label
  * labels. Under "hybrid" the global batch is train_batch_size per tower, as in DeepSpeech.
- * Between 1 and CLS_MAX_TOWERS towers in all. Parameters are uninitialised until cls_trainer_load. */
+ * Between 1 and CLS_MAX_TOWERS towers in all. Parameters are uninitialised until cls_trainer_load.
+ * Options outside their ranges are CLS_ERR_INVALID_ARGUMENT (cls_train_options_check's text). */
 cls_status cls_trainer_create(cls_engine *engine, const int *devices, int n_devices, const cls_train_options *options,
                               int max_batch, int max_frames, int max_label, cls_trainer **out);
 /* Towers still training (a tower whose device fails is dropped). */
