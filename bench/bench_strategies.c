@@ -58,7 +58,7 @@ static int run(const setup *s, const int *devs, int n_devs, cls_strategy strateg
   o.balance = balance;
   o.towers_per_device = per_device;
   o.replica_check_steps = 0;
-  o.no_overlap = no_overlap;
+  o.overlap_reduction = !no_overlap;
   o.max_train_seconds = s->seconds;
   int max_batch = batch * 2 > s->B ? batch * 2 : s->B;
   cls_trainer *t = NULL;

@@ -59,7 +59,7 @@ int main(void) {
   CHECK_INT(d.balance, CLS_BALANCE_AUTO);
   CHECK_INT(d.towers_per_device, 1);
   CHECK_INT(d.replica_check_steps, 100);
-  CHECK_INT(d.no_overlap, 0);
+  CHECK_INT(d.overlap_reduction, 1);
   CHECK_INT(d.log_placement, 0);
   CHECK_INT(d.horovod, 0);
   CHECK_INT(d.summary_steps, 100);
@@ -83,8 +83,6 @@ int main(void) {
   CHECK_INT(o.host_features, 1);
   cls_option_features_device(&o, "device");
   CHECK_INT(o.host_features, 0);
-  cls_option_overlap_reduction(&o, false);
-  CHECK_INT(o.no_overlap, 1);
   cls_option_strategy(&o, "async");
   CHECK_INT(o.strategy, CLS_STRATEGY_ASYNC);
   cls_option_strategy(&o, "nonsense"); /* unchanged */

@@ -85,7 +85,6 @@ void cls_option_features_device(cls_train_options *o, const char *where) {
   o->host_features = where && !strcmp(where, "host");
 }
 
-void cls_option_overlap_reduction(cls_train_options *o, bool overlap) { o->no_overlap = !overlap; }
 
 void cls_option_strategy(cls_train_options *o, const char *name) { (void)cls_strategy_parse(name, &o->strategy); }
 

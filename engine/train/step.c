@@ -92,7 +92,7 @@ cls_step_plan cls_step_plan_default(const cls_crew *c, const cls_host_batch *b) 
   p.step = c->state.global_step;
   p.rank_first = 0;
   p.global_count = b->batch;
-  p.overlap = !c->o.no_overlap;
+  p.overlap = c->o.overlap_reduction;
   p.hooks = CLS_STEP_HOOKS;
   return p;
 }

@@ -78,7 +78,7 @@ void cls_step_destroy(cls_step *step);
 
 /* The plan of a step of batch b on every live tower of the crew, as one process trains: the split
  * --balance asks for, the crew's dropout rates and keys (random_seed, global_step), rank_first 0,
- * global_count b->batch, the read-back --no_overlap asks for, and every hook. A caller changes what
+ * global_count b->batch, the read-back --overlap_reduction asks for, and every hook. A caller changes what
  * differs (turn, the rank's slice, hooks). */
 cls_step_plan cls_step_plan_default(const cls_crew *crew, const cls_host_batch *b);
 

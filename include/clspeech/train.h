@@ -4,6 +4,7 @@
 #ifndef CLSPEECH_TRAIN_H
 #define CLSPEECH_TRAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "data.h"
@@ -65,17 +66,19 @@ typedef struct cls_train_options {
   int max_to_keep;
   cls_load_mode load_train;         /* auto, best, last or init */
   cls_load_mode load_evaluate;      /* auto, best or last */
-  int force_initialize_learning_rate;
+  bool force_initialize_learning_rate;
   /* DeepSpeech's --drop_source_layers (transfer learning), 0 .. CLS_MODEL_MAX_DROP: when training loads a
      checkpoint, the last N of layer_2, layer_3, the LSTM, layer_5, layer_6 are made afresh (a fresh
      model's values for random_seed, zero Adam slots) and the rest loaded; with the output layer dropped
      (N >= 1) the checkpoint may be of another alphabet (model.n_classes). See cls_trainer_load. */
   int drop_source_layers;
-  int reduce_lr_on_plateau, plateau_epochs;
+  bool reduce_lr_on_plateau;
+  int plateau_epochs;
   float plateau_reduction;
-  int early_stop, es_epochs;
+  bool early_stop;
+  int es_epochs;
   float es_min_delta;
-  int host_features;                /* features on the host (else on the device) */
+  bool host_features;               /* features on the host (else on the device) */
   const char *feature_cache;        /* with host_features: each file's features cached here */
   /* --augment (DeepSpeech's, clspeech/features.h), in command-line order; training sets only, on the
      device feature path. n_augment 0: none. Kept by pointer: the array must outlive the trainer. With
@@ -86,10 +89,11 @@ typedef struct cls_train_options {
   /* Towers (see tower.h): one per selected device, towers_per_device on each. */
   cls_strategy strategy;            /* hybrid (0, the default), sync or async */
   cls_balance balance;              /* auto (0, the default) or equal: hybrid's split of the global batch */
-  int towers_per_device;            /* 0 or 1: one */
+  int towers_per_device;            /* 1 .. 64 */
   int replica_check_steps;          /* compare the replicas every N steps (0: never) */
-  int no_overlap;                   /* read each tower's gradient back only after its whole backward pass */
-  int log_placement;                /* log each tower's device, queues, programs, share and buffers */
+  bool overlap_reduction;           /* read each layer's gradient back as its backward pass ends (else after
+                                       the whole pass) */
+  bool log_placement;               /* log each tower's device, queues, programs, share and buffers */
   double max_train_seconds;         /* > 0: stop training after a step once this much wall time passed */
   /* TensorBoard summaries (engine/train/summaries.h): event files in summary_dir/train, /dev and
      /metrics; every step's losses and learning rate, and every summary_steps global steps each
@@ -97,8 +101,8 @@ typedef struct cls_train_options {
   const char *summary_dir;          /* NULL or "": no summaries */
   int summary_steps;                /* the variables' statistics every N global steps (0: never) */
   /* Several processes (DeepSpeech's --horovod): every process of the MPI job (cls_world_start) trains
-     its own towers; see "Several processes" below. 0: this process alone. */
-  int horovod;
+     its own towers; see "Several processes" below. false: this process alone. */
+  bool horovod;
 } cls_train_options;
 
 /* DeepSpeech 0.9's defaults (its flags.py) for a model of n_hidden units and n_classes outputs

@@ -25,8 +25,6 @@ void cls_option_dropout_rate6(cls_train_options *o, double rate);
 void cls_option_audio_sample_rate(cls_train_options *o, int rate);
 /* --features_device: "host" sets host_features, anything else clears it. */
 void cls_option_features_device(cls_train_options *o, const char *where);
-/* --overlap_reduction: the opposite of no_overlap. */
-void cls_option_overlap_reduction(cls_train_options *o, bool overlap);
 /* --strategy, --balance, --load_train, --load_evaluate: the name's value (cls_strategy_parse,
  * cls_balance_parse, cls_load_mode_parse); an unknown name leaves the member as it was (the command
  * refuses it first). */
