@@ -111,28 +111,28 @@ static const char *kind_text(long long kind, long long count, char *out, size_t 
 }
 
 /* Waits for a started non-blocking collective (`what` names it), reading departure notices. 0 when it
- * completed; else the cause in why[cap]: -1 an MPI error, 1 a rank that left before joining it. */
-static int wait_guarded(MPI_Request *req, const char *what, char *why, size_t cap) {
+ * completed; else CLS_ERR_WORLD with the cause in *err: -1 an MPI error, 1 a rank that left before joining it. */
+static int wait_guarded(MPI_Request *req, const char *what, cls_error *err) {
   const long long index = g.done, start = wall_us();
   int late = 0;
   for (unsigned polls = 0;; polls++) {
     int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {
       char text[MPI_MAX_ERROR_STRING];
-      snprintf(why, cap, "%s failed on rank %d of %d (host %s): %s", what, g.rank, g.size, host_of(g.rank),
-               mpi_text(rc, text));
+      cls_error_set(err, CLS_ERR_WORLD, "%s failed on rank %d of %d (host %s): %s", what, g.rank, g.size,
+                    host_of(g.rank), mpi_text(rc, text));
       return -1;
     }
     if (flag) return 0;
     read_notices();
     for (int r = 0; r < g.size; r++)
       if (r != g.rank && g.left_after[r] >= 0 && g.left_after[r] <= index) {
-        snprintf(why, cap,
-                 "rank %d (host %s) left the run (exit status %d) after %lld collective calls, and rank %d (host %s) "
-                 "waited for it in call %lld, %s; noticed %.1f ms after it left: the ranks took different paths "
-                 "(every rank must be given the same settings and data)",
-                 r, host_of(r), g.left_status[r], g.left_after[r], g.rank, host_of(g.rank), index + 1, what,
-                 (double)(wall_us() - g.left_us[r]) / 1000.0);
+        cls_error_set(err, CLS_ERR_WORLD,
+                      "rank %d (host %s) left the run (exit status %d) after %lld collective calls, and rank %d (host "
+                      "%s) waited for it in call %lld, %s; noticed %.1f ms after it left: the ranks took different "
+                      "paths (every rank must be given the same settings and data)",
+                      r, host_of(r), g.left_status[r], g.left_after[r], g.rank, host_of(g.rank), index + 1, what,
+                      (double)(wall_us() - g.left_us[r]) / 1000.0);
         return 1;
       }
     if (!late && (polls & 63) == 63) late = wall_us() - start >= SPIN_US;
@@ -142,22 +142,20 @@ static int wait_guarded(MPI_Request *req, const char *what, char *why, size_t ca
 }
 
 /* The guard before a collective of `kind` over `count` elements: every rank's ticket gathered (a
- * departed rank noticed meanwhile) and compared. CLS_OK, or CLS_ERR_WORLD with the cause in why. */
-static cls_status guard(int kind, long long count, char *why, size_t cap) {
+ * departed rank noticed meanwhile) and compared. CLS_OK, or CLS_ERR_WORLD (CLS_ERR_OUT_OF_MEMORY) with the
+ * cause in *err. */
+static cls_status guard(int kind, long long count, cls_error *err) {
   if (!g.started) return CLS_OK;
   ticket mine = {g.done, kind, count}, *all = calloc((size_t)g.size, sizeof *all);
-  if (!all) {
-    snprintf(why, cap, "out of host memory");
-    return CLS_ERR_OUT_OF_MEMORY;
-  }
+  if (!all) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   MPI_Request req = MPI_REQUEST_NULL;
   int rc = MPI_Iallgather(&mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, MPI_COMM_WORLD, &req);
   char what[160];
-  int w = rc == MPI_SUCCESS ? wait_guarded(&req, kind_text(kind, count, what, sizeof what), why, cap) : -1;
+  int w = rc == MPI_SUCCESS ? wait_guarded(&req, kind_text(kind, count, what, sizeof what), err) : -1;
   if (rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING];
-    snprintf(why, cap, "MPI_Iallgather failed on rank %d of %d (host %s): %s", g.rank, g.size, host_of(g.rank),
-             mpi_text(rc, text));
+    cls_error_set(err, CLS_ERR_WORLD, "MPI_Iallgather failed on rank %d of %d (host %s): %s", g.rank, g.size,
+                  host_of(g.rank), mpi_text(rc, text));
   }
   cls_status st = w == 0 ? CLS_OK : CLS_ERR_WORLD;
   for (int r = 0; st == CLS_OK && r < g.size; r++) {
@@ -166,13 +164,13 @@ static cls_status guard(int kind, long long count, char *why, size_t cap) {
     if (!memcmp(a, b, sizeof *a)) a = &mine; /* the one that differs from rank 0 is this rank */
     const int ra = a == &mine ? g.rank : 0;
     char ta[160], tb[160];
-    snprintf(why, cap,
-             "the ranks are at different points of the run: rank %d (host %s) is in collective call %lld, %s, and "
-             "rank %d (host %s) in call %lld, %s (every rank must be given the same settings and data)",
-             ra, host_of(ra), a->index + 1, kind_text(a->kind, a->count, ta, sizeof ta), r, host_of(r), b->index + 1,
-             kind_text(b->kind, b->count, tb, sizeof tb));
+    st = cls_error_set(err, CLS_ERR_WORLD,
+                       "the ranks are at different points of the run: rank %d (host %s) is in collective call %lld, "
+                       "%s, and rank %d (host %s) in call %lld, %s (every rank must be given the same settings and "
+                       "data)",
+                       ra, host_of(ra), a->index + 1, kind_text(a->kind, a->count, ta, sizeof ta), r, host_of(r),
+                       b->index + 1, kind_text(b->kind, b->count, tb, sizeof tb));
     g.together = 1;
-    st = CLS_ERR_WORLD;
   }
   free(all);
   if (st == CLS_OK) g.done++;
@@ -321,9 +319,9 @@ static cls_status mpi_fail(cls_world *w, const char *call, int code) {
 
 /* The guard before a collective (see above), its failure in the engine's error. */
 static cls_status guard_here(cls_world *w, int kind, long long count) {
-  char why[CLS_ERROR_CAP];
-  cls_status st = guard(kind, count, why, sizeof why);
-  return st == CLS_OK ? CLS_OK : cls_fail(w->e, st, "%s", why);
+  cls_error why;
+  cls_status st = guard(kind, count, &why);
+  return st == CLS_OK ? CLS_OK : cls_fail_wrap(w->e, st, &why, NULL);
 }
 #endif
 
@@ -493,15 +491,12 @@ cls_status cls_world_agree(const cls_world_setting *settings, int n, cls_error *
   cls_sha256_final(&names, d);
   memcpy(mine[0].digest, d, sizeof mine[0].digest);
   snprintf(mine[0].shown, VALUE_SHOWN, "%d settings", n);
-  char why[CLS_ERROR_CAP];
-  cls_status st = guard(KIND_AGREE, (long long)(per * sizeof *all), why, sizeof why);
+  cls_status st = guard(KIND_AGREE, (long long)(per * sizeof *all), err);
   /* The one collective of the agreement: every rank's records to every rank. */
   int rc = st == CLS_OK ? MPI_Allgather(mine, (int)(per * sizeof *all), MPI_BYTE, all, (int)(per * sizeof *all),
                                         MPI_BYTE, MPI_COMM_WORLD)
                         : MPI_SUCCESS;
-  if (st != CLS_OK) {
-    cls_error_set(err, st, "%s", why);
-  } else if (rc != MPI_SUCCESS) {
+  if (st == CLS_OK && rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING];
     st = cls_error_set(err, CLS_ERR_WORLD, "MPI_Allgather failed on rank %d of %d (host %s): %s", g.rank, g.size,
                        host_of(g.rank), mpi_text(rc, text));
@@ -517,6 +512,7 @@ cls_status cls_world_agree(const cls_world_setting *settings, int n, cls_error *
       }
   if (first >= 0) {
     g.together = 1;
+    char why[CLS_ERROR_CAP];
     size_t used = (size_t)snprintf(why, sizeof why, "the ranks disagree on %s:",
                                    first == 0 ? "the list of settings (different clspeech builds?)"
                                               : settings[first - 1].name);
