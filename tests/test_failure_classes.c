@@ -16,20 +16,11 @@
 #include "clspeech/internal/train.h"
 #include "clspeech/train.h"
 #include "data_files.h"
+#include "towers_engine.h"
 #include "ops/ops_util.h"
 #include "train/crew.h"
 #include "train/trainer.h"
 
-static char log_text[1 << 16];
-static void on_log(void *user, cls_log_level level, const char *msg) {
-  (void)user;
-  (void)level;
-  size_t used = strlen(log_text);
-  if (used + strlen(msg) + 2 < sizeof log_text) {
-    strcat(log_text, msg);
-    strcat(log_text, "\n");
-  }
-}
 
 static cls_model_config model; /* DeepSpeech's, H = 16, 29 classes (set in main) */
 
@@ -114,16 +105,9 @@ int main(void) {
   cls_alphabet *a = NULL;
   cls_dataset *ds = shared_dataset(
       CLS_TEST_DATA "/formats/formats.csv," SMOKE "/ldc93s1.csv," SMOKE "/new-home-in-the-stars-16k.csv", &a);
-  cls_engine_options eo = cls_engine_options_from_environment();
-  eo.log = on_log;
-  eo.log_level = CLS_LOG_INFO;
-  cls_engine *e = NULL;
-  CHECK_INT(cls_engine_create(&eo, &e), CLS_OK);
   int sel[8], n_sel = 0;
-  CHECK_INT(cls_engine_select(e, "all", sel, 8, &n_sel), CLS_OK);
-  CHECK_INT(cls_engine_prepare(e, sel, &n_sel), CLS_OK);
-  CHECK(n_sel >= 3, "three devices (POCL_DEVICES=\"pthread pthread basic\"), found %d", n_sel);
-  if (!ds || n_sel < 3) return check_finish("test_failure_classes");
+  cls_engine *e = towers_engine(3, sel, 8, &n_sel);
+  if (!e || !ds || n_sel < 3) return check_finish("test_failure_classes");
   check_classes(e);
 
   data d;
