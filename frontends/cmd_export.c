@@ -93,8 +93,11 @@ int cmd_export(int argc, char **argv) {
       fprintf(stderr, "clspeech export: %s: cannot make a temporary folder: %s\n", tmp_dir, strerror(errno));
       tmp_dir[0] = '\0';
       rc = CLI_EXIT_FAILURE;
+    } else if (snprintf(scorer_tmp, sizeof scorer_tmp, "%s/scorer.clm", tmp_dir) >= (int)sizeof scorer_tmp) {
+      fprintf(stderr, "clspeech export: %s/scorer.clm: the path is too long\n", tmp_dir);
+      scorer_tmp[0] = '\0';
+      rc = CLI_EXIT_FAILURE;
     } else {
-      snprintf(scorer_tmp, sizeof scorer_tmp, "%s/scorer.clm", tmp_dir);
       rc = scorer_to_binary(&f, m.alphabet, scorer_tmp);
     }
   }
