@@ -48,15 +48,14 @@ static int check_alphabet_flag(const char *command, const train_flags *f, const 
   if (!cli_flag_seen(flags, n_flags, "alphabet_config_path")) return 0;
   cls_alphabet *given = NULL;
   cls_error err;
-  char why[256];
   if (cls_alphabet_load(f->alphabet_config_path, &given, &err) != CLS_OK) {
     fprintf(stderr, "clspeech %s: --alphabet_config_path: %s\n", command, err.text);
     return CLI_EXIT_USAGE;
   }
   int rc = 0;
-  if (cls_alphabet_differs(given, stored, why, sizeof why)) {
+  if (cls_alphabet_differs(given, stored, &err)) {
     fprintf(stderr, "clspeech %s: --alphabet_config_path %s disagrees with %s: %s\n", command, f->alphabet_config_path,
-            file, why);
+            file, err.text);
     rc = CLI_EXIT_USAGE;
   }
   cls_alphabet_destroy(given);

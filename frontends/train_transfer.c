@@ -74,7 +74,7 @@ static int check_features(const train_flags *f, const char *path) {
  * those checkpoints, must be the flags' (a fresh start there would rewrite them). 0 or the exit status. */
 static int check_save_dir(const train_flags *f, const cls_alphabet *alphabet, int loaded) {
   const char *dir = f->save_checkpoint_dir;
-  char path[CLS_PATH_CAP], stored[CLS_PATH_CAP], why[256] = "";
+  char path[CLS_PATH_CAP], stored[CLS_PATH_CAP];
   if (loaded && !strcmp(dir, f->load_checkpoint_dir)) return 0;
   if (cls_checkpoint_choose(dir, CLS_LOAD_LAST, path, sizeof path, NULL, NULL) != CLS_OK) return 0;
   const char *flag = "";
@@ -98,13 +98,14 @@ static int check_save_dir(const train_flags *f, const cls_alphabet *alphabet, in
     fprintf(stderr, "clspeech train: --save_checkpoint_dir: %s\n", err.text);
     return CLI_EXIT_FAILURE;
   }
-  const int differs = cls_alphabet_differs(alphabet, had, why, sizeof why);
+  cls_error why;
+  const bool differs = cls_alphabet_differs(alphabet, had, &why);
   cls_alphabet_destroy(had);
   if (!differs) return 0;
   fprintf(stderr,
           "clspeech train: --alphabet_config_path %s disagrees with %s, beside the checkpoints already in %s (such as "
           "%s), which this run would rewrite: %s; train into another --save_checkpoint_dir\n",
-          f->alphabet_config_path, stored, dir, path, why);
+          f->alphabet_config_path, stored, dir, path, why.text);
   return CLI_EXIT_USAGE;
 }
 
@@ -126,7 +127,8 @@ int train_transfer_check(const train_flags *f, const cls_alphabet *alphabet) {
 /* The checkpoint `path` training loads: its model, alphabet and features against the flags. 0 or the
  * exit status. */
 static int check_loaded(const train_flags *f, const cls_alphabet *alphabet, const char *path) {
-  char stored[CLS_PATH_CAP], why[256] = "";
+  char stored[CLS_PATH_CAP];
+  cls_error why = {CLS_OK, ""};
   cls_error err;
   cls_model_config have;
   if (cls_checkpoint_peek_model(path, &have, &err) != CLS_OK) {
@@ -149,10 +151,10 @@ static int check_loaded(const train_flags *f, const cls_alphabet *alphabet, cons
   const int source_labels = have.n_classes - 1, labels = cls_alphabet_size(alphabet);
   int differs = 0;
   if (source_labels != labels) {
-    snprintf(why, sizeof why, "%d labels against %d", labels, source_labels);
+    cls_error_set(&why, CLS_ERR_INVALID_ARGUMENT, "%d labels against %d", labels, source_labels);
     differs = 1;
   } else if (source) {
-    differs = cls_alphabet_differs(alphabet, source, why, sizeof why);
+    differs = cls_alphabet_differs(alphabet, source, &why);
   }
   const char *source_name = source ? stored : "the checkpoint's output layer";
   cls_alphabet_destroy(source);
@@ -161,12 +163,12 @@ static int check_loaded(const train_flags *f, const cls_alphabet *alphabet, cons
     fprintf(stderr,
             "clspeech train: --alphabet_config_path %s (%d labels) is not the alphabet of the checkpoint %s (%s, %d "
             "labels): %s; to train another alphabet from it, drop its output layer (--drop_source_layers 1 or more)\n",
-            f->alphabet_config_path, labels, path, source_name, source_labels, why);
+            f->alphabet_config_path, labels, path, source_name, source_labels, why.text);
     return CLI_EXIT_USAGE;
   }
   fprintf(stderr,
           "clspeech: transfer learning: the output layer is made anew for --alphabet_config_path %s (%d labels; the "
           "checkpoint's alphabet %s has %d: %s)\n",
-          f->alphabet_config_path, labels, source_name, source_labels, why);
+          f->alphabet_config_path, labels, source_name, source_labels, why.text);
   return check_features(f, path);
 }

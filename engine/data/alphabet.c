@@ -173,18 +173,18 @@ cls_status cls_alphabet_load(const char *path, cls_alphabet **out, cls_error *er
 
 int cls_alphabet_size(const cls_alphabet *a) { return a ? a->size : 0; }
 
-int cls_alphabet_differs(const cls_alphabet *a, const cls_alphabet *b, char *why, size_t cap) {
+bool cls_alphabet_differs(const cls_alphabet *a, const cls_alphabet *b, cls_error *why) {
   if (cls_alphabet_size(a) != cls_alphabet_size(b)) {
-    if (why && cap) snprintf(why, cap, "%d labels against %d", cls_alphabet_size(a), cls_alphabet_size(b));
-    return 1;
+    cls_error_set(why, CLS_ERR_INVALID_ARGUMENT, "%d labels against %d", cls_alphabet_size(a), cls_alphabet_size(b));
+    return true;
   }
   for (int i = 0; i < cls_alphabet_size(a); i++)
     if (strcmp(cls_alphabet_label(a, i), cls_alphabet_label(b, i))) {
-      if (why && cap)
-        snprintf(why, cap, "label %d is \"%s\" against \"%s\"", i, cls_alphabet_label(a, i), cls_alphabet_label(b, i));
-      return 1;
+      cls_error_set(why, CLS_ERR_INVALID_ARGUMENT, "label %d is \"%s\" against \"%s\"", i, cls_alphabet_label(a, i),
+                    cls_alphabet_label(b, i));
+      return true;
     }
-  return 0;
+  return false;
 }
 
 const char *cls_alphabet_label(const cls_alphabet *a, int i) {

@@ -43,9 +43,10 @@ const char *cls_alphabet_label(const cls_alphabet *a, int i);
 /* The label of a Unicode codepoint, -1 when the alphabet lacks it. */
 int cls_alphabet_index(const cls_alphabet *a, uint32_t codepoint);
 
-/* 0 when a and b hold the same labels in the same order; else 1, and `why` (may be NULL with cap 0)
- * receives the first difference: "28 labels against 30" or "label 3 is \"c\" against \"x\"". */
-int cls_alphabet_differs(const cls_alphabet *a, const cls_alphabet *b, char *why, size_t cap);
+/* false when a and b hold the same labels in the same order; else true, and `why` (may be NULL) receives
+ * CLS_ERR_INVALID_ARGUMENT with the first difference: "28 labels against 30" or "label 3 is \"c\" against
+ * \"x\"". */
+bool cls_alphabet_differs(const cls_alphabet *a, const cls_alphabet *b, cls_error *why);
 
 /* Encodes UTF-8 text, one label per codepoint (no normalization, no case folding, as DeepSpeech).
  * *n receives the number of codepoints (the labels needed; a text of k bytes needs at most k) and the
