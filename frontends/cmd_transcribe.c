@@ -162,8 +162,7 @@ static int check_audio_files(const transcribe_cmd *c) {
   int rc = 0;
   for (int i = 0; i < c->n_files && !rc; i++) {
     cls_audio_header h;
-    char why[512];
-    if (cls_audio_probe(c->files[i], &h, why, sizeof why) != CLS_AUDIO_FINE) {
+    if (cls_audio_probe(c->files[i], &h, NULL) != CLS_AUDIO_FINE) {
       cls_audio a;
       cls_audio_read(c->files[i], c->f.audio_sample_rate, &a, &err); /* for its worded error */
       cls_audio_free(&a);

@@ -298,10 +298,10 @@ static void write_flac(const char *path, const unsigned char *src, size_t n, uns
  * containing `why`. */
 static void expect_bad_header(const char *path, const char *name, const char *why) {
   cls_audio_header h;
-  char detail[512];
-  cls_error err;
-  CHECK_INT(cls_audio_probe(path, &h, detail, sizeof detail), CLS_AUDIO_BAD_HEADER);
-  CHECK_CONTAINS(detail, why);
+  cls_error detail, err;
+  CHECK_INT(cls_audio_probe(path, &h, &detail), CLS_AUDIO_BAD_HEADER);
+  CHECK_INT(detail.status, CLS_ERR_IO);
+  CHECK_CONTAINS(detail.text, why);
   cls_audio a;
   CHECK_INT(cls_audio_read(path, 16000, &a, &err), CLS_ERR_IO);
   char want[256];

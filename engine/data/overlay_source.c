@@ -31,9 +31,9 @@ cls_status cls_overlay_source_check(const char *csv, cls_error *err) {
   int fine = 0;
   for (int i = 0; st == CLS_OK && i < n && !fine; i++) {
     cls_audio_header h;
-    char why[400];
-    fine = cls_audio_probe(paths[i], &h, why, sizeof why) == CLS_AUDIO_FINE;
-    if (!fine && !first[0]) snprintf(first, sizeof first, "%s: %s", paths[i], why);
+    cls_error why;
+    fine = cls_audio_probe(paths[i], &h, &why) == CLS_AUDIO_FINE;
+    if (!fine && !first[0]) snprintf(first, sizeof first, "%s: %.400s", paths[i], why.text);
   }
   if (st == CLS_OK && !fine)
     st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: none of its %d audio files is readable (the first: %s)", csv,

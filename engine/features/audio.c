@@ -52,32 +52,32 @@ static int sample_bytes(int format) {
 /* The header's rate, channels and length against the bounds and the file's `size` in bytes, and for
    a claimed length (FLAC, Ogg, MPEG) the last promised sample sought and decoded. CLS_AUDIO_FINE or
    CLS_AUDIO_BAD_HEADER with `detail` saying why. Allocates nothing from the header. */
-static cls_audio_problem check_header(SNDFILE *f, const SF_INFO *info, long long size, char *detail, size_t cap) {
+static cls_audio_problem check_header(SNDFILE *f, const SF_INFO *info, long long size, cls_error *detail) {
   if (info->samplerate < CLS_AUDIO_MIN_RATE || info->samplerate > CLS_AUDIO_MAX_RATE) {
-    snprintf(detail, cap, "its header gives a sample rate of %d Hz, outside %d .. %d Hz", info->samplerate,
+    cls_error_set(detail, CLS_ERR_IO, "its header gives a sample rate of %d Hz, outside %d .. %d Hz", info->samplerate,
              CLS_AUDIO_MIN_RATE, CLS_AUDIO_MAX_RATE);
     return CLS_AUDIO_BAD_HEADER;
   }
   if (info->channels > CLS_AUDIO_MAX_CHANNELS) {
-    snprintf(detail, cap, "its header gives %d channels, more than %d", info->channels, CLS_AUDIO_MAX_CHANNELS);
+    cls_error_set(detail, CLS_ERR_IO, "its header gives %d channels, more than %d", info->channels, CLS_AUDIO_MAX_CHANNELS);
     return CLS_AUDIO_BAD_HEADER;
   }
   const long long frames = (long long)info->frames, ch = info->channels;
   if (frames / info->samplerate >= CLS_AUDIO_MAX_SECONDS) {
-    snprintf(detail, cap, "its header claims %lld samples (%.0f s at %d Hz), more than the %d s limit", frames,
+    cls_error_set(detail, CLS_ERR_IO, "its header claims %lld samples (%.0f s at %d Hz), more than the %d s limit", frames,
              (double)frames / info->samplerate, info->samplerate, CLS_AUDIO_MAX_SECONDS);
     return CLS_AUDIO_BAD_HEADER;
   }
   /* frames < 4 h at <= 384 kHz and ch <= 64: the products below stay far from overflow */
   const int bytes = sample_bytes(info->format);
   if (bytes > 0 && frames * ch * bytes > size) {
-    snprintf(detail, cap, "its header claims %lld samples x %lld channels of %d bytes, the file holds %lld bytes",
+    cls_error_set(detail, CLS_ERR_IO, "its header claims %lld samples x %lld channels of %d bytes, the file holds %lld bytes",
              frames, ch, bytes, size);
     return CLS_AUDIO_BAD_HEADER;
   }
   if (bytes == 0) {
     if (frames * ch > size * CLS_AUDIO_MAX_SAMPLES_PER_BYTE) {
-      snprintf(detail, cap, "its header claims %lld samples x %lld channels (%.0f s) in a file of %lld bytes", frames, ch,
+      cls_error_set(detail, CLS_ERR_IO, "its header claims %lld samples x %lld channels (%.0f s) in a file of %lld bytes", frames, ch,
                (double)frames / info->samplerate, size);
       return CLS_AUDIO_BAD_HEADER;
     }
@@ -89,7 +89,7 @@ static cls_audio_problem check_header(SNDFILE *f, const SF_INFO *info, long long
     if (claimed_length(major) &&
         (sf_seek(f, (sf_count_t)(frames - 1), SEEK_SET) != (sf_count_t)(frames - 1) || sf_readf_float(f, last, 1) != 1 ||
          sf_seek(f, 0, SEEK_SET) != 0)) {
-      snprintf(detail, cap, "its header claims %lld samples (%.2f s), but the data ends before the last of them", frames,
+      cls_error_set(detail, CLS_ERR_IO, "its header claims %lld samples (%.2f s), but the data ends before the last of them", frames,
                (double)frames / info->samplerate);
       return CLS_AUDIO_BAD_HEADER;
     }
@@ -98,32 +98,32 @@ static cls_audio_problem check_header(SNDFILE *f, const SF_INFO *info, long long
 }
 
 /* Opens the file with libsndfile and checks its header; on CLS_AUDIO_FINE *out is the open file. */
-static cls_audio_problem open_checked(const char *path, SF_INFO *info, SNDFILE **out, char *detail, size_t cap) {
+static cls_audio_problem open_checked(const char *path, SF_INFO *info, SNDFILE **out, cls_error *detail) {
   *out = NULL;
-  if (cap) detail[0] = '\0';
+  cls_error_clear(detail);
   struct stat sb;
   if (stat(path, &sb) != 0) {
-    snprintf(detail, cap, "%s", strerror(errno));
+    cls_error_set(detail, CLS_ERR_IO, "%s", strerror(errno));
     return CLS_AUDIO_MISSING;
   }
   if (S_ISDIR(sb.st_mode)) {
-    snprintf(detail, cap, "%s", strerror(EISDIR));
+    cls_error_set(detail, CLS_ERR_IO, "%s", strerror(EISDIR));
     return CLS_AUDIO_MISSING;
   }
   FILE *probe = fopen(path, "rb");
   if (!probe) {
-    snprintf(detail, cap, "%s", strerror(errno));
+    cls_error_set(detail, CLS_ERR_IO, "%s", strerror(errno));
     return CLS_AUDIO_MISSING;
   }
   fclose(probe);
   if (!S_ISREG(sb.st_mode)) {
-    snprintf(detail, cap, "not a regular file");
+    cls_error_set(detail, CLS_ERR_IO, "not a regular file");
     return CLS_AUDIO_NOT_AUDIO;
   }
   memset(info, 0, sizeof *info);
   SNDFILE *f = sf_open(path, SFM_READ, info);
   if (!f) {
-    snprintf(detail, cap, "%s", sf_strerror(NULL));
+    cls_error_set(detail, CLS_ERR_IO, "%s", sf_strerror(NULL));
     return CLS_AUDIO_NOT_AUDIO;
   }
   if (info->frames <= 0 || info->channels <= 0 || info->samplerate <= 0) {
@@ -141,7 +141,7 @@ static cls_audio_problem open_checked(const char *path, SF_INFO *info, SNDFILE *
     sf_close(f);
     return CLS_AUDIO_TRUNCATED;
   }
-  cls_audio_problem p = check_header(f, info, (long long)sb.st_size, detail, cap);
+  cls_audio_problem p = check_header(f, info, (long long)sb.st_size, detail);
   if (p != CLS_AUDIO_FINE) {
     sf_close(f);
     return p;
@@ -150,10 +150,10 @@ static cls_audio_problem open_checked(const char *path, SF_INFO *info, SNDFILE *
   return CLS_AUDIO_FINE;
 }
 
-cls_audio_problem cls_audio_probe(const char *path, cls_audio_header *h, char *detail, size_t cap) {
+cls_audio_problem cls_audio_probe(const char *path, cls_audio_header *h, cls_error *detail) {
   SF_INFO info;
   SNDFILE *f = NULL;
-  cls_audio_problem p = open_checked(path, &info, &f, detail, cap);
+  cls_audio_problem p = open_checked(path, &info, &f, detail);
   if (p != CLS_AUDIO_FINE) return p;
   h->frames = (long long)info.frames;
   h->sample_rate = info.samplerate;
@@ -196,20 +196,20 @@ cls_status cls_audio_stream_open(const char *path, int target_rate, cls_audio_st
   *out = NULL;
   SF_INFO info;
   SNDFILE *f = NULL;
-  char why[512];
-  switch (open_checked(path, &info, &f, why, sizeof why)) {
+  cls_error why;
+  switch (open_checked(path, &info, &f, &why)) {
     case CLS_AUDIO_FINE: break;
     case CLS_AUDIO_MISSING:
-      return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, why);
+      return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, why.text);
     case CLS_AUDIO_NOT_AUDIO:
-      return cls_error_set(err, CLS_ERR_IO, "%s: not a readable audio file (%s)", path, why);
+      return cls_error_set(err, CLS_ERR_IO, "%s: not a readable audio file (%s)", path, why.text);
     case CLS_AUDIO_EMPTY:
       return cls_error_set(err, CLS_ERR_IO, "%s: holds no audio samples", path);
     case CLS_AUDIO_TRUNCATED:
       return cls_error_set(err, CLS_ERR_IO,
                            "%s: truncated audio file: its header promises more sample data than the file holds", path);
     case CLS_AUDIO_BAD_HEADER:
-      return cls_error_set(err, CLS_ERR_IO, "%s: implausible audio header: %s", path, why);
+      return cls_error_set(err, CLS_ERR_IO, "%s: implausible audio header: %s", path, why.text);
   }
   cls_audio_stream *s = calloc(1, sizeof *s);
   const size_t ch = (size_t)info.channels;

@@ -57,9 +57,9 @@ typedef enum cls_audio_problem {
  * holds samples, its rate, channels and length are within the bounds above, the length fits the
  * file's size (uncompressed data: exactly; compressed: the bound above), and for compressed data its
  * last promised sample can be sought and decoded. `detail` receives the system's or libsndfile's
- * reason for the first two problems and the numbers for CLS_AUDIO_BAD_HEADER (callers word their own
- * messages). */
-cls_audio_problem cls_audio_probe(const char *path, cls_audio_header *header, char *detail, size_t cap);
+ * reason for the first two problems and the numbers for CLS_AUDIO_BAD_HEADER, as CLS_ERR_IO (callers word
+ * their own messages; may be NULL). */
+cls_audio_problem cls_audio_probe(const char *path, cls_audio_header *header, cls_error *detail);
 
 /* Reads `path` into mono float samples at `target_rate` (0: keep the file's rate). 16-bit PCM is
  * scaled by 1/32767, as DeepSpeech's training reads WAV (numpy int16 / iinfo(int16).max); wider PCM

@@ -38,9 +38,8 @@ static int write_input(const uint8_t *data, size_t size) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > (1 << 20) || !write_input(data, size)) return 0;
   cls_audio_header h;
-  char detail[512];
-  cls_error err;
-  const int fine = cls_audio_probe(tmp_path, &h, detail, sizeof detail) == CLS_AUDIO_FINE;
+  cls_error detail, err;
+  const int fine = cls_audio_probe(tmp_path, &h, &detail) == CLS_AUDIO_FINE;
   if (fine && (h.sample_rate < CLS_AUDIO_MIN_RATE || h.sample_rate > CLS_AUDIO_MAX_RATE || h.channels < 1 ||
                h.channels > CLS_AUDIO_MAX_CHANNELS || h.frames < 1))
     abort(); /* the probe let through a header out of bounds */
