@@ -205,6 +205,25 @@ void cls_dataset_batch_max(const cls_dataset *ds, int first, int count, int *max
  * `err` naming the file. Training decodes the whole source when it starts (and refuses silence only). */
 cls_status cls_overlay_source_check(const char *csv, cls_error *err);
 
+/* ---- --auto_input_dataset: one CSV split into training, validation and test sets ---- */
+/* The size of the validation set and of the test set (each) for a CSV of n_rows rows, as Coqui STT's
+ * --auto_input_dataset sizes them: the sample size for a 99 % confidence and a 1 % margin of error
+ * (z = 2.58, p = 0.5) given the training set that remains, for the largest training set that leaves two
+ * such sets; at least 1 for 2 rows or more (0 below 2). 100 rows: 33 each; 1,000: 331; 4,000: 1,296;
+ * 10,000: 3,097 (the figures of Coqui's formula, tests/test_auto_split.c). */
+int cls_auto_split_size(int n_rows);
+/* Splits the DeepSpeech CSV `csv` (a header naming wav_filename, wav_filesize and transcript; other
+ * columns are left out) into out[0] (training), out[1] (validation) and out[2] (test): its rows in the
+ * order of a Fisher-Yates shuffle drawn from `seed` by SplitMix64 (the same seed, the same split), the
+ * last 2 x cls_auto_split_size rows to validation and test. Each output is written by the output rule
+ * with the header and its rows as they were (relative audio paths stay relative, so write the outputs
+ * beside the input); sizes[3] receives the rows of each. CLS_ERR_INVALID_ARGUMENT naming the file and
+ * line for a malformed CSV or fewer than 3 rows (no training row would be left), or an output that is
+ * the input; CLS_ERR_IO for a file
+ * that cannot be read or written. */
+cls_status cls_auto_split_csv(const char *csv, uint64_t seed, const char *const out[3], int sizes[3],
+                              cls_error *err);
+
 /* ---- utterances ---- */
 /* What the trainer takes of a sample: its audio file and its labels. */
 typedef struct cls_utterance {
