@@ -1,5 +1,6 @@
 /* Coqui STT's --auto_input_dataset split (see clspeech/data.h): the sizes of the dev and test sets of one
- * DeepSpeech CSV, and the CSV's rows shuffled by a seed and written as train, dev and test CSVs. */
+ * DeepSpeech CSV, the CSV's rows shuffled by a seed and written as train, dev and test CSVs, and its
+ * transcripts counted for the alphabet made from them. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,19 @@ cls_status cls_auto_split_csv(const char *csv, uint64_t seed, const char *const 
     }
   }
   free(order);
+  rows_free(&r);
+  return st;
+}
+
+cls_status cls_auto_split_count(const char *csv, cls_alphabet_counts *counts, cls_error *err) {
+  split_rows r = {0};
+  cls_status st = rows_read(csv, &r, err);
+  for (int i = 0; st == CLS_OK && i < r.n; i++) {
+    const char *t = r.fields[i * 3 + 2];
+    cls_error why;
+    st = cls_alphabet_counts_add(counts, t, strlen(t), &why);
+    if (st != CLS_OK) cls_error_wrap(err, st, &why, "%s:%d: the transcript: ", csv, r.line[i]);
+  }
   rows_free(&r);
   return st;
 }

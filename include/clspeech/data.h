@@ -255,6 +255,9 @@ int cls_auto_split_size(int n_rows);
  * that cannot be read or written. */
 cls_status cls_auto_split_csv(const char *csv, uint64_t seed, const char *const out[3], int sizes[3],
                               cls_error *err);
+/* Every transcript of the CSV `csv` (read as cls_auto_split_csv reads it) added to `counts`, for the
+ * alphabet made from the data; the errors of cls_alphabet_counts_add name the file and line. */
+cls_status cls_auto_split_count(const char *csv, cls_alphabet_counts *counts, cls_error *err);
 
 /* ---- utterances ---- */
 /* What the trainer takes of a sample: its audio file and its labels. */
