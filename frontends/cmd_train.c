@@ -22,6 +22,7 @@
 #include "progress.h"
 #include "test_report.h"
 #include "train_agree.h"
+#include "train_auto_input.h"
 #include "train_flags.h"
 #include "train_transfer.h"
 #include "transcript.h"
@@ -95,6 +96,7 @@ typedef struct train_cmd {
   int sel[CLS_MAX_DEVICES], n_sel;
   progress_printer progress;
   int lock; /* the save folder's lock (cls_checkpoint_lock), -1 when not held */
+  train_auto_paths auto_paths; /* --auto_input_dataset's sets and alphabet */
 } train_cmd;
 
 /* Flags --load_train init would ignore when training ("no flag is ever ignored"): nothing is loaded, so
@@ -154,7 +156,9 @@ static int parse_train_flags(train_cmd *c, int argc, char **argv) {
   int rc = cli_parse_flags(argc, argv, 2, c->table, c->n_flags, "train",
                            "Trains a DeepSpeech model (DeepSpeech 0.9's flags and defaults) and tests it.", NULL, 0, NULL);
   if (rc) return rc == 1 ? -1 : CLI_EXIT_USAGE;
-  if ((rc = train_flags_finish(&c->f, "train")) || (rc = unused_with_init(c)) || (rc = test_output_not_an_input(&c->f)))
+  if ((rc = train_flags_finish(&c->f, "train")) ||
+      (rc = train_auto_input(&c->f, c->table, c->n_flags, &c->auto_paths)) || (rc = unused_with_init(c)) ||
+      (rc = test_output_not_an_input(&c->f)))
     return rc;
   if (!*c->f.train_files && !*c->f.test_files) {
     fprintf(stderr, "clspeech train: nothing to do: give --train_files and/or --test_files\n");

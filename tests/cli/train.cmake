@@ -324,3 +324,5 @@ set_tests_properties(cli_transcribe_from_folder cli_transcribe_agreeing_flags cl
                      cli_transcribe_folder_before_description cli_transcribe_bad_n_hidden_metadata
                      cli_transcribe_scorer_words cli_lm_optimizer_ldc93s1 cli_lm_optimizer_missing_scorer
                      PROPERTIES FIXTURES_REQUIRED short_run)
+# --auto_input_dataset (Coqui STT's flag): one CSV split beside itself, an alphabet made, reuse, refusals (issue 47).
+cls_script_test(train_auto_input train auto_input.sh PASS "auto_input: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/auto-input)
