@@ -70,6 +70,38 @@ size_t cls_alphabet_describe_chars(const int32_t *chars, int n, char *out, size_
  * (whole characters). */
 cls_status cls_alphabet_decode(const cls_alphabet *a, const int32_t *labels, int n, char *out, size_t cap);
 
+/* ---- alphabet from transcripts ---- */
+/* An alphabet made from the data (`clspeech import --make_alphabet`, `train --auto_input_dataset`):
+ * the distinct codepoints of a set of transcripts with a count each, sorted by codepoint, written as
+ * an alphabet.txt that cls_alphabet_load reads back with the same labels in the same order. */
+typedef struct cls_alphabet_counts cls_alphabet_counts;
+
+cls_status cls_alphabet_counts_create(cls_alphabet_counts **out, cls_error *err);
+void cls_alphabet_counts_destroy(cls_alphabet_counts *c);
+
+/* Counts every codepoint of `len` bytes of transcript (strict UTF-8). CLS_ERR_INVALID_ARGUMENT, with
+ * nothing counted and `err` saying where, when the text is not valid UTF-8 or holds a character no
+ * alphabet.txt line can hold as a label: NUL, LF or CR (U+0000, U+000A, U+000D). */
+cls_status cls_alphabet_counts_add(cls_alphabet_counts *c, const char *utf8, size_t len, cls_error *err);
+
+/* Distinct codepoints counted; codepoint i (0 .. size-1, ascending) and how often it appeared. */
+int cls_alphabet_counts_size(const cls_alphabet_counts *c);
+uint32_t cls_alphabet_counts_codepoint(const cls_alphabet_counts *c, int i);
+int64_t cls_alphabet_counts_count(const cls_alphabet_counts *c, int i);
+
+/* The alphabet.txt text (malloc'ed, NUL-terminated, *len bytes without the NUL): a header of comment
+ * lines, then per codepoint in ascending order a comment "# U+XXXX count N" and the label's line (the
+ * space label is a line of one space, '#' is written "\#"), and a closing comment. CLS_ERR_INVALID_ARGUMENT
+ * when nothing was counted. */
+cls_status cls_alphabet_counts_format(const cls_alphabet_counts *c, char **text, size_t *len, cls_error *err);
+
+/* The same text written to `path` by the output rule (cls_output_open). */
+cls_status cls_alphabet_counts_write(const cls_alphabet_counts *c, const char *path, cls_error *err);
+
+/* One call: the alphabet of n NUL-terminated transcripts written to `path` (the errors above, the
+ * transcript's index named). */
+cls_status cls_alphabet_make(const char *const *transcripts, int n, const char *path, cls_error *err);
+
 /* ---- dataset ---- */
 /* Training and evaluation sets from DeepSpeech CSV files (wav_filename, wav_filesize, transcript):
  * RFC 4180 parsing, merging several files, DeepSpeech's order (ascending wav_filesize, stable),
