@@ -26,15 +26,15 @@ void cls_import_cache_free(cls_import_cache *c) {
 
 /* Parses one line (NUL-terminated, no line end) into e; 0 when malformed. */
 static int parse_line(char *line, cls_import_cache_entry *e) {
-  char *f[9];
+  char *f[8];
   int n = 0;
   f[n++] = line;
-  for (char *p = line; *p && n < 9; p++)
+  for (char *p = line; *p && n < 8; p++)
     if (*p == '\t') {
       *p = '\0';
       f[n++] = p + 1;
     }
-  if (n != 9 || !f[8][0]) return 0;
+  if (n != 8 || !f[7][0]) return 0;
   char *end;
   long long v[6];
   for (int i = 0; i < 6; i++) {
@@ -50,7 +50,7 @@ static int parse_line(char *line, cls_import_cache_entry *e) {
   e->header.sample_rate = (int)v[4];
   e->header.channels = (int)v[5];
   snprintf(e->detail, sizeof e->detail, "%s", f[6]);
-  e->path = strdup(f[8]);
+  e->path = strdup(f[7]);
   return e->path != NULL;
 }
 
