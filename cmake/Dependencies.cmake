@@ -48,6 +48,7 @@ clspeech_found("clFFT" "${clFFT_DIR} (version ${clFFT_VERSION})")
 
 clspeech_pkg(SNDFILE sndfile "libsndfile (audio input)" libsndfile1-dev)
 clspeech_pkg(SAMPLERATE samplerate "libsamplerate (resampling)" libsamplerate0-dev)
+clspeech_pkg(UTF8PROC libutf8proc "utf8proc (NFKC and Unicode categories of imported transcripts)" libutf8proc-dev)
 clspeech_pkg(NETTLE nettle "nettle (SHA-256 of cache keys and files)" nettle-dev)
 clspeech_pkg(JANSSON jansson "jansson (the command's JSON output)" libjansson-dev)
 clspeech_pkg(PROTOBUF_C libprotobuf-c "protobuf-c (the Event messages of TensorBoard's event files)" libprotobuf-c-dev)

@@ -34,7 +34,7 @@ install(FILES ${CMAKE_BINARY_DIR}/install/clspeechConfig.cmake ${CMAKE_BINARY_DI
 # clspeech.pc: the prefix relative to the file's folder (lib/pkgconfig -> ../..), every dependency the
 # static library needs in Requires (their pkg-config modules) and Libs (the rest).
 file(RELATIVE_PATH CLSPEECH_PC_UP /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
-set(CLSPEECH_PC_REQUIRES "OpenCL clblast clFFT sndfile samplerate nettle libprotobuf-c libisal")
+set(CLSPEECH_PC_REQUIRES "OpenCL clblast clFFT sndfile samplerate nettle libprotobuf-c libisal libutf8proc")
 set(CLSPEECH_PC_LIBS "-pthread -lm")
 if(MPI_C_FOUND)
   string(APPEND CLSPEECH_PC_REQUIRES " mpi-c")

@@ -48,6 +48,7 @@ const char *cli_bytes(unsigned long long bytes, char *buf, unsigned long cap);
 int cmd_devices(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_features(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_transcribe(int argc, char **argv);
 int cmd_lm(int argc, char **argv);

@@ -32,6 +32,9 @@ static const cli_rule rules[] = {
     {"lm_alpha_max", 0, 1e6, false, false},
     {"lm_beta_max", 0, 1e6, false, false},
     {"threads", 0, 256, false, false}, /* 0: one per online core */
+    /* import's own */
+    {"max_seconds", 0, 1e6, false, false},
+    {"min_chars_per_second", 0, 1e6, false, false},
 };
 
 const cli_rule *cli_flag_rule(const char *name) {

@@ -12,6 +12,7 @@ static void usage(FILE *out) {
           "  devices     list every OpenCL device, its capabilities, and whether our kernels pass on it\n"
           "  bench       benchmark each device (peak, SGEMM, ops, training step); --tune searches GEMM parameters\n"
           "  features    DeepSpeech's MFCC features of an audio file, as .npy or a summary\n"
+          "  import      write DeepSpeech CSVs (and an alphabet) for a Common Voice, LibriSpeech, MLS or plain folder corpus\n"
           "  train       train a DeepSpeech model (DeepSpeech 0.9's flags) and test it\n"
           "  transcribe  transcribe audio files with a trained checkpoint or a model package\n"
           "  export      write a checkpoint as a model package (.clsm: weights, alphabet, features, scorer) or ONNX\n"
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
   if (!strcmp(command, "devices")) return cmd_devices(argc, argv);
   if (!strcmp(command, "bench")) return cmd_bench(argc, argv);
   if (!strcmp(command, "features")) return cmd_features(argc, argv);
+  if (!strcmp(command, "import")) return cmd_import(argc, argv);
   if (!strcmp(command, "train")) return cmd_train(argc, argv);
   if (!strcmp(command, "transcribe")) return cmd_transcribe(argc, argv);
   if (!strcmp(command, "export")) return cmd_export(argc, argv);

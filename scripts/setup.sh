@@ -13,6 +13,7 @@ packages=(
   libclfft-dev                              # FFT
   libsndfile1-dev                           # audio input
   libsamplerate0-dev                        # resampling
+  libutf8proc-dev                           # Unicode NFKC, case and categories of imported transcripts (clspeech import)
   nettle-dev                                # SHA-256 (kernel cache keys, checksums of cache and tuning files)
   libjansson-dev                            # JSON output (devices --json, bench --json, --test_output_file)
   libprotobuf-c-dev protobuf-c-compiler     # TensorBoard event files: Event messages (protoc-c at build time)

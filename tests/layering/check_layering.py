@@ -53,6 +53,7 @@ PUBLIC = {"base.h": "base", "clspeech.h": "device", "ops.h": "ops", "features.h"
           "model.h": "model", "data.h": "data", "train.h": "train", "decode.h": "decode", "lm_build.h": "decode",
           "internal/device.h": "device", "internal/ops.h": "ops", "internal/train.h": "train",
           "internal/bench.h": "bench", "internal/train_options.h": "train", "internal/train_options.def": "train",
+          "internal/import.h": "data",
           "evaluate.h": "eval", "lm.h": "decode", "scorer.h": "decode",
           "onnx.h": "model", "package.h": "model", "stt.h": "stt"}
 
