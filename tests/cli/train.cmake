@@ -324,3 +324,5 @@ set_tests_properties(cli_transcribe_from_folder cli_transcribe_agreeing_flags cl
                      cli_transcribe_folder_before_description cli_transcribe_bad_n_hidden_metadata
                      cli_transcribe_scorer_words cli_lm_optimizer_ldc93s1 cli_lm_optimizer_missing_scorer
                      PROPERTIES FIXTURES_REQUIRED short_run)
+# --estimate prints the time estimate and writes nothing; a real run's measured epoch is within 3x of it.
+cls_script_test(estimate train estimate.sh PASS "estimate: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/estimate)
