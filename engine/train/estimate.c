@@ -129,6 +129,13 @@ static int live_towers(cls_crew *c, cls_crew_slot **live) {
   return n;
 }
 
+/* The first of the live towers on live[k]'s device. */
+static int device_group(cls_crew_slot **live, int k) {
+  for (int i = 0; i < k; i++)
+    if (cls_tower_device(live[i]->tower) == cls_tower_device(live[k]->tower)) return i;
+  return k;
+}
+
 /* The timings of the training steps: the crew's (per turn tower under sync) and each tower's. */
 typedef struct step_times {
   series crew[CLS_MAX_TOWERS]; /* [0] hybrid's; [k] sync's steps with live tower k working */
@@ -240,16 +247,25 @@ static cls_status estimate_training(cls_crew *c, const cls_train_estimate_reques
     for (int i = 0; i < c->n_towers; i++) tower[i] = fit(&times->tower[i]);
     double epoch_ms = 0, tower_ms[CLS_MAX_TOWERS] = {0}, tower_batches[CLS_MAX_TOWERS] = {0};
     if (c->o.strategy == CLS_STRATEGY_ASYNC) {
-      /* Each tower takes the next batch when it is done: the towers' rates add up. */
-      double rate = 0, mean[CLS_MAX_TOWERS] = {0};
+      /* Each tower takes the next batch when it is done. Towers of one device share it (each was timed
+         alone): a device's rate is its towers' mean batch time's; the devices' rates add up. */
+      double rate = 0, mean[CLS_MAX_TOWERS] = {0}, device_mean[CLS_MAX_TOWERS] = {0};
+      int on_device[CLS_MAX_TOWERS] = {0};
       for (int k = 0; k < L; k++) {
         for (int64_t s = 0; s < n_steps; s++) mean[k] += at(crew[k], steps[s].w);
         mean[k] /= (double)n_steps;
-        if (mean[k] > 0) rate += 1.0 / mean[k];
       }
+      for (int k = 0; k < L; k++) {
+        const int g = device_group(live, k);
+        device_mean[g] += mean[k];
+        on_device[g]++;
+      }
+      for (int k = 0; k < L; k++)
+        if (on_device[k] > 0 && device_mean[k] > 0) rate += on_device[k] / device_mean[k];
       epoch_ms = rate > 0 ? (double)n_steps / rate : 0;
       for (int k = 0; k < L; k++) {
-        tower_batches[live[k]->index] = mean[k] > 0 ? epoch_ms / mean[k] : 0;
+        const int g = device_group(live, k);
+        tower_batches[live[k]->index] = device_mean[g] > 0 ? epoch_ms / device_mean[g] : 0;
         tower_ms[live[k]->index] = epoch_ms;
       }
     } else {

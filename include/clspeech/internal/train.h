@@ -85,8 +85,8 @@ typedef struct cls_train_estimate {
  * (features, augmentation) and run twice, the second run timed: the strategy's own step (every hook
  * off: no summaries, fault injection or replica checks) or async's tower gradient on each tower, and the
  * pass (cls_trainer_evaluate) on the lead tower; a line time = a + b x weight fitted to each tower's and
- * the crew's times is summed over the epoch's steps. Async's epoch is the steps over the towers'
- * summed rates. The towers' parameters, Adam slots, training state and balance feedback are put back as
+ * the crew's times is summed over the epoch's steps. Async's epoch is the steps over the devices'
+ * summed rates (the towers of one device share its rate; async's host update is not timed). The towers' parameters, Adam slots, training state and balance feedback are put back as
  * they were, bit for bit, so that training after it computes what it would have without it; nothing is
  * written (a feature cache excepted, which the loader fills as training would). A single process only:
  * CLS_ERR_INVALID_ARGUMENT under --horovod with several ranks, for an empty training set or one smaller
