@@ -15,12 +15,15 @@ int train_estimate_make(train_estimate *te, cls_engine *engine, cls_trainer *tra
   cls_status st = cls_trainer_estimate(trainer, &r, e);
   if (st != CLS_OK) return cli_report(command, engine, st);
   te->made = 1;
+  char passes[192] = "";
+  if (e->eval_batches > 0)
+    snprintf(passes, sizeof passes, " + %.3f s of dev and metrics passes (%lld batches, %d timed, on the first tower)",
+             e->eval_s, (long long)e->eval_batches, e->eval_timed);
   fprintf(stderr,
-          "clspeech: estimate: %.3f s per epoch of training (%lld steps, %d timed from the lightest to the heaviest) "
-          "+ %.3f s of dev and metrics passes (%lld batches, %d timed, on the first tower) = %.3f s per epoch, "
-          "%.3f s for %d epoch%s\n",
-          e->epoch_s, (long long)e->steps, e->timed, e->eval_s, (long long)e->eval_batches, e->eval_timed,
-          e->epoch_s + e->eval_s, e->run_s, e->epochs, e->epochs == 1 ? "" : "s");
+          "clspeech: estimate: %.3f s per epoch of training (%lld steps, %d timed from the lightest to the heaviest)%s "
+          "= %.3f s per epoch, %.3f s for %d epoch%s\n",
+          e->epoch_s, (long long)e->steps, e->timed, passes, e->epoch_s + e->eval_s, e->run_s, e->epochs,
+          e->epochs == 1 ? "" : "s");
   for (int i = 0; i < e->n_towers; i++) {
     const cls_train_estimate_tower *t = &e->towers[i];
     const cls_device_info *d = cls_engine_device(engine, t->device);
@@ -51,9 +54,10 @@ void train_estimate_report(const train_estimate *te) {
   if (!te->made || te->epochs == 0) return;
   const double train = te->train_s / te->epochs, eval = te->eval_s / te->epochs;
   const cls_train_estimate *e = &te->e;
-  fprintf(stderr,
-          "clspeech: measured: %.3f s per epoch of training (estimate %.3f s, %+.0f%%) + %.3f s of dev and metrics "
-          "passes (estimate %.3f s, %+.0f%%), the mean of %d epoch%s\n",
-          train, e->epoch_s, off(e->epoch_s, train), eval, e->eval_s, off(e->eval_s, eval), te->epochs,
-          te->epochs == 1 ? "" : "s");
+  char passes[128] = "";
+  if (e->eval_batches > 0)
+    snprintf(passes, sizeof passes, " + %.3f s of dev and metrics passes (estimate %.3f s, %+.0f%%)", eval, e->eval_s,
+             off(e->eval_s, eval));
+  fprintf(stderr, "clspeech: measured: %.3f s per epoch of training (estimate %.3f s, %+.0f%%)%s, the mean of %d epoch%s\n",
+          train, e->epoch_s, off(e->epoch_s, train), passes, te->epochs, te->epochs == 1 ? "" : "s");
 }

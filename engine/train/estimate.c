@@ -231,13 +231,24 @@ static cls_status estimate_training(cls_crew *c, const cls_train_estimate_reques
     }
     st = cls_step_create(c, &step);
   }
-  if (st == CLS_OK) st = cls_crew_start_train_loader(c, 0, picked, m * global, global, 2, global, global, 0, &l);
-  int j = 0;
-  for (cls_host_batch *b; st == CLS_OK && (b = cls_loader_next(l)); j++) {
+  /* Every sampled batch loaded before any step, each one's loading after the first timed (the time since
+     the one before: the loader prepares a batch at a time, its workers sharing it; the first's also holds
+     the loader's cold start, which no epoch repeats), then each one's step. */
+  const double load_t0 = cls_now_ms();
+  if (st == CLS_OK) st = cls_crew_start_train_loader(c, 0, picked, m * global, global, m, global, global, 0, &l);
+  cls_host_batch *held[MAX_SAMPLES];
+  int n_held = 0;
+  series load = {{0}, {0}, 0};
+  for (double last = load_t0; st == CLS_OK && n_held < m; n_held++) {
+    cls_host_batch *b = cls_loader_next(l);
+    if (!b) break;
+    held[n_held] = b;
+    if (n_held > 0) add(&load, pick_w[n_held], cls_now_ms() - last);
+    last = cls_now_ms();
     if (b->error.status != CLS_OK) st = cls_fail(c->e, b->error.status, "%s", b->error.text);
-    if (st == CLS_OK) st = time_batch(c, step, b, pick_w[j < m ? j : m - 1], times);
-    cls_loader_done(l, b);
   }
+  for (int j = 0; st == CLS_OK && j < n_held; j++) st = time_batch(c, step, held[j], pick_w[j], times);
+  for (int j = 0; j < n_held; j++) cls_loader_done(l, held[j]);
   cls_loader_stop(l);
   cls_step_destroy(step);
   if (st == CLS_OK) {
@@ -269,9 +280,13 @@ static cls_status estimate_training(cls_crew *c, const cls_train_estimate_reques
         tower_ms[live[k]->index] = epoch_ms;
       }
     } else {
+      /* The loader works ahead: a step waits for its batch only when loading takes longer than a step;
+         the first batch is waited for. */
+      const line loading = fit(&load);
+      epoch_ms = at(loading, steps[0].w);
       for (int64_t s = 0; s < n_steps; s++) {
         const int k = (int)(s % L);
-        epoch_ms += at(crew[k], steps[s].w);
+        epoch_ms += fmax(at(crew[k], steps[s].w), at(loading, steps[s].w));
         if (L > 1) { /* sync: live tower k works this step */
           tower_ms[live[k]->index] += at(tower[live[k]->index], steps[s].w);
           tower_batches[live[k]->index] += 1;
