@@ -1,7 +1,8 @@
 /* The time estimate before training (cls_trainer_estimate, clspeech/internal/train.h): the epoch's
  * steps and the passes' batches as the loop forms them, weighted by padded frames; a few of each, from
  * the lightest to the heaviest, loaded by the training loader and run twice (the second run timed) with
- * the strategy's own step; lines fitted to the times and summed over the epoch; and the towers' state
+ * the strategy's own step (a pass's batch as a pass of its own and of it twice over); lines fitted to
+ * the times and summed over the epoch; and the towers' state
  * put back as it was. The training set is sorted by size (DeepSpeech's order), so an epoch's first
  * steps are its lightest: they alone would say little of its heaviest. */
 #include <math.h>
@@ -341,26 +342,44 @@ static cls_status estimate_passes(cls_trainer *t, const cls_train_estimate_reque
   qsort(sorted, (size_t)n, sizeof *sorted, by_weight);
   int pick[MAX_SAMPLES];
   const int m = spread((int)(n < INT32_MAX ? n : INT32_MAX), samples, pick);
+  /* Each sampled batch as a pass of its own (untimed, then timed) and as a pass of it twice over (timed):
+     the difference is the batch's time in a pass, the rest the pass's start, once per set and epoch. */
   series s = {{0}, {0}, 0};
-  cls_status st = CLS_OK;
+  double start_ms = 0;
+  cls_utterance *twice_u = malloc((size_t)2 * B * sizeof *twice_u);
+  int *twice_f = malloc((size_t)2 * B * sizeof *twice_f);
+  cls_status st = twice_u && twice_f ? CLS_OK : cls_fail(c->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int j = 0; st == CLS_OK && j < m; j++) {
     const batch_weight *bw = &sorted[pick[j]];
     const cls_eval_set *set = bw->set;
-    cls_eval_set one = {set->name, set->utts + bw->first, bw->count, set->frames ? set->frames + bw->first : NULL};
+    for (int i = 0; i < 2 * bw->count; i++) {
+      twice_u[i] = set->utts[bw->first + i % bw->count];
+      twice_f[i] = set->frames ? set->frames[bw->first + i % bw->count] : 1;
+    }
+    cls_eval_set one = {set->name, twice_u, bw->count, set->frames ? twice_f : NULL};
+    cls_eval_set two = {set->name, twice_u, 2 * bw->count, set->frames ? twice_f : NULL};
     cls_trainer_eval_request req = {&one, bw->count, "Estimate", NULL, NULL, NULL, NULL, NULL};
-    for (int run = 0; st == CLS_OK && run < 2; run++) {
+    double ms[3] = {0, 0, 0};
+    for (int run = 0; st == CLS_OK && run < 3; run++) {
+      req.set = run < 2 ? &one : &two;
       const double t0 = cls_now_ms();
       st = cls_trainer_evaluate(t, &req, NULL);
-      if (st == CLS_OK && run == 1) add(&s, bw->w, cls_now_ms() - t0);
+      ms[run] = cls_now_ms() - t0;
     }
+    if (st != CLS_OK) break;
+    const double batch_ms = fmax(ms[2] - ms[1], 0);
+    add(&s, bw->w, batch_ms);
+    start_ms += fmax(ms[1] - batch_ms, 0) / m;
   }
   if (st == CLS_OK) {
     const line l = fit(&s);
-    double ms = 0;
+    double ms = start_ms * r->n_evals;
     for (int64_t i = 0; i < n; i++) ms += at(l, v[i].w);
     out->eval_s = ms / 1e3;
     out->eval_timed = s.n;
   }
+  free(twice_u);
+  free(twice_f);
   free(v);
   free(sorted);
   return st;

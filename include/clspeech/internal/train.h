@@ -82,10 +82,12 @@ typedef struct cls_train_estimate {
  * train_batch_size per tower, sync's and async's of train_batch_size) and the passes' batches (of
  * dev_batch_size) are each weighted by their padded frames (utterances x the longest one's frames);
  * `samples` of each kind, from the smallest to the largest weight, are loaded by the training loader
- * (features, augmentation) and run twice, the second run timed: the strategy's own step (every hook
- * off: no summaries, fault injection or replica checks) or async's tower gradient on each tower, and the
- * pass (cls_trainer_evaluate) on the lead tower; a line time = a + b x weight fitted to each tower's and
- * the crew's times is summed over the epoch's steps. Async's epoch is the steps over the devices'
+ * (features, augmentation; each one's loading timed) and run twice, the second run timed: the strategy's
+ * own step (every hook off: no summaries, fault injection or replica checks) or async's tower gradient on
+ * each tower; a pass's batch (cls_trainer_evaluate, on the lead tower) is timed as a pass of its own and
+ * of it twice over, the difference its time and the rest the pass's start. A line time = a + b x weight
+ * fitted to each tower's, the crew's, the loading's and the passes' times is summed over the epoch (a
+ * step waits for a batch that loads slower than it trains; the epoch for its first). Async's epoch is the steps over the devices'
  * summed rates (the towers of one device share its rate; async's host update is not timed). The towers' parameters, Adam slots, training state and balance feedback are put back as
  * they were, bit for bit, so that training after it computes what it would have without it; nothing is
  * written (a feature cache excepted, which the loader fills as training would). A single process only:
