@@ -2,8 +2,7 @@
  * steps and the passes' batches as the loop forms them, weighted by padded frames; a few of each, from
  * the lightest to the heaviest, loaded by the training loader and run twice (the second run timed) with
  * the strategy's own step (a pass's batch as a pass of its own and of it twice over); lines fitted to
- * the times and summed over the epoch; and the towers' state
- * put back as it was. The training set is sorted by size (DeepSpeech's order), so an epoch's first
+ * the times and summed over the epoch; and the towers' state put back as it was. The training set is sorted by size (DeepSpeech's order), so an epoch's first
  * steps are its lightest: they alone would say little of its heaviest. */
 #include <math.h>
 #include <stdlib.h>
