@@ -7,7 +7,8 @@
  * the test; the other ranks print their warnings prefixed with their rank; the ranks agree on their
  * settings and data before any work (train_agree.c); a rank that fails ends the whole job
  * (cls_world_abort), and a rank that leaves tells the others (cls_world_leave). The save folder is
- * locked for the run (cls_checkpoint_lock): one trainer per folder. */
+ * locked for the run (cls_checkpoint_lock): one trainer per folder. Every run by one process begins with
+ * the time estimate (train_estimate.c); --estimate prints it and stops there, having written nothing. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "test_report.h"
 #include "train_agree.h"
 #include "train_auto_input.h"
+#include "train_estimate.h"
 #include "train_flags.h"
 #include "train_transfer.h"
 #include "transcript.h"
@@ -95,6 +97,7 @@ typedef struct train_cmd {
   cls_trainer *trainer;
   int sel[CLS_MAX_DEVICES], n_sel;
   progress_printer progress;
+  train_estimate estimate; /* the estimate and the epochs' measured times */
   int lock; /* the save folder's lock (cls_checkpoint_lock), -1 when not held */
   train_auto_paths auto_paths; /* --auto_input_dataset's sets and alphabet */
 } train_cmd;
@@ -160,6 +163,10 @@ static int parse_train_flags(train_cmd *c, int argc, char **argv) {
       (rc = train_auto_input(&c->f, c->table, c->n_flags, &c->auto_paths)) || (rc = unused_with_init(c)) ||
       (rc = test_output_not_an_input(&c->f)))
     return rc;
+  if (c->f.estimate && (!*c->f.train_files || c->f.epochs <= 0)) {
+    fprintf(stderr, "clspeech train: --estimate times training: give --train_files and --epochs 1 or more\n");
+    return CLI_EXIT_USAGE;
+  }
   if (!*c->f.train_files && !*c->f.test_files) {
     fprintf(stderr, "clspeech train: nothing to do: give --train_files and/or --test_files\n");
     return CLI_EXIT_USAGE;
@@ -224,7 +231,7 @@ static int start_world(train_cmd *c) {
  * lists, before any work; by rank 0 alone under --horovod (the only rank that writes there). 0 or the
  * exit status. */
 static int prepare_checkpoint_dir(train_cmd *c) {
-  if (!*c->f.train_files || c->f.epochs <= 0 || c->rank != 0) return 0;
+  if (!*c->f.train_files || c->f.epochs <= 0 || c->rank != 0 || c->f.estimate) return 0;
   int stale = 0;
   cls_error err;
   const char *flag =
@@ -330,11 +337,16 @@ static void describe_checkpoint_dir(const train_flags *f) {
     fprintf(stderr, "clspeech: warning: %s\n", err.text);
 }
 
-/* The epochs: the trainer loaded (--load_train), the validation and metrics sets passed as evaluation
- * sets, progress printed by rank 0. 0 or the exit status. */
+/* The epochs: the trainer loaded (--load_train), the run estimated by a single process (with --estimate
+ * only that), the validation and metrics sets passed as evaluation sets, progress printed by rank 0 and
+ * the epochs' measured times after it. 0 or the exit status. */
 static int train_epochs(train_cmd *c) {
+  if (c->f.estimate && c->ranks > 1) {
+    fprintf(stderr, "clspeech %s: --estimate is made by one process: run it without mpirun\n", c->command);
+    return CLI_EXIT_USAGE;
+  }
   cls_status st = cls_trainer_load(c->trainer, c->f.load_train_mode, 0);
-  if (st == CLS_OK && c->rank == 0) describe_checkpoint_dir(&c->f);
+  if (st == CLS_OK && c->rank == 0 && !c->f.estimate) describe_checkpoint_dir(&c->f);
   if (st == CLS_OK) {
     cls_eval_set *dev_sets = calloc((size_t)(c->n_dev + c->n_metrics + 1), sizeof *dev_sets);
     if (!dev_sets) {
@@ -343,12 +355,20 @@ static int train_epochs(train_cmd *c) {
     }
     for (int i = 0; i < c->n_dev; i++) dev_sets[i] = data_set_eval(&c->dev[i]);
     for (int i = 0; i < c->n_metrics; i++) dev_sets[c->n_dev + i] = data_set_eval(&c->metrics[i]);
+    int rc = c->ranks > 1 ? 0
+                          : train_estimate_make(&c->estimate, c->engine, c->trainer, &c->train[0], dev_sets,
+                                                c->n_dev + c->n_metrics, c->command);
+    if (rc || c->f.estimate) {
+      free(dev_sets);
+      return rc;
+    }
+    c->estimate.progress = c->rank == 0 ? &c->progress : NULL;
     st = cls_trainer_train_with_metrics(c->trainer, c->train[0].utts, c->train[0].n, dev_sets, c->n_dev,
-                                        dev_sets + c->n_dev, c->n_metrics, c->rank == 0 ? progress_print : NULL,
-                                        &c->progress);
+                                        dev_sets + c->n_dev, c->n_metrics, train_estimate_progress, &c->estimate);
     free(dev_sets);
   }
   if (st != CLS_OK) return cli_report(c->command, c->engine, st);
+  train_estimate_report(&c->estimate);
   if (c->rank == 0)
     fprintf(stderr, "clspeech: FINISHED optimization (global step %lld)\n",
             (long long)cls_trainer_counters(c->trainer).global_step);
@@ -365,7 +385,7 @@ static int train_stages(train_cmd *c) {
       (rc = create_trainer(c)))
     return rc;
   progress_init(&c->progress, c->f.show_progressbar);
-  if (is_training(c) && (rc = train_epochs(c))) return rc;
+  if (is_training(c) && ((rc = train_epochs(c)) || c->f.estimate)) return rc;
   if (c->n_test > 0 && c->rank == 0) { /* the test set: rank 0 alone, as DeepSpeech */
     /* After training, the checkpoints it saved (DeepSpeech 0.9 tests --load_checkpoint_dir's, and warns). */
     const char *dir = is_training(c) ? c->f.save_checkpoint_dir : c->f.load_checkpoint_dir;

@@ -326,3 +326,5 @@ set_tests_properties(cli_transcribe_from_folder cli_transcribe_agreeing_flags cl
                      PROPERTIES FIXTURES_REQUIRED short_run)
 # --auto_input_dataset (Coqui STT's flag): one CSV split beside itself, an alphabet made, reuse, refusals (issue 47).
 cls_script_test(train_auto_input train auto_input.sh PASS "auto_input: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/auto-input)
+# --estimate prints the time estimate and writes nothing; a real run's measured epoch is within 3x of it.
+cls_script_test(estimate train estimate.sh PASS "estimate: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/estimate)
