@@ -34,19 +34,6 @@ static void on_progress(void *user, int done, int total) {
           total ? 100.0 * done / total : 100.0, t, p->tty && done < total ? "" : "\n");
 }
 
-/* A CSV field, quoted when it holds a comma, a quote or a line end (RFC 4180). */
-static void put_field(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
 
 static int fail(cls_status st, const cls_error *err) {
   fprintf(stderr, "clspeech " CMD ": %s\n", err->text);
@@ -70,9 +57,9 @@ static cls_status write_split(const char *path, const cls_import_list *l, int sp
   for (int i = 0; i < l->n; i++) {
     const cls_import_row *r = &l->rows[i];
     if (r->split != split || r->reason != CLS_IMPORT_KEPT) continue;
-    put_field(f, r->path);
+    cls_csv_write_field(f, r->path);
     fprintf(f, ",%lld,", (long long)r->filesize);
-    put_field(f, r->transcript);
+    cls_csv_write_field(f, r->transcript);
     fputc('\n', f);
   }
   return cls_output_commit(o, path, err);
@@ -87,12 +74,12 @@ static cls_status write_excluded(const char *path, const cls_import_list *l, cls
   for (int i = 0; i < l->n; i++) {
     const cls_import_row *r = &l->rows[i];
     if (r->reason == CLS_IMPORT_KEPT) continue;
-    put_field(f, r->path);
+    cls_csv_write_field(f, r->path);
     fprintf(f, ",%s,%s,", cls_import_split_name((cls_import_split)r->split),
             cls_import_reason_key((cls_import_reason)r->reason));
-    put_field(f, l->sources[r->source]);
+    cls_csv_write_field(f, l->sources[r->source]);
     fprintf(f, ",%d,", r->line);
-    put_field(f, r->detail);
+    cls_csv_write_field(f, r->detail);
     fputc('\n', f);
   }
   return cls_output_commit(o, path, err);

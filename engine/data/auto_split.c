@@ -30,20 +30,6 @@ static uint64_t splitmix64(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
-/* A field as RFC 4180 writes it: quoted when it holds a comma, a quote or a line end. */
-static void write_field(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 typedef struct split_rows {
   char **fields; /* [n * 3]: wav_filename, wav_filesize, transcript of each row */
   int *line;     /* [n] the row's line in the input */
@@ -123,7 +109,7 @@ static cls_status write_rows(const char *path, const split_rows *r, const int *o
     const int row = order[i];
     for (int k = 0; k < 3; k++) {
       if (k) fputc(',', f);
-      write_field(f, r->fields[row * 3 + k]);
+      cls_csv_write_field(f, r->fields[row * 3 + k]);
     }
     fputc('\n', f);
   }

@@ -1,6 +1,9 @@
 /* The RFC 4180 reader (see csv.h): one record at a time into a growing buffer of NUL-terminated
- * fields, tracking the line of every position for messages. */
+ * fields, tracking the line of every position for messages; and the one field writer
+ * (cls_csv_write_field, clspeech/data.h). */
 #include "data/csv.h"
+
+#include "clspeech/data.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,4 +137,17 @@ cls_status cls_csv_record(cls_csv *c, bool *have, int *line, cls_error *err) {
   }
 oom:
   return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", c->name);
+}
+
+void cls_csv_write_field(FILE *f, const char *field) {
+  if (!strpbrk(field, ",\"\r\n")) {
+    fputs(field, f);
+    return;
+  }
+  fputc('"', f);
+  for (const char *s = field; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
 }

@@ -237,6 +237,10 @@ void cls_dataset_batch_max(const cls_dataset *ds, int first, int count, int *max
  * `err` naming the file. Training decodes the whole source when it starts (and refuses silence only). */
 cls_status cls_overlay_source_check(const char *csv, cls_error *err);
 
+/* One CSV field written as RFC 4180 writes it (and as the data sets read it): as it is, or in double
+ * quotes with each quote doubled when it holds a comma, a quote or a line end. */
+void cls_csv_write_field(FILE *f, const char *field);
+
 /* ---- --auto_input_dataset: one CSV split into training, validation and test sets ---- */
 /* The size of the validation set and of the test set (each) for a CSV of n_rows rows, as Coqui STT's
  * --auto_input_dataset sizes them: the sample size for a 99 % confidence and a 1 % margin of error
