@@ -136,7 +136,8 @@ static cls_status read_corpus(const char *format, const char *src, cls_import_li
 
 int cmd_import(int argc, char **argv) {
   const char *out = "", *alphabet_path = "";
-  bool make_alphabet = false, keep_case = false, keep_punctuation = false, keep_digits = false, progress = true;
+  bool make_alphabet = false, keep_case = false, keep_punctuation = false, keep_digits = false, normalize = false,
+       progress = true;
   double max_seconds = 0, min_cps = 0;
   int threads = 0;
   cli_flag flags[] = {
@@ -150,6 +151,8 @@ int cmd_import(int argc, char **argv) {
       {"keep_case", CLI_BOOL, &keep_case, "do not lower-case the transcripts", false},
       {"keep_punctuation", CLI_BOOL, &keep_punctuation, "do not drop punctuation and symbols", false},
       {"keep_digits", CLI_BOOL, &keep_digits, "keep rows whose transcript holds digits", false},
+      {"normalize", CLI_BOOL, &normalize, "letters to their base letters, accents dropped (é to e, ñ to n; Coqui's flag)",
+       false},
       {"threads", CLI_INT, &threads, "threads checking the audio (0: one per online core)", false},
       {"show_progressbar", CLI_BOOL, &progress, "show a progress line on stderr", false},
   };
@@ -211,7 +214,7 @@ int cmd_import(int argc, char **argv) {
   cls_import_check_report rep = {0};
   if (st == CLS_OK) {
     import_progress pr = {progress, isatty(fileno(stderr)) != 0, t0, -1e9};
-    cls_import_check_options o = {.text = {keep_case, keep_punctuation, keep_digits},
+    cls_import_check_options o = {.text = {keep_case, keep_punctuation, keep_digits, normalize},
                                   .alphabet = alphabet,
                                   .max_seconds = max_seconds,
                                   .min_chars_per_second = min_cps,

@@ -21,9 +21,9 @@ cls_status cls_import_normalize(const char *text, const cls_import_text_options 
     i += (size_t)k;
   }
   utf8proc_uint8_t *nfkc = NULL;
-  utf8proc_ssize_t n = len ? utf8proc_map(s, (utf8proc_ssize_t)len, &nfkc,
-                                          UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT)
-                           : 0;
+  const utf8proc_option_t form =
+      UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | (o->strip_marks ? UTF8PROC_STRIPMARK : 0);
+  utf8proc_ssize_t n = len ? utf8proc_map(s, (utf8proc_ssize_t)len, &nfkc, form) : 0;
   if (n < 0) {
     return cls_error_set(err, n == UTF8PROC_ERROR_NOMEM ? CLS_ERR_OUT_OF_MEMORY : CLS_ERR_INVALID_ARGUMENT,
                          "NFKC: %s", utf8proc_errmsg(n));

@@ -16,7 +16,7 @@ static cls_status on_row(void *user, int line, const char *key, const char *text
   cls_alphabet_counts *c = user;
   if (key) (void)strlen(key);
   if (!text) return CLS_OK;
-  const cls_import_text_options o = {false, false, false};
+  const cls_import_text_options o = {false, false, false, (text[0] & 1) != 0}; /* both forms */
   char *norm = NULL;
   uint32_t digit = 0;
   if (cls_import_normalize(text, &o, &norm, &digit, NULL) == CLS_OK) {

@@ -108,12 +108,14 @@ typedef struct cls_import_text_options {
   bool keep_case;        /* no lower-casing */
   bool keep_punctuation; /* no punctuation or symbols dropped */
   bool keep_digits;      /* rows with digits are kept (else CLS_IMPORT_DIGITS) */
+  bool strip_marks;      /* --normalize: letters to their base letters (combining marks dropped after NFKD) */
 } cls_import_text_options;
 
 /* The transcript as docs/import.md states: NFKC, lower case, U+2019 and U+02BC to U+0027, dashes
  * and connector punctuation (Pd, Pc) to a space, other punctuation and symbols (P*, S*) but the
  * apostrophe U+0027 dropped, every whitespace or control character a space, spaces collapsed and
- * trimmed, format characters (Cf) dropped. *out malloc'ed; *digit (may be NULL) receives the first
+ * trimmed, format characters (Cf) dropped; with strip_marks, every combining mark (Mn, Mc, Me) of the
+ * compatibility decomposition dropped before it is composed again (é to e). *out malloc'ed; *digit (may be NULL) receives the first
  * decimal digit (Unicode Nd) of the result, 0 for none. CLS_ERR_INVALID_ARGUMENT for text that is not
  * valid UTF-8 (`err` names the byte). */
 cls_status cls_import_normalize(const char *text, const cls_import_text_options *o, char **out, uint32_t *digit,
