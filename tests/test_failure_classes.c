@@ -103,8 +103,7 @@ int main(void) {
   if (!data_present()) return check_finish("test_failure_classes");
   model = cls_model_config_deepspeech(16, 29);
   cls_alphabet *a = NULL;
-  cls_dataset *ds = shared_dataset(
-      CLS_TEST_DATA "/formats/formats.csv," SMOKE "/ldc93s1.csv," SMOKE "/new-home-in-the-stars-16k.csv", &a);
+  cls_dataset *ds = shared_dataset(TOWERS_CSVS, &a);
   int sel[8], n_sel = 0;
   cls_engine *e = towers_engine(3, sel, 8, &n_sel);
   if (!e || !ds || n_sel < 3) return check_finish("test_failure_classes");

@@ -7,6 +7,10 @@
 #include "clspeech/clspeech.h"
 #include "log_capture.h"
 
+/* The towers tests' data: the formats' clips, LDC93S1 and the espeak-ng sentence, utterances of three
+ * lengths (SMOKE and CLS_TEST_DATA: data_files.h). */
+#define TOWERS_CSVS CLS_TEST_DATA "/formats/formats.csv," SMOKE "/ldc93s1.csv," SMOKE "/new-home-in-the-stars-16k.csv"
+
 /* The engine (NULL when it could not be made) and its devices in sel[0 .. *n_sel); fails a check when
  * fewer than `want` devices are there. */
 static cls_engine *towers_engine(int want, int *sel, int cap, int *n_sel) {
