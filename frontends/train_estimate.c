@@ -10,7 +10,7 @@
 
 int train_estimate_make(train_estimate *te, cls_engine *engine, cls_trainer *trainer, const data_set *train,
                         const cls_eval_set *evals, int n_evals, const char *command) {
-  const cls_train_estimate_request r = {train->utts, train->frames, train->n, evals, n_evals, 0};
+  const cls_train_estimate_request r = {train->utts, train->frames, train->n, evals, n_evals};
   cls_train_estimate *e = &te->e;
   cls_status st = cls_trainer_estimate(trainer, &r, e);
   if (st != CLS_OK) return cli_report(command, engine, st);

@@ -393,14 +393,10 @@ cls_status cls_trainer_estimate(cls_trainer *t, const cls_train_estimate_request
                     cls_world_size(c->world));
   if (!r->train || !r->train_frames || r->n_train <= 0)
     return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "the estimate needs a training set with its frames");
-  const int samples = r->samples == 0 ? DEFAULT_SAMPLES : r->samples;
-  if (samples < 2 || samples > MAX_SAMPLES)
-    return cls_fail(c->e, CLS_ERR_INVALID_ARGUMENT, "the estimate times 2 .. %d batches of each kind, not %d",
-                    MAX_SAMPLES, samples);
+  const int samples = DEFAULT_SAMPLES;
   cls_crew_slot *lead = cls_crew_lead(c);
   if (!lead) return cls_crew_no_tower(c);
   out->epochs = c->o.epochs;
-  out->lead_device = cls_tower_device(lead->tower);
   /* What the steps change, kept: the lead's state in the crew's staging buffers (unused between epochs),
      the balance feedback and the training state. */
   saved_crew *saved = malloc(sizeof *saved);
@@ -409,11 +405,11 @@ cls_status cls_trainer_estimate(cls_trainer *t, const cls_train_estimate_request
   cls_status st = cls_crew_read_state(c, c->params, c->m, c->v);
   if (st == CLS_OK) {
     st = estimate_training(c, r, samples, out);
-    /* Put back whatever happened, so that a failure leaves the towers as they were too. */
-    restore_crew(c, saved);
+    /* Put back whatever happened, so that a failure leaves the towers as they were too; the slots after
+       the write, which marks every tower fresh. */
     const cls_status back = cls_crew_write_state(c, c->params, c->m, c->v);
     if (st == CLS_OK) st = back;
-    restore_crew(c, saved); /* write_state marks every tower fresh */
+    restore_crew(c, saved);
   }
   free(saved);
   if (st == CLS_OK) st = estimate_passes(t, r, samples, out);

@@ -53,7 +53,6 @@ typedef struct cls_train_estimate_request {
   int n_train;
   const cls_eval_set *evals;       /* the passes after every epoch: the dev sets, then the metrics sets */
   int n_evals;
-  int samples;                     /* batches timed of each kind, spread over their sizes: 2 .. 16 (0: 3) */
 } cls_train_estimate_request;
 
 /* A tower's part of an epoch. */
@@ -72,7 +71,6 @@ typedef struct cls_train_estimate {
   double eval_s;                   /* the dev and metrics passes of an epoch, on the lead tower */
   int epochs;                      /* the options' epochs */
   double run_s;                    /* epochs x (epoch_s + eval_s): early stop can only shorten it */
-  int lead_device;                 /* the passes' device (the lead tower's) */
   int n_towers;
   cls_train_estimate_tower towers[CLS_MAX_TOWERS];
 } cls_train_estimate;
@@ -81,7 +79,7 @@ typedef struct cls_train_estimate {
  * cls_trainer_load: the epoch's steps (as the strategy forms them: hybrid's global batch of
  * train_batch_size per tower, sync's and async's of train_batch_size) and the passes' batches (of
  * dev_batch_size) are each weighted by their padded frames (utterances x the longest one's frames);
- * `samples` of each kind, from the smallest to the largest weight, are loaded by the training loader
+ * three of each kind, from the smallest to the largest weight, are loaded by the training loader
  * (features, augmentation; each one's loading timed) and run twice, the second run timed: the strategy's
  * own step (every hook off: no summaries, fault injection or replica checks) or async's tower gradient on
  * each tower; a pass's batch (cls_trainer_evaluate, on the lead tower) is timed as a pass of its own and
