@@ -1,4 +1,4 @@
-/* Strict UTF-8 decoding and encoding (engine/base/utf8.h). */
+/* Strict UTF-8 decoding, checking and encoding (engine/base/utf8.h). */
 #include "base/utf8.h"
 
 static int is_character(uint32_t v) { return v <= 0x10FFFF && (v < 0xD800 || v > 0xDFFF); }
@@ -29,6 +29,16 @@ int cls_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp) {
   if (v < min || !is_character(v)) return 0;
   *cp = v;
   return n;
+}
+
+cls_status cls_utf8_check(const unsigned char *s, size_t len, cls_error *err) {
+  for (size_t i = 0; i < len;) {
+    uint32_t cp;
+    const int k = cls_utf8_decode(s + i, len - i, &cp);
+    if (!k) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "byte %zu (0x%02X) is not valid UTF-8", i, s[i]);
+    i += (size_t)k;
+  }
+  return CLS_OK;
 }
 
 int cls_utf8_encode(uint32_t cp, char out[CLS_UTF8_CHAR_CAP]) {

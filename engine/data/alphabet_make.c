@@ -39,12 +39,12 @@ static int unwritable(uint32_t cp) { return cp == 0 || cp == '\n' || cp == '\r';
 
 cls_status cls_alphabet_counts_add(cls_alphabet_counts *c, const char *utf8, size_t len, cls_error *err) {
   const unsigned char *s = (const unsigned char *)utf8;
-  /* First the check, so that a refused text counts nothing. */
+  /* First the checks, so that a refused text counts nothing. */
+  cls_status st = cls_utf8_check(s, len, err);
+  if (st != CLS_OK) return st;
   for (size_t i = 0; i < len;) {
     uint32_t cp = 0;
-    int k = cls_utf8_decode(s + i, len - i, &cp);
-    if (k == 0)
-      return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "byte %zu (0x%02X) is not valid UTF-8", i, s[i]);
+    const int k = cls_utf8_decode(s + i, len - i, &cp);
     if (unwritable(cp))
       return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
                            "byte %zu is U+%04X, which an alphabet.txt line cannot hold as a label", i, (unsigned)cp);

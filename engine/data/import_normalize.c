@@ -14,12 +14,8 @@ cls_status cls_import_normalize(const char *text, const cls_import_text_options 
   if (digit) *digit = 0;
   const unsigned char *s = (const unsigned char *)text;
   const size_t len = strlen(text);
-  for (size_t i = 0; i < len;) {
-    uint32_t cp;
-    int k = cls_utf8_decode(s + i, len - i, &cp);
-    if (!k) return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "byte %zu (0x%02X) is not valid UTF-8", i, s[i]);
-    i += (size_t)k;
-  }
+  cls_status st = cls_utf8_check(s, len, err);
+  if (st != CLS_OK) return st;
   utf8proc_uint8_t *nfkc = NULL;
   const utf8proc_option_t form =
       UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | (o->strip_marks ? UTF8PROC_STRIPMARK : 0);
