@@ -5,6 +5,7 @@
 #include "flags.h"
 
 #include "clspeech/features.h"
+#include "clspeech/internal/train_options.h"
 #include "clspeech/model.h"
 
 #include <limits.h>
@@ -44,9 +45,7 @@ const cli_rule *cli_flag_rule(const char *name) {
 }
 
 bool cli_rule_allows(const cli_rule *r, double v) {
-  if (!isfinite(v)) return false;
-  if (r->min_open ? !(v > r->min) : !(v >= r->min)) return false;
-  return r->max_open ? v < r->max : v <= r->max;
+  return cls_option_within(v, r->min, r->max, r->min_open, r->max_open);
 }
 
 void cli_rule_describe(const cli_rule *r, bool integer, char *out, size_t cap) {

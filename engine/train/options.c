@@ -119,8 +119,7 @@ cls_train_options cls_train_options_default(int n_hidden, int n_classes) {
   return o;
 }
 
-/* Whether v lies within [min, max], an end open where asked. */
-static bool within(double v, double min, double max, bool min_open, bool max_open) {
+bool cls_option_within(double v, double min, double max, bool min_open, bool max_open) {
   if (!isfinite(v) || (min_open ? !(v > min) : !(v >= min))) return false;
   return max_open ? v < max : v <= max;
 }
@@ -135,7 +134,7 @@ static bool within(double v, double min, double max, bool min_open, bool max_ope
 #define CHECK_OPEN_MIN(name, member, min, max) CHECK_WITHIN(name, member, min, max, true, false, '(', ']')
 #define CHECK_OPEN_MAX(name, member, min, max) CHECK_WITHIN(name, member, min, max, false, true, '[', ')')
 #define CHECK_WITHIN(name, member, min, max, min_open, max_open, left, right)                                  \
-  if (!within((double)o->member, (min), (max), (min_open), (max_open)))                                      \
+  if (!cls_option_within((double)o->member, (min), (max), (min_open), (max_open)))                                      \
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "training option %s (--%s) is %.10g, outside %c%.10g, " \
                          "%.10g%c", #member, #name, (double)o->member, left, (double)(min), (double)(max), right);
 

@@ -36,4 +36,8 @@ void cls_option_load_evaluate(cls_train_options *o, const char *name);
 #ifdef __cplusplus
 }
 #endif
+/* Whether v is finite and lies within [min, max], an end open where asked: the one range test of a row's
+ * bounds, for the engine's check (cls_train_options_check) and the command's flag rules. */
+bool cls_option_within(double v, double min, double max, bool min_open, bool max_open);
+
 #endif
