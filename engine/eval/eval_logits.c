@@ -120,7 +120,7 @@ static cls_status open_set(cls_engine *e, const cls_alphabet *alphabet, const cl
   if (!o.alphabet) o.alphabet = alphabet;
   cls_error err;
   cls_status st = cls_dataset_load(in->csv_files, &o, owned, &err);
-  if (st != CLS_OK) return cls_fail(e, st, "%s", err.text);
+  if (st != CLS_OK) return cls_fail_wrap(e, st, &err, NULL);
   char report[4096];
   cls_dataset_format_report(*owned, report, sizeof report);
   size_t len = strlen(report);

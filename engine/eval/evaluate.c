@@ -20,7 +20,7 @@ static cls_status evaluate_set(cls_trainer *t, const cls_alphabet *alphabet, con
   if (st != CLS_OK) return st;
   cls_error err = {0};
   st = cls_eval_set_summarise(req->report_count, req->by_cer, r, &err);
-  return st == CLS_OK ? CLS_OK : cls_fail(e, st, "%s", err.text);
+  return cls_fail_wrap(e, st, &err, NULL);
 }
 
 cls_status cls_evaluate(cls_trainer *t, const cls_alphabet *alphabet, const cls_eval_request *req,

@@ -77,9 +77,11 @@ static cls_status on_logits(void *user, int64_t first, int n, const float *logit
 cls_status cls_pass_stream_run(cls_pass_stream *s, const cls_utterance *u, int index, cls_chunk_eval_fn on_chunk,
                                void *user, double *loss) {
   stream_run r = {NULL, on_chunk, user, index, s->n_classes, u->path, s->e};
-  if (cls_ctc_loss_stream_begin(u->labels, u->n_labels, s->n_classes, &r.loss) != CLS_OK)
-    return cls_fail(s->e, CLS_ERR_INVALID_ARGUMENT, "%s: %d labels outside the model's %d classes, or out of memory",
-                    u->path, u->n_labels, s->n_classes);
+  const cls_status begun = cls_ctc_loss_stream_begin(u->labels, u->n_labels, s->n_classes, &r.loss);
+  if (begun == CLS_ERR_OUT_OF_MEMORY)
+    return cls_fail(s->e, begun, "%s: out of host memory for the streamed loss", u->path);
+  if (begun != CLS_OK)
+    return cls_fail(s->e, begun, "%s: %d labels outside the model's %d classes", u->path, u->n_labels, s->n_classes);
   int64_t frames = 0;
   cls_status st = cls_infer_stream(s->infer, u->path, on_logits, &r, &frames);
   double value = 0;
