@@ -43,7 +43,7 @@ int main(void) {
     CHECK(cls_auto_split_size(sizes[i][0]) == sizes[i][1], "%d rows: %d each, Coqui's formula %d", sizes[i][0],
           cls_auto_split_size(sizes[i][0]), sizes[i][1]);
 
-  if (!data_files_open("test_auto_split")) return check_finish("test_auto_split");
+  if (!data_files_open("test_auto_split")) return 1; /* no folder: no split tested, a failure */
   char csv[4096] = "transcript,wav_filesize,speaker,wav_filename\n";
   for (int i = 0; i < 10; i++) {
     char row[128];
