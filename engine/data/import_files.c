@@ -1,4 +1,5 @@
 /* The file helpers of `clspeech import`'s layout readers (see import_files.h). */
+#define _XOPEN_SOURCE 700 /* realpath, beside the build's _POSIX_C_SOURCE */
 #include "data/import_files.h"
 
 #include "base/file_util.h"
@@ -19,17 +20,8 @@ bool cls_import_join(char *out, const char *dir, const char *name) {
 }
 
 cls_status cls_import_absolute(const char *src, char *out, cls_error *err) {
-  if (!cls_import_exists(src)) return cls_error_set(err, CLS_ERR_IO, "%s: %s", src, strerror(errno));
-  char cwd[PATH_MAX];
-  int w;
-  if (src[0] == '/') {
-    w = snprintf(out, CLS_PATH_CAP, "%s", src);
-  } else {
-    if (!getcwd(cwd, sizeof cwd)) return cls_error_set(err, CLS_ERR_IO, "the current folder: %s", strerror(errno));
-    w = strcmp(src, ".") == 0 ? snprintf(out, CLS_PATH_CAP, "%s", cwd) : snprintf(out, CLS_PATH_CAP, "%s/%s", cwd, src);
-  }
-  if (w <= 0 || w >= CLS_PATH_CAP) return cls_error_set(err, CLS_ERR_IO, "%s: the path is too long", src);
-  for (size_t n = strlen(out); n > 1 && out[n - 1] == '/'; n--) out[n - 1] = '\0';
+  _Static_assert(CLS_PATH_CAP >= PATH_MAX, "realpath writes up to PATH_MAX bytes");
+  if (!realpath(src, out)) return cls_error_set(err, CLS_ERR_IO, "%s: %s", src, strerror(errno));
   return CLS_OK;
 }
 
