@@ -26,11 +26,6 @@ static int usage(const char *fmt, ...) {
   return CLI_EXIT_USAGE;
 }
 
-/* The status's exit code: a file that cannot be read or written is a failure, the rest usage errors. */
-static int exit_for(cls_status st) {
-  return st == CLS_ERR_IO || st == CLS_ERR_OUT_OF_MEMORY ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
-}
-
 /* The CSV and its folder: the flag's file, or the one CSV of the flag's folder that is not a split. */
 static int find_csv(const char *given, train_auto_paths *p, char *dir, size_t dir_cap) {
   struct stat sb;
@@ -93,7 +88,7 @@ int train_auto_input(train_flags *f, const cli_flag *flags, int n_flags, train_a
     cls_status st = cls_auto_split_csv(p->csv, (uint64_t)(uint32_t)f->random_seed, out, n, &err);
     if (st != CLS_OK) {
       fprintf(stderr, "clspeech train: --auto_input_dataset: %s\n", err.text);
-      return exit_for(st);
+      return cli_exit_status(st);
     }
     fprintf(stderr, "clspeech: --auto_input_dataset %s: %d training, %d validation and %d test rows (--random_seed %d) "
             "written to %s, %s and %s\n", p->csv, n[0], n[1], n[2], f->random_seed, out[0], out[1], out[2]);
@@ -113,7 +108,7 @@ int train_auto_input(train_flags *f, const cli_flag *flags, int n_flags, train_a
     cls_alphabet_counts_destroy(counts);
     if (st != CLS_OK) {
       fprintf(stderr, "clspeech train: --auto_input_dataset: the alphabet: %s\n", err.text);
-      return exit_for(st);
+      return cli_exit_status(st);
     }
     fprintf(stderr, "clspeech: --auto_input_dataset: an alphabet of the %d characters of %s's transcripts written to %s\n",
             size, p->csv, p->alphabet);
