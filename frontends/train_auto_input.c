@@ -74,44 +74,44 @@ int train_auto_input(train_flags *f, const cli_flag *flags, int n_flags, train_a
       return usage("%s: the folder's path is too long", dir);
     have += exists(p->sets[k]);
   }
-  cls_error err;
-  if (have == 3) {
-    fprintf(stderr, "clspeech: --auto_input_dataset: using the sets already beside %s (%s, %s, %s)\n", p->csv,
-            names[0], names[1], names[2]);
-  } else if (have > 0) {
+  /* The alphabet: the flag's, the one beside the CSV, or one made from the CSV's transcripts, counted as
+     the split reads them (or on their own when the sets are there already). */
+  if (cli_flag_seen(flags, n_flags, "alphabet_config_path"))
+    snprintf(p->alphabet, sizeof p->alphabet, "%s", f->alphabet_config_path);
+  else if (snprintf(p->alphabet, sizeof p->alphabet, "%s/alphabet.txt", dir) >= (int)sizeof p->alphabet)
+    return usage("%s: the folder's path is too long", dir);
+  const bool make = !cli_flag_seen(flags, n_flags, "alphabet_config_path") && !exists(p->alphabet);
+  if (have > 0 && have < 3)
     return usage("%s: some of train.csv, dev.csv and test.csv are there and some are not: leave all three there (to "
                  "use them) or none (to make them)",
                  dir);
-  } else {
+  cls_error err;
+  cls_alphabet_counts *counts = NULL;
+  cls_status st = make ? cls_alphabet_counts_create(&counts, &err) : CLS_OK;
+  if (st == CLS_OK && have == 3) {
+    fprintf(stderr, "clspeech: --auto_input_dataset: using the sets already beside %s (%s, %s, %s)\n", p->csv,
+            names[0], names[1], names[2]);
+    if (counts) st = cls_auto_split_count(p->csv, counts, &err);
+  } else if (st == CLS_OK) {
     const char *out[3] = {p->sets[0], p->sets[1], p->sets[2]};
     int n[3];
-    cls_status st = cls_auto_split_csv(p->csv, (uint64_t)(uint32_t)f->random_seed, out, n, &err);
-    if (st != CLS_OK) {
-      fprintf(stderr, "clspeech train: --auto_input_dataset: %s\n", err.text);
-      return cli_exit_status(st);
-    }
-    fprintf(stderr, "clspeech: --auto_input_dataset %s: %d training, %d validation and %d test rows (--random_seed %d) "
-            "written to %s, %s and %s\n", p->csv, n[0], n[1], n[2], f->random_seed, out[0], out[1], out[2]);
+    st = cls_auto_split_csv(p->csv, (uint64_t)(uint32_t)f->random_seed, out, n, counts, &err);
+    if (st == CLS_OK)
+      fprintf(stderr, "clspeech: --auto_input_dataset %s: %d training, %d validation and %d test rows (--random_seed %d) "
+              "written to %s, %s and %s\n", p->csv, n[0], n[1], n[2], f->random_seed, out[0], out[1], out[2]);
   }
-  if (cli_flag_seen(flags, n_flags, "alphabet_config_path")) {
-    snprintf(p->alphabet, sizeof p->alphabet, "%s", f->alphabet_config_path);
-  } else if (snprintf(p->alphabet, sizeof p->alphabet, "%s/alphabet.txt", dir) >= (int)sizeof p->alphabet) {
-    return usage("%s: the folder's path is too long", dir);
-  } else if (exists(p->alphabet)) {
+  if (st == CLS_OK && counts) {
+    st = cls_alphabet_counts_write(counts, p->alphabet, &err);
+    if (st == CLS_OK)
+      fprintf(stderr, "clspeech: --auto_input_dataset: an alphabet of the %d characters of %s's transcripts written to "
+              "%s\n", cls_alphabet_counts_size(counts), p->csv, p->alphabet);
+  } else if (st == CLS_OK && !make && !cli_flag_seen(flags, n_flags, "alphabet_config_path")) {
     fprintf(stderr, "clspeech: --auto_input_dataset: using the alphabet beside it, %s\n", p->alphabet);
-  } else {
-    cls_alphabet_counts *counts = NULL;
-    cls_status st = cls_alphabet_counts_create(&counts, &err);
-    if (st == CLS_OK) st = cls_auto_split_count(p->csv, counts, &err);
-    if (st == CLS_OK) st = cls_alphabet_counts_write(counts, p->alphabet, &err);
-    const int size = cls_alphabet_counts_size(counts);
-    cls_alphabet_counts_destroy(counts);
-    if (st != CLS_OK) {
-      fprintf(stderr, "clspeech train: --auto_input_dataset: the alphabet: %s\n", err.text);
-      return cli_exit_status(st);
-    }
-    fprintf(stderr, "clspeech: --auto_input_dataset: an alphabet of the %d characters of %s's transcripts written to %s\n",
-            size, p->csv, p->alphabet);
+  }
+  cls_alphabet_counts_destroy(counts);
+  if (st != CLS_OK) {
+    fprintf(stderr, "clspeech train: --auto_input_dataset: %s\n", err.text);
+    return cli_exit_status(st);
   }
   f->train_files = p->sets[0];
   f->dev_files = p->sets[1];

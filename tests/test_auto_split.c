@@ -60,7 +60,7 @@ int main(void) {
   }
   int n[3];
   cls_error err;
-  CHECK(cls_auto_split_csv(tmp_path("all.csv"), 4568, out_a, n, &err) == CLS_OK, "split: %s", err.text);
+  CHECK(cls_auto_split_csv(tmp_path("all.csv"), 4568, out_a, n, NULL, &err) == CLS_OK, "split: %s", err.text);
   CHECK(n[0] == 4 && n[1] == 3 && n[2] == 3, "10 rows into %d, %d, %d (expected 4, 3, 3)", n[0], n[1], n[2]);
   char first[3][8192];
   for (int k = 0; k < 3; k++) {
@@ -78,27 +78,43 @@ int main(void) {
     CHECK(found == 1, "row %d (%s) is in %d outputs", i, row, found);
   }
   /* the same seed: the same bytes; another seed: another split */
-  CHECK_INT(cls_auto_split_csv(tmp_path("all.csv"), 4568, out_a, n, &err), CLS_OK);
+  CHECK_INT(cls_auto_split_csv(tmp_path("all.csv"), 4568, out_a, n, NULL, &err), CLS_OK);
   int same = 1;
   for (int k = 0; k < 3; k++) same &= !strcmp(first[k], slurp(out_a[k]));
   CHECK(same, "the same seed wrote different outputs");
-  CHECK_INT(cls_auto_split_csv(tmp_path("all.csv"), 1, out_a, n, &err), CLS_OK);
+  CHECK_INT(cls_auto_split_csv(tmp_path("all.csv"), 1, out_a, n, NULL, &err), CLS_OK);
   int differs = 0;
   for (int k = 0; k < 3; k++) differs |= strcmp(first[k], slurp(out_a[k])) != 0;
   CHECK(differs, "seeds 4568 and 1 split alike");
 
+  /* counted while splitting: the same counts as cls_auto_split_count's */
+  cls_alphabet_counts *during = NULL, *alone = NULL;
+  CHECK_INT(cls_alphabet_counts_create(&during, &err), CLS_OK);
+  CHECK_INT(cls_alphabet_counts_create(&alone, &err), CLS_OK);
+  CHECK_INT(cls_auto_split_csv(tmp_path("all.csv"), 4568, out_a, n, during, &err), CLS_OK);
+  CHECK_INT(cls_auto_split_count(tmp_path("all.csv"), alone, &err), CLS_OK);
+  const int size = cls_alphabet_counts_size(during);
+  CHECK(size > 10 && size == cls_alphabet_counts_size(alone), "%d characters counted while splitting, %d alone", size,
+        cls_alphabet_counts_size(alone));
+  for (int i = 0; i < size && i < cls_alphabet_counts_size(alone); i++)
+    CHECK(cls_alphabet_counts_codepoint(during, i) == cls_alphabet_counts_codepoint(alone, i) &&
+              cls_alphabet_counts_count(during, i) == cls_alphabet_counts_count(alone, i),
+          "character %d counted differently", i);
+  cls_alphabet_counts_destroy(during);
+  cls_alphabet_counts_destroy(alone);
+
   /* refusals */
   write_text("two.csv", "wav_filename,wav_filesize,transcript\na.wav,1,a\nb.wav,2,b\n");
-  CHECK_INT(cls_auto_split_csv(tmp_path("two.csv"), 1, out_a, n, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_auto_split_csv(tmp_path("two.csv"), 1, out_a, n, NULL, &err), CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(err.text, "too few to split");
   write_text("nocol.csv", "wav_filename,transcript\na.wav,a\nb.wav,b\nc.wav,c\n");
-  CHECK_INT(cls_auto_split_csv(tmp_path("nocol.csv"), 1, out_a, n, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_auto_split_csv(tmp_path("nocol.csv"), 1, out_a, n, NULL, &err), CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(err.text, "no wav_filesize column");
   write_text("short.csv", "wav_filename,wav_filesize,transcript\na.wav,1,a\nb.wav,2\nc.wav,3,c\n");
-  CHECK_INT(cls_auto_split_csv(tmp_path("short.csv"), 1, out_a, n, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_auto_split_csv(tmp_path("short.csv"), 1, out_a, n, NULL, &err), CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(err.text, "short.csv:3: the row has 2 fields");
   const char *onto_input[3] = {out_a[0], tmp_path("all.csv"), out_a[2]};
-  CHECK_INT(cls_auto_split_csv(tmp_path("all.csv"), 1, onto_input, n, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_auto_split_csv(tmp_path("all.csv"), 1, onto_input, n, NULL, &err), CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(err.text, "is its input");
   CHECK(strstr(slurp(tmp_path("all.csv")), "speaker") != NULL, "the input was changed");
   for (int k = 0; k < 3; k++) remove(keep[k]); /* the split's outputs */

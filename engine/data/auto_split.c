@@ -116,8 +116,20 @@ static cls_status write_rows(const char *path, const split_rows *r, const int *o
   return cls_output_commit(out, path, err);
 }
 
+/* Every row's transcript into counts. */
+static cls_status count_rows(const char *csv, const split_rows *r, cls_alphabet_counts *counts, cls_error *err) {
+  cls_status st = CLS_OK;
+  for (int i = 0; st == CLS_OK && i < r->n; i++) {
+    const char *t = r->fields[i * 3 + 2];
+    cls_error why;
+    st = cls_alphabet_counts_add(counts, t, strlen(t), &why);
+    if (st != CLS_OK) cls_error_wrap(err, st, &why, "%s:%d: the transcript: ", csv, r->line[i]);
+  }
+  return st;
+}
+
 cls_status cls_auto_split_csv(const char *csv, uint64_t seed, const char *const out[3], int sizes[3],
-                              cls_error *err) {
+                              cls_alphabet_counts *counts, cls_error *err) {
   sizes[0] = sizes[1] = sizes[2] = 0;
   for (int k = 0; k < 3; k++)
     if (cls_same_file(csv, out[k]))
@@ -129,6 +141,7 @@ cls_status cls_auto_split_csv(const char *csv, uint64_t seed, const char *const 
     st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
                        "%s: %d row%s: too few to split into training, validation and test sets (3 or more)", csv, r.n,
                        r.n == 1 ? "" : "s");
+  if (st == CLS_OK && counts) st = count_rows(csv, &r, counts, err);
   int *order = st == CLS_OK ? malloc((size_t)r.n * sizeof *order) : NULL;
   if (st == CLS_OK && !order) st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of host memory", csv);
   if (st == CLS_OK) {
@@ -155,12 +168,7 @@ cls_status cls_auto_split_csv(const char *csv, uint64_t seed, const char *const 
 cls_status cls_auto_split_count(const char *csv, cls_alphabet_counts *counts, cls_error *err) {
   split_rows r = {0};
   cls_status st = rows_read(csv, &r, err);
-  for (int i = 0; st == CLS_OK && i < r.n; i++) {
-    const char *t = r.fields[i * 3 + 2];
-    cls_error why;
-    st = cls_alphabet_counts_add(counts, t, strlen(t), &why);
-    if (st != CLS_OK) cls_error_wrap(err, st, &why, "%s:%d: the transcript: ", csv, r.line[i]);
-  }
+  if (st == CLS_OK) st = count_rows(csv, &r, counts, err);
   rows_free(&r);
   return st;
 }

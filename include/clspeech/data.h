@@ -253,14 +253,15 @@ int cls_auto_split_size(int n_rows);
  * order of a Fisher-Yates shuffle drawn from `seed` by SplitMix64 (the same seed, the same split), the
  * last 2 x cls_auto_split_size rows to validation and test. Each output is written by the output rule
  * with the header and its rows as they were (relative audio paths stay relative, so write the outputs
- * beside the input); sizes[3] receives the rows of each. CLS_ERR_INVALID_ARGUMENT naming the file and
+ * beside the input); sizes[3] receives the rows of each. With `counts` (may be NULL), every row's transcript
+ * is counted into it too, as cls_auto_split_count counts them, before anything is written. CLS_ERR_INVALID_ARGUMENT naming the file and
  * line for a malformed CSV or fewer than 3 rows (no training row would be left), or an output that is
  * the input; CLS_ERR_IO for a file
  * that cannot be read or written. */
 cls_status cls_auto_split_csv(const char *csv, uint64_t seed, const char *const out[3], int sizes[3],
-                              cls_error *err);
+                              cls_alphabet_counts *counts, cls_error *err);
 /* Every transcript of the CSV `csv` (read as cls_auto_split_csv reads it) added to `counts`, for the
- * alphabet made from the data; the errors of cls_alphabet_counts_add name the file and line. */
+ * alphabet made from the data when the sets were split before; the errors of cls_alphabet_counts_add name the file and line. */
 cls_status cls_auto_split_count(const char *csv, cls_alphabet_counts *counts, cls_error *err);
 
 /* ---- utterances ---- */
