@@ -220,6 +220,10 @@ static int start_world(train_cmd *c) {
     return wst == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
   }
   c->world = 1;
+  if (c->f.estimate && c->ranks > 1) { /* before any work, as usage errors are */
+    fprintf(stderr, "clspeech train: --estimate is made by one process: run it without mpirun\n");
+    return CLI_EXIT_USAGE;
+  }
   cli_log_rank(c->ranks > 1 ? c->rank : -1, c->host, c->f.log_placement);
   if (c->ranks > 1)
     snprintf(c->command, sizeof c->command, "train: rank %d of %d on host %s", c->rank, c->ranks, c->host);
@@ -341,10 +345,6 @@ static void describe_checkpoint_dir(const train_flags *f) {
  * only that), the validation and metrics sets passed as evaluation sets, progress printed by rank 0 and
  * the epochs' measured times after it. 0 or the exit status. */
 static int train_epochs(train_cmd *c) {
-  if (c->f.estimate && c->ranks > 1) {
-    fprintf(stderr, "clspeech %s: --estimate is made by one process: run it without mpirun\n", c->command);
-    return CLI_EXIT_USAGE;
-  }
   cls_status st = cls_trainer_load(c->trainer, c->f.load_train_mode, 0);
   if (st == CLS_OK && c->rank == 0 && !c->f.estimate) describe_checkpoint_dir(&c->f);
   if (st == CLS_OK) {
