@@ -11,6 +11,7 @@
 #include "check.h"
 #include "data_present.h"
 #include "clspeech/data.h"
+#include "clspeech/internal/train.h"
 #include "clspeech/train.h"
 #include "data_files.h"
 #include "model/tower.h"
@@ -144,6 +145,30 @@ int main(void) {
   CHECK_INT(train_finished, 1);
   CHECK_INT(cls_trainer_counters(t).global_step, 1);
   CHECK_INT(cls_trainer_read_params(t, p_train, np), CLS_OK);
+  cls_trainer_destroy(t);
+
+  /* The same epoch after the time estimate (which every run of `clspeech train` makes first): the estimate
+     puts the towers' state, the training state and the balance feedback back, so the epoch computes the
+     same parameters, bit for bit (tolerance: none), and counts the same step. */
+  t = NULL;
+  CHECK_INT(cls_trainer_create(e, sel, TOWERS, &o, N, max_frames, max_labels, &t), CLS_OK);
+  if (!t) return check_finish("test_step");
+  CHECK_INT(cls_trainer_load(t, CLS_LOAD_INIT, 0), CLS_OK);
+  int frames[N];
+  for (int i = 0; i < N; i++) frames[i] = cls_dataset_sample(ds, i)->frames;
+  const cls_train_estimate_request er = {u, frames, N, NULL, 0};
+  cls_train_estimate est;
+  CHECK(cls_trainer_estimate(t, &er, &est) == CLS_OK, "estimate: %s", cls_engine_error(e));
+  CHECK(est.steps == 1 && est.epoch_s > 0, "the estimate: %lld steps, %g s", (long long)est.steps, est.epoch_s);
+  train_finished = 0;
+  CHECK(cls_trainer_train(t, u, N, NULL, 0, on_progress, NULL) == CLS_OK, "train: %s", cls_engine_error(e));
+  CHECK_INT(cls_trainer_counters(t).global_step, 1);
+  float *p_after = malloc(np * sizeof *p_after);
+  CHECK_INT(cls_trainer_read_params(t, p_after, np), CLS_OK);
+  size_t changed = 0;
+  for (size_t i = 0; i < np; i++) changed += memcmp(&p_after[i], &p_train[i], sizeof(float)) != 0;
+  CHECK(changed == 0, "%zu of %zu parameters differ after the estimate (tolerance: none)", changed, np);
+  free(p_after);
   cls_trainer_destroy(t);
 
   /* The bench's step on the batch the loader makes of the same utterances, from the same initial state. */
