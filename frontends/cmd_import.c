@@ -53,7 +53,7 @@ static cls_status write_split(const char *path, const cls_import_list *l, int sp
   cls_status st = cls_output_open(path, &o, err);
   if (st != CLS_OK) return st;
   FILE *f = cls_output_file(o);
-  fputs("wav_filename,wav_filesize,transcript\n", f);
+  fputs(CLS_DEEPSPEECH_CSV_HEADER "\n", f);
   for (int i = 0; i < l->n; i++) {
     const cls_import_row *r = &l->rows[i];
     if (r->split != split || r->reason != CLS_IMPORT_KEPT) continue;

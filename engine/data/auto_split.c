@@ -104,7 +104,7 @@ static cls_status write_rows(const char *path, const split_rows *r, const int *o
   cls_status st = cls_output_open(path, &out, err);
   if (st != CLS_OK) return st;
   FILE *f = cls_output_file(out);
-  fputs("wav_filename,wav_filesize,transcript\n", f);
+  fputs(CLS_DEEPSPEECH_CSV_HEADER "\n", f);
   for (int i = first; i < first + n; i++) {
     const int row = order[i];
     for (int k = 0; k < 3; k++) {

@@ -140,7 +140,7 @@ static cls_status read_header(cls_csv *c, const char *name, int *line, int col[3
     }
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
                          "%s:%d: the header has no %s column (its columns: %s); DeepSpeech CSVs have the header "
-                         "wav_filename,wav_filesize,transcript", name, *line, column_names[k], names);
+                         CLS_DEEPSPEECH_CSV_HEADER, name, *line, column_names[k], names);
   }
   return CLS_OK;
 }

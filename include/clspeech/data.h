@@ -237,6 +237,9 @@ void cls_dataset_batch_max(const cls_dataset *ds, int first, int count, int *max
  * `err` naming the file. Training decodes the whole source when it starts (and refuses silence only). */
 cls_status cls_overlay_source_check(const char *csv, cls_error *err);
 
+/* The header line of a DeepSpeech CSV as clspeech writes it (the columns the data sets read). */
+#define CLS_DEEPSPEECH_CSV_HEADER "wav_filename,wav_filesize,transcript"
+
 /* One CSV field written as RFC 4180 writes it (and as the data sets read it): as it is, or in double
  * quotes with each quote doubled when it holds a comma, a quote or a line end. */
 void cls_csv_write_field(FILE *f, const char *field);
