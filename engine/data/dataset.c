@@ -12,6 +12,7 @@
 
 #include "base/file_util.h"
 #include "clspeech/features.h"
+#include "data/audio_problem.h"
 #include "data/csv.h"
 #include "data/dataset_paths.h"
 
@@ -232,26 +233,11 @@ int cls_ctc_min_frames(const int32_t *labels, int n) {
 /* Reads the audio header only (cls_audio_probe). -1 when readable, else the skip reason with
    `detail` set. */
 static int probe_audio(const char *path, cls_audio_header *h, char *detail, size_t cap) {
-  cls_error why;
-  switch (cls_audio_probe(path, h, &why)) {
-    case CLS_AUDIO_FINE: return -1;
-    case CLS_AUDIO_MISSING:
-      snprintf(detail, cap, "cannot open the audio file: %.200s", why.text);
-      return CLS_SKIP_AUDIO_MISSING;
-    case CLS_AUDIO_NOT_AUDIO:
-      snprintf(detail, cap, "not a readable audio file (%.200s)", why.text);
-      return CLS_SKIP_AUDIO_UNREADABLE;
-    case CLS_AUDIO_EMPTY:
-      snprintf(detail, cap, "the audio file holds no samples");
-      return CLS_SKIP_AUDIO_UNREADABLE;
-    case CLS_AUDIO_TRUNCATED:
-      snprintf(detail, cap, "truncated audio file: its header promises more sample data than the file holds");
-      return CLS_SKIP_AUDIO_UNREADABLE;
-    case CLS_AUDIO_BAD_HEADER:
-      snprintf(detail, cap, "implausible audio header: %.200s", why.text);
-      return CLS_SKIP_AUDIO_UNREADABLE;
-  }
-  return CLS_SKIP_AUDIO_UNREADABLE;
+  cls_error why = {CLS_OK, ""};
+  const cls_audio_problem p = cls_audio_probe(path, h, &why);
+  if (p == CLS_AUDIO_FINE) return -1;
+  cls_audio_problem_describe(p, why.text, detail, cap);
+  return p == CLS_AUDIO_MISSING ? CLS_SKIP_AUDIO_MISSING : CLS_SKIP_AUDIO_UNREADABLE;
 }
 
 typedef struct checker {

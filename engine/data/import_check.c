@@ -5,6 +5,7 @@
 #include "clspeech/internal/import.h"
 
 #include "base/utf8.h"
+#include "data/audio_problem.h"
 #include "data/import_cache.h"
 
 #include <errno.h>
@@ -179,12 +180,8 @@ static int check_row(checker *ck, int i) {
   char detail[160];
   check_audio(ck, i, &h, &problem, detail, sizeof detail);
   if (problem != CLS_AUDIO_FINE) {
-    static const char *const what[] = {"", "cannot open the audio file", "not a readable audio file",
-                                       "the audio file holds no samples", "truncated audio file",
-                                       "implausible audio header"};
     r->reason = problem == CLS_AUDIO_MISSING ? CLS_IMPORT_AUDIO_MISSING : CLS_IMPORT_AUDIO_UNREADABLE;
-    snprintf(r->detail, sizeof r->detail, "%s%s%.150s", what[problem >= 0 && problem <= 5 ? problem : 2],
-             detail[0] ? ": " : "", detail);
+    cls_audio_problem_describe((cls_audio_problem)problem, detail, r->detail, sizeof r->detail);
     free(labels);
     return 1;
   }
