@@ -253,7 +253,7 @@ static int prepare_checkpoint_dir(train_cmd *c) {
     fprintf(stderr, "clspeech: removed %d temporary files of dead processes from %s\n", stale,
             c->f.save_checkpoint_dir);
   char names[1024];
-  const int orphans = cls_checkpoint_remove_orphans(c->f.save_checkpoint_dir, names, sizeof names);
+  const int orphans = cls_checkpoint_remove_orphans(c->f.save_checkpoint_dir, c->lock, names, sizeof names);
   if (orphans > 0)
     fprintf(stderr, "clspeech: removed %d checkpoint file%s that no index lists (left by a killed run) from %s: %s\n",
             orphans, orphans == 1 ? "" : "s", c->f.save_checkpoint_dir, names);

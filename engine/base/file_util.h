@@ -44,7 +44,8 @@ cls_status cls_read_stream_magic(FILE *f, const char *name, const void *magic, s
                                  char **out, size_t *out_len, cls_error *err);
 
 /* How long (seconds) a leftover must have been unchanged before it is removed: a dead process's
- * temporary file, or a checkpoint its index does not list (cls_checkpoint_remove_orphans). */
+ * temporary file, or a checkpoint its index does not list when the folder's lock is not held
+ * (cls_checkpoint_remove_orphans). */
 #define CLS_LEFTOVER_AGE_S 10
 
 /* Removes the temporary files cls_write_atomic left in `dir` when a process died mid-write

@@ -459,7 +459,7 @@ static const char *series_of(const char *name) {
   return NULL;
 }
 
-int cls_checkpoint_remove_orphans(const char *dir, char *removed, size_t cap) {
+int cls_checkpoint_remove_orphans(const char *dir, int lock, char *removed, size_t cap) {
   if (removed && cap) removed[0] = '\0';
   char(*listed)[64][256] = malloc(2 * sizeof *listed);
   if (!listed) return -1;
@@ -483,7 +483,8 @@ int cls_checkpoint_remove_orphans(const char *dir, char *removed, size_t cap) {
     char path[CLS_PATH_CAP];
     struct stat sb;
     snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-    if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || now - sb.st_mtime < CLS_LEFTOVER_AGE_S) continue;
+    if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue;
+    if (lock < 0 && now - sb.st_mtime < CLS_LEFTOVER_AGE_S) continue;
     if (unlink(path) != 0) continue;
     n++;
     if (removed && used < cap)

@@ -200,11 +200,13 @@ cls_status cls_checkpoint_save_in(const char *dir, const char *kind, int max_to_
 
 /* Removes the checkpoints of `dir`'s series (train-N.safetensors, best_dev-N.safetensors) that their
  * index does not list (a process killed between writing one and updating the index, or before it
- * removed an old one), once unchanged for as long as a dead process's temporary file (10 s), so that
- * a file another process is about to list is kept. A folder without an index has none listed; an
- * index that cannot be read removes nothing. Returns how many were removed, their names joined by
- * spaces into removed[cap] (may be NULL), or -1 when the folder cannot be read. */
-int cls_checkpoint_remove_orphans(const char *dir, char *removed, size_t cap);
+ * removed an old one). `lock` is the folder's lock held by the caller (cls_checkpoint_lock): then no
+ * other trainer writes there and every such file is removed. Without it (-1) a file is removed only
+ * once unchanged for as long as a dead process's temporary file (10 s), so that a file another
+ * process is about to list is kept. A folder without an index has none listed; an index that cannot
+ * be read removes nothing. Returns how many were removed, their names joined by spaces into
+ * removed[cap] (may be NULL), or -1 when the folder cannot be read. */
+int cls_checkpoint_remove_orphans(const char *dir, int lock, char *removed, size_t cap);
 
 /* The folder's lock, so that two trainers never write one folder (their checkpoints would interleave
  * and one's series sweep the other's files): an exclusive flock(2) on DIR/clspeech.lock, which then
