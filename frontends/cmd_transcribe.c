@@ -20,6 +20,7 @@
 #include "clspeech/model.h"
 #include "model_setup.h"
 #include "train_flags.h"
+#include "transcribe.h"
 #include "transcript.h"
 
 typedef struct transcribe_ctx {
@@ -38,8 +39,8 @@ static cls_status on_chunk(void *user, int64_t first, int n, const float *logits
 
 /* One file streamed and decoded chunk by chunk, its transcript printed. 0, CLI_EXIT_FAILURE for a
  * decoding failure (the next files still run), or -1 with *st set for an engine error. */
-static int transcribe_file(cls_infer *infer, const cls_alphabet *alphabet, const train_flags *f, int n_classes,
-                           const char *file, cls_status *st) {
+static int transcribe_file(const char *command, cls_infer *infer, const cls_alphabet *alphabet, const train_flags *f,
+                           int n_classes, const char *file, cls_status *st) {
   transcribe_ctx c = {NULL, n_classes, CLS_OK};
   c.decode_status = transcript_begin(f, n_classes, &c.decoder);
   char *text = NULL;
@@ -50,7 +51,7 @@ static int transcribe_file(cls_infer *infer, const cls_alphabet *alphabet, const
   cls_ctc_decoder_free(c.decoder);
   int rc = 0;
   if (c.decode_status != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s: decoding failed (%s)\n", file, cls_status_string(c.decode_status));
+    fprintf(stderr, "clspeech %s: %s: decoding failed (%s)\n", command, file, cls_status_string(c.decode_status));
     *st = CLS_OK;
     rc = CLI_EXIT_FAILURE;
   } else if (*st != CLS_OK) {
@@ -66,6 +67,7 @@ static int transcribe_file(cls_infer *infer, const cls_alphabet *alphabet, const
 /* Everything one `clspeech transcribe` run holds. Stays where it is: `all` points into `f` and
  * `stream_frames`. */
 typedef struct transcribe_cmd {
+  const char *command;     /* "transcribe", or "train" for its --one_shot_infer */
   train_flags f;
   cli_flag all[TRAIN_FLAGS_COUNT + 3];
   int n_flags;
@@ -74,7 +76,7 @@ typedef struct transcribe_cmd {
   int n_files;
   const char *model_path;  /* --model: a package in place of the checkpoint folder */
   model_setup m;
-  cls_lm *packaged_lm;     /* the package's scorer model, under f.scorer */
+  cls_lm *packaged_lm;     /* the package's scorer model, under f.loaded_scorer */
   cls_infer_config ic;
 } transcribe_cmd;
 
@@ -126,8 +128,8 @@ static int parse_transcribe_flags(transcribe_cmd *c, int argc, char **argv) {
  * and the alphabet, each checked against the flags given and the model's classes; the inference
  * configuration from them. 0 or the exit status. */
 static int load_setup(transcribe_cmd *c) {
-  int rc = *c->model_path ? model_setup_from_package("transcribe", c->model_path, &c->f, c->all, c->n_flags, &c->m)
-                          : model_setup_from_checkpoint("transcribe", &c->f, c->all, c->n_flags, &c->m);
+  int rc = *c->model_path ? model_setup_from_package(c->command, c->model_path, &c->f, c->all, c->n_flags, &c->m)
+                          : model_setup_from_checkpoint(c->command, &c->f, c->all, c->n_flags, &c->m);
   if (rc) return rc;
   c->ic = (cls_infer_config){c->m.model, cls_mfcc_default(c->f.audio_sample_rate), !strcmp(c->f.features_device, "host"),
                              c->f.feature_cache, 1, 1, c->f.log_placement, c->stream_frames};
@@ -141,12 +143,12 @@ static int load_setup(transcribe_cmd *c) {
 static int load_scorer(transcribe_cmd *c) {
   const cls_package_info *in = c->m.package ? cls_package_get_info(c->m.package) : NULL;
   if (!in || !in->scorer || cli_flag_seen(c->all, c->n_flags, "scorer_path") || c->f.beam_width <= 1)
-    return transcript_scorer_load(&c->f, c->m.alphabet, "transcribe");
+    return transcript_scorer_load(&c->f, c->m.alphabet, c->command);
   if (!cli_flag_seen(c->all, c->n_flags, "lm_alpha")) c->f.lm_alpha = in->lm_alpha;
   if (!cli_flag_seen(c->all, c->n_flags, "lm_beta")) c->f.lm_beta = in->lm_beta;
   char name[CLS_PATH_CAP];
   snprintf(name, sizeof name, "%s (scorer)", c->model_path);
-  return transcript_scorer_from_binary(&c->f, c->m.alphabet, in->scorer, in->scorer_bytes, name, "transcribe",
+  return transcript_scorer_from_binary(&c->f, c->m.alphabet, in->scorer, in->scorer_bytes, name, c->command,
                                        &c->packaged_lm);
 }
 
@@ -156,7 +158,7 @@ static int check_audio_files(const transcribe_cmd *c) {
   cls_error err;
   cls_mfcc_tables *tables = NULL;
   if (cls_mfcc_tables_create(&c->ic.features, &tables, &err) != CLS_OK) {
-    fprintf(stderr, "clspeech transcribe: %s\n", err.text);
+    fprintf(stderr, "clspeech %s: %s\n", c->command, err.text);
     return CLI_EXIT_USAGE;
   }
   int rc = 0;
@@ -166,13 +168,21 @@ static int check_audio_files(const transcribe_cmd *c) {
       cls_audio a;
       cls_audio_read(c->files[i], c->f.audio_sample_rate, &a, &err); /* for its worded error */
       cls_audio_free(&a);
-      fprintf(stderr, "clspeech transcribe: %s\n", err.text);
+      fprintf(stderr, "clspeech %s: %s\n", c->command, err.text);
+      rc = CLI_EXIT_FAILURE;
+      break;
+    }
+    if (!c->f.normalize_sample_rate && h.sample_rate != c->f.audio_sample_rate) {
+      fprintf(stderr,
+              "clspeech %s: %s: the audio is at %d Hz, not --audio_sample_rate %d, and --normalize_sample_rate is "
+              "false (no resampling)\n",
+              c->command, c->files[i], h.sample_rate, c->f.audio_sample_rate);
       rc = CLI_EXIT_FAILURE;
       break;
     }
     cls_frame_count count = cls_audio_frame_count(&h, c->f.audio_sample_rate, tables->window, tables->step);
     if (count.max_frames <= 0) {
-      fprintf(stderr, "clspeech transcribe: %s: shorter than one feature window\n", c->files[i]);
+      fprintf(stderr, "clspeech %s: %s: shorter than one feature window\n", c->command, c->files[i]);
       rc = CLI_EXIT_FAILURE;
     }
   }
@@ -186,27 +196,60 @@ static int transcribe_files(const transcribe_cmd *c) {
   cls_engine *engine = NULL;
   cls_infer *infer = NULL;
   int sel[CLS_MAX_DEVICES], n_sel = 0;
-  int rc = cli_open_devices("transcribe", c->f.devices, &engine, sel, CLS_MAX_DEVICES, &n_sel);
+  int rc = cli_open_devices(c->command, c->f.devices, &engine, sel, CLS_MAX_DEVICES, &n_sel);
   if (rc) return rc;
   cls_status st = cls_infer_create(engine, sel[0], &c->ic, &infer);
   if (st == CLS_OK) st = c->m.package ? cls_infer_load_package(infer, c->m.package) : cls_infer_load(infer, c->m.path);
   for (int i = 0; i < c->n_files && st == CLS_OK; i++)
-    if (transcribe_file(infer, c->m.alphabet, &c->f, c->m.model.n_classes, c->files[i], &st) > 0) rc = CLI_EXIT_FAILURE;
-  if (st != CLS_OK) rc = cli_report("transcribe", engine, st);
+    if (transcribe_file(c->command, infer, c->m.alphabet, &c->f, c->m.model.n_classes, c->files[i], &st) > 0) rc = CLI_EXIT_FAILURE;
+  if (st != CLS_OK) rc = cli_report(c->command, engine, st);
   cls_infer_destroy(infer);
   cls_engine_destroy(engine);
+  return rc;
+}
+
+/* The files transcribed from the parsed flags: the model and scorer loaded, the files checked, each one
+ * decoded; everything freed. 0 or the exit status. */
+static int run(transcribe_cmd *c) {
+  int rc = load_setup(c);
+  if (!rc && !(rc = check_audio_files(c)) && !(rc = load_scorer(c))) rc = transcribe_files(c);
+  transcript_scorer_free(&c->f);
+  cls_lm_destroy(c->packaged_lm);
+  model_setup_free(&c->m);
   return rc;
 }
 
 int cmd_transcribe(int argc, char **argv) {
   transcribe_cmd c;
   memset(&c, 0, sizeof c);
+  c.command = "transcribe";
   int rc = parse_transcribe_flags(&c, argc, argv);
   if (rc < 0) return CLI_EXIT_OK;
-  if (!rc && !(rc = load_setup(&c)) && !(rc = check_audio_files(&c)) && !(rc = load_scorer(&c)))
-    rc = transcribe_files(&c);
-  transcript_scorer_free(&c.f);
-  cls_lm_destroy(c.packaged_lm);
-  model_setup_free(&c.m);
+  if (rc) {
+    transcript_scorer_free(&c.f);
+    return rc;
+  }
+  return run(&c);
+}
+
+int transcribe_one_shot(const char *command, const train_flags *f, const cli_flag *flags, int n_flags,
+                        const char *checkpoint_dir, const char *file) {
+  transcribe_cmd *c = calloc(1, sizeof *c);
+  if (!c || n_flags > (int)(sizeof c->all / sizeof *c->all)) {
+    fprintf(stderr, "clspeech %s: --one_shot_infer: out of memory\n", command);
+    free(c);
+    return CLI_EXIT_FAILURE;
+  }
+  c->command = command;
+  c->f = *f;
+  c->f.loaded_scorer = NULL; /* the caller's stays the caller's */
+  c->f.load_checkpoint_dir = checkpoint_dir;
+  memcpy(c->all, flags, (size_t)n_flags * sizeof *flags);
+  c->n_flags = n_flags;
+  c->stream_frames = 1024;
+  c->model_path = "";
+  c->files[c->n_files++] = file;
+  const int rc = run(c);
+  free(c);
   return rc;
 }

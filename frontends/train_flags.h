@@ -23,7 +23,7 @@ typedef struct train_flags {
 #define CLS_TRAIN_OPTION(name, type, value, min, max, bounds, ranks, to, target, help) TRAIN_FLAG_TYPE_##type name;
 #include "clspeech/internal/train_options.def"
 #undef CLS_TRAIN_OPTION
-  cls_scorer *scorer;                          /* loaded from scorer_path (transcript_scorer_load), or NULL */
+  cls_scorer *loaded_scorer;                   /* loaded from scorer_path (transcript_scorer_load), or NULL */
   const char *audio;                           /* transcribe's --audio */
   cls_augmentation augments[CLI_MAX_REPEATS];  /* --augment parsed by train_flags_finish */
   int n_augments;

@@ -13,7 +13,7 @@ cls_beam_options transcript_beam_options(const train_flags *f) {
   bo.beam_width = f->beam_width;
   bo.cutoff_prob = f->cutoff_prob;
   bo.cutoff_top_n = f->cutoff_top_n;
-  bo.scorer = f->scorer;
+  bo.scorer = f->loaded_scorer;
   bo.lm_alpha = f->lm_alpha;
   bo.lm_beta = f->lm_beta;
   return bo;
@@ -34,7 +34,7 @@ static const char **alphabet_labels(const cls_alphabet *alphabet, const char *co
 /* The line saying what was loaded, and the words the alphabet cannot spell. */
 static void report_scorer(const train_flags *f, const cls_scorer_info *info, const char *name, double t0,
                           const char *command) {
-  const cls_lm *lm = cls_scorer_lm(f->scorer);
+  const cls_lm *lm = cls_scorer_lm(f->loaded_scorer);
   int64_t ngrams = 0;
   for (int k = 1; k <= cls_lm_order(lm); k++) ngrams += cls_lm_count(lm, k);
   fprintf(stderr, "clspeech %s: scorer %s: %d-gram, %lld words, %lld n-grams, %.1f MiB, loaded in %.2f s; "
@@ -58,7 +58,7 @@ int transcript_scorer_load(train_flags *f, const cls_alphabet *alphabet, const c
   cls_scorer_info info;
   cls_error err = {0};
   const double t0 = cls_now_ms();
-  cls_status st = cls_scorer_load(f->scorer_path, labels, cls_alphabet_size(alphabet), &f->scorer, &info, &err);
+  cls_status st = cls_scorer_load(f->scorer_path, labels, cls_alphabet_size(alphabet), &f->loaded_scorer, &info, &err);
   free(labels);
   if (st != CLS_OK) {
     fprintf(stderr, "clspeech %s: --scorer_path: %s\n", command, err.text);
@@ -76,7 +76,7 @@ int transcript_scorer_from_binary(train_flags *f, const cls_alphabet *alphabet, 
   cls_error err = {0};
   const double t0 = cls_now_ms();
   cls_status st = cls_lm_parse_binary(bytes, size, name, lm, &err);
-  if (st == CLS_OK) st = cls_scorer_create(*lm, labels, cls_alphabet_size(alphabet), &f->scorer, &info, &err);
+  if (st == CLS_OK) st = cls_scorer_create(*lm, labels, cls_alphabet_size(alphabet), &f->loaded_scorer, &info, &err);
   free(labels);
   if (st != CLS_OK) {
     fprintf(stderr, "clspeech %s: %s\n", command, err.text);
@@ -87,8 +87,8 @@ int transcript_scorer_from_binary(train_flags *f, const cls_alphabet *alphabet, 
 }
 
 void transcript_scorer_free(train_flags *f) {
-  cls_scorer_destroy(f->scorer);
-  f->scorer = NULL;
+  cls_scorer_destroy(f->loaded_scorer);
+  f->loaded_scorer = NULL;
 }
 
 cls_status transcript_begin(const train_flags *f, int n_classes, cls_ctc_decoder **out) {
