@@ -5,44 +5,12 @@
  * optionally a scorer, stored in the binary form whatever form --scorer_path has (ARPA is converted);
  * --lm_alpha or --lm_beta without --scorer_path is refused (they weigh the scorer).
  * `--format onnx` hands the command to the ONNX export (export_onnx.c). */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
-#include "clspeech/lm.h"
-#include "clspeech/package.h"
-#include "clspeech/scorer.h"
-#include "model_setup.h"
+#include "export_package.h"
 #include "train_flags.h"
-
-/* The scorer at f->scorer_path, checked against the alphabet, in the binary form at `tmp` (the
- * caller removes it). 0 or the exit status. */
-static int scorer_to_binary(const train_flags *f, const cls_alphabet *alphabet, const char *tmp) {
-  cls_error err = {0};
-  cls_lm *lm = NULL;
-  cls_scorer *scorer = NULL;
-  const int n = cls_alphabet_size(alphabet);
-  const char **labels = malloc((size_t)n * sizeof *labels);
-  if (!labels) {
-    fprintf(stderr, "clspeech export: out of memory\n");
-    return CLI_EXIT_FAILURE;
-  }
-  for (int i = 0; i < n; i++) labels[i] = cls_alphabet_label(alphabet, i);
-  cls_status st = cls_lm_load(f->scorer_path, &lm, &err);
-  if (st == CLS_OK) st = cls_scorer_create(lm, labels, n, &scorer, NULL, &err);
-  if (st == CLS_OK) st = cls_lm_save_binary(lm, tmp, &err);
-  cls_scorer_destroy(scorer);
-  cls_lm_destroy(lm);
-  free(labels);
-  if (st != CLS_OK) {
-    fprintf(stderr, "clspeech export: --scorer_path: %s\n", err.text);
-    return CLI_EXIT_FAILURE;
-  }
-  return 0;
-}
 
 int cmd_export(int argc, char **argv) {
   for (int i = 2; i + 1 < argc; i++)
@@ -80,53 +48,5 @@ int cmd_export(int argc, char **argv) {
             alpha ? "--lm_alpha" : "", alpha && beta ? ", " : "", beta ? "--lm_beta" : "");
     return CLI_EXIT_USAGE;
   }
-  model_setup m;
-  memset(&m, 0, sizeof m);
-  rc = model_setup_from_checkpoint("export", &f, all, n_flags, &m);
-  /* the scorer's binary form on its way into the package: in the temporary folder, never beside --out
-     (which may be a device or a FIFO: the output rule) */
-  char scorer_tmp[CLS_PATH_CAP] = "", tmp_dir[CLS_PATH_CAP] = "";
-  if (!rc && *f.scorer_path) {
-    const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(tmp_dir, sizeof tmp_dir, "%s/clspeech-export-XXXXXX", tmpdir);
-    if (!mkdtemp(tmp_dir)) {
-      fprintf(stderr, "clspeech export: %s: cannot make a temporary folder: %s\n", tmp_dir, strerror(errno));
-      tmp_dir[0] = '\0';
-      rc = CLI_EXIT_FAILURE;
-    } else if (snprintf(scorer_tmp, sizeof scorer_tmp, "%s/scorer.clm", tmp_dir) >= (int)sizeof scorer_tmp) {
-      fprintf(stderr, "clspeech export: %s/scorer.clm: the path is too long\n", tmp_dir);
-      scorer_tmp[0] = '\0';
-      rc = CLI_EXIT_FAILURE;
-    } else {
-      rc = scorer_to_binary(&f, m.alphabet, scorer_tmp);
-    }
-  }
-  if (!rc) {
-    const double t0 = cls_now_ms();
-    const cls_package_source src = {m.path,           m.alphabet_file,   f.audio_sample_rate, f.feature_win_len,
-                                    f.feature_win_step, scorer_tmp,      f.lm_alpha,          f.lm_beta};
-    cls_package_summary sum;
-    cls_error err;
-    if (cls_package_write(out, &src, &sum, &err) != CLS_OK) {
-      fprintf(stderr, "clspeech export: %s\n", err.text);
-      rc = CLI_EXIT_FAILURE;
-    } else {
-      char size[32], scorer[128] = "no scorer";
-      if (sum.scorer_bytes) {
-        char sb[32];
-        snprintf(scorer, sizeof scorer, "scorer %s (lm_alpha %g, lm_beta %g)",
-                 cli_bytes(sum.scorer_bytes, sb, sizeof sb), f.lm_alpha, f.lm_beta);
-      }
-      fprintf(stderr,
-              "clspeech export: wrote %s: %s, %d tensors (%zu weights, n_hidden %d, %d classes) from %s (global step "
-              "%lld), alphabet %s, %d Hz / %d ms / %d ms features, %s; %.2f s\n",
-              out, cli_bytes(sum.file_bytes, size, sizeof size), sum.n_tensors, sum.n_params, m.model.n_hidden,
-              m.model.n_classes, m.path, (long long)sum.global_step, m.alphabet_file, f.audio_sample_rate,
-              f.feature_win_len, f.feature_win_step, scorer, (cls_now_ms() - t0) / 1000.0);
-    }
-  }
-  if (*scorer_tmp) unlink(scorer_tmp);
-  if (*tmp_dir) rmdir(tmp_dir);
-  model_setup_free(&m);
-  return rc;
+  return export_package("export", &f, all, n_flags, out, NULL, NULL);
 }
