@@ -84,7 +84,7 @@ static int run(const setup *s, const int *devs, int n_devs, cls_strategy strateg
 static int load_set(const char *csv, cls_alphabet *a, cls_utterance **u, int *n, int *max_frames, int *max_labels,
                     cls_dataset **keep) {
   cls_error err;
-  cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0};
+  cls_dataset_options dopt = {a, 16000, 512, 320, 0, 0, 0, 0};
   if (cls_dataset_load(csv, &dopt, keep, &err) != CLS_OK) {
     fprintf(stderr, "bench_strategies: %s\n", err.text);
     return 1;

@@ -118,7 +118,7 @@ static inline cls_dataset *shared_dataset(const char *csv, cls_alphabet **alphab
   cls_dataset *ds = NULL;
   *alphabet = smoke_alphabet();
   if (!*alphabet) return NULL;
-  cls_dataset_options dopt = {*alphabet, 16000, 512, 320, 0, 0, 0};
+  cls_dataset_options dopt = {*alphabet, 16000, 512, 320, 0, 0, 0, 0};
   cls_status st = cls_dataset_load(csv, &dopt, &ds, &err);
   CHECK(st == CLS_OK && ds, "%s", err.text);
   return ds;

@@ -56,7 +56,7 @@ static void check_frame_count(void) {
   }
   /* The data set counts a sample's frames with the same rule. */
   cls_alphabet *alpha = smoke_alphabet();
-  cls_dataset_options dopt = {alpha, 16000, t->window, t->step, 0, 0, 0};
+  cls_dataset_options dopt = {alpha, 16000, t->window, t->step, 0, 0, 0, 0};
   cls_dataset *ds = NULL;
   CHECK_INT(cls_dataset_load(SMOKE "/ldc93s1_8k.csv", &dopt, &ds, &err), CLS_OK);
   const cls_sample *s = ds ? cls_dataset_sample(ds, 0) : NULL;

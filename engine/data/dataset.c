@@ -366,6 +366,10 @@ static cls_status check_item(checker *ck, item *it, bool *oom, cls_error *err) {
     *oom = true;
     return st;
   }
+  if (it->skip < 0 && ck->o->exact_rate && it->s.source_rate != ck->rate) {
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s:%d: %s: the audio is at %d Hz, not %d Hz, and resampling is off",
+                         it->s.source, it->s.line, it->s.path, it->s.source_rate, ck->rate);
+  }
   if (it->skip < 0) return CLS_OK;
   if (ck->o->strict) {
     st = it->skip == CLS_SKIP_AUDIO_MISSING || it->skip == CLS_SKIP_AUDIO_UNREADABLE ? CLS_ERR_IO

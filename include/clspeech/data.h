@@ -142,6 +142,9 @@ typedef struct cls_dataset_options {
   int limit;                    /* > 0: keep only the first `limit` rows of the sorted order; they are
                                    validated afterwards, so fewer may remain (as DeepSpeech's limit_*) */
   int strict;                   /* any bad sample is a fatal error naming it, instead of a skip */
+  int exact_rate;               /* a file at another rate than sample_rate is a fatal error naming it
+                                   (CLS_ERR_INVALID_ARGUMENT), instead of being resampled (DeepSpeech's
+                                   --normalize_sample_rate false) */
 } cls_dataset_options;
 
 typedef enum cls_skip_reason {

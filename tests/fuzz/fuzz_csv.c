@@ -63,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(text);
   if (!written) return 0;
   const int strict = size > 0 && (data[0] & 1);
-  cls_dataset_options o = {alphabet, 16000, 512, 320, size > 1 && (data[1] & 1), size > 2 ? data[2] % 4 : 0, strict};
+  cls_dataset_options o = {alphabet, 16000, 512, 320, size > 1 && (data[1] & 1), size > 2 ? data[2] % 4 : 0, strict,
+                           size > 3 && (data[3] & 1)};
   cls_dataset *ds = NULL;
   if (cls_dataset_load(csv_path, &o, &ds, &err) == CLS_OK) {
     char report[4096];
