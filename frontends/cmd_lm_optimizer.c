@@ -159,7 +159,7 @@ static int load_sets(opt_cmd *c, const cls_train_options *opt) {
     return CLI_EXIT_USAGE;
   }
   cls_dataset_options dopt = {c->alphabet, c->f.audio_sample_rate, c->tables->window, c->tables->step,
-                              c->f.reverse_test, c->f.limit_test, c->f.strict};
+                              c->f.reverse_test, c->f.limit_test, c->f.strict, !c->f.normalize_sample_rate};
   return data_sets_load("test set", c->f.test_files, 1, &dopt, &c->sets, &c->n_sets);
 }
 

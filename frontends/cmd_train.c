@@ -8,7 +8,8 @@
  * settings and data before any work (train_agree.c); a rank that fails ends the whole job
  * (cls_world_abort), and a rank that leaves tells the others (cls_world_leave). The save folder is
  * locked for the run (cls_checkpoint_lock): one trainer per folder. Every run by one process begins with
- * the time estimate (train_estimate.c); --estimate prints it and stops there, having written nothing. */
+ * the time estimate (train_estimate.c); --estimate prints it and stops there, having written nothing.
+ * After the test, rank 0 exports (--export_dir) and transcribes --one_shot_infer (train_after.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "data_sets.h"
 #include "progress.h"
 #include "test_report.h"
+#include "train_after.h"
 #include "train_agree.h"
 #include "train_auto_input.h"
 #include "train_estimate.h"
@@ -167,11 +169,12 @@ static int parse_train_flags(train_cmd *c, int argc, char **argv) {
     fprintf(stderr, "clspeech train: --estimate times training: give --train_files and --epochs 1 or more\n");
     return CLI_EXIT_USAGE;
   }
-  if (!*c->f.train_files && !*c->f.test_files) {
-    fprintf(stderr, "clspeech train: nothing to do: give --train_files and/or --test_files\n");
+  if (!*c->f.train_files && !*c->f.test_files && !*c->f.export_dir && !*c->f.one_shot_infer) {
+    fprintf(stderr,
+            "clspeech train: nothing to do: give --train_files, --test_files, --export_dir and/or --one_shot_infer\n");
     return CLI_EXIT_USAGE;
   }
-  return 0;
+  return train_after_check("train", &c->f);
 }
 
 /* The alphabet, the training options, the test-only fault (CLSPEECH_FAULT) and the MFCC tables. 0 or the
@@ -265,7 +268,7 @@ static int prepare_checkpoint_dir(train_cmd *c) {
 static int load_data_sets(train_cmd *c) {
   const train_flags *f = &c->f;
   cls_dataset_options dopt = {c->alphabet, f->audio_sample_rate, c->tables->window, c->tables->step,
-                              f->reverse_train, f->limit_train, f->strict};
+                              f->reverse_train, f->limit_train, f->strict, !f->normalize_sample_rate};
   int rc = data_sets_load("training set", f->train_files, 0, &dopt, &c->train, &c->n_train);
   dopt.reverse = f->reverse_dev;
   dopt.limit = f->limit_dev;
@@ -375,9 +378,20 @@ static int train_epochs(train_cmd *c) {
   return 0;
 }
 
+/* After training and testing, rank 0 alone, as DeepSpeech: --export_dir, then --one_shot_infer, from
+ * the checkpoints this run saved (else --load_checkpoint_dir's). 0 or the exit status. */
+static int after_training(train_cmd *c) {
+  if (c->rank != 0 || c->f.estimate || (!*c->f.export_dir && !*c->f.one_shot_infer)) return 0;
+  const char *dir = is_training(c) ? c->f.save_checkpoint_dir : c->f.load_checkpoint_dir;
+  int rc = *c->f.export_dir ? train_after_export(c->command, &c->f, c->table, c->n_flags, dir) : 0;
+  if (!rc && *c->f.one_shot_infer) rc = train_after_one_shot(c->command, &c->f, c->table, c->n_flags, dir);
+  return rc;
+}
+
 /* The stages in order; the first failure's exit status, or 0. */
 static int train_stages(train_cmd *c) {
   int rc;
+  if (!*c->f.train_files && !*c->f.test_files) return after_training(c); /* an export or a transcript alone */
   if ((rc = load_alphabet_and_options(c)) || (rc = check_checkpoint_to_load(c)) || (rc = start_world(c)) ||
       (rc = prepare_checkpoint_dir(c)) || (rc = load_data_sets(c)) || (rc = agree_across_ranks(c)))
     return rc;
@@ -394,9 +408,10 @@ static int train_stages(train_cmd *c) {
               c->f.save_checkpoint_dir, c->f.load_checkpoint_dir);
     cls_status st = cls_trainer_load_from(c->trainer, dir, c->f.load_evaluate_mode, 1);
     if (st != CLS_OK) return cli_report("train", c->engine, st);
-    return test_report_run(c->engine, c->trainer, c->alphabet, &c->f, c->test, c->n_test, &c->progress);
+    if ((rc = test_report_run(c->engine, c->trainer, c->alphabet, &c->f, c->test, c->n_test, &c->progress)))
+      return rc;
   }
-  return 0;
+  return after_training(c);
 }
 
 /* The one exit path: everything freed; under --horovod a failed rank ends every rank, MPI stopped. */

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "clspeech/data.h"
 #include "clspeech/internal/train_options.h"
+#include "train_compat.h"
 
 static char default_checkpoint_dir[CLS_PATH_CAP], default_summary_dir[CLS_PATH_CAP];
 
@@ -83,7 +84,8 @@ int train_flags_finish(train_flags *f, const char *command) {
     fprintf(stderr, "clspeech %s: %s\n", command, bad);
     return CLI_EXIT_USAGE;
   }
-  return train_flags_augment(f, command);
+  int rc = train_flags_augment(f, command);
+  return rc ? rc : train_compat_finish(f, command);
 }
 
 /* --augment: each specification parsed and checked (DeepSpeech's grammar, clspeech/features.h), then

@@ -68,7 +68,7 @@ set_tests_properties(cli_train_resume_refuses PROPERTIES LABELS "train" ENVIRONM
 # One trainer per checkpoint folder: a second is refused naming the holder; a killed one's lock never blocks (issue 45).
 cls_script_test(train_checkpoint_lock train checkpoint_lock.sh PASS "checkpoint_lock: ok"
                 ARGS ${CMAKE_CURRENT_BINARY_DIR}/checkpoint-lock)
-# A checkpoint no index lists, older than the dead-temporary guard, is swept at the next start (issue 37).
+# A checkpoint no index lists is swept at the next start, which holds the folder's lock (issues 37, 45).
 add_test(NAME cli_train_orphan_checkpoints
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/orphan_checkpoints.sh ${CLS} ${CLSPEECH_TEST_DATA}
                  ${CMAKE_CURRENT_BINARY_DIR}/orphan-checkpoints)
@@ -328,3 +328,5 @@ set_tests_properties(cli_transcribe_from_folder cli_transcribe_agreeing_flags cl
 cls_script_test(train_auto_input train auto_input.sh PASS "auto_input: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/auto-input)
 # --estimate prints the time estimate and writes nothing; a real run's measured epoch is within 3x of it.
 cls_script_test(estimate train estimate.sh PASS "estimate: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/estimate)
+# DeepSpeech 0.9.3's flags taken or refused with a reason; --export_dir, --export_zip, --one_shot_infer (issue 48).
+cls_script_test(train_deepspeech_flags train deepspeech_flags.sh PASS "deepspeech_flags: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/deepspeech_flags)
