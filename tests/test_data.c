@@ -127,6 +127,22 @@ static void test_ldc93s1(const cls_alphabet *a) {
     CHECK_INT(s->frames, 145);
   }
   cls_dataset_destroy(ds);
+
+  /* exact_rate (DeepSpeech's --normalize_sample_rate false): the 8 kHz file at 16 kHz is an error naming
+     the CSV line and the file, even without strict; at its own rate it loads. */
+  cls_dataset_options exact = {.alphabet = a, .sample_rate = 16000, .exact_rate = 1};
+  cls_error err;
+  cls_error_clear(&err);
+  ds = NULL;
+  cls_status st = cls_dataset_load(SMOKE "/ldc93s1_8k.csv", &exact, &ds, &err);
+  CHECK_INT(st, CLS_ERR_INVALID_ARGUMENT);
+  CHECK(ds == NULL, "no set on the error");
+  CHECK(strstr(err.text, "ldc93s1_8k.csv:2: ") && strstr(err.text, "LDC93S1_pcms16le_1_8000.wav: the audio is at 8000 Hz, not 16000 Hz"),
+        "exact_rate names the line and the file: %s", err.text);
+  exact.sample_rate = 8000;
+  ds = load(SMOKE "/ldc93s1_8k.csv", &exact);
+  CHECK(ds && cls_dataset_size(ds) == 1, "exact_rate at the file's own rate loads it");
+  cls_dataset_destroy(ds);
 }
 
 static void test_formats(const cls_alphabet *a) {
