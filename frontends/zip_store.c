@@ -42,24 +42,34 @@ typedef struct entry {
   uint32_t crc, size, offset;
 } entry;
 
-/* The file's CRC-32 and size, read once before it is stored. */
-static cls_status measure(const char *path, entry *e, unsigned char *buf, size_t cap, cls_error *err) {
+/* The file's bytes read through once: their CRC-32 and count, copied to `out` unless it is NULL. */
+static cls_status pass(const char *path, FILE *out, uint32_t *crc, uint64_t *size, unsigned char *buf, size_t cap,
+                       cls_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  uint64_t size = 0;
-  uint32_t crc = 0;
+  *size = 0;
+  *crc = 0;
   size_t n;
-  while ((n = fread(buf, 1, cap, f)) > 0) {
-    crc = crc_update(crc, buf, n);
-    size += n;
+  int written = 1;
+  while (written && (n = fread(buf, 1, cap, f)) > 0) {
+    *crc = crc_update(*crc, buf, n);
+    *size += n;
+    written = !out || fwrite(buf, 1, n, out) == n;
   }
   const int bad = ferror(f);
   fclose(f);
   if (bad) return cls_error_set(err, CLS_ERR_IO, "%s: read error", path);
+  return written ? CLS_OK : cls_error_set(err, CLS_ERR_IO, "write error");
+}
+
+/* The file's CRC-32 and size, read once before it is stored. */
+static cls_status measure(const char *path, entry *e, unsigned char *buf, size_t cap, cls_error *err) {
+  uint64_t size;
+  cls_status st = pass(path, NULL, &e->crc, &size, buf, cap, err);
+  if (st != CLS_OK) return st;
   if (size >= ZIP_MAX)
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: %llu bytes: a stored zip entry holds under 4 GiB", path,
                          (unsigned long long)size);
-  e->crc = crc;
   e->size = (uint32_t)size;
   return CLS_OK;
 }
@@ -80,17 +90,10 @@ static cls_status store(FILE *out, const char *path, const char *name, entry *e,
   e->offset = (uint32_t)*offset;
   if (fwrite(h, 1, sizeof h, out) != sizeof h || fwrite(name, 1, name_len, out) != name_len)
     return cls_error_set(err, CLS_ERR_IO, "write error");
-  FILE *f = fopen(path, "rb");
-  if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  uint64_t copied = 0;
-  uint32_t crc = 0;
-  size_t n;
-  while ((n = fread(buf, 1, cap, f)) > 0) {
-    crc = crc_update(crc, buf, n);
-    copied += n;
-    if (fwrite(buf, 1, n, out) != n) break;
-  }
-  fclose(f);
+  uint64_t copied;
+  uint32_t crc;
+  cls_status st = pass(path, out, &crc, &copied, buf, cap, err);
+  if (st != CLS_OK) return st;
   if (copied != e->size || crc != e->crc)
     return cls_error_set(err, CLS_ERR_IO, "%s changed while it was being archived", path);
   *offset += 30 + name_len + e->size;
