@@ -1,7 +1,8 @@
 /* A zip archive of whole files, stored without compression (see zip_store.h): for each file a local
  * header, its bytes and, after them all, the central directory and its end record (PKWARE's
  * APPNOTE.TXT, version 2.0 fields only: no zip64, so each file and the archive stay under 4 GiB).
- * CRC-32 is zip's (the reflected polynomial 0xEDB88320). Written by the output rule (cls_output). */
+ * CRC-32 is zip's (the reflected polynomial 0xEDB88320). Written by the output rule (cls_output); the
+ * entries' dates are fixed, so that an archive depends on its files alone. */
 #include "zip_store.h"
 
 #include <errno.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 
 #define ZIP_MAX 0xFFFFFFFFull
+/* Every entry's date, 1980-01-01 00:00 (the earliest MS-DOS date): the same files give the same archive. */
+#define DOS_DATE ((1u << 5) | 1u)
 
 static uint32_t crc_table[256];
 
@@ -81,6 +84,7 @@ static cls_status store(FILE *out, const char *path, const char *name, entry *e,
   unsigned char h[30] = {0};
   put32(h, 0x04034b50u);
   put16(h + 4, 20); /* version needed: 2.0 */
+  put16(h + 12, DOS_DATE);
   put32(h + 14, e->crc);
   put32(h + 18, e->size);
   put32(h + 22, e->size);
@@ -109,6 +113,7 @@ static cls_status directory(FILE *out, const char *const *names, const entry *e,
     put32(h, 0x02014b50u);
     put16(h + 4, (3u << 8) | 20); /* made by: Unix, 2.0 */
     put16(h + 6, 20);
+    put16(h + 14, DOS_DATE);
     put32(h + 16, e[i].crc);
     put32(h + 20, e[i].size);
     put32(h + 24, e[i].size);
