@@ -1,6 +1,6 @@
 /* What `clspeech train` does after training and testing, in DeepSpeech's order (see train_after.h): the
- * export into --export_dir (the package, its metadata file, with --export_zip an archive of both beside
- * the folder) and the one-shot transcription of --one_shot_infer. */
+ * export into --export_dir (the package, its metadata file, with --export_onnx the ONNX file, with
+ * --export_zip an archive of them beside the folder) and the one-shot transcription of --one_shot_infer. */
 #include "train_after.h"
 
 #include <dirent.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clspeech/onnx.h"
 #include "export_package.h"
 #include "transcribe.h"
 #include "zip_store.h"
@@ -108,6 +109,27 @@ static int write_metadata(const char *command, const train_flags *f, const char 
   return 0;
 }
 
+/* --export_onnx: DIR/EXPORT_FILE_NAME.onnx, its name into name[cap]. 0 or the exit status. */
+static int write_onnx(const char *command, const train_flags *f, const char *checkpoint_dir, const char *dir,
+                      char *name, size_t cap) {
+  char path[CLS_PATH_CAP], chosen[CLS_PATH_CAP] = "";
+  if (snprintf(name, cap, "%s.onnx", f->export_file_name) >= (int)cap ||
+      snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+    fprintf(stderr, "clspeech %s: --export_onnx: the file name is too long\n", command);
+    return CLI_EXIT_USAGE;
+  }
+  int rc = cli_refuse_input_folder(command, "--export_dir", path, "--checkpoint_dir", checkpoint_dir);
+  if (rc) return rc;
+  cls_error err;
+  cls_status st = cls_onnx_export_checkpoint(checkpoint_dir, f->load_evaluate_mode, path, chosen, sizeof chosen, &err);
+  if (st != CLS_OK) {
+    fprintf(stderr, "clspeech %s: --export_onnx: %s\n", command, err.text);
+    return cli_exit_status(st);
+  }
+  fprintf(stderr, "clspeech %s: wrote %s (ONNX opset %d) from %s\n", command, path, CLS_ONNX_OPSET, chosen);
+  return 0;
+}
+
 int train_after_export(const char *command, const train_flags *f, const cli_flag *flags, int n_flags,
                        const char *checkpoint_dir) {
   const char *dir = f->export_dir;
@@ -143,18 +165,22 @@ int train_after_export(const char *command, const train_flags *f, const cli_flag
   rc = export_package(command, &g, flags, n_flags, package, &sum, &model);
   if (!rc) rc = write_metadata(command, &g, md, package_name, &sum, model.n_hidden, model.n_classes);
   if (!rc) fprintf(stderr, "clspeech %s: wrote %s (the export's metadata)\n", command, md);
+  char onnx_name[512] = "";
+  if (!rc && f->export_onnx) rc = write_onnx(command, f, checkpoint_dir, dir, onnx_name, sizeof onnx_name);
   if (!rc && f->export_zip) {
     char zip[CLS_PATH_CAP + 8];
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/') len--;
     snprintf(zip, sizeof zip, "%.*s.zip", (int)len, dir);
-    const char *names[2] = {package_name, md_name};
+    const char *names[3] = {package_name, md_name, onnx_name};
+    const int n = *onnx_name ? 3 : 2;
     cls_error err;
-    if (zip_store_write(zip, dir, names, 2, &err) != CLS_OK) {
+    if (zip_store_write(zip, dir, names, n, &err) != CLS_OK) {
       fprintf(stderr, "clspeech %s: --export_zip: %s: %s\n", command, zip, err.text);
       return CLI_EXIT_FAILURE;
     }
-    fprintf(stderr, "clspeech %s: wrote %s (--export_zip: %s and %s)\n", command, zip, package_name, md_name);
+    fprintf(stderr, "clspeech %s: wrote %s (--export_zip: %s, %s%s%s)\n", command, zip, package_name, md_name,
+            n == 3 ? ", " : "", n == 3 ? onnx_name : "");
   }
   return rc;
 }

@@ -54,9 +54,9 @@ int train_compat_finish(train_flags *f, const char *command) {
             command);
     return CLI_EXIT_USAGE;
   }
-  if ((f->export_zip || f->remove_export) && !*f->export_dir) {
+  if ((f->export_zip || f->remove_export || f->export_onnx) && !*f->export_dir) {
     fprintf(stderr, "clspeech %s: --%s acts on the export: give --export_dir too\n", command,
-            f->export_zip ? "export_zip" : "remove_export");
+            f->export_zip ? "export_zip" : f->remove_export ? "remove_export" : "export_onnx");
     return CLI_EXIT_USAGE;
   }
   if (f->export_zip && f->remove_export) {

@@ -6,7 +6,8 @@
 #include "train_flags.h"
 
 /* Part of train_flags_finish: --scorer into --scorer_path; --automatic_mixed_precision and
- * --export_tflite refused; --export_zip and --remove_export only with --export_dir, not together;
+ * --export_tflite refused; --export_zip, --export_onnx and --remove_export only with --export_dir (the first
+ * and the last not together);
  * --export_dir and --one_shot_infer only in `clspeech train`; --read_buffer's size checked; a notice
  * for each flag given a value that has no effect. Prints the problem and returns CLI_EXIT_USAGE, or 0. */
 int train_compat_finish(train_flags *f, const char *command);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # DeepSpeech 0.9.3's training flags that clspeech had refused as unknown (issue 48), as a user of
 # DeepSpeech types them: every one is either taken (with a notice where it has no effect here) or
-# refused naming why, never "unknown flag"; --export_dir writes the package, its metadata file and
-# with --export_zip an archive Python's zipfile reads back byte for byte; the package transcribes as
+# refused naming why, never "unknown flag"; --export_dir writes the package, its metadata file, with
+# --export_onnx the ONNX file `export --format onnx` writes, and with --export_zip an archive Python's
+# zipfile reads back byte for byte; the package transcribes as
 # the checkpoint does; --one_shot_infer prints what `clspeech transcribe` prints for that file, after
 # training and alone; --remove_export empties an old export; --normalize_sample_rate false refuses an
 # 8 kHz file, naming it, where the default resamples it.
@@ -45,7 +46,7 @@ out=$("$cls" export --export_dir x 2>&1)
 ck=$work/ck
 train=(train --train_files "$smoke/ldc93s1.csv" --alphabet_config_path "$smoke/alphabet.txt" --n_hidden 16
        --epochs 2 --checkpoint_dir "$ck" --noshow_progressbar --summary_dir= --beam_width 1)
-out=$("$cls" "${train[@]}" --export_dir "$work/exp" --export_zip --export_file_name ldc --export_author_id me \
+out=$("$cls" "${train[@]}" --export_dir "$work/exp" --export_zip --export_onnx --export_file_name ldc --export_author_id me \
       --export_model_name ldc93s1 --export_model_version 1.2 --export_language en-Latn-US \
       --one_shot_infer "$smoke/LDC93S1.wav" 2>"$work/train.err") || fail "training with the export: $(tail -5 "$work/train.err")"
 [ -s "$work/exp/ldc.clsm" ] || fail "no package exp/ldc.clsm: $(ls "$work/exp")"
@@ -57,11 +58,13 @@ import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
 assert z.testzip() is None
 names = sorted(z.namelist())
-assert names == ["ldc.clsm", "me_ldc93s1_1.2.md"], names
+assert names == ["ldc.clsm", "ldc.onnx", "me_ldc93s1_1.2.md"], names
 for n in names:
     assert z.read(n) == open(sys.argv[2] + "/" + n, "rb").read(), n
 print("exp.zip: " + ", ".join(names) + " read back byte for byte")
 EOF
+"$cls" export --format onnx --checkpoint_dir "$ck" --out "$work/direct.onnx" >/dev/null 2>&1 &&
+  cmp "$work/direct.onnx" "$work/exp/ldc.onnx" || fail "--export_onnx differs from export --format onnx"
 one_shot=$(grep "^$smoke/LDC93S1.wav: " <<<"$out")
 [ -n "$one_shot" ] || fail "--one_shot_infer printed no transcript: $out"
 want=$("$cls" transcribe --checkpoint_dir "$ck" --beam_width 1 --audio "$smoke/LDC93S1.wav" 2>/dev/null)
@@ -81,7 +84,7 @@ grep -q "training on device" <<<"$out" && fail "--export_zip into a full folder 
 touch "$work/exp/stale.txt"
 out=$("$cls" train --checkpoint_dir "$ck" --alphabet_config_path "$smoke/alphabet.txt" --export_dir "$work/exp" \
       --remove_export 2>&1) || fail "--remove_export: $out"
-grep -q "removed 3 files from $work/exp" <<<"$out" || fail "--remove_export did not say it removed 3 files: $out"
+grep -q "removed 4 files from $work/exp" <<<"$out" || fail "--remove_export did not say it removed 4 files: $out"
 [ ! -e "$work/exp/stale.txt" ] && [ -s "$work/exp/output_graph.clsm" ] && [ -s "$work/exp/author_model_0.0.1.md" ] ||
   fail "after --remove_export: $(ls "$work/exp")"
 
