@@ -56,10 +56,20 @@ typedef struct cls_beam_options {
   const int32_t *hot_words;
   const double *hot_boosts;
   int n_hot_words;
+  /* 1: the labels are UTF-8 bytes (DeepSpeech's --bytes_output_mode: C = 256, label i is byte i+1,
+   * clspeech/data.h's cls_alphabet_bytes), and both decoders give whole, valid UTF-8 characters only.
+   * The beam search extends a prefix only by a byte that keeps it a valid UTF-8 prefix (so no
+   * overlong form, surrogate or value past U+10FFFF), and a result whose last character is
+   * unfinished at the end leaves that character's bytes out (its score is the whole prefix's).
+   * Greedy decoding keeps the best path's whole valid characters: a byte that cannot start a
+   * character is dropped, and so is an unfinished character, where the next byte does not continue
+   * it (that byte read afresh) and at the end. Required with a scorer over the bytes labels.
+   * 0 (the default): labels are characters. C != 256 with 1 is CLS_ERR_INVALID_ARGUMENT. */
+  int utf8_bytes;
 } cls_beam_options;
 
 /* DeepSpeech's defaults: beam_width 1024, cutoff_prob 1.0, cutoff_top_n 300, delay_expansion 1, no
- * scorer and no hot-words, lm_alpha 0.931289039105002 and lm_beta 1.1834137581510284 (CLS_LM_ALPHA_DEFAULT/_BETA_). */
+ * scorer and no hot-words, character labels (utf8_bytes 0), lm_alpha 0.931289039105002 and lm_beta 1.1834137581510284 (CLS_LM_ALPHA_DEFAULT/_BETA_). */
 cls_beam_options cls_beam_options_default(void);
 
 typedef struct cls_beam_result {
@@ -121,7 +131,7 @@ void cls_beam_results_free(cls_beam_result *results, int n);
  * frames fed. Results are bit-identical whatever the chunking: cls_ctc_greedy_host and
  * cls_ctc_beam_search are begin + one feed + finish.
  *
- * begin: C classes (blank = C-1); greedy != 0: greedy decoding (options ignored), else the beam search
+ * begin: C classes (blank = C-1); greedy != 0: greedy decoding (of the options only utf8_bytes counts), else the beam search
  * with `options` (NULL: the defaults). CLS_ERR_INVALID_ARGUMENT for C < 1 or bad options.
  * feed: T frames at logits[t*stride + k] (T may be 0). An error (bad sizes, a NaN, for the beam search
  * also +inf or a frame of all -inf; out of memory) sticks: every later feed and finish returns it.
