@@ -328,3 +328,7 @@ set_tests_properties(cli_transcribe_from_folder cli_transcribe_agreeing_flags cl
 cls_script_test(train_auto_input train auto_input.sh PASS "auto_input: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/auto-input)
 # --estimate prints the time estimate and writes nothing; a real run's measured epoch is within 3x of it.
 cls_script_test(estimate train estimate.sh PASS "estimate: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/estimate)
+# --bytes_output_mode on Mandarin spoken by espeak-ng's cmn voice: the loss falls, the report's CER is
+# counted on code points and its transcripts are valid UTF-8, a character scorer lowers the CER.
+cls_script_test(train_bytes_mandarin train bytes_mandarin.sh PASS "bytes_mandarin: [1-9][0-9]* passed, 0 failed"
+                ARGS ${CMAKE_CURRENT_BINARY_DIR}/bytes-mandarin)
