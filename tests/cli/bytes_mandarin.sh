@@ -8,7 +8,8 @@
 # least one sample: the report is not counting bytes); a character-level scorer that `clspeech lm
 # --characters` builds from the transcripts lowers the set's CER (the assertion is strict: lower, not
 # equal); a word-level scorer is refused for the bytes labels, naming --characters; `clspeech
-# transcribe` of the folder, without the flag, decodes as bytes (valid UTF-8 out).
+# transcribe` of the folder and the stt API (examples/stt_stream, when built), without the flag,
+# decode as bytes (valid UTF-8 out).
 # Usage: bytes_mandarin.sh CLSPEECH DATA_DIR WORK
 . "$(dirname "$0")/script_common.sh"
 passed=0
@@ -107,6 +108,15 @@ $cls transcribe --checkpoint_dir "$ck" --devices 0:0 --beam_width 32 --scorer_pa
 python3 -c "import sys; open(sys.argv[1], 'rb').read().decode('utf-8')" "$work/transcribe.out" ||
   fail "transcribe printed broken UTF-8"
 grep -q "s1.wav: ." "$work/transcribe.out" || fail "transcribe: $(cat "$work/transcribe.out")"; ok
+
+# the stt API (examples/stt_stream, built beside clspeech) reads the mode from the folder too
+stt=$(dirname "$cls")/stt_stream
+if [ -x "$stt" ]; then
+  "$stt" "$ck" "$work/s1.wav" >"$work/stt.out" 2>"$work/stt.log" || fail "stt_stream failed: $(tail -3 "$work/stt.log")"
+  python3 -c "import sys; open(sys.argv[1], 'rb').read().decode('utf-8')" "$work/stt.out" ||
+    fail "stt_stream printed broken UTF-8"
+  [ -s "$work/stt.out" ] || fail "stt_stream printed nothing"; ok
+fi
 
 echo "bytes_mandarin: CER $plain without a scorer, $scored with the character scorer"
 echo "bytes_mandarin: $passed passed, 0 failed"
