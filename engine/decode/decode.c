@@ -130,14 +130,7 @@ static cls_status lm_child(search *s, int32_t index, int32_t parent, int32_t lab
         vocab = 0;
       }
     } else if (label == s->sc->space) {
-      const int keep = cls_lm_order(s->sc->lm) - 1;
-      if (keep > 0) {
-        if (n->n_hist == keep) {
-          memmove(n->hist, n->hist + 1, (size_t)(keep - 1) * sizeof *n->hist);
-          n->n_hist--;
-        }
-        n->hist[n->n_hist++] = s->sc->word[s->lms[parent].vocab];
-      }
+      push_history(s, n, s->sc->word[s->lms[parent].vocab]);
     }
   }
   n->vocab = vocab;

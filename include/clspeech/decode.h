@@ -95,7 +95,10 @@ typedef struct cls_beam_result {
  * whose score before that term is below the worst prefix's + log P(blank) - max(0, lm_beta) are
  * skipped (ds_ctcdecoder's min_cutoff); at the end a prefix whose last word has no space after it gets
  * that word's term too, ln P being CLS_LM_OOV_SCORE (-1000) when the word is only a prefix of
- * vocabulary words, and the results are ranked by these totals.
+ * vocabulary words, and the results are ranked by these totals. With a character-level scorer
+ * (cls_lm_characters, DeepSpeech's UTF-8 mode) there are no spaces: a prefix grows only along the
+ * spellings of vocabulary characters, each character's term is added to the extension by the label
+ * that completes it, and at the end an unfinished character scores CLS_LM_OOV_SCORE.
  *
  * The best prefixes at the end, best first (ties: the smaller last label first, then a fixed order),
  * at most max_results, are written to results[0..*n_results-1]; results[0] is the prediction (it can
