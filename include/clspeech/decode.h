@@ -60,7 +60,8 @@ typedef struct cls_beam_options {
    * clspeech/data.h's cls_alphabet_bytes), and both decoders give whole, valid UTF-8 characters only.
    * The beam search extends a prefix only by a byte that keeps it a valid UTF-8 prefix (so no
    * overlong form, surrogate or value past U+10FFFF), and a result whose last character is
-   * unfinished at the end leaves that character's bytes out (its score is the whole prefix's).
+   * unfinished at the end leaves that character's bytes out (its score is the whole prefix's, and
+   * two results can then hold the same labels).
    * Greedy decoding keeps the best path's whole valid characters: a byte that cannot start a
    * character is dropped, and so is an unfinished character, where the next byte does not continue
    * it (that byte read afresh) and at the end. Required with a scorer over the bytes labels.
