@@ -3,7 +3,8 @@
  * the UTF-8 prefix state, greedy and beam decoding over byte labels never giving broken UTF-8 (best
  * paths that end inside a character, start with a continuation byte or spell a surrogate; random
  * logits), and the character-level scorer (`clspeech lm --characters`: the builder's words, the
- * binary form's flag, the scorer over the bytes labels, its terms, and a choice it makes). */
+ * binary form's flag and an unknown flag refused, the scorer over the bytes labels, its terms, and a
+ * choice it makes). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "base/utf8.h"
 #include "check.h"
+#include "decode/lm_binary.h"
 #include "clspeech/data.h"
 #include "clspeech/decode.h"
 #include "clspeech/lm.h"
@@ -276,6 +278,24 @@ static void check_scorer(void) {
   cls_lm *back = NULL;
   CHECK_INT(cls_lm_load_binary("test_bytes_mode.clm", &back, &err), CLS_OK);
   CHECK(cls_lm_characters(back), "the flag survives the binary form");
+  cls_lm_destroy(back);
+  /* a flag bit this reader does not know is refused, not ignored */
+  FILE *bf = fopen("test_bytes_mode.clm", "rb");
+  static unsigned char image[1 << 16];
+  const size_t image_bytes = bf ? fread(image, 1, sizeof image, bf) : 0;
+  if (bf) fclose(bf);
+  CHECK(image_bytes > sizeof(lm_bin_header) && image_bytes < sizeof image, "read the binary form (%zu bytes)", image_bytes);
+  lm_bin_header h;
+  memcpy(&h, image, sizeof h);
+  CHECK_INT(h.flags, LM_BIN_FLAG_CHARACTERS);
+  h.flags |= 2u;
+  h.checksum = 0;
+  memcpy(image, &h, sizeof h);
+  h.checksum = lm_bin_checksum(image, image_bytes);
+  memcpy(image, &h, sizeof h);
+  back = NULL;
+  CHECK_INT(cls_lm_parse_binary(image, image_bytes, "flags.clm", &back, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "unknown header flags 0x3");
   cls_lm_destroy(back);
   remove("test_bytes_mode.clm");
 
