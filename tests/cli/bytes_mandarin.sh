@@ -9,7 +9,8 @@
 # --characters` builds from the transcripts lowers the set's CER (the assertion is strict: lower, not
 # equal); a word-level scorer is refused for the bytes labels, naming --characters; `clspeech
 # transcribe` of the folder and the stt API (examples/stt_stream, when built), without the flag,
-# decode as bytes (valid UTF-8 out).
+# decode as bytes (valid UTF-8 out); a model package of it transcribes the same with its scorer; the
+# ONNX export refuses it, naming the mode.
 # Usage: bytes_mandarin.sh CLSPEECH DATA_DIR WORK
 . "$(dirname "$0")/script_common.sh"
 passed=0
@@ -108,6 +109,16 @@ $cls transcribe --checkpoint_dir "$ck" --devices 0:0 --beam_width 32 --scorer_pa
 python3 -c "import sys; open(sys.argv[1], 'rb').read().decode('utf-8')" "$work/transcribe.out" ||
   fail "transcribe printed broken UTF-8"
 grep -q "s1.wav: ." "$work/transcribe.out" || fail "transcribe: $(cat "$work/transcribe.out")"; ok
+
+# a model package carries the mode; the ONNX export, whose alphabet metadata is a label a line, refuses it
+$cls export --checkpoint_dir "$ck" --out "$work/zh.clsm" --scorer_path "$work/chars.clm" >"$work/export.log" 2>&1 ||
+  fail "export failed: $(tail -3 "$work/export.log")"
+$cls transcribe --model "$work/zh.clsm" --devices 0:0 --beam_width 32 "$work/s1.wav" >"$work/package.out" 2>&1 ||
+  fail "transcribe --model failed: $(tail -3 "$work/package.out")"
+tail -1 "$work/transcribe.out" | cmp -s - <(tail -1 "$work/package.out") ||
+  fail "the package transcribes otherwise: $(tail -1 "$work/package.out") against $(tail -1 "$work/transcribe.out")"; ok
+$cls export --format onnx --checkpoint_dir "$ck" --out "$work/zh.onnx" >"$work/onnx.log" 2>&1 && fail "ONNX export of a bytes model"
+grep -q "is a --bytes_output_mode model" "$work/onnx.log" || fail "the ONNX refusal: $(cat "$work/onnx.log")"; ok
 
 # the stt API (examples/stt_stream, built beside clspeech) reads the mode from the folder too
 stt=$(dirname "$cls")/stt_stream
