@@ -2,7 +2,8 @@
  * word n-gram language model from a text corpus with interpolated modified Kneser-Ney smoothing
  * (engine/decode/lm_build.c) and writes it as ARPA (an --out ending in .arpa) or in the binary form
  * (engine/decode/lm_binary.c; .clm by convention), or both; `clspeech lm --arpa_in FILE.arpa --out
- * FILE.clm` converts an existing ARPA file to the binary form. */
+ * FILE.clm` converts an existing ARPA file to the binary form. With --characters the model is
+ * character-level (each character a word, for --bytes_output_mode), which the binary form records. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <ctype.h>
@@ -99,8 +100,8 @@ static int write_binary(cls_lm *lm, const char *out, double t0) {
     fprintf(stderr, "clspeech lm: %s\n", err.text);
     return cli_exit_status(s);
   }
-  printf("%s: binary %d-gram model (format version %d), %.1f MiB,", out, cls_lm_order(lm), CLS_LM_BINARY_VERSION,
-         cls_lm_memory_bytes(lm) / 1048576.0);
+  printf("%s: binary %d-gram %smodel (format version %d), %.1f MiB,", out, cls_lm_order(lm),
+         cls_lm_characters(lm) ? "character " : "", CLS_LM_BINARY_VERSION, cls_lm_memory_bytes(lm) / 1048576.0);
   for (int n = 1; n <= cls_lm_order(lm); n++) printf(" %lld %d-grams", (long long)cls_lm_count(lm, n), n);
   printf("\n");
   return CLI_EXIT_OK;
@@ -125,7 +126,7 @@ static int writable(const char *flag, const char *path) {
 static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
   const char *text = "", *out = "", *arpa = "", *arpa_in = "";
   int order = 5;
-  bool fallback = false;
+  bool fallback = false, characters = false;
   cli_flag flags[] = {
       {"text", CLI_STRING, &text, "the text corpus: one sentence per line, words separated by spaces", false},
       {"order", CLI_INT, &order, "the n-gram order, 1..6", false},
@@ -138,6 +139,11 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
        false},
       {"discount_fallback", CLI_BOOL, &fallback,
        "when an order's counts-of-counts give no valid discounts (a tiny text), use 0.5 1 1.5 as lmplz does", false},
+      {"characters", CLI_BOOL, &characters,
+       "a character-level model for --bytes_output_mode (DeepSpeech's generate_scorer_package "
+       "--force_bytes_output_mode): with --text every character is a word (whitespace dropped: text without "
+       "spaces, such as Mandarin), with --arpa_in the model's words are taken as characters; the binary --out "
+       "records it, and the decoder then scores each character as it completes", false},
   };
   int rc = cli_parse_flags(argc, argv, 2, flags, (int)(sizeof flags / sizeof flags[0]), "lm",
                            "Builds a word n-gram language model (interpolated modified Kneser-Ney, as KenLM's lmplz) "
@@ -158,6 +164,11 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
   if (*arpa && (out_arpa || *arpa_in)) {
     fprintf(stderr, "clspeech lm: --arpa writes the ARPA form beside a binary --out built from --text; %s\n",
             *arpa_in ? "with --arpa_in the ARPA file exists already" : "--out already names an ARPA file");
+    return CLI_EXIT_USAGE;
+  }
+  if (characters && out_arpa) {
+    fprintf(stderr, "clspeech lm: --characters is recorded in the binary form only: --out must not end in .arpa "
+                    "(use .clm; --arpa FILE writes the ARPA text beside it)\n");
     return CLI_EXIT_USAGE;
   }
   if (*arpa_in && out_arpa) {
@@ -190,6 +201,7 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
       fprintf(stderr, "clspeech lm: %s\n", err.text);
       return err.status == CLS_ERR_INVALID_ARGUMENT ? CLI_EXIT_FAILURE : cli_exit_status(err.status);
     }
+    cls_lm_set_characters(lm, characters);
     rc = write_binary(lm, out, t0);
     cls_lm_destroy(lm);
     return rc;
@@ -216,6 +228,7 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
   cls_lm_build_options o = cls_lm_build_options_default();
   o.order = order;
   o.discount_fallback = fallback;
+  o.characters = characters;
   memcpy(o.prune, prune, sizeof o.prune);
   o.progress = lm_progress;
   o.user = &t0;
@@ -257,6 +270,7 @@ static int cmd_lm_flags(int argc, char **argv, uint64_t *prune, int n_prune) {
     }
   }
   free(arpa_text);
+  cls_lm_set_characters(lm, characters);
   if (brc == CLI_EXIT_OK) brc = write_binary(lm, out, t0);
   cls_lm_destroy(lm);
   if (brc == CLI_EXIT_OK) printf("%s: written in %.1f s\n", out, (cls_now_ms() - t0) / 1000.0);

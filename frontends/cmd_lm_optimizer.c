@@ -127,6 +127,7 @@ static int load_checkpoint_setup(opt_cmd *c) {
     fprintf(stderr, "clspeech " CMD ": --alphabet_config_path: %s\n", err.text);
     return CLI_EXIT_USAGE;
   }
+  f->bytes_output_mode = cls_alphabet_is_bytes(c->alphabet); /* the folder's alphabet.txt says */
   if (cls_alphabet_size(c->alphabet) + 1 != c->model.n_classes) {
     fprintf(stderr, "clspeech " CMD ": %s has %d classes, but %s gives %d labels (+1 blank)\n", c->checkpoint,
             c->model.n_classes, f->alphabet_config_path, cls_alphabet_size(c->alphabet));

@@ -21,6 +21,7 @@
 #include "clspeech/internal/train.h"
 #include "clspeech/model.h"
 #include "data_sets.h"
+#include "model_setup.h"
 #include "progress.h"
 #include "test_report.h"
 #include "train_after.h"
@@ -181,10 +182,8 @@ static int parse_train_flags(train_cmd *c, int argc, char **argv) {
  * exit status. */
 static int load_alphabet_and_options(train_cmd *c) {
   cls_error err;
-  if (cls_alphabet_load(c->f.alphabet_config_path, &c->alphabet, &err) != CLS_OK) {
-    fprintf(stderr, "clspeech train: --alphabet_config_path: %s\n", err.text);
-    return CLI_EXIT_USAGE;
-  }
+  int arc = model_setup_flag_alphabet("train", &c->f, &c->alphabet);
+  if (arc) return arc;
   c->opt = train_flags_options(&c->f, cls_alphabet_size(c->alphabet) + 1);
   /* The scorer before any training: a bad --scorer_path fails now, not after the epochs. */
   if (*c->f.test_files) {
@@ -339,8 +338,15 @@ static void describe_checkpoint_dir(const train_flags *f) {
   snprintf(path, sizeof path, "%s/flags.txt", f->save_checkpoint_dir);
   if (cls_make_dirs(f->save_checkpoint_dir) != CLS_OK || train_flags_write(f, path) != 0)
     fprintf(stderr, "clspeech: warning: cannot write %s: %s\n", path, strerror(errno));
-  if (cls_checkpoint_describe(f->save_checkpoint_dir, f->alphabet_config_path, f->audio_sample_rate, f->feature_win_len,
-                              f->feature_win_step, &err) != CLS_OK)
+  /* --bytes_output_mode: the folder's alphabet.txt is the bytes alphabet's text, copied onto itself */
+  char bytes_file[CLS_PATH_CAP];
+  snprintf(bytes_file, sizeof bytes_file, "%s/%s", f->save_checkpoint_dir, CLS_CHECKPOINT_ALPHABET);
+  const void *chunk = CLS_ALPHABET_BYTES_TEXT;
+  size_t size = strlen(CLS_ALPHABET_BYTES_TEXT);
+  if (f->bytes_output_mode && cls_write_atomic(bytes_file, &chunk, &size, 1, &err) != CLS_OK)
+    fprintf(stderr, "clspeech: warning: %s\n", err.text);
+  else if (cls_checkpoint_describe(f->save_checkpoint_dir, f->bytes_output_mode ? bytes_file : f->alphabet_config_path,
+                                   f->audio_sample_rate, f->feature_win_len, f->feature_win_step, &err) != CLS_OK)
     fprintf(stderr, "clspeech: warning: %s\n", err.text);
 }
 

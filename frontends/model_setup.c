@@ -42,20 +42,33 @@ static int take_features(const char *command, train_flags *f, const cli_flag *fl
   return 0;
 }
 
-/* An explicit --alphabet_config_path against the stored alphabet. 0 or the exit status. */
+int model_setup_flag_alphabet(const char *command, const train_flags *f, cls_alphabet **out) {
+  cls_error err;
+  if (f->bytes_output_mode) {
+    if (cls_alphabet_bytes(out, &err) == CLS_OK) return 0;
+    fprintf(stderr, "clspeech %s: --bytes_output_mode: %s\n", command, err.text);
+    return CLI_EXIT_FAILURE;
+  }
+  if (cls_alphabet_load(f->alphabet_config_path, out, &err) == CLS_OK) return 0;
+  fprintf(stderr, "clspeech %s: --alphabet_config_path: %s\n", command, err.text);
+  return CLI_EXIT_USAGE;
+}
+
+/* An explicit --alphabet_config_path (or --bytes_output_mode) against the stored alphabet. 0 or the exit
+ * status. */
 static int check_alphabet_flag(const char *command, const train_flags *f, const cli_flag *flags, int n_flags,
                                const cls_alphabet *stored, const char *file) {
-  if (!cli_flag_seen(flags, n_flags, "alphabet_config_path")) return 0;
+  if (!f->bytes_output_mode && !cli_flag_seen(flags, n_flags, "alphabet_config_path")) return 0;
   cls_alphabet *given = NULL;
   cls_error err;
-  if (cls_alphabet_load(f->alphabet_config_path, &given, &err) != CLS_OK) {
-    fprintf(stderr, "clspeech %s: --alphabet_config_path: %s\n", command, err.text);
-    return CLI_EXIT_USAGE;
-  }
-  int rc = 0;
+  int rc = model_setup_flag_alphabet(command, f, &given);
+  if (rc) return rc;
   if (cls_alphabet_differs(given, stored, &err)) {
-    fprintf(stderr, "clspeech %s: --alphabet_config_path %s disagrees with %s: %s\n", command, f->alphabet_config_path,
-            file, err.text);
+    if (f->bytes_output_mode)
+      fprintf(stderr, "clspeech %s: --bytes_output_mode disagrees with %s: %s\n", command, file, err.text);
+    else
+      fprintf(stderr, "clspeech %s: --alphabet_config_path %s disagrees with %s: %s\n", command,
+              f->alphabet_config_path, file, err.text);
     rc = CLI_EXIT_USAGE;
   }
   cls_alphabet_destroy(given);
@@ -95,18 +108,16 @@ int model_setup_from_checkpoint(const char *command, train_flags *f, const cli_f
   if (stat(s->alphabet_file, &sb) != 0) {
     /* A folder with features.txt had its alphabet.txt beside it (written together): one deleted since, not
      * a folder from before them, whose alphabet only the flag gives. */
-    if (found && !cli_flag_seen(flags, n_flags, "alphabet_config_path")) {
+    if (found && !cli_flag_seen(flags, n_flags, "alphabet_config_path") && !f->bytes_output_mode) {
       fprintf(stderr,
               "clspeech %s: %s is missing (the alphabet `clspeech train` wrote beside the checkpoints and %s); "
               "give the alphabet the model was trained with as --alphabet_config_path\n",
               command, s->alphabet_file, CLS_CHECKPOINT_FEATURES);
       return CLI_EXIT_FAILURE;
     }
-    snprintf(s->alphabet_file, sizeof s->alphabet_file, "%s", f->alphabet_config_path);
-    if (cls_alphabet_load(f->alphabet_config_path, &s->alphabet, &err) != CLS_OK) {
-      fprintf(stderr, "clspeech %s: --alphabet_config_path: %s\n", command, err.text);
-      return CLI_EXIT_USAGE;
-    }
+    snprintf(s->alphabet_file, sizeof s->alphabet_file, "%s",
+             f->bytes_output_mode ? "--bytes_output_mode" : f->alphabet_config_path);
+    if ((rc = model_setup_flag_alphabet(command, f, &s->alphabet))) return rc;
   } else {
     if (cls_alphabet_load(s->alphabet_file, &s->alphabet, &err) != CLS_OK) {
       fprintf(stderr, "clspeech %s: %s\n", command, err.text);
@@ -116,6 +127,7 @@ int model_setup_from_checkpoint(const char *command, train_flags *f, const cli_f
   }
   if ((rc = check_classes(command, s))) return rc;
   f->n_hidden = s->model.n_hidden;
+  f->bytes_output_mode = cls_alphabet_is_bytes(s->alphabet);
   return 0;
 }
 
@@ -141,6 +153,7 @@ int model_setup_from_package(const char *command, const char *path, train_flags 
   if ((rc = check_alphabet_flag(command, f, flags, n_flags, s->alphabet, s->alphabet_file))) return rc;
   if ((rc = check_classes(command, s))) return rc;
   f->n_hidden = s->model.n_hidden;
+  f->bytes_output_mode = cls_alphabet_is_bytes(s->alphabet);
   return 0;
 }
 

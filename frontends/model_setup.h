@@ -34,4 +34,8 @@ int model_setup_from_package(const char *command, const char *path, train_flags 
 
 void model_setup_free(model_setup *s);
 
+/* The alphabet the flags give: with --bytes_output_mode the UTF-8 bytes alphabet (no file is read),
+ * else --alphabet_config_path loaded. 0 or the exit status after printing why. */
+int model_setup_flag_alphabet(const char *command, const train_flags *f, cls_alphabet **out);
+
 #endif

@@ -70,6 +70,7 @@ int test_report_run(cls_engine *engine, cls_trainer *trainer, const cls_alphabet
   req.batch_size = f->test_batch_size;
   req.beam = transcript_beam_options(f);
   req.report_count = f->report_count;
+  req.by_cer = f->bytes_output_mode; /* DeepSpeech's order in bytes mode: by CER */
   req.progress = progress_print;
   req.progress_user = progress;
   int rc = 0;

@@ -16,6 +16,7 @@ cls_beam_options transcript_beam_options(const train_flags *f) {
   bo.scorer = f->loaded_scorer;
   bo.lm_alpha = f->lm_alpha;
   bo.lm_beta = f->lm_beta;
+  bo.utf8_bytes = f->bytes_output_mode; /* model_setup sets it from a bytes-mode model's alphabet */
   return bo;
 }
 

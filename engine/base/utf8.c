@@ -1,4 +1,5 @@
-/* Strict UTF-8 decoding, checking and encoding (engine/base/utf8.h). */
+/* Strict UTF-8 decoding, checking and encoding, and the state of a prefix built a byte at a time
+ * (engine/base/utf8.h). */
 #include "base/utf8.h"
 
 static int is_character(uint32_t v) { return v <= 0x10FFFF && (v < 0xD800 || v > 0xDFFF); }
@@ -66,4 +67,42 @@ int cls_utf8_encode(uint32_t cp, char out[CLS_UTF8_CHAR_CAP]) {
   }
   out[n] = '\0';
   return n;
+}
+
+cls_utf8_state cls_utf8_state_start(void) {
+  cls_utf8_state s = {0, 0, 0, 0};
+  return s;
+}
+
+bool cls_utf8_state_accepts(cls_utf8_state s, unsigned b) {
+  if (s.need) return b >= s.lo && b <= s.hi;
+  return (b >= 0x01 && b <= 0x7F) || (b >= 0xC2 && b <= 0xF4);
+}
+
+cls_utf8_state cls_utf8_state_push(cls_utf8_state s, unsigned b) {
+  cls_utf8_state n = {0, 0, 0x80, 0xBF};
+  if (s.need) {
+    if (s.need > 1) {
+      n.need = (uint8_t)(s.need - 1);
+      n.have = (uint8_t)(s.have + 1);
+    }
+    return n;
+  }
+  if (b < 0xC2) return n;
+  n.have = 1;
+  n.need = b <= 0xDF ? 1 : b <= 0xEF ? 2 : 3;
+  if (b == 0xE0) n.lo = 0xA0;
+  else if (b == 0xED) n.hi = 0x9F;
+  else if (b == 0xF0) n.lo = 0x90;
+  else if (b == 0xF4) n.hi = 0x8F;
+  return n;
+}
+
+cls_utf8_state cls_utf8_state_of_tail(const unsigned char *tail, int n) {
+  cls_utf8_state s = cls_utf8_state_start();
+  int p = n - 1;
+  while (p >= 0 && p >= n - 3 && (tail[p] & 0xC0) == 0x80) p--;
+  if (p < 0 || (tail[p] & 0xC0) == 0x80 || tail[p] < 0x80) return s; /* whole */
+  for (int i = p; i < n; i++) s = cls_utf8_state_push(s, tail[i]);
+  return s;
 }

@@ -1,6 +1,6 @@
 /* The label alphabet (see clspeech/data.h): alphabet.txt parsing with DeepSpeech's rules (text read
- * through base/utf8.h), transcript encoding with a report of the missing characters, and decoding labels back
- * to text. */
+ * through base/utf8.h), the UTF-8 bytes alphabet of --bytes_output_mode, transcript encoding with a
+ * report of the missing characters, and decoding labels back to text. */
 #include "clspeech/data.h"
 
 #include "base/file_util.h"
@@ -25,7 +25,8 @@ typedef struct lookup {
 struct cls_alphabet {
   label *labels;
   int size;
-  lookup *by_cp; /* [size] sorted by codepoint */
+  lookup *by_cp; /* [size] sorted by codepoint (the bytes alphabet: by byte) */
+  bool bytes;    /* the UTF-8 bytes alphabet: label i is byte i+1 */
 };
 
 static int cmp_lookup(const void *a, const void *b) {
@@ -104,11 +105,75 @@ static cls_status add_label(cls_alphabet *a, const unsigned char *l, size_t n, c
   return CLS_OK;
 }
 
+/* Fills the lookup table from the labels. */
+static cls_status index_labels(cls_alphabet *a, const char *name, cls_error *err) {
+  a->by_cp = malloc((size_t)a->size * sizeof *a->by_cp);
+  if (!a->by_cp) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+  for (int i = 0; i < a->size; i++) a->by_cp[i] = (lookup){a->labels[i].cp, i};
+  qsort(a->by_cp, (size_t)a->size, sizeof *a->by_cp, cmp_lookup);
+  return CLS_OK;
+}
+
+static cls_status make_bytes(const char *name, cls_alphabet **out, cls_error *err) {
+  *out = NULL;
+  cls_alphabet *a = calloc(1, sizeof *a);
+  if (a) a->labels = calloc(255, sizeof *a->labels);
+  if (!a || !a->labels) {
+    cls_alphabet_destroy(a);
+    return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+  }
+  a->bytes = true;
+  a->size = 255;
+  for (int i = 0; i < 255; i++) {
+    a->labels[i].text[0] = (char)(i + 1);
+    a->labels[i].cp = (uint32_t)(i + 1);
+    a->labels[i].line = 1;
+  }
+  cls_status st = index_labels(a, name, err);
+  if (st != CLS_OK) {
+    cls_alphabet_destroy(a);
+    return st;
+  }
+  *out = a;
+  return CLS_OK;
+}
+
+/* The rest of a file that began with CLS_ALPHABET_BYTES_LINE: only comments and empty lines may follow. */
+static cls_status parse_bytes(const unsigned char *s, size_t len, const char *name, cls_alphabet **out,
+                              cls_error *err) {
+  *out = NULL;
+  int line_no = 1;
+  for (size_t pos = 0; pos < len;) {
+    if (s[pos] == '\r' && pos + 1 < len && s[pos + 1] == '\n') pos++;
+    pos++; /* the line end */
+    if (pos >= len) break;
+    line_no++;
+    size_t e = pos;
+    while (e < len && s[e] != '\n' && s[e] != '\r') e++;
+    if (e > pos && s[pos] != '#')
+      return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                           "%s:%d: a bytes alphabet (its first line says --bytes_output_mode) holds no labels; only "
+                           "comments may follow", name, line_no);
+    pos = e;
+  }
+  return make_bytes(name, out, err);
+}
+
+cls_status cls_alphabet_bytes(cls_alphabet **out, cls_error *err) {
+  return make_bytes("the UTF-8 bytes alphabet", out, err);
+}
+
+bool cls_alphabet_is_bytes(const cls_alphabet *a) { return a && a->bytes; }
+
 cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cls_alphabet **out, cls_error *err) {
   *out = NULL;
   const unsigned char *s = (const unsigned char *)text;
   size_t pos = 0;
   if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) pos = 3;
+  const size_t marker = strlen(CLS_ALPHABET_BYTES_LINE);
+  if (len - pos >= marker && !memcmp(s + pos, CLS_ALPHABET_BYTES_LINE, marker) &&
+      (len - pos == marker || s[pos + marker] == '\n' || s[pos + marker] == '\r'))
+    return parse_bytes(s + pos + marker, len - pos - marker, name, out, err);
   /* At most one label per line: count line ends for the allocation. */
   size_t max_labels = 1;
   for (size_t i = pos; i < len; i++)
@@ -148,14 +213,11 @@ cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cl
     cls_alphabet_destroy(a);
     return CLS_ERR_INVALID_ARGUMENT;
   }
-  a->by_cp = malloc((size_t)a->size * sizeof *a->by_cp);
-  if (!a->by_cp) {
-    cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+  cls_status ist = index_labels(a, name, err);
+  if (ist != CLS_OK) {
     cls_alphabet_destroy(a);
-    return CLS_ERR_OUT_OF_MEMORY;
+    return ist;
   }
-  for (int i = 0; i < a->size; i++) a->by_cp[i] = (lookup){a->labels[i].cp, i};
-  qsort(a->by_cp, (size_t)a->size, sizeof *a->by_cp, cmp_lookup);
   *out = a;
   return CLS_OK;
 }
@@ -174,6 +236,12 @@ cls_status cls_alphabet_load(const char *path, cls_alphabet **out, cls_error *er
 int cls_alphabet_size(const cls_alphabet *a) { return a ? a->size : 0; }
 
 bool cls_alphabet_differs(const cls_alphabet *a, const cls_alphabet *b, cls_error *why) {
+  if (cls_alphabet_is_bytes(a) != cls_alphabet_is_bytes(b)) {
+    cls_error_set(why, CLS_ERR_INVALID_ARGUMENT, "%s against %s",
+                  cls_alphabet_is_bytes(a) ? "the UTF-8 bytes alphabet" : "an alphabet of characters",
+                  cls_alphabet_is_bytes(b) ? "the UTF-8 bytes alphabet" : "an alphabet of characters");
+    return true;
+  }
   if (cls_alphabet_size(a) != cls_alphabet_size(b)) {
     cls_error_set(why, CLS_ERR_INVALID_ARGUMENT, "%d labels against %d", cls_alphabet_size(a), cls_alphabet_size(b));
     return true;
@@ -203,12 +271,42 @@ int cls_alphabet_index(const cls_alphabet *a, uint32_t cp) {
   return -1;
 }
 
+/* The bytes alphabet's encoding: a label per byte when the text is valid UTF-8; else the invalid
+ * bytes are reported as missing (distinct, as -byte) and no label is written for them. */
+static cls_status encode_bytes(const unsigned char *s, size_t len, int32_t *labels, int cap, int *n,
+                               int32_t *missing, int missing_cap, int *n_missing) {
+  bool bad[256] = {false};
+  int n_found = 0, count = 0;
+  for (size_t i = 0; i < len;) {
+    uint32_t cp;
+    int k = cls_utf8_decode(s + i, len - i, &cp);
+    if (k == 0) {
+      if (labels && count < cap) labels[count] = -1;
+      count++;
+      if (!bad[s[i]]) {
+        bad[s[i]] = true;
+        if (missing && n_found < missing_cap) missing[n_found] = -(int32_t)s[i];
+        n_found++;
+      }
+      i++;
+      continue;
+    }
+    for (int j = 0; j < k; j++, count++)
+      if (labels && count < cap) labels[count] = (int32_t)s[i + (size_t)j] - 1;
+    i += (size_t)k;
+  }
+  if (n) *n = count;
+  if (n_missing) *n_missing = n_found;
+  return n_found == 0 && count <= cap ? CLS_OK : CLS_ERR_INVALID_ARGUMENT;
+}
+
 cls_status cls_alphabet_encode(const cls_alphabet *a, const char *utf8, int32_t *labels, int cap, int *n,
                                int32_t *missing, int missing_cap, int *n_missing) {
   const unsigned char *s = (const unsigned char *)utf8;
   const size_t len = strlen(utf8);
   int32_t *found = NULL; /* distinct missing values, allocated at the first one */
   int n_found = 0, count = 0;
+  if (a->bytes) return encode_bytes(s, len, labels, cap, n, missing, missing_cap, n_missing);
   for (size_t i = 0; i < len;) {
     uint32_t cp;
     int k = cls_utf8_decode(s + i, len - i, &cp);
@@ -287,10 +385,35 @@ size_t cls_alphabet_describe_chars(const int32_t *chars, int n, char *out, size_
   return pos;
 }
 
+/* The bytes alphabet's decoding: whole valid characters only (see clspeech/data.h). */
+static cls_status decode_bytes(const int32_t *labels, int n, char *out, size_t cap) {
+  size_t pos = 0;
+  unsigned char ch[CLS_UTF8_MAX];
+  cls_utf8_state st = cls_utf8_state_start();
+  for (int i = 0; i < n; i++) {
+    if (labels[i] < 0 || labels[i] >= 255) return CLS_ERR_INVALID_ARGUMENT;
+    const unsigned b = (unsigned)labels[i] + 1;
+    if (!cls_utf8_state_accepts(st, b)) {
+      st = cls_utf8_state_start(); /* the unfinished character is dropped; b is read afresh */
+      if (!cls_utf8_state_accepts(st, b)) continue;
+    }
+    ch[st.have] = (unsigned char)b;
+    const int have = st.have + 1;
+    st = cls_utf8_state_push(st, b);
+    if (st.need) continue;
+    if (pos + (size_t)have >= cap) return CLS_ERR_INVALID_ARGUMENT;
+    memcpy(out + pos, ch, (size_t)have);
+    pos += (size_t)have;
+    out[pos] = '\0';
+  }
+  return CLS_OK;
+}
+
 cls_status cls_alphabet_decode(const cls_alphabet *a, const int32_t *labels, int n, char *out, size_t cap) {
   if (cap == 0) return CLS_ERR_INVALID_ARGUMENT;
   size_t pos = 0;
   out[0] = '\0';
+  if (a->bytes) return decode_bytes(labels, n, out, cap);
   for (int i = 0; i < n; i++) {
     if (labels[i] < 0 || labels[i] >= a->size) return CLS_ERR_INVALID_ARGUMENT;
     const char *t = a->labels[labels[i]].text;

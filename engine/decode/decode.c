@@ -1,5 +1,6 @@
 /* Host-side CTC decoders: greedy decoding and the prefix beam search of DeepSpeech's ds_ctcdecoder,
- * with or without its language-model scorer, fed a chunk of frames at a time (cls_ctc_decoder) or a
+ * with or without its language-model scorer (word or character models), over labels of characters or
+ * of UTF-8 bytes (valid UTF-8 prefixes only), fed a chunk of frames at a time (cls_ctc_decoder) or a
  * whole utterance. The prefixes live in the trie of prefix_trie.c, each with its place in the
  * scorer's vocabulary trie and its word history beside it; beam_select.c ranks them. */
 #include "clspeech/decode.h"
@@ -10,12 +11,13 @@
 #include <string.h>
 
 #include "base/log_math.h"
+#include "base/utf8.h"
 #include "decode/beam_select.h"
 #include "decode/prefix_trie.h"
 #include "decode/scorer_trie.h"
 
 cls_beam_options cls_beam_options_default(void) {
-  cls_beam_options o = {1024, 1.0, 300, 1, NULL, CLS_LM_ALPHA_DEFAULT, CLS_LM_BETA_DEFAULT, NULL, NULL, 0};
+  cls_beam_options o = {1024, 1.0, 300, 1, NULL, CLS_LM_ALPHA_DEFAULT, CLS_LM_BETA_DEFAULT, NULL, NULL, 0, 0};
   return o;
 }
 
@@ -77,6 +79,7 @@ typedef struct search {
   int n_hot_words;
   lm_state *lms;        /* with a scorer: capacity lms_cap >= tr.cap_nodes */
   int32_t lms_cap;
+  bool utf8;            /* labels are UTF-8 bytes (label i = byte i+1): prefixes stay valid UTF-8 prefixes */
 } search;
 
 static void search_free(search *s) {
@@ -95,6 +98,17 @@ static void search_free(search *s) {
 
 /* ---- the scorer's part ---- */
 
+/* Appends `word` to a history, keeping the last order-1 words. */
+static void push_history(const search *s, lm_state *n, int32_t word) {
+  const int keep = cls_lm_order(s->sc->lm) - 1;
+  if (keep <= 0) return;
+  if (n->n_hist == keep) {
+    memmove(n->hist, n->hist + 1, (size_t)(keep - 1) * sizeof *n->hist);
+    n->n_hist--;
+  }
+  n->hist[n->n_hist++] = word;
+}
+
 /* Makes the language-model state of node `index`, the child of `parent` by `label` at place `vocab`
  * of the vocabulary trie: after a space the finished word joins the history. */
 static cls_status lm_child(search *s, int32_t index, int32_t parent, int32_t label, int32_t vocab) {
@@ -110,15 +124,13 @@ static cls_status lm_child(search *s, int32_t index, int32_t parent, int32_t lab
     if (cls_lm_order(s->sc->lm) > 1) n->hist[n->n_hist++] = cls_lm_bos(s->sc->lm);
   } else {
     *n = s->lms[parent];
-    if (label == s->sc->space) {
-      const int keep = cls_lm_order(s->sc->lm) - 1;
-      if (keep > 0) {
-        if (n->n_hist == keep) {
-          memmove(n->hist, n->hist + 1, (size_t)(keep - 1) * sizeof *n->hist);
-          n->n_hist--;
-        }
-        n->hist[n->n_hist++] = s->sc->word[s->lms[parent].vocab];
+    if (s->sc->characters) { /* a completed character joins the history; its trie walk starts again */
+      if (vocab > 0 && s->sc->word[vocab] >= 0) {
+        push_history(s, n, s->sc->word[vocab]);
+        vocab = 0;
       }
+    } else if (label == s->sc->space) {
+      push_history(s, n, s->sc->word[s->lms[parent].vocab]);
     }
   }
   n->vocab = vocab;
@@ -133,6 +145,29 @@ static int32_t lm_next_vocab(const search *s, int32_t parent, int32_t label) {
   const int32_t v = s->lms[parent].vocab;
   if (label == s->sc->space) return s->sc->word[v] >= 0 ? 0 : -1;
   return scorer_child(s->sc, v, label);
+}
+
+/* A character model's term for the character `word` completed after prefix `parent`: lm_alpha *
+ * (ln P(word | the characters before) + its hot-word boosts) + lm_beta, as at a space. */
+static double lm_char_score(const search *s, int32_t parent, int32_t word) {
+  const lm_state *n = &s->lms[parent];
+  double boost = 0.0;
+  for (int i = 0; i < s->n_hot_words; i++) {
+    for (int k = 0; k < n->n_hist; k++)
+      if (n->hist[k] == s->hot_words[i]) boost += s->hot_boosts[i];
+    if (word == s->hot_words[i]) boost += s->hot_boosts[i];
+  }
+  return s->alpha * (scorer_word_ln_prob(s->sc, n->hist, n->n_hist, word) + boost) + s->beta;
+}
+
+/* The UTF-8 state of prefix `p` from its last three bytes (the committed start supplies those the trie
+ * no longer holds). */
+static cls_utf8_state prefix_utf8_state(const search *s, int32_t p) {
+  unsigned char tail[3];
+  int k = 0;
+  for (int32_t v = p; k < 3 && v > 0; v = s->tr.nodes[v].parent) tail[2 - k++] = (unsigned char)(s->tr.nodes[v].label + 1);
+  for (int d = s->n_done - 1; k < 3 && d >= 0; d--) tail[2 - k++] = (unsigned char)(s->done_labels[d] + 1);
+  return cls_utf8_state_of_tail(tail + 3 - k, k);
 }
 
 /* What extending `parent` by a space adds: lm_alpha * ln P(its last word | the words before) +
@@ -157,8 +192,9 @@ static double lm_space_score(search *s, int32_t parent) {
  * 0 for the empty prefix and one that ends in a space. */
 static double lm_final_score(const search *s, int32_t index) {
   const node *n = &s->tr.nodes[index];
-  if (!s->sc || n->depth == 0 || n->label == s->sc->space) return 0.0;
+  if (!s->sc || n->depth == 0 || (!s->sc->characters && n->label == s->sc->space)) return 0.0;
   const lm_state *l = &s->lms[index];
+  if (s->sc->characters && l->vocab == 0) return 0.0; /* its last character was scored as it completed */
   return s->alpha * scorer_word_ln_prob(s->sc, l->hist, l->n_hist, s->sc->word[l->vocab]) + s->beta;
 }
 
@@ -221,6 +257,7 @@ static inline __attribute__((always_inline)) int extend_beam_as(search *s, int t
   for (int i = 0; i < n_beam; i++) {
     int32_t p = s->beam[i];
     node *pn = &tr->nodes[p];
+    const cls_utf8_state u8 = s->utf8 ? prefix_utf8_state(s, p) : cls_utf8_state_start();
     for (int j = 0; j < n_cls; j++) {
       int32_t c = s->classes[j].k;
       double lp = s->classes[j].lp;
@@ -238,9 +275,13 @@ static inline __attribute__((always_inline)) int extend_beam_as(search *s, int t
       } else {
         extend = lp + pn->score;
       }
+      if (s->utf8 && !cls_utf8_state_accepts(u8, (unsigned)c + 1)) continue; /* no UTF-8 text goes on so */
       int32_t child = pn->n_children ? table_find(tr, p, c) : -1; /* most prefixes have no children */
       int32_t vocab = 0;
-      if (scored) {
+      if (scored && s->sc->characters) {
+        if ((vocab = scorer_child(s->sc, s->lms[p].vocab, c)) < 0) continue; /* spells no vocabulary character */
+        if (s->sc->word[vocab] >= 0) extend += lm_char_score(s, p, s->sc->word[vocab]);
+      } else if (scored) {
         if (child < 0 && (vocab = lm_next_vocab(s, p, c)) < 0) continue; /* no vocabulary word spelled so */
         if (c == s->sc->space) extend += lm_space_score(s, p);
       }
@@ -440,6 +481,10 @@ static cls_status collect(search *s, int n_beam, cls_beam_result *results, int m
         memcpy(r->labels, s->done_labels, (size_t)j * sizeof *r->labels);
         memcpy(r->frames, s->done_frames, (size_t)j * sizeof *r->frames);
       }
+      if (s->utf8) { /* an unfinished last character is left out: the result is whole UTF-8 characters */
+        const cls_utf8_state u8 = prefix_utf8_state(s, s->rank[i].index);
+        if (u8.need) r->length -= u8.have;
+      }
     }
   }
   *n_results = n;
@@ -478,6 +523,8 @@ cls_status cls_ctc_decoder_begin(int C, int greedy, const cls_beam_options *opti
     return CLS_ERR_INVALID_ARGUMENT;
   if (!greedy && o.scorer && (cls_scorer_labels(o.scorer) != C - 1 || !isfinite(o.lm_alpha) || !isfinite(o.lm_beta)))
     return CLS_ERR_INVALID_ARGUMENT;
+  if ((o.utf8_bytes && C != 256) || (!greedy && o.scorer && o.scorer->bytes && !o.utf8_bytes))
+    return CLS_ERR_INVALID_ARGUMENT;
   if (!greedy && (o.n_hot_words < 0 || (o.n_hot_words > 0 && (!o.hot_words || !o.hot_boosts))))
     return CLS_ERR_INVALID_ARGUMENT;
   for (int i = 0; !greedy && o.scorer && i < o.n_hot_words; i++)
@@ -512,6 +559,7 @@ cls_status cls_ctc_decoder_begin(int C, int greedy, const cls_beam_options *opti
     s->hot_words = o.hot_words;
     s->hot_boosts = o.hot_boosts;
     s->n_hot_words = o.n_hot_words;
+    s->utf8 = o.utf8_bytes != 0;
     if (st == CLS_OK && s->sc) st = lm_child(s, root, -1, -1, 0);
     if (st == CLS_OK) {
       s->tr.nodes[root].alive = 1;
@@ -583,6 +631,28 @@ cls_status cls_ctc_decoder_feed(cls_ctc_decoder *d, const float *logits, int T, 
   return d->failed = st;
 }
 
+/* Greedy labels of UTF-8 bytes cut down to whole valid characters, in place (as clspeech/data.h's
+ * bytes alphabet decodes): a byte that cannot start a character is dropped, an unfinished character
+ * is dropped where the next byte does not continue it (that byte read afresh) and at the end.
+ * Returns the labels kept. */
+static int whole_characters(int32_t *labels, int32_t *frames, int n) {
+  int kept = 0; /* whole characters fill [0, kept); an unfinished one follows (never past i) */
+  cls_utf8_state st = cls_utf8_state_start();
+  for (int i = 0; i < n; i++) {
+    const unsigned b = (unsigned)labels[i] + 1;
+    if (!cls_utf8_state_accepts(st, b)) {
+      st = cls_utf8_state_start();
+      if (!cls_utf8_state_accepts(st, b)) continue;
+    }
+    const int at = kept + st.have;
+    labels[at] = labels[i];
+    frames[at] = frames[i];
+    st = cls_utf8_state_push(st, b);
+    if (st.need == 0) kept = at + 1;
+  }
+  return kept;
+}
+
 cls_status cls_ctc_decoder_finish(cls_ctc_decoder *d, cls_beam_result *results, int max_results, int *n_results) {
   if (n_results) *n_results = 0;
   if (!d || !n_results || !results || max_results < 1) return CLS_ERR_INVALID_ARGUMENT;
@@ -600,6 +670,7 @@ cls_status cls_ctc_decoder_finish(cls_ctc_decoder *d, cls_beam_result *results, 
     }
     memcpy(r->labels, d->labels, (size_t)d->n_labels * sizeof *r->labels);
     memcpy(r->frames, d->frames, (size_t)d->n_labels * sizeof *r->frames);
+    if (d->o.utf8_bytes) r->length = whole_characters(r->labels, r->frames, r->length);
   }
   *n_results = 1;
   return CLS_OK;

@@ -119,6 +119,7 @@ cls_status cls_lm_save_binary(const cls_lm *lm, const char *path, cls_error *err
   h.bos = lm->bos;
   h.eos = lm->eos;
   h.unk = lm->unk;
+  h.flags = lm->characters ? LM_BIN_FLAG_CHARACTERS : 0;
   for (int n = 1; n <= lm->order; n++) h.counts[n] = lm->counts[n];
   h.vocab_cap = lm->vocab_cap;
   h.arena_len = lm->arena_len;
@@ -205,6 +206,7 @@ static cls_status check_header(const lm_bin_header *h, const unsigned char *base
 static cls_status check_layout(const lm_bin_header *h, size_t size, const char *name, cls_error *err) {
   for (size_t i = 0; i < sizeof h->reserved; i++)
     if (h->reserved[i]) return bad(err, name, "reserved header byte %zu is not 0", i);
+  if (h->flags & ~LM_BIN_FLAG_CHARACTERS) return bad(err, name, "unknown header flags 0x%X", (unsigned)h->flags);
   if (h->order < 1 || h->order > CLS_LM_MAX_ORDER) return bad(err, name, "order %d is outside 1..%d", h->order, CLS_LM_MAX_ORDER);
   if (h->n_words < 1 || h->n_words > (1 << 30)) return bad(err, name, "%d words in the vocabulary", h->n_words);
   if (h->counts[1] != h->n_words)
@@ -313,6 +315,7 @@ static cls_status adopt(unsigned char *base, size_t size, bool mapped, const cha
   cls_lm *lm = calloc(1, sizeof *lm);
   if (!lm) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
   lm->order = h.order;
+  lm->characters = (h.flags & LM_BIN_FLAG_CHARACTERS) != 0;
   for (int n = 1; n <= h.order; n++) lm->counts[n] = h.counts[n];
   lm->n_words = lm->words_cap = h.n_words;
   lm->arena = (char *)base + h.section[LM_BIN_ARENA].offset;
@@ -437,3 +440,9 @@ cls_status cls_lm_load(const char *path, cls_lm **out, cls_error *err) {
 }
 
 bool cls_lm_is_mapped(const cls_lm *lm) { return lm && lm->image && lm->image_mapped; }
+
+bool cls_lm_characters(const cls_lm *lm) { return lm && lm->characters; }
+
+void cls_lm_set_characters(cls_lm *lm, bool characters) {
+  if (lm) lm->characters = characters;
+}

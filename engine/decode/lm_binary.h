@@ -25,6 +25,7 @@ enum {
 #define LM_BIN_MAGIC "\x89" "CLSLM\r\n" /* 8 bytes: a non-text first byte, then a line ending to catch text-mode copies */
 #define LM_BIN_ENDIAN 0x01020304u
 #define LM_BIN_ALIGN 64
+#define LM_BIN_FLAG_CHARACTERS 1u /* cls_lm_characters: every word is one character */
 
 /* The file's first 512 bytes, in the writing machine's byte order (the endian field tells). */
 typedef struct lm_bin_header {
@@ -45,7 +46,8 @@ typedef struct lm_bin_header {
   struct {
     uint64_t offset, bytes; /* offset a multiple of LM_BIN_ALIGN; both 0 for an empty section */
   } section[LM_BIN_SECTIONS];
-  uint8_t reserved[144]; /* 0 */
+  uint32_t flags;        /* LM_BIN_FLAG_*; no other bit may be set */
+  uint8_t reserved[140]; /* 0 */
 } lm_bin_header;
 
 /* A streaming checksum: 4 lanes of 64-bit multiply-xorshift over little 8-byte words, combined at the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "clspeech/lm_build.h"
 #include "decode/lm_model.h"
 
@@ -33,7 +34,7 @@ typedef struct vocab {
 } vocab;
 
 cls_lm_build_options cls_lm_build_options_default(void) {
-  cls_lm_build_options o = {5, 0, {0}, NULL, NULL};
+  cls_lm_build_options o = {5, 0, {0}, NULL, NULL, 0};
   return o;
 }
 
@@ -154,7 +155,22 @@ static ssize_t read_line(FILE *f, char **line, size_t *cap, bool *oom) {
   return (ssize_t)n;
 }
 
-static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_build_stats *st, cls_error *err) {
+/* Where the first word of the token line[b..e) ends: the token is one word, or with `characters` each
+ * of its characters is one (an invalid UTF-8 byte is an error naming the line, in *status). */
+static size_t token_word(const char *line, size_t b, size_t e, bool characters, const char *path,
+                         unsigned long long line_no, cls_status *status, cls_error *err) {
+  if (!characters) return e;
+  uint32_t cp;
+  int k = cls_utf8_decode((const unsigned char *)line + b, e - b, &cp);
+  if (k > 0) return b + (size_t)k;
+  *status = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                          "%s:%llu: byte %zu (0x%02X) is not valid UTF-8 (--characters splits the text into characters)",
+                          path, line_no, b + 1, (unsigned char)line[b]);
+  return e;
+}
+
+static cls_status read_corpus(const char *path, bool characters, vocab *v, corpus *c, cls_lm_build_stats *st,
+                              cls_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   static const char *const specials[] = {"<unk>", "<s>", "</s>"};
@@ -180,8 +196,10 @@ static cls_status read_corpus(const char *path, vocab *v, corpus *c, cls_lm_buil
     while (status == CLS_OK) {
       while (pos < (size_t)len && lm_is_space(line[pos])) pos++;
       if (pos >= (size_t)len) break;
-      size_t b = pos;
-      while (pos < (size_t)len && !lm_is_space(line[pos])) pos++;
+      size_t b = pos, token_end = pos;
+      while (token_end < (size_t)len && !lm_is_space(line[token_end])) token_end++;
+      pos = token_word(line, b, token_end, characters, path, (unsigned long long)line_no, &status, err);
+      if (status != CLS_OK) break;
       if (!words && corpus_push(c, BOS)) status = oom(err);
       int64_t id = status == CLS_OK ? vocab_id(v, line + b, pos - b) : 0;
       if (id < 0) status = oom(err);
@@ -453,7 +471,7 @@ static cls_status build(const char *text_path, FILE *to, const char *what,
   order_table tabs[CLS_LM_MAX_ORDER];
   memset(tabs, 0, sizeof tabs);
   progress(&o, "reading %s", text_path);
-  cls_status status = read_corpus(text_path, &v, &c, st, err);
+  cls_status status = read_corpus(text_path, o.characters != 0, &v, &c, st, err);
   if (status == CLS_OK)
     progress(&o, "%llu sentences, %llu words, %u word types", (unsigned long long)st->sentences,
              (unsigned long long)st->words, v.n - 3);

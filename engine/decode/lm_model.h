@@ -36,6 +36,7 @@ struct cls_lm {
   float *uni_prob, *uni_backoff;
   cls_lm_table tables[CLS_LM_MAX_ORDER + 1]; /* orders 2..order */
   int32_t bos, eos, unk;
+  bool characters; /* cls_lm_characters (the binary form's header flag) */
   /* NULL when each array above was malloc'd (the ARPA reader's model); else the one block that holds
    * them all, a binary file's image (lm_binary.c): mapped read-only (image_mapped, munmap'd with the
    * model) or a malloc'd copy (freed with it). */

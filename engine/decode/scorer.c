@@ -1,6 +1,7 @@
 /* The language-model scorer (include/clspeech/scorer.h): the trie of the model's vocabulary spelled
- * in alphabet labels, built once from the model's words, and the score DeepSpeech's decoder adds at
- * each word boundary. The beam search's use of it is decode.c's. */
+ * in alphabet labels (or, for a character model over the UTF-8 bytes labels, in bytes), built once
+ * from the model's words, and the score DeepSpeech's decoder adds at each word boundary. The beam
+ * search's use of it is decode.c's. */
 #include "decode/scorer_trie.h"
 
 #include <math.h>
@@ -25,7 +26,8 @@ static int label_of_cmp(const void *pa, const void *pb) {
   return (a->codepoint > b->codepoint) - (a->codepoint < b->codepoint);
 }
 
-static cls_status alphabet_map(const char *const *labels, int n_labels, label_of *map, int *space, cls_error *err) {
+static cls_status alphabet_map(const char *const *labels, int n_labels, label_of *map, int *space, bool need_space,
+                               cls_error *err) {
   *space = -1;
   for (int i = 0; i < n_labels; i++) {
     const char *l = labels[i] ? labels[i] : "";
@@ -44,7 +46,7 @@ static cls_status alphabet_map(const char *const *labels, int n_labels, label_of
     if (map[i].codepoint == map[i - 1].codepoint)
       return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "scorer: alphabet labels %d and %d are the same character",
                            map[i - 1].label, map[i].label);
-  if (*space < 0)
+  if (*space < 0 && need_space)
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
                          "scorer: the alphabet has no space label; a word language model needs one between words");
   return CLS_OK;
@@ -108,10 +110,36 @@ static int32_t next_label(const char *w, size_t len, size_t *i, const label_of *
   return l == space ? -1 : l;
 }
 
-/* Spells word `id` into the trie: 1 when added, 0 when a character has no label, -1 out of memory. */
-static int add_word(builder *b, const label_of *map, int n_labels, int space, const char *w, int32_t id) {
+/* Whether the labels are the UTF-8 bytes alphabet's: 255 of them, label i the one byte i+1. */
+static bool bytes_labels(const char *const *labels, int n_labels) {
+  if (n_labels != 255) return false;
+  for (int i = 0; i < n_labels; i++)
+    if (!labels[i] || (unsigned char)labels[i][0] != i + 1 || labels[i][1]) return false;
+  return true;
+}
+
+/* A character model's word `id` (one character, else 0: skipped) spelled in its UTF-8 bytes. */
+static int add_bytes_word(builder *b, const char *w, int32_t id) {
   const size_t len = strlen(w);
+  uint32_t cp;
+  if (len == 0 || (size_t)cls_utf8_decode((const unsigned char *)w, len, &cp) != len) return 0;
+  int32_t node = 0;
+  for (size_t i = 0; i < len; i++) {
+    node = builder_child(b, node, (int32_t)(unsigned char)w[i] - 1);
+    if (node < 0) return -1;
+  }
+  b->nodes[node].word = id;
+  return 1;
+}
+
+/* Spells word `id` into the trie: 1 when added, 0 when a character has no label (or, for a character
+ * model, the word is not one character), -1 out of memory. */
+static int add_word(builder *b, const label_of *map, int n_labels, int space, bool one_char, const char *w,
+                    int32_t id) {
+  const size_t len = strlen(w);
+  uint32_t cp;
   if (len == 0) return 0;
+  if (one_char && (size_t)cls_utf8_decode((const unsigned char *)w, len, &cp) != len) return 0;
   for (size_t i = 0; i < len;) /* every character first: a word is added whole or not at all */
     if (next_label(w, len, &i, map, n_labels, space) < 0) return 0;
   int32_t node = 0;
@@ -192,11 +220,21 @@ cls_status cls_scorer_create(const cls_lm *lm, const char *const *labels, int n_
   }
   s->lm = lm;
   s->n_labels = n_labels;
-  cls_status st = alphabet_map(labels, n_labels, map, &s->space, err);
+  s->characters = cls_lm_characters(lm);
+  s->bytes = bytes_labels(labels, n_labels);
+  s->space = -1;
+  cls_status st = CLS_OK;
+  if (s->bytes && !s->characters)
+    st = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                       "scorer: the UTF-8 bytes alphabet (--bytes_output_mode) needs a character-level scorer, "
+                       "whose words are single characters: build it with `clspeech lm --characters`");
+  else if (!s->bytes)
+    st = alphabet_map(labels, n_labels, map, &s->space, !s->characters, err);
   const int32_t n_words = cls_lm_vocab_size(lm);
   for (int32_t id = 0; st == CLS_OK && id < n_words; id++) {
     if (id == cls_lm_bos(lm) || id == cls_lm_eos(lm) || id == cls_lm_unk(lm)) continue;
-    int r = add_word(&b, map, n_labels, s->space, cls_lm_word(lm, id), id);
+    int r = s->bytes ? add_bytes_word(&b, cls_lm_word(lm, id), id)
+                     : add_word(&b, map, n_labels, s->space, s->characters, cls_lm_word(lm, id), id);
     if (r < 0) st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "scorer: out of memory");
     else if (r == 0) note_skipped(info, cls_lm_word(lm, id));
     else info->words++;
@@ -246,6 +284,7 @@ void cls_scorer_destroy(cls_scorer *s) {
 const cls_lm *cls_scorer_lm(const cls_scorer *s) { return s ? s->lm : NULL; }
 int cls_scorer_labels(const cls_scorer *s) { return s ? s->n_labels : 0; }
 int cls_scorer_space_label(const cls_scorer *s) { return s ? s->space : -1; }
+bool cls_scorer_characters(const cls_scorer *s) { return s && s->characters; }
 
 /* ---- scoring ---- */
 
@@ -256,8 +295,38 @@ double scorer_word_ln_prob(const cls_scorer *s, const int32_t *history, int n_hi
   return (double)cls_lm_score(s->lm, history, n_history, word) * LN_10;
 }
 
+/* cls_scorer_transcript_score of a character model: a word is scored where its last label completes it. */
+static double characters_score(const cls_scorer *s, const int32_t *labels, int n, double lm_alpha, double lm_beta,
+                               bool *valid) {
+  bool ok = true;
+  double total = 0.0;
+  int32_t hist[CLS_LM_MAX_ORDER];
+  int nh = 0;
+  const int keep = cls_lm_order(s->lm) - 1;
+  if (keep > 0) hist[nh++] = cls_lm_bos(s->lm);
+  int32_t node = 0;
+  for (int i = 0; i < n; i++) {
+    node = node >= 0 && labels[i] >= 0 && labels[i] < s->n_labels ? scorer_child(s, node, labels[i]) : -1;
+    if (node < 0) ok = false;
+    if (node <= 0 || s->word[node] < 0) continue;
+    total += lm_alpha * scorer_word_ln_prob(s, hist, nh, s->word[node]) + lm_beta;
+    if (keep > 0) {
+      if (nh == keep) {
+        memmove(hist, hist + 1, (size_t)(nh - 1) * sizeof *hist);
+        nh--;
+      }
+      hist[nh++] = s->word[node];
+    }
+    node = 0;
+  }
+  if (node != 0) total += lm_alpha * CLS_LM_OOV_SCORE + lm_beta; /* an unfinished character at the end */
+  if (valid) *valid = ok;
+  return total;
+}
+
 double cls_scorer_transcript_score(const cls_scorer *s, const int32_t *labels, int n, double lm_alpha,
                                    double lm_beta, bool *valid) {
+  if (s->characters) return characters_score(s, labels, n, lm_alpha, lm_beta, valid);
   bool ok = true;
   double total = 0.0;
   int32_t hist[CLS_LM_MAX_ORDER];

@@ -4,6 +4,7 @@
 #ifndef CLS_DECODE_SCORER_TRIE_H
 #define CLS_DECODE_SCORER_TRIE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "clspeech/scorer.h"
@@ -11,7 +12,9 @@
 struct cls_scorer {
   const cls_lm *lm;
   cls_lm *owned;       /* the model, when the scorer loaded it */
-  int n_labels, space; /* labels 0..n_labels-1; the word boundary */
+  int n_labels, space; /* labels 0..n_labels-1; the word boundary (-1: none, a character model) */
+  bool characters;     /* cls_lm_characters: each word is one character, scored when it completes */
+  bool bytes;          /* the labels are the 255 UTF-8 bytes (label i = byte i+1) */
   int32_t n_nodes;     /* node 0 is the root: no letter of the word yet */
   int32_t *first;      /* node i's children: pairs first[i] .. first[i+1]-1 */
   int32_t *word;       /* node i's word id in the model when its path spells a whole word, else -1 */

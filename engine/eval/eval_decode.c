@@ -11,7 +11,9 @@
 cls_status cls_eval_sample_decode(const cls_eval_sample_logits *s, int n_classes, const cls_alphabet *alphabet,
                                   const cls_beam_options *beam, cls_eval_sample *r) {
   cls_ctc_decoder *d = NULL;
-  cls_status st = cls_ctc_decoder_begin(n_classes, beam->beam_width <= 1, beam, &d);
+  cls_beam_options o = *beam;
+  o.utf8_bytes = cls_alphabet_is_bytes(alphabet); /* bytes labels: whole UTF-8 characters only */
+  cls_status st = cls_ctc_decoder_begin(n_classes, o.beam_width <= 1, &o, &d);
   if (st == CLS_OK) st = cls_ctc_decoder_feed(d, s->logits, s->frames, (size_t)n_classes);
   if (st == CLS_OK) st = cls_ctc_decoder_transcript(d, alphabet, &r->res);
   cls_ctc_decoder_free(d);

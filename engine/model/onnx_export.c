@@ -392,6 +392,13 @@ cls_status cls_onnx_export_checkpoint(const char *dir, cls_load_mode mode, const
   cls_alphabet *alphabet = NULL;
   st = cls_alphabet_load(alpha_path, &alphabet, err);
   if (st != CLS_OK) return st;
+  if (cls_alphabet_is_bytes(alphabet)) {
+    cls_alphabet_destroy(alphabet);
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                         "onnx export: %s is a --bytes_output_mode model, whose byte labels the ONNX alphabet "
+                         "metadata (one label a line) cannot hold; export a model package (--format clsm) instead",
+                         dir);
+  }
   cls_param_view views[CLS_MODEL_N_TENSORS];
   const size_t n_params = cls_model_layout(&cfg, views);
   float *params = malloc(n_params * sizeof *params);

@@ -1,10 +1,12 @@
 /* The stt results (see clspeech/stt.h): a decoder's best prefixes as UTF-8 text over the model's
  * alphabet, or as metadata (candidate transcripts of tokens with their text, timestep and start time,
- * and the beam's score as the confidence), allocated so that one free releases everything. */
+ * and the beam's score as the confidence; a bytes-mode model's tokens one per character), allocated so
+ * that one free releases everything. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "stt/stt_internal.h"
 
 /* The decoder's best max results; CLS_STT_OK or the code with `detail` set. */
@@ -54,8 +56,38 @@ static void increasing(int *t, int n, int64_t frames) {
     if (t[k] >= t[k + 1]) t[k] = t[k + 1] - 1;
 }
 
-/* One block: the metadata, its transcripts, their tokens; token texts point at the alphabet's labels,
- * which live as long as the model. */
+/* A bytes-mode result's tokens: one per character (the decoder gives whole valid UTF-8 characters),
+ * its text copied to *texts (NUL-terminated, advancing it; a character of k bytes takes k+1 <= 2k) and
+ * its frame its first byte's. Returns the tokens made. */
+static int character_tokens(const cls_beam_result *r, double step_s, cls_stt_token *tok, char **texts) {
+  int n = 0;
+  for (int k = 0; k < r->length;) {
+    unsigned char ch[CLS_UTF8_MAX];
+    int have = 0;
+    while (have < CLS_UTF8_MAX && k + have < r->length) {
+      ch[have] = (unsigned char)(r->labels[k + have] + 1);
+      have++;
+    }
+    uint32_t cp;
+    const int len = cls_utf8_decode(ch, (size_t)have, &cp);
+    if (len == 0) { /* not from a bytes-mode decoder: the byte is left out */
+      k++;
+      continue;
+    }
+    memcpy(*texts, ch, (size_t)len);
+    (*texts)[len] = '\0';
+    tok[n].text = *texts;
+    tok[n].timestep = r->frames[k];
+    tok[n].start_time = (float)(r->frames[k] * step_s);
+    *texts += len + 1;
+    n++;
+    k += len;
+  }
+  return n;
+}
+
+/* One block: the metadata, its transcripts, their tokens (and a bytes-mode model's token texts); token
+ * texts point at the alphabet's labels, which live as long as the model, or into the block. */
 int stt_results_metadata(const cls_stt_model *m, cls_ctc_decoder *decoder, int64_t frames, int max,
                          cls_stt_metadata **out, cls_error *detail) {
   cls_beam_result *r = calloc((size_t)max, sizeof *r);
@@ -73,7 +105,8 @@ int stt_results_metadata(const cls_stt_model *m, cls_ctc_decoder *decoder, int64
   for (int i = 0; i < n; i++) tokens += (size_t)r[i].length;
   const size_t head = sizeof(cls_stt_metadata) + (size_t)n * sizeof(cls_stt_transcript);
   const size_t pad = (head + _Alignof(cls_stt_token) - 1) / _Alignof(cls_stt_token) * _Alignof(cls_stt_token);
-  unsigned char *block = malloc(pad + tokens * sizeof(cls_stt_token));
+  const bool bytes = cls_alphabet_is_bytes(m->alphabet);
+  unsigned char *block = malloc(pad + tokens * sizeof(cls_stt_token) + (bytes ? 2 * tokens : 0));
   if (!block) {
     cls_beam_results_free(r, n);
     free(r);
@@ -83,12 +116,18 @@ int stt_results_metadata(const cls_stt_model *m, cls_ctc_decoder *decoder, int64
   cls_stt_metadata *md = (cls_stt_metadata *)block;
   cls_stt_transcript *tr = (cls_stt_transcript *)(block + sizeof(cls_stt_metadata));
   cls_stt_token *tok = (cls_stt_token *)(block + pad);
+  char *texts = (char *)(block + pad + tokens * sizeof(cls_stt_token));
   const double step_s = (double)m->tables->cfg.win_step_ms / 1000.0;
   for (int i = 0; i < n; i++) {
     tr[i].tokens = tok;
     tr[i].num_tokens = r[i].length;
     tr[i].confidence = r[i].log_prob;
     increasing(r[i].frames, r[i].length, frames);
+    if (bytes) {
+      tr[i].num_tokens = character_tokens(&r[i], step_s, tok, &texts);
+      tok += tr[i].num_tokens;
+      continue;
+    }
     for (int k = 0; k < r[i].length; k++) {
       tok[k].text = cls_alphabet_label(m->alphabet, r[i].labels[k]);
       tok[k].timestep = r[i].frames[k];

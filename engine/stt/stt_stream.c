@@ -120,6 +120,7 @@ int cls_stt_stream_create_at(cls_stt_model *m, int rate, cls_stt_stream **out) {
   s->candidates = bo.beam_width <= 1 ? 1 : bo.beam_width;
   bo.lm_alpha = m->alpha;
   bo.lm_beta = m->beta;
+  bo.utf8_bytes = cls_alphabet_is_bytes(m->alphabet); /* a bytes-mode model: whole UTF-8 characters */
   s->scorer = m->scorer;
   int hot_ok = 1;
   if (s->scorer) {

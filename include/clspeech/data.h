@@ -34,10 +34,26 @@ cls_status cls_alphabet_parse(const char *text, size_t len, const char *name, cl
 
 void cls_alphabet_destroy(cls_alphabet *a);
 
+/* DeepSpeech's UTF-8 bytes alphabet (--bytes_output_mode, its UTF8Alphabet): 255 labels, label i is
+ * the byte i+1 (i = 0..254), so 256 classes and the blank 255; no alphabet file. Encoding gives one
+ * label per byte of the transcript's UTF-8 (byte b is label b-1; a NUL byte cannot occur in a C
+ * string); text that is not valid UTF-8 is refused as with any alphabet. cls_alphabet_label(a, i) is
+ * the one byte i+1 (not UTF-8 text on its own from 0x80 up), cls_alphabet_index(a, b) the label of
+ * byte b. Decoding assembles the bytes and keeps only whole, valid UTF-8 characters (below).
+ * On disk (a checkpoint folder's alphabet.txt, a package's alphabet) this alphabet is the text
+ * CLS_ALPHABET_BYTES_TEXT: a comment line that cls_alphabet_parse reads back as this alphabet (an
+ * ordinary file holding only comments is an error, so the two never meet). */
+#define CLS_ALPHABET_BYTES_LINE "# clspeech --bytes_output_mode: 255 UTF-8 byte labels (label i = byte i+1), blank 255"
+#define CLS_ALPHABET_BYTES_TEXT CLS_ALPHABET_BYTES_LINE "\n"
+cls_status cls_alphabet_bytes(cls_alphabet **out, cls_error *err);
+/* true for the bytes alphabet (cls_alphabet_bytes, or a file of CLS_ALPHABET_BYTES_TEXT). */
+bool cls_alphabet_is_bytes(const cls_alphabet *a);
+
 /* Number of labels, without the CTC blank: the model has size + 1 classes, the blank is label `size`. */
 int cls_alphabet_size(const cls_alphabet *a);
 
-/* Label i as a NUL-terminated UTF-8 string (one codepoint), NULL when i is outside 0 .. size-1. */
+/* Label i as a NUL-terminated UTF-8 string (one codepoint; the bytes alphabet: one byte), NULL when i
+ * is outside 0 .. size-1. */
 const char *cls_alphabet_label(const cls_alphabet *a, int i);
 
 /* The label of a Unicode codepoint, -1 when the alphabet lacks it. */
@@ -67,7 +83,10 @@ size_t cls_alphabet_describe_chars(const int32_t *chars, int n, char *out, size_
 
 /* Decodes labels to NUL-terminated UTF-8 in `out`. CLS_ERR_INVALID_ARGUMENT when a label is outside
  * 0 .. size-1 (the blank included) or the text does not fit; `out` then holds the text up to there
- * (whole characters). */
+ * (whole characters). The bytes alphabet: the labels' bytes, of which only whole valid UTF-8
+ * characters are kept: a byte that cannot start a character, a character cut short by the next
+ * byte that does not continue it, and an unfinished character at the end are dropped (the
+ * following byte is read afresh), so `out` is always valid UTF-8. */
 cls_status cls_alphabet_decode(const cls_alphabet *a, const int32_t *labels, int n, char *out, size_t cap);
 
 /* ---- alphabet from transcripts ---- */

@@ -56,10 +56,21 @@ typedef struct cls_beam_options {
   const int32_t *hot_words;
   const double *hot_boosts;
   int n_hot_words;
+  /* 1: the labels are UTF-8 bytes (DeepSpeech's --bytes_output_mode: C = 256, label i is byte i+1,
+   * clspeech/data.h's cls_alphabet_bytes), and both decoders give whole, valid UTF-8 characters only.
+   * The beam search extends a prefix only by a byte that keeps it a valid UTF-8 prefix (so no
+   * overlong form, surrogate or value past U+10FFFF), and a result whose last character is
+   * unfinished at the end leaves that character's bytes out (its score is the whole prefix's, and
+   * two results can then hold the same labels).
+   * Greedy decoding keeps the best path's whole valid characters: a byte that cannot start a
+   * character is dropped, and so is an unfinished character, where the next byte does not continue
+   * it (that byte read afresh) and at the end. Required with a scorer over the bytes labels.
+   * 0 (the default): labels are characters. C != 256 with 1 is CLS_ERR_INVALID_ARGUMENT. */
+  int utf8_bytes;
 } cls_beam_options;
 
 /* DeepSpeech's defaults: beam_width 1024, cutoff_prob 1.0, cutoff_top_n 300, delay_expansion 1, no
- * scorer and no hot-words, lm_alpha 0.931289039105002 and lm_beta 1.1834137581510284 (CLS_LM_ALPHA_DEFAULT/_BETA_). */
+ * scorer and no hot-words, character labels (utf8_bytes 0), lm_alpha 0.931289039105002 and lm_beta 1.1834137581510284 (CLS_LM_ALPHA_DEFAULT/_BETA_). */
 cls_beam_options cls_beam_options_default(void);
 
 typedef struct cls_beam_result {
@@ -85,7 +96,10 @@ typedef struct cls_beam_result {
  * whose score before that term is below the worst prefix's + log P(blank) - max(0, lm_beta) are
  * skipped (ds_ctcdecoder's min_cutoff); at the end a prefix whose last word has no space after it gets
  * that word's term too, ln P being CLS_LM_OOV_SCORE (-1000) when the word is only a prefix of
- * vocabulary words, and the results are ranked by these totals.
+ * vocabulary words, and the results are ranked by these totals. With a character-level scorer
+ * (cls_lm_characters, DeepSpeech's UTF-8 mode) there are no spaces: a prefix grows only along the
+ * spellings of vocabulary characters, each character's term is added to the extension by the label
+ * that completes it, and at the end an unfinished character scores CLS_LM_OOV_SCORE.
  *
  * The best prefixes at the end, best first (ties: the smaller last label first, then a fixed order),
  * at most max_results, are written to results[0..*n_results-1]; results[0] is the prediction (it can
@@ -121,7 +135,7 @@ void cls_beam_results_free(cls_beam_result *results, int n);
  * frames fed. Results are bit-identical whatever the chunking: cls_ctc_greedy_host and
  * cls_ctc_beam_search are begin + one feed + finish.
  *
- * begin: C classes (blank = C-1); greedy != 0: greedy decoding (options ignored), else the beam search
+ * begin: C classes (blank = C-1); greedy != 0: greedy decoding (of the options only utf8_bytes counts), else the beam search
  * with `options` (NULL: the defaults). CLS_ERR_INVALID_ARGUMENT for C < 1 or bad options.
  * feed: T frames at logits[t*stride + k] (T may be 0). An error (bad sizes, a NaN, for the beam search
  * also +inf or a frame of all -inf; out of memory) sticks: every later feed and finish returns it.

@@ -79,6 +79,14 @@ cls_status cls_lm_load(const char *path, cls_lm **out, cls_error *err);
 /* true when the model's arrays are a mapped binary file (cls_lm_load_binary of a regular file). */
 bool cls_lm_is_mapped(const cls_lm *lm);
 
+/* A character-level model (DeepSpeech's scorer in UTF-8 mode, `generate_scorer_package
+ * --force_bytes_output_mode`; `clspeech lm --characters`): every word is one character, and the
+ * scorer (scorer.h) scores each character as it completes, with no space between. The binary form
+ * records it in a header flag (a file without it is a word model); an ARPA file has no place for it,
+ * so a model read from ARPA is a word model until cls_lm_set_characters says otherwise. */
+bool cls_lm_characters(const cls_lm *lm);
+void cls_lm_set_characters(cls_lm *lm, bool characters);
+
 /* The model's order (1..CLS_LM_MAX_ORDER), its number of n-grams of order n (1..order; 0 otherwise,
  * unigrams counting the ones added for missing <unk>, <s>, </s>), and its host memory in bytes (for
  * a binary model, the size of its file image, mapped or copied). */

@@ -23,6 +23,10 @@ typedef struct cls_lm_build_options {
                           * prune[0] (unigrams) must be 0; all 0 = no pruning */
   void (*progress)(void *user, const char *message); /* stage messages for long runs; may be NULL */
   void *user;
+  int characters;        /* 1: a character-level model (clspeech/lm.h's cls_lm_characters): every character
+                          * of the text (a codepoint; whitespace is dropped) is a word, for text without
+                          * spaces (Mandarin, Japanese); invalid UTF-8 is then an error naming the line.
+                          * The ARPA text cannot say so: mark the loaded model with cls_lm_set_characters */
 } cls_lm_build_options;
 
 typedef struct cls_lm_build_stats {
@@ -32,7 +36,7 @@ typedef struct cls_lm_build_stats {
   uint64_t count_of_counts[CLS_LM_MAX_ORDER][4]; /* n1..n4 of the adjusted counts per order */
 } cls_lm_build_stats;
 
-/* Order 5, no discount fallback, no progress. */
+/* Order 5, no discount fallback, no progress, words split on whitespace. */
 cls_lm_build_options cls_lm_build_options_default(void);
 
 /* Reads `text_path` (UTF-8, one sentence per line, words split on spaces and tabs; a blank line is

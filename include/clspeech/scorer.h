@@ -42,6 +42,14 @@ typedef struct cls_scorer_info {
  * codepoint or appears twice, or a model none of whose words can be spelled; CLS_ERR_OUT_OF_MEMORY. */
 cls_status cls_scorer_create(const cls_lm *lm, const char *const *labels, int n_labels, cls_scorer **out,
                              cls_scorer_info *info, cls_error *err);
+/* A character-level model (cls_lm_characters, DeepSpeech's scorer in UTF-8 mode): each vocabulary word
+ * must be one character (the others are skipped and counted), the alphabet needs no space, and the
+ * beam search scores a character, lm_alpha * ln P(char | the characters before) + lm_beta, at the
+ * label that completes it, with no space between characters (a space label, if the alphabet has
+ * one, is never emitted). With the UTF-8 bytes alphabet (clspeech/data.h's cls_alphabet_bytes: 255
+ * labels, label i the one byte i+1, recognized from the labels) the characters are spelled in their
+ * bytes and a prefix may only grow along the bytes of vocabulary characters; the bytes alphabet
+ * with a word model is CLS_ERR_INVALID_ARGUMENT ("... build it with `clspeech lm --characters`"). */
 /* The same over the model in `path` (ARPA or the binary form: cls_lm_load), which the scorer then owns. */
 cls_status cls_scorer_load(const char *path, const char *const *labels, int n_labels, cls_scorer **out,
                            cls_scorer_info *info, cls_error *err);
@@ -50,7 +58,8 @@ void cls_scorer_destroy(cls_scorer *scorer);
 
 const cls_lm *cls_scorer_lm(const cls_scorer *scorer);
 int cls_scorer_labels(const cls_scorer *scorer);
-int cls_scorer_space_label(const cls_scorer *scorer);
+int cls_scorer_space_label(const cls_scorer *scorer); /* -1: none (a character model may lack it) */
+bool cls_scorer_characters(const cls_scorer *scorer); /* its model is character-level */
 
 /* The scorer's terms for a whole transcript of labels (what the beam search adds to ln P(labels |
  * logits) for it): for each word ended by a space, lm_alpha * ln P(word | the words before it, from
@@ -58,7 +67,9 @@ int cls_scorer_space_label(const cls_scorer *scorer);
  * scores CLS_LM_OOV_SCORE in place of ln P, and so do the order-1 words after it (DeepSpeech scores any n-gram
  * holding an unknown word so). *valid (may be NULL) says whether the beam search can
  * reach these labels at all: words of the vocabulary separated by single spaces, no leading space,
- * the last word at least a prefix of a vocabulary word. */
+ * the last word at least a prefix of a vocabulary word. A character model: each character scored
+ * where it completes, an unfinished one at the end with CLS_LM_OOV_SCORE; valid when every label
+ * continues the spelling of a vocabulary character. */
 double cls_scorer_transcript_score(const cls_scorer *scorer, const int32_t *labels, int n, double lm_alpha,
                                    double lm_beta, bool *valid);
 

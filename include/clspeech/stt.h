@@ -116,7 +116,8 @@ const char *cls_stt_model_detail(const cls_stt_model *model);
 
 /* ---- metadata ---- */
 typedef struct cls_stt_token {
-  const char *text;   /* the label's UTF-8 text (one character) */
+  const char *text;   /* the label's UTF-8 text (one character); a bytes-mode model (--bytes_output_mode):
+                         one token per character, its bytes' text, at its first byte's frame */
   int timestep;       /* the token's frame: where the beam search's best alignment of it emitted it
                          (DeepSpeech 0.9's timestep), made strictly increasing from token to token and
                          kept inside the frames decoded (that search records each label's frame on its

@@ -330,3 +330,7 @@ cls_script_test(train_auto_input train auto_input.sh PASS "auto_input: ok" ARGS 
 cls_script_test(estimate train estimate.sh PASS "estimate: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/estimate)
 # DeepSpeech 0.9.3's flags taken or refused with a reason; --export_dir, --export_zip, --one_shot_infer (issue 48).
 cls_script_test(train_deepspeech_flags train deepspeech_flags.sh PASS "deepspeech_flags: ok" ARGS ${CMAKE_CURRENT_BINARY_DIR}/deepspeech_flags)
+# --bytes_output_mode on Mandarin spoken by espeak-ng's cmn voice: the loss falls, the report's CER is
+# counted on code points and its transcripts are valid UTF-8, a character scorer lowers the CER.
+cls_script_test(train_bytes_mandarin train bytes_mandarin.sh PASS "bytes_mandarin: [1-9][0-9]* passed, 0 failed"
+                ARGS ${CMAKE_CURRENT_BINARY_DIR}/bytes-mandarin)
