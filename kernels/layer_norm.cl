@@ -2,7 +2,9 @@
  * --layer_norm applies it): each row of x [rows, H] normalised over its H features,
  *   y = (x - mean) * rsqrt(var + eps) * gamma + beta,  var the population variance,
  * the forward pass (saving each row's mean and rstd = rsqrt(var + eps) as stats [rows, 2]), the input
- * gradient, and the column sums of gamma's and beta's gradients.
+ * gradient, and the column sums of gamma's and beta's gradients; optionally with inverted dropout after
+ * the normalisation, drawing the dense layer's mask (dense.cl: Philox keyed by (seed, step), counted by
+ * (layer, global utterance, t, unit) of row t*batch + b) again in backward.
  * One work-item per row: its sums run over the row in the 8 lanes of a float8 (scalars for a tail of
  * H mod 8), combined in one fixed order, so every device does the same additions whatever its
  * work-group size or vector width. A work-item reads each of its elements before writing it and no
@@ -10,6 +12,7 @@
  * multiply-adds: the same roundings on every device. */
 #pragma OPENCL FP_CONTRACT OFF
 
+#include "philox.h"
 #include "work_items.h"
 
 #define LN_COLS CLS_COLSUM_W
@@ -21,13 +24,29 @@ static inline float ln_sum8(const float8 v) {
   return ((v.s0 + v.s1) + (v.s2 + v.s3)) + ((v.s4 + v.s5) + (v.s6 + v.s7));
 }
 
+/* The dropout of one row's unit j: v * scale where the draw keeps it, else 0. */
+static inline float ln_drop(const float v, const float rate, const float scale, const uint seed, const uint step,
+                            const uint layer, const uint utterance, const uint t, const int j) {
+  return cls_dropout_uniform(seed, step, layer, utterance, t, (uint)j) >= rate ? v * scale : 0.0f;
+}
+
+/* Dropout's arguments of every kernel: rate (0: none), scale = 1/(1-rate), the Philox key and counters. */
+#define LN_DROPOUT_ARGS                                                                                          \
+  const float rate, const float scale, const uint seed, const uint step, const uint layer, const int batch, \
+      const int utterance_offset
+/* Row r's time step and global utterance. */
+#define LN_ROW_DRAW(r)                 \
+  const int t_ = (r) / batch;          \
+  const uint utt_ = (uint)(utterance_offset + (r) - t_ * batch)
+#define LN_DROP(v, r_t, r_utt, j) ln_drop((v), rate, scale, seed, step, layer, (r_utt), (uint)(r_t), (j))
+
 /* y[r, :] = (x[r, :] - mean_r) * rstd_r * gamma + beta; stats[2r] = mean_r, stats[2r + 1] = rstd_r.
  * The mean is the row's first value plus the mean of the differences from it, so that a row of one
  * value has exactly that mean (variance 0, y = beta) and a large offset costs no precision in the sum. */
 __kernel void layer_norm_fwd(const int rows, const int h, __global const float *x, const int x_off,
                              __global float *y, const int y_off, __global const float *gamma, const int g_off,
                              __global const float *beta, const int b_off, __global float *stats, const int s_off,
-                             const float eps) {
+                             const float eps, LN_DROPOUT_ARGS) {
   const int r = (int)get_global_id(0);
   if (r >= rows) return;
   __global const float *xr = x + x_off + (size_t)r * h;
@@ -53,19 +72,25 @@ __kernel void layer_norm_fwd(const int rows, const int h, __global const float *
     t += d * d;
   }
   const float rstd = rsqrt((ln_sum8(a) + t) / (float)h + eps);
-  for (j = 0; j < h8; j += 8)
-    vstore8((vload8(0, xr + j) - mean) * rstd * vload8(0, gr + j) + vload8(0, br + j), 0, yr + j);
-  for (; j < h; j++) yr[j] = (xr[j] - mean) * rstd * gr[j] + br[j];
+  if (rate > 0.0f) {
+    LN_ROW_DRAW(r);
+    for (j = 0; j < h; j++) yr[j] = LN_DROP((xr[j] - mean) * rstd * gr[j] + br[j], t_, utt_, j);
+  } else {
+    for (j = 0; j < h8; j += 8)
+      vstore8((vload8(0, xr + j) - mean) * rstd * vload8(0, gr + j) + vload8(0, br + j), 0, yr + j);
+    for (; j < h; j++) yr[j] = (xr[j] - mean) * rstd * gr[j] + br[j];
+  }
   stats[s_off + 2 * r] = mean;
   stats[s_off + 2 * r + 1] = rstd;
 }
 
-/* dx[r, :] = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma, xhat = (x - mean) * rstd:
- * the gradient of sum(y * dy) through the row's mean and variance; x and stats as the forward had. */
+/* dx[r, :] = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy' * gamma, xhat = (x - mean) * rstd,
+ * dy' = dy through the dropout (dy itself without): the gradient of sum(y * dy) through the row's mean
+ * and variance; x and stats as the forward had. */
 __kernel void layer_norm_bwd_dx(const int rows, const int h, __global const float *x, const int x_off,
                                 __global const float *dy, const int dy_off, __global float *dx, const int dx_off,
                                 __global const float *gamma, const int g_off, __global const float *stats,
-                                const int s_off) {
+                                const int s_off, LN_DROPOUT_ARGS) {
   const int r = (int)get_global_id(0);
   if (r >= rows) return;
   __global const float *xr = x + x_off + (size_t)r * h;
@@ -76,6 +101,20 @@ __kernel void layer_norm_bwd_dx(const int rows, const int h, __global const floa
   const int h8 = h & ~7;
   float8 sg = (float8)(0.0f), sgx = (float8)(0.0f);
   float tg = 0.0f, tgx = 0.0f;
+  if (rate > 0.0f) { /* every unit's draw, one at a time */
+    LN_ROW_DRAW(r);
+    for (int j = 0; j < h; j++) {
+      const float g = LN_DROP(dyr[j], t_, utt_, j) * gr[j];
+      tg += g;
+      tgx += g * ((xr[j] - mean) * rstd);
+    }
+    const float mg = tg / (float)h, mgx = tgx / (float)h;
+    for (int j = 0; j < h; j++) {
+      const float g = LN_DROP(dyr[j], t_, utt_, j) * gr[j];
+      dxr[j] = rstd * ((g - mg) - ((xr[j] - mean) * rstd) * mgx);
+    }
+    return;
+  }
   int j = 0;
   for (; j < h8; j += 8) {
     const float8 g = vload8(0, dyr + j) * vload8(0, gr + j);
@@ -106,17 +145,19 @@ static inline float8 ln_dgamma8(__global const float *xr, __global const float *
   return vload8(0, dyr + j) * ((vload8(0, xr + j) - mean) * rstd);
 }
 
-/* dgamma[j] (=|+=) sum over rows of dy[r, j] * xhat[r, j] and dbeta[j] (=|+=) sum over rows of
- * dy[r, j], for the 16 columns 16i .. 16i+15 of work-item i: four partial sums over the rows taken in
- * turn (r mod 4), added in one fixed order, keep long sums' rounding down. */
+/* dgamma[j] (=|+=) sum over rows of dy'[r, j] * xhat[r, j] and dbeta[j] (=|+=) sum over rows of
+ * dy'[r, j] (dy' as layer_norm_bwd_dx's), for the 16 columns 16i .. 16i+15 of work-item i: four partial
+ * sums over the rows taken in turn (r mod 4), added in one fixed order, keep long sums' rounding down.
+ * The scalar path (a tail of columns, or every column under dropout) does the same additions. */
 __kernel void layer_norm_bwd_params(const int rows, const int h, __global const float *x, const int x_off,
                                     __global const float *dy, const int dy_off, __global const float *stats,
                                     const int s_off, __global float *dgamma, const int dg_off,
-                                    __global float *dbeta, const int db_off, const int accumulate) {
+                                    __global float *dbeta, const int db_off, const int accumulate,
+                                    LN_DROPOUT_ARGS) {
   const int j0 = (int)get_global_id(0) * LN_COLS;
   if (j0 >= h) return;
   __global const float *xs = x + x_off, *dys = dy + dy_off, *st = stats + s_off;
-  if (j0 + LN_COLS <= h) {
+  if (j0 + LN_COLS <= h && rate <= 0.0f) {
     float8 g[4][2], b[4][2];
     for (int k = 0; k < 4; k++) g[k][0] = g[k][1] = b[k][0] = b[k][1] = (float8)(0.0f);
     int r = 0;
@@ -146,19 +187,21 @@ __kernel void layer_norm_bwd_params(const int rows, const int h, __global const 
     }
     return;
   }
-  for (int j = j0; j < h; j++) {
+  const int j1 = min(j0 + LN_COLS, h);
+  for (int j = j0; j < j1; j++) {
     float g[4] = {0.0f, 0.0f, 0.0f, 0.0f}, b[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     int r = 0;
-    for (; r + 4 <= rows; r += 4)
-      for (int k = 0; k < 4; k++) {
-        const size_t at = (size_t)(r + k) * h + j;
-        g[k] += dys[at] * ((xs[at] - st[2 * (r + k)]) * st[2 * (r + k) + 1]);
-        b[k] += dys[at];
-      }
     for (; r < rows; r++) {
       const size_t at = (size_t)r * h + j;
-      g[0] += dys[at] * ((xs[at] - st[2 * r]) * st[2 * r + 1]);
-      b[0] += dys[at];
+      float d = dys[at];
+      if (rate > 0.0f) {
+        LN_ROW_DRAW(r);
+        d = LN_DROP(d, t_, utt_, j);
+      }
+      /* row r into partial sum r mod 4, whole groups of 4 first, the rest into the first: the vector path's order */
+      const int k = r < (rows & ~3) ? (r & 3) : 0;
+      g[k] += d * ((xs[at] - st[2 * r]) * st[2 * r + 1]);
+      b[k] += d;
     }
     const float sg = (g[0] + g[1]) + (g[2] + g[3]), sb = (b[0] + b[1]) + (b[2] + b[3]);
     dgamma[dg_off + j] = accumulate ? dgamma[dg_off + j] + sg : sg;

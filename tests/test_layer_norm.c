@@ -1,18 +1,20 @@
 /* The layer norm op against TensorFlow (fixtures from tests/ref/make_layer_norm_fixtures.py:
  * tf_slim.layers.layer_norm, gradients by GradientTape) and against the same math in float64, on every
- * device: forward (y and each row's saved mean and rstd), dx, dgamma and dbeta; accumulation; in place
+ * device: forward (y and each row's saved mean and rstd), dx, dgamma and dbeta, and the same followed by
+ * dropout (its Philox mask against numpy's, tests/ref/philox.py); accumulation; in place
  * forward and backward giving the bits of out of place; finite differences of a float64 host evaluation;
  * rows of one value (y exactly beta); and the argument checks.
  * Tolerances: each value within ULPS = 8 units of 2^-23 of the magnitudes it is computed from (per
  * element: a = (|x| + |mean| + mean|x|) * rstd bounds what computing xhat = (x - mean) * rstd rounds,
  * the mean's and variance's sums included; y: a*|gamma| + |beta|; dx: rstd * (|g| + mean|g| +
  * a * mean|g*xhat| + |xhat| * mean(|g|*a)), g = dy*gamma; dgamma: the sum over rows of |dy|*a; dbeta:
- * the sum of |dy|), the bound of TensorFlow's float32 formula and of ours alike. Against the float64
+ * the sum of |dy|; dy through the dropout, y times its scale), the bound of TensorFlow's float32 formula and of ours alike. Against the float64
  * results a row of one value takes a = 0: ours computes its xhat as exactly 0 (TensorFlow's does not). */
 #include "check.h"
 #include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 #include "ops_test.h"
+#include "philox.h"
 
 #define ULPS (8 * 0x1p-23)
 
@@ -22,6 +24,10 @@ typedef struct ln_case {
   int rows, h;
   const float *x, *gamma, *beta, *dy, *y, *dx, *dgamma, *dbeta;
   const float *y64, *dx64, *dgamma64, *dbeta64; /* the float64 results (NULL where the fixture has none) */
+  const float *keep;                            /* [rows*h] the dropout mask (NULL without dropout) */
+  cls_dense_act drop;                           /* the dropout (rate 0: none) */
+  double scale;                                 /* 1/(1-rate) */
+  double *dyd;                                  /* [rows*h] dy through the dropout: dy * keep * scale */
   double *mean, *rstd;                          /* [rows], in double from x */
   int *constant;                                /* [rows]: every value of the row equal */
 } ln_case;
@@ -51,6 +57,19 @@ static int load(ln_case *c, const char *file) {
   c->dgamma64 = optional(c->fx, "dgamma_exact", c->h);
   c->dbeta64 = optional(c->fx, "dbeta_exact", c->h);
   if (!(c->x && c->gamma && c->beta && c->dy && c->y && c->dx && c->dgamma && c->dbeta)) return 0;
+  if (cls_safetensors_meta(c->fx, "rate")) {
+    c->drop.dropout_rate = (float)atof(cls_safetensors_meta(c->fx, "rate"));
+    c->drop.batch = tst_meta_int(c->fx, "batch");
+    c->drop.seed = (uint32_t)tst_meta_int(c->fx, "seed");
+    c->drop.step = (uint32_t)tst_meta_int(c->fx, "step");
+    c->drop.layer = (uint32_t)tst_meta_int(c->fx, "layer");
+    c->drop.utterance_offset = tst_meta_int(c->fx, "utterance_offset");
+    c->keep = tst_tensor(c->fx, "keep", CLS_F32, n);
+    if (!c->keep) return 0;
+  }
+  c->scale = 1.0 / (1.0 - c->drop.dropout_rate);
+  c->dyd = malloc((size_t)n * sizeof *c->dyd);
+  for (int64_t i = 0; i < n; i++) c->dyd[i] = c->dy[i] * (c->keep ? c->keep[i] * c->scale : 1.0);
   c->mean = malloc((size_t)c->rows * sizeof *c->mean);
   c->rstd = malloc((size_t)c->rows * sizeof *c->rstd);
   c->constant = malloc((size_t)c->rows * sizeof *c->constant);
@@ -70,6 +89,7 @@ static int load(ln_case *c, const char *file) {
 }
 
 static void unload(ln_case *c) {
+  free(c->dyd);
   free(c->mean);
   free(c->rstd);
   free(c->constant);
@@ -83,20 +103,21 @@ static void bounds(const ln_case *c, int exact, double *by, double *bdx, double 
   double *a = malloc((size_t)h * sizeof *a);
   for (int j = 0; j < h; j++) bdg[j] = bdb[j] = 0;
   for (int r = 0; r < c->rows; r++) {
-    const float *xr = c->x + (size_t)r * h, *dyr = c->dy + (size_t)r * h;
+    const float *xr = c->x + (size_t)r * h;
+    const double *dyr = c->dyd + (size_t)r * h;
     double mabs = 0, mg = 0, mgx = 0, mga = 0;
     for (int j = 0; j < h; j++) mabs += fabs(xr[j]) / h;
     for (int j = 0; j < h; j++) {
       a[j] = exact && c->constant[r] ? 0 : (fabs(xr[j]) + fabs(c->mean[r]) + mabs) * c->rstd[r];
-      double g = fabs((double)dyr[j] * c->gamma[j]), xh = fabs(xr[j] - c->mean[r]) * c->rstd[r];
+      double g = fabs(dyr[j] * c->gamma[j]), xh = fabs(xr[j] - c->mean[r]) * c->rstd[r];
       mg += g / h;
       mgx += g * xh / h;
       mga += g * a[j] / h;
     }
     for (int j = 0; j < h; j++) {
       size_t i = (size_t)r * h + j;
-      double g = fabs((double)dyr[j] * c->gamma[j]), xh = fabs(xr[j] - c->mean[r]) * c->rstd[r];
-      by[i] = ULPS * (a[j] * fabs(c->gamma[j]) + fabs(c->beta[j])) + 1e-30;
+      double g = fabs(dyr[j] * c->gamma[j]), xh = fabs(xr[j] - c->mean[r]) * c->rstd[r];
+      by[i] = ULPS * (a[j] * fabs(c->gamma[j]) + fabs(c->beta[j])) * c->scale + 1e-30;
       bdx[i] = ULPS * c->rstd[r] * (g + mg + a[j] * mgx + xh * mga) + 1e-30;
       bdg[j] += ULPS * fabs(dyr[j]) * (a[j] + xh);
       bdb[j] += ULPS * fabs(dyr[j]);
@@ -109,7 +130,7 @@ static void bounds(const ln_case *c, int exact, double *by, double *bdx, double 
   free(a);
 }
 
-/* sum(layer_norm(x) * dy) in double. */
+/* sum(dropout(layer_norm(x)) * dy) = sum(layer_norm(x) * dy') in double. */
 static double host_loss(const ln_case *c, const double *x, const double *gamma, const double *beta) {
   double loss = 0;
   for (int r = 0; r < c->rows; r++) {
@@ -120,7 +141,7 @@ static double host_loss(const ln_case *c, const double *x, const double *gamma, 
     for (int j = 0; j < c->h; j++) v += (xr[j] - mean) * (xr[j] - mean);
     double rstd = 1.0 / sqrt(v / c->h + (double)CLS_LAYER_NORM_EPSILON);
     for (int j = 0; j < c->h; j++)
-      loss += ((xr[j] - mean) * rstd * gamma[j] + beta[j]) * c->dy[(size_t)r * c->h + j];
+      loss += ((xr[j] - mean) * rstd * gamma[j] + beta[j]) * c->dyd[(size_t)r * c->h + j];
   }
   return loss;
 }
@@ -150,9 +171,9 @@ static void finite_differences(const ln_case *c, const float *gx, const float *g
       /* the gradient's scale: rstd * sum|dy*gamma| of the row for x, the column's sum|dy| * max|xhat| */
       double norm = 0;
       if (which == 0)
-        for (int j = 0; j < c->h; j++) norm += c->rstd[r] * fabs((double)c->dy[(size_t)r * c->h + j] * c->gamma[j]);
+        for (int j = 0; j < c->h; j++) norm += c->rstd[r] * fabs(c->dyd[(size_t)r * c->h + j] * c->gamma[j]);
       else
-        for (int k = 0; k < c->rows; k++) norm += fabs(c->dy[(size_t)k * c->h + i]) * sqrt((double)c->h);
+        for (int k = 0; k < c->rows; k++) norm += fabs(c->dyd[(size_t)k * c->h + i]) * sqrt((double)c->h);
       double saved = v[i];
       v[i] = saved + eps;
       double up = host_loss(c, x, gamma, beta);
@@ -217,14 +238,31 @@ static void run_case(tst_env *env, int dev, const char *file) {
   float *gflat = malloc((5 + 2 * h) * sizeof *gflat), *again = malloc((5 + 2 * h) * sizeof *again);
   float *gx2 = malloc(n * sizeof *gx2);
   cl_command_queue q = tst_queue(env, dev);
+  const cls_dense_act *drop = c.keep ? &c.drop : NULL;
+  if (c.keep) { /* the Philox mask computed here (C, kernels/philox.h) equals numpy's */
+    int mism = 0;
+    for (int r = 0; r < c.rows; r++)
+      for (int j = 0; j < c.h; j++) {
+        float u = cls_dropout_uniform(c.drop.seed, c.drop.step, c.drop.layer,
+                                      (cls_u32)(c.drop.utterance_offset + r % c.drop.batch), (cls_u32)(r / c.drop.batch),
+                                      (cls_u32)j);
+        mism += (u >= c.drop.dropout_rate) != (c.keep[(size_t)r * c.h + j] != 0);
+      }
+    CHECK_INT(mism, 0);
+  }
   if (plan) {
-    st = cls_layer_norm_forward(plan, q, c.rows, xv, gv, bv, cls_buf_of(y), sv, NULL);
+    st = cls_layer_norm_forward(plan, q, c.rows, xv, gv, bv, cls_buf_of(y), sv, drop, NULL);
     CHECK(st == CLS_OK, "forward: %s", cls_engine_error(env->engine));
     tst_read(env, dev, y, gy, n * sizeof(float));
     compare_both(&c, "y", gy, c.y, c.y64, by, ey, n);
+    if (c.keep) { /* exactly the dropped units are 0 */
+      int wrong = 0;
+      for (size_t i = 0; i < n; i++) wrong += (gy[i] == 0.0f) != (c.keep[i] == 0.0f);
+      CHECK_INT(wrong, 0);
+    }
     /* a row of one value: xhat exactly 0, so y is beta to the bit */
     int not_beta = 0;
-    for (int r = 0; r < c.rows; r++) {
+    for (int r = 0; r < c.rows && !c.keep; r++) {
       for (int j = 0; c.constant[r] && j < c.h; j++) not_beta += gy[(size_t)r * c.h + j] != c.beta[j];
     }
     CHECK_INT(not_beta, 0);
@@ -245,7 +283,7 @@ static void run_case(tst_env *env, int dev, const char *file) {
     free(stats_all);
 
     st = cls_layer_norm_backward(plan, q, c.rows, xv, gv, sv, cls_buf_of(dy), cls_buf_of(dx), dgv, dbv, CLS_OVERWRITE,
-                                 NULL);
+                                 drop, NULL);
     CHECK(st == CLS_OK, "backward: %s", cls_engine_error(env->engine));
     tst_read(env, dev, dx, gx, n * sizeof(float));
     tst_read(env, dev, grads, gflat, (5 + 2 * h) * sizeof(float));
@@ -257,7 +295,7 @@ static void run_case(tst_env *env, int dev, const char *file) {
 
     /* Accumulate: dgamma and dbeta added again (x + x == 2x exactly); dx written, the same bits. */
     st = cls_layer_norm_backward(plan, q, c.rows, xv, gv, sv, cls_buf_of(dy), cls_buf_of(dx), dgv, dbv, CLS_ACCUMULATE,
-                                 NULL);
+                                 drop, NULL);
     CHECK(st == CLS_OK, "backward (accumulate): %s", cls_engine_error(env->engine));
     tst_read(env, dev, grads, again, (5 + 2 * h) * sizeof(float));
     tst_read(env, dev, dx, gx2, n * sizeof(float));
@@ -271,13 +309,14 @@ static void run_case(tst_env *env, int dev, const char *file) {
     /* In place: y over x, then dx over dy, give the bits of out of place. */
     cl_mem xin = tst_buffer(env, dev, c.x, n * sizeof(float)), din = tst_buffer(env, dev, c.dy, n * sizeof(float));
     cl_mem sin = tst_buffer(env, dev, NULL, ns * sizeof(float));
-    st = cls_layer_norm_forward(plan, q, c.rows, cls_buf_of(xin), gv, bv, cls_buf_of(xin), cls_buf_of(sin), NULL);
+    st = cls_layer_norm_forward(plan, q, c.rows, cls_buf_of(xin), gv, bv, cls_buf_of(xin), cls_buf_of(sin), drop,
+                                NULL);
     CHECK(st == CLS_OK, "forward in place: %s", cls_engine_error(env->engine));
     tst_read(env, dev, xin, gx2, n * sizeof(float));
     snprintf(what, sizeof what, "%s y in place", file);
     tst_compare(what, gx2, gy, n, 0, 0);
     st = cls_layer_norm_backward(plan, q, c.rows, xv, gv, sv, cls_buf_of(din), cls_buf_of(din), dgv, dbv,
-                                 CLS_OVERWRITE, NULL);
+                                 CLS_OVERWRITE, drop, NULL);
     CHECK(st == CLS_OK, "backward in place: %s", cls_engine_error(env->engine));
     tst_read(env, dev, din, gx2, n * sizeof(float));
     tst_read(env, dev, grads, again, (5 + 2 * h) * sizeof(float));
@@ -312,13 +351,13 @@ static void no_rows(tst_env *env, int dev) {
   if (plan) {
     cls_buf b = cls_buf_of(buf);
     st = cls_layer_norm_backward(plan, tst_queue(env, dev), 0, b, b, b, b, cls_buf_of(dx), cls_buf_of(dg),
-                                 cls_buf_of(db), CLS_ACCUMULATE, NULL);
+                                 cls_buf_of(db), CLS_ACCUMULATE, NULL, NULL);
     CHECK(st == CLS_OK, "backward of 0 rows (accumulate): %s", cls_engine_error(env->engine));
     float got[H], want[H];
     tst_read(env, dev, dg, got, sizeof got);
     tst_compare("0 rows: dgamma accumulated", got, sevens, H, 0, 0);
     st = cls_layer_norm_backward(plan, tst_queue(env, dev), 0, b, b, b, b, cls_buf_of(dx), cls_buf_of(dg),
-                                 cls_buf_of(db), CLS_OVERWRITE, NULL);
+                                 cls_buf_of(db), CLS_OVERWRITE, NULL, NULL);
     CHECK(st == CLS_OK, "backward of 0 rows: %s", cls_engine_error(env->engine));
     memset(want, 0, sizeof want);
     tst_read(env, dev, db, got, sizeof got);
@@ -348,19 +387,32 @@ static void refusals(tst_env *env, int dev) {
   cl_mem m = tst_buffer(env, dev, NULL, 16 * sizeof(float));
   cls_buf b = cls_buf_of(m), none = {NULL, 0};
   cl_command_queue q = tst_queue(env, dev);
-  CHECK_INT(cls_layer_norm_forward(plan, q, 2, b, b, none, b, b, NULL), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_layer_norm_forward(plan, q, 2, b, b, none, b, b, NULL, NULL), CLS_ERR_INVALID_ARGUMENT);
   CHECK_INT(sink.status, CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(sink.text, "layer norm: no buffer given for beta");
   sink = (cls_error){CLS_OK, ""};
-  CHECK_INT(cls_layer_norm_backward(plan, q, 2, b, b, none, b, b, b, b, CLS_OVERWRITE, NULL), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_layer_norm_backward(plan, q, 2, b, b, none, b, b, b, b, CLS_OVERWRITE, NULL, NULL),
+            CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(sink.text, "layer norm backward: no buffer given for stats");
   sink = (cls_error){CLS_OK, ""};
-  CHECK_INT(cls_layer_norm_backward(plan, q, 2, b, b, b, cls_buf_at(m, 8), b, b, b, CLS_OVERWRITE, NULL),
+  CHECK_INT(cls_layer_norm_backward(plan, q, 2, b, b, b, cls_buf_at(m, 8), b, b, b, CLS_OVERWRITE, NULL, NULL),
             CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(sink.text, "dx must not be x");
   sink = (cls_error){CLS_OK, ""};
-  CHECK_INT(cls_layer_norm_forward(plan, q, -1, b, b, b, b, b, NULL), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_INT(cls_layer_norm_forward(plan, q, -1, b, b, b, b, b, NULL, NULL), CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(sink.text, "-1 rows");
+  cls_dense_act bad = {0};
+  bad.dropout_rate = 1.0f;
+  bad.batch = 1;
+  sink = (cls_error){CLS_OK, ""};
+  CHECK_INT(cls_layer_norm_forward(plan, q, 2, b, b, b, b, b, &bad, NULL), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(sink.text, "dropout rate 1 is not in [0, 1)");
+  bad.dropout_rate = 0.5f;
+  bad.batch = 0;
+  sink = (cls_error){CLS_OK, ""};
+  CHECK_INT(cls_layer_norm_backward(plan, q, 2, b, b, b, b, cls_buf_at(m, 8), b, b, CLS_OVERWRITE, &bad, NULL),
+            CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(sink.text, "dropout needs the batch size (got 0)");
   cls_layer_norm_destroy(plan);
   clReleaseMemObject(m);
 }
@@ -370,7 +422,7 @@ int main(void) {
   if (!tst_open(&env)) return check_finish("test_layer_norm");
   const char *files[] = {"layer_norm_1x8.safetensors", "layer_norm_37x64.safetensors",
                          "layer_norm_160x100.safetensors", "layer_norm_constant.safetensors",
-                         "layer_norm_large.safetensors"};
+                         "layer_norm_large.safetensors", "layer_norm_dropout.safetensors"};
   for (int i = 0; i < env.n_devices; i++) {
     printf("device %s\n", tst_device_name(&env, env.devices[i]));
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) run_case(&env, env.devices[i], files[f]);

@@ -133,8 +133,12 @@ void cls_dense_destroy(cls_dense_plan *plan);
  *   y = (x - mean) * rsqrt(var + 1e-12) * gamma + beta,   var the population (biased) variance,
  * gamma [H] and beta [H] (TF's LayerNorm/gamma, initialised to ones, and LayerNorm/beta, zeros).
  * Forward saves each row's mean and rstd = rsqrt(var + 1e-12) in `stats` [rows, 2] (mean, rstd);
- * backward takes them with the forward's x. One kernel per row pass (a work-item per row) and one for
- * the column sums of gamma's and beta's gradients; the same additions on every device. */
+ * backward takes them with the forward's x. Optionally inverted dropout follows (DeepSpeech's order:
+ * clipped ReLU, layer norm, dropout), `dropout` holding the dense layer's dropout fields (cls_dense_act's
+ * dropout_rate, seed, step, layer, batch, utterance_offset; relu and relu_clip unused): the units the
+ * dense layer would drop, drawn again in backward; NULL or rate 0: none. One kernel per row pass (a
+ * work-item per row) and one for the column sums of gamma's and beta's gradients; the same additions on
+ * every device. Declared after the dense op, whose cls_dense_act it takes. */
 
 typedef struct cls_layer_norm_plan cls_layer_norm_plan;
 
@@ -145,18 +149,19 @@ cls_status cls_layer_norm_create(cls_engine *engine, int device, int hidden, cls
 /* Floats of `stats` for `rows` rows: 2 per row. */
 size_t cls_layer_norm_stats_floats(int rows);
 
-/* y [rows, H] = layer_norm(x [rows, H]) with gamma [H], beta [H]; stats [rows, 2] written. y may be x
- * (in place: then backward needs x kept elsewhere). rows 0 does nothing. */
+/* y [rows, H] = dropout(layer_norm(x [rows, H])) with gamma [H], beta [H]; stats [rows, 2] written. y
+ * may be x (in place: then backward needs x kept elsewhere). rows 0 does nothing. */
 cls_status cls_layer_norm_forward(cls_layer_norm_plan *plan, cl_command_queue queue, int rows, cls_buf x,
-                                  cls_buf gamma, cls_buf beta, cls_buf y, cls_buf stats, cl_event *event);
+                                  cls_buf gamma, cls_buf beta, cls_buf y, cls_buf stats, const cls_dense_act *dropout,
+                                  cl_event *event);
 
-/* From dy [rows, H] (the gradient of the loss w.r.t. y) and the forward's x and stats: dgamma [H] and
+/* From dy [rows, H] (the gradient of the loss w.r.t. y) and the forward's x, stats and dropout: dgamma [H] and
  * dbeta [H] summed over the rows, overwritten or accumulated (mode), and, unless dx.mem is NULL, dx
  * [rows, H], always overwritten. dx may be dy (in place: the parameter gradients are taken first);
  * it must not be x. */
 cls_status cls_layer_norm_backward(cls_layer_norm_plan *plan, cl_command_queue queue, int rows, cls_buf x,
                                    cls_buf gamma, cls_buf stats, cls_buf dy, cls_buf dx, cls_buf dgamma,
-                                   cls_buf dbeta, cls_write_mode mode, cl_event *event);
+                                   cls_buf dbeta, cls_write_mode mode, const cls_dense_act *dropout, cl_event *event);
 
 void cls_layer_norm_destroy(cls_layer_norm_plan *plan);
 

@@ -3,7 +3,9 @@
 tf.contrib.layers.layer_norm became; DeepSpeech 0.9's `dense(..., layer_norm=True)` calls it with its
 defaults inside the layer's variable scope, so its variables are layer_N/LayerNorm/beta and /gamma) in a
 TF1 graph, gamma and beta set to the case's values, and by tf.GradientTape the gradients of sum(y * dy)
-with respect to x, gamma and beta. Beside TensorFlow's float32 results each case holds the same math in
+with respect to x, gamma and beta; one case follows it by inverted dropout (DeepSpeech's order: clipped
+ReLU, layer norm, dropout) with the dense layer's mask, clspeech's Philox draw computed by tests/ref/philox.py
+(numpy, independent of the C code). Beside TensorFlow's float32 results each case holds the same math in
 float64 (numpy; the *_exact tensors, rounded to float32), where TensorFlow's float32 formula
 x * inv + (beta - mean * inv) loses the digits a row of nearly equal values leaves.
 
@@ -18,12 +20,13 @@ import tf_slim
 
 sys.path.insert(0, os.path.dirname(__file__))
 from fixture_io import save  # noqa: E402
+from philox import dropout_uniform  # noqa: E402
 
 tf1 = tf.compat.v1
 EPS = np.float64(np.float32(1e-12))  # tf_slim's variance_epsilon for float32, added in float32
 
 
-def tensorflow_layer_norm(x, gamma, beta, dy):
+def tensorflow_layer_norm(x, gamma, beta, dy, keep, rate):
     rows, h = x.shape
     graph = tf.Graph()
     with graph.as_default():
@@ -33,6 +36,8 @@ def tensorflow_layer_norm(x, gamma, beta, dy):
             tape.watch(xp)
             with tf1.variable_scope("layer_1"):
                 y = tf_slim.layers.layer_norm(xp)
+            if rate > 0:
+                y = y * keep / (1.0 - rate)
             loss = tf.reduce_sum(y * dyp)
         by_name = {v.name: v for v in tf1.global_variables()}
         beta_v, gamma_v = by_name["layer_1/LayerNorm/beta:0"], by_name["layer_1/LayerNorm/gamma:0"]
@@ -45,26 +50,39 @@ def tensorflow_layer_norm(x, gamma, beta, dy):
             return s.run([y, dx, dgamma, dbeta], {xp: x, dyp: dy})
 
 
-def exact_layer_norm(x, gamma, beta, dy):
-    x, gamma, beta, dy = (a.astype(np.float64) for a in (x, gamma, beta, dy))
+def exact_layer_norm(x, gamma, beta, dy, keep, rate):
+    x, gamma, beta = (a.astype(np.float64) for a in (x, gamma, beta))
+    drop = keep.astype(np.float64) / (1.0 - np.float64(rate))
+    dy = dy.astype(np.float64) * drop
     mean = x.mean(axis=1, keepdims=True)
     rstd = 1.0 / np.sqrt(((x - mean) ** 2).mean(axis=1, keepdims=True) + EPS)
     xhat = (x - mean) * rstd
     g = dy * gamma
     dx = rstd * (g - g.mean(axis=1, keepdims=True) - xhat * (g * xhat).mean(axis=1, keepdims=True))
-    return xhat * gamma + beta, dx, (dy * xhat).sum(axis=0), dy.sum(axis=0)
+    return (xhat * gamma + beta) * drop, dx, (dy * xhat).sum(axis=0), dy.sum(axis=0)
 
 
-def case(name, x, gamma, beta, dy, exact=True):
+def case(name, x, gamma, beta, dy, exact=True, batch=1, rate=0.0, seed=4568, step=0, layer=1, uoff=0):
     x, gamma, beta, dy = (np.asarray(a, np.float32) for a in (x, gamma, beta, dy))
-    y, dx, dgamma, dbeta = tensorflow_layer_norm(x, gamma, beta, dy)
+    rows, h = x.shape
+    meta = {"rows": rows, "hidden": h, "epsilon": "1e-12"}
+    keep = np.ones((rows, h), np.float32)
+    if rate > 0:
+        r = np.arange(rows)
+        t, b = r // batch, r % batch
+        u = dropout_uniform(seed, step, layer, (uoff + b)[:, None], t[:, None], np.arange(h)[None, :])
+        keep = (u >= np.float32(rate)).astype(np.float32)
+        meta.update({"rate": repr(rate), "batch": batch, "seed": seed, "step": step, "layer": layer,
+                     "utterance_offset": uoff})
+    y, dx, dgamma, dbeta = tensorflow_layer_norm(x, gamma, beta, dy, keep, rate)
     tensors = {"x": x, "gamma": gamma, "beta": beta, "dy": dy, "y": y, "dx": dx, "dgamma": dgamma, "dbeta": dbeta}
+    if rate > 0:
+        tensors["keep"] = keep
     if exact:
-        for key, value in zip(("y", "dx", "dgamma", "dbeta"), exact_layer_norm(x, gamma, beta, dy)):
+        for key, value in zip(("y", "dx", "dgamma", "dbeta"), exact_layer_norm(x, gamma, beta, dy, keep, rate)):
             tensors[key + "_exact"] = value.astype(np.float32)
-    save(f"layer_norm_{name}.safetensors", tensors,
-         {"rows": x.shape[0], "hidden": x.shape[1], "epsilon": "1e-12",
-          "generator": f"tensorflow {tf.__version__}, tf_slim.layers.layer_norm (defaults), GradientTape"})
+    meta["generator"] = f"tensorflow {tf.__version__}, tf_slim.layers.layer_norm (defaults), GradientTape"
+    save(f"layer_norm_{name}.safetensors", tensors, meta)
 
 
 def params(rng, h):
@@ -93,3 +111,7 @@ if __name__ == "__main__":
     x = np.concatenate([rng.standard_normal((4, 72)) * 1e4, 1e3 + rng.standard_normal((4, 72)) * 0.1,
                         rng.standard_normal((4, 72)) * 1e-4])
     case("large", x, g, b, rng.standard_normal((12, 72)) * 10)
+    # then dropout, as layer 2 of a tower's 3 utterances from the 5th of the global batch, over 6 frames
+    g, b = params(rng, 40)
+    case("dropout", np.minimum(np.maximum(rng.standard_normal((18, 40)) * 8, 0), 20), g, b,
+         rng.standard_normal((18, 40)), batch=3, rate=0.25, step=11, layer=2, uoff=5)
