@@ -20,7 +20,11 @@ extern "C" {
 
 
 
+/* The tensors of the network without --layer_norm (cls_model_layout); with it, CLS_MODEL_N_LAYER_NORM more
+ * follow them (cls_model_layout_all), up to CLS_MODEL_MAX_TENSORS. */
 #define CLS_MODEL_N_TENSORS 12
+#define CLS_MODEL_N_LAYER_NORM 8
+#define CLS_MODEL_MAX_TENSORS (CLS_MODEL_N_TENSORS + CLS_MODEL_N_LAYER_NORM)
 /* The widest n_hidden, n_classes or n_input a checkpoint may declare. */
 #define CLS_MODEL_MAX_WIDTH 65536
 
@@ -30,6 +34,7 @@ typedef struct cls_model_config {
   int n_hidden;    /* --n_hidden */
   int n_classes;   /* alphabet size + 1; the blank is the last class */
   float relu_clip; /* --relu_clip: 20 */
+  int layer_norm;  /* --layer_norm: layer norm after the clipped ReLU of layers 1, 2, 3 and 5, before dropout */
 } cls_model_config;
 
 /* DeepSpeech's geometry: 26 MFCC inputs, 9 frames of context on each side, relu_clip 20, with n_hidden
@@ -48,8 +53,14 @@ typedef struct cls_param_view {
 } cls_param_view;
 
 /* Fills the views in DeepSpeech's order (layer_1 .. layer_3, the LSTM kernel and bias, layer_5,
- * layer_6; weights then bias) and returns the number of floats in the flat buffer. */
+ * layer_6; weights then bias) and returns the number of floats in the flat buffer (with --layer_norm,
+ * the LayerNorm tensors after them included). */
 size_t cls_model_layout(const cls_model_config *cfg, cls_param_view views[CLS_MODEL_N_TENSORS]);
+/* Every tensor of the flat buffer: cls_model_layout's CLS_MODEL_N_TENSORS, then with --layer_norm
+ * "layer_N/LayerNorm/beta" and "layer_N/LayerNorm/gamma" [n_hidden] of layers 1, 2, 3 and 5 in that
+ * order; returns how many (CLS_MODEL_N_TENSORS or CLS_MODEL_MAX_TENSORS), the floats in *floats (may be
+ * NULL). */
+int cls_model_layout_all(const cls_model_config *cfg, cls_param_view views[CLS_MODEL_MAX_TENSORS], size_t *floats);
 
 /* DeepSpeech's --drop_source_layers (transfer learning): the last n_drop (0 .. CLS_MODEL_MAX_DROP) of
  * the layers layer_2, layer_3, the LSTM, layer_5 and layer_6 are not taken from the source checkpoint
@@ -119,7 +130,9 @@ cls_status cls_model_train_step(cls_model *model, cl_command_queue queue, const 
 
 /* Called after the backward pass of one layer has been enqueued: its gradient (parameter
  * tensors first_tensor .. first_tensor+n_tensors-1, contiguous in the flat buffer) will be final
- * once the queue reaches this point. Layers are reported from the output (layer 6) back to layer 1. */
+ * once the queue reaches this point. Layers are reported from the output (layer 6) back to layer 1;
+ * with --layer_norm the LayerNorm tensors (CLS_MODEL_N_TENSORS .. CLS_MODEL_MAX_TENSORS-1 of
+ * cls_model_layout_all) last, all at once. */
 typedef cls_status (*cls_layer_done_fn)(void *user, cl_command_queue queue, int first_tensor, int n_tensors);
 
 /* cls_model_train_step, calling layer_done (may be NULL) after each layer's backward pass. */
