@@ -147,7 +147,8 @@ cls_buf cls_model_logits(const cls_model *model);
 /* Training checkpoints as safetensors files: every parameter under DeepSpeech's variable name, the
  * Adam slots as "<name>/Adam" (m) and "<name>/Adam_1" (v), beta1_power, beta2_power, global_step
  * and learning_rate as DeepSpeech's checkpoints hold them, and in the metadata the model's geometry
- * (n_hidden, n_classes, n_input, n_context, relu_clip), Adam's update count (adam_step) and any
+ * (n_hidden, n_classes, n_input, n_context, relu_clip, and layer_norm = 1 with --layer_norm, whose
+ * LayerNorm tensors and their slots the file then holds too), Adam's update count (adam_step) and any
  * caller's own entries, stored as given and never interpreted here (the trainer keeps its epoch and
  * dev-loss counters there: engine/train/train_state.h). Written atomically; a checkpoint folder keeps
  * DeepSpeech's "train" series (max_to_keep, index file `checkpoint`) and "best_dev" (index
@@ -163,7 +164,7 @@ typedef struct cls_checkpoint_vars {
 /* One caller's metadata entry. Saving stores `value` under `key`; loading fills `value` with the
  * text the file holds under `key` and sets `found` (value "" and found 0 when it holds none). A key
  * may not be one of the checkpoint's own (format, n_hidden, n_classes, n_input, n_context,
- * relu_clip, adam_step); a value is shorter than CLS_CHECKPOINT_META_VALUE, and a longer one in a
+ * relu_clip, adam_step, layer_norm); a value is shorter than CLS_CHECKPOINT_META_VALUE, and a longer one in a
  * file is refused naming the file and the key. At most CLS_CHECKPOINT_MAX_META entries a call. */
 #define CLS_CHECKPOINT_META_VALUE 64
 #define CLS_CHECKPOINT_MAX_META 16
@@ -193,7 +194,9 @@ cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, fl
  * that the file may hold them in another shape (an output layer for another alphabet); params, m and
  * v keep there what the caller put in them. Every other tensor, the scalars and the metadata are
  * loaded and validated as cls_checkpoint_load does. CLS_ERR_INVALID_ARGUMENT for n_drop outside
- * 0 .. CLS_MODEL_MAX_DROP; n_drop 0 is cls_checkpoint_load. */
+ * 0 .. CLS_MODEL_MAX_DROP; n_drop 0 is cls_checkpoint_load. A dropped layer's LayerNorm tensors
+ * (--layer_norm) are dropped with it. A file with the norms loads only into a model with them, and one
+ * without only into one without (CLS_ERR_IO naming the flag otherwise). */
 cls_status cls_checkpoint_load_dropping(const char *path, const cls_model_config *cfg, int n_drop, float *params,
                                         float *m, float *v, cls_checkpoint_vars *vars, cls_checkpoint_meta *meta,
                                         int n_meta, cls_error *err);
@@ -265,7 +268,8 @@ cls_status cls_checkpoint_choose(const char *dir, cls_load_mode mode, char *path
                                  cls_error *err);
 
 /* The whole model geometry of a checkpoint from its metadata (n_input, n_context and relu_clip
- * default to DeepSpeech's 26, 9 and 20 in files that lack them), to build the model before loading.
+ * default to DeepSpeech's 26, 9 and 20 in files that lack them, layer_norm to 0), to build the model
+ * before loading.
  * Each value is a whole number in range (n_hidden 1..CLS_MODEL_MAX_WIDTH, ...), else an error
  * naming the file and the key. */
 cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, cls_error *err);
