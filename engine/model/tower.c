@@ -26,7 +26,7 @@ struct cls_tower {
   cls_adam_plan *adam;
   cls_stats_plan *stats;              /* summary statistics, made on first use (NULL until then) */
   cls_batch_input *input;             /* the chunk's device batch */
-  cls_param_view views[CLS_MODEL_N_TENSORS];
+  cls_param_view views[CLS_MODEL_MAX_TENSORS]; /* every tensor (cls_model_layout_all) */
   size_t n_params, bytes;
   cl_mem params, grads, m, v;         /* [n_params] */
   /* per-layer read-back of the step in flight */
@@ -53,7 +53,7 @@ cls_status cls_tower_create(cls_engine *e, int device, const cls_tower_config *c
   t->device = device;
   t->c = *c;
   if (t->c.max_label < 1) t->c.max_label = 1;
-  t->n_params = cls_model_layout(&c->model, t->views);
+  cls_model_layout_all(&c->model, t->views, &t->n_params);
   cl_device_id id = NULL;
   cls_status st = cls_engine_device_cl(e, device, &t->ctx, &id, NULL);
   cl_int err = CL_SUCCESS;

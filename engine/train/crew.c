@@ -252,10 +252,10 @@ cls_status cls_crew_check_replicas(cls_crew *c) {
         first = p;
         differ++;
       }
-    cls_param_view v[CLS_MODEL_N_TENSORS];
-    cls_model_layout(&c->o.model, v);
+    cls_param_view v[CLS_MODEL_MAX_TENSORS];
+    const int n_tensors = cls_model_layout_all(&c->o.model, v, NULL);
     int tensor = 0;
-    while (tensor + 1 < CLS_MODEL_N_TENSORS && v[tensor + 1].offset <= first) tensor++;
+    while (tensor + 1 < n_tensors && v[tensor + 1].offset <= first) tensor++;
     const cls_device_info *dl = cls_engine_device(c->e, cls_tower_device(lead->tower));
     const cls_device_info *ds = cls_engine_device(c->e, cls_tower_device(s->tower));
     return cls_fail(c->e, CLS_ERR_DIVERGED,
