@@ -179,7 +179,8 @@ static cls_status check_info(const cls_model_config *cfg, const cls_onnx_info *i
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "onnx export: no model or no model description");
   if (cfg->layer_norm)
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                         "onnx export: the model was trained with --layer_norm, which the ONNX graph does not hold yet");
+                         "onnx export: the model was trained with --layer_norm, which the ONNX graph does not "
+                         "hold yet");
   if (info->n_labels != cfg->n_classes - 1 || (info->n_labels && !info->labels))
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
                          "onnx export: the alphabet has %d labels, the model %d classes (labels + blank)",
