@@ -10,7 +10,7 @@
 #include "check.h"
 #include "clspeech/model.h"
 
-static const cls_model_config cfg = {2, 1, 4, 3, 20.0f};
+static const cls_model_config cfg = {2, 1, 4, 3, 20.0f, 0};
 
 static cls_status save(const char *dir, int64_t step, const float *p, const float *m, const float *v) {
   cls_checkpoint_vars s = {step, 0.001f, {0.5f, 0.25f, step}};

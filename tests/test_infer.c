@@ -16,7 +16,7 @@
 #include "model/tower.h"
 #include "ops_test.h"
 
-static const cls_model_config model = {26, 9, 24, 29, 20.0f};
+static const cls_model_config model = {26, 9, 24, 29, 20.0f, 0};
 
 static void check_frame_count(void) {
   const char *files[3] = {SMOKE "/LDC93S1.wav", SMOKE "/LDC93S1_pcms16le_2_44100.wav",

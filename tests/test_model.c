@@ -1,6 +1,7 @@
 /* The whole DeepSpeech network assembled from the op kernels against the same network in
  * TensorFlow (tests/ref/make_model_fixtures.py; llm.c's test_gpt2 idea), on every device: logits,
- * per-utterance CTC losses, the gradient of every parameter, and the losses of ten TF1 Adam steps.
+ * per-utterance CTC losses, the gradient of every parameter, and the losses of ten TF1 Adam steps; with
+ * and without --layer_norm (its LayerNorm tensors after the others in the flat buffer).
  * Tolerances are relative to each tensor's largest magnitude (float32 sums in a different order,
  * through six layers and 40 recurrent steps), stated at each comparison. */
 #include "check.h"
@@ -15,13 +16,25 @@ static double max_abs(const float *v, size_t n) {
 }
 
 static void run(tst_env *env, int dev, cls_safetensors *fx) {
+  const char *ln = cls_safetensors_meta(fx, "layer_norm");
   cls_model_config cfg = {tst_meta_int(fx, "n_input"), tst_meta_int(fx, "n_context"), tst_meta_int(fx, "n_hidden"),
-                          tst_meta_int(fx, "n_classes"), (float)atof(cls_safetensors_meta(fx, "relu_clip"))};
+                          tst_meta_int(fx, "n_classes"), (float)atof(cls_safetensors_meta(fx, "relu_clip")),
+                          ln ? atoi(ln) : 0};
   int T = tst_meta_int(fx, "T"), B = tst_meta_int(fx, "B"), I = cls_model_input_width(&cfg);
   const cls_tensor_info *lab = cls_safetensors_find(fx, "labels");
   int L = lab ? (int)lab->shape[1] : 1;
-  cls_param_view views[CLS_MODEL_N_TENSORS];
-  size_t n_params = cls_model_layout(&cfg, views);
+  cls_param_view views[CLS_MODEL_MAX_TENSORS], base[CLS_MODEL_N_TENSORS];
+  size_t n_params = 0;
+  const int n_tensors = cls_model_layout_all(&cfg, views, &n_params);
+  CHECK_INT(n_tensors, cfg.layer_norm ? CLS_MODEL_MAX_TENSORS : CLS_MODEL_N_TENSORS);
+  /* the first tensors as cls_model_layout gives them, the flat buffer's size included */
+  CHECK(cls_model_layout(&cfg, base) == n_params, "cls_model_layout's flat buffer differs");
+  for (int i = 0; i < CLS_MODEL_N_TENSORS; i++)
+    CHECK(!strcmp(base[i].name, views[i].name) && base[i].offset == views[i].offset && base[i].count == views[i].count,
+          "cls_model_layout's tensor %d differs", i);
+  for (int i = CLS_MODEL_N_TENSORS; i < n_tensors; i++)
+    CHECK(views[i].ndim == 1 && views[i].shape[0] == cfg.n_hidden && strstr(views[i].name, "/LayerNorm/"),
+          "tensor %d: %s", i, views[i].name);
   { /* the frame estimate's LSTM part is what the LSTM's workspace grows by per frame of an utterance */
     const size_t H = (size_t)cfg.n_hidden, fixed = (4 * H * H + 2 * (size_t)B * H) * sizeof(float);
     size_t lstm_per_frame = 0;
@@ -35,7 +48,7 @@ static void run(tst_env *env, int dev, cls_safetensors *fx) {
     cls_lstm_destroy(lp);
   }
   float *params = calloc(n_params, sizeof *params), *grads = calloc(n_params, sizeof *grads);
-  for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+  for (int i = 0; i < n_tensors; i++) {
     char name[256];
     snprintf(name, sizeof name, "param/%s", views[i].name);
     const float *p = tst_tensor(fx, name, CLS_F32, (int64_t)views[i].count);
@@ -76,7 +89,7 @@ static void run(tst_env *env, int dev, cls_safetensors *fx) {
   /* Losses (tens of nats): relative 1e-5. */
   tst_compare("per-utterance CTC loss", losses, ref_losses, (size_t)B, 1e-5, 0);
   tst_read(env, dev, g, grads, n_params * sizeof(float));
-  for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+  for (int i = 0; i < n_tensors; i++) {
     char name[256];
     snprintf(name, sizeof name, "grad/%s", views[i].name);
     const float *ref = tst_tensor(fx, name, CLS_F32, (int64_t)views[i].count);
@@ -117,12 +130,15 @@ out:
 int main(void) {
   tst_env env;
   if (!tst_open(&env)) return check_finish("test_model");
-  cls_safetensors *fx = tst_fixture("model_small.safetensors");
-  for (int i = 0; fx && i < env.n_devices; i++) {
-    printf("device %s\n", tst_device_name(&env, env.devices[i]));
-    run(&env, env.devices[i], fx);
+  const char *files[] = {"model_small.safetensors", "model_small_layer_norm.safetensors"};
+  for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+    cls_safetensors *fx = tst_fixture(files[f]);
+    for (int i = 0; fx && i < env.n_devices; i++) {
+      printf("%s, device %s\n", files[f], tst_device_name(&env, env.devices[i]));
+      run(&env, env.devices[i], fx);
+    }
+    cls_safetensors_free(fx);
   }
-  cls_safetensors_free(fx);
   tst_close_env(&env);
   return check_finish("test_model");
 }

@@ -63,7 +63,7 @@ static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_confi
   Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, bytes);
   CHECK(m != NULL, "the exported %zu bytes do not parse as an ONNX ModelProto", len);
   if (!m) return;
-  cls_model_config meta_cfg = {26, 9, 0, 0, 20.0f};
+  cls_model_config meta_cfg = {26, 9, 0, 0, 20.0f, 0};
   if (!want_cfg) {
     const char *h = meta_value(m, "n_hidden"), *c = meta_value(m, "n_classes");
     meta_cfg.n_hidden = h ? atoi(h) : 0;
@@ -297,7 +297,7 @@ int main(int argc, char **argv) {
   cls_safetensors *fx = tst_fixture("model_small.safetensors");
   if (!fx) return check_finish("test_onnx");
   cls_model_config cfg = {tst_meta_int(fx, "n_input"), tst_meta_int(fx, "n_context"), tst_meta_int(fx, "n_hidden"),
-                          tst_meta_int(fx, "n_classes"), (float)atof(cls_safetensors_meta(fx, "relu_clip"))};
+                          tst_meta_int(fx, "n_classes"), (float)atof(cls_safetensors_meta(fx, "relu_clip")), 0};
   cls_param_view views[CLS_MODEL_N_TENSORS];
   const size_t n_params = cls_model_layout(&cfg, views);
   float *params = calloc(n_params, sizeof *params);

@@ -27,11 +27,11 @@
 #include "clspeech/data.h"
 #include "clspeech/features.h"
 
-#define N_TENSORS (3 * CLS_MODEL_N_TENSORS + 4)
+#define N_TENSORS (3 * CLS_MODEL_MAX_TENSORS + 4)
 
 /* The checkpoint's own metadata keys, which a caller's entries may not reuse. */
 static const char *const own_keys[] = {"format", "n_hidden", "n_classes", "n_input", "n_context", "relu_clip",
-                                       "adam_step"};
+                                       "adam_step", "layer_norm"};
 
 static cls_status check_caller_keys(const cls_checkpoint_meta *meta, int n_meta, cls_error *err) {
   if (n_meta < 0 || n_meta > CLS_CHECKPOINT_MAX_META || (n_meta > 0 && !meta)) {
@@ -77,12 +77,12 @@ static cls_status save_hashed(const char *path, const cls_model_config *cfg, con
                            "checkpoint metadata %s: the value has no end within %d bytes", extra[i].key,
                            CLS_CHECKPOINT_META_VALUE);
     }
-  cls_param_view views[CLS_MODEL_N_TENSORS];
-  cls_model_layout(cfg, views);
+  cls_param_view views[CLS_MODEL_MAX_TENSORS];
+  const int n_views = cls_model_layout_all(cfg, views, NULL);
   cls_tensor_desc t[N_TENSORS];
-  char names[2 * CLS_MODEL_N_TENSORS][160];
+  char names[2 * CLS_MODEL_MAX_TENSORS][160];
   int n = 0;
-  for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+  for (int i = 0; i < n_views; i++) {
     const cls_param_view *pv = &views[i];
     const float *sources[3] = {params, m, v};
     for (int k = 0; k < 3; k++) {
@@ -111,7 +111,7 @@ static cls_status save_hashed(const char *path, const cls_model_config *cfg, con
   snprintf(clip, sizeof clip, "%.9g", (double)cfg->relu_clip);
   /* The format first, then the caller's entries, then the model's (the order files had before the
    * trainer's entries became the caller's). */
-  const char *meta[2 * (7 + CLS_CHECKPOINT_MAX_META)];
+  const char *meta[2 * (8 + CLS_CHECKPOINT_MAX_META)];
   int k = 0;
   meta[k++] = "format";
   meta[k++] = "clspeech-checkpoint-1";
@@ -122,6 +122,10 @@ static cls_status save_hashed(const char *path, const cls_model_config *cfg, con
   const char *model_meta[] = {"n_hidden", hidden, "n_classes", classes, "adam_step", adam_step,
                               "n_input",  in,     "n_context", ctx,     "relu_clip", clip};
   for (size_t i = 0; i < sizeof model_meta / sizeof *model_meta; i++) meta[k++] = model_meta[i];
+  if (cfg->layer_norm) { /* only then: a checkpoint without the norms reads as before */
+    meta[k++] = "layer_norm";
+    meta[k++] = "1";
+  }
   return cls_safetensors_write_hashed(path, t, n, meta, k / 2, digest, err);
 }
 
@@ -271,11 +275,19 @@ cls_status cls_checkpoint_load_dropping(const char *path, const cls_model_config
     cls_safetensors_free(st);
     return rc;
   }
-  cls_param_view views[CLS_MODEL_N_TENSORS];
-  cls_model_layout(cfg, views);
+  long long layer_norm = 0;
+  rc = meta_int(st, path, "layer_norm", "0", 0, 1, &layer_norm, err);
+  if (rc == CLS_OK && layer_norm != (cfg->layer_norm != 0))
+    rc = cls_error_set(err, CLS_ERR_IO, "%s: the checkpoint was trained %s --layer_norm; this model %s it",
+                       path, layer_norm ? "with" : "without", cfg->layer_norm ? "has" : "lacks");
+  cls_param_view views[CLS_MODEL_MAX_TENSORS];
+  const int n_views = cls_model_layout_all(cfg, views, NULL);
   char name[200];
-  for (int i = 0; rc == CLS_OK && i < first_dropped; i++) {
+  for (int i = 0; rc == CLS_OK && i < n_views; i++) {
     const cls_param_view *pv = &views[i];
+    /* a layer's LayerNorm tensors go with its weights: layers 1, 2, 3, 5's weights are tensors 0, 2, 4, 8 */
+    static const int ln_layer_weights[4] = {0, 2, 4, 8};
+    if ((i < CLS_MODEL_N_TENSORS ? i : ln_layer_weights[(i - CLS_MODEL_N_TENSORS) / 2]) >= first_dropped) continue;
     rc = load_tensor(st, path, pv->name, CLS_F32, pv->ndim, pv->shape, params + pv->offset, err);
     if (rc == CLS_OK) rc = check_finite(path, pv->name, params + pv->offset, pv->count, err);
     if (rc == CLS_OK && m) {
@@ -544,7 +556,10 @@ cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, cl
   if (s == CLS_OK) s = meta_int(st, path, "n_input", "26", 1, CLS_MODEL_MAX_WIDTH, &input, err);
   if (s == CLS_OK) s = meta_int(st, path, "n_context", "9", 0, 1024, &context, err);
   if (s == CLS_OK) s = meta_real(st, path, "relu_clip", "20", FLT_MIN, FLT_MAX, &clip, err);
+  long long layer_norm = 0;
+  if (s == CLS_OK) s = meta_int(st, path, "layer_norm", "0", 0, 1, &layer_norm, err);
   if (s == CLS_OK) {
+    cfg->layer_norm = (int)layer_norm;
     cfg->n_hidden = (int)hidden;
     cfg->n_classes = (int)classes;
     cfg->n_input = (int)input;

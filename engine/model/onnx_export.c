@@ -177,6 +177,10 @@ static void lstm_weights(const float *kernel, const float *bias, int n_in, int H
 static cls_status check_info(const cls_model_config *cfg, const cls_onnx_info *info, cls_error *err) {
   if (!cfg || !info || cfg->n_hidden < 1 || cfg->n_classes < 2 || cfg->n_input < 1 || cfg->n_context < 0)
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "onnx export: no model or no model description");
+  if (cfg->layer_norm)
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                         "onnx export: the model was trained with --layer_norm, which the ONNX graph does not "
+                         "hold yet");
   if (info->n_labels != cfg->n_classes - 1 || (info->n_labels && !info->labels))
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
                          "onnx export: the alphabet has %d labels, the model %d classes (labels + blank)",

@@ -175,7 +175,7 @@ static cls_status read_numbers(cls_package *p, char value[N_META_KEYS][TEXT_CAP]
   in->clspeech_version = p->version;
   in->source_checkpoint = p->source;
   in->global_step = v[2];
-  in->model = (cls_model_config){(int)v[5], (int)v[6], (int)v[3], (int)v[4], (float)clip};
+  in->model = (cls_model_config){(int)v[5], (int)v[6], (int)v[3], (int)v[4], (float)clip, 0};
   in->audio_sample_rate = (int)v[8];
   in->feature_win_len = (int)v[9];
   in->feature_win_step = (int)v[10];

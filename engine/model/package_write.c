@@ -143,6 +143,10 @@ cls_status cls_package_write(const char *path, const cls_package_source *s, cls_
   cls_model_config cfg;
   cls_status rc = cls_checkpoint_peek_model(s->checkpoint_path, &cfg, err);
   if (rc != CLS_OK) return rc;
+  if (cfg.layer_norm)
+    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                         "%s: the model was trained with --layer_norm, which a model package does not hold yet",
+                         s->checkpoint_path);
   cls_param_view views[CLS_MODEL_N_TENSORS];
   const size_t n_params = cls_model_layout(&cfg, views);
   float *params = malloc(n_params * sizeof(float));

@@ -26,7 +26,7 @@ struct cls_tower {
   cls_adam_plan *adam;
   cls_stats_plan *stats;              /* summary statistics, made on first use (NULL until then) */
   cls_batch_input *input;             /* the chunk's device batch */
-  cls_param_view views[CLS_MODEL_N_TENSORS];
+  cls_param_view views[CLS_MODEL_MAX_TENSORS]; /* every tensor (cls_model_layout_all) */
   size_t n_params, bytes;
   cl_mem params, grads, m, v;         /* [n_params] */
   /* per-layer read-back of the step in flight */
@@ -53,7 +53,7 @@ cls_status cls_tower_create(cls_engine *e, int device, const cls_tower_config *c
   t->device = device;
   t->c = *c;
   if (t->c.max_label < 1) t->c.max_label = 1;
-  t->n_params = cls_model_layout(&c->model, t->views);
+  cls_model_layout_all(&c->model, t->views, &t->n_params);
   cl_device_id id = NULL;
   cls_status st = cls_engine_device_cl(e, device, &t->ctx, &id, NULL);
   cl_int err = CL_SUCCESS;
@@ -254,18 +254,18 @@ cls_status cls_tower_read_state(cls_tower *t, float *p, float *m, float *v) {
 cls_status cls_tower_stats(cls_tower *t, cls_tensor_stats *stats) {
   cls_status st = CLS_OK;
   if (!t->stats) { /* made on the caller's thread: a failure's text, in the engine's error, is moved to the tower's */
-    st = cls_stats_create(t->e, t->device, 2 * CLS_MODEL_N_TENSORS, &t->stats);
+    st = cls_stats_create(t->e, t->device, 2 * CLS_MODEL_MAX_TENSORS, &t->stats);
     if (st == CLS_OK)
       cls_stats_set_error(t->stats, t->err);
     else
       cls_error_set(t->err, st, "%s", cls_engine_error(t->e));
   }
-  for (int i = 0; st == CLS_OK && i < 2 * CLS_MODEL_N_TENSORS; i++) {
-    const cls_param_view *v = &t->views[i % CLS_MODEL_N_TENSORS];
-    st = cls_stats_enqueue(t->stats, t->q, i, cls_buf_at(i < CLS_MODEL_N_TENSORS ? t->params : t->grads, v->offset),
-                           v->count);
+  const int n = t->c.model.layer_norm ? CLS_MODEL_MAX_TENSORS : CLS_MODEL_N_TENSORS; /* t->views' */
+  for (int i = 0; st == CLS_OK && i < 2 * n; i++) {
+    const cls_param_view *v = &t->views[i % n];
+    st = cls_stats_enqueue(t->stats, t->q, i, cls_buf_at(i < n ? t->params : t->grads, v->offset), v->count);
   }
-  return st == CLS_OK ? cls_stats_read(t->stats, t->q, 2 * CLS_MODEL_N_TENSORS, stats) : st;
+  return st == CLS_OK ? cls_stats_read(t->stats, t->q, 2 * n, stats) : st;
 }
 
 cls_status cls_tower_perturb(cls_tower *t, size_t index, float delta) {

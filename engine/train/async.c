@@ -49,8 +49,9 @@ typedef struct async_run {
   int saving;                /* a worker is saving a checkpoint (of the copy in save_p, save_m, save_v) */
   float *save_p, *save_m, *save_v;
   cls_train_state save_state;
-  cls_tensor_stats *stats;   /* [n_towers][2 * CLS_MODEL_N_TENSORS] the towers' statistics of a step (with summaries) */
-  cls_param_view layout[CLS_MODEL_N_TENSORS]; /* the model's tensors in the flat parameters (the statistics') */
+  cls_tensor_stats *stats;   /* [n_towers][2 * CLS_MODEL_MAX_TENSORS] the towers' statistics of a step (summaries) */
+  cls_param_view layout[CLS_MODEL_MAX_TENSORS]; /* the model's tensors in the flat parameters (the statistics') */
+  int n_layout;                                 /* how many */
   /* The epoch's counts and what reports them: progress, summaries' writes. */
   pthread_mutex_t report;
   int64_t steps, total, stale_sum, stale_max;
@@ -66,7 +67,7 @@ typedef struct async_job {
   cls_crew_slot *s;
   int order;                 /* this tower's place among the live towers: it takes its first batch after `order` others */
   int took;                  /* it has taken a batch this round */
-  cls_tensor_stats *stats;   /* [2 * CLS_MODEL_N_TENSORS] a step's variables' statistics (with summaries), or NULL */
+  cls_tensor_stats *stats;   /* [2 * CLS_MODEL_MAX_TENSORS] a step's variables' statistics (summaries), or NULL */
 } async_job;
 
 /* Makes st the epoch's status (the first one wins) and `text` its text in the engine's error, the one
@@ -168,7 +169,7 @@ static void push(async_job *j, const cls_host_batch *b, int64_t pulled, double p
     lr = c->state.learning_rate;
     variables = j->stats && cls_summaries_variables_due(c->summaries, step);
     if (variables)
-      for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) cls_tensor_stats_host(c->params + v[i].offset, v[i].count, &j->stats[i]);
+      for (int i = 0; i < r->n_layout; i++) cls_tensor_stats_host(c->params + v[i].offset, v[i].count, &j->stats[i]);
     save = !r->saving && r->save_p && cls_crew_checkpoint_due(c);
     if (save) {
       r->saving = 1;
@@ -185,8 +186,8 @@ static void push(async_job *j, const cls_host_batch *b, int64_t pulled, double p
     pthread_mutex_lock(&r->report);
   }
   if (variables) /* the gradient applied is this tower's own */
-    for (int i = 0; i < CLS_MODEL_N_TENSORS; i++)
-      cls_tensor_stats_host(s->grad + v[i].offset, v[i].count, &j->stats[CLS_MODEL_N_TENSORS + i]);
+    for (int i = 0; i < r->n_layout; i++)
+      cls_tensor_stats_host(s->grad + v[i].offset, v[i].count, &j->stats[r->n_layout + i]);
   if (!finite) {
     cls_crew_warn_nonfinite(c, b, s->losses, r->u);
   } else {
@@ -199,7 +200,7 @@ static void push(async_job *j, const cls_host_batch *b, int64_t pulled, double p
       cls_tower_summary part = {s->index, now - pull_ms, 1.0, stale};
       cls_summaries_train_step(c->summaries, step, mean, lr, b->audio_seconds, (now - r->last_push) / 1e3, &part, 1);
       if (variables) {
-        memcpy(cls_summaries_scratch(c->summaries), j->stats, 2 * CLS_MODEL_N_TENSORS * sizeof *j->stats);
+        memcpy(cls_summaries_scratch(c->summaries), j->stats, 2 * (size_t)r->n_layout * sizeof *j->stats);
         cls_summaries_variables(c->summaries, step, &c->o.model);
       }
       r->last_push = now;
@@ -249,7 +250,7 @@ static cls_status open_copies(async_run *r) {
   const int saves = c->o.checkpoint_secs > 0 && c->o.save_checkpoint_dir && *c->o.save_checkpoint_dir &&
                     cls_world_rank(c->world) == 0;
   const size_t pb = c->n_params * sizeof(float);
-  if (c->summaries) r->stats = malloc((size_t)c->n_towers * 2 * CLS_MODEL_N_TENSORS * sizeof *r->stats);
+  if (c->summaries) r->stats = malloc((size_t)c->n_towers * 2 * CLS_MODEL_MAX_TENSORS * sizeof *r->stats);
   if (saves) {
     r->save_p = malloc(pb);
     r->save_m = malloc(pb);
@@ -279,7 +280,7 @@ static void run_rounds(async_run *r) {
     r->live = cls_crew_count(c);
     for (int i = 0; i < c->n_towers; i++) {
       if (!c->towers[i].tower) continue;
-      cls_tensor_stats *stats = r->stats ? r->stats + (size_t)i * 2 * CLS_MODEL_N_TENSORS : NULL;
+      cls_tensor_stats *stats = r->stats ? r->stats + (size_t)i * 2 * CLS_MODEL_MAX_TENSORS : NULL;
       jobs[i] = (async_job){r, &c->towers[i], live++, 0, stats};
       started[i] = pthread_create(&threads[i], NULL, async_worker, &jobs[i]) == 0;
       if (!started[i]) {
@@ -314,7 +315,7 @@ cls_status cls_async_epoch(cls_crew *c, int epoch, const cls_utterance *u, int n
   r.progress = progress;
   r.user = user;
   r.t0 = r.last_push = cls_now_ms();
-  cls_model_layout(&c->o.model, r.layout);
+  r.n_layout = cls_model_layout_all(&c->o.model, r.layout, NULL);
   if (st == CLS_OK) st = open_copies(&r);
   if (st == CLS_OK) st = cls_crew_start_train_loader(c, epoch, u, usable, B, c->n_towers + 2, B, B, 0, &r.loader);
   if (st != CLS_OK) {

@@ -252,10 +252,10 @@ cls_status cls_crew_check_replicas(cls_crew *c) {
         first = p;
         differ++;
       }
-    cls_param_view v[CLS_MODEL_N_TENSORS];
-    cls_model_layout(&c->o.model, v);
+    cls_param_view v[CLS_MODEL_MAX_TENSORS];
+    const int n_tensors = cls_model_layout_all(&c->o.model, v, NULL);
     int tensor = 0;
-    while (tensor + 1 < CLS_MODEL_N_TENSORS && v[tensor + 1].offset <= first) tensor++;
+    while (tensor + 1 < n_tensors && v[tensor + 1].offset <= first) tensor++;
     const cls_device_info *dl = cls_engine_device(c->e, cls_tower_device(lead->tower));
     const cls_device_info *ds = cls_engine_device(c->e, cls_tower_device(s->tower));
     return cls_fail(c->e, CLS_ERR_DIVERGED,
@@ -531,11 +531,11 @@ cls_status cls_crew_summarize_step(cls_crew *c, double loss, double audio_s, dou
   if (!cls_summaries_variables_due(s, step)) return CLS_OK;
   cls_tensor_stats *stats = cls_summaries_scratch(s);
   if (host_grad) {
-    cls_param_view v[CLS_MODEL_N_TENSORS];
-    cls_model_layout(&c->o.model, v);
-    for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+    cls_param_view v[CLS_MODEL_MAX_TENSORS];
+    const int n = cls_model_layout_all(&c->o.model, v, NULL);
+    for (int i = 0; i < n; i++) {
       cls_tensor_stats_host(c->params + v[i].offset, v[i].count, &stats[i]);
-      cls_tensor_stats_host(host_grad + v[i].offset, v[i].count, &stats[CLS_MODEL_N_TENSORS + i]);
+      cls_tensor_stats_host(host_grad + v[i].offset, v[i].count, &stats[n + i]);
     }
   } else {
     cls_crew_slot *lead = cls_crew_lead(c);

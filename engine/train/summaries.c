@@ -22,7 +22,7 @@ struct cls_summaries {
   double loss_sum[CLS_SUMMARY_SETS];
   int64_t loss_steps[CLS_SUMMARY_SETS];
   cls_summary *summary;                    /* the event being built */
-  cls_tensor_stats *scratch;               /* [2 * CLS_MODEL_N_TENSORS] */
+  cls_tensor_stats *scratch;               /* [2 * CLS_MODEL_MAX_TENSORS] */
 };
 
 cls_status cls_summaries_open(cls_engine *e, const char *dir, int variable_steps, int dev, int metrics,
@@ -37,7 +37,7 @@ cls_status cls_summaries_open(cls_engine *e, const char *dir, int variable_steps
   s->variable_steps = variable_steps;
   pthread_mutex_init(&s->lock, NULL);
   s->summary = cls_summary_create();
-  s->scratch = malloc(2 * CLS_MODEL_N_TENSORS * sizeof *s->scratch);
+  s->scratch = malloc(2 * CLS_MODEL_MAX_TENSORS * sizeof *s->scratch);
   cls_status st = s->summary && s->scratch ? CLS_OK : cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int k = 0; st == CLS_OK && k < CLS_SUMMARY_SETS; k++) {
     if ((k == CLS_SUMMARY_METRICS && !metrics) || (k == CLS_SUMMARY_DEV && !dev)) continue;
@@ -130,13 +130,13 @@ cls_tensor_stats *cls_summaries_scratch(cls_summaries *s) { return s->scratch; }
 
 void cls_summaries_variables(cls_summaries *s, int64_t step, const cls_model_config *model) {
   if (!s) return;
-  cls_param_view v[CLS_MODEL_N_TENSORS];
-  cls_model_layout(model, v);
+  cls_param_view v[CLS_MODEL_MAX_TENSORS];
+  const int n = cls_model_layout_all(model, v, NULL);
   pthread_mutex_lock(&s->lock);
   cls_summary *m = s->summary;
   cls_status st = CLS_OK;
-  for (int i = 0; st == CLS_OK && i < CLS_MODEL_N_TENSORS; i++) {
-    const cls_tensor_stats *p = &s->scratch[i], *g = &s->scratch[CLS_MODEL_N_TENSORS + i];
+  for (int i = 0; st == CLS_OK && i < n; i++) {
+    const cls_tensor_stats *p = &s->scratch[i], *g = &s->scratch[n + i];
     char tag[256];
     snprintf(tag, sizeof tag, "%s/mean", v[i].name);
     st = cls_summary_scalar(m, tag, cls_tensor_stats_mean(p));

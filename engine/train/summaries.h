@@ -60,8 +60,8 @@ void cls_summaries_ranks(cls_summaries *summaries, int64_t step, const double *r
                          double allreduce_ms);
 /* 1 when the variables' statistics are due at `step`. */
 int cls_summaries_variables_due(const cls_summaries *summaries, int64_t step);
-/* Room for the statistics of a step: [2 * CLS_MODEL_N_TENSORS] records, the parameters' tensors then
- * the gradient's (as cls_tower_stats fills them). */
+/* Room for the statistics of a step: [2 * CLS_MODEL_MAX_TENSORS] records, the parameters' n tensors
+ * (cls_model_layout_all's) then the gradient's n (as cls_tower_stats fills them). */
 cls_tensor_stats *cls_summaries_scratch(cls_summaries *summaries);
 /* Writes the scratch's statistics at `step` under the variable names of `model`. */
 void cls_summaries_variables(cls_summaries *summaries, int64_t step, const cls_model_config *model);

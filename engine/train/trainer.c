@@ -116,11 +116,16 @@ cls_status cls_trainer_read_params(cls_trainer *t, float *params, size_t n) {
 /* ---- parameters, checkpoints ---- */
 
 /* Glorot-uniform weights (limit sqrt(6/(fan_in+fan_out)), as DeepSpeech's VarianceScaling fan_avg
-   uniform and TF's default for the LSTM kernel), zero biases; draws from Philox keyed by the seed. */
+   uniform and TF's default for the LSTM kernel), zero biases; draws from Philox keyed by the seed. With
+   --layer_norm the norms' gamma ones and beta zeros, as tf.contrib.layers.layer_norm makes them. */
 static void init_params(const cls_train_options *o, float *p) {
-  cls_param_view v[CLS_MODEL_N_TENSORS];
-  cls_model_layout(&o->model, v);
-  for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+  cls_param_view v[CLS_MODEL_MAX_TENSORS];
+  const int n = cls_model_layout_all(&o->model, v, NULL);
+  for (int i = 0; i < n; i++) {
+    if (i >= CLS_MODEL_N_TENSORS && strstr(v[i].name, "/gamma")) {
+      for (size_t k = 0; k < v[i].count; k++) p[v[i].offset + k] = 1.0f;
+      continue;
+    }
     if (v[i].ndim == 1) {
       memset(p + v[i].offset, 0, v[i].count * sizeof(float));
       continue;

@@ -20,7 +20,11 @@ extern "C" {
 
 
 
+/* The tensors of the network without --layer_norm (cls_model_layout); with it, CLS_MODEL_N_LAYER_NORM more
+ * follow them (cls_model_layout_all), up to CLS_MODEL_MAX_TENSORS. */
 #define CLS_MODEL_N_TENSORS 12
+#define CLS_MODEL_N_LAYER_NORM 8
+#define CLS_MODEL_MAX_TENSORS (CLS_MODEL_N_TENSORS + CLS_MODEL_N_LAYER_NORM)
 /* The widest n_hidden, n_classes or n_input a checkpoint may declare. */
 #define CLS_MODEL_MAX_WIDTH 65536
 
@@ -30,6 +34,7 @@ typedef struct cls_model_config {
   int n_hidden;    /* --n_hidden */
   int n_classes;   /* alphabet size + 1; the blank is the last class */
   float relu_clip; /* --relu_clip: 20 */
+  int layer_norm;  /* --layer_norm: layer norm after the clipped ReLU of layers 1, 2, 3 and 5, before dropout */
 } cls_model_config;
 
 /* DeepSpeech's geometry: 26 MFCC inputs, 9 frames of context on each side, relu_clip 20, with n_hidden
@@ -48,8 +53,14 @@ typedef struct cls_param_view {
 } cls_param_view;
 
 /* Fills the views in DeepSpeech's order (layer_1 .. layer_3, the LSTM kernel and bias, layer_5,
- * layer_6; weights then bias) and returns the number of floats in the flat buffer. */
+ * layer_6; weights then bias) and returns the number of floats in the flat buffer (with --layer_norm,
+ * the LayerNorm tensors after them included). */
 size_t cls_model_layout(const cls_model_config *cfg, cls_param_view views[CLS_MODEL_N_TENSORS]);
+/* Every tensor of the flat buffer: cls_model_layout's CLS_MODEL_N_TENSORS, then with --layer_norm
+ * "layer_N/LayerNorm/beta" and "layer_N/LayerNorm/gamma" [n_hidden] of layers 1, 2, 3 and 5 in that
+ * order; returns how many (CLS_MODEL_N_TENSORS or CLS_MODEL_MAX_TENSORS), the floats in *floats (may be
+ * NULL). */
+int cls_model_layout_all(const cls_model_config *cfg, cls_param_view views[CLS_MODEL_MAX_TENSORS], size_t *floats);
 
 /* DeepSpeech's --drop_source_layers (transfer learning): the last n_drop (0 .. CLS_MODEL_MAX_DROP) of
  * the layers layer_2, layer_3, the LSTM, layer_5 and layer_6 are not taken from the source checkpoint
@@ -119,7 +130,9 @@ cls_status cls_model_train_step(cls_model *model, cl_command_queue queue, const 
 
 /* Called after the backward pass of one layer has been enqueued: its gradient (parameter
  * tensors first_tensor .. first_tensor+n_tensors-1, contiguous in the flat buffer) will be final
- * once the queue reaches this point. Layers are reported from the output (layer 6) back to layer 1. */
+ * once the queue reaches this point. Layers are reported from the output (layer 6) back to layer 1;
+ * with --layer_norm the LayerNorm tensors (CLS_MODEL_N_TENSORS .. CLS_MODEL_MAX_TENSORS-1 of
+ * cls_model_layout_all) last, all at once. */
 typedef cls_status (*cls_layer_done_fn)(void *user, cl_command_queue queue, int first_tensor, int n_tensors);
 
 /* cls_model_train_step, calling layer_done (may be NULL) after each layer's backward pass. */
@@ -134,7 +147,8 @@ cls_buf cls_model_logits(const cls_model *model);
 /* Training checkpoints as safetensors files: every parameter under DeepSpeech's variable name, the
  * Adam slots as "<name>/Adam" (m) and "<name>/Adam_1" (v), beta1_power, beta2_power, global_step
  * and learning_rate as DeepSpeech's checkpoints hold them, and in the metadata the model's geometry
- * (n_hidden, n_classes, n_input, n_context, relu_clip), Adam's update count (adam_step) and any
+ * (n_hidden, n_classes, n_input, n_context, relu_clip, and layer_norm = 1 with --layer_norm, whose
+ * LayerNorm tensors and their slots the file then holds too), Adam's update count (adam_step) and any
  * caller's own entries, stored as given and never interpreted here (the trainer keeps its epoch and
  * dev-loss counters there: engine/train/train_state.h). Written atomically; a checkpoint folder keeps
  * DeepSpeech's "train" series (max_to_keep, index file `checkpoint`) and "best_dev" (index
@@ -150,7 +164,7 @@ typedef struct cls_checkpoint_vars {
 /* One caller's metadata entry. Saving stores `value` under `key`; loading fills `value` with the
  * text the file holds under `key` and sets `found` (value "" and found 0 when it holds none). A key
  * may not be one of the checkpoint's own (format, n_hidden, n_classes, n_input, n_context,
- * relu_clip, adam_step); a value is shorter than CLS_CHECKPOINT_META_VALUE, and a longer one in a
+ * relu_clip, adam_step, layer_norm); a value is shorter than CLS_CHECKPOINT_META_VALUE, and a longer one in a
  * file is refused naming the file and the key. At most CLS_CHECKPOINT_MAX_META entries a call. */
 #define CLS_CHECKPOINT_META_VALUE 64
 #define CLS_CHECKPOINT_MAX_META 16
@@ -180,7 +194,9 @@ cls_status cls_checkpoint_load(const char *path, const cls_model_config *cfg, fl
  * that the file may hold them in another shape (an output layer for another alphabet); params, m and
  * v keep there what the caller put in them. Every other tensor, the scalars and the metadata are
  * loaded and validated as cls_checkpoint_load does. CLS_ERR_INVALID_ARGUMENT for n_drop outside
- * 0 .. CLS_MODEL_MAX_DROP; n_drop 0 is cls_checkpoint_load. */
+ * 0 .. CLS_MODEL_MAX_DROP; n_drop 0 is cls_checkpoint_load. A dropped layer's LayerNorm tensors
+ * (--layer_norm) are dropped with it. A file with the norms loads only into a model with them, and one
+ * without only into one without (CLS_ERR_IO naming the flag otherwise). */
 cls_status cls_checkpoint_load_dropping(const char *path, const cls_model_config *cfg, int n_drop, float *params,
                                         float *m, float *v, cls_checkpoint_vars *vars, cls_checkpoint_meta *meta,
                                         int n_meta, cls_error *err);
@@ -252,7 +268,8 @@ cls_status cls_checkpoint_choose(const char *dir, cls_load_mode mode, char *path
                                  cls_error *err);
 
 /* The whole model geometry of a checkpoint from its metadata (n_input, n_context and relu_clip
- * default to DeepSpeech's 26, 9 and 20 in files that lack them), to build the model before loading.
+ * default to DeepSpeech's 26, 9 and 20 in files that lack them, layer_norm to 0), to build the model
+ * before loading.
  * Each value is a whole number in range (n_hidden 1..CLS_MODEL_MAX_WIDTH, ...), else an error
  * naming the file and the key. */
 cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, cls_error *err);

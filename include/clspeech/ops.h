@@ -1,6 +1,6 @@
 /* clspeech public API, ops layer: the op plans (the GEMM entry point, dense + clipped ReLU + dropout,
- * LSTM, softmax + CTC, Adam) that the model is built from, and their conventions (buffer views, write
- * modes). */
+ * layer normalisation, LSTM, softmax + CTC, Adam) that the model is built from, and their conventions
+ * (buffer views, write modes). */
 #ifndef CLSPEECH_OPS_H
 #define CLSPEECH_OPS_H
 
@@ -125,6 +125,45 @@ cls_status cls_dense_backward(cls_dense_plan *plan, cl_command_queue queue, int 
                               cls_write_mode mode, cls_buf workspace, cl_event *event);
 
 void cls_dense_destroy(cls_dense_plan *plan);
+
+/* ---- layer_norm ---- */
+/* Layer normalisation as DeepSpeech 0.9's --layer_norm applies it (tf.contrib.layers.layer_norm with its
+ * defaults: begin_norm_axis 1, center and scale, variance_epsilon 1e-12): each row of x [rows, H] is
+ * normalised over its H features and scaled and shifted per feature,
+ *   y = (x - mean) * rsqrt(var + 1e-12) * gamma + beta,   var the population (biased) variance,
+ * gamma [H] and beta [H] (TF's LayerNorm/gamma, initialised to ones, and LayerNorm/beta, zeros).
+ * Forward saves each row's mean and rstd = rsqrt(var + 1e-12) in `stats` [rows, 2] (mean, rstd);
+ * backward takes them with the forward's x. Optionally inverted dropout follows (DeepSpeech's order:
+ * clipped ReLU, layer norm, dropout), `dropout` holding the dense layer's dropout fields (cls_dense_act's
+ * dropout_rate, seed, step, layer, batch, utterance_offset; relu and relu_clip unused): the units the
+ * dense layer would drop, drawn again in backward; NULL or rate 0: none. One kernel per row pass (a
+ * work-item per row) and one for the column sums of gamma's and beta's gradients; the same additions on
+ * every device. Declared after the dense op, whose cls_dense_act it takes. */
+
+typedef struct cls_layer_norm_plan cls_layer_norm_plan;
+
+#define CLS_LAYER_NORM_EPSILON 1e-12f /* tf.contrib.layers.layer_norm's variance_epsilon for float32 */
+
+/* A plan for one device and a feature count H (`hidden` >= 1). */
+cls_status cls_layer_norm_create(cls_engine *engine, int device, int hidden, cls_layer_norm_plan **plan);
+/* Floats of `stats` for `rows` rows: 2 per row. */
+size_t cls_layer_norm_stats_floats(int rows);
+
+/* y [rows, H] = dropout(layer_norm(x [rows, H])) with gamma [H], beta [H]; stats [rows, 2] written. y
+ * may be x (in place: then backward needs x kept elsewhere). rows 0 does nothing. */
+cls_status cls_layer_norm_forward(cls_layer_norm_plan *plan, cl_command_queue queue, int rows, cls_buf x,
+                                  cls_buf gamma, cls_buf beta, cls_buf y, cls_buf stats, const cls_dense_act *dropout,
+                                  cl_event *event);
+
+/* From dy [rows, H] (the gradient of the loss w.r.t. y) and the forward's x, stats and dropout: dgamma [H] and
+ * dbeta [H] summed over the rows, overwritten or accumulated (mode), and, unless dx.mem is NULL, dx
+ * [rows, H], always overwritten. dx may be dy (in place: the parameter gradients are taken first);
+ * it must not be x. */
+cls_status cls_layer_norm_backward(cls_layer_norm_plan *plan, cl_command_queue queue, int rows, cls_buf x,
+                                   cls_buf gamma, cls_buf stats, cls_buf dy, cls_buf dx, cls_buf dgamma,
+                                   cls_buf dbeta, cls_write_mode mode, const cls_dense_act *dropout, cl_event *event);
+
+void cls_layer_norm_destroy(cls_layer_norm_plan *plan);
 
 /* ---- lstm ---- */
 /* The LSTM op as DeepSpeech 0.9 trains it (tf.contrib.rnn.LSTMBlockFusedCell: forget_bias 0, no

@@ -5,9 +5,12 @@ forget_bias 0 and masked outputs, a clipped-ReLU dense layer, a linear output la
 tf.compat.v1.nn.ctc_loss averaged over the batch), with Glorot-uniform parameters under DeepSpeech's
 variable names. Writes the inputs, the parameters, the logits, the loss, every parameter gradient,
 and the losses of ten TF1 Adam steps (dropout off, so that the run is deterministic).
+With --layer_norm, DeepSpeech's --layer_norm network (tf.contrib.layers.layer_norm after the clipped ReLU of
+layers 1, 2, 3 and 5, with layer_N/LayerNorm/beta and /gamma), written to model_small_layer_norm.safetensors.
 
-    pip install tensorflow-cpu && python3 tests/ref/make_model_fixtures.py
+    pip install tensorflow-cpu && python3 tests/ref/make_model_fixtures.py [--layer_norm]
 """
+import argparse
 import os
 import sys
 
@@ -44,10 +47,40 @@ def make_params(rng, n_in, H, C):
     return p
 
 
+def layer_norm(h, beta, gamma):
+    """tf.contrib.layers.layer_norm's computation with its defaults (tf_slim.layers.layer_norm, its TF2 home):
+    moments over the features, tf.nn.batch_normalization with variance_epsilon 1e-12."""
+    mean, variance = tf.nn.moments(h, [1], keepdims=True)
+    return tf.nn.batch_normalization(h, mean, variance, offset=beta, scale=gamma, variance_epsilon=1e-12)
+
+
+def check_layer_norm_is_tf_slims():
+    """layer_norm above gives tf_slim.layers.layer_norm's bits (in a TF1 graph, its variables set)."""
+    import tf_slim
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((9, 32)).astype(np.float32)
+    beta, gamma = rng.uniform(-0.1, 0.1, 32).astype(np.float32), rng.uniform(0.5, 1.5, 32).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.compat.v1.variable_scope("layer_1"):
+            y = tf_slim.layers.layer_norm(tf.constant(x))
+        var = {v.name: v for v in tf.compat.v1.global_variables()}
+        with tf.compat.v1.Session(graph=graph) as s:
+            s.run([var["layer_1/LayerNorm/beta:0"].assign(beta), var["layer_1/LayerNorm/gamma:0"].assign(gamma)])
+            want = s.run(y)
+    assert np.array_equal(layer_norm(tf.constant(x), beta, gamma).numpy(), want), "layer_norm differs from tf_slim's"
+
+
 def forward(v, x, seq_len, labels, T, B, H, C, clip=20.0):
+    def dense_relu(h, name):
+        h = tf.minimum(tf.nn.relu(tf.matmul(h, v[f"{name}/weights"]) + v[f"{name}/bias"]), clip)
+        if f"{name}/LayerNorm/beta" in v:
+            h = layer_norm(h, v[f"{name}/LayerNorm/beta"], v[f"{name}/LayerNorm/gamma"])
+        return h
+
     h = tf.reshape(x, [T * B, -1])
     for name in ("layer_1", "layer_2", "layer_3"):
-        h = tf.minimum(tf.nn.relu(tf.matmul(h, v[f"{name}/weights"]) + v[f"{name}/bias"]), clip)
+        h = dense_relu(h, name)
     h = tf.reshape(h, [T, B, H])
     zeros = tf.zeros([B, H])
     peep = tf.zeros([H])
@@ -56,7 +89,7 @@ def forward(v, x, seq_len, labels, T, B, H, C, clip=20.0):
         wcf=peep, wco=peep, b=v[f"{LSTM}/bias"], forget_bias=0.0, cell_clip=-1.0, use_peephole=False)
     mask = tf.transpose(tf.sequence_mask(seq_len, T, dtype=tf.float32))[:, :, None]
     h = tf.reshape(hs * mask, [T * B, H])
-    h = tf.minimum(tf.nn.relu(tf.matmul(h, v["layer_5/weights"]) + v["layer_5/bias"]), clip)
+    h = dense_relu(h, "layer_5")
     logits = tf.reshape(tf.matmul(h, v["layer_6/weights"]) + v["layer_6/bias"], [T, B, C])
     per_utt = tf.compat.v1.nn.ctc_loss(labels=labels, inputs=logits, sequence_length=seq_len,
                                       preprocess_collapse_repeated=False, ctc_merge_repeated=True, time_major=True)
@@ -64,6 +97,9 @@ def forward(v, x, seq_len, labels, T, B, H, C, clip=20.0):
 
 
 def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--layer_norm", action="store_true", help="DeepSpeech's --layer_norm network")
+    args = parser.parse_args()
     rng = np.random.default_rng(2024)
     T, B, H, C, n_in = 40, 3, 32, 29, 494
     seq_len = np.array([40, 29, 35], np.int32)
@@ -77,6 +113,12 @@ def main():
     for b in range(B):
         x[seq_len[b]:, b, :] = 0.0  # padding frames, as the batcher leaves them
     params = make_params(rng, n_in, H, C)
+    if args.layer_norm:
+        check_layer_norm_is_tf_slims()
+        # gamma and beta away from their initial ones and zeros, so that their use and gradients are exercised
+        for name in ("layer_1", "layer_2", "layer_3", "layer_5"):
+            params[f"{name}/LayerNorm/beta"] = rng.uniform(-0.1, 0.1, H).astype(np.float32)
+            params[f"{name}/LayerNorm/gamma"] = rng.uniform(0.5, 1.5, H).astype(np.float32)
     idx = [[b, i] for b in range(B) for i in range(label_lengths[b])]
     vals = [labels[b, i] for b in range(B) for i in range(label_lengths[b])]
     sparse = tf.SparseTensor(np.array(idx, np.int64), np.array(vals, np.int32), [B, L])
@@ -104,8 +146,9 @@ def main():
         tensors[f"param/{k}"] = params[k]
     for k, g in zip(names, grads):
         tensors[f"grad/{k}"] = g.numpy()
-    save("model_small.safetensors", tensors,
+    save("model_small_layer_norm.safetensors" if args.layer_norm else "model_small.safetensors", tensors,
          {"T": T, "B": B, "n_hidden": H, "n_classes": C, "n_input": 26, "n_context": 9, "relu_clip": "20.0",
+          "layer_norm": int(args.layer_norm),
           "adam_lr": repr(lr), "adam_beta1": "0.9", "adam_beta2": "0.999", "adam_epsilon": "1e-08",
           "generator": f"tensorflow {tf.__version__}: DeepSpeech 0.9 graph from raw ops"})
 

@@ -2,10 +2,11 @@
 """The summaries of real training runs, read by TensorBoard's own code (the `tensorboard` package).
 
 Trains tiny models (n_hidden 16, two epochs of formats.csv, LDC93S1 as dev and metrics set, the
-variables' statistics every step) under each strategy on every device as towers, then reads the
+variables' statistics every step) under each strategy on every device as towers, and once more with
+--layer_norm (its 8 LayerNorm variables beside the 12), then reads the
 event files with TensorBoard's EventAccumulator (which checks both CRCs of every record) and checks:
   - the tags: step_loss, learning_rate, audio_seconds_per_second, epoch_loss, the towers' step time
-    and share (and async's staleness), and for each of the 12 variables mean, stddev, max, min and
+    and share (and async's staleness), and for each of the 12 (or 20) variables mean, stddev, max, min and
     the histograms of its values and of its gradient; step_loss and epoch_loss in dev and metrics;
   - the steps: train's step_loss at 1 .. N, dev's and metrics' at each epoch's last global step;
   - step_loss against the losses `clspeech train` printed: each epoch's printed training loss is the
@@ -47,6 +48,7 @@ VARIABLES = [
     "cudnn_lstm/rnn/multi_rnn_cell/cell_0/cudnn_compatible_lstm_cell/bias",
     "layer_5/weights", "layer_5/bias", "layer_6/weights", "layer_6/bias",
 ]
+LAYER_NORM = ["layer_%d/LayerNorm/%s" % (n, p) for n in (1, 2, 3, 5) for p in ("beta", "gamma")]
 
 passed = 0
 failed = 0
@@ -90,7 +92,7 @@ def scalars(acc, tag):
 PRINTED = re.compile(r"^Epoch (\d+) \| +(Training|Validation|Metrics) \| .*\| Steps: (\d+) \| Loss: ([0-9.]+)")
 
 
-def train(args, name, strategy, batch):
+def train(args, name, strategy, batch, extra):
     work = os.path.join(args.work, name)
     summaries, checkpoints = os.path.join(work, "summaries"), os.path.join(work, "checkpoints")
     smoke = os.path.join(args.data, "deepspeech-smoke")
@@ -99,7 +101,7 @@ def train(args, name, strategy, batch):
            "--alphabet_config_path", os.path.join(smoke, "alphabet.txt"), "--n_hidden", "16", "--epochs", "2",
            "--train_batch_size", str(batch), "--strategy", strategy, "--devices", "all",
            "--summary_dir", summaries, "--summary_steps", "1", "--checkpoint_dir", checkpoints, "--max_to_keep", "10",
-           "--load_train", "init", "--noshow_progressbar"]
+           "--load_train", "init", "--noshow_progressbar"] + list(extra)
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     check(run.returncode == 0, "%s: clspeech train exited %d:\n%s" % (name, run.returncode, run.stderr[-3000:]))
     printed = []
@@ -116,8 +118,9 @@ def close(a, b, rel, abs_):
     return abs(a - b) <= abs_ + rel * max(abs(a), abs(b))
 
 
-def check_run(args, name, strategy, batch):
-    summaries, checkpoints, printed = train(args, name, strategy, batch)
+def check_run(args, name, strategy, batch, extra=()):
+    summaries, checkpoints, printed = train(args, name, strategy, batch, extra)
+    variables = VARIABLES + (LAYER_NORM if "--layer_norm" in extra else [])
     epochs = [p for p in printed if p[1] == "Training"]
     check(len(epochs) == 2, "%s: %d training lines printed, expected 2" % (name, len(epochs)))
     if len(epochs) != 2:
@@ -131,11 +134,11 @@ def check_run(args, name, strategy, batch):
     else:  # async: whichever towers pushed a gradient, at least one
         for k in ("step_ms", "batch_share", "staleness"):
             check(any(t.startswith("towers/%s/" % k) for t in tags["scalars"]), "%s: no towers/%s tag" % (name, k))
-    for v in VARIABLES:
+    for v in variables:
         want += [v + "/mean", v + "/stddev", v + "/max", v + "/min"]
     missing = [t for t in want if t not in tags["scalars"]]
     check(not missing, "%s: train lacks the scalars %s" % (name, missing))
-    hist_missing = [h for v in VARIABLES for h in (v, v + "/gradients") if h not in tags["histograms"]]
+    hist_missing = [h for v in variables for h in (v, v + "/gradients") if h not in tags["histograms"]]
     check(not hist_missing, "%s: train lacks the histograms %s" % (name, hist_missing))
     check("sttdev" not in " ".join(tags["scalars"]), "%s: a tag is spelled sttdev" % name)
     for acc, s in ((dev, "dev"), (met, "metrics")):
@@ -180,7 +183,7 @@ def check_run(args, name, strategy, batch):
             continue
         step = int(m.group(1))
         ckpt = read_safetensors(os.path.join(checkpoints, f))
-        for v in VARIABLES:
+        for v in variables:
             t = ckpt[v].astype(np.float64)
             at = {k: dict(scalars(tr, v + "/" + k)).get(step) for k in ("mean", "stddev", "min", "max")}
             if any(x is None for x in at.values()):
@@ -202,11 +205,11 @@ def check_run(args, name, strategy, batch):
                       "%s: histogram %s at %d: %s values, tensor %d" %
                       (name, h, step, [(x.num, sum(x.bucket)) for x in hv], t.size))
             compared += 1
-    check(compared == 2 * len(VARIABLES), "%s: %d variables compared with checkpoints, expected %d" %
-          (name, compared, 2 * len(VARIABLES)))
+    check(compared == 2 * len(variables), "%s: %d variables compared with checkpoints, expected %d" %
+          (name, compared, 2 * len(variables)))
     counts = [sum(e.histogram_value.bucket) == e.histogram_value.num for h in tags["histograms"]
               for e in tr.Histograms(h)]
-    check(len(counts) == 2 * len(VARIABLES) * total and all(counts),
+    check(len(counts) == 2 * len(variables) * total and all(counts),
           "%s: %d histograms, %d with counts not summing to num" % (name, len(counts), counts.count(False)))
     print("check_tensorboard: %s: %d steps, %d histograms, %d variables compared with checkpoints" %
           (name, total, len(counts), compared), flush=True)
@@ -293,6 +296,7 @@ def main():
         for name, strategy, batch in (("hybrid", "hybrid", 1), ("sync", "sync", 2), ("async", "async", 2)):
             s = check_run(args, name, strategy, batch)
             first = first or s
+        check_run(args, "hybrid-layer-norm", "hybrid", 2, ["--layer_norm"])
         if first:
             check_truncated(args, first)
             check_server(args, first)

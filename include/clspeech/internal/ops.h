@@ -47,6 +47,7 @@ cls_gemm_backend cls_gemm_backend_of(cls_engine *engine, int device, cls_gemm_cl
  * write the same text; `err` must outlive the plan. */
 void cls_gemm_set_error(cls_gemm_plan *plan, cls_error *err);
 void cls_dense_set_error(cls_dense_plan *plan, cls_error *err);
+void cls_layer_norm_set_error(cls_layer_norm_plan *plan, cls_error *err);
 void cls_lstm_set_error(cls_lstm_plan *plan, cls_error *err);
 void cls_ctc_set_error(cls_ctc_plan *plan, cls_error *err);
 void cls_adam_set_error(cls_adam_plan *plan, cls_error *err);

@@ -1,0 +1,210 @@
+/* Layer normalisation kernels (tf.contrib.layers.layer_norm with its defaults, as DeepSpeech 0.9's
+ * --layer_norm applies it): each row of x [rows, H] normalised over its H features,
+ *   y = (x - mean) * rsqrt(var + eps) * gamma + beta,  var the population variance,
+ * the forward pass (saving each row's mean and rstd = rsqrt(var + eps) as stats [rows, 2]), the input
+ * gradient, and the column sums of gamma's and beta's gradients; optionally with inverted dropout after
+ * the normalisation, drawing the dense layer's mask (dense.cl: Philox keyed by (seed, step), counted by
+ * (layer, global utterance, t, unit) of row t*batch + b) again in backward.
+ * One work-item per row: its sums run over the row in the 8 lanes of a float8 (scalars for a tail of
+ * H mod 8), combined in one fixed order, so every device does the same additions whatever its
+ * work-group size or vector width. A work-item reads each of its elements before writing it and no
+ * other work-item touches its row, so y may be x and dx may be dy. No contraction into fused
+ * multiply-adds: the same roundings on every device. */
+#pragma OPENCL FP_CONTRACT OFF
+
+#include "philox.h"
+#include "work_items.h"
+
+#define LN_COLS CLS_COLSUM_W
+#if LN_COLS != 16
+#error "layer_norm_bwd_params sums 16 columns per work-item in two float8"
+#endif
+
+static inline float ln_sum8(const float8 v) {
+  return ((v.s0 + v.s1) + (v.s2 + v.s3)) + ((v.s4 + v.s5) + (v.s6 + v.s7));
+}
+
+/* The dropout of one row's unit j: v * scale where the draw keeps it, else 0. */
+static inline float ln_drop(const float v, const float rate, const float scale, const uint seed, const uint step,
+                            const uint layer, const uint utterance, const uint t, const int j) {
+  return cls_dropout_uniform(seed, step, layer, utterance, t, (uint)j) >= rate ? v * scale : 0.0f;
+}
+
+/* Dropout's arguments of every kernel: rate (0: none), scale = 1/(1-rate), the Philox key and counters. */
+#define LN_DROPOUT_ARGS                                                                                          \
+  const float rate, const float scale, const uint seed, const uint step, const uint layer, const int batch, \
+      const int utterance_offset
+/* Row r's time step and global utterance. */
+#define LN_ROW_DRAW(r)                 \
+  const int t_ = (r) / batch;          \
+  const uint utt_ = (uint)(utterance_offset + (r) - t_ * batch)
+#define LN_DROP(v, r_t, r_utt, j) ln_drop((v), rate, scale, seed, step, layer, (r_utt), (uint)(r_t), (j))
+
+/* y[r, :] = (x[r, :] - mean_r) * rstd_r * gamma + beta; stats[2r] = mean_r, stats[2r + 1] = rstd_r.
+ * The mean is the row's first value plus the mean of the differences from it, so that a row of one
+ * value has exactly that mean (variance 0, y = beta) and a large offset costs no precision in the sum. */
+__kernel void layer_norm_fwd(const int rows, const int h, __global const float *x, const int x_off,
+                             __global float *y, const int y_off, __global const float *gamma, const int g_off,
+                             __global const float *beta, const int b_off, __global float *stats, const int s_off,
+                             const float eps, LN_DROPOUT_ARGS) {
+  const int r = (int)get_global_id(0);
+  if (r >= rows) return;
+  __global const float *xr = x + x_off + (size_t)r * h;
+  __global float *yr = y + y_off + (size_t)r * h;
+  __global const float *gr = gamma + g_off;
+  __global const float *br = beta + b_off;
+  const int h8 = h & ~7;
+  const float shift = xr[0];
+  float8 a = (float8)(0.0f);
+  float t = 0.0f;
+  int j = 0;
+  for (; j < h8; j += 8) a += vload8(0, xr + j) - shift;
+  for (; j < h; j++) t += xr[j] - shift;
+  const float mean = shift + (ln_sum8(a) + t) / (float)h;
+  a = (float8)(0.0f);
+  t = 0.0f;
+  for (j = 0; j < h8; j += 8) {
+    const float8 d = vload8(0, xr + j) - mean;
+    a += d * d;
+  }
+  for (; j < h; j++) {
+    const float d = xr[j] - mean;
+    t += d * d;
+  }
+  const float rstd = rsqrt((ln_sum8(a) + t) / (float)h + eps);
+  if (rate > 0.0f) {
+    LN_ROW_DRAW(r);
+    for (j = 0; j < h; j++) yr[j] = LN_DROP((xr[j] - mean) * rstd * gr[j] + br[j], t_, utt_, j);
+  } else {
+    for (j = 0; j < h8; j += 8)
+      vstore8((vload8(0, xr + j) - mean) * rstd * vload8(0, gr + j) + vload8(0, br + j), 0, yr + j);
+    for (; j < h; j++) yr[j] = (xr[j] - mean) * rstd * gr[j] + br[j];
+  }
+  stats[s_off + 2 * r] = mean;
+  stats[s_off + 2 * r + 1] = rstd;
+}
+
+/* dx[r, :] = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy' * gamma, xhat = (x - mean) * rstd,
+ * dy' = dy through the dropout (dy itself without): the gradient of sum(y * dy) through the row's mean
+ * and variance; x and stats as the forward had. */
+__kernel void layer_norm_bwd_dx(const int rows, const int h, __global const float *x, const int x_off,
+                                __global const float *dy, const int dy_off, __global float *dx, const int dx_off,
+                                __global const float *gamma, const int g_off, __global const float *stats,
+                                const int s_off, LN_DROPOUT_ARGS) {
+  const int r = (int)get_global_id(0);
+  if (r >= rows) return;
+  __global const float *xr = x + x_off + (size_t)r * h;
+  __global const float *dyr = dy + dy_off + (size_t)r * h;
+  __global float *dxr = dx + dx_off + (size_t)r * h;
+  __global const float *gr = gamma + g_off;
+  const float mean = stats[s_off + 2 * r], rstd = stats[s_off + 2 * r + 1];
+  const int h8 = h & ~7;
+  float8 sg = (float8)(0.0f), sgx = (float8)(0.0f);
+  float tg = 0.0f, tgx = 0.0f;
+  if (rate > 0.0f) { /* every unit's draw, one at a time */
+    LN_ROW_DRAW(r);
+    for (int j = 0; j < h; j++) {
+      const float g = LN_DROP(dyr[j], t_, utt_, j) * gr[j];
+      tg += g;
+      tgx += g * ((xr[j] - mean) * rstd);
+    }
+    const float mg = tg / (float)h, mgx = tgx / (float)h;
+    for (int j = 0; j < h; j++) {
+      const float g = LN_DROP(dyr[j], t_, utt_, j) * gr[j];
+      dxr[j] = rstd * ((g - mg) - ((xr[j] - mean) * rstd) * mgx);
+    }
+    return;
+  }
+  int j = 0;
+  for (; j < h8; j += 8) {
+    const float8 g = vload8(0, dyr + j) * vload8(0, gr + j);
+    sg += g;
+    sgx += g * ((vload8(0, xr + j) - mean) * rstd);
+  }
+  for (; j < h; j++) {
+    const float g = dyr[j] * gr[j];
+    tg += g;
+    tgx += g * ((xr[j] - mean) * rstd);
+  }
+  const float mg = (ln_sum8(sg) + tg) / (float)h, mgx = (ln_sum8(sgx) + tgx) / (float)h;
+  for (j = 0; j < h8; j += 8) {
+    const float8 g = vload8(0, dyr + j) * vload8(0, gr + j);
+    const float8 xh = (vload8(0, xr + j) - mean) * rstd;
+    vstore8(rstd * ((g - mg) - xh * mgx), 0, dxr + j);
+  }
+  for (; j < h; j++) {
+    const float g = dyr[j] * gr[j];
+    const float xh = (xr[j] - mean) * rstd;
+    dxr[j] = rstd * ((g - mg) - xh * mgx);
+  }
+}
+
+/* One row's dy * xhat for the 8 columns from j (x, dy at the row's start). */
+static inline float8 ln_dgamma8(__global const float *xr, __global const float *dyr, const int j, const float mean,
+                                const float rstd) {
+  return vload8(0, dyr + j) * ((vload8(0, xr + j) - mean) * rstd);
+}
+
+/* dgamma[j] (=|+=) sum over rows of dy'[r, j] * xhat[r, j] and dbeta[j] (=|+=) sum over rows of
+ * dy'[r, j] (dy' as layer_norm_bwd_dx's), for the 16 columns 16i .. 16i+15 of work-item i: four partial
+ * sums over the rows taken in turn (r mod 4), added in one fixed order, keep long sums' rounding down.
+ * The scalar path (a tail of columns, or every column under dropout) does the same additions. */
+__kernel void layer_norm_bwd_params(const int rows, const int h, __global const float *x, const int x_off,
+                                    __global const float *dy, const int dy_off, __global const float *stats,
+                                    const int s_off, __global float *dgamma, const int dg_off,
+                                    __global float *dbeta, const int db_off, const int accumulate,
+                                    LN_DROPOUT_ARGS) {
+  const int j0 = (int)get_global_id(0) * LN_COLS;
+  if (j0 >= h) return;
+  __global const float *xs = x + x_off, *dys = dy + dy_off, *st = stats + s_off;
+  if (j0 + LN_COLS <= h && rate <= 0.0f) {
+    float8 g[4][2], b[4][2];
+    for (int k = 0; k < 4; k++) g[k][0] = g[k][1] = b[k][0] = b[k][1] = (float8)(0.0f);
+    int r = 0;
+    for (; r + 4 <= rows; r += 4)
+      for (int k = 0; k < 4; k++) {
+        const size_t row = (size_t)(r + k) * h;
+        const float mean = st[2 * (r + k)], rstd = st[2 * (r + k) + 1];
+        g[k][0] += ln_dgamma8(xs + row, dys + row, j0, mean, rstd);
+        g[k][1] += ln_dgamma8(xs + row, dys + row, j0 + 8, mean, rstd);
+        b[k][0] += vload8(0, dys + row + j0);
+        b[k][1] += vload8(0, dys + row + j0 + 8);
+      }
+    for (; r < rows; r++) {
+      const size_t row = (size_t)r * h;
+      const float mean = st[2 * r], rstd = st[2 * r + 1];
+      g[0][0] += ln_dgamma8(xs + row, dys + row, j0, mean, rstd);
+      g[0][1] += ln_dgamma8(xs + row, dys + row, j0 + 8, mean, rstd);
+      b[0][0] += vload8(0, dys + row + j0);
+      b[0][1] += vload8(0, dys + row + j0 + 8);
+    }
+    for (int q = 0; q < 2; q++) {
+      const float8 sg = (g[0][q] + g[1][q]) + (g[2][q] + g[3][q]);
+      const float8 sb = (b[0][q] + b[1][q]) + (b[2][q] + b[3][q]);
+      __global float *pg = dgamma + dg_off + j0 + 8 * q, *pb = dbeta + db_off + j0 + 8 * q;
+      vstore8(accumulate ? vload8(0, pg) + sg : sg, 0, pg);
+      vstore8(accumulate ? vload8(0, pb) + sb : sb, 0, pb);
+    }
+    return;
+  }
+  const int j1 = min(j0 + LN_COLS, h);
+  for (int j = j0; j < j1; j++) {
+    float g[4] = {0.0f, 0.0f, 0.0f, 0.0f}, b[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    int r = 0;
+    for (; r < rows; r++) {
+      const size_t at = (size_t)r * h + j;
+      float d = dys[at];
+      if (rate > 0.0f) {
+        LN_ROW_DRAW(r);
+        d = LN_DROP(d, t_, utt_, j);
+      }
+      /* row r into partial sum r mod 4, whole groups of 4 first, the rest into the first: the vector path's order */
+      const int k = r < (rows & ~3) ? (r & 3) : 0;
+      g[k] += d * ((xs[at] - st[2 * r]) * st[2 * r + 1]);
+      b[k] += d;
+    }
+    const float sg = (g[0] + g[1]) + (g[2] + g[3]), sb = (b[0] + b[1]) + (b[2] + b[3]);
+    dgamma[dg_off + j] = accumulate ? dgamma[dg_off + j] + sg : sg;
+    dbeta[db_off + j] = accumulate ? dbeta[db_off + j] + sb : sb;
+  }
+}
