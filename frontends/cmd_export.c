@@ -4,7 +4,8 @@
  * transcribe` checks them (the same model flags: a flag given must agree with the folder), and
  * optionally a scorer, stored in the binary form whatever form --scorer_path has (ARPA is converted);
  * --lm_alpha or --lm_beta without --scorer_path is refused (they weigh the scorer).
- * `--format onnx` hands the command to the ONNX export (export_onnx.c). */
+ * `--format onnx` hands the command to the ONNX export (export_onnx.c); `--format tf --out DIR` writes
+ * the checkpoint with its Adam slots as a TensorFlow checkpoint folder (DeepSpeech's own format). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,30 @@ static int scorer_to_binary(const train_flags *f, const cls_alphabet *alphabet, 
   return 0;
 }
 
+/* The checkpoint m->path whole (weights, Adam slots, scalars) as a TensorFlow checkpoint in `out`. */
+static int export_tf(const model_setup *m, const char *out) {
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  const size_t n = cls_model_layout(&m->model, views);
+  float *p = malloc(3 * n * sizeof *p);
+  if (!p) {
+    fprintf(stderr, "clspeech export: out of memory\n");
+    return CLI_EXIT_FAILURE;
+  }
+  cls_checkpoint_vars vars;
+  char saved[CLS_PATH_CAP];
+  cls_error err;
+  cls_status st = cls_checkpoint_load(m->path, &m->model, p, p + n, p + 2 * n, &vars, NULL, 0, &err);
+  if (st == CLS_OK) st = cls_checkpoint_tf_save(out, &m->model, p, p + n, p + 2 * n, &vars, saved, sizeof saved, &err);
+  free(p);
+  if (st != CLS_OK) {
+    fprintf(stderr, "clspeech export: %s\n", err.text);
+    return CLI_EXIT_FAILURE;
+  }
+  fprintf(stderr, "clspeech export: wrote the TensorFlow checkpoint %s (n_hidden %d, %d classes, global step %lld) from %s\n",
+          saved, m->model.n_hidden, m->model.n_classes, (long long)vars.global_step, m->path);
+  return 0;
+}
+
 int cmd_export(int argc, char **argv) {
   for (int i = 2; i + 1 < argc; i++)
     if (!strcmp(argv[i], "--format") && !strcmp(argv[i + 1], "onnx")) return cmd_export_onnx(argc, argv);
@@ -55,14 +80,15 @@ int cmd_export(int argc, char **argv) {
   int n_flags = train_flags_table(&f, all);
   const char *out = "", *format = "clsm";
   all[n_flags++] = (cli_flag){"out", CLI_STRING, &out, "the package to write (FILE.clsm)", false};
-  all[n_flags++] = (cli_flag){"format", CLI_STRING, &format, "clsm (a model package) or onnx", false};
+  all[n_flags++] = (cli_flag){"format", CLI_STRING, &format, "clsm (a model package), onnx or tf (a TensorFlow checkpoint folder)", false};
   int rc = cli_parse_flags(argc, argv, 2, all, n_flags, "export",
                            "Writes a trained checkpoint as a model package (or, with --format onnx, an ONNX file).",
                            NULL, 0, NULL);
   if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
   if ((rc = train_flags_finish(&f, "export"))) return rc;
-  if (strcmp(format, "clsm")) {
-    fprintf(stderr, "clspeech export: --format must be clsm or onnx, not \"%s\"\n", format);
+  const int tf = !strcmp(format, "tf");
+  if (strcmp(format, "clsm") && !tf) {
+    fprintf(stderr, "clspeech export: --format must be clsm, onnx or tf, not \"%s\"\n", format);
     return CLI_EXIT_USAGE;
   }
   if (!*out) {
@@ -83,6 +109,11 @@ int cmd_export(int argc, char **argv) {
   model_setup m;
   memset(&m, 0, sizeof m);
   rc = model_setup_from_checkpoint("export", &f, all, n_flags, &m);
+  if (tf) {
+    if (!rc) rc = export_tf(&m, out);
+    model_setup_free(&m);
+    return rc;
+  }
   /* the scorer's binary form on its way into the package: in the temporary folder, never beside --out
      (which may be a device or a FIFO: the output rule) */
   char scorer_tmp[CLS_PATH_CAP] = "", tmp_dir[CLS_PATH_CAP] = "";

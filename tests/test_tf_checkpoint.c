@@ -1,0 +1,229 @@
+/* DeepSpeech's TensorFlow checkpoints (engine/model/checkpoint_tf.c, engine/base/tf_bundle.c) against
+ * the bundles TF's tf.compat.v1.train.Saver wrote (tests/ref/make_tf_checkpoint_fixture.py,
+ * tests/fixtures/tf_checkpoint/): the folder's index and the geometry, every value equal to the one
+ * the script stored beside them, the CudnnLSTM namings (--load_cudnn: missing LSTM Adam slots start at
+ * zero; the opaque kernel converted from cuDNN's canonical layout: weights i, f, c, o for input then
+ * recurrence, each [H, in] row-major, then eight biases, as TF's CudnnLSTMSaveable reads it), the
+ * logits of the loaded model against TF's (1e-5 of their largest magnitude, as test_model), an export
+ * read back bit-exact, and damaged bundles refused with named errors. */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/file_util.h"
+#include "base/tf_bundle.h"
+#include "base/tfrecord.h"
+#include "check.h"
+#include "clspeech/model.h"
+#include "ops_test.h"
+
+#define CANONICAL CLS_FIXTURE_DIR "/tf_checkpoint/canonical"
+#define CUDNN CLS_FIXTURE_DIR "/tf_checkpoint/cudnn"
+
+static double max_abs(const float *v, size_t n) {
+  double m = 0;
+  for (size_t i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
+  return m;
+}
+
+/* The script's value of `name` ([count] floats), or NULL. */
+static const float *value(const cls_safetensors *fx, const char *name, size_t count) {
+  char key[300];
+  snprintf(key, sizeof key, "value/%s", name);
+  return tst_tensor(fx, key, CLS_F32, (int64_t)count);
+}
+
+static void check_values(const cls_safetensors *fx, const cls_model_config *cfg, const float *p, const float *m,
+                         const float *v, int cudnn) {
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  cls_model_layout(cfg, views);
+  for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+    const int lstm = i == 6 || i == 7;
+    const char *suffix[3] = {"", "/Adam", "/Adam_1"};
+    const float *have[3] = {p, m, v};
+    for (int k = 0; k < 3; k++) {
+      char name[256];
+      snprintf(name, sizeof name, "%s%s", views[i].name, suffix[k]);
+      const float *want = value(fx, name, views[i].count), *got = have[k] + views[i].offset;
+      if (!want) continue;
+      if (cudnn && lstm && k > 0) {
+        int zero = 1;
+        for (size_t j = 0; j < views[i].count; j++) zero &= got[j] == 0;
+        CHECK(zero, "%s: a CudnnLSTM checkpoint's missing slot starts at zero", name);
+      } else if (cudnn && lstm) { /* the bias is a sum of two in the opaque buffer: rounding */
+        double worst = 0;
+        for (size_t j = 0; j < views[i].count; j++) worst = fmax(worst, fabs((double)got[j] - want[j]));
+        CHECK(worst <= 1e-7, "%s converted from the opaque kernel: off by %g", name, worst);
+      } else {
+        CHECK(!memcmp(got, want, views[i].count * sizeof(float)), "%s: the values TF saved", name);
+      }
+    }
+  }
+}
+
+static void test_load(const cls_safetensors *fx, cls_model_config *cfg) {
+  char path[CLS_PATH_CAP];
+  cls_error err = {0};
+  CHECK_INT(cls_checkpoint_choose(CANONICAL, CLS_LOAD_AUTO, path, sizeof path, NULL, &err), CLS_OK);
+  CHECK(strstr(path, "/model.ckpt-5") != NULL, "the folder's TF index names %s", path);
+  CHECK(cls_checkpoint_is_tf(path), "%s is a bundle", path);
+  CHECK_INT(cls_checkpoint_peek_model(path, cfg, &err), CLS_OK);
+  CHECK(cfg->n_hidden == 8 && cfg->n_classes == 29 && cfg->n_input == 26 && cfg->n_context == 9,
+        "geometry from the shapes: n_hidden %d, n_classes %d", cfg->n_hidden, cfg->n_classes);
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  const size_t n = cls_model_layout(cfg, views);
+  float *p = calloc(3 * n, sizeof *p);
+  cls_checkpoint_vars vars;
+  CHECK_INT(cls_checkpoint_load(path, cfg, p, p + n, p + 2 * n, &vars, NULL, 0, &err), CLS_OK);
+  check_values(fx, cfg, p, p + n, p + 2 * n, 0);
+  const float *lr = value(fx, "learning_rate", 1), *b1 = value(fx, "beta1_power", 1);
+  CHECK(vars.global_step == 5 && vars.adam.step == 5, "global_step %lld", (long long)vars.global_step);
+  CHECK(lr && b1 && vars.learning_rate == *lr && vars.adam.beta1_power == *b1, "the scalars TF saved");
+
+  /* the CudnnLSTM folder: refused without --load_cudnn, converted with it */
+  char cudnn[CLS_PATH_CAP];
+  CHECK_INT(cls_checkpoint_choose(CUDNN, CLS_LOAD_LAST, cudnn, sizeof cudnn, NULL, &err), CLS_OK);
+  float *q = calloc(3 * n, sizeof *q);
+  CHECK_INT(cls_checkpoint_load(cudnn, cfg, q, q + n, q + 2 * n, &vars, NULL, 0, &err), CLS_ERR_IO);
+  CHECK_CONTAINS(err.text, "--load_cudnn");
+  CHECK_CONTAINS(err.text, "cudnn_compatible_lstm_cell/kernel");
+  int zeroed = 0;
+  CHECK_INT(cls_checkpoint_tf_load(cudnn, cfg, 0, 1, q, q + n, q + 2 * n, &vars, &zeroed, &err), CLS_OK);
+  CHECK_INT(zeroed, 4);
+  check_values(fx, cfg, q, q + n, q + 2 * n, 1);
+  /* transfer: the output layer dropped, the caller's values kept there */
+  memset(q, 0x7f, 3 * n * sizeof *q);
+  CHECK_INT(cls_checkpoint_load_dropping(path, cfg, 1, q, q + n, q + 2 * n, &vars, NULL, 0, &err), CLS_OK);
+  CHECK(!memcmp(q, p, views[10].offset * sizeof *q), "the kept layers loaded");
+  CHECK(((unsigned char *)(q + views[10].offset))[0] == 0x7f, "the dropped output layer untouched");
+
+  /* export and read back, bit-exact */
+  char dir[] = "/tmp/clspeech-tf-XXXXXX", back[CLS_PATH_CAP];
+  CHECK(mkdtemp(dir) != NULL, "temporary folder");
+  char out[CLS_PATH_CAP];
+  snprintf(out, sizeof out, "%s/tf", dir);
+  CHECK_INT(cls_checkpoint_load(path, cfg, p, p + n, p + 2 * n, &vars, NULL, 0, &err), CLS_OK);
+  CHECK_INT(cls_checkpoint_tf_save(out, cfg, p, p + n, p + 2 * n, &vars, back, sizeof back, &err), CLS_OK);
+  cls_checkpoint_vars again;
+  memset(q, 0, 3 * n * sizeof *q);
+  char found[CLS_PATH_CAP];
+  CHECK_INT(cls_checkpoint_find(out, "train", found, sizeof found, &err), CLS_OK);
+  CHECK(!strcmp(found, back), "the written index names %s (%s)", back, found);
+  CHECK_INT(cls_checkpoint_load(found, cfg, q, q + n, q + 2 * n, &again, NULL, 0, &err), CLS_OK);
+  CHECK(!memcmp(p, q, 3 * n * sizeof *p), "the export reads back bit-exact");
+  CHECK(again.global_step == vars.global_step && again.learning_rate == vars.learning_rate &&
+            again.adam.beta2_power == vars.adam.beta2_power,
+        "the scalars read back");
+  cls_tf_bundle *b = NULL;
+  CHECK_INT(cls_tf_bundle_read(back, 1, &b, &err), CLS_OK);
+  CHECK(b && b->n_entries == 40, "40 variables (%d)", b ? b->n_entries : -1);
+  cls_tf_bundle_free(b);
+  char rm[CLS_PATH_CAP + 16];
+  snprintf(rm, sizeof rm, "rm -r '%s'", dir);
+  CHECK_INT(system(rm), 0);
+  free(p);
+  free(q);
+}
+
+static size_t varint(const unsigned char *p, size_t *pos) {
+  size_t v = 0;
+  for (int s = 0;; s += 7) {
+    const unsigned char c = p[(*pos)++];
+    v |= (size_t)(c & 0x7f) << s;
+    if (!(c & 0x80)) return v;
+  }
+}
+
+static void expect_error(const unsigned char *index, size_t len, const unsigned char *data, size_t data_len,
+                         const char *needle) {
+  cls_tf_bundle *b = NULL;
+  cls_error err = {0};
+  CHECK_INT(cls_tf_bundle_parse(index, len, data, data_len, "damaged.index", &b, &err), CLS_ERR_IO);
+  CHECK(b == NULL, "no bundle for a damaged one");
+  CHECK_CONTAINS(err.text, "damaged.index");
+  CHECK_CONTAINS(err.text, needle);
+}
+
+static void test_damaged(void) {
+  char *index = NULL, *data = NULL;
+  size_t len = 0, data_len = 0;
+  cls_error err = {0};
+  CHECK_INT(cls_read_file(CANONICAL "/model.ckpt-5.index", &index, &len, &err), CLS_OK);
+  CHECK_INT(cls_read_file(CANONICAL "/model.ckpt-5.data-00000-of-00001", &data, &data_len, &err), CLS_OK);
+  if (!index || !data) return;
+  unsigned char *ix = (unsigned char *)index, *d = (unsigned char *)data, *copy = malloc(len);
+  cls_tf_bundle *b = NULL;
+  CHECK_INT(cls_tf_bundle_parse(ix, len, d, data_len, "good.index", &b, &err), CLS_OK);
+  CHECK(b && b->n_entries == 40 && cls_tf_bundle_find(b, "global_step"), "TF's bundle parses: 40 entries");
+  cls_tf_bundle_free(b);
+  /* the metaindex block's handle, the first in the footer */
+  size_t pos = len - 48, meta_off = varint(ix, &pos), meta_size = varint(ix, &pos);
+  memcpy(copy, ix, len);
+  copy[meta_off + meta_size + 2] ^= 0x01; /* a byte of its CRC */
+  expect_error(copy, len, d, data_len, "CRC-32C");
+  expect_error(ix, len - 7, d, data_len, "magic");                           /* truncated */
+  expect_error(ix, 30, d, data_len, "footer");                               /* truncated into the footer */
+  memcpy(copy, ix, len);
+  memset(copy + len - 48, 0xff, 11); /* a varint longer than 10 bytes */
+  expect_error(copy, len, d, data_len, "bad varint");
+  memcpy(copy, ix, len);
+  copy[meta_off + meta_size] = 1; /* snappy, with the CRC made to match */
+  const uint32_t crc = cls_crc32c_mask(cls_crc32c(copy + meta_off, meta_size + 1));
+  for (int i = 0; i < 4; i++) copy[meta_off + meta_size + 1 + (size_t)i] = (unsigned char)(crc >> (8 * i));
+  expect_error(copy, len, d, data_len, "snappy");
+  d[data_len / 2] ^= 0x10; /* a tensor's bytes: its entry's CRC-32C */
+  expect_error(ix, len, d, data_len, "fails its CRC-32C");
+  expect_error(ix, len, d, data_len / 2, "past the data file");
+  free(copy);
+  free(index);
+  free(data);
+}
+
+static void test_logits(tst_env *env, int dev, const cls_safetensors *fx, const cls_model_config *cfg) {
+  char path[CLS_PATH_CAP];
+  cls_error err = {0};
+  CHECK_INT(cls_checkpoint_choose(CANONICAL, CLS_LOAD_AUTO, path, sizeof path, NULL, &err), CLS_OK);
+  cls_param_view views[CLS_MODEL_N_TENSORS];
+  const size_t n = cls_model_layout(cfg, views);
+  float *params = calloc(n, sizeof *params);
+  cls_checkpoint_vars vars;
+  CHECK_INT(cls_checkpoint_load(path, cfg, params, NULL, NULL, &vars, NULL, 0, &err), CLS_OK);
+  const int T = tst_meta_int(fx, "T"), B = tst_meta_int(fx, "B"), I = cls_model_input_width(cfg);
+  const float *features = tst_tensor(fx, "features", CLS_F32, (int64_t)T * B * I);
+  const int32_t *seq_len = tst_tensor(fx, "seq_len", CLS_I32, B);
+  const float *ref = tst_tensor(fx, "logits", CLS_F32, (int64_t)T * B * cfg->n_classes);
+  cls_model *model = NULL;
+  if (features && seq_len && ref) CHECK_INT(cls_model_create(env->engine, dev, cfg, T, B, 1, &model), CLS_OK);
+  if (model) {
+    const int32_t labels[2] = {1, 2}, label_len[2] = {1, 1};
+    cl_mem p = tst_buffer(env, dev, params, n * sizeof(float));
+    cl_mem fb = tst_buffer(env, dev, features, (size_t)T * B * I * sizeof(float));
+    cl_mem sb = tst_buffer(env, dev, seq_len, (size_t)B * sizeof(int32_t));
+    cl_mem lb = tst_buffer(env, dev, labels, sizeof labels), llb = tst_buffer(env, dev, label_len, sizeof label_len);
+    cls_model_batch batch = {T, B, cls_buf_of(fb), cls_buf_of(sb), cls_buf_of(lb), cls_buf_of(llb)};
+    float losses[2];
+    CHECK_INT(cls_model_forward(model, tst_queue(env, dev), &batch, cls_buf_of(p), NULL, losses), CLS_OK);
+    const size_t nl = (size_t)T * B * cfg->n_classes;
+    float *logits = malloc(nl * sizeof *logits);
+    tst_read(env, dev, cls_model_logits(model).mem, logits, nl * sizeof(float));
+    tst_compare("logits from the TF checkpoint", logits, ref, nl, 0, 1e-5 * max_abs(ref, nl));
+    free(logits);
+    cl_mem mems[] = {p, fb, sb, lb, llb};
+    for (size_t i = 0; i < sizeof mems / sizeof *mems; i++) clReleaseMemObject(mems[i]);
+    cls_model_destroy(model);
+  }
+  free(params);
+}
+
+int main(void) {
+  cls_safetensors *fx = tst_fixture("tf_checkpoint.safetensors");
+  cls_model_config cfg = {0};
+  if (fx) test_load(fx, &cfg);
+  test_damaged();
+  tst_env env;
+  if (fx && cfg.n_hidden && tst_open(&env)) {
+    for (int i = 0; i < env.n_devices; i++) test_logits(&env, env.devices[i], fx, &cfg);
+    tst_close_env(&env);
+  }
+  cls_safetensors_free(fx);
+  return check_finish("test_tf_checkpoint");
+}
