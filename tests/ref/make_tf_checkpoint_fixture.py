@@ -13,8 +13,9 @@ Also tests/fixtures/tf_checkpoint.safetensors: every value saved, and the logits
 make_model_fixtures.py's TF forward pass with the canonical parameters on random features.
 
     python3 tests/ref/make_tf_checkpoint_fixture.py            # writes the fixtures
-    python3 tests/ref/make_tf_checkpoint_fixture.py --restore DIR  # restores a folder in TF (e.g. the
-                                                                    # output of clspeech export --format tf)
+    python3 tests/ref/make_tf_checkpoint_fixture.py --restore DIR [FILE.safetensors]
+        # restores a folder in TF (e.g. the output of clspeech export --format tf), and compares every
+        # variable with the clspeech checkpoint it was exported from
 """
 import os
 import sys
@@ -57,7 +58,23 @@ def save_bundle(folder, values):
     print(f"wrote {os.path.relpath(folder)}: {sorted(os.listdir(folder))}")
 
 
-def restore(folder):
+def read_safetensors(path):
+    import json
+    import struct
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    kinds = {"F32": np.float32, "I64": np.int64}
+    out = {}
+    for k, t in header.items():
+        if k != "__metadata__":
+            b, e = t["data_offsets"]
+            out[k] = np.frombuffer(raw[8 + n + b:8 + n + e], kinds[t["dtype"]]).reshape(t["shape"])
+    return out
+
+
+def restore(folder, safetensors=None):
     prefix = tf.train.latest_checkpoint(folder)
     reader = tf.train.load_checkpoint(prefix)
     shapes = reader.get_variable_to_shape_map()
@@ -69,11 +86,15 @@ def restore(folder):
         a = var[k].numpy()
         same = np.array_equal(a, reader.get_tensor(k))
         print(f"  {k} {list(a.shape)} {a.dtype} sum={float(np.sum(a.astype(np.float64))):.6g} equal_to_reader={same}")
+    if safetensors:
+        ref = read_safetensors(safetensors)
+        differ = [k for k in ref if k not in var or not np.array_equal(var[k].numpy(), ref[k])]
+        print(f"against {safetensors}: {len(ref)} tensors, {len(differ)} differ {differ}")
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "--restore":
-        restore(sys.argv[2])
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--restore":
+        restore(*sys.argv[2:])
         return
     rng = np.random.default_rng(48)
     params = make_params(rng, N_IN, H, C)
