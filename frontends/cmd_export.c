@@ -79,7 +79,7 @@ int cmd_export(int argc, char **argv) {
   cli_flag all[TRAIN_FLAGS_COUNT + 2];
   int n_flags = train_flags_table(&f, all);
   const char *out = "", *format = "clsm";
-  all[n_flags++] = (cli_flag){"out", CLI_STRING, &out, "the package to write (FILE.clsm)", false};
+  all[n_flags++] = (cli_flag){"out", CLI_STRING, &out, "the package to write (FILE.clsm; with --format tf a folder)", false};
   all[n_flags++] = (cli_flag){"format", CLI_STRING, &format, "clsm (a model package), onnx or tf (a TensorFlow checkpoint folder)", false};
   int rc = cli_parse_flags(argc, argv, 2, all, n_flags, "export",
                            "Writes a trained checkpoint as a model package (or, with --format onnx, an ONNX file).",
