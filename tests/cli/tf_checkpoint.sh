@@ -2,7 +2,8 @@
 # DeepSpeech's TensorFlow checkpoints through the clspeech command (the fixtures of
 # tests/ref/make_tf_checkpoint_fixture.py): `transcribe --checkpoint_dir` of a TF folder with the
 # alphabet from --alphabet_config_path (one of another size refused), `train --load_checkpoint_dir`
-# of it for an epoch (saving clspeech's own checkpoints, the global step carried on), the CudnnLSTM
+# of it for an epoch (saving clspeech's own checkpoints, the global step carried on; saving into the TF
+# folder itself refused, its index kept), the CudnnLSTM
 # folder refused without --load_cudnn and loaded with it, and `export --format tf` of the run read
 # back by transcribe with the same transcript.
 #   tf_checkpoint.sh CLSPEECH DATA_DIR FIXTURES_DIR WORK_DIR
@@ -26,6 +27,13 @@ grep -q "classes" "$work/bad.out" || fail "the alphabet's size is not named: $(c
   { cat "$work/train.out"; fail "train --load_checkpoint_dir of the TF folder failed"; }
 grep -q "global step 6" "$work/train.out" && [ -f "$work/run/train-6.safetensors" ] ||
   fail "not trained on from the global step 5 of the TF checkpoint: $(ls "$work/run")"
+
+cp -r "$fx/canonical" "$work/copy"
+if "$cls" "${train[@]}" --checkpoint_dir "$work/copy" > "$work/into.out" 2>&1; then
+  fail "training saved into a TF folder"
+fi
+grep -q "another --save_checkpoint_dir" "$work/into.out" && cmp -s "$fx/canonical/checkpoint" "$work/copy/checkpoint" ||
+  fail "saving into the TF folder not refused before any work: $(cat "$work/into.out")"
 
 if "$cls" "${train[@]}" --load_checkpoint_dir "$fx/cudnn" --checkpoint_dir "$work/cudnn-no" > "$work/no.out" 2>&1; then
   fail "the CudnnLSTM checkpoint loaded without --load_cudnn"
