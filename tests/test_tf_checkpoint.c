@@ -5,7 +5,8 @@
  * zero; the opaque kernel converted from cuDNN's canonical layout: weights i, f, c, o for input then
  * recurrence, each [H, in] row-major, then eight biases, as TF's CudnnLSTMSaveable reads it), the
  * logits of the loaded model against TF's (1e-5 of their largest magnitude, as test_model), an export
- * read back bit-exact, and damaged bundles refused with named errors. */
+ * read back bit-exact, a bundle of several blocks written and read, and damaged bundles refused with
+ * named errors. */
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -178,6 +179,48 @@ static void test_damaged(void) {
   free(data);
 }
 
+/* A bundle of many small tensors, given out of order: several data blocks in the index, names sorted. */
+static void test_many_blocks(void) {
+  enum { N = 5000 };
+  cls_tf_tensor *t = calloc(N, sizeof *t);
+  char(*names)[32] = calloc(N, sizeof *names);
+  float *values = calloc(N, sizeof *values);
+  char dir[] = "/tmp/clspeech-tfb-XXXXXX", prefix[64];
+  CHECK(mkdtemp(dir) != NULL, "temporary folder");
+  snprintf(prefix, sizeof prefix, "%s/many", dir);
+  for (int i = 0; i < N; i++) {
+    snprintf(names[i], sizeof names[i], "scope/tensor_%05d", (i * 7919) % N);
+    values[i] = (float)i;
+    t[i] = (cls_tf_tensor){names[i], CLS_TF_FLOAT, 1, {1}, &values[i]};
+  }
+  cls_error err = {0};
+  CHECK_INT(cls_tf_bundle_write(prefix, t, N, &err), CLS_OK);
+  cls_tf_bundle *b = NULL;
+  CHECK_INT(cls_tf_bundle_read(prefix, 1, &b, &err), CLS_OK);
+  char index[80];
+  snprintf(index, sizeof index, "%s.index", prefix);
+  struct stat sb;
+  CHECK(stat(index, &sb) == 0 && sb.st_size > 65536, "an index of several 64 KiB blocks (%lld bytes)",
+        (long long)sb.st_size);
+  CHECK(b && b->n_entries == N, "%d entries read back", b ? b->n_entries : -1);
+  int ok = b != NULL;
+  for (int i = 0; ok && i < N; i++) {
+    const cls_tf_entry *e = cls_tf_bundle_find(b, names[i]);
+    ok = e && e->nbytes == 4 && !memcmp(e->data, &values[i], 4) && (i == 0 || strcmp(b->entries[i - 1].name, b->entries[i].name) < 0);
+  }
+  CHECK(ok, "every tensor found by name with its value, the entries sorted");
+  cls_tf_bundle_free(b);
+  t[1].name = t[0].name;
+  CHECK_INT(cls_tf_bundle_write(prefix, t, N, &err), CLS_ERR_INVALID_ARGUMENT);
+  CHECK_CONTAINS(err.text, "given twice");
+  char rm[96];
+  snprintf(rm, sizeof rm, "rm -r '%s'", dir);
+  CHECK_INT(system(rm), 0);
+  free(t);
+  free(names);
+  free(values);
+}
+
 static void test_logits(tst_env *env, int dev, const cls_safetensors *fx, const cls_model_config *cfg) {
   char path[CLS_PATH_CAP];
   cls_error err = {0};
@@ -219,6 +262,7 @@ int main(void) {
   cls_model_config cfg = {0};
   if (fx) test_load(fx, &cfg);
   test_damaged();
+  test_many_blocks();
   tst_env env;
   if (fx && cfg.n_hidden && tst_open(&env)) {
     for (int i = 0; i < env.n_devices; i++) test_logits(&env, env.devices[i], fx, &cfg);
