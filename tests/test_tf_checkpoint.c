@@ -1,7 +1,8 @@
 /* DeepSpeech's TensorFlow checkpoints (engine/model/checkpoint_tf.c, engine/base/tf_bundle.c) against
  * the bundles TF's tf.compat.v1.train.Saver wrote (tests/ref/make_tf_checkpoint_fixture.py,
  * tests/fixtures/tf_checkpoint/): the folder's index and the geometry, every value equal to the one
- * the script stored beside them, the CudnnLSTM namings (--load_cudnn: missing LSTM Adam slots start at
+ * the script stored beside them, the CudnnLSTM namings (--load_cudnn: missing LSTM Adam slots, as in
+ * DeepSpeech's --train_cudnn checkpoints, start at
  * zero; the opaque kernel converted from cuDNN's canonical layout: weights i, f, c, o for input then
  * recurrence, each [H, in] row-major, then eight biases, as TF's CudnnLSTMSaveable reads it), the
  * logits of the loaded model against TF's (1e-5 of their largest magnitude, as test_model), an export
@@ -33,8 +34,9 @@ static const float *value(const cls_safetensors *fx, const char *name, size_t co
   return tst_tensor(fx, key, CLS_F32, (int64_t)count);
 }
 
+/* zero_slots: the LSTM's Adam slots must be zero; opaque: its weights came from the opaque kernel. */
 static void check_values(const cls_safetensors *fx, const cls_model_config *cfg, const float *p, const float *m,
-                         const float *v, int cudnn) {
+                         const float *v, int zero_slots, int opaque) {
   cls_param_view views[CLS_MODEL_N_TENSORS];
   cls_model_layout(cfg, views);
   for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
@@ -46,11 +48,11 @@ static void check_values(const cls_safetensors *fx, const cls_model_config *cfg,
       snprintf(name, sizeof name, "%s%s", views[i].name, suffix[k]);
       const float *want = value(fx, name, views[i].count), *got = have[k] + views[i].offset;
       if (!want) continue;
-      if (cudnn && lstm && k > 0) {
+      if (zero_slots && lstm && k > 0) {
         int zero = 1;
         for (size_t j = 0; j < views[i].count; j++) zero &= got[j] == 0;
         CHECK(zero, "%s: a CudnnLSTM checkpoint's missing slot starts at zero", name);
-      } else if (cudnn && lstm) { /* the bias is a sum of two in the opaque buffer: rounding */
+      } else if (opaque && lstm) { /* the bias is a sum of two in the opaque buffer: rounding */
         double worst = 0;
         for (size_t j = 0; j < views[i].count; j++) worst = fmax(worst, fabs((double)got[j] - want[j]));
         CHECK(worst <= 1e-7, "%s converted from the opaque kernel: off by %g", name, worst);
@@ -75,7 +77,7 @@ static void test_load(const cls_safetensors *fx, cls_model_config *cfg) {
   float *p = calloc(3 * n, sizeof *p);
   cls_checkpoint_vars vars;
   CHECK_INT(cls_checkpoint_load(path, cfg, p, p + n, p + 2 * n, &vars, NULL, 0, &err), CLS_OK);
-  check_values(fx, cfg, p, p + n, p + 2 * n, 0);
+  check_values(fx, cfg, p, p + n, p + 2 * n, 0, 0);
   const float *lr = value(fx, "learning_rate", 1), *b1 = value(fx, "beta1_power", 1);
   CHECK(vars.global_step == 5 && vars.adam.step == 5, "global_step %lld", (long long)vars.global_step);
   CHECK(lr && b1 && vars.learning_rate == *lr && vars.adam.beta1_power == *b1, "the scalars TF saved");
@@ -90,7 +92,36 @@ static void test_load(const cls_safetensors *fx, cls_model_config *cfg) {
   int zeroed = 0;
   CHECK_INT(cls_checkpoint_tf_load(cudnn, cfg, 0, 1, q, q + n, q + 2 * n, &vars, &zeroed, &err), CLS_OK);
   CHECK_INT(zeroed, 4);
-  check_values(fx, cfg, q, q + n, q + 2 * n, 1);
+  check_values(fx, cfg, q, q + n, q + 2 * n, 1, 1);
+  /* DeepSpeech's --train_cudnn checkpoints: the canonical LSTM without its Adam slots */
+  {
+    cls_tf_bundle *src = NULL;
+    CHECK_INT(cls_tf_bundle_read(path, 1, &src, &err), CLS_OK);
+    cls_tf_tensor kept[40];
+    int n_kept = 0;
+    for (int i = 0; src && i < src->n_entries; i++) {
+      const cls_tf_entry *e = &src->entries[i];
+      if (strstr(e->name, "cudnn_compatible_lstm_cell/") && strstr(e->name, "/Adam")) continue;
+      cls_tf_tensor t = {e->name, e->dtype, e->ndim, {0}, e->data};
+      memcpy(t.shape, e->shape, sizeof t.shape);
+      if (n_kept < 40) kept[n_kept++] = t;
+    }
+    CHECK_INT(n_kept, 36);
+    char tmp[] = "/tmp/clspeech-tfc-XXXXXX", prefix[64], rm[96];
+    CHECK(mkdtemp(tmp) != NULL, "temporary folder");
+    snprintf(prefix, sizeof prefix, "%s/model.ckpt-5", tmp);
+    CHECK_INT(cls_tf_bundle_write(prefix, kept, n_kept, &err), CLS_OK);
+    cls_tf_bundle_free(src);
+    CHECK_INT(cls_checkpoint_load(prefix, cfg, q, q + n, q + 2 * n, &vars, NULL, 0, &err), CLS_ERR_IO);
+    CHECK_CONTAINS(err.text, "cudnn_compatible_lstm_cell/kernel/Adam");
+    CHECK_CONTAINS(err.text, "--load_cudnn");
+    CHECK_INT(cls_checkpoint_tf_load(prefix, cfg, 0, 1, q, q + n, q + 2 * n, &vars, &zeroed, &err), CLS_OK);
+    CHECK_INT(zeroed, 4);
+    CHECK(!memcmp(q, p, n * sizeof *q), "the canonical weights loaded as saved");
+    check_values(fx, cfg, q, q + n, q + 2 * n, 1, 0);
+    snprintf(rm, sizeof rm, "rm -r '%s'", tmp);
+    CHECK_INT(system(rm), 0);
+  }
   /* transfer: the output layer dropped, the caller's values kept there */
   memset(q, 0x7f, 3 * n * sizeof *q);
   CHECK_INT(cls_checkpoint_load_dropping(path, cfg, 1, q, q + n, q + 2 * n, &vars, NULL, 0, &err), CLS_OK);
