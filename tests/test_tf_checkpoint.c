@@ -2,12 +2,11 @@
  * the bundles TF's tf.compat.v1.train.Saver wrote (tests/ref/make_tf_checkpoint_fixture.py,
  * tests/fixtures/tf_checkpoint/): the folder's index and the geometry, every value equal to the one
  * the script stored beside them, the CudnnLSTM namings (--load_cudnn: missing LSTM Adam slots, as in
- * DeepSpeech's --train_cudnn checkpoints, start at
- * zero; the opaque kernel converted from cuDNN's canonical layout: weights i, f, c, o for input then
- * recurrence, each [H, in] row-major, then eight biases, as TF's CudnnLSTMSaveable reads it), the
- * logits of the loaded model against TF's (1e-5 of their largest magnitude, as test_model), an export
- * read back bit-exact, a bundle of several blocks written and read, and damaged bundles refused with
- * named errors. */
+ * DeepSpeech's --train_cudnn checkpoints, start at zero; the opaque kernel converted from cuDNN's
+ * canonical layout: weights i, f, c, o for input then recurrence, each [H, in] row-major, then eight
+ * biases, as TF's CudnnLSTMSaveable reads it), the logits of the loaded model against TF's (1e-5 of
+ * their largest magnitude, as test_model), an export read back bit-exact, a bundle of several blocks
+ * written and read, and damaged bundles refused with named errors. */
 #include <sys/stat.h>
 #include <unistd.h>
 
