@@ -75,6 +75,14 @@ static int check_features(const train_flags *f, const char *path) {
 static int check_save_dir(const train_flags *f, const cls_alphabet *alphabet, int loaded) {
   const char *dir = f->save_checkpoint_dir;
   char path[CLS_PATH_CAP], stored[CLS_PATH_CAP];
+  if (cls_checkpoint_choose(dir, CLS_LOAD_LAST, path, sizeof path, NULL, NULL) == CLS_OK && cls_checkpoint_is_tf(path)) {
+    /* saving would replace TensorFlow's index file `checkpoint` with clspeech's */
+    fprintf(stderr,
+            "clspeech train: %s holds the TensorFlow checkpoint %s, whose index file this run would rewrite; load "
+            "it with --load_checkpoint_dir and train into another --save_checkpoint_dir\n",
+            dir, path);
+    return CLI_EXIT_USAGE;
+  }
   if (loaded && !strcmp(dir, f->load_checkpoint_dir)) return 0;
   if (cls_checkpoint_choose(dir, CLS_LOAD_LAST, path, sizeof path, NULL, NULL) != CLS_OK) return 0;
   const char *flag = "";

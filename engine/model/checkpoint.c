@@ -4,7 +4,8 @@
  * drops: DeepSpeech's --drop_source_layers), DeepSpeech's train/best_dev series (their indexes the
  * single truth: a file of a series its index does not list is an orphan, swept; each file's SHA-256
  * recorded in its index at the save and checked at every load), the one
- * choice of the checkpoint to load, and the folder's description for inference (alphabet,
+ * choice of the checkpoint to load (a TensorFlow bundle, when a folder's index is TensorFlow's, read by
+ * checkpoint_tf.c), and the folder's description for inference (alphabet,
  * features). */
 #include "clspeech/model.h"
 
@@ -24,6 +25,7 @@
 #include "base/meta_number.h"
 #include "base/safetensors.h"
 #include "base/sha256.h"
+#include "base/tf_bundle.h"
 #include "clspeech/data.h"
 #include "clspeech/features.h"
 
@@ -268,6 +270,10 @@ cls_status cls_checkpoint_load_dropping(const char *path, const cls_model_config
   }
   cls_status rc = check_caller_keys(extra, n_extra, err);
   if (rc != CLS_OK) return rc;
+  if (cls_checkpoint_is_tf(path)) { /* a TensorFlow bundle: no metadata */
+    for (int i = 0; i < n_extra; i++) extra[i].found = 0, extra[i].value[0] = '\0';
+    return cls_checkpoint_tf_load(path, cfg, n_drop, 0, params, m, v, s, NULL, err);
+  }
   cls_safetensors *st = NULL;
   rc = cls_safetensors_read(path, &st, err);
   if (rc == CLS_OK) rc = verify_digest(path, st, err);
@@ -285,9 +291,7 @@ cls_status cls_checkpoint_load_dropping(const char *path, const cls_model_config
   char name[200];
   for (int i = 0; rc == CLS_OK && i < n_views; i++) {
     const cls_param_view *pv = &views[i];
-    /* a layer's LayerNorm tensors go with its weights: layers 1, 2, 3, 5's weights are tensors 0, 2, 4, 8 */
-    static const int ln_layer_weights[4] = {0, 2, 4, 8};
-    if ((i < CLS_MODEL_N_TENSORS ? i : ln_layer_weights[(i - CLS_MODEL_N_TENSORS) / 2]) >= first_dropped) continue;
+    if (cls_model_tensor_layer(i) >= first_dropped) continue; /* a layer's LayerNorm tensors go with it */
     rc = load_tensor(st, path, pv->name, CLS_F32, pv->ndim, pv->shape, params + pv->offset, err);
     if (rc == CLS_OK) rc = check_finite(path, pv->name, params + pv->offset, pv->count, err);
     if (rc == CLS_OK && m) {
@@ -364,9 +368,18 @@ cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, si
   snprintf(index, sizeof index, "%s/%s", dir, index_name(kind));
   FILE *f = fopen(index, "r");
   if (!f) return cls_error_set(err, CLS_ERR_IO, "%s: no %s checkpoint (%s)", dir, kind, strerror(errno));
-  char line[1024] = "";
-  char *got = fgets(line, sizeof line, f);
+  char line[1024] = "", text[4096] = "", tf_name[256];
+  const size_t got_text = fread(text, 1, sizeof text - 1, f);
+  text[got_text] = '\0';
   fclose(f);
+  if (cls_tf_checkpoint_index_parse(text, tf_name, sizeof tf_name)) { /* TensorFlow's index: a bundle */
+    snprintf(path, path_cap, "%s/%s", dir, tf_name);
+    if (cls_checkpoint_is_tf(path)) return CLS_OK;
+    return cls_error_set(err, CLS_ERR_IO, "%s names the TensorFlow checkpoint %s, but %s.index is missing", index,
+                         tf_name, path);
+  }
+  snprintf(line, sizeof line, "%.*s", (int)strcspn(text, "\n"), text);
+  char *got = got_text ? line : NULL;
   line[strcspn(line, "\r\n")] = '\0';
   if (!got || !index_entry_ok(line)) {
     return cls_error_set(err, CLS_ERR_IO,
@@ -541,6 +554,7 @@ cls_status cls_checkpoint_choose(const char *dir, cls_load_mode mode, char *path
 }
 
 cls_status cls_checkpoint_peek_model(const char *path, cls_model_config *cfg, cls_error *err) {
+  if (cls_checkpoint_is_tf(path)) return cls_checkpoint_tf_peek_model(path, cfg, err);
   cls_safetensors *st = NULL;
   cls_status s = cls_safetensors_read_header(path, &st, err);
   if (s != CLS_OK) return s;

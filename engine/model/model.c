@@ -29,6 +29,12 @@ int cls_model_first_dropped(int n_drop) {
   return n_drop >= 0 && n_drop <= CLS_MODEL_MAX_DROP ? CLS_MODEL_N_TENSORS - 2 * n_drop : -1;
 }
 
+int cls_model_tensor_layer(int tensor) {
+  static const int norm_layer_weights[CLS_MODEL_N_LAYER_NORM / 2] = {0, 2, 4, 8};
+  if (tensor < 0 || tensor >= CLS_MODEL_MAX_TENSORS) return -1;
+  return tensor < CLS_MODEL_N_TENSORS ? tensor - tensor % 2 : norm_layer_weights[(tensor - CLS_MODEL_N_TENSORS) / 2];
+}
+
 int cls_model_layout_all(const cls_model_config *cfg, cls_param_view v[CLS_MODEL_MAX_TENSORS], size_t *floats) {
   static const char *names[CLS_MODEL_MAX_TENSORS] = {
       "layer_1/weights", "layer_1/bias", "layer_2/weights", "layer_2/bias", "layer_3/weights", "layer_3/bias",

@@ -58,16 +58,20 @@ static cls_status meta_real(const cls_checkpoint_meta *e, const char *path, cons
 
 cls_status cls_train_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
                                      cls_train_state *s, cls_error *err) {
-  return cls_train_checkpoint_load_dropping(path, cfg, 0, params, m, v, s, err);
+  return cls_train_checkpoint_load_dropping(path, cfg, 0, 0, params, m, v, s, NULL, err);
 }
 
-cls_status cls_train_checkpoint_load_dropping(const char *path, const cls_model_config *cfg, int n_drop, float *params,
-                                              float *m, float *v, cls_train_state *s, cls_error *err) {
+cls_status cls_train_checkpoint_load_dropping(const char *path, const cls_model_config *cfg, int n_drop, int load_cudnn,
+                                              float *params, float *m, float *v, cls_train_state *s, int *zeroed,
+                                              cls_error *err) {
   cls_checkpoint_vars vars;
   cls_checkpoint_meta meta[N_META];
   memset(meta, 0, sizeof meta);
   for (int i = 0; i < N_META; i++) meta[i].key = keys[i];
-  cls_status rc = cls_checkpoint_load_dropping(path, cfg, n_drop, params, m, v, &vars, meta, N_META, err);
+  if (zeroed) *zeroed = 0;
+  const int tf = cls_checkpoint_is_tf(path);
+  cls_status rc = tf ? cls_checkpoint_tf_load(path, cfg, n_drop, load_cudnn, params, m, v, &vars, zeroed, err)
+                     : cls_checkpoint_load_dropping(path, cfg, n_drop, params, m, v, &vars, meta, N_META, err);
   long long epoch = 0, streak = 0, seed = 0;
   double best = 0;
   if (rc == CLS_OK) rc = meta_int(&meta[META_EPOCH], path, "0", 0, INT_MAX, &epoch, err);

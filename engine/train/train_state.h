@@ -38,8 +38,11 @@ cls_status cls_train_checkpoint_save_in(const char *dir, const char *kind, int m
 cls_status cls_train_checkpoint_load(const char *path, const cls_model_config *cfg, float *params, float *m, float *v,
                                      cls_train_state *state, cls_error *err);
 /* The same without the n_drop dropped layers (cls_checkpoint_load_dropping): their parameters and Adam
- * slots keep what the caller put there. */
-cls_status cls_train_checkpoint_load_dropping(const char *path, const cls_model_config *cfg, int n_drop, float *params,
-                                              float *m, float *v, cls_train_state *state, cls_error *err);
+ * slots keep what the caller put there. A TensorFlow checkpoint (cls_checkpoint_is_tf) is read by
+ * cls_checkpoint_tf_load with load_cudnn (*zeroed, may be NULL: the Adam slots it started at zero), its
+ * counters a fresh start's. */
+cls_status cls_train_checkpoint_load_dropping(const char *path, const cls_model_config *cfg, int n_drop, int load_cudnn,
+                                              float *params, float *m, float *v, cls_train_state *state, int *zeroed,
+                                              cls_error *err);
 
 #endif

@@ -177,9 +177,14 @@ static cls_status load_file(cls_crew *c, const char *path, int training, int kee
     memset(c->m, 0, c->n_params * sizeof(float));
     memset(c->v, 0, c->n_params * sizeof(float));
   }
-  st = cls_train_checkpoint_load_dropping(path, &c->o.model, n_drop, c->params, c->m, c->v, &s, &err);
+  int zeroed = 0;
+  st = cls_train_checkpoint_load_dropping(path, &c->o.model, n_drop, c->o.load_cudnn, c->params, c->m, c->v, &s,
+                                          &zeroed, &err);
   if (st != CLS_OK) return cls_fail_wrap(c->e, st, &err, NULL);
-  if (!cls_checkpoint_has_digest(path))
+  if (zeroed)
+    cls_log(c->e, CLS_LOG_NOTICE, "%s: a CudnnLSTM checkpoint (--load_cudnn): the LSTM's %d missing Adam slots "
+            "initialised to zero", path, zeroed);
+  if (!cls_checkpoint_is_tf(path) && !cls_checkpoint_has_digest(path))
     cls_log(c->e, CLS_LOG_NOTICE, "%s: its index records no SHA-256 (saved before checkpoints had digests): loaded "
             "without a checksum", path);
   if (n_drop > 0) {

@@ -69,6 +69,11 @@ int cls_model_layout_all(const cls_model_config *cfg, cls_param_view views[CLS_M
  * 2 * n_drop (CLS_MODEL_N_TENSORS when n_drop is 0), or -1 for n_drop outside 0 .. CLS_MODEL_MAX_DROP. */
 #define CLS_MODEL_MAX_DROP 5
 int cls_model_first_dropped(int n_drop);
+/* The layer a tensor of cls_model_layout_all belongs to, as the index of that layer's weights in
+ * cls_model_layout (a LayerNorm tensor goes with its layer: layers 1, 2, 3 and 5's weights are 0, 2, 4
+ * and 8); a tensor is dropped by n_drop when this is at least cls_model_first_dropped(n_drop). -1 for
+ * an index outside 0 .. CLS_MODEL_MAX_TENSORS-1. */
+int cls_model_tensor_layer(int tensor);
 
 typedef struct cls_model cls_model;
 
@@ -241,6 +246,41 @@ int cls_checkpoint_has_digest(const char *path);
 
 /* The path the index of `kind` names, or CLS_ERR_IO when there is none. */
 cls_status cls_checkpoint_find(const char *dir, const char *kind, char *path, size_t path_cap, cls_error *err);
+
+/* ---- TensorFlow checkpoints ---- */
+/* DeepSpeech's own checkpoints, TensorFlow tensor bundles (PREFIX.index, PREFIX.data-00000-of-00001)
+ * as tf.compat.v1.train.Saver writes them, under the same variable names as the safetensors files:
+ * the parameters, their Adam slots NAME/Adam and NAME/Adam_1, beta1_power, beta2_power, global_step
+ * (int64) and learning_rate. A folder whose index file `checkpoint` (or `best_dev_checkpoint`) is
+ * TensorFlow's (model_checkpoint_path: "NAME") names the bundle DIR/NAME: cls_checkpoint_find and
+ * _choose give that prefix, and cls_checkpoint_peek_model, _load and _load_dropping read it as the
+ * functions below do (without --load_cudnn; the caller's metadata entries are not found). Such a
+ * folder carries no alphabet: the caller's alphabet must have n_classes - 1 labels. */
+
+/* Whether `path` is a bundle's prefix: PATH.index is a file. */
+int cls_checkpoint_is_tf(const char *path);
+
+/* The geometry from the shapes: layer_1/weights [494, n_hidden] (DeepSpeech's 26 inputs and 9 frames
+ * of context), layer_6/weights [n_hidden, n_classes], relu_clip 20. */
+cls_status cls_checkpoint_tf_peek_model(const char *path, cls_model_config *cfg, cls_error *err);
+
+/* cls_checkpoint_load_dropping's loading and checks on a bundle (every value finite, second moments
+ * not negative, the powers in [0, 1), learning_rate finite and not negative, global_step not
+ * negative; Adam's update count is global_step). load_cudnn (DeepSpeech's --load_cudnn) accepts a
+ * CudnnLSTM checkpoint: the LSTM's Adam slots it lacks start at zero (*zeroed, may be NULL, counts
+ * them), and when it holds only CudnnLSTM's opaque buffer `cudnn_lstm/opaque_kernel` the LSTM's
+ * kernel and bias are converted from it (cuDNN's canonical layout, engine/model/checkpoint_tf.c).
+ * Without it a missing variable is an error naming it (and --load_cudnn where that would help). */
+cls_status cls_checkpoint_tf_load(const char *path, const cls_model_config *cfg, int n_drop, int load_cudnn,
+                                  float *params, float *m, float *v, cls_checkpoint_vars *vars, int *zeroed,
+                                  cls_error *err);
+
+/* Writes DIR/model.ckpt-<global_step>.index and .data-00000-of-00001 (every variable above) and
+ * DIR/checkpoint naming it, for TensorFlow's Saver to restore; the prefix into saved_path (may be
+ * NULL). */
+cls_status cls_checkpoint_tf_save(const char *dir, const cls_model_config *cfg, const float *params, const float *m,
+                                  const float *v, const cls_checkpoint_vars *vars, char *saved_path, size_t path_cap,
+                                  cls_error *err);
 
 /* ---- checkpoint choice and the folder's description for inference ---- */
 /* Which parameters training and evaluation start from (DeepSpeech's --load_train and

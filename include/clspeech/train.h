@@ -67,6 +67,7 @@ typedef struct cls_train_options {
   cls_load_mode load_train;         /* auto, best, last or init */
   cls_load_mode load_evaluate;      /* auto, best or last */
   bool force_initialize_learning_rate;
+  bool load_cudnn;                  /* a TensorFlow CudnnLSTM checkpoint: its LSTM's missing Adam slots start at zero */
   /* DeepSpeech's --drop_source_layers (transfer learning), 0 .. CLS_MODEL_MAX_DROP: when training loads a
      checkpoint, the last N of layer_2, layer_3, the LSTM, layer_5, layer_6 are made afresh (a fresh
      model's values for random_seed, zero Adam slots) and the rest loaded; with the output layer dropped

@@ -249,7 +249,7 @@ cls_cli_test(export_weights_without_scorer train
 cls_cli_test(export_needs_out train
   EXPECT 2 --has "clspeech export: --out FILE.clsm is required" -- ${CLS} export --checkpoint_dir ${SHORT_RUN})
 cls_cli_test(export_bad_format train
-  EXPECT 2 --has "clspeech export: --format must be clsm or onnx, not \"tflite\""
+  EXPECT 2 --has "clspeech export: --format must be clsm, onnx or tf, not \"tflite\""
          -- ${CLS} export --checkpoint_dir ${SHORT_RUN} --out ${CMAKE_CURRENT_BINARY_DIR}/x.clsm --format tflite)
 set(PKG_BAD ${CMAKE_CURRENT_BINARY_DIR}/package-bad)
 cls_cli_test(transcribe_truncated_package train
