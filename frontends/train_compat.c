@@ -50,7 +50,7 @@ int train_compat_finish(train_flags *f, const char *command) {
             "clspeech %s: --export_tflite: refused: clspeech writes no TensorFlow Lite model. Write a TensorFlow "
             "checkpoint (clspeech export --format tf --out DIR) and run DeepSpeech 0.9.3's exporter on it "
             "(python3 DeepSpeech.py --checkpoint_dir DIR --export_dir OUT --export_tflite), or use --export_dir "
-            "alone for clspeech's own package (docs/export.md)\n",
+            "alone for clspeech's own package (docs/train.md#checkpoints-and-resuming)\n",
             command);
     return CLI_EXIT_USAGE;
   }

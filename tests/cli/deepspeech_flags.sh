@@ -39,6 +39,9 @@ check --inter_op_parallelism_threads 4 -- 0 "notice: --inter_op_parallelism_thre
 check --log_level 2 -- 0 "notice: --log_level 2 has no effect"
 check --one_shot_infer "$work/missing.wav" -- 2 "one_shot_infer $work/missing.wav"
 check --scorer a.scorer --scorer_path b.scorer -- 2 "one flag under two names"
+check --layer_norm -- 0 "training set"
+check --bytes_output_mode -- 0 "training set"
+check --load_cudnn -- 0 "training set"
 out=$("$cls" export --export_dir x 2>&1)
 [ $? -eq 2 ] && grep -q "acts at the end of clspeech train; here use --out" <<<"$out" || fail "export --export_dir: $out"
 
@@ -72,6 +75,12 @@ want=$("$cls" transcribe --checkpoint_dir "$ck" --beam_width 1 --audio "$smoke/L
 from_package=$("$cls" transcribe --model "$work/exp/ldc.clsm" --beam_width 1 --audio "$smoke/LDC93S1.wav" 2>/dev/null)
 [ "$from_package" = "$want" ] || fail "the exported package transcribes \"$from_package\", the checkpoint \"$want\""
 echo "one-shot = transcribe = package: $want"
+# export --format tf: never into the checkpoint folder (TF's index would replace clspeech's), no scorer flags.
+out=$("$cls" export --format tf --checkpoint_dir "$ck" --out "$ck" 2>&1)
+[ $? -eq 2 ] && grep -q "is the checkpoint folder" <<<"$out" || fail "export --format tf into the checkpoint folder: $out"
+[ -e "$ck/model.ckpt-2.index" ] && fail "export --format tf wrote into the checkpoint folder"
+out=$("$cls" export --format tf --checkpoint_dir "$ck" --out "$work/tf" --lm_alpha 1 2>&1)
+[ $? -eq 2 ] && grep -q "a TensorFlow checkpoint carries no scorer" <<<"$out" || fail "export --format tf --lm_alpha: $out"
 
 # --one_shot_infer alone (no training): the folder's checkpoint.
 alone=$("$cls" train --checkpoint_dir "$ck" --beam_width 1 --one_shot_infer "$smoke/LDC93S1.wav" 2>/dev/null)
