@@ -30,7 +30,7 @@ struct cls_package {
   size_t size;
   char *name;
   pkg_section sec[PKG_MAX_SECTIONS];
-  int tensor[CLS_MODEL_N_TENSORS]; /* the section of each parameter tensor */
+  int tensor[CLS_MODEL_MAX_TENSORS]; /* the section of each parameter tensor (cls_model_layout_all) */
   char version[TEXT_CAP], source[TEXT_CAP];
   cls_package_info info;
 };
@@ -118,7 +118,7 @@ static const pkg_section *find(const cls_package *p, const char *name) {
 /* One "key=value" line of the meta section, NUL-terminated copies of the value in `value`. */
 static const char *const meta_keys[] = {"clspeech_version", "source_checkpoint", "global_step", "n_hidden",
                                         "n_classes", "n_input", "n_context", "relu_clip", "audio_sample_rate",
-                                        "feature_win_len", "feature_win_step", "lm_alpha", "lm_beta"};
+                                        "feature_win_len", "feature_win_step", "lm_alpha", "lm_beta", "layer_norm"};
 #define N_META_KEYS (int)(sizeof meta_keys / sizeof *meta_keys)
 
 static cls_status read_meta(cls_package *p, char value[N_META_KEYS][TEXT_CAP], bool seen[N_META_KEYS], cls_error *err) {
@@ -162,6 +162,8 @@ static cls_status read_numbers(cls_package *p, char value[N_META_KEYS][TEXT_CAP]
     rc = cls_meta_parse_int(p->name, meta_keys[ints[i].key], value[ints[i].key], ints[i].lo, ints[i].hi,
                             &v[ints[i].key], err);
   double clip = 0, alpha = 0, beta = 0;
+  long long layer_norm = 0; /* written only for a --layer_norm model */
+  if (rc == CLS_OK && seen[13]) rc = cls_meta_parse_int(p->name, "layer_norm", value[13], 0, 1, &layer_norm, err);
   if (rc == CLS_OK) rc = cls_meta_parse_real(p->name, "relu_clip", value[7], FLT_MIN, FLT_MAX, &clip, err);
   const bool scorer = find(p, PKG_SECTION_SCORER) != NULL;
   if (rc == CLS_OK && scorer && (!seen[11] || !seen[12]))
@@ -175,7 +177,7 @@ static cls_status read_numbers(cls_package *p, char value[N_META_KEYS][TEXT_CAP]
   in->clspeech_version = p->version;
   in->source_checkpoint = p->source;
   in->global_step = v[2];
-  in->model = (cls_model_config){(int)v[5], (int)v[6], (int)v[3], (int)v[4], (float)clip, 0};
+  in->model = (cls_model_config){(int)v[5], (int)v[6], (int)v[3], (int)v[4], (float)clip, (int)layer_norm};
   in->audio_sample_rate = (int)v[8];
   in->feature_win_len = (int)v[9];
   in->feature_win_step = (int)v[10];
@@ -188,14 +190,14 @@ static cls_status read_numbers(cls_package *p, char value[N_META_KEYS][TEXT_CAP]
  * alphabet of n_classes - 1 labels; the scorer's magic. */
 static cls_status check_sections(cls_package *p, cls_error *err) {
   cls_package_info *in = &p->info;
-  cls_param_view views[CLS_MODEL_N_TENSORS];
-  in->n_params = cls_model_layout(&in->model, views);
-  for (int t = 0; t < CLS_MODEL_N_TENSORS; t++) p->tensor[t] = -1;
+  cls_param_view views[CLS_MODEL_MAX_TENSORS];
+  const int n_views = cls_model_layout_all(&in->model, views, &in->n_params);
+  for (int t = 0; t < CLS_MODEL_MAX_TENSORS; t++) p->tensor[t] = -1;
   const int le = cls_package_host_le();
   for (int i = 0; i < in->n_sections; i++) {
     const pkg_section *s = &p->sec[i];
     int t = -1;
-    for (int k = 0; k < CLS_MODEL_N_TENSORS; k++)
+    for (int k = 0; k < n_views; k++)
       if (!strcmp(s->name, views[k].name)) t = k;
     if (t < 0) {
       if (strcmp(s->name, PKG_SECTION_META) && strcmp(s->name, PKG_SECTION_ALPHABET) && strcmp(s->name, PKG_SECTION_SCORER))
@@ -236,7 +238,7 @@ static cls_status check_sections(cls_package *p, cls_error *err) {
     p->tensor[t] = i;
     in->n_tensors++;
   }
-  for (int t = 0; t < CLS_MODEL_N_TENSORS; t++)
+  for (int t = 0; t < n_views; t++)
     if (p->tensor[t] < 0)
       return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: no tensor \"%s\"", p->name, views[t].name);
   const pkg_section *a = find(p, PKG_SECTION_ALPHABET);
@@ -330,10 +332,10 @@ cls_status cls_package_params(const cls_package *p, float *params, size_t n, cls
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: %zu parameters asked for, the package holds %zu",
                          p ? p->name : "(no package)", n, p ? p->info.n_params : 0);
   }
-  cls_param_view views[CLS_MODEL_N_TENSORS];
-  cls_model_layout(&p->info.model, views);
+  cls_param_view views[CLS_MODEL_MAX_TENSORS];
+  const int n_views = cls_model_layout_all(&p->info.model, views, NULL);
   const int le = cls_package_host_le();
-  for (int t = 0; t < CLS_MODEL_N_TENSORS; t++) {
+  for (int t = 0; t < n_views; t++) {
     const unsigned char *b = p->file + p->sec[p->tensor[t]].offset;
     float *dst = params + views[t].offset;
     if (le) {

@@ -13,7 +13,7 @@
 #include "clspeech/package.h"
 #include "model/package_format.h"
 
-#define MAX_SECTIONS (3 + CLS_MODEL_N_TENSORS)
+#define MAX_SECTIONS (3 + CLS_MODEL_MAX_TENSORS)
 
 typedef struct section {
   const char *name;
@@ -77,6 +77,7 @@ static int meta_text(char *text, size_t cap, const cls_package_source *s, const 
                    s->feature_win_len, s->feature_win_step);
   if (with_scorer && n > 0 && (size_t)n < cap)
     n += snprintf(text + n, cap - (size_t)n, "lm_alpha=%.17g\nlm_beta=%.17g\n", s->lm_alpha, s->lm_beta);
+  if (cfg->layer_norm && n > 0 && (size_t)n < cap) n += snprintf(text + n, cap - (size_t)n, "layer_norm=1\n");
   return n;
 }
 
@@ -143,12 +144,9 @@ cls_status cls_package_write(const char *path, const cls_package_source *s, cls_
   cls_model_config cfg;
   cls_status rc = cls_checkpoint_peek_model(s->checkpoint_path, &cfg, err);
   if (rc != CLS_OK) return rc;
-  if (cfg.layer_norm)
-    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                         "%s: the model was trained with --layer_norm, which a model package does not hold yet",
-                         s->checkpoint_path);
-  cls_param_view views[CLS_MODEL_N_TENSORS];
-  const size_t n_params = cls_model_layout(&cfg, views);
+  cls_param_view views[CLS_MODEL_MAX_TENSORS];
+  size_t n_params = 0;
+  const int n_views = cls_model_layout_all(&cfg, views, &n_params);
   float *params = malloc(n_params * sizeof(float));
   char *alphabet = NULL, *scorer = NULL;
   size_t alphabet_len = 0, scorer_len = 0;
@@ -179,7 +177,7 @@ cls_status cls_package_write(const char *path, const cls_package_source *s, cls_
       rc = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: the checkpoint's name is too long", s->checkpoint_path);
     sec[n++] = (section){PKG_SECTION_META, PKG_DTYPE_BYTES, 0, {0, 0}, meta, (uint64_t)(len > 0 ? len : 0), 0};
     sec[n++] = (section){PKG_SECTION_ALPHABET, PKG_DTYPE_BYTES, 0, {0, 0}, alphabet, alphabet_len, 0};
-    for (int i = 0; i < CLS_MODEL_N_TENSORS; i++)
+    for (int i = 0; i < n_views; i++)
       sec[n++] = (section){views[i].name, PKG_DTYPE_F32, views[i].ndim, {views[i].shape[0], views[i].ndim > 1 ? views[i].shape[1] : 0},
                            params + views[i].offset, views[i].count * sizeof(float), 0};
     if (with_scorer) sec[n++] = (section){PKG_SECTION_SCORER, PKG_DTYPE_BYTES, 0, {0, 0}, scorer, scorer_len, 0};
@@ -188,7 +186,7 @@ cls_status cls_package_write(const char *path, const cls_package_source *s, cls_
   if (rc == CLS_OK) rc = write_sections(path, sec, n, &bytes, err);
   if (rc == CLS_OK && summary) {
     summary->file_bytes = bytes;
-    summary->n_tensors = CLS_MODEL_N_TENSORS;
+    summary->n_tensors = n_views;
     summary->n_params = n_params;
     summary->global_step = vars.global_step;
     summary->scorer_bytes = with_scorer ? scorer_len : 0;

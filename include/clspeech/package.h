@@ -49,7 +49,7 @@ typedef struct cls_package_source {
 /* What a write stored. */
 typedef struct cls_package_summary {
   uint64_t file_bytes;
-  int n_tensors;        /* parameter tensors: CLS_MODEL_N_TENSORS */
+  int n_tensors;        /* parameter tensors: CLS_MODEL_N_TENSORS, CLS_MODEL_MAX_TENSORS with --layer_norm */
   size_t n_params;      /* floats */
   int64_t global_step;  /* the checkpoint's */
   uint64_t scorer_bytes; /* 0 without a scorer */
