@@ -9,8 +9,11 @@ and bias in cuDNN's canonical layout for a one-layer unidirectional linear-input
 CudnnLSTMSaveable (tensorflow/contrib/cudnn_rnn/python/ops/cudnn_rnn_ops.py, _cudnn_to_tf_weights and
 _cudnn_to_tf_biases) reads it: weights of gates i, f, c, o for the input then for the recurrence,
 each [H, in] row-major, then the eight bias vectors; the canonical bias is input + recurrent bias.
-Also tests/fixtures/tf_checkpoint.safetensors: every value saved, and the logits of
-make_model_fixtures.py's TF forward pass with the canonical parameters on random features.
+Also tests/fixtures/tf_checkpoint.safetensors: every value saved, the logits of make_model_fixtures.py's
+TF forward pass with the canonical parameters on random features (two utterances, one shorter), and
+`ldc93s1_logits`: the same on LDC93S1, its MFCCs those of tests/fixtures/mfcc_ldc93s1.safetensors
+(TensorFlow's own AudioSpectrogram + Mfcc, make_mfcc_fixtures.py) in DeepSpeech's context windows
+(9 frames each side, zeros past the ends, [19, 26] frame-major: its input_node's [n_steps, 19, 26]).
 
     python3 tests/ref/make_tf_checkpoint_fixture.py            # writes the fixtures
     python3 tests/ref/make_tf_checkpoint_fixture.py --restore DIR [FILE.safetensors]
@@ -124,10 +127,19 @@ def main():
     v = {k: tf.constant(a) for k, a in params.items()}
     logits, _, _ = forward(v, x, seq_len, labels, T, B, H, C)
     tensors = {"features": x, "seq_len": seq_len, "logits": logits.numpy(), "opaque": opaque}
+
+    mfcc = read_safetensors(os.path.join(FIXTURES, "mfcc_ldc93s1.safetensors"))["features"]
+    frames = mfcc.shape[0]
+    padded = np.concatenate([np.zeros((9, 26), np.float32), mfcc, np.zeros((9, 26), np.float32)])
+    windows = np.stack([padded[t:t + 19].reshape(-1) for t in range(frames)])[:, None, :]
+    ldc_len = np.array([frames], np.int32)
+    ldc_labels = tf.SparseTensor(np.array([[0, 0]], np.int64), np.array([1], np.int32), [1, 1])
+    ldc_logits, _, _ = forward(v, windows, ldc_len, ldc_labels, frames, 1, H, C)
+    tensors["ldc93s1_logits"] = ldc_logits.numpy()
     for k, a in values.items():
         tensors[f"value/{k}"] = np.atleast_1d(a)
     save("tf_checkpoint.safetensors", tensors,
-         {"T": T, "B": B, "n_hidden": H, "n_classes": C, "global_step": STEP,
+         {"T": T, "B": B, "ldc93s1_frames": frames, "n_hidden": H, "n_classes": C, "global_step": STEP,
           "generator": f"tensorflow {tf.__version__}: tf.compat.v1.train.Saver"})
 
 
