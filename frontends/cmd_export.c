@@ -49,8 +49,8 @@ static int export_tf_command(train_flags *f, const cli_flag *all, int n_flags, c
             out);
     return CLI_EXIT_USAGE;
   }
-  const char *const scorer_flags[] = {"scorer_path", "scorer", "lm_alpha", "lm_beta"};
-  for (int i = 0; i < 4; i++)
+  const char *const scorer_flags[] = {"scorer_path", "lm_alpha", "lm_beta"};
+  for (int i = 0; i < 3; i++)
     if (cli_flag_seen(all, n_flags, scorer_flags[i])) {
       fprintf(stderr, "clspeech export: --%s with --format tf: a TensorFlow checkpoint carries no scorer; leave it out\n",
               scorer_flags[i]);

@@ -1,4 +1,4 @@
-/* The one table of numeric flag rules (see flags.h): for every numeric flag of every subcommand, by
+/* The one table of numeric flag rules (see flags.h), and of the flags' other names: for every numeric flag of every subcommand, by
  * name, the range its value must lie in (the training flags' from their rows of the option table). cli_parse_flags applies it after parsing, before any
  * work, so that a value the engine would turn into NaN weights, a hang or a late failure (an
  * infinite learning rate, a NaN dropout, a 10^8 ms window) is a usage error naming the flag. */
@@ -37,6 +37,17 @@ static const cli_rule rules[] = {
     {"max_seconds", 0, 1e6, false, false},
     {"min_chars_per_second", 0, 1e6, false, false},
 };
+
+/* The flags that are another name of a flag (DeepSpeech's aliases): given, they are that flag given. */
+static const struct {
+  const char *alias, *name;
+} aliases[] = {{"scorer", "scorer_path"}};
+
+const char *cli_flag_alias_of(const char *alias) {
+  for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+    if (!strcmp(aliases[i].alias, alias)) return aliases[i].name;
+  return NULL;
+}
 
 const cli_rule *cli_flag_rule(const char *name) {
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)

@@ -152,6 +152,19 @@ int cli_parse_flags(int argc, char **argv, int first, cli_flag *flags, int n, co
     fprintf(stderr, "clspeech %s: --%s must %s (got %s)\n", command, f->name, want, got);
     return 2;
   }
+  for (int i = 0; i < n; i++) {
+    const char *target = flags[i].seen && flags[i].type == CLI_STRING ? cli_flag_alias_of(flags[i].name) : NULL;
+    cli_flag *t = target ? find(flags, n, target, strlen(target)) : NULL;
+    if (!t || t->type != CLI_STRING) continue;
+    const char *given = *(const char **)flags[i].value;
+    if (t->seen && strcmp(given, *(const char **)t->value)) {
+      fprintf(stderr, "clspeech %s: --%s %s and --%s %s are one flag under two names: give one\n", command,
+              flags[i].name, given, t->name, *(const char **)t->value);
+      return 2;
+    }
+    *(const char **)t->value = given;
+    t->seen = true;
+  }
   return 0;
 }
 

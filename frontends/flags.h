@@ -48,6 +48,11 @@ void cli_rule_describe(const cli_rule *rule, bool integer, char *out, size_t cap
 int cli_parse_flags(int argc, char **argv, int first, cli_flag *flags, int n_flags, const char *command,
                     const char *summary, const char **positional, int max_positional, int *n_positional);
 
+/* The flag a string flag `alias` is another name of (flag_rules.c's table), NULL when it is none.
+ * cli_parse_flags gives an alias's value to that flag and marks it given; the two given with different
+ * values is a usage error. */
+const char *cli_flag_alias_of(const char *alias);
+
 void cli_print_flags(const cli_flag *flags, int n_flags);
 /* Whether flag `name` of the table was given on the command line (0 when the table has no such flag). */
 bool cli_flag_seen(const cli_flag *flags, int n_flags, const char *name);

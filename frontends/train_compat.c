@@ -1,5 +1,5 @@
 /* DeepSpeech 0.9.3's training flags that have no engine counterpart in clspeech (see train_compat.h):
- * each one taken with what it means here (an alias resolved, a size checked), a notice when a value
+ * each one taken with what it means here (a size checked), a notice when a value
  * given has no effect, or a refusal naming why and what to use instead. The table of every
  * DeepSpeech flag and what clspeech does with it is docs/train.md's. */
 #include "train_compat.h"
@@ -73,14 +73,6 @@ int train_compat_finish(train_flags *f, const char *command) {
   }
   int rc = train_only(f, command);
   if (rc) return rc;
-  if (*f->scorer) {
-    if (*f->scorer_path && strcmp(f->scorer, f->scorer_path)) {
-      fprintf(stderr, "clspeech %s: --scorer %s and --scorer_path %s are one flag under two names: give one\n",
-              command, f->scorer, f->scorer_path);
-      return CLI_EXIT_USAGE;
-    }
-    f->scorer_path = f->scorer;
-  }
   if (!size_ok(f->read_buffer)) {
     fprintf(stderr, "clspeech %s: --read_buffer \"%s\": must be a size such as 1MB, 512KB or 1048576\n", command,
             f->read_buffer);

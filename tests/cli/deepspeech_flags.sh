@@ -79,6 +79,9 @@ echo "one-shot = transcribe = package: $want"
 out=$("$cls" export --format tf --checkpoint_dir "$ck" --out "$ck" 2>&1)
 [ $? -eq 2 ] && grep -q "is the checkpoint folder" <<<"$out" || fail "export --format tf into the checkpoint folder: $out"
 [ -e "$ck/model.ckpt-2.index" ] && fail "export --format tf wrote into the checkpoint folder"
+# --scorer is --scorer_path given (the parser's alias): the ONNX export refuses it as it refuses --scorer_path.
+out=$("$cls" export --format onnx --checkpoint_dir "$ck" --out "$work/s.onnx" --scorer "$work/none.scorer" 2>&1)
+[ $? -eq 2 ] && grep -q "scorer_path: an ONNX file carries no scorer" <<<"$out" || fail "export --format onnx --scorer: $out"
 out=$("$cls" export --format tf --checkpoint_dir "$ck" --out "$work/tf" --lm_alpha 1 2>&1)
 [ $? -eq 2 ] && grep -q "a TensorFlow checkpoint carries no scorer" <<<"$out" || fail "export --format tf --lm_alpha: $out"
 
