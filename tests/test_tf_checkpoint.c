@@ -304,87 +304,74 @@ static void test_many_blocks(void) {
   free(values);
 }
 
-static void test_logits(tst_env *env, int dev, const cls_safetensors *fx, const cls_model_config *cfg) {
+/* The model from the canonical TF checkpoint run forward on features [T, B, input width] (each utterance
+ * one label, for the CTC the forward pass computes) against TF's logits `ref`, at the whole-model test's
+ * tolerance (1e-5 of the largest). */
+static void compare_forward(tst_env *env, int dev, const cls_model_config *cfg, const char *what, int T, int B,
+                            const float *features, const int32_t *seq_len, const float *ref) {
   char path[CLS_PATH_CAP];
   cls_error err = {0};
-  CHECK_INT(cls_checkpoint_choose(CANONICAL, CLS_LOAD_AUTO, path, sizeof path, NULL, &err), CLS_OK);
   cls_param_view views[CLS_MODEL_N_TENSORS];
   const size_t n = cls_model_layout(cfg, views);
   float *params = calloc(n, sizeof *params);
+  int32_t *labels = malloc((size_t)B * sizeof *labels), *label_len = malloc((size_t)B * sizeof *label_len);
+  float *losses = malloc((size_t)B * sizeof *losses);
   cls_checkpoint_vars vars;
-  CHECK_INT(cls_checkpoint_load(path, cfg, params, NULL, NULL, &vars, NULL, 0, &err), CLS_OK);
-  const int T = tst_meta_int(fx, "T"), B = tst_meta_int(fx, "B"), I = cls_model_input_width(cfg);
-  const float *features = tst_tensor(fx, "features", CLS_F32, (int64_t)T * B * I);
-  const int32_t *seq_len = tst_tensor(fx, "seq_len", CLS_I32, B);
-  const float *ref = tst_tensor(fx, "logits", CLS_F32, (int64_t)T * B * cfg->n_classes);
   cls_model *model = NULL;
-  if (features && seq_len && ref) CHECK_INT(cls_model_create(env->engine, dev, cfg, T, B, 1, &model), CLS_OK);
+  if (params && labels && label_len && losses && features && seq_len && ref &&
+      cls_checkpoint_choose(CANONICAL, CLS_LOAD_AUTO, path, sizeof path, NULL, &err) == CLS_OK &&
+      cls_checkpoint_load(path, cfg, params, NULL, NULL, &vars, NULL, 0, &err) == CLS_OK)
+    CHECK_INT(cls_model_create(env->engine, dev, cfg, T, B, 1, &model), CLS_OK);
+  else
+    CHECK(0, "%s: the fixtures and the TF checkpoint load (%s)", what, err.text);
   if (model) {
-    const int32_t labels[2] = {1, 2}, label_len[2] = {1, 1};
+    for (int b = 0; b < B; b++) labels[b] = b + 1, label_len[b] = 1;
+    const int I = cls_model_input_width(cfg);
     cl_mem p = tst_buffer(env, dev, params, n * sizeof(float));
     cl_mem fb = tst_buffer(env, dev, features, (size_t)T * B * I * sizeof(float));
     cl_mem sb = tst_buffer(env, dev, seq_len, (size_t)B * sizeof(int32_t));
-    cl_mem lb = tst_buffer(env, dev, labels, sizeof labels), llb = tst_buffer(env, dev, label_len, sizeof label_len);
+    cl_mem lb = tst_buffer(env, dev, labels, (size_t)B * sizeof *labels);
+    cl_mem llb = tst_buffer(env, dev, label_len, (size_t)B * sizeof *label_len);
     cls_model_batch batch = {T, B, cls_buf_of(fb), cls_buf_of(sb), cls_buf_of(lb), cls_buf_of(llb)};
-    float losses[2];
     CHECK_INT(cls_model_forward(model, tst_queue(env, dev), &batch, cls_buf_of(p), NULL, losses), CLS_OK);
     const size_t nl = (size_t)T * B * cfg->n_classes;
     float *logits = malloc(nl * sizeof *logits);
     tst_read(env, dev, cls_model_logits(model).mem, logits, nl * sizeof(float));
-    tst_compare("logits from the TF checkpoint", logits, ref, nl, 0, 1e-5 * max_abs(ref, nl));
+    tst_compare(what, logits, ref, nl, 0, 1e-5 * max_abs(ref, nl));
     free(logits);
     cl_mem mems[] = {p, fb, sb, lb, llb};
     for (size_t i = 0; i < sizeof mems / sizeof *mems; i++) clReleaseMemObject(mems[i]);
     cls_model_destroy(model);
   }
   free(params);
+  free(labels);
+  free(label_len);
+  free(losses);
+}
+
+/* The fixture's random two-utterance batch (the second shorter). */
+static void test_logits(tst_env *env, int dev, const cls_safetensors *fx, const cls_model_config *cfg) {
+  const int T = tst_meta_int(fx, "T"), B = tst_meta_int(fx, "B"), I = cls_model_input_width(cfg);
+  compare_forward(env, dev, cfg, "logits from the TF checkpoint", T, B,
+                  tst_tensor(fx, "features", CLS_F32, (int64_t)T * B * I), tst_tensor(fx, "seq_len", CLS_I32, B),
+                  tst_tensor(fx, "logits", CLS_F32, (int64_t)T * B * cfg->n_classes));
 }
 
 /* LDC93S1: TensorFlow's MFCCs of it (mfcc_ldc93s1.safetensors) in DeepSpeech's context windows (9 frames
- * each side, zeros past the ends, [19, 26] frame-major), through the model from the TF checkpoint, against
- * TF's logits at the whole-model test's tolerance (1e-5 of the largest). */
+ * each side, zeros past the ends, [19, 26] frame-major). */
 static void test_ldc93s1_logits(tst_env *env, int dev, const cls_safetensors *fx, const cls_model_config *cfg) {
   cls_safetensors *mf = tst_fixture("mfcc_ldc93s1.safetensors");
-  const int T = tst_meta_int(fx, "ldc93s1_frames"), I = cls_model_input_width(cfg), C = cfg->n_classes;
-  const float *mfcc = mf ? tst_tensor(mf, "features", CLS_F32, (int64_t)T * 26) : NULL;
-  const float *ref = tst_tensor(fx, "ldc93s1_logits", CLS_F32, (int64_t)T * C);
-  char path[CLS_PATH_CAP];
-  cls_error err = {0};
-  cls_param_view views[CLS_MODEL_N_TENSORS];
-  const size_t n = cls_model_layout(cfg, views);
-  float *params = calloc(n, sizeof *params), *windows = calloc((size_t)T * I, sizeof *windows);
-  cls_model *model = NULL;
-  cls_checkpoint_vars vars;
-  if (mfcc && ref && params && windows && T > 0 &&
-      cls_checkpoint_choose(CANONICAL, CLS_LOAD_AUTO, path, sizeof path, NULL, &err) == CLS_OK &&
-      cls_checkpoint_load(path, cfg, params, NULL, NULL, &vars, NULL, 0, &err) == CLS_OK)
-    CHECK_INT(cls_model_create(env->engine, dev, cfg, T, 1, 1, &model), CLS_OK);
-  else
-    CHECK(0, "LDC93S1's fixtures and the TF checkpoint load (%s)", err.text);
-  if (model) {
-    for (int t = 0; t < T; t++)
-      for (int w = 0; w < 19; w++) {
-        const int frame = t + w - 9;
-        if (frame >= 0 && frame < T) memcpy(windows + (size_t)t * I + (size_t)w * 26, mfcc + (size_t)frame * 26, 26 * sizeof(float));
-      }
-    const int32_t seq_len[1] = {T}, labels[1] = {1}, label_len[1] = {1};
-    cl_mem p = tst_buffer(env, dev, params, n * sizeof(float));
-    cl_mem fb = tst_buffer(env, dev, windows, (size_t)T * I * sizeof(float));
-    cl_mem sb = tst_buffer(env, dev, seq_len, sizeof seq_len);
-    cl_mem lb = tst_buffer(env, dev, labels, sizeof labels), llb = tst_buffer(env, dev, label_len, sizeof label_len);
-    cls_model_batch batch = {T, 1, cls_buf_of(fb), cls_buf_of(sb), cls_buf_of(lb), cls_buf_of(llb)};
-    float loss;
-    CHECK_INT(cls_model_forward(model, tst_queue(env, dev), &batch, cls_buf_of(p), NULL, &loss), CLS_OK);
-    const size_t nl = (size_t)T * C;
-    float *logits = malloc(nl * sizeof *logits);
-    tst_read(env, dev, cls_model_logits(model).mem, logits, nl * sizeof(float));
-    tst_compare("LDC93S1 logits from the TF checkpoint", logits, ref, nl, 0, 1e-5 * max_abs(ref, nl));
-    free(logits);
-    cl_mem mems[] = {p, fb, sb, lb, llb};
-    for (size_t i = 0; i < sizeof mems / sizeof *mems; i++) clReleaseMemObject(mems[i]);
-    cls_model_destroy(model);
-  }
-  free(params);
+  const int T = tst_meta_int(fx, "ldc93s1_frames"), I = cls_model_input_width(cfg);
+  const float *mfcc = mf && T > 0 ? tst_tensor(mf, "features", CLS_F32, (int64_t)T * 26) : NULL;
+  float *windows = mfcc ? calloc((size_t)T * I, sizeof *windows) : NULL;
+  for (int t = 0; windows && t < T; t++)
+    for (int w = 0; w < 19; w++) {
+      const int frame = t + w - 9;
+      if (frame >= 0 && frame < T) memcpy(windows + (size_t)t * I + (size_t)w * 26, mfcc + (size_t)frame * 26, 26 * sizeof(float));
+    }
+  const int32_t seq_len[1] = {T};
+  compare_forward(env, dev, cfg, "LDC93S1 logits from the TF checkpoint", T, 1, windows, seq_len,
+                  tst_tensor(fx, "ldc93s1_logits", CLS_F32, (int64_t)T * cfg->n_classes));
   free(windows);
   cls_safetensors_free(mf);
 }
