@@ -295,6 +295,16 @@ double scorer_word_ln_prob(const cls_scorer *s, const int32_t *history, int n_hi
   return (double)cls_lm_score(s->lm, history, n_history, word) * LN_10;
 }
 
+/* The history a transcript is scored with: `word` after the last `keep` (the LM's order - 1) words. */
+static void push_word(int32_t *hist, int *nh, int keep, int32_t word) {
+  if (keep <= 0) return;
+  if (*nh == keep) {
+    memmove(hist, hist + 1, (size_t)(*nh - 1) * sizeof *hist);
+    (*nh)--;
+  }
+  hist[(*nh)++] = word;
+}
+
 /* cls_scorer_transcript_score of a character model: a word is scored where its last label completes it. */
 static double characters_score(const cls_scorer *s, const int32_t *labels, int n, double lm_alpha, double lm_beta,
                                bool *valid) {
@@ -310,13 +320,7 @@ static double characters_score(const cls_scorer *s, const int32_t *labels, int n
     if (node < 0) ok = false;
     if (node <= 0 || s->word[node] < 0) continue;
     total += lm_alpha * scorer_word_ln_prob(s, hist, nh, s->word[node]) + lm_beta;
-    if (keep > 0) {
-      if (nh == keep) {
-        memmove(hist, hist + 1, (size_t)(nh - 1) * sizeof *hist);
-        nh--;
-      }
-      hist[nh++] = s->word[node];
-    }
+    push_word(hist, &nh, keep, s->word[node]);
     node = 0;
   }
   if (node != 0) total += lm_alpha * CLS_LM_OOV_SCORE + lm_beta; /* an unfinished character at the end */
@@ -346,13 +350,7 @@ double cls_scorer_transcript_score(const cls_scorer *s, const int32_t *labels, i
     const int32_t w = node >= 0 ? s->word[node] : -1;
     if (!end && (w < 0 || i == 0 || labels[i - 1] == s->space)) ok = false; /* a space after no whole word */
     total += lm_alpha * scorer_word_ln_prob(s, hist, nh, w) + lm_beta;
-    if (keep > 0) {
-      if (nh == keep) {
-        memmove(hist, hist + 1, (size_t)(nh - 1) * sizeof *hist);
-        nh--;
-      }
-      hist[nh++] = w; /* -1 when out of the vocabulary: the next order-1 words score CLS_LM_OOV_SCORE */
-    }
+    push_word(hist, &nh, keep, w); /* -1 when out of the vocabulary: the next order-1 words score CLS_LM_OOV_SCORE */
     node = 0;
   }
   if (valid) *valid = ok;
