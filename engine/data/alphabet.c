@@ -271,8 +271,9 @@ int cls_alphabet_index(const cls_alphabet *a, uint32_t cp) {
   return -1;
 }
 
-/* The bytes alphabet's encoding: a label per byte when the text is valid UTF-8; else the invalid
- * bytes are reported as missing (distinct, as -byte) and no label is written for them. */
+/* The bytes alphabet's encoding: a label per byte when the text is valid UTF-8; else each invalid byte
+ * is written as label -1 (as cls_alphabet_encode writes a missing character) and reported as missing
+ * (distinct, as -byte). */
 static cls_status encode_bytes(const unsigned char *s, size_t len, int32_t *labels, int cap, int *n,
                                int32_t *missing, int missing_cap, int *n_missing) {
   bool bad[256] = {false};

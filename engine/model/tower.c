@@ -27,6 +27,7 @@ struct cls_tower {
   cls_stats_plan *stats;              /* summary statistics, made on first use (NULL until then) */
   cls_batch_input *input;             /* the chunk's device batch */
   cls_param_view views[CLS_MODEL_MAX_TENSORS]; /* every tensor (cls_model_layout_all) */
+  int n_views;                                  /* how many: cls_model_layout_all's count */
   size_t n_params, bytes;
   cl_mem params, grads, m, v;         /* [n_params] */
   /* per-layer read-back of the step in flight */
@@ -53,7 +54,7 @@ cls_status cls_tower_create(cls_engine *e, int device, const cls_tower_config *c
   t->device = device;
   t->c = *c;
   if (t->c.max_label < 1) t->c.max_label = 1;
-  cls_model_layout_all(&c->model, t->views, &t->n_params);
+  t->n_views = cls_model_layout_all(&c->model, t->views, &t->n_params);
   cl_device_id id = NULL;
   cls_status st = cls_engine_device_cl(e, device, &t->ctx, &id, NULL);
   cl_int err = CL_SUCCESS;
@@ -260,7 +261,7 @@ cls_status cls_tower_stats(cls_tower *t, cls_tensor_stats *stats) {
     else
       cls_error_set(t->err, st, "%s", cls_engine_error(t->e));
   }
-  const int n = t->c.model.layer_norm ? CLS_MODEL_MAX_TENSORS : CLS_MODEL_N_TENSORS; /* t->views' */
+  const int n = t->n_views;
   for (int i = 0; st == CLS_OK && i < 2 * n; i++) {
     const cls_param_view *v = &t->views[i % n];
     st = cls_stats_enqueue(t->stats, t->q, i, cls_buf_at(i < n ? t->params : t->grads, v->offset), v->count);
