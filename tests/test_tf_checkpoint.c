@@ -383,6 +383,19 @@ int main(void) {
   test_damaged();
   test_many_blocks();
   test_layer_norm_round_trip();
+  { /* the writer refuses a negative dimension, a size past INT64_MAX and bytes without data, writing nothing */
+    const float one = 1.0f;
+    const cls_tf_tensor bad_shapes[3] = {{"neg", CLS_TF_FLOAT, 1, {-1}, &one},
+                                         {"huge", CLS_TF_FLOAT, 2, {INT64_C(1) << 40, INT64_C(1) << 40}, &one},
+                                         {"no_data", CLS_TF_FLOAT, 1, {4}, NULL}};
+    for (int i = 0; i < 3; i++) {
+      cls_error err;
+      cls_error_clear(&err);
+      CHECK_INT(cls_tf_bundle_write("/tmp/clspeech-tf-never", &bad_shapes[i], 1, &err), CLS_ERR_INVALID_ARGUMENT);
+      CHECK(strstr(err.text, bad_shapes[i].name) != NULL, "the refusal names %s: %s", bad_shapes[i].name, err.text);
+    }
+    CHECK(access("/tmp/clspeech-tf-never.index", F_OK) != 0, "nothing written");
+  }
   tst_env env;
   if (fx && cfg.n_hidden && tst_open(&env)) {
     for (int i = 0; i < env.n_devices; i++) {

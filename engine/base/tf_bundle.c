@@ -40,12 +40,15 @@ int cls_tf_bundle_data_path(const char *prefix, char *path, size_t cap) {
 
 /* ---- wire primitives ---- */
 
-static uint32_t get32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+/* A tensor's bytes from its dtype and shape: 1, or 0 for a negative dimension or a size past INT64_MAX. */
+static int tensor_bytes(int dtype, int ndim, const int64_t *shape, uint64_t *bytes) {
+  uint64_t n = cls_tf_dtype_size(dtype);
+  for (int d = 0; d < ndim; d++) {
+    if (shape[d] < 0 || (shape[d] && n > (uint64_t)INT64_MAX / (uint64_t)shape[d])) return 0;
+    n *= (uint64_t)shape[d];
+  }
+  *bytes = n;
+  return 1;
 }
 
 /* A base-128 varint of at most 10 bytes at p[*pos .. n): 1 and *pos moved past it, or 0. */
@@ -114,7 +117,7 @@ static void pb_bytes(buf *b, int field, const void *p, size_t n) {
 
 static void pb_fixed32(buf *b, int field, uint32_t v) {
   unsigned char t[4];
-  put32(t, v);
+  cls_put_le(t, v, 4);
   put_varint(b, (uint64_t)field << 3 | 5);
   put_bytes(b, t, 4);
 }
@@ -178,7 +181,7 @@ static cls_status read_block(const unsigned char *t, size_t len, uint64_t off, u
                          what, (unsigned long long)off, (unsigned long long)size);
   }
   const unsigned char *b = t + off;
-  const uint32_t want = get32(b + size + 1), have = cls_crc32c_mask(cls_crc32c(b, (size_t)size + 1));
+  const uint32_t want = (uint32_t)cls_get_le(b + size + 1, 4), have = cls_crc32c_mask(cls_crc32c(b, (size_t)size + 1));
   if (want != have) {
     return cls_error_set(err, CLS_ERR_IO, "%s: the %s block at offset %llu fails its CRC-32C (stored %08x, computed %08x)",
                          file, what, (unsigned long long)off, (unsigned)want, (unsigned)have);
@@ -203,12 +206,13 @@ typedef cls_status (*entry_fn)(void *user, const unsigned char *key, size_t klen
 static cls_status walk_block(const unsigned char *b, size_t n, const char *file, const char *what, entry_fn fn,
                              void *user, cls_error *err) {
   if (n < 4) return bad(err, file, what, "a block shorter than its restart count");
-  const uint32_t restarts = get32(b + n - 4);
+  const uint32_t restarts = (uint32_t)cls_get_le(b + n - 4, 4);
   if (restarts == 0 || restarts > (n - 4) / 4) return bad(err, file, what, "a bad restart count");
   const size_t end = n - 4 - 4 * (size_t)restarts;
-  for (uint32_t r = 0; r < restarts; r++)
-    if (get32(b + end + 4 * r) > end || (end > 0 && get32(b + end + 4 * r) == end))
-      return bad(err, file, what, "a restart point past the entries");
+  for (uint32_t r = 0; r < restarts; r++) {
+    const uint64_t at = cls_get_le(b + end + 4 * r, 4); /* an entry's start: inside the entries, or 0 when none */
+    if (at > end || (at == end && end > 0)) return bad(err, file, what, "a restart point past the entries");
+  }
   unsigned char *key = malloc(CLS_TF_MAX_NAME + 1);
   if (!key) return cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", file);
   size_t pos = 0, klen = 0;
@@ -324,18 +328,12 @@ static cls_status parse_entry(parse *ps, const char *name, const unsigned char *
   if (shard != 0) return cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" lies in shard %llu", ps->file, name,
                                        (unsigned long long)shard);
   if (!have_crc) return cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" has no CRC-32C", ps->file, name);
-  uint64_t elements = 1;
-  for (int d = 0; d < e->ndim; d++) {
-    const uint64_t s = (uint64_t)e->shape[d];
-    if (s && elements > (uint64_t)INT64_MAX / s)
-      return cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\": its shape overflows", ps->file, name);
-    elements *= s;
-  }
-  const uint64_t es = cls_tf_dtype_size(e->dtype);
-  if (elements > UINT64_MAX / es || elements * es != *size) {
+  uint64_t need = 0;
+  if (!tensor_bytes(e->dtype, e->ndim, e->shape, &need))
+    return cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\": its shape overflows", ps->file, name);
+  if (need != *size) {
     return cls_error_set(err, CLS_ERR_IO, "%s: tensor \"%s\" has %llu bytes, not the %llu its dtype and shape need",
-                         ps->file, name, (unsigned long long)*size,
-                         elements > UINT64_MAX / es ? 0ull : (unsigned long long)(elements * es));
+                         ps->file, name, (unsigned long long)*size, (unsigned long long)need);
   }
   return CLS_OK;
 }
@@ -540,14 +538,14 @@ static void block_finish(block *bl, buf *file, buf *handle) {
   if (bl->n_restarts == 0) bl->restarts[bl->n_restarts++] = 0;
   unsigned char t[4];
   for (int i = 0; i < bl->n_restarts; i++) {
-    put32(t, bl->restarts[i]);
+    cls_put_le(t, bl->restarts[i], 4);
     put_bytes(&bl->b, t, 4);
   }
-  put32(t, (uint32_t)bl->n_restarts);
+  cls_put_le(t, (uint32_t)bl->n_restarts, 4);
   put_bytes(&bl->b, t, 4);
   const size_t size = bl->b.n;
   put_bytes(&bl->b, "\0", 1);
-  if (!bl->b.bad) put32(t, cls_crc32c_mask(cls_crc32c(bl->b.p, size + 1)));
+  if (!bl->b.bad) cls_put_le(t, cls_crc32c_mask(cls_crc32c(bl->b.p, size + 1)), 4);
   put_bytes(&bl->b, t, 4);
   put_varint(handle, file->n);
   put_varint(handle, size);
@@ -599,18 +597,20 @@ cls_status cls_tf_bundle_write(const char *prefix, const cls_tf_tensor *t, int n
                                                             : cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "%s: out of memory", prefix);
   uint64_t at = 0;
   for (int i = 0; rc == CLS_OK && i < n; i++) {
-    uint64_t elements = 1;
-    for (int d = 0; d < t[i].ndim; d++) elements *= (uint64_t)t[i].shape[d];
-    const size_t len = strlen(t[i].name);
+    const size_t len = t[i].name ? strlen(t[i].name) : 0;
+    uint64_t bytes = 0;
     if (!len || len > CLS_TF_MAX_NAME || !cls_tf_dtype_size(t[i].dtype) || t[i].ndim < 0 ||
-        t[i].ndim > CLS_TF_MAX_DIMS) {
-      rc = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: tensor %d (\"%s\") cannot be written", prefix, i, t[i].name);
+        t[i].ndim > CLS_TF_MAX_DIMS || !tensor_bytes(t[i].dtype, t[i].ndim, t[i].shape, &bytes) ||
+        bytes > SIZE_MAX || (bytes && !t[i].data) || at > UINT64_MAX - bytes) {
+      rc = cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "%s: tensor %d (\"%s\") cannot be written", prefix, i,
+                         t[i].name ? t[i].name : "");
+      break;
     }
     order[i] = i;
     offsets[i] = at;
     chunks[i] = t[i].data;
-    sizes[i] = (size_t)(elements * cls_tf_dtype_size(t[i].dtype));
-    at += sizes[i];
+    sizes[i] = (size_t)bytes;
+    at += bytes;
   }
   if (rc == CLS_OK) {
     sort_by_name(t, order, tmp, n);
