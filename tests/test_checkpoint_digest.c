@@ -13,7 +13,7 @@
 static const cls_model_config cfg = {2, 1, 4, 3, 20.0f, 0};
 
 static cls_status save(const char *dir, int64_t step, const float *p, const float *m, const float *v) {
-  cls_checkpoint_vars s = {step, 0.001f, {0.5f, 0.25f, step}};
+  cls_checkpoint_vars s = {step, 0.001f, {0.5f, 0.25f, step}, 0};
   cls_error err;
   cls_status st = cls_checkpoint_save_in(dir, "train", 2, &cfg, p, m, v, &s, NULL, 0, NULL, 0, &err);
   if (st != CLS_OK) printf("save: %s\n", err.text);

@@ -29,7 +29,7 @@ int main(void) {
   fill(p, n, 0.25f, 13);
   fill(m, n, 0.001f, 7);
   fill(v, n, 0.0001f, 5);
-  cls_checkpoint_vars vars = {7, 0.001f, {0.5f, 0.25f, 7}}, back;
+  cls_checkpoint_vars vars = {7, 0.001f, {0.5f, 0.25f, 7}, 0}, back;
   cls_error err;
   char dir[] = "/tmp/clspeech-ln-ckpt-XXXXXX", path[600], without[600];
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");

@@ -163,7 +163,7 @@ static void check_checkpoint_export(const cls_model_config *cfg, const float *pa
   char saved[1024], chosen[1024] = "", out[640];
   snprintf(out, sizeof out, "%s", tmp_path("model.onnx"));
   float *zeros = calloc(n_params, sizeof *zeros);
-  cls_checkpoint_vars vars = {7, 0.001f, cls_adam_state_init(0.9f, 0.999f)};
+  cls_checkpoint_vars vars = {7, 0.001f, cls_adam_state_init(0.9f, 0.999f), 0};
   cls_status st = cls_onnx_export_checkpoint(tmp, CLS_LOAD_AUTO, out, NULL, 0, &err);
   CHECK(st == CLS_ERR_IO, "an empty folder: status %d (%s)", st, err.text);
   CHECK_CONTAINS(err.text, "no checkpoint to load in");

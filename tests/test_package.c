@@ -145,7 +145,7 @@ int main(void) {
   fill(params, n_params, 1);
   fill(m, n_params, 2);
   for (size_t i = 0; i < n_params; i++) v[i] = fabsf(m[i]);
-  cls_checkpoint_vars vars = {1234, 0.001f, {0.9f, 0.99f, 1234}};
+  cls_checkpoint_vars vars = {1234, 0.001f, {0.9f, 0.99f, 1234}, 0};
   cls_error err = {0};
   make_dir("run");
   const char *run = path_of("run");

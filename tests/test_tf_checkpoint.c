@@ -121,6 +121,32 @@ static void test_load(const cls_safetensors *fx, cls_model_config *cfg) {
     snprintf(rm, sizeof rm, "rm -r '%s'", tmp);
     CHECK_INT(system(rm), 0);
   }
+  /* a checkpoint from before DeepSpeech saved learning_rate: loaded, the rate left to the trainer */
+  {
+    cls_tf_bundle *src = NULL;
+    CHECK_INT(cls_tf_bundle_read(path, 1, &src, &err), CLS_OK);
+    cls_tf_tensor kept[48];
+    int n_kept = 0;
+    for (int i = 0; src && i < src->n_entries && n_kept < 48; i++) {
+      const cls_tf_entry *e = &src->entries[i];
+      if (strcmp(e->name, "learning_rate") == 0) continue;
+      cls_tf_tensor t = {e->name, e->dtype, e->ndim, {0}, e->data};
+      memcpy(t.shape, e->shape, sizeof t.shape);
+      kept[n_kept++] = t;
+    }
+    CHECK_INT(n_kept, src ? src->n_entries - 1 : -1);
+    char tmp[] = "/tmp/clspeech-tfl-XXXXXX", prefix[64], rm[96];
+    CHECK(mkdtemp(tmp) != NULL, "temporary folder");
+    snprintf(prefix, sizeof prefix, "%s/model.ckpt-5", tmp);
+    CHECK_INT(cls_tf_bundle_write(prefix, kept, n_kept, &err), CLS_OK);
+    cls_tf_bundle_free(src);
+    CHECK_INT(vars.no_learning_rate, 0);
+    CHECK_INT(cls_checkpoint_tf_load(prefix, cfg, 0, 0, q, q + n, q + 2 * n, &vars, NULL, &err), CLS_OK);
+    CHECK(vars.no_learning_rate == 1 && vars.learning_rate == 0.0f, "no learning_rate: flagged, left 0");
+    CHECK(!memcmp(q, p, n * sizeof *q), "the weights loaded as saved");
+    snprintf(rm, sizeof rm, "rm -r '%s'", tmp);
+    CHECK_INT(system(rm), 0);
+  }
   /* transfer: the output layer dropped, the caller's values kept there */
   memset(q, 0x7f, 3 * n * sizeof *q);
   CHECK_INT(cls_checkpoint_load_dropping(path, cfg, 1, q, q + n, q + 2 * n, &vars, NULL, 0, &err), CLS_OK);
@@ -171,7 +197,7 @@ static void test_layer_norm_round_trip(void) {
     return;
   }
   for (size_t i = 0; i < 3 * n; i++) p[i] = (float)((i * 2654435761u) % 1000) / 1000.0f + (i >= n ? 0.5f : -0.25f);
-  const cls_checkpoint_vars vars = {7, 0.25f, {0.9f * 0.9f, 0.999f * 0.999f, 7}};
+  const cls_checkpoint_vars vars = {7, 0.25f, {0.9f * 0.9f, 0.999f * 0.999f, 7}, 0};
   char dir[] = "/tmp/clspeech-tf-ln-XXXXXX", out[CLS_PATH_CAP], back[CLS_PATH_CAP];
   cls_error err;
   CHECK(mkdtemp(dir) != NULL, "temporary folder");

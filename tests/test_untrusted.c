@@ -187,7 +187,7 @@ static void test_checkpoint_contents(void) {
   CHECK_CONTAINS(err.text, "metadata best_dev_loss is \"1111");
   CHECK_CONTAINS(err.text, "longer than 63 characters");
   /* A caller's entry may not take one of the checkpoint's own keys. */
-  cls_checkpoint_vars vars = {0, 0.001f, cls_adam_state_init(0.9f, 0.999f)};
+  cls_checkpoint_vars vars = {0, 0.001f, cls_adam_state_init(0.9f, 0.999f), 0};
   cls_checkpoint_meta own = {"n_hidden", "9", 0};
   CHECK_INT(cls_checkpoint_save(bad, &cfg, p, m, v, &vars, &own, 1, &err), CLS_ERR_INVALID_ARGUMENT);
   CHECK_CONTAINS(err.text, "checkpoint metadata key \"n_hidden\" is the checkpoint's own");

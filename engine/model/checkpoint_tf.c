@@ -199,7 +199,10 @@ cls_status cls_checkpoint_tf_load(const char *path, const cls_model_config *cfg,
   if (rc == CLS_OK) rc = scalar(b, path, "beta1_power", CLS_TF_FLOAT, &s->adam.beta1_power, err);
   if (rc == CLS_OK) rc = scalar(b, path, "beta2_power", CLS_TF_FLOAT, &s->adam.beta2_power, err);
   if (rc == CLS_OK) rc = scalar(b, path, "global_step", CLS_TF_INT64, &s->global_step, err);
-  if (rc == CLS_OK) rc = scalar(b, path, "learning_rate", CLS_TF_FLOAT, &s->learning_rate, err);
+  if (rc == CLS_OK && !cls_tf_bundle_find(b, "learning_rate"))
+    s->no_learning_rate = 1; /* DeepSpeech initialises it from --learning_rate: the caller's to do */
+  else if (rc == CLS_OK)
+    rc = scalar(b, path, "learning_rate", CLS_TF_FLOAT, &s->learning_rate, err);
   const struct { const char *name; float value; } powers[2] = {{"beta1_power", s->adam.beta1_power},
                                                                {"beta2_power", s->adam.beta2_power}};
   for (int i = 0; rc == CLS_OK && i < 2; i++)

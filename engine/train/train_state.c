@@ -81,7 +81,7 @@ cls_status cls_train_checkpoint_load_dropping(const char *path, const cls_model_
   if (rc != CLS_OK) return rc;
   memset(s, 0, sizeof *s);
   s->global_step = vars.global_step;
-  s->learning_rate = vars.learning_rate;
+  s->learning_rate = vars.no_learning_rate ? NAN : vars.learning_rate;
   s->adam = vars.adam;
   s->epoch = (int)epoch;
   s->rules.best_dev_loss = best;

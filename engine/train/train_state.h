@@ -40,7 +40,8 @@ cls_status cls_train_checkpoint_load(const char *path, const cls_model_config *c
 /* The same without the n_drop dropped layers (cls_checkpoint_load_dropping): their parameters and Adam
  * slots keep what the caller put there. A TensorFlow checkpoint (cls_checkpoint_is_tf) is read by
  * cls_checkpoint_tf_load with load_cudnn (*zeroed, may be NULL: the Adam slots it started at zero), its
- * counters a fresh start's. */
+ * counters a fresh start's; one that holds no learning_rate gives learning_rate NaN, for the caller to
+ * start from its own. */
 cls_status cls_train_checkpoint_load_dropping(const char *path, const cls_model_config *cfg, int n_drop, int load_cudnn,
                                               float *params, float *m, float *v, cls_train_state *state, int *zeroed,
                                               cls_error *err);

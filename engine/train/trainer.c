@@ -203,7 +203,10 @@ static cls_status load_file(cls_crew *c, const char *path, int training, int kee
   }
   st = cls_crew_write_state(c, c->params, c->m, c->v);
   if (st != CLS_OK) return st;
-  if (keep_flag_lr) s.learning_rate = c->o.learning_rate;
+  if (isnan(s.learning_rate) && !keep_flag_lr)
+    cls_log(c->e, CLS_LOG_NOTICE, "%s holds no learning_rate (a checkpoint from before DeepSpeech saved it): "
+            "starting from --learning_rate %g", path, (double)c->o.learning_rate);
+  if (keep_flag_lr || isnan(s.learning_rate)) s.learning_rate = c->o.learning_rate;
   c->state = s;
   return CLS_OK;
 }

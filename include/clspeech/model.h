@@ -164,6 +164,9 @@ typedef struct cls_checkpoint_vars {
   int64_t global_step;
   float learning_rate;
   cls_adam_state adam;
+  /* 1 when the file held no learning_rate (a TensorFlow checkpoint from before DeepSpeech saved it):
+   * learning_rate is then 0, and a trainer starts from its own, as DeepSpeech does. Saving ignores it. */
+  int no_learning_rate;
 } cls_checkpoint_vars;
 
 /* One caller's metadata entry. Saving stores `value` under `key`; loading fills `value` with the
