@@ -248,6 +248,7 @@ void bench_print_device(FILE *out, const bench_run *run, const bench_device_resu
       print_profile(out, d, &d->models[h]);
     }
   if (d->tuned) print_tuning(out, d);
+  if (d->own_tuned) bench_print_own_tuning(out, d);
   if (d->error) fprintf(out, "  FAILED: %s\n", d->error);
   fprintf(out, "\n");
 }
@@ -480,6 +481,7 @@ static json_t *json_device(const bench_run *run, const bench_device_result *d) {
   o = jo_set(o, "mfcc", mfcc);
   o = jo_set(o, "models", models);
   o = jo_set(o, "tuning", d->tuned ? json_tuning(d) : json_null());
+  o = jo_set(o, "own_tuning", d->own_tuned ? bench_json_own_tuning(d) : json_null());
   return o;
 }
 

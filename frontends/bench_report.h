@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "clspeech/internal/bench.h"
+#include "json_out.h"
 
 #define BENCH_MAX_HIDDEN 8
 
@@ -49,6 +50,8 @@ typedef struct bench_device_result {
   cls_gemm_shape tune_shapes[CLS_BENCH_MAX_SHAPES * 4];
   cls_gemm_tune_result tune;
   bool tune_same_kernels;       /* the "after" training step ran the same (own) GEMM kernels as before */
+  bool own_tuned;               /* the own kernels' search ran (--tune_kernels own) */
+  cls_own_tune_result own_tune;
 } bench_device_result;
 
 typedef struct bench_run {
@@ -59,6 +62,9 @@ typedef struct bench_run {
   bool tune;
   bool gemm_tuning;             /* the engine loads stored GEMM tuning (CLSPEECH_GEMM_TUNING not off) */
   int tune_candidates;
+  bool tune_clblast, tune_own;  /* --tune_kernels */
+  double tune_budget;           /* --tune_budget, seconds */
+  const char *tune_try;         /* --tune_try, or NULL */
   const char *selection;        /* --devices, or NULL */
   int n_devices;
   bench_device_result *devices;
@@ -78,5 +84,9 @@ void bench_print_summary(FILE *out, const bench_run *run);
 /* 0, or -1 with `err` set. */
 int bench_write_json(const char *path, const bench_run *run, cls_error *err);
 int bench_write_svg(const char *path, const bench_run *run, cls_error *err);
+
+/* The own kernels' tuning (bench_report_own.c): its table rows, and its JSON object. */
+void bench_print_own_tuning(FILE *out, const bench_device_result *d);
+json_t *bench_json_own_tuning(const bench_device_result *d);
 
 #endif

@@ -1,8 +1,9 @@
 /* `clspeech bench [--devices SEL] [--n_hidden 512,2048] [--batch 16] [--time 150] [--runs 5]
- * [--json FILE] [--plot FILE.svg] [--tune [--tune_candidates 6]]`: per selected device, the measured
- * peak, SGEMM at the model's shapes, the ops, MFCC, the whole training step and one step profiled by op
- * (clspeech/internal/bench.h); with --tune, the CLBlast GEMM search whose winners training then loads
- * (engine/gemm_tuning.h), reported before and after. Progress goes to stderr, the table to stdout, JSON
+ * [--json FILE] [--plot FILE.svg] [--tune [--tune_kernels clblast,own] [--tune_candidates 6]
+ * [--tune_budget 300] [--tune_try OPTIONS]]`: per selected device, the measured peak, SGEMM at the
+ * model's shapes, the ops, MFCC, the whole training step and one step profiled by op
+ * (clspeech/internal/bench.h); with --tune, the CLBlast GEMM search and our own kernels' search, whose
+ * winners every later command loads (engine/device/gemm_tuning.h), reported before and after. Progress goes to stderr, the table to stdout, JSON
  * and SVG to files (bench_report.c). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,10 @@ static cls_status bench_model(cls_engine *engine, bench_run *run, bench_device_r
   return st;
 }
 
+static void bench_tune_clblast(cls_engine *engine, bench_run *run, bench_device_result *d, cls_bench_config *cfg,
+                               double *before);
+
+/* --tune: CLBlast's search and our own kernels' (--tune_kernels; the latter within --tune_budget). */
 static void bench_tune(cls_engine *engine, bench_run *run, bench_device_result *d, cls_bench_config *cfg) {
   double before[CLS_BENCH_MAX_SHAPES * 4];
   d->n_tune_shapes = 0;
@@ -117,6 +122,20 @@ static void bench_tune(cls_engine *engine, bench_run *run, bench_device_result *
     }
   }
   if (d->n_tune_shapes == 0) return;
+  if (run->tune_clblast) bench_tune_clblast(engine, run, d, cfg, before);
+  /* our own kernels, on the devices that run them by default (CPUs; a GPU's are CLBlast's) */
+  if (!run->tune_own || d->error || d->info->kind != CLS_DEVICE_CPU) return;
+  cls_own_tune_options oo = {run->runs < 3 ? run->runs : 3, 3, run->tune_budget, run->tune_try, on_progress, cfg->user};
+  if (cls_own_tune(engine, d->index, d->tune_shapes, d->n_tune_shapes, &oo, &d->own_tune) != CLS_OK) {
+    device_failed(engine, d, "own GEMM kernels' tuning");
+    return;
+  }
+  d->own_tuned = true;
+}
+
+/* CLBlast's search, and the training step again when it changed what the step runs. */
+static void bench_tune_clblast(cls_engine *engine, bench_run *run, bench_device_result *d, cls_bench_config *cfg,
+                               double *before) {
   cls_gemm_tune_options o = {run->runs, run->tune_candidates, on_progress, cfg->user};
   /* The SGEMM rows timed the device's GEMM backend of each shape class; the search compares CLBlast with
      CLBlast, so it times its own "before" unless every class is on CLBlast. */
@@ -187,6 +206,8 @@ typedef struct bench_flags {
   const char *devices, *hidden, *json, *plot, *alphabet_path;
   int batch, time, runs, candidates;
   bool tune;
+  const char *tune_kernels, *tune_try;
+  int tune_budget;
 } bench_flags;
 
 /* The flags parsed into *b (which holds the defaults). cli_parse_flags' result: 0, 1 after --help, else an error. */
@@ -213,6 +234,15 @@ static int parse_bench_flags(int argc, char **argv, bench_flags *b) {
        "candidate pairs (Xgemm + XgemmDirect) --tune tries from the device's list of 8, best bets first; each costs "
        "one CLBlast compile (about 20 s on PoCL) and its timings",
        false},
+      {"tune_kernels", CLI_STRING, &b->tune_kernels,
+       "what --tune searches: clblast (CLBlast's parameters), own (the tile sizes of our own GEMM kernels, on CPU "
+       "devices), or both, comma-separated", false},
+      {"tune_budget", CLI_INT, &b->tune_budget,
+       "seconds the own kernels' search may take per device: no candidate starts after them (its final "
+       "comparison still runs; CLBlast's search is bounded by --tune_candidates)", false},
+      {"tune_try", CLI_STRING, &b->tune_try,
+       "a candidate of your own for the own kernels' search, -D items after the device's defaults (such as "
+       "\"-DCLS_GEMM_MR=8 -DCLS_GEMM_NV=3\"): checked and timed like the others", false},
   };
   return cli_parse_flags(argc, argv, 2, flags, (int)(sizeof flags / sizeof flags[0]), "bench",
                          "Benchmarks each device: measured peak, SGEMM at the model's shapes, LSTM, CTC, Adam, MFCC, "
@@ -234,7 +264,8 @@ static int bench_run_from_flags(const bench_flags *b, bench_run *run) {
   } ranges[] = {{"--batch", b->batch, 1, 4096},
                 {"--time", b->time, 4, 100000},
                 {"--runs", b->runs, 1, CLS_BENCH_MAX_RUNS},
-                {"--tune_candidates", b->candidates, 1, 8}};
+                {"--tune_candidates", b->candidates, 1, 8},
+                {"--tune_budget", b->tune_budget, 10, 86400}};
   for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
     if (ranges[r].value < ranges[r].low || ranges[r].value > ranges[r].high) {
       fprintf(stderr, "clspeech bench: %s must be %d..%d, got %d\n", ranges[r].flag, ranges[r].low, ranges[r].high,
@@ -259,6 +290,23 @@ static int bench_run_from_flags(const bench_flags *b, bench_run *run) {
   run->runs = b->runs;
   run->tune = b->tune;
   run->tune_candidates = b->candidates;
+  run->tune_budget = b->tune_budget;
+  run->tune_try = *b->tune_try ? b->tune_try : NULL;
+  for (const char *k = b->tune_kernels; *k;) {
+    size_t n = strcspn(k, ",");
+    if (n == 7 && !strncmp(k, "clblast", 7)) run->tune_clblast = true;
+    else if (n == 3 && !strncmp(k, "own", 3)) run->tune_own = true;
+    else {
+      fprintf(stderr, "clspeech bench: --tune_kernels takes clblast, own or both comma-separated, got \"%s\"\n",
+              b->tune_kernels);
+      return CLI_EXIT_USAGE;
+    }
+    k += n + (k[n] == ',');
+  }
+  if (!run->tune_clblast && !run->tune_own) {
+    fprintf(stderr, "clspeech bench: --tune_kernels is empty\n");
+    return CLI_EXIT_USAGE;
+  }
   run->selection = *b->devices ? b->devices : NULL;
   return 0;
 }
@@ -328,7 +376,7 @@ static bool write_bench_files(const bench_flags *b, const bench_run *run, bool t
 }
 
 int cmd_bench(int argc, char **argv) {
-  bench_flags b = {"", "512,2048", "", "", "", 16, 150, 5, 6, false};
+  bench_flags b = {"", "512,2048", "", "", "", 16, 150, 5, 6, false, "clblast,own", "", 300};
   int rc = parse_bench_flags(argc, argv, &b);
   if (rc) return rc == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
   bench_run run;

@@ -54,6 +54,12 @@
 #error "CLS_GEMM_MR_FEW must be 1..16 and CLS_GEMM_NV_FEW 1..8"
 #endif
 
+/* 1: every tile adds one to its first element: a deliberately wrong build, for the tests of the tuner's result
+ * check (`clspeech bench --tune_try -DCLS_GEMM_FAULT=1` must be rejected, never stored). */
+#ifndef CLS_GEMM_FAULT
+#define CLS_GEMM_FAULT 0
+#endif
+
 /* 1: gemm_tile's k loop has its own forms for A's two common strides (gemm_tile.h); 0: the general one only,
  * to measure them against. */
 #ifndef CLS_GEMM_A_STRIDES

@@ -186,6 +186,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void TILE_NAME(gemm_tile
        in registers: a loop over r that could break indexed them at run time, which kept them in memory, stored
        and loaded around every tile's k loop (the output layer's dx, k = 29: 1.06-1.15x, bench_gemm --versus). */
     __global float *cp = c + c_off + (size_t)i0 * (size_t)ldc + (size_t)j0;
+#if CLS_GEMM_FAULT
+    acc[0][0] += (gemm_vec)(1.0f); /* a deliberately wrong build (see gemm.cl) */
+#endif
 #pragma unroll
     for (int r = 0; r < TILE_MR; r++) {
       if (r < rows) {

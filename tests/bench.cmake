@@ -90,7 +90,7 @@ cls_cli_test(bench_tune_stores bench
   EXPECT 0 --has "^  GEMM tuning: 1 candidate pairs in [0-9]+ s" --has "^  1 +[0-9.]+ ms timed, best +[0-9.]+ ms timed, best"
          --has "^    stored in .*/gemm-tuning/[0-9a-f]{16}[.]txt$"
          --count 1 "^  all, per step .* ms .* ms +[0-9.]+x$" --has "bench_check: ok json"
-         -- sh -c "rm -rf ${BENCH_TUNED} && mkdir -p ${BENCH_DIR} && CLSPEECH_KERNEL_CACHE_DIR=${BENCH_TUNED} ${CLS} bench ${BENCH_TINY} --devices 0:0 --tune --tune_candidates 1 --json ${BENCH_DIR}/tune.json && ${BENCH_CHECK} json ${BENCH_DIR}/tune.json --tuned")
+         -- sh -c "rm -rf ${BENCH_TUNED} && mkdir -p ${BENCH_DIR} && CLSPEECH_KERNEL_CACHE_DIR=${BENCH_TUNED} ${CLS} bench ${BENCH_TINY} --devices 0:0 --tune --tune_kernels clblast --tune_candidates 1 --json ${BENCH_DIR}/tune.json && ${BENCH_CHECK} json ${BENCH_DIR}/tune.json --tuned")
 set_tests_properties(cli_bench_tune_stores PROPERTIES FIXTURES_SETUP bench_tuning TIMEOUT 900)
 cls_cli_test(bench_tune_loaded_by_bench bench
   EXPECT 0 --count 1 "^clspeech: device 0:0 .*: GEMM tuning loaded from .*/gemm-tuning/[0-9a-f]{16}[.]txt .tuned at H=32"
@@ -122,6 +122,18 @@ cls_cli_test(bench_tune_invalid_values_ignored bench
          --count 1 "^clspeech: warning: device 0:0 .*: XgemmDirect parameters ignored .*: WGD=24 is not a multiple of MDIMCD.VWMD$"
          --has "LDC93S1.wav: 145 frames"
          -- sh -c "rm -rf ${BENCH_DIR}/zero-cache && cp -r ${BENCH_TUNED} ${BENCH_DIR}/zero-cache && ${BENCH_CHECK} tuning ${BENCH_DIR}/zero-cache zero && CLSPEECH_KERNEL_CACHE_DIR=${BENCH_DIR}/zero-cache ${CLS} features --audio ${LDC} --devices 0:0")
+# Our own kernels' search: a candidate that computes a wrong result (the kernels' fault switch, through
+# --tune_try) is rejected by the result check and never stored; the budget stops the search early.
+cls_cli_test(bench_tune_own_rejects_wrong bench
+  EXPECT 0 --has "^  own GEMM kernels' tuning at H=32 .13 shapes.: [0-9]+ builds in [0-9]+ s, stopped by --tune_budget"
+         --has "^  defaults +timed +[0-9.]+ " --has "^  tried +rejected +- .*-DCLS_GEMM_FAULT=1$"
+         --has "^    [0-9]+ rejections?. the last: .*-DCLS_GEMM_FAULT=1: wrong result on "
+         --has "^    kept: the defaults" --lacks "FAULT=1.*stored"
+         --has "^    stored in .*/gemm-tuning/[0-9a-f]{16}[.]txt$" --has "^own_lines=0$"
+         -- sh -c "rm -rf ${BENCH_DIR}/own-cache && mkdir -p ${BENCH_DIR} && CLSPEECH_KERNEL_CACHE_DIR=${BENCH_DIR}/own-cache ${CLS} bench ${BENCH_TINY} --devices 0:0 --tune --tune_kernels own --tune_budget 10 --tune_try=-DCLS_GEMM_FAULT=1 && echo own_lines=$(cat ${BENCH_DIR}/own-cache/gemm-tuning/*.txt | grep -c '^own ')")
+cls_cli_test(bench_tune_kernels_bad bench
+  EXPECT 2 --has "^clspeech bench: --tune_kernels takes clblast, own or both comma-separated, got \"cublas\"$"
+         -- ${CLS} bench --tune --tune_kernels cublas)
 set_tests_properties(cli_bench_tune_loaded_by_bench cli_bench_tune_loading_off cli_bench_tune_params_loaded_by_features
                      cli_bench_tune_corrupt_ignored cli_bench_tune_invalid_values_ignored
                      cli_bench_tune_refused_ignored PROPERTIES FIXTURES_REQUIRED bench_tuning)

@@ -11,7 +11,7 @@ static void expect(const cls_device_info *d, const char *over, const char *rows,
                    const char *tail, const char *what) {
   char want[512];
   snprintf(want, sizeof want, "%s %s%s", rows, gemm_row, tail);
-  char *o = cls_kernel_options_for(d, over, NULL);
+  char *o = cls_kernel_options_for(d, NULL, over, NULL);
   CHECK(o && !strcmp(o, want), "%s: %s, expected %s", what, o ? o : "(null)", want);
   free(o);
 }
@@ -28,19 +28,19 @@ int main(void) {
   snprintf(cpu.name, sizeof cpu.name, "basic-skylake");
 
   const char *bad = NULL;
-  char *o = cls_kernel_options_for(&gpu, NULL, &bad);
+  char *o = cls_kernel_options_for(&gpu, NULL, NULL, &bad);
   CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=256"), "gpu row: %s", o);
   free(o);
-  o = cls_kernel_options_for(&cpu, NULL, &bad);
+  o = cls_kernel_options_for(&cpu, NULL, NULL, &bad);
   CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1"), "cpu row: %s", o);
   free(o);
 
   const char *over = "basic=-DCLS_WG_1D=3; gpu = -DFOO=1 -DBAR=2;0:2=-DBAZ";
-  o = cls_kernel_options_for(&cpu, over, &bad);
+  o = cls_kernel_options_for(&cpu, NULL, over, &bad);
   CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_WG_1D=3 -DBAZ"), "cpu with overrides: %s", o);
   CHECK(bad == NULL, "no bad entry");
   free(o);
-  o = cls_kernel_options_for(&gpu, over, &bad);
+  o = cls_kernel_options_for(&gpu, NULL, over, &bad);
   CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=256  -DFOO=1 -DBAR=2"), "gpu with overrides: %s", o);
   free(o);
 
@@ -62,7 +62,21 @@ int main(void) {
          " -DCLS_GEMM_W=16 -DCLS_GEMM_W=4", "the last matching width wins");
   expect(&avx2, "gpu=-DCLS_GEMM_W=16", cpu_row, row8, "", "a width for another device");
 
-  o = cls_kernel_options_for(&gpu, "nonsense;gpu=-DX", &bad);
+  /* the stored own-kernel tuning after the table's row, before the overrides (which still win) */
+  o = cls_kernel_options_for(&avx512, "-DCLS_GEMM_MR=8 -DCLS_GEMM_NV=3", "cpu=-DCLS_GEMM_NV=2", &bad);
+  char want[512];
+  snprintf(want, sizeof want, "%s %s -DCLS_GEMM_MR=8 -DCLS_GEMM_NV=3 -DCLS_GEMM_NV=2", cpu_row, row16);
+  CHECK(o && !strcmp(o, want), "stored tuning: %s, expected %s", o ? o : "(null)", want);
+  /* ... which only the GEMM program is built with: the other families keep the rest, in order */
+  char *fam = o ? cls_kernel_options_of_family(o, "lstm") : NULL;
+  CHECK(fam && !strcmp(fam, cpu_row), "lstm's options: %s", fam ? fam : "(null)");
+  free(fam);
+  fam = o ? cls_kernel_options_of_family(o, "gemm") : NULL;
+  CHECK(fam && !strcmp(fam, want), "gemm's options: %s", fam ? fam : "(null)");
+  free(fam);
+  free(o);
+
+  o = cls_kernel_options_for(&gpu, NULL, "nonsense;gpu=-DX", &bad);
   CHECK(bad && !strncmp(bad, "nonsense", 8), "malformed entry reported");
   CHECK(o && strstr(o, "-DX"), "later entries still apply: %s", o);
   free(o);

@@ -283,8 +283,7 @@ static size_t initial_threshold(const cls_gemm_shape *shapes, int n) {
   return best;
 }
 
-/* "H=512,2048 (28 shapes)" */
-static void describe(const cls_gemm_shape *shapes, int n, char *out, size_t cap) {
+void cls_gemm_shapes_describe(const cls_gemm_shape *shapes, int n, char *out, size_t cap) {
   size_t used = (size_t)snprintf(out, cap, "H=");
   for (int i = 0; i < n && used < cap; i++) {
     bool seen = false;
@@ -483,7 +482,7 @@ static size_t choose_split(search *s, tune_state *t, int pairs, cls_status *st) 
 static void measure_winners(search *s, const tune_state *t, size_t threshold, int pairs, cls_status *st) {
   cls_gemm_tune_result *r = s->r;
   cls_gemm_tuning *w = &r->winners;
-  describe(s->shapes, s->n, w->shapes, sizeof w->shapes);
+  cls_gemm_shapes_describe(s->shapes, s->n, w->shapes, sizeof w->shapes);
   if (t->best_x >= 0 || t->best_d >= 0) {
     if (t->best_x >= 0) w->kernels[w->n++] = xgemm_params(&t->xs[t->best_x]);
     if (t->best_d >= 0) w->kernels[w->n++] = direct_params(&t->ds[t->best_d]);
@@ -532,6 +531,12 @@ static cls_status choose_backends(search *s, int pairs) {
 static void store_winners(search *s) {
   cls_engine *e = s->e;
   cls_gemm_tune_result *r = s->r;
+  cls_gemm_tuning held; /* the own kernels' line, which this search does not measure, stays */
+  cls_error why;
+  if (cls_gemm_tuning_read(e, s->device, &held, NULL, 0, &why) == CLS_TUNING_OK) {
+    memcpy(r->winners.own, held.own, sizeof held.own);
+    memcpy(r->winners.own_kernels, held.own_kernels, sizeof held.own_kernels);
+  }
   char saved[CLS_ERROR_CAP];
   memcpy(saved, e->error.text, sizeof saved);
   if (cls_gemm_tuning_store(e, s->device, &r->winners, r->path, sizeof r->path) == CLS_OK) {

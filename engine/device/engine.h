@@ -19,6 +19,7 @@ typedef struct cls_device {
   bool built;               /* every program built */
   char *build_options;      /* NULL until first asked for */
   bool sub_device;          /* made by clCreateSubDevices: released with clReleaseDevice */
+  bool untuned;             /* prepared without stored tuning (cls_engine_prepare_untuned): the kernels' defaults */
   int gemm_backend[CLS_GEMM_N_CLASSES]; /* the stored faster GEMM backend per shape class (gemm_tuning.h; 0: none) */
 } cls_device;
 

@@ -12,6 +12,7 @@
  *   shapes <what it was tuned for>
  *   kernel <Xgemm|XgemmDirect|GemmRoutine> NAME=VALUE ...      (zero to three lines)
  *   backend <big|thin|packed> <own|clblast>                     (zero to three lines, one per class)
+ *   own <16 hex: the own kernels' digest> -DCLS_GEMM_NAME=VALUE ...  (zero or one line)
  *   sha256 <hex SHA-256 of every byte before this line> */
 #include "device/gemm_tuning.h"
 
@@ -24,6 +25,7 @@
 #include "base/file_util.h"
 #include "base/sha256.h"
 #include "device/engine.h"
+#include "device/kernel_sources.h"
 #include "device/log.h"
 
 #define DEVICE_FMT "device %d:%d (%s)"
@@ -83,6 +85,10 @@ cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tunin
   if (used < sizeof text) {
     cls_gemm_tuning_backend_lines(t, text + used, sizeof text - used);
     used += strlen(text + used);
+  }
+  if (t->own[0] && used < sizeof text) {
+    int w = snprintf(text + used, sizeof text - used, "own %s %s\n", t->own_kernels, t->own);
+    if (w > 0) used += (size_t)w;
   }
   if (used >= sizeof text || !cls_gemm_tuning_seal(text, used, sizeof text))
     return cls_fail(e, CLS_ERR_IO, "GEMM tuning: the file would be too long");
@@ -173,4 +179,38 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
     cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": GEMM backend by shape class, measured (%s):%s", DEVICE_ARGS(d), path,
             backends);
   if (applied) *applied = ok > 0;
+}
+
+void cls_gemm_own_kernels_digest(char out[17]) {
+  const int k = cls_kernel_source_find("gemm");
+  cls_sha256 h;
+  uint8_t digest[32];
+  char hex[65];
+  cls_sha256_init(&h);
+  if (k >= 0) cls_sha256_update(&h, cls_kernel_sources[k].source, cls_kernel_sources[k].length);
+  cls_sha256_final(&h, digest);
+  cls_sha256_hex(digest, hex);
+  memcpy(out, hex, 16);
+  out[16] = '\0';
+}
+
+void cls_gemm_own_options_load(cls_engine *e, int device, char *out, size_t cap) {
+  if (cap) out[0] = '\0';
+  if (!e || device < 0 || device >= e->n_devices || !e->options.gemm_tuning || e->devices[device].untuned) return;
+  cls_device *d = &e->devices[device];
+  cls_gemm_tuning t;
+  char path[1200], digest[17];
+  cls_error why;
+  if (cls_gemm_tuning_read(e, device, &t, path, sizeof path, &why) != CLS_TUNING_OK || !t.own[0]) return;
+  cls_gemm_own_kernels_digest(digest);
+  if (strcmp(digest, t.own_kernels) != 0) {
+    cls_log(e, CLS_LOG_NOTICE,
+            DEVICE_FMT ": GEMM tuning file %s: the own kernels' options were measured on other kernels (digest %s, "
+            "these are %s: another clspeech version); ignored, the defaults kept (`clspeech bench --tune` measures "
+            "them again)", DEVICE_ARGS(d), path, t.own_kernels, digest);
+    return;
+  }
+  snprintf(out, cap, "%s", t.own);
+  cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": own GEMM kernels' tuning loaded from %s (tuned at %s): %s", DEVICE_ARGS(d),
+          path, t.shapes, t.own);
 }

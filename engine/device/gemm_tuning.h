@@ -2,7 +2,9 @@
  * them is engine/bench/gemm_search.c; the types are public, in clspeech/clspeech.h): one
  * text file per device and driver in the kernel cache folder, written atomically, checked by a
  * SHA-256 line, and applied with CLBlastOverrideParameters when the engine prepares a device (so
- * that training uses them). A missing file changes nothing; a bad one is ignored with a warning.
+ * that training uses them), and our own GEMM kernels' measured build options (the own search of
+ * engine/bench/own_search.c), which a device's build options take (cls_gemm_own_options_load). A
+ * missing file changes nothing; a bad one is ignored with a warning.
  * The engine's gemm_tuning option (CLSPEECH_GEMM_TUNING=0, off, no or false) turns loading off. */
 #ifndef CLS_GEMM_TUNING_H
 #define CLS_GEMM_TUNING_H
@@ -25,6 +27,22 @@ size_t cls_gemm_tuning_seal(char *text, size_t len, size_t cap);
  * is bad (CLS_ERR_IO; CLS_ERR_OUT_OF_MEMORY when its copy cannot be had). */
 bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *device, cls_gemm_tuning *out,
                            cls_error *why);
+
+/* Whether -DCLS_GEMM_<name>=<value> is one of the own kernels' tunables (kernels/gemm.cl) in its range. */
+bool cls_gemm_own_tunable(const char *name, int value);
+/* Whether `options` is a space-separated list of such -DCLS_GEMM_NAME=VALUE items only (and shorter than
+ * CLS_GEMM_OWN_CAP); false with `why` naming the first item that is not. */
+bool cls_gemm_own_options_check(const char *options, cls_error *why);
+
+/* The 16 hex digits of the SHA-256 of the own GEMM kernels' source (kernels/gemm.cl, its headers
+ * resolved): stored own options were measured on the kernels with this digest, and apply to no other. */
+void cls_gemm_own_kernels_digest(char out[17]);
+
+/* The device's stored own-kernel options (cls_gemm_tuning.own) for its build options, into `out` ("" when
+ * none apply): nothing when the gemm_tuning option is off or the device is prepared untuned, when there
+ * is no file, or when it is bad (cls_gemm_tuning_load warns of that); a notice when they are loaded, and
+ * one when they were measured on other kernels (an older clspeech: its digest differs), which are ignored. */
+void cls_gemm_own_options_load(cls_engine *engine, int device, char *out, size_t cap);
 
 /* The stored backend per class as " big=own packed=clblast" ("" when none), and as the file's
  * "backend CLASS NAME" lines. */

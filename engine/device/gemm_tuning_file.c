@@ -1,5 +1,6 @@
 /* The GEMM tuning file's text (see gemm_tuning.h): its header, parsing and checksum check, the GEMM shape
- * classes and the backend lines that store the faster backend per class, and the
+ * classes and the backend lines that store the faster backend per class, the own kernels' line (their
+ * measured build options, each a tunable in its range), and the
  * check of stored parameters against the constraints CLBlast's Xgemm and XgemmDirect kernels need
  * (a file with a valid checksum may still hold values that would make them divide by zero or
  * compute garbage). Pure functions of the bytes and the device record: no OpenCL, no CLBlast, so
@@ -175,6 +176,72 @@ static bool parse_backend(const char *line, cls_gemm_tuning *t, cls_error *why) 
   return true;
 }
 
+/* The own kernels' tunables a file may set, with their ranges (the kernels' own #error checks; the
+ * search in engine/bench/own_search.c chooses among them): nothing else reaches a build from a file. */
+static const struct {
+  const char *name;
+  int lo, hi;
+} own_tunables[] = {{"MR", 1, 16},      {"NV", 1, 8},           {"MR_FEW", 1, 16},     {"NV_FEW", 1, 8},
+                    {"K_UNROLL", 1, 16}, {"MR_NARROW", 1, 16},  {"NARROW_AHEAD", 1, 1024}, {"NARROW_COPY", 0, 1},
+                    {"FEW_CHUNK", 0, 1023}};
+
+bool cls_gemm_own_tunable(const char *name, int value) {
+  for (size_t i = 0; i < sizeof own_tunables / sizeof *own_tunables; i++)
+    if (!strcmp(name, own_tunables[i].name)) return value >= own_tunables[i].lo && value <= own_tunables[i].hi;
+  return false;
+}
+
+bool cls_gemm_own_options_check(const char *options, cls_error *why) {
+  cls_error_clear(why);
+  if (strlen(options) >= CLS_GEMM_OWN_CAP) {
+    cls_error_set(why, CLS_ERR_INVALID_ARGUMENT, "own kernels' options longer than %d bytes", CLS_GEMM_OWN_CAP - 1);
+    return false;
+  }
+  for (const char *s = options; *s;) {
+    while (*s == ' ') s++;
+    if (!*s) break;
+    size_t item = strcspn(s, " ");
+    char name[32];
+    int value = 0, used = 0;
+    static const char prefix[] = "-DCLS_GEMM_";
+    const char *eq = memchr(s, '=', item);
+    bool ok = item > sizeof prefix && !strncmp(s, prefix, sizeof prefix - 1) && eq &&
+              (size_t)(eq - s) - (sizeof prefix - 1) < sizeof name;
+    if (ok) {
+      memcpy(name, s + sizeof prefix - 1, (size_t)(eq - s) - (sizeof prefix - 1));
+      name[(eq - s) - (sizeof prefix - 1)] = '\0';
+      ok = sscanf(eq + 1, "%d%n", &value, &used) == 1 && eq + 1 + used == s + item && cls_gemm_own_tunable(name, value);
+    }
+    if (!ok) {
+      cls_error_set(why, CLS_ERR_INVALID_ARGUMENT, "\"%.*s\" is not one of the own kernels' tunables in its range",
+                    (int)item, s);
+      return false;
+    }
+    s += item;
+  }
+  return true;
+}
+
+/* Parses "own HEX16 OPTIONS" (line without the newline). */
+static bool parse_own(const char *line, cls_gemm_tuning *t, cls_error *why) {
+  const char *hex = line + 4;
+  size_t n = strspn(hex, "0123456789abcdef");
+  if (t->own[0] || n != 16 || (hex[16] != ' ' && hex[16] != '\0')) {
+    cls_error_set(why, CLS_ERR_IO, "malformed own line \"%.60s\"", line);
+    return false;
+  }
+  const char *options = hex[16] ? hex + 17 : "";
+  cls_error bad;
+  if (!options[0] || !cls_gemm_own_options_check(options, &bad)) {
+    cls_error_set(why, CLS_ERR_IO, "own line: %s", options[0] ? bad.text : "no options");
+    return false;
+  }
+  memcpy(t->own_kernels, hex, 16);
+  t->own_kernels[16] = '\0';
+  snprintf(t->own, sizeof t->own, "%s", options);
+  return true;
+}
+
 bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *d, cls_gemm_tuning *out,
                            cls_error *why) {
   memset(out, 0, sizeof *out);
@@ -225,8 +292,8 @@ bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *
     char *nl = strchr(line, '\n');
     if (!nl) break;
     *nl = '\0';
-    if (!strncmp(line, "backend ", 8)) {
-      if (!parse_backend(line, out, why)) goto done;
+    if (!strncmp(line, "backend ", 8) || !strncmp(line, "own ", 4)) {
+      if (!(line[0] == 'b' ? parse_backend(line, out, why) : parse_own(line, out, why))) goto done;
       line = nl + 1;
       continue;
     }

@@ -123,7 +123,8 @@ static unsigned gemm_width(const cls_device_info *d, const char *overrides) {
   return width;
 }
 
-char *cls_kernel_options_for(const cls_device_info *d, const char *overrides, const char **bad_entry) {
+char *cls_kernel_options_for(const cls_device_info *d, const char *stored, const char *overrides,
+                             const char **bad_entry) {
   if (bad_entry) *bad_entry = NULL;
   char *buf = NULL;
   size_t len = 0, cap = 0;
@@ -141,6 +142,7 @@ char *cls_kernel_options_for(const cls_device_info *d, const char *overrides, co
     if (append(&buf, &len, &cap, gemm_table[r].options, strlen(gemm_table[r].options))) goto oom;
     break;
   }
+  if (stored && stored[0] && append(&buf, &len, &cap, stored, strlen(stored))) goto oom;
   for (const char *entry = overrides; entry && *entry;) {
     const char *options;
     size_t n;
@@ -151,4 +153,24 @@ char *cls_kernel_options_for(const cls_device_info *d, const char *overrides, co
 oom:
   free(buf);
   return NULL;
+}
+
+char *cls_kernel_options_of_family(const char *options, const char *family) {
+  static const char gemm_item[] = "-DCLS_GEMM_";
+  const bool keep = !strcmp(family, "gemm");
+  char *out = malloc(strlen(options) + 1);
+  if (!out) return NULL;
+  size_t len = 0;
+  for (const char *s = options; *s;) {
+    while (*s == ' ') s++;
+    size_t item = strcspn(s, " ");
+    if (item && (keep || strncmp(s, gemm_item, sizeof gemm_item - 1) != 0)) {
+      if (len) out[len++] = ' ';
+      memcpy(out + len, s, item);
+      len += item;
+    }
+    s += item;
+  }
+  out[len] = '\0';
+  return out;
 }

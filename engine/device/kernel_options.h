@@ -1,6 +1,6 @@
 /* Per-device OpenCL build options: the tunables (-D macros) every kernel reads with #ifndef
- * defaults, chosen from a small table by device kind, vendor and name, plus user overrides from
- * CLSPEECH_KERNEL_OPTIONS. */
+ * defaults, chosen from a small table by device kind, vendor and name, then the GEMM tile that
+ * `clspeech bench --tune` measured on the device, then user overrides from CLSPEECH_KERNEL_OPTIONS. */
 #ifndef CLS_KERNEL_OPTIONS_H
 #define CLS_KERNEL_OPTIONS_H
 
@@ -11,7 +11,16 @@
  * each SEL a device selection item (`gpu`, `0:2`, a name substring); the options of every entry
  * whose item matches the device are appended, so they win over the table; a -DCLS_GEMM_W=N among them
  * also picks the CPU GEMM's table row for width N instead of the device's own. A malformed entry
- * (no '=') is reported in *bad_entry (points into `overrides`) and skipped. */
-char *cls_kernel_options_for(const cls_device_info *device, const char *overrides, const char **bad_entry);
+ * (no '=') is reported in *bad_entry (points into `overrides`) and skipped. `stored` (may be NULL or ""):
+ * the own GEMM kernels' measured options from the device's tuning file (cls_gemm_own_options_load),
+ * appended after the table and before the overrides. */
+char *cls_kernel_options_for(const cls_device_info *device, const char *stored, const char *overrides,
+                             const char **bad_entry);
+
+/* The options one kernel family is built with, newly allocated (NULL when out of memory): the device's
+ * `options` without their -DCLS_GEMM_* items for every family but "gemm" (kernels/gemm.cl, the only one
+ * that reads them), so that another GEMM tile (a tuning candidate, stored tuning) rebuilds that program
+ * alone and the others keep their cached binaries. */
+char *cls_kernel_options_of_family(const char *options, const char *family);
 
 #endif

@@ -32,7 +32,9 @@ const char *cls_engine_build_options(cls_engine *e, int index) {
   cls_device *d = &e->devices[index];
   if (!d->build_options) {
     const char *bad = NULL;
-    d->build_options = cls_kernel_options_for(&d->info, e->options.kernel_options, &bad);
+    char stored[CLS_GEMM_OWN_CAP];
+    cls_gemm_own_options_load(e, index, stored, sizeof stored);
+    d->build_options = cls_kernel_options_for(&d->info, stored, e->options.kernel_options, &bad);
     if (bad)
       cls_log(e, CLS_LOG_WARNING, "CLSPEECH_KERNEL_OPTIONS: entry \"%s\" has no '=' (expected DEVICE=OPTIONS); ignored",
               bad);
@@ -257,14 +259,27 @@ static cls_status kernels_refused(cls_engine *e, cls_device *d, const cls_kernel
                   cls_cl_error_name(err));
 }
 
+static cls_status build_family(cls_engine *e, cls_device *d, const cls_kernel_source *src, const char *options,
+                               cl_program *out, bool *cache_hit);
+
 cls_status cls_program_build(cls_engine *e, cls_device *d, const cls_kernel_source *src, cl_program *out,
                              bool *cache_hit) {
   *out = NULL;
   if (cache_hit) *cache_hit = false;
   cls_status st = cls_device_open(e, d);
   if (st != CLS_OK) return st;
-  const char *options = cls_engine_build_options(e, (int)(d - e->devices));
+  const char *all = cls_engine_build_options(e, (int)(d - e->devices));
+  char *options = all ? cls_kernel_options_of_family(all, src->family) : NULL;
   if (!options) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  st = build_family(e, d, src, options, out, cache_hit);
+  free(options);
+  return st;
+}
+
+/* cls_program_build with the family's options. */
+static cls_status build_family(cls_engine *e, cls_device *d, const cls_kernel_source *src, const char *options,
+                               cl_program *out, bool *cache_hit) {
+  cls_status st;
   const bool plain_given = strstr(options, PLAIN_BUILTINS) != NULL;
   char *plain = plain_given ? NULL : malloc(strlen(options) + sizeof PLAIN_BUILTINS + 1);
   if (!plain_given && !plain) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -352,6 +367,7 @@ static cls_status prepare(cls_engine *e, int *sel, int *count, bool load_tuning)
   if (!e || !sel || !count) return CLS_ERR_INVALID_ARGUMENT;
   int kept = 0, dropped = 0;
   for (int i = 0; i < *count; i++) {
+    if (!e->devices[sel[i]].build_options) e->devices[sel[i]].untuned = !load_tuning;
     cls_status st = cls_engine_build_device(e, sel[i], NULL, 0, NULL);
     if (st == CLS_OK) {
       /* the device's stored CLBlast GEMM winners (clspeech bench --tune), so that training uses them */

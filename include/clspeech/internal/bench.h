@@ -399,6 +399,58 @@ typedef struct cls_gemm_tune_result {
 cls_status cls_gemm_tune(cls_engine *engine, int device, const cls_gemm_shape *shapes, int n_shapes,
                          const double *before_ms, const cls_gemm_tune_options *options, cls_gemm_tune_result *out);
 
+/* "H=512,2048 (28 shapes)": the H values of the shapes and their count. */
+void cls_gemm_shapes_describe(const cls_gemm_shape *shapes, int n, char *out, size_t cap);
+
+/* ---- our own GEMM kernels' tuning (own_search.c) ---- */
+
+#define CLS_OWN_MAX_CANDIDATES 40
+
+typedef struct cls_own_tune_options {
+  int runs;          /* timed runs (median) per shape and candidate */
+  int rounds;        /* rounds of the final comparison, taking turns (0: 3) */
+  double budget_s;   /* no candidate starts after this many seconds (0: no bound) */
+  const char *extra; /* a candidate of the caller's own, -D items after the defaults (NULL: none): checked and
+                        timed like the others, stored only when every item is a tunable (cls_gemm_own_tunable) */
+  cls_bench_progress_fn progress;
+  void *user;
+} cls_own_tune_options;
+
+typedef struct cls_own_candidate {
+  char group[16];               /* "defaults", "tried", "tile", "k unroll", "few rows", "thin tile", "narrow copy" */
+  char options[CLS_GEMM_OWN_CAP * 2];
+  cls_tune_state state;         /* timed, dropped (slower, not finished) or rejected (wrong result, no build) */
+  double ms;                    /* sum over the shapes of calls x median ms (partial when dropped) */
+  double build_s;               /* its build (gemm.cl) and engine, seconds */
+  char why[256];                /* a rejection's reason */
+} cls_own_candidate;
+
+typedef struct cls_own_tune_result {
+  char shapes[128];                       /* "H=512 (16 shapes)" */
+  char defaults[CLS_GEMM_OWN_CAP];        /* the device's table row's values, as -D items */
+  char winner[CLS_GEMM_OWN_CAP];          /* what was stored (= defaults: none stored, the defaults kept) */
+  int n;                                  /* candidates tried, the defaults first */
+  cls_own_candidate candidate[CLS_OWN_MAX_CANDIDATES];
+  double before_ms, after_ms;             /* the final comparison's medians (defaults, winner), per step */
+  double ratio;                           /* its median round-by-round time ratio, winner over defaults */
+  int rejected;
+  char last_rejection[400];
+  char note[200];                         /* why a faster candidate was not stored ("" when none) */
+  bool over_budget;                       /* the budget ended the search before every group was tried */
+  bool stored;
+  char path[1200];
+  double seconds;
+} cls_own_tune_result;
+
+/* Searches the tile sizes and forms of kernels/gemm.cl for the shapes on a CPU-like device (each candidate
+ * a build of its own, every shape's result checked against the host reference, then timed), confirms the
+ * winner against the defaults taking turns, and stores it in the device's tuning file (the own line, with
+ * the kernels' digest; the file's other lines kept), which later engines' build options take. The engine's
+ * own builds are not changed (a new engine loads the winner). CLS_ERR_BUILD when the defaults themselves
+ * fail. */
+cls_status cls_own_tune(cls_engine *engine, int device, const cls_gemm_shape *shapes, int n_shapes,
+                        const cls_own_tune_options *options, cls_own_tune_result *out);
+
 #ifdef __cplusplus
 }
 #endif

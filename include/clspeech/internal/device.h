@@ -44,6 +44,7 @@ const char *cls_gemm_class_name(cls_gemm_class c);
 /* The class of an m x n x k product (packed: on a B packed by cls_gemm_pack_b). */
 cls_gemm_class cls_gemm_class_of(size_t m, size_t n, size_t k, bool packed);
 
+#define CLS_GEMM_OWN_CAP 320
 /* What a tuning file holds: up to one parameter set per kernel (none: CLBlast's defaults were
  * fastest and are kept), and the measured faster backend per shape class. */
 typedef struct cls_gemm_tuning {
@@ -52,6 +53,9 @@ typedef struct cls_gemm_tuning {
   char shapes[128];                        /* what it was tuned for: "H=512 B=16 T=150" */
   int backend[CLS_GEMM_N_CLASSES];         /* per cls_gemm_class, as cls_gemm_backend (clspeech/internal/ops.h): 1 our
                                               own kernels, 2 CLBlast; 0 not measured (the class default) */
+  char own[CLS_GEMM_OWN_CAP];              /* our own GEMM kernels' measured build options ("-DCLS_GEMM_MR=8 ..."; "":
+                                              none stored), each a tunable of cls_gemm_own_tunable */
+  char own_kernels[17];                    /* ... measured on these kernels: cls_gemm_own_kernels_digest's 16 hex */
 } cls_gemm_tuning;
 
 /* "MWG=64 NWG=64 ..." */
