@@ -50,8 +50,9 @@ typedef struct cls_onnx_info {
   int utf8_bytes;             /* --bytes_output_mode: n_classes 256, labels (may be NULL) not written */
 } cls_onnx_info;
 
-/* Serialises the model with parameters `params` (cls_model_layout order, host floats) into *out
- * (malloc'ed; the caller frees it), *out_len bytes. The same inputs give the same bytes.
+/* Serialises the model with parameters `params` (cls_model_layout_all's order: with --layer_norm
+ * the LayerNorm tensors after the others; host floats) into *out (malloc'ed; the caller frees it),
+ * *out_len bytes. The same inputs give the same bytes.
  * CLS_ERR_INVALID_ARGUMENT for labels that do not match n_classes (a bytes model: n_classes other
  * than 256), a label holding a newline, or non-positive feature settings; CLS_ERR_OUT_OF_MEMORY. */
 cls_status cls_onnx_serialize(const cls_model_config *cfg, const float *params, const cls_onnx_info *info,
