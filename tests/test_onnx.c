@@ -3,9 +3,13 @@
  * metadata, its sha256 against the file tests/ref/make_onnx_fixture.py ran through ONNX Runtime, and
  * the engine's streamed forward pass (two chunks of 20 frames, the LSTM state carried, starting from
  * the fixture's non-zero state) against ONNX Runtime's logits, probabilities and final states.
- * The same with the parameters x4, where layers clip at relu_clip and the LSTM saturates.
- * `test_onnx --write FILE [SCALE]` writes the exported model (parameters x SCALE) for that script; `test_onnx --check FILE` parses
- * an exported file (clspeech export --format onnx) and checks its graph against its metadata. */
+ * The same with the parameters x4, where layers clip at relu_clip and the LSTM saturates, and for the
+ * --layer_norm network of model_small_layer_norm.safetensors (onnx_layer_norm.safetensors). A
+ * --bytes_output_mode model exports with alphabet_mode "bytes" and no alphabet; each kind also
+ * exports from a checkpoint folder to the same bytes.
+ * `test_onnx --write FILE [SCALE]` writes the exported model (parameters x SCALE) for that script,
+ * `test_onnx --write-layer-norm FILE` the --layer_norm one; `test_onnx --check FILE` parses an exported
+ * file (clspeech export --format onnx) and checks its graph against its metadata. */
 #include <onnx.pb-c.h>
 
 #include "base/file_util.h"
@@ -55,24 +59,99 @@ static const char *meta_value(const Onnx__ModelProto *m, const char *key) {
   return NULL;
 }
 
+/* The operators of the graph in order, into ops (cap 64); their count. With --layer_norm each hidden
+ * dense layer's Clip is followed by the norm's nine. */
+static size_t expected_ops(int layer_norm, const char **ops) {
+  static const char *norm[] = {"ReduceMean", "Sub", "Mul", "ReduceMean", "Add", "Sqrt", "Div", "Mul", "Add"};
+  static const char *lstm[] = {"Unsqueeze", "Unsqueeze", "LSTM", "Squeeze", "Squeeze", "Squeeze"};
+  size_t n = 0;
+  ops[n++] = "Transpose";
+  ops[n++] = "Reshape";
+  for (int layer = 0; layer < 4; layer++) {
+    if (layer == 3)
+      for (size_t i = 0; i < sizeof lstm / sizeof *lstm; i++) ops[n++] = lstm[i];
+    ops[n++] = "MatMul";
+    ops[n++] = "Add";
+    ops[n++] = "Clip";
+    for (size_t i = 0; layer_norm && i < sizeof norm / sizeof *norm; i++) ops[n++] = norm[i];
+  }
+  ops[n++] = "MatMul";
+  ops[n++] = "Add";
+  ops[n++] = "Softmax";
+  return n;
+}
+
+static const Onnx__TensorProto *find_init(const Onnx__GraphProto *g, const char *name) {
+  for (size_t i = 0; i < g->n_initializer; i++)
+    if (strcmp(g->initializer[i]->name, name) == 0) return g->initializer[i];
+  return NULL;
+}
+
+/* --layer_norm's nodes: each norm reads its layer's Clip and its LayerNorm/gamma and beta, its
+ * ReduceMeans take the last axis, its Add of eps adds CLS_LAYER_NORM_EPSILON, and the next layer
+ * reads the norm's output. */
+static void check_norms(const Onnx__GraphProto *g) {
+  const Onnx__TensorProto *eps = find_init(g, "layer_norm/epsilon");
+  float e = 0;
+  if (eps && eps->n_dims == 0 && eps->raw_data.len == sizeof e) memcpy(&e, eps->raw_data.data, sizeof e);
+  CHECK(e == CLS_LAYER_NORM_EPSILON, "layer_norm/epsilon %g, the engine's %g", (double)e,
+        (double)CLS_LAYER_NORM_EPSILON);
+  static const int layers[4] = {1, 2, 3, 5};
+  int norms = 0, means = 0;
+  for (size_t i = 0; i < g->n_node; i++) {
+    const Onnx__NodeProto *n = g->node[i];
+    if (strcmp(n->op_type, "ReduceMean") == 0) {
+      const Onnx__AttributeProto *a = n->n_attribute ? n->attribute[0] : NULL;
+      CHECK(a && strcmp(a->name, "axes") == 0 && a->n_ints == 1 && a->ints[0] == -1,
+            "node %s: ReduceMean over the last axis", n->name);
+      means++;
+    }
+    if (strcmp(n->op_type, "Clip") != 0 || i + 9 >= g->n_node || norms >= 4) continue;
+    char want[64];
+    snprintf(want, sizeof want, "layer_%d/relu_clip", layers[norms]);
+    CHECK(strcmp(n->output[0], want) == 0, "Clip %zu writes %s, expected %s", i, n->output[0], want);
+    CHECK(strcmp(g->node[i + 1]->input[0], want) == 0 && strcmp(g->node[i + 2]->input[0], want) == 0,
+          "the norm after Clip %zu reads %s", i, want);
+    const Onnx__NodeProto *scale = g->node[i + 8], *shift = g->node[i + 9];
+    snprintf(want, sizeof want, "layer_%d/LayerNorm/gamma", layers[norms]);
+    CHECK(scale->n_input == 2 && strcmp(scale->input[1], want) == 0 && find_init(g, want), "%s scales by %s",
+          scale->name, want);
+    snprintf(want, sizeof want, "layer_%d/LayerNorm/beta", layers[norms]);
+    CHECK(shift->n_input == 2 && strcmp(shift->input[1], want) == 0 && find_init(g, want), "%s shifts by %s",
+          shift->name, want);
+    snprintf(want, sizeof want, "layer_%d", layers[norms]);
+    CHECK(strcmp(shift->output[0], want) == 0, "the norm writes %s, expected %s", shift->output[0], want);
+    CHECK(strcmp(g->node[i + 5]->input[1], "layer_norm/epsilon") == 0, "%s adds eps", g->node[i + 5]->name);
+    norms++;
+  }
+  CHECK(norms == 4 && means == 8, "%d norms with %d ReduceMeans, expected 4 and 8", norms, means);
+}
+
 /* The exported bytes parse as a model with DeepSpeech's inputs and outputs and the metadata. cfg
- * NULL: the geometry the metadata gives (n_hidden, n_classes; DeepSpeech's 26 inputs, 9 context
- * frames), checked against the graph; labels NULL: the alphabet's label count only. */
+ * NULL: the geometry the metadata gives (n_hidden, n_classes, layer_norm; DeepSpeech's 26 inputs, 9
+ * context frames), checked against the graph; labels NULL: the alphabet's label count only (a bytes
+ * model: alphabet_mode "bytes" and no alphabet). bytes: a --bytes_output_mode model expected (1), a
+ * model of characters (0), or as the metadata says (-1). */
 static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_config *want_cfg,
-                         const char *const *labels) {
+                         const char *const *labels, int want_bytes) {
   Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, bytes);
   CHECK(m != NULL, "the exported %zu bytes do not parse as an ONNX ModelProto", len);
   if (!m) return;
   cls_model_config meta_cfg = {26, 9, 0, 0, 20.0f, 0};
   if (!want_cfg) {
-    const char *h = meta_value(m, "n_hidden"), *c = meta_value(m, "n_classes");
+    const char *h = meta_value(m, "n_hidden"), *c = meta_value(m, "n_classes"), *ln = meta_value(m, "layer_norm");
     meta_cfg.n_hidden = h ? atoi(h) : 0;
     meta_cfg.n_classes = c ? atoi(c) : 0;
+    meta_cfg.layer_norm = ln && strcmp(ln, "1") == 0;
     CHECK(meta_cfg.n_hidden > 0 && meta_cfg.n_classes > 1, "metadata n_hidden %s, n_classes %s", h ? h : "(none)",
           c ? c : "(none)");
+    CHECK(!ln || strcmp(ln, "1") == 0, "metadata layer_norm \"%s\", expected 1 or none", ln);
   }
+  const char *mode = meta_value(m, "alphabet_mode");
+  const int utf8_bytes = want_bytes >= 0 ? want_bytes : mode != NULL;
   const cls_model_config *cfg = want_cfg ? want_cfg : &meta_cfg;
-  printf("  parsed: %zu bytes, n_hidden %d, n_classes %d\n", len, cfg->n_hidden, cfg->n_classes);
+  printf("  parsed: %zu bytes, n_hidden %d, n_classes %d%s%s\n", len, cfg->n_hidden, cfg->n_classes,
+         cfg->layer_norm ? ", layer_norm" : "", utf8_bytes ? ", alphabet_mode bytes" : "");
   CHECK(m->has_ir_version && m->ir_version == CLS_ONNX_IR_VERSION, "ir_version %lld", (long long)m->ir_version);
   CHECK(m->n_opset_import == 1 && m->opset_import[0]->version == CLS_ONNX_OPSET &&
             strcmp(m->opset_import[0]->domain, "") == 0,
@@ -99,13 +178,13 @@ static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_confi
       CHECK(v && v->type->tensor_type->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, "%s is float", io[i].name);
     }
     /* the operators in order */
-    static const char *ops[] = {"Transpose", "Reshape", "MatMul", "Add", "Clip", "MatMul", "Add", "Clip",
-                                "MatMul", "Add", "Clip", "Unsqueeze", "Unsqueeze", "LSTM", "Squeeze",
-                                "Squeeze", "Squeeze", "MatMul", "Add", "Clip", "MatMul", "Add", "Softmax"};
-    const size_t n_ops = sizeof ops / sizeof *ops;
+    const char *ops[64];
+    const size_t n_ops = expected_ops(cfg->layer_norm, ops);
     CHECK(g->n_node == n_ops, "%zu nodes, expected %zu", g->n_node, n_ops);
     for (size_t i = 0; i < g->n_node && i < n_ops; i++)
       CHECK(strcmp(g->node[i]->op_type, ops[i]) == 0, "node %zu is %s, expected %s", i, g->node[i]->op_type, ops[i]);
+    if (cfg->layer_norm) check_norms(g);
+    CHECK(cfg->layer_norm || !find_init(g, "layer_norm/epsilon"), "a model without --layer_norm has no epsilon");
     /* every weight, in float32, under DeepSpeech's names; the LSTM's three ONNX tensors */
     size_t floats = 0;
     int weights = 0;
@@ -120,11 +199,18 @@ static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_confi
     const size_t H = (size_t)cfg->n_hidden;
     cls_param_view views[CLS_MODEL_N_TENSORS];
     const size_t n_params = cls_model_layout(cfg, views);
-    CHECK(weights == 13 && floats == n_params + 4 * H, "%d weight tensors of %zu floats, expected 13 of %zu (the LSTM's "
-          "Rb adds 4H zeros)", weights, floats, n_params + 4 * H);
+    const int want_weights = 13 + (cfg->layer_norm ? CLS_MODEL_N_LAYER_NORM : 0);
+    CHECK(weights == want_weights && floats == n_params + 4 * H,
+          "%d weight tensors of %zu floats, expected %d of %zu (the LSTM's Rb adds 4H zeros)", weights, floats,
+          want_weights, n_params + 4 * H);
   }
   const char *a = meta_value(m, "alphabet");
-  if (labels) {
+  if (utf8_bytes) {
+    CHECK(mode && strcmp(mode, "bytes") == 0, "metadata alphabet_mode \"%s\", expected bytes", mode ? mode : "(none)");
+    CHECK(a == NULL, "a bytes model has no alphabet metadata, this one \"%.20s\"", a ? a : "");
+    CHECK(cfg->n_classes == 256, "a bytes model has 256 classes, this one %d", cfg->n_classes);
+  } else if (labels) {
+    CHECK(mode == NULL, "a model of characters has no alphabet_mode, this one \"%s\"", mode ? mode : "");
     char alphabet[256] = "";
     for (int i = 0; i < cfg->n_classes - 1; i++) {
       strcat(alphabet, labels[i]);
@@ -149,18 +235,29 @@ static void check_parsed(const uint8_t *bytes, size_t len, const cls_model_confi
     CHECK(v && strcmp(v, meta[i].value) == 0, "metadata %s = %s, expected %s", meta[i].key, v ? v : "(none)",
           meta[i].value);
   }
+  const char *ln = meta_value(m, "layer_norm");
+  CHECK(cfg->layer_norm ? ln && strcmp(ln, "1") == 0 : ln == NULL, "metadata layer_norm %s with%s --layer_norm",
+        ln ? ln : "(none)", cfg->layer_norm ? "" : "out");
   CHECK(meta_value(m, "clspeech_version") != NULL, "metadata clspeech_version");
+  CHECK(m->n_metadata_props == 10u + (cfg->layer_norm != 0), "%zu metadata properties, expected %d",
+        m->n_metadata_props, 10 + (cfg->layer_norm != 0));
   onnx__model_proto__free_unpacked(m, NULL);
 }
 
-/* cls_onnx_export_checkpoint on a checkpoint folder (saved, then described with the smoke data's
- * alphabet and DeepSpeech's feature settings) writes the bytes cls_onnx_serialize gives for the same
- * parameters and description; a folder without alphabet.txt or checkpoint is an error naming it. */
+/* cls_onnx_export_checkpoint on a checkpoint folder (saved, then described with the alphabet
+ * alphabet_text in a file, or the smoke data's alphabet when NULL, and DeepSpeech's feature settings) writes the bytes
+ * cls_onnx_serialize gives for the same parameters and description; a folder without alphabet.txt or
+ * checkpoint is an error naming it. */
 static void check_checkpoint_export(const cls_model_config *cfg, const float *params, size_t n_params,
-                                    const uint8_t *want, size_t want_len) {
+                                    const char *alphabet_text, const uint8_t *want, size_t want_len) {
   if (!data_files_open("test_onnx")) return;
+  const char *alphabet = NULL;
+  if (alphabet_text) {
+    write_text("alphabet-source.txt", alphabet_text);
+    alphabet = tmp_path("alphabet-source.txt");
+  }
   cls_error err = {0};
-  char saved[1024], chosen[1024] = "", out[640];
+  char saved[600], chosen[1024] = "", out[640];
   snprintf(out, sizeof out, "%s", tmp_path("model.onnx"));
   float *zeros = calloc(n_params, sizeof *zeros);
   cls_checkpoint_vars vars = {7, 0.001f, cls_adam_state_init(0.9f, 0.999f), 0};
@@ -174,7 +271,7 @@ static void check_checkpoint_export(const cls_model_config *cfg, const float *pa
   st = cls_onnx_export_checkpoint(tmp, CLS_LOAD_AUTO, out, NULL, 0, &err);
   CHECK(st == CLS_ERR_IO && strstr(err.text, "alphabet.txt"), "a folder without alphabet.txt: status %d (%s)", st,
         err.text);
-  st = cls_checkpoint_describe(tmp, SMOKE "/alphabet.txt", 16000, 32, 20, &err);
+  st = cls_checkpoint_describe(tmp, alphabet ? alphabet : SMOKE "/alphabet.txt", 16000, 32, 20, &err);
   CHECK(st == CLS_OK, "describe: %s", err.text);
   remember(tmp_path(CLS_CHECKPOINT_ALPHABET));
   remember(tmp_path(CLS_CHECKPOINT_FEATURES));
@@ -190,6 +287,7 @@ static void check_checkpoint_export(const cls_model_config *cfg, const float *pa
   free(file);
   free(zeros);
   data_files_close();
+  n_created = 0; /* the next folder's files are its own */
 }
 
 /* "PREFIXkey" in buf. */
@@ -253,7 +351,10 @@ static void run(tst_env *env, int dev, const cls_model_config *cfg, const float 
   for (int k = 0; k < 4; k++) snprintf(what[k], sizeof what[k], "%s%s vs ONNX Runtime", prefix, outputs[k]);
   printf("  largest |logit| %.3g\n", max_abs(ref_logits, nl));
   /* Against ONNX Runtime: within 1e-5 of each tensor's largest magnitude (float32 sums in another
-   * order through six layers and 40 recurrent steps). The probabilities of the x4 model within 3e-5:
+   * order through six layers and 40 recurrent steps). The --layer_norm model's logits come closest,
+   * 3.8e-6 of it when measured: the norms scale rows of small spread up to unit variance, and their
+   * float32 rounding with them (engine and ONNX Runtime alike 2.5e-6 of it from the float64
+   * evaluation, which the next check bounds). The probabilities of the x4 model within 3e-5:
    * there the recurrence amplifies float32 rounding, and ONNX Runtime's own logits are 1.1e-4 from
    * the float64 evaluation (make_onnx_fixture.py), which the next check bounds the engine by. */
   const int x4 = prefix[0] != '\0';
@@ -292,26 +393,129 @@ static void run(tst_env *env, int dev, const cls_model_config *cfg, const float 
   cls_model_destroy(model);
 }
 
-int main(int argc, char **argv) {
-  if (!data_present()) return check_finish("test_onnx");
-  cls_safetensors *fx = tst_fixture("model_small.safetensors");
-  if (!fx) return check_finish("test_onnx");
-  cls_model_config cfg = {tst_meta_int(fx, "n_input"), tst_meta_int(fx, "n_context"), tst_meta_int(fx, "n_hidden"),
-                          tst_meta_int(fx, "n_classes"), (float)atof(cls_safetensors_meta(fx, "relu_clip")), 0};
-  cls_param_view views[CLS_MODEL_N_TENSORS];
-  const size_t n_params = cls_model_layout(&cfg, views);
-  float *params = calloc(n_params, sizeof *params);
-  for (int i = 0; i < CLS_MODEL_N_TENSORS; i++) {
+/* A model fixture's configuration and parameters (each of cls_model_layout_all's tensors under
+ * "param/NAME"; malloc'ed, *n_params floats), the parameters times scale. */
+static float *load_params(cls_safetensors *fx, double scale, cls_model_config *cfg, size_t *n_params) {
+  const char *ln = cls_safetensors_meta(fx, "layer_norm");
+  *cfg = (cls_model_config){tst_meta_int(fx, "n_input"), tst_meta_int(fx, "n_context"), tst_meta_int(fx, "n_hidden"),
+                            tst_meta_int(fx, "n_classes"), (float)atof(cls_safetensors_meta(fx, "relu_clip")),
+                            ln ? atoi(ln) : 0};
+  cls_param_view views[CLS_MODEL_MAX_TENSORS];
+  const int n_tensors = cls_model_layout_all(cfg, views, n_params);
+  float *params = calloc(*n_params, sizeof *params);
+  for (int i = 0; params && i < n_tensors; i++) {
     char name[256];
     snprintf(name, sizeof name, "param/%s", views[i].name);
     const float *p = tst_tensor(fx, name, CLS_F32, (int64_t)views[i].count);
-    if (p) memcpy(params + views[i].offset, p, views[i].count * sizeof(float));
+    for (size_t k = 0; p && k < views[i].count; k++) params[views[i].offset + k] = (float)(p[k] * scale);
   }
+  return params;
+}
+
+typedef struct variant {
+  float scale;        /* the fixture's parameters times this */
+  const char *prefix; /* ONNX Runtime's tensors under it in the reference file */
+} variant;
+
+/* The model fixture's export (each variant) against ONNX Runtime's outputs in the reference fixture
+ * ort_name: its bytes are the file the reference ran (sha256), and the engine's forward pass on every
+ * device gives ONNX Runtime's outputs. */
+static void check_against_ort(const char *model_name, const char *ort_name, const variant *variants, size_t n) {
+  cls_safetensors *fx = tst_fixture(model_name), *ort = tst_fixture(ort_name);
+  tst_env env;
+  const int have_env = fx && ort && tst_open(&env);
+  const cls_onnx_info info = {LABELS, 28, 16000, 32, 20, 0};
+  for (size_t v = 0; fx && ort && v < n; v++) {
+    cls_model_config cfg;
+    size_t n_params = 0;
+    float *params = load_params(fx, variants[v].scale, &cfg, &n_params);
+    uint8_t *model = NULL;
+    size_t model_len = 0;
+    cls_error err = {0};
+    cls_status st = params ? cls_onnx_serialize(&cfg, params, &info, &model, &model_len, &err) : CLS_ERR_OUT_OF_MEMORY;
+    CHECK(st == CLS_OK, "serialize %s x%g: %s", model_name, (double)variants[v].scale, err.text);
+    if (model) {
+      /* the file ONNX Runtime ran is the one this export writes */
+      cls_sha256 h;
+      uint8_t digest[32];
+      char hex[65], key[64];
+      cls_sha256_init(&h);
+      cls_sha256_update(&h, model, model_len);
+      cls_sha256_final(&h, digest);
+      cls_sha256_hex(digest, hex);
+      const char *want = cls_safetensors_meta(ort, name(variants[v].prefix, "onnx_sha256", key));
+      CHECK(want && strcmp(hex, want) == 0, "export of %s x%g: sha256 %s, the fixture's model %s", model_name,
+            (double)variants[v].scale, hex, want ? want : "(none)");
+      printf("export of %s x%g: %zu bytes, sha256 %s\n", model_name, (double)variants[v].scale, model_len, hex);
+      for (int i = 0; have_env && i < env.n_devices; i++) {
+        printf("device %s\n", tst_device_name(&env, env.devices[i]));
+        run(&env, env.devices[i], &cfg, params, n_params, fx, ort, variants[v].prefix);
+      }
+    }
+    free(model);
+    free(params);
+  }
+  if (have_env) tst_close_env(&env);
+  cls_safetensors_free(ort);
+  cls_safetensors_free(fx);
+}
+
+/* --bytes_output_mode: the export carries alphabet_mode "bytes" and no alphabet (the labels, newline
+ * among them, not looked at), with or without --layer_norm; a bytes model of other than 256 classes
+ * is refused; the checkpoint folder of the bytes alphabet exports the same bytes. */
+static void check_bytes_mode(void) {
+  for (int ln = 0; ln <= 1; ln++) {
+    const cls_model_config cfg = {26, 9, 8, 256, 20.0f, ln};
+    cls_param_view views[CLS_MODEL_MAX_TENSORS];
+    size_t n_params = 0;
+    cls_model_layout_all(&cfg, views, &n_params);
+    float *params = malloc(n_params * sizeof *params);
+    if (!params) return;
+    for (size_t i = 0; i < n_params; i++) params[i] = (float)(0.1 * sin(0.37 * (double)i));
+    cls_error err = {0};
+    cls_onnx_info info = {NULL, 255, 16000, 32, 20, 1};
+    uint8_t *bytes = NULL, *again = NULL;
+    size_t len = 0, len2 = 0;
+    CHECK_INT(cls_onnx_serialize(&cfg, params, &info, &bytes, &len, &err), CLS_OK);
+    if (bytes) check_parsed(bytes, len, &cfg, NULL, 1);
+    cls_alphabet *a = NULL;
+    CHECK_INT(cls_alphabet_bytes(&a, &err), CLS_OK);
+    const char *labels[255];
+    for (int i = 0; i < 255; i++) labels[i] = a ? cls_alphabet_label(a, i) : "";
+    CHECK(strcmp(labels[9], "\n") == 0, "byte label 9 is the newline");
+    info.labels = labels;
+    CHECK(cls_onnx_serialize(&cfg, params, &info, &again, &len2, &err) == CLS_OK && len2 == len &&
+              memcmp(again, bytes, len) == 0,
+          "the bytes export with the labels given differs from the one without");
+    free(again);
+    cls_alphabet_destroy(a);
+    if (bytes) check_checkpoint_export(&cfg, params, n_params, CLS_ALPHABET_BYTES_TEXT, bytes, len);
+    /* a bytes model has 256 classes */
+    cls_model_config small = cfg;
+    small.n_classes = 29;
+    info.n_labels = 28;
+    uint8_t *none = NULL;
+    CHECK_INT(cls_onnx_serialize(&small, params, &info, &none, &len2, &err), CLS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.text, "255 labels and 256 classes");
+    CHECK(none == NULL, "a refused export leaves no bytes");
+    free(bytes);
+    free(params);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (!data_present()) return check_finish("test_onnx");
+  const int write_ln = argc == 3 && strcmp(argv[1], "--write-layer-norm") == 0;
+  cls_safetensors *fx = tst_fixture(write_ln ? "model_small_layer_norm.safetensors" : "model_small.safetensors");
+  if (!fx) return check_finish("test_onnx");
   /* --write FILE [SCALE]: the parameters times SCALE (make_onnx_fixture.py's second model) */
   const double scale = argc == 4 && strcmp(argv[1], "--write") == 0 ? atof(argv[3]) : 1.0;
-  for (size_t i = 0; i < n_params; i++) params[i] = (float)(params[i] * scale);
+  cls_model_config cfg;
+  size_t n_params = 0;
+  float *params = load_params(fx, scale, &cfg, &n_params);
+  if (!params) return check_finish("test_onnx");
   cls_error err = {0};
-  cls_onnx_info info = {LABELS, 28, 16000, 32, 20};
+  cls_onnx_info info = {LABELS, 28, 16000, 32, 20, 0};
   uint8_t *bytes = NULL;
   size_t len = 0;
   cls_status st = cls_onnx_serialize(&cfg, params, &info, &bytes, &len, &err);
@@ -321,14 +525,14 @@ int main(int argc, char **argv) {
     size_t file_len = 0;
     st = cls_read_file(argv[2], &file, &file_len, &err);
     CHECK(st == CLS_OK, "%s", err.text);
-    if (file) check_parsed((const uint8_t *)file, file_len, NULL, NULL);
+    if (file) check_parsed((const uint8_t *)file, file_len, NULL, NULL, -1);
     free(file);
-  } else if ((argc == 3 || argc == 4) && strcmp(argv[1], "--write") == 0) {
+  } else if (write_ln || ((argc == 3 || argc == 4) && strcmp(argv[1], "--write") == 0)) {
     st = cls_onnx_write(argv[2], &cfg, params, &info, &err);
     CHECK(st == CLS_OK, "write %s: %s", argv[2], err.text);
   } else if (bytes) {
-    check_parsed(bytes, len, &cfg, LABELS);
-    check_checkpoint_export(&cfg, params, n_params, bytes, len);
+    check_parsed(bytes, len, &cfg, LABELS, 0);
+    check_checkpoint_export(&cfg, params, n_params, NULL, bytes, len);
     /* the same inputs give the same bytes */
     uint8_t *again = NULL;
     size_t len2 = 0;
@@ -348,49 +552,36 @@ int main(int argc, char **argv) {
     bad = info;
     bad.labels = nl_labels;
     CHECK_INT(cls_onnx_serialize(&cfg, params, &bad, &none, &len2, &err), CLS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.text, "holds a newline");
     bad = info;
     bad.feature_win_step = 0;
     CHECK_INT(cls_onnx_serialize(&cfg, params, &bad, &none, &len2, &err), CLS_ERR_INVALID_ARGUMENT);
     CHECK(none == NULL, "a refused export leaves no bytes");
 
-    cls_safetensors *ort = tst_fixture("onnx_small.safetensors");
-    tst_env env;
-    const int have_env = ort && tst_open(&env);
-    /* twice: as it is, and with the parameters x4, where layers 2 and 3 clip at relu_clip in 9% and
-     * 26% of their units and the LSTM's gates saturate (the small random values never do) */
-    static const struct {
-      float scale;
-      const char *prefix;
-    } variants[] = {{1.0f, ""}, {4.0f, "x4/"}};
-    float *scaled = malloc(n_params * sizeof *scaled);
-    for (size_t v = 0; ort && scaled && v < sizeof variants / sizeof *variants; v++) {
-      for (size_t i = 0; i < n_params; i++) scaled[i] = params[i] * variants[v].scale;
-      uint8_t *model = NULL;
-      size_t model_len = 0;
-      st = cls_onnx_serialize(&cfg, scaled, &info, &model, &model_len, &err);
-      CHECK(st == CLS_OK, "serialize x%g: %s", (double)variants[v].scale, err.text);
-      if (!model) continue;
-      /* the file ONNX Runtime ran is the one this export writes */
-      cls_sha256 h;
-      uint8_t digest[32];
-      char hex[65], key[64];
-      cls_sha256_init(&h);
-      cls_sha256_update(&h, model, model_len);
-      cls_sha256_final(&h, digest);
-      cls_sha256_hex(digest, hex);
-      const char *want = cls_safetensors_meta(ort, name(variants[v].prefix, "onnx_sha256", key));
-      CHECK(want && strcmp(hex, want) == 0, "export x%g sha256 %s, the fixture's model %s", (double)variants[v].scale,
-            hex, want ? want : "(none)");
-      printf("export x%g: %zu bytes, sha256 %s\n", (double)variants[v].scale, model_len, hex);
-      free(model);
-      for (int i = 0; have_env && i < env.n_devices; i++) {
-        printf("device %s\n", tst_device_name(&env, env.devices[i]));
-        run(&env, env.devices[i], &cfg, scaled, n_params, fx, ort, variants[v].prefix);
-      }
+    /* --layer_norm: the graph holds the norms, and a checkpoint folder of such a model exports them */
+    cls_safetensors *ln_fx = tst_fixture("model_small_layer_norm.safetensors");
+    cls_model_config ln_cfg;
+    size_t ln_params = 0;
+    float *ln = ln_fx ? load_params(ln_fx, 1.0, &ln_cfg, &ln_params) : NULL;
+    CHECK(!ln || ln_cfg.layer_norm == 1, "model_small_layer_norm's metadata says layer_norm");
+    uint8_t *ln_bytes = NULL;
+    size_t ln_len = 0;
+    if (ln) CHECK_INT(cls_onnx_serialize(&ln_cfg, ln, &info, &ln_bytes, &ln_len, &err), CLS_OK);
+    if (ln_bytes) {
+      check_parsed(ln_bytes, ln_len, &ln_cfg, LABELS, 0);
+      check_checkpoint_export(&ln_cfg, ln, ln_params, NULL, ln_bytes, ln_len);
     }
-    free(scaled);
-    if (have_env) tst_close_env(&env);
-    cls_safetensors_free(ort);
+    free(ln_bytes);
+    free(ln);
+    cls_safetensors_free(ln_fx);
+    check_bytes_mode();
+
+    /* twice: as it is, and with the parameters x4, where layers 2 and 3 clip at relu_clip in 9% and
+     * 26% of their units and the LSTM's gates saturate (the small random values never do); then the
+     * --layer_norm network as it is */
+    static const variant plain[] = {{1.0f, ""}, {4.0f, "x4/"}}, norm[] = {{1.0f, ""}};
+    check_against_ort("model_small.safetensors", "onnx_small.safetensors", plain, 2);
+    check_against_ort("model_small_layer_norm.safetensors", "onnx_layer_norm.safetensors", norm, 1);
   }
   free(bytes);
   free(params);

@@ -1,7 +1,7 @@
 /* The ONNX export (see clspeech/onnx.h): DeepSpeech 0.9's acoustic model as an ONNX graph built as
  * protobuf-c messages generated from engine/model/onnx.proto, and serialised. Owns the graph's
- * layout (the nodes, the LSTM's weights reordered into ONNX's gate order, the metadata); the
- * parameters come from the caller or a checkpoint folder. */
+ * layout (the nodes, --layer_norm's norms in opset-13 operators, the LSTM's weights reordered into
+ * ONNX's gate order, the metadata); the parameters come from the caller or a checkpoint folder. */
 #include "clspeech/onnx.h"
 
 #include <stdio.h>
@@ -12,17 +12,29 @@
 
 #include "clspeech/base.h"
 #include "clspeech/data.h"
+#include "clspeech/ops.h" /* CLS_LAYER_NORM_EPSILON */
 
 #ifndef CLSPEECH_VERSION
 #define CLSPEECH_VERSION "unknown"
 #endif
 
 enum { P_W1, P_B1, P_W2, P_B2, P_W3, P_B3, P_WL, P_BL, P_W5, P_B5, P_W6, P_B6 };
+/* with --layer_norm: norm k's beta at P_LN + 2k, its gamma after it (cls_model_layout_all) */
+#define P_LN CLS_MODEL_N_TENSORS
 
-#define MAX_NODES 24
+/* the norm's nodes per dense layer (add_layer_norm: two ReduceMeans of two attributes each), and the
+ * dense layers that have one (1, 2, 3, 5) */
+#define NORM_NODES 9
+#define NORM_ATTRS 4
+#define N_NORMS 4
+#define NORM_NAME 48
+
+/* the capacities: the graph without norms uses 23 nodes, 18 initializers and 3 attributes; the
+ * norms add their nodes and attributes, their 8 tensors and the epsilon */
+#define MAX_NODES (24 + N_NORMS * NORM_NODES)
 #define MAX_INPUTS 8
-#define MAX_INITS 20
-#define MAX_ATTRS 4
+#define MAX_INITS (20 + CLS_MODEL_N_LAYER_NORM + 1)
+#define MAX_ATTRS (4 + N_NORMS * NORM_ATTRS)
 #define MAX_VALUES 8
 #define MAX_DIMS 4
 #define MAX_META 12
@@ -57,7 +69,9 @@ typedef struct graph_builder {
   int n_nodes, n_attrs, n_inits, n_values;
   /* constants the graph needs besides the weights */
   int64_t reshape_shape[3], axes0[1], axes1[1];
-  float clip_lo, clip_hi;
+  float clip_lo, clip_hi, norm_eps;
+  /* with --layer_norm: the norms' value names, NORM_NODES per layer */
+  char norm_names[N_NORMS][NORM_NODES - 1][NORM_NAME];
 } graph_builder;
 
 static void add_node(graph_builder *g, const char *op, const char *name, const char *const *in, int n_in,
@@ -143,6 +157,45 @@ static Onnx__ValueInfoProto *add_value(graph_builder *g, const char *name, int n
   return v;
 }
 
+/* ReduceMean over the last axis, the axis kept (opset 13: axes is an attribute). */
+static void add_mean(graph_builder *g, const char *x, const char *y) {
+  add_node(g, "ReduceMean", y, &x, 1, &y, 1);
+  Onnx__AttributeProto *axes = add_attr(g, "axes", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
+  int64_t *a = g->attr_ints[g->n_attrs - 1];
+  a[0] = -1;
+  axes->n_ints = 1;
+  axes->ints = a;
+  Onnx__AttributeProto *keep = add_attr(g, "keepdims", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+  keep->has_i = 1;
+  keep->i = 1;
+}
+
+/* Norm k (0..3: of layers 1, 2, 3, 5) from x into y, as the engine's layer_norm_fwd computes it: the
+ * row's mean, the population variance of the differences from it, eps added to the variance, then
+ * (x - mean) / sqrt(var + eps) * gamma + beta; gamma and beta are the initializers' names. */
+static void add_layer_norm(graph_builder *g, int k, const char *x, const char *gamma, const char *beta,
+                           const char *y) {
+  static const char *const steps[NORM_NODES - 1] = {"mean",    "centered", "squared", "variance",
+                                                    "var_eps", "std",      "normalized", "scaled"};
+  static const int layer[N_NORMS] = {1, 2, 3, 5};
+  const char *v[NORM_NODES - 1];
+  for (int i = 0; i < NORM_NODES - 1; i++) {
+    snprintf(g->norm_names[k][i], NORM_NAME, "layer_%d/LayerNorm/%s", layer[k], steps[i]);
+    v[i] = g->norm_names[k][i];
+  }
+  const char *in_sub[] = {x, v[0]}, *in_sq[] = {v[1], v[1]}, *in_eps[] = {v[3], "layer_norm/epsilon"};
+  const char *in_div[] = {v[1], v[5]}, *in_mul[] = {v[6], gamma}, *in_add[] = {v[7], beta};
+  add_mean(g, x, v[0]);
+  add_node(g, "Sub", v[1], in_sub, 2, &v[1], 1);
+  add_node(g, "Mul", v[2], in_sq, 2, &v[2], 1);
+  add_mean(g, v[2], v[3]);
+  add_node(g, "Add", v[4], in_eps, 2, &v[4], 1);
+  add_node(g, "Sqrt", v[5], &v[4], 1, &v[5], 1);
+  add_node(g, "Div", v[6], in_div, 2, &v[6], 1);
+  add_node(g, "Mul", v[7], in_mul, 2, &v[7], 1);
+  add_node(g, "Add", y, in_add, 2, &y, 1);
+}
+
 /* MatMul + Add (+ Clip when clip): y = x * W + b. */
 static void add_dense(graph_builder *g, const char *x, const char *w, const char *b, const char *mm, const char *sum,
                       const char *y, int clip) {
@@ -150,6 +203,19 @@ static void add_dense(graph_builder *g, const char *x, const char *w, const char
   add_node(g, "MatMul", mm, in_mm, 2, &mm, 1);
   add_node(g, "Add", clip ? sum : y, in_add, 2, clip ? &sum : &y, 1);
   if (clip) add_node(g, "Clip", y, in_clip, 3, &y, 1);
+}
+
+/* Hidden dense layer k (0..3: layers 1, 2, 3, 5) from x into its output "layer_N": MatMul, Add, Clip,
+ * and with --layer_norm the norm after the Clip (DeepSpeech's order; dropout is training's only). */
+static void add_hidden(graph_builder *g, int k, const char *x, const cls_param_view *v, int norm) {
+  static const char *const names[N_NORMS][4] = {{"layer_1/matmul", "layer_1/add", "layer_1/relu_clip", "layer_1"},
+                                                {"layer_2/matmul", "layer_2/add", "layer_2/relu_clip", "layer_2"},
+                                                {"layer_3/matmul", "layer_3/add", "layer_3/relu_clip", "layer_3"},
+                                                {"layer_5/matmul", "layer_5/add", "layer_5/relu_clip", "layer_5"}};
+  static const int weights[N_NORMS] = {P_W1, P_W2, P_W3, P_W5};
+  const char *const *n = names[k];
+  add_dense(g, x, v[weights[k]].name, v[weights[k] + 1].name, n[0], n[1], norm ? n[2] : n[3], 1);
+  if (norm) add_layer_norm(g, k, n[2], v[P_LN + 2 * k + 1].name, v[P_LN + 2 * k].name, n[3]);
 }
 
 static void set_meta(graph_builder *g, int k, const char *key, const char *value) {
@@ -177,15 +243,16 @@ static void lstm_weights(const float *kernel, const float *bias, int n_in, int H
 static cls_status check_info(const cls_model_config *cfg, const cls_onnx_info *info, cls_error *err) {
   if (!cfg || !info || cfg->n_hidden < 1 || cfg->n_classes < 2 || cfg->n_input < 1 || cfg->n_context < 0)
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "onnx export: no model or no model description");
-  if (cfg->layer_norm)
-    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                         "onnx export: the model was trained with --layer_norm, which the ONNX graph does not "
-                         "hold yet");
-  if (info->n_labels != cfg->n_classes - 1 || (info->n_labels && !info->labels))
+  if (info->utf8_bytes) { /* the labels are the bytes 1..255: not written, so not looked at */
+    if (cfg->n_classes != 256 || info->n_labels != 255)
+      return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
+                           "onnx export: a --bytes_output_mode model has 255 labels and 256 classes, not %d and %d",
+                           info->n_labels, cfg->n_classes);
+  } else if (info->n_labels != cfg->n_classes - 1 || (info->n_labels && !info->labels))
     return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
                          "onnx export: the alphabet has %d labels, the model %d classes (labels + blank)",
                          info->n_labels, cfg->n_classes);
-  for (int i = 0; i < info->n_labels; i++)
+  for (int i = 0; !info->utf8_bytes && i < info->n_labels; i++)
     if (!info->labels[i] || strchr(info->labels[i], '\n'))
       return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT, "onnx export: label %d is missing or holds a newline", i);
   if (info->sample_rate < 1 || info->feature_win_len < 1 || info->feature_win_step < 1)
@@ -202,15 +269,15 @@ cls_status cls_onnx_serialize(const cls_model_config *cfg, const float *params, 
   *out_len = 0;
   cls_status st = check_info(cfg, info, err);
   if (st != CLS_OK) return st;
-  cls_param_view v[CLS_MODEL_N_TENSORS];
-  cls_model_layout(cfg, v);
+  cls_param_view v[CLS_MODEL_MAX_TENSORS];
+  const int n_tensors = cls_model_layout_all(cfg, v, NULL), norm = cfg->layer_norm != 0;
   const int H = cfg->n_hidden, C = cfg->n_classes, win = 2 * cfg->n_context + 1;
   const int64_t I = cls_model_input_width(cfg);
   graph_builder *g = calloc(1, sizeof *g);
   const size_t lstm_floats = 4 * (size_t)H * (size_t)H * 2 + 8 * (size_t)H;
   float *lstm = malloc(lstm_floats * sizeof(float));
   size_t alpha_len = 1;
-  for (int i = 0; i < info->n_labels; i++) alpha_len += strlen(info->labels[i]) + 1;
+  for (int i = 0; !info->utf8_bytes && i < info->n_labels; i++) alpha_len += strlen(info->labels[i]) + 1;
   char *alphabet = malloc(alpha_len);
   if (!g || !lstm || !alphabet) {
     st = cls_error_set(err, CLS_ERR_OUT_OF_MEMORY, "onnx export: out of host memory for a model of n_hidden %d", H);
@@ -230,6 +297,8 @@ cls_status cls_onnx_serialize(const cls_model_config *cfg, const float *params, 
   add_init(g, "lstm/W", F, W, 4 * (size_t)H * H * sizeof(float), 3, 1, 4 * (int64_t)H, H);
   add_init(g, "lstm/R", F, R, 4 * (size_t)H * H * sizeof(float), 3, 1, 4 * (int64_t)H, H);
   add_init(g, "lstm/B", F, B, 8 * (size_t)H * sizeof(float), 2, 1, 8 * (int64_t)H, 0);
+  for (int i = CLS_MODEL_N_TENSORS; i < n_tensors; i++) /* --layer_norm's beta and gamma of each norm */
+    add_init(g, v[i].name, F, params + v[i].offset, v[i].count * sizeof(float), 1, v[i].shape[0], 0, 0);
   g->reshape_shape[0] = 0; /* Reshape's 0: keep n_steps and batch */
   g->reshape_shape[1] = 0;
   g->reshape_shape[2] = I;
@@ -242,6 +311,10 @@ cls_status cls_onnx_serialize(const cls_model_config *cfg, const float *params, 
   add_init(g, "axes/1", I64, g->axes1, sizeof g->axes1, 1, 1, 0, 0);
   add_init(g, "relu_clip/min", F, &g->clip_lo, sizeof g->clip_lo, 0, 0, 0, 0);
   add_init(g, "relu_clip/max", F, &g->clip_hi, sizeof g->clip_hi, 0, 0, 0, 0);
+  if (norm) {
+    g->norm_eps = CLS_LAYER_NORM_EPSILON;
+    add_init(g, "layer_norm/epsilon", F, &g->norm_eps, sizeof g->norm_eps, 0, 0, 0, 0);
+  }
 
   /* nodes */
   {
@@ -254,9 +327,9 @@ cls_status cls_onnx_serialize(const cls_model_config *cfg, const float *params, 
     perm->n_ints = 4;
     perm->ints = p;
     add_node(g, "Reshape", xw, in_reshape, 2, &xw, 1);
-    add_dense(g, xw, "layer_1/weights", "layer_1/bias", "layer_1/matmul", "layer_1/add", "layer_1", 1);
-    add_dense(g, "layer_1", "layer_2/weights", "layer_2/bias", "layer_2/matmul", "layer_2/add", "layer_2", 1);
-    add_dense(g, "layer_2", "layer_3/weights", "layer_3/bias", "layer_3/matmul", "layer_3/add", "layer_3", 1);
+    add_hidden(g, 0, xw, v, norm);
+    add_hidden(g, 1, "layer_1", v, norm);
+    add_hidden(g, 2, "layer_2", v, norm);
     const char *in_c[] = {"previous_state_c", "axes/0"}, *in_h[] = {"previous_state_h", "axes/0"};
     const char *c0 = "lstm/initial_c", *h0 = "lstm/initial_h";
     add_node(g, "Unsqueeze", c0, in_c, 2, &c0, 1);
@@ -272,7 +345,7 @@ cls_status cls_onnx_serialize(const cls_model_config *cfg, const float *params, 
     add_node(g, "Squeeze", y, in_y, 2, &y, 1);
     add_node(g, "Squeeze", nh, in_yh, 2, &nh, 1);
     add_node(g, "Squeeze", nc, in_yc, 2, &nc, 1);
-    add_dense(g, y, "layer_5/weights", "layer_5/bias", "layer_5/matmul", "layer_5/add", "layer_5", 1);
+    add_hidden(g, 3, y, v, norm);
     add_dense(g, "layer_5", "layer_6/weights", "layer_6/bias", "layer_6/matmul", NULL, "logits", 0);
     const char *logits = "logits", *probs = "probs";
     add_node(g, "Softmax", probs, &logits, 1, &probs, 1);
@@ -294,8 +367,11 @@ cls_status cls_onnx_serialize(const cls_model_config *cfg, const float *params, 
     g->output_ptrs[3] = add_value(g, "new_state_h", 2, b, state_size);
   }
 
-  /* metadata */
-  {
+  /* metadata: the alphabet (a bytes model: the mode instead), the settings, the version */
+  int n_meta = 0;
+  if (info->utf8_bytes) {
+    set_meta(g, n_meta++, "alphabet_mode", "bytes");
+  } else {
     char *a = alphabet;
     for (int i = 0; i < info->n_labels; i++) {
       const size_t n = strlen(info->labels[i]);
@@ -304,18 +380,22 @@ cls_status cls_onnx_serialize(const cls_model_config *cfg, const float *params, 
       if (i + 1 < info->n_labels) *a++ = '\n';
     }
     *a = '\0';
+    set_meta(g, n_meta++, "alphabet", alphabet);
+  }
+  {
     static const char *keys[] = {"sample_rate", "feature_win_len", "feature_win_step", "n_input", "n_context",
-                                 "n_hidden", "n_classes", "relu_clip"};
+                                 "n_hidden", "n_classes"};
     const int values[] = {info->sample_rate, info->feature_win_len, info->feature_win_step, cfg->n_input,
                           cfg->n_context, H, C};
-    set_meta(g, 0, "alphabet", alphabet);
-    for (int i = 0; i < 7; i++) {
-      snprintf(g->meta_values[i + 1], META_VALUE, "%d", values[i]);
-      set_meta(g, i + 1, keys[i], g->meta_values[i + 1]);
+    for (int i = 0; i < 7; i++, n_meta++) {
+      snprintf(g->meta_values[n_meta], META_VALUE, "%d", values[i]);
+      set_meta(g, n_meta, keys[i], g->meta_values[n_meta]);
     }
-    snprintf(g->meta_values[8], META_VALUE, "%.9g", (double)cfg->relu_clip);
-    set_meta(g, 8, keys[7], g->meta_values[8]);
-    set_meta(g, 9, "clspeech_version", CLSPEECH_VERSION);
+    snprintf(g->meta_values[n_meta], META_VALUE, "%.9g", (double)cfg->relu_clip);
+    set_meta(g, n_meta, "relu_clip", g->meta_values[n_meta]);
+    n_meta++;
+    if (norm) set_meta(g, n_meta++, "layer_norm", "1");
+    set_meta(g, n_meta++, "clspeech_version", CLSPEECH_VERSION);
   }
 
   onnx__graph_proto__init(&g->graph);
@@ -342,7 +422,7 @@ cls_status cls_onnx_serialize(const cls_model_config *cfg, const float *params, 
   g->model.producer_version = CLSPEECH_VERSION;
   g->model.doc_string = "DeepSpeech 0.9 acoustic model exported by clspeech (include/clspeech/onnx.h)";
   g->model.graph = &g->graph;
-  g->model.n_metadata_props = 10;
+  g->model.n_metadata_props = (size_t)n_meta;
   g->model.metadata_props = g->meta_ptrs;
 
   const size_t n = onnx__model_proto__get_packed_size(&g->model);
@@ -387,7 +467,7 @@ cls_status cls_onnx_export_checkpoint(const char *dir, cls_load_mode mode, const
   cls_model_config cfg;
   st = cls_checkpoint_peek_model(ckpt, &cfg, err);
   if (st != CLS_OK) return st;
-  cls_onnx_info info = {NULL, 0, 16000, 32, 20};
+  cls_onnx_info info = {NULL, 0, 16000, 32, 20, 0};
   int found = 0;
   st = cls_checkpoint_read_features(dir, &info.sample_rate, &info.feature_win_len, &info.feature_win_step, &found, err);
   if (st != CLS_OK) return st;
@@ -396,13 +476,7 @@ cls_status cls_onnx_export_checkpoint(const char *dir, cls_load_mode mode, const
   cls_alphabet *alphabet = NULL;
   st = cls_alphabet_load(alpha_path, &alphabet, err);
   if (st != CLS_OK) return st;
-  if (cls_alphabet_is_bytes(alphabet)) {
-    cls_alphabet_destroy(alphabet);
-    return cls_error_set(err, CLS_ERR_INVALID_ARGUMENT,
-                         "onnx export: %s is a --bytes_output_mode model, whose byte labels the ONNX alphabet "
-                         "metadata (one label a line) cannot hold; export a model package (--format clsm) instead",
-                         dir);
-  }
+  info.utf8_bytes = cls_alphabet_is_bytes(alphabet); /* alphabet_mode "bytes", the labels not written */
   cls_param_view views[CLS_MODEL_N_TENSORS];
   const size_t n_params = cls_model_layout(&cfg, views);
   float *params = malloc(n_params * sizeof *params);

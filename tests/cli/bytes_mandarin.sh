@@ -10,9 +10,11 @@
 # equal); a word-level scorer is refused for the bytes labels, naming --characters; `clspeech
 # transcribe` of the folder and the stt API (examples/stt_stream, when built), without the flag,
 # decode as bytes (valid UTF-8 out); a model package of it transcribes the same with its scorer; the
-# ONNX export refuses it, naming the mode.
-# Usage: bytes_mandarin.sh CLSPEECH DATA_DIR WORK
+# ONNX export writes it with the metadata alphabet_mode=bytes and no alphabet (TEST_ONNX --check
+# parses it).
+# Usage: bytes_mandarin.sh CLSPEECH DATA_DIR WORK TEST_ONNX
 . "$(dirname "$0")/script_common.sh"
+test_onnx=$4
 passed=0
 ok() { passed=$((passed + 1)); }
 command -v espeak-ng >/dev/null || fail "espeak-ng is needed to speak the corpus"
@@ -110,15 +112,18 @@ python3 -c "import sys; open(sys.argv[1], 'rb').read().decode('utf-8')" "$work/t
   fail "transcribe printed broken UTF-8"
 grep -q "s1.wav: ." "$work/transcribe.out" || fail "transcribe: $(cat "$work/transcribe.out")"; ok
 
-# a model package carries the mode; the ONNX export, whose alphabet metadata is a label a line, refuses it
+# a model package carries the mode, and the ONNX export too (alphabet_mode=bytes in its metadata)
 $cls export --checkpoint_dir "$ck" --out "$work/zh.clsm" --scorer_path "$work/chars.clm" >"$work/export.log" 2>&1 ||
   fail "export failed: $(tail -3 "$work/export.log")"
 $cls transcribe --model "$work/zh.clsm" --devices 0:0 --beam_width 32 "$work/s1.wav" >"$work/package.out" 2>&1 ||
   fail "transcribe --model failed: $(tail -3 "$work/package.out")"
 tail -1 "$work/transcribe.out" | cmp -s - <(tail -1 "$work/package.out") ||
   fail "the package transcribes otherwise: $(tail -1 "$work/package.out") against $(tail -1 "$work/transcribe.out")"; ok
-$cls export --format onnx --checkpoint_dir "$ck" --out "$work/zh.onnx" >"$work/onnx.log" 2>&1 && fail "ONNX export of a bytes model"
-grep -q "is a --bytes_output_mode model" "$work/onnx.log" || fail "the ONNX refusal: $(cat "$work/onnx.log")"; ok
+$cls export --format onnx --checkpoint_dir "$ck" --out "$work/zh.onnx" >"$work/onnx.log" 2>&1 ||
+  fail "ONNX export of a bytes model: $(cat "$work/onnx.log")"
+"$test_onnx" --check "$work/zh.onnx" >"$work/onnx_check.log" 2>&1 || fail "test_onnx --check: $(cat "$work/onnx_check.log")"
+grep -q "parsed: [0-9]* bytes, n_hidden 128, n_classes 256, alphabet_mode bytes$" "$work/onnx_check.log" ||
+  fail "the ONNX file is not a bytes model: $(cat "$work/onnx_check.log")"; ok
 
 # the stt API (examples/stt_stream, built beside clspeech) reads the mode from the folder too
 stt=$(dirname "$cls")/stt_stream

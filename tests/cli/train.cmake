@@ -334,14 +334,16 @@ cls_script_test(train_deepspeech_flags train deepspeech_flags.sh PASS "deepspeec
 # --bytes_output_mode on Mandarin spoken by espeak-ng's cmn voice: the loss falls, the report's CER is
 # counted on code points and its transcripts are valid UTF-8, a character scorer lowers the CER.
 cls_script_test(train_bytes_mandarin train bytes_mandarin.sh PASS "bytes_mandarin: [1-9][0-9]* passed, 0 failed"
-                ARGS ${CMAKE_CURRENT_BINARY_DIR}/bytes-mandarin)
+                ARGS ${CMAKE_CURRENT_BINARY_DIR}/bytes-mandarin $<TARGET_FILE:test_onnx>)
 # --layer_norm: a short training writes the norms' tensors under DeepSpeech's names with the switch,
 # transcribe reads the switch from the checkpoint, the package holds the norms and transcribes the same,
-# ONNX refuses it, resuming without the flag is refused naming it
+# the ONNX export holds them (test_onnx --check), resuming without the flag is refused naming it
 cls_cli_test(train_layer_norm train
   EXPECT 0 --has "FINISHED optimization" --has "^layer_1/LayerNorm/beta .8.$" --has "^layer_5/LayerNorm/gamma/Adam_1 .8.$"
          --count 24 "LayerNorm" --has "^layer_norm=1$" --has "LDC93S1.wav: "
          --has "trained with --layer_norm. this model lacks it" --has "^layer_norm: PASS$"
          --has "wrote .*model.clsm: .*, 20 tensors" --has "^package: 20 tensors, the same transcript$"
-         --has "trained with --layer_norm, which the ONNX graph does not hold yet"
-         -- ${CMAKE_CURRENT_SOURCE_DIR}/cli/layer_norm_run.sh ${CLS} ${SMOKE} ${CMAKE_CURRENT_BINARY_DIR}/layer-norm-run)
+         --has "^wrote .*/model[.]onnx .ONNX opset 13. from .*/train-1[.]safetensors$"
+         --has "parsed: [0-9]+ bytes, n_hidden 8, n_classes 29, layer_norm$" --has "^test_onnx: [0-9]+ passed, 0 failed$"
+         -- ${CMAKE_CURRENT_SOURCE_DIR}/cli/layer_norm_run.sh ${CLS} ${SMOKE} ${CMAKE_CURRENT_BINARY_DIR}/layer-norm-run
+            $<TARGET_FILE:test_onnx>)

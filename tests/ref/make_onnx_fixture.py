@@ -8,10 +8,18 @@ each model file it ran, and the same network evaluated in float64 (logits, final
 the state carried, give the one-pass outputs) and, from a zero state, that the unscaled model
 gives TensorFlow's logits (the fixture's own reference, BlockLSTM).
 
+With --layer_norm FILE, the same for the --layer_norm network of model_small_layer_norm.safetensors
+(its norms in opset-13 operators after the Clip of layers 1, 2, 3 and 5), as it is, into
+onnx_layer_norm.safetensors; ONNX Runtime runs it as it optimises it by default (which may fuse the
+norms into its own LayerNormalization kernel) and with every graph optimisation off (the operators
+as written), and the two must agree.
+
     python3 -m venv /tmp/ortvenv && /tmp/ortvenv/bin/pip install onnxruntime onnx numpy
     build/tests/test_onnx --write /tmp/onnx_small.onnx
     build/tests/test_onnx --write /tmp/onnx_small_x4.onnx 4
     /tmp/ortvenv/bin/python tests/ref/make_onnx_fixture.py /tmp/onnx_small.onnx /tmp/onnx_small_x4.onnx
+    build/tests/test_onnx --write-layer-norm /tmp/onnx_layer_norm.onnx
+    /tmp/ortvenv/bin/python tests/ref/make_onnx_fixture.py --layer_norm /tmp/onnx_layer_norm.onnx
 """
 import hashlib
 import json
@@ -27,6 +35,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from fixture_io import FIXTURES, save  # noqa: E402
 
 NAMES = ["probs", "logits", "new_state_c", "new_state_h"]
+EPS = np.float64(np.float32(1e-12))  # the engine's CLS_LAYER_NORM_EPSILON (tf.contrib.layers.layer_norm's)
 
 
 def load_safetensors(path):
@@ -46,12 +55,22 @@ def load_safetensors(path):
 
 def float64_forward(fx, scale, h0, c0, clip=20.0):
     """The network in float64 from the parameters x scale (the unrounded result both float32 runs
-    approximate): logits [T, B, C] and the final h, c."""
+    approximate): logits [T, B, C] and the final h, c. With LayerNorm parameters, the norm after the
+    clipped ReLU of layers 1, 2, 3 and 5: over the features, the population variance, EPS added."""
     lstm = "param/cudnn_lstm/rnn/multi_rnn_cell/cell_0/cudnn_compatible_lstm_cell/"
     p = {k: fx[k].astype(np.float64) * scale for k in fx if k.startswith("param/")}
+
+    def dense_relu(x, name):
+        y = np.clip(x @ p[f"param/{name}/weights"] + p[f"param/{name}/bias"], 0.0, clip)
+        if f"param/{name}/LayerNorm/gamma" in p:
+            mean = y.mean(axis=-1, keepdims=True)
+            var = ((y - mean) ** 2).mean(axis=-1, keepdims=True)
+            y = (y - mean) / np.sqrt(var + EPS) * p[f"param/{name}/LayerNorm/gamma"] + p[f"param/{name}/LayerNorm/beta"]
+        return y
+
     act = fx["features"].astype(np.float64)
     for name in ("layer_1", "layer_2", "layer_3"):
-        act = np.clip(act @ p[f"param/{name}/weights"] + p[f"param/{name}/bias"], 0.0, clip)
+        act = dense_relu(act, name)
     H = h0.shape[1]
     h, c, ys = h0.astype(np.float64), c0.astype(np.float64), []
     sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
@@ -61,15 +80,17 @@ def float64_forward(fx, scale, h0, c0, clip=20.0):
         c = sigmoid(f) * c + sigmoid(i) * np.tanh(j)
         h = sigmoid(o) * np.tanh(c)
         ys.append(h)
-    y = np.clip(np.stack(ys) @ p["param/layer_5/weights"] + p["param/layer_5/bias"], 0.0, clip)
+    y = dense_relu(np.stack(ys), "layer_5")
     return y @ p["param/layer_6/weights"] + p["param/layer_6/bias"], h, c
 
 
-def session(model_path):
+def session(model_path, optimize=True):
     raw = open(model_path, "rb").read()
     onnx.checker.check_model(onnx.load_from_string(raw), full_check=True)
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
+    if not optimize:
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     sess = ort.InferenceSession(model_path, opts, providers=["CPUExecutionProvider"])
 
     def run(x, c, h):
@@ -79,7 +100,10 @@ def session(model_path):
 
 
 def main():
-    meta, fx = load_safetensors(os.path.join(FIXTURES, "model_small.safetensors"))
+    layer_norm = sys.argv[1:2] == ["--layer_norm"]
+    fixture = "model_small_layer_norm.safetensors" if layer_norm else "model_small.safetensors"
+    meta, fx = load_safetensors(os.path.join(FIXTURES, fixture))
+    assert int(meta.get("layer_norm", "0")) == int(layer_norm), fixture
     T, B, H = int(meta["T"]), int(meta["B"]), int(meta["n_hidden"])
     n_input, n_context = int(meta["n_input"]), int(meta["n_context"])
     # time-major [T, B, 494] windows to DeepSpeech's input_node [B, T, 19, 26]
@@ -89,10 +113,19 @@ def main():
     c0 = rng.uniform(-1.0, 1.0, (B, H)).astype(np.float32)
     tensors = {"initial_h": h0, "initial_c": c0}
     info = {"onnxruntime": ort.__version__,
-            "generator": "tests/ref/make_onnx_fixture.py: ONNX Runtime on clspeech's export of model_small"}
-    for path, prefix, scale in zip(sys.argv[1:3], ["", "x4/"], [1.0, 4.0]):
+            "generator": "tests/ref/make_onnx_fixture.py%s: ONNX Runtime on clspeech's export of %s"
+                         % (" --layer_norm" if layer_norm else "", fixture.split(".")[0])}
+    models = sys.argv[2:3] if layer_norm else sys.argv[1:3]
+    for path, prefix, scale in zip(models, ["", "x4/"], [1.0, 4.0]):
         sha, run = session(path)
         full = run(windows, c0, h0)
+        if layer_norm:
+            # the operators as written, no fusion: the same outputs
+            literal = session(path, optimize=False)[1](windows, c0, h0)
+            fused = {k: float(np.max(np.abs(literal[k] - full[k]))) for k in NAMES}
+            print("optimised against unoptimised graph, max |diff|:", fused)
+            assert all(d <= 1e-5 * max(1.0, float(np.max(np.abs(full[k])))) for k, d in fused.items()), fused
+            info["unoptimized_max_diff"] = max(fused.values())
         half = T // 2
         a = run(windows[:, :half], c0, h0)
         b = run(windows[:, half:], a["new_state_c"], a["new_state_h"])
@@ -130,7 +163,7 @@ def main():
         tensors.update({prefix + k: v for k, v in full.items()})
         info[prefix + "onnx_sha256"] = sha
         info[prefix + "stream_max_diff"] = max(diffs.values())
-    save("onnx_small.safetensors", tensors, info)
+    save("onnx_layer_norm.safetensors" if layer_norm else "onnx_small.safetensors", tensors, info)
 
 
 if __name__ == "__main__":
