@@ -9,6 +9,7 @@
 #include "base/file_util.h"
 #include "check.h"
 #include "log_capture.h"
+#include "tuning_rewrite.h"
 #include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 #include "device/engine.h"
@@ -54,34 +55,6 @@ static void prepared_backends(const char *dir, bool tuning, cls_gemm_backend out
   }
   cls_gemm_destroy(g);
   cls_engine_destroy(e);
-}
-
-/* Rewrites the file at path with `from` replaced by `to` and a correct checksum line. */
-static void rewrite(const char *path, const char *from, const char *to) {
-  char *text = NULL;
-  cls_error err;
-  size_t len = 0;
-  CHECK(cls_read_file(path, &text, &len, &err) == CLS_OK, "read %s: %s", path, err.text);
-  if (!text) return;
-  char body[8192];
-  char *sum = strstr(text, "sha256 ");
-  char *at = strstr(text, from);
-  CHECK(sum && at && at < sum, "\"%s\" before the checksum in %s", from, path);
-  if (!sum || !at) {
-    free(text);
-    return;
-  }
-  snprintf(body, sizeof body, "%.*s%s%.*s", (int)(at - text), text, to, (int)(sum - at - strlen(from)),
-           at + strlen(from));
-  const size_t sealed = cls_gemm_tuning_seal(body, strlen(body), sizeof body);
-  CHECK(sealed > 0, "sealing the rewritten %s", path);
-  FILE *f = fopen(path, "wb");
-  CHECK(f != NULL, "open %s for writing", path);
-  if (f) {
-    fwrite(body, 1, sealed, f);
-    fclose(f);
-  }
-  free(text);
 }
 
 int main(void) {
@@ -135,7 +108,7 @@ int main(void) {
   /* an invalid entry (the checksum intact): the file is ignored with a warning naming it */
   char bad[64];
   snprintf(bad, sizeof bad, "backend big %s\n", cls_gemm_backend_name(other));
-  rewrite(path, bad, "backend big fastest\n");
+  tuning_rewrite(path, bad, "backend big fastest\n");
   log_text[0] = '\0';
   prepared_backends(dir, true, b, &kind);
   for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) CHECK(b[c] == def, "invalid entry: class %d on the default", c);
@@ -143,7 +116,7 @@ int main(void) {
   CHECK_CONTAINS(log_text, path);
 
   /* a class named twice: ignored too */
-  rewrite(path, "backend big fastest\n", "backend packed clblast\n");
+  tuning_rewrite(path, "backend big fastest\n", "backend packed clblast\n");
   log_text[0] = '\0';
   prepared_backends(dir, true, b, &kind);
   for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) CHECK(b[c] == def, "duplicate entry: class %d on the default", c);

@@ -11,6 +11,7 @@
 #include "base/file_util.h"
 #include "check.h"
 #include "log_capture.h"
+#include "tuning_rewrite.h"
 #include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 #include "device/engine.h"
@@ -74,31 +75,13 @@ static void store(const char *own, const char *digest) {
   cls_engine_destroy(e);
 }
 
-/* Rewrites the device's file with `from` replaced by `to` and a correct checksum line. */
+/* The device's file with `from` replaced by `to`, sealed again. */
 static void rewrite(const char *from, const char *to) {
   cls_engine *e = open_engine(true);
   char path[1200];
   CHECK(cls_gemm_tuning_path(e, 0, path, sizeof path) == CLS_OK, "path");
   cls_engine_destroy(e);
-  char *text = NULL;
-  cls_error err;
-  size_t len = 0;
-  CHECK(cls_read_file(path, &text, &len, &err) == CLS_OK, "read %s: %s", path, err.text);
-  char *sum = text ? strstr(text, "sha256 ") : NULL, *at = text ? strstr(text, from) : NULL;
-  CHECK(sum && at && at < sum, "\"%s\" before the checksum in %s", from, path);
-  if (sum && at) {
-    char body[8192];
-    snprintf(body, sizeof body, "%.*s%s%.*s", (int)(at - text), text, to, (int)(sum - at - strlen(from)),
-             at + strlen(from));
-    const size_t sealed = cls_gemm_tuning_seal(body, strlen(body), sizeof body);
-    FILE *f = fopen(path, "wb");
-    CHECK(f && sealed, "rewrite %s", path);
-    if (f) {
-      fwrite(body, 1, sealed, f);
-      fclose(f);
-    }
-  }
-  free(text);
+  tuning_rewrite(path, from, to);
 }
 
 int main(void) {

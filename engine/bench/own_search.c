@@ -385,7 +385,6 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
   }
   double best_ms = first->ms;
   values cands[16];
-  int k = 0;
   if (o->extra && o->extra[0]) { /* the user's own candidate, checked and timed like the others */
     char options[CLS_GEMM_OWN_CAP * 2];
     snprintf(options, sizeof options, "%s %s", r->defaults, o->extra);
@@ -400,7 +399,7 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
       }
     }
   }
-  k = tile_group(&s, &best, cands, 16);
+  int k = tile_group(&s, &best, cands, 16);
   search_group(&s, "tile", &best, &best_ms, cands, k);
   static const int unrolls[] = {1, 2, 4};
   k = list_group(&best, T_K_UNROLL, unrolls, 3, cands);
