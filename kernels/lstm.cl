@@ -8,33 +8,9 @@
 
 #pragma OPENCL FP_CONTRACT OFF
 
-/* A work-item takes LSTM_V = 8 neighbouring units of one utterance, in float8 (a CPU device's vector
- * lanes; fewer, larger work-items). A run that passes the hidden size (hidden not a multiple of 8) is
- * read and written through a private copy, its lanes past the end zero and never stored. */
-#include "work_items.h"
-#define LSTM_V CLS_LSTM_V
-#if LSTM_V != 8
-#error "the gate kernels take one float8 of units per work-item"
-#endif
-
-static inline float8 lstm_sigmoid(const float8 z) { return 1.0f / (1.0f + exp(-z)); }
-
-static inline float8 lstm_load(__global const float *p, const int w) {
-  if (w == LSTM_V) return vload8(0, p);
-  float v[LSTM_V];
-  for (int l = 0; l < LSTM_V; l++) v[l] = l < w ? p[l] : 0.0f;
-  return vload8(0, v);
-}
-
-static inline void lstm_store(const float8 x, __global float *p, const int w) {
-  if (w == LSTM_V) {
-    vstore8(x, 0, p);
-    return;
-  }
-  float v[LSTM_V];
-  vstore8(x, 0, v);
-  for (int l = 0; l < w; l++) p[l] = v[l];
-}
+/* A work-item takes one run of LSTM_V = 8 neighbouring units of one utterance (lstm_cell.h), in float8
+ * (a CPU device's vector lanes; fewer, larger work-items). */
+#include "lstm_cell.h"
 
 /* One step t of the recurrence for every (b, k), b < batch, k < hidden: a work-item per run of LSTM_V
  * units of an utterance. gates holds z = x_t*W_x + h_{t-1}*W_h of the step (bias not yet added); with
@@ -59,25 +35,8 @@ __kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_gates_
     lstm_store((float8)(0.0f), h_out + h_out_off + e, w);
     return;
   }
-  __global float *z = gates + gates_off + b * 4 * hidden + k;
-  __global const float *bb = bias + bias_off + k;
-  const float8 zi = lstm_load(z, w) + lstm_load(bb, w);
-  const float8 zj = lstm_load(z + hidden, w) + lstm_load(bb + hidden, w);
-  const float8 zf = lstm_load(z + 2 * hidden, w) + lstm_load(bb + 2 * hidden, w); /* forget_bias is 0 */
-  const float8 zo = lstm_load(z + 3 * hidden, w) + lstm_load(bb + 3 * hidden, w);
-  const float8 i = lstm_sigmoid(zi), j = tanh(zj), f = lstm_sigmoid(zf), o = lstm_sigmoid(zo);
-  const float8 cp = has_c_prev ? lstm_load(c_prev + c_prev_off + e, w) : (float8)(0.0f);
-  const float8 c = j * i + f * cp;
-  const float8 h = tanh(c) * o;
-  lstm_store(c, c_out + c_out_off + e, w);
-  lstm_store(h, h_out + h_out_off + e, w);
-  if (write_h_state) lstm_store(h, h_state + h_state_off + e, w);
-  if (save) {
-    lstm_store(i, z, w);
-    lstm_store(j, z + hidden, w);
-    lstm_store(f, z + 2 * hidden, w);
-    lstm_store(o, z + 3 * hidden, w);
-  }
+  lstm_cell_fwd(hidden, w, gates + gates_off + b * 4 * hidden + k, bias + bias_off + k, c_prev + c_prev_off + e,
+                has_c_prev, c_out + c_out_off + e, h_out + h_out_off + e, h_state + h_state_off + e, write_h_state, save);
 }
 
 /* The gradient step t of backward through time, a work-item per run of LSTM_V units of an utterance:
@@ -101,33 +60,11 @@ __kernel __attribute__((reqd_work_group_size(CLS_WG_1D, 1, 1))) void lstm_gates_
   const int len = clamp(seq_len[seq_len_off + b], 0, time);
   __global float *d = dz + dz_off + b * 4 * hidden + k;
   if (t >= len) {
-    const float8 zero = (float8)(0.0f);
-    lstm_store(zero, d, w);
-    lstm_store(zero, d + hidden, w);
-    lstm_store(zero, d + 2 * hidden, w);
-    lstm_store(zero, d + 3 * hidden, w);
-    lstm_store(zero, dc + dc_off + e, w);
+    lstm_cell_bwd_zero(hidden, w, dc + dc_off + e, d);
     return;
   }
-  __global const float *g = gates + gates_off + b * 4 * hidden + k;
-  const float8 i = lstm_load(g, w), j = lstm_load(g + hidden, w);
-  const float8 f = lstm_load(g + 2 * hidden, w), o = lstm_load(g + 3 * hidden, w);
-  const float8 c = lstm_load(cells + c_off + e, w);
-  const float8 cp = has_c_prev ? lstm_load(cells + c_prev_off + e, w) : (float8)(0.0f);
-  const float8 co = tanh(c);
-  const float8 dhv = lstm_load(dh + dh_off + e, w);
-  const float8 h_grad = has_next ? dhv + lstm_load(dh_rec + dh_rec_off + e, w) : dhv;
-  const float8 c_next = has_next ? lstm_load(dc + dc_off + e, w) : (float8)(0.0f);
-  const float8 d_o = o * (1.0f - o) * h_grad * co;
-  const float8 dcs = (1.0f - co * co) * h_grad * o + c_next;
-  const float8 d_j = (1.0f - j * j) * dcs * i;
-  const float8 d_f = f * (1.0f - f) * dcs * cp;
-  const float8 d_i = i * (1.0f - i) * dcs * j;
-  lstm_store(d_i, d, w);
-  lstm_store(d_j, d + hidden, w);
-  lstm_store(d_f, d + 2 * hidden, w);
-  lstm_store(d_o, d + 3 * hidden, w);
-  lstm_store(dcs * f, dc + dc_off + e, w);
+  lstm_cell_bwd(hidden, w, gates + gates_off + b * 4 * hidden + k, cells + c_off + e, cells + c_prev_off + e, has_c_prev,
+                dh + dh_off + e, dh_rec + dh_rec_off + e, has_next, dc + dc_off + e, d);
 }
 
 /* xh [rows, input + hidden] for the weight gradient in one product, dW = xh^T dz (engine/ops/lstm.c): row
