@@ -3,7 +3,11 @@
  * whole model's parameters. Wall time of enqueue + clFinish (what a training step pays), median of
  * --reps runs after one warm-up. Prints a table, and one JSON object per measurement with --json
  * (bench/compare_ops.py runs this beside PyTorch and prints the ratios).
- *   bench_ops [--n_hidden 512,2048] [--batch 16] [--time 150] [--labels 40] [--reps 5] [--devices SEL] [--json] */
+ * --lstm_path steps|sequence times the LSTM on that path of its recurrence (clspeech/internal/ops.h; the default
+ * is the plan's own choice), and `both` times the two in turns, three rounds, each the median of its rounds
+ * (ops lstm_fwd_steps, lstm_fwd_sequence, ...).
+ *   bench_ops [--n_hidden 512,2048] [--batch 16] [--time 150] [--labels 40] [--reps 5] [--devices SEL]
+ *             [--lstm_path auto|steps|sequence|both] [--json] */
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@ typedef struct bench_opts {
   int batch, time, labels, reps;
   const char *devices;
   int json;
+  const char *lstm_path; /* auto, steps, sequence or both */
 } bench_opts;
 
 static int compare_double(const void *a, const void *b) {
@@ -178,10 +183,33 @@ static cls_status bench_device(cls_engine *e, int dev, const bench_opts *o, int 
     randomize(c.q, c.lw, (size_t)2 * H * 4 * H, 0.03f, 4);
   }
   double lstm_flops = 2.0 * (double)rows * (2.0 * H) * 4.0 * H;
-  if (st == CLS_OK) ms = time_op(lstm_fwd, &c, c.q, o->reps, &st);
-  if (st == CLS_OK) report(o, info, dev, "lstm_fwd", H, ms, lstm_flops, 0);
-  if (st == CLS_OK) ms = time_op(lstm_bwd, &c, c.q, o->reps, &st);
-  if (st == CLS_OK) report(o, info, dev, "lstm_bwd", H, ms, 2 * lstm_flops, 0);
+  if (st == CLS_OK && strcmp(o->lstm_path, "both") != 0) {
+    const cls_lstm_path path = !strcmp(o->lstm_path, "steps")      ? CLS_LSTM_PATH_STEPS
+                               : !strcmp(o->lstm_path, "sequence") ? CLS_LSTM_PATH_SEQUENCE
+                                                                   : CLS_LSTM_PATH_AUTO;
+    st = cls_lstm_set_path(c.lstm, path);
+    if (st == CLS_OK) ms = time_op(lstm_fwd, &c, c.q, o->reps, &st);
+    if (st == CLS_OK) report(o, info, dev, "lstm_fwd", H, ms, lstm_flops, 0);
+    if (st == CLS_OK) ms = time_op(lstm_bwd, &c, c.q, o->reps, &st);
+    if (st == CLS_OK) report(o, info, dev, "lstm_bwd", H, ms, 2 * lstm_flops, 0);
+  } else if (st == CLS_OK) { /* both paths in turns: rounds[r][path][fwd, bwd] */
+    enum { ROUNDS = 3 };
+    const cls_lstm_path paths[2] = {CLS_LSTM_PATH_STEPS, CLS_LSTM_PATH_SEQUENCE};
+    double t[2][2][ROUNDS];
+    for (int r = 0; r < ROUNDS && st == CLS_OK; r++)
+      for (int k = 0; k < 2 && st == CLS_OK; k++) {
+        st = cls_lstm_set_path(c.lstm, paths[k]);
+        if (st == CLS_OK) t[k][0][r] = time_op(lstm_fwd, &c, c.q, o->reps, &st);
+        if (st == CLS_OK) t[k][1][r] = time_op(lstm_bwd, &c, c.q, o->reps, &st);
+      }
+    for (int k = 0; k < 2 && st == CLS_OK; k++)
+      for (int dir = 0; dir < 2; dir++) {
+        char name[40];
+        snprintf(name, sizeof name, "lstm_%s_%s", dir ? "bwd" : "fwd", cls_lstm_path_name(paths[k]));
+        qsort(t[k][dir], ROUNDS, sizeof(double), compare_double);
+        report(o, info, dev, name, H, t[k][dir][ROUNDS / 2], (dir ? 2 : 1) * lstm_flops, 0);
+      }
+  }
 
   /* CTC loss + gradient over 29 classes */
   if (st == CLS_OK) st = cls_ctc_create(e, dev, c.T, c.B, c.C, c.L, &c.ctc);
@@ -230,7 +258,7 @@ static cls_status bench_device(cls_engine *e, int dev, const bench_opts *o, int 
 }
 
 int main(int argc, char **argv) {
-  bench_opts o = {"512,2048", 16, 150, 40, 5, NULL, 0};
+  bench_opts o = {"512,2048", 16, 150, 40, 5, NULL, 0, "auto"};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--json")) {
@@ -247,6 +275,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--labels")) o.labels = atoi(v);
     else if (!strcmp(a, "--reps")) o.reps = atoi(v);
     else if (!strcmp(a, "--devices")) o.devices = v;
+    else if (!strcmp(a, "--lstm_path") && (!strcmp(v, "auto") || !strcmp(v, "steps") || !strcmp(v, "sequence") ||
+                                           !strcmp(v, "both")))
+      o.lstm_path = v;
     else {
       fprintf(stderr, "bench_ops: unknown flag %s\n", a);
       return 2;

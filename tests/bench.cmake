@@ -76,7 +76,7 @@ cls_cli_test(bench_table_json_plot bench
          --count 3 "^  op +shape +calls +ms +rate +% peak +best % +full % +runs$"
          --count 3 "^  training step +MFCC.fwd.CTC.bwd.Adam +[0-9.]+ +[0-9.]+ frames/s"
          --count 3 "^  one training step by op .*: wall [0-9.]+ ms, device [0-9.]+ ms, [0-9]+ commands recorded$"
-         --count 3 "^  lstm_gates_fwd +20 +[0-9.]+ +[0-9.]+ *$"
+         --count 3 "^  lstm_seq_fwd +1 +[0-9.]+ +[0-9.]+ *$"
          --count 3 "^  (GEMMs . )?host waits . unrecorded +-?[0-9.]+ +-?[0-9.]+"
          --count 3 "^  by group, % of the step: (gemm [0-9.]+ )?lstm [0-9.]+ dense [0-9.]+ ctc [0-9.]+ adam [0-9.]+ mfcc [0-9.]+"
          --has "all devices as towers: H=32 [0-9.]+" --has "bench_check: ok json" --has "bench_check: ok svg"

@@ -67,12 +67,16 @@ int main(void) {
   char want[512];
   snprintf(want, sizeof want, "%s %s -DCLS_GEMM_MR=8 -DCLS_GEMM_NV=3 -DCLS_GEMM_NV=2", cpu_row, row16);
   CHECK(o && !strcmp(o, want), "stored tuning: %s, expected %s", o ? o : "(null)", want);
-  /* ... which only the GEMM program is built with: the other families keep the rest, in order */
+  /* ... which only the GEMM program and the LSTM's sequence kernels (whose products take the GEMM's tile) are
+     built with: the other families keep the rest, in order */
   char *fam = o ? cls_kernel_options_of_family(o, "lstm") : NULL;
   CHECK(fam && !strcmp(fam, cpu_row), "lstm's options: %s", fam ? fam : "(null)");
   free(fam);
   fam = o ? cls_kernel_options_of_family(o, "gemm") : NULL;
   CHECK(fam && !strcmp(fam, want), "gemm's options: %s", fam ? fam : "(null)");
+  free(fam);
+  fam = o ? cls_kernel_options_of_family(o, "lstm_seq") : NULL;
+  CHECK(fam && !strcmp(fam, want), "lstm_seq's options: %s", fam ? fam : "(null)");
   free(fam);
   free(o);
 

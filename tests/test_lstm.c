@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "clspeech/ops.h"
+#include "clspeech/internal/ops.h"
 #include "ops_test.h"
 
 #define PAD 11                  /* elements before and after every view */
@@ -95,7 +96,7 @@ static void cmp(const char *file, const char *what, const float *got, const floa
 
 /* ---- training forward and backward against TF ---- */
 
-static void run_case(tst_env *env, int dev, const char *file, tol tl) {
+static void run_case(tst_env *env, int dev, const char *file, tol tl, cls_lstm_path path) {
   lstm_fx f;
   if (!load_fx(file, &f)) goto done;
   const int T = f.T, B = f.B, I = f.I, H = f.H;
@@ -107,6 +108,9 @@ static void run_case(tst_env *env, int dev, const char *file, tol tl) {
   cls_status st = cls_lstm_create(e, dev, T + 3, B + 1, I, H, &plan);
   CHECK(st == CLS_OK, "lstm create: %s", cls_engine_error(e));
   if (st != CLS_OK) goto done;
+  CHECK_INT(cls_lstm_set_path(plan, path), CLS_OK);
+  CHECK_INT(cls_lstm_path_for(plan), path);
+  printf("  %s, %s path\n", file, cls_lstm_path_name(path));
 
   /* One flat parameter buffer [pad][W][pad][b][pad], and a gradient buffer of the same layout. */
   const size_t w_at = PAD, b_at = PAD + nw + PAD, flat = b_at + nb + PAD;
@@ -123,7 +127,9 @@ static void run_case(tst_env *env, int dev, const char *file, tol tl) {
   cl_mem h = padded(env, dev, NULL, rows * H, NAN), dx = padded(env, dev, NULL, rows * I, NAN);
   cl_mem len = padded_int(env, dev, f.len, (size_t)B);
   size_t ws_floats = cls_lstm_workspace_bytes(plan, T, B) / sizeof(float);
-  CHECK(ws_floats == (size_t)4 * H * H + rows * 9 * H + 2 * (size_t)B * H + rows * (size_t)(I + H),
+  /* W_h packed (4H^2 floats), the gates, cells and dz, dh_rec and dc, xh, and the sequence path's sums of dz
+     per group of rows (B x 4H) */
+  CHECK(ws_floats == (size_t)4 * H * H + rows * 9 * H + 2 * (size_t)B * H + rows * (size_t)(I + H) + (size_t)B * 4 * H,
         "workspace of %zu floats", ws_floats);
   cl_mem ws = padded(env, dev, NULL, ws_floats, NAN); /* its contents must not matter */
   cls_buf xv = cls_buf_at(x, PAD), wv = cls_buf_at(params, w_at), bv = cls_buf_at(params, b_at);
@@ -317,7 +323,7 @@ static float lcg_uniform(float lo, float hi) {
   return lo + (hi - lo) * (float)(lcg_state >> 8) / 16777216.0f;
 }
 
-static void finite_difference(tst_env *env, int dev) {
+static void finite_difference(tst_env *env, int dev, cls_lstm_path path) {
   enum { T = 6, B = 3, I = 3, H = 5 };
   const int32_t len[B] = {6, 4, 1};
   const size_t rows = T * B, nx = rows * I, nw = (size_t)(I + H) * 4 * H, nb = 4 * H, nh = rows * H;
@@ -334,6 +340,7 @@ static void finite_difference(tst_env *env, int dev) {
   cls_status st = cls_lstm_create(e, dev, T, B, I, H, &plan);
   CHECK(st == CLS_OK, "lstm create: %s", cls_engine_error(e));
   if (st != CLS_OK) return;
+  CHECK_INT(cls_lstm_set_path(plan, path), CLS_OK);
   cl_mem x = tst_buffer(env, dev, xf, sizeof xf), w = tst_buffer(env, dev, wf, sizeof wf);
   cl_mem b = tst_buffer(env, dev, bf, sizeof bf), dh = tst_buffer(env, dev, dhf, sizeof dhf);
   cl_mem l = tst_buffer(env, dev, len, sizeof len), h = tst_buffer(env, dev, NULL, nh * sizeof(float));
@@ -434,12 +441,17 @@ int main(void) {
   for (int i = 0; i < env.n_devices; i++) {
     int dev = env.devices[i];
     printf("device %s\n", tst_device_name(&env, dev));
-    run_case(&env, dev, "lstm_t1.safetensors", t_small);
-    run_case(&env, dev, "lstm_odd.safetensors", t_small);
-    run_case(&env, dev, "lstm_short.safetensors", t_small);
-    run_case(&env, dev, "lstm_ds_small.safetensors", t_ds);
-    run_case(&env, dev, "lstm_long.safetensors", t_long);
-    finite_difference(&env, dev);
+    /* Both recurrence paths (clspeech/internal/ops.h), each against TF: the sequence path is written for
+       CPU devices, but is correct on any. */
+    const cls_lstm_path paths[] = {CLS_LSTM_PATH_STEPS, CLS_LSTM_PATH_SEQUENCE};
+    for (int k = 0; k < 2; k++) {
+      run_case(&env, dev, "lstm_t1.safetensors", t_small, paths[k]);
+      run_case(&env, dev, "lstm_odd.safetensors", t_small, paths[k]);
+      run_case(&env, dev, "lstm_short.safetensors", t_small, paths[k]);
+      run_case(&env, dev, "lstm_ds_small.safetensors", t_ds, paths[k]);
+      run_case(&env, dev, "lstm_long.safetensors", t_long, paths[k]);
+      finite_difference(&env, dev, paths[k]);
+    }
     argument_errors(&env, dev);
   }
   tst_close_env(&env);

@@ -157,7 +157,7 @@ oom:
 
 char *cls_kernel_options_of_family(const char *options, const char *family) {
   static const char gemm_item[] = "-DCLS_GEMM_";
-  const bool keep = !strcmp(family, "gemm");
+  const bool keep = !strcmp(family, "gemm") || !strcmp(family, "lstm_seq"); /* both read gemm_shape.h */
   char *out = malloc(strlen(options) + 1);
   if (!out) return NULL;
   size_t len = 0;

@@ -1,8 +1,10 @@
 /* LSTM op plan (see clspeech/ops.h): owns the lstm_* kernels of one device, the workspace layout, and the
- * sequence of GEMMs (cls_gemm, the recurrent weight packed once per call) and fused gate kernels of
- * forward, backward through time and streaming inference. Everything is enqueued on the caller's
- * in-order queue; nothing waits. */
+ * recurrence of forward, backward through time and streaming inference on one of two paths
+ * (cls_lstm_path, clspeech/internal/ops.h): per step, a GEMM (cls_gemm, the recurrent weight packed once
+ * per call) and a fused gate kernel; or in one kernel for all steps (kernels/lstm_seq.cl). Everything is
+ * enqueued on the caller's in-order queue; nothing waits. */
 #include "clspeech/ops.h"
+#include "clspeech/internal/ops.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -23,24 +25,38 @@ struct cls_lstm_plan {
   size_t local; /* the gate kernels' work-group size (CLS_WG_1D of the device; the bias gradient's: CLS_COLSUM_LOCAL) */
   cls_gemm_plan *gemm;
   bool owns_gemm; /* made by create (not one given by cls_lstm_set_gemm) */
+  /* the sequence path (kernels/lstm_seq.cl): its kernels, its tile (MR rows, panels of NR columns) */
+  cl_kernel seq_fwd, seq_bwd, seq_pack;
+  int seq_mr, seq_nr;
+  unsigned units;        /* the device's compute units: how many groups of rows run at once */
+  uint64_t cache_bytes;  /* the device's global memory cache (0: not reported) */
+  cls_device_kind kind;
+  cls_lstm_path path;    /* as forced by cls_lstm_set_path; AUTO: cls_lstm_path_for's rule */
 };
+
+/* The cache AUTO's rule assumes when the device reports none (cls_lstm_path_for): 8 MiB, a small last level. */
+#define SEQ_DEFAULT_CACHE_BYTES ((uint64_t)8 << 20)
+
+
 
 /* Workspace layout, in floats from the workspace view's offset. The recurrent weight comes first, packed
  * by the GEMM plan for the products of every time step: W_h (forward, inference) or W_h^T (backward). */
 typedef struct ws_layout {
-  size_t wh;    /* packed W_h [H, 4H] (forward, inference) or packed W_h^T [4H, H] (backward) */
+  size_t wh;    /* packed W_h [H, 4H] (forward, inference) or packed W_h^T [4H, H] (backward), 4H^2 floats */
   size_t gates; /* [T*B, 4H] projection, then i, j, f, o */
   size_t cells; /* [T*B, H] c_t */
   size_t dz;    /* [T*B, 4H] */
   size_t dh_rec; /* [B, H] */
   size_t dc;    /* [B, H] */
   size_t xh;    /* [T*B, I+H]: x_t and h_{t-1} side by side, for the weight gradient in one product */
+  size_t db_part; /* [B, 4H]: the sequence path's sums of dz per group of rows (at most B groups) */
   size_t total;
 } ws_layout;
 
 static ws_layout layout_of(const cls_lstm_plan *p, int time, int batch) {
   size_t rows = (size_t)time * (size_t)batch, h = (size_t)p->hidden;
   size_t w_fwd = cls_gemm_packed_b_floats(p->gemm, h, 4 * h), w_bwd = cls_gemm_packed_b_floats(p->gemm, 4 * h, h);
+  /* (lstm_seq_pack's panels hold k x n floats as well) */
   ws_layout l;
   l.wh = 0;
   l.gates = l.wh + (w_fwd > w_bwd ? w_fwd : w_bwd);
@@ -49,8 +65,29 @@ static ws_layout layout_of(const cls_lstm_plan *p, int time, int batch) {
   l.dh_rec = l.dz + rows * 4 * h;
   l.dc = l.dh_rec + (size_t)batch * h;
   l.xh = l.dc + (size_t)batch * h;
-  l.total = l.xh + rows * ((size_t)p->input + h);
+  l.db_part = l.xh + rows * ((size_t)p->input + h);
+  l.total = l.db_part + (size_t)batch * 4 * h;
   return l;
+}
+
+/* The sequence path's kernels, and its tile from lstm_seq_geometry's reqd_work_group_size. */
+static cls_status seq_load(cls_engine *e, cls_device *d, cls_lstm_plan *p) {
+  cls_status st = cls_device_kernel(e, d, "lstm_seq", "lstm_seq_fwd", &p->seq_fwd);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm_seq", "lstm_seq_bwd", &p->seq_bwd);
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm_seq", "lstm_seq_pack", &p->seq_pack);
+  cl_kernel geometry = NULL;
+  if (st == CLS_OK) st = cls_device_kernel(e, d, "lstm_seq", "lstm_seq_geometry", &geometry);
+  if (st == CLS_OK) {
+    size_t wg[3] = {0, 0, 0};
+    cl_int err = clGetKernelWorkGroupInfo(geometry, d->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof wg, wg, NULL);
+    if (err != CL_SUCCESS || wg[0] < 1 || wg[1] < 1)
+      st = cls_fail(e, CLS_ERR_OPENCL, "lstm: reading lstm_seq_geometry's reqd_work_group_size failed: %s",
+                    cls_cl_error_name(err));
+    p->seq_mr = (int)wg[0];
+    p->seq_nr = (int)wg[1];
+  }
+  if (geometry) clReleaseKernel(geometry);
+  return st;
 }
 
 cls_status cls_lstm_create(cls_engine *e, int device, int max_time, int max_batch, int input_size, int hidden,
@@ -82,8 +119,12 @@ cls_status cls_lstm_create(cls_engine *e, int device, int max_time, int max_batc
   p->max_batch = max_batch;
   p->input = input_size;
   p->hidden = hidden;
+  p->units = d->info.compute_units ? d->info.compute_units : 1;
+  p->kind = d->info.kind;
+  p->cache_bytes = d->info.global_mem_cache_bytes;
   st = cls_gemm_create(e, device, &p->gemm);
   p->owns_gemm = p->gemm != NULL;
+  if (st == CLS_OK) st = seq_load(e, d, p);
   if (st == CLS_OK && layout_of(p, max_time, max_batch).total > (size_t)INT_MAX)
     st = cls_fail(e, CLS_ERR_INVALID_ARGUMENT,
                   "lstm: shapes too large (max_time %d, max_batch %d, input %d, hidden %d need a workspace of %zu "
@@ -108,6 +149,9 @@ void cls_lstm_destroy(cls_lstm_plan *p) {
   if (p->gates_bwd) clReleaseKernel(p->gates_bwd);
   if (p->bias_grad) clReleaseKernel(p->bias_grad);
   if (p->concat_xh) clReleaseKernel(p->concat_xh);
+  if (p->seq_fwd) clReleaseKernel(p->seq_fwd);
+  if (p->seq_bwd) clReleaseKernel(p->seq_bwd);
+  if (p->seq_pack) clReleaseKernel(p->seq_pack);
   if (p->owns_gemm) cls_gemm_destroy(p->gemm);
   free(p);
 }
@@ -118,6 +162,29 @@ cls_status cls_lstm_set_gemm(cls_lstm_plan *p, cls_gemm_plan *gemm) {
   p->gemm = gemm;
   p->owns_gemm = false;
   return CLS_OK;
+}
+
+cls_status cls_lstm_set_path(cls_lstm_plan *p, cls_lstm_path path) {
+  if (!p || (path != CLS_LSTM_PATH_AUTO && path != CLS_LSTM_PATH_STEPS && path != CLS_LSTM_PATH_SEQUENCE))
+    return CLS_ERR_INVALID_ARGUMENT;
+  p->path = path;
+  return CLS_OK;
+}
+
+cls_lstm_path cls_lstm_path_for(const cls_lstm_plan *p) {
+  if (p->path != CLS_LSTM_PATH_AUTO) return p->path;
+  const bool own = cls_gemm_get_class_backend(p->gemm, CLS_GEMM_CLASS_PACKED) == CLS_GEMM_BACKEND_OWN;
+  const uint64_t cache = p->cache_bytes ? p->cache_bytes : SEQ_DEFAULT_CACHE_BYTES;
+  const uint64_t w_h = 16 * (uint64_t)p->hidden * (uint64_t)p->hidden;
+  return p->kind == CLS_DEVICE_CPU && own && w_h <= cache ? CLS_LSTM_PATH_SEQUENCE : CLS_LSTM_PATH_STEPS;
+}
+
+const char *cls_lstm_path_name(cls_lstm_path path) {
+  switch (path) {
+    case CLS_LSTM_PATH_STEPS: return "steps";
+    case CLS_LSTM_PATH_SEQUENCE: return "sequence";
+    default: return "auto";
+  }
 }
 
 size_t cls_lstm_workspace_bytes(const cls_lstm_plan *p, int time, int batch) {
@@ -170,8 +237,88 @@ typedef struct fwd_args {
   cls_buf h_state, c_state;
 } fwd_args;
 
+/* ---- the sequence path (kernels/lstm_seq.cl) ---- */
+
+/* Rows per work-item: the batch over the compute units, in whole tiles of MR rows. */
+static int seq_rows_per_item(const cls_lstm_plan *p, int batch) {
+  int per = (int)(((unsigned)batch + p->units - 1) / p->units);
+  return (per + p->seq_mr - 1) / p->seq_mr * p->seq_mr;
+}
+
+/* Work-items of the sequence kernels (groups of rows) for a batch. */
+static int seq_groups(const cls_lstm_plan *p, int batch) {
+  const int per = seq_rows_per_item(p, batch);
+  return (batch + per - 1) / per;
+}
+
+/* packed = op(B) [k, n] in lstm_seq_pack's panels; op(B)[kk][j] = b[kk*ldb + j], or b[j*ldb + kk] (trans). */
+static cls_status seq_pack(cls_lstm_plan *p, cl_command_queue q, int k, int n, cls_buf b, int ldb, int trans,
+                           cls_buf packed) {
+  /* Blocks of k as long as leave about 4 work-items per compute unit (each work-item dispatched costs,
+     on PoCL, about as much as copying a few KiB), in multiples of 16 steps. */
+  const int panels = (n + p->seq_nr - 1) / p->seq_nr, want = 4 * (int)p->units;
+  const int blocks = panels >= want ? 1 : (want + panels - 1) / panels;
+  const int kb = ((k + blocks - 1) / blocks + 15) / 16 * 16, b_off = (int)b.offset, p_off = (int)packed.offset;
+  cls_kargs ka = cls_kargs_begin(p->err, p->seq_pack, "lstm_seq_pack");
+  cls_kargs_int(&ka, k);
+  cls_kargs_int(&ka, n);
+  cls_kargs_mem(&ka, b.mem);
+  cls_kargs_int(&ka, b_off);
+  cls_kargs_int(&ka, ldb);
+  cls_kargs_int(&ka, trans);
+  cls_kargs_mem(&ka, packed.mem);
+  cls_kargs_int(&ka, p_off);
+  cls_kargs_int(&ka, kb);
+  cls_status st = cls_kargs_end(&ka);
+  size_t global[2] = {(size_t)panels, (size_t)((k + kb - 1) / kb)}, local[2] = {1, 1};
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->seq_pack, "lstm_seq_pack", 2, global, local, NULL);
+  return st;
+}
+
+/* The forward recurrence in one kernel: W_h packed, x W_x into the gates, then lstm_seq_fwd. */
+static cls_status run_forward_seq(cls_lstm_plan *p, cl_command_queue q, const fwd_args *a, cl_event *event) {
+  const int T = a->time, B = a->batch, I = p->input, H = p->hidden, H4 = 4 * H;
+  const size_t rows = (size_t)T * (size_t)B;
+  const cls_buf wh = cls_buf_at(a->ws, a->wh_off);
+  cls_status st = seq_pack(p, q, H, H4, cls_buf_at(a->weights.mem, a->weights.offset + (size_t)I * H4), H4, 0, wh);
+  if (st == CLS_OK)
+    st = cls_gemm(p->gemm, q, false, false, rows, (size_t)H4, (size_t)I, 1.0f, a->x, (size_t)I, a->weights,
+                  (size_t)H4, 0.0f, cls_buf_at(a->ws, a->gates_off), (size_t)H4, NULL);
+  if (st != CLS_OK) return st;
+  const int per = seq_rows_per_item(p, B), infer = a->infer ? 1 : 0;
+  const int wh_off = (int)a->wh_off, gates_off = (int)a->gates_off, bias_off = (int)a->bias.offset;
+  const int h_off = (int)a->h_out.offset, len_off = (int)a->seq_len.offset;
+  cl_mem c_mem = a->infer ? a->c_state.mem : a->ws, hs_mem = a->infer ? a->h_state.mem : a->h_out.mem;
+  const int c_off = a->infer ? (int)a->c_state.offset : (int)a->cells_off, hs_off = a->infer ? (int)a->h_state.offset : 0;
+  cls_kargs ka = cls_kargs_begin(p->err, p->seq_fwd, "lstm_seq_fwd");
+  cls_kargs_int(&ka, B);
+  cls_kargs_int(&ka, H);
+  cls_kargs_int(&ka, T);
+  cls_kargs_int(&ka, per);
+  cls_kargs_mem(&ka, a->ws);
+  cls_kargs_int(&ka, wh_off);
+  cls_kargs_mem(&ka, a->ws);
+  cls_kargs_int(&ka, gates_off);
+  cls_kargs_mem(&ka, a->bias.mem);
+  cls_kargs_int(&ka, bias_off);
+  cls_kargs_mem(&ka, c_mem);
+  cls_kargs_int(&ka, c_off);
+  cls_kargs_mem(&ka, a->h_out.mem);
+  cls_kargs_int(&ka, h_off);
+  cls_kargs_mem(&ka, hs_mem);
+  cls_kargs_int(&ka, hs_off);
+  cls_kargs_int(&ka, infer);
+  cls_kargs_mem(&ka, a->seq_len.mem);
+  cls_kargs_int(&ka, len_off);
+  st = cls_kargs_end(&ka);
+  size_t global = (size_t)seq_groups(p, B), local = 1;
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->seq_fwd, "lstm_seq_fwd", 1, &global, &local, event);
+  return st;
+}
+
 /* The forward recurrence shared by training forward and inference. */
 static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_args *a, cl_event *event) {
+  if (cls_lstm_path_for(p) == CLS_LSTM_PATH_SEQUENCE) return run_forward_seq(p, q, a, event);
   const int T = a->time, B = a->batch, I = p->input, H = p->hidden;
   const size_t H4 = 4 * (size_t)H, rows = (size_t)T * (size_t)B;
   /* workspace: W_h [H, 4H] = rows I.. of weights, packed once for every step's product */
@@ -343,6 +490,98 @@ static cls_status enqueue_bias_grad(cls_lstm_plan *p, cl_command_queue q, size_t
   return st;
 }
 
+/* What backward through time reads and writes: the packed W_h^T, and the workspace's offsets (in floats). */
+typedef struct bwd_args {
+  int time, batch;
+  cls_buf seq_len, dh;
+  cl_mem ws;
+  cls_buf wht;               /* packed W_h^T [4H, H] */
+  size_t g0, c0, dz0;        /* gates (activations), cells, dz: [T*B, 4H], [T*B, H], [T*B, 4H] */
+  int dh_rec_off, dc_off;    /* [B, H] each */
+  size_t db_part;            /* [groups, 4H]: the sequence path's sums of dz */
+} bwd_args;
+
+/* Per step: dh_rec = dz_{t+1} W_h^T (a GEMM on the packed W_h^T), then lstm_gates_bwd. */
+static cls_status run_backward_steps(cls_lstm_plan *p, cl_command_queue q, const bwd_args *a) {
+  const int T = a->time, B = a->batch, Hi = p->hidden, len_off = (int)a->seq_len.offset;
+  const size_t H = (size_t)p->hidden, H4 = 4 * H;
+  cl_mem ws = a->ws;
+  cls_status st = CLS_OK;
+  for (int t = T - 1; t >= 0 && st == CLS_OK; t--) {
+    const int has_next = t < T - 1;
+    /* dh_rec [B, H] = dz_{t+1} [B, 4H] * W_h^T [4H, H] */
+    if (has_next) {
+      st = cls_gemm_packed(p->gemm, q, false, (size_t)B, H, H4, 1.0f,
+                           cls_buf_at(ws, a->dz0 + (size_t)(t + 1) * B * H4), H4, a->wht, 0.0f,
+                           cls_buf_at(ws, (size_t)a->dh_rec_off), H, NULL);
+      if (st != CLS_OK) break;
+    }
+    int gates_off = (int)(a->g0 + (size_t)t * B * H4), c_off = (int)(a->c0 + (size_t)t * B * H);
+    int c_prev_off = t > 0 ? c_off - B * Hi : c_off, has_c_prev = t > 0;
+    int dh_off = (int)(a->dh.offset + (size_t)t * B * H), dz_off = (int)(a->dz0 + (size_t)t * B * H4);
+    cls_kargs ka = cls_kargs_begin(p->err, p->gates_bwd, "lstm_gates_bwd");
+    cls_kargs_int(&ka, B);
+    cls_kargs_int(&ka, Hi);
+    cls_kargs_int(&ka, T);
+    cls_kargs_int(&ka, t);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, gates_off);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, c_off);
+    cls_kargs_int(&ka, c_prev_off);
+    cls_kargs_int(&ka, has_c_prev);
+    cls_kargs_mem(&ka, a->dh.mem);
+    cls_kargs_int(&ka, dh_off);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, a->dh_rec_off);
+    cls_kargs_int(&ka, has_next);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, a->dc_off);
+    cls_kargs_mem(&ka, ws);
+    cls_kargs_int(&ka, dz_off);
+    cls_kargs_mem(&ka, a->seq_len.mem);
+    cls_kargs_int(&ka, len_off);
+    st = cls_kargs_end(&ka);
+    size_t global = (size_t)B * ((H + CLS_LSTM_V - 1) / CLS_LSTM_V); /* kernels/lstm.cl */
+    if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->gates_bwd, "lstm_gates_bwd", 1, &global, &p->local, NULL);
+  }
+  return st;
+}
+
+/* Every step in one kernel: lstm_seq_bwd. */
+static cls_status run_backward_seq(cls_lstm_plan *p, cl_command_queue q, const bwd_args *a) {
+  const int T = a->time, B = a->batch, H = p->hidden, per = seq_rows_per_item(p, B);
+  const int wht_off = (int)a->wht.offset, g_off = (int)a->g0, c_off = (int)a->c0, dh_off = (int)a->dh.offset;
+  const int dz_off = (int)a->dz0, len_off = (int)a->seq_len.offset, db_off = (int)a->db_part;
+  cls_kargs ka = cls_kargs_begin(p->err, p->seq_bwd, "lstm_seq_bwd");
+  cls_kargs_int(&ka, B);
+  cls_kargs_int(&ka, H);
+  cls_kargs_int(&ka, T);
+  cls_kargs_int(&ka, per);
+  cls_kargs_mem(&ka, a->wht.mem);
+  cls_kargs_int(&ka, wht_off);
+  cls_kargs_mem(&ka, a->ws);
+  cls_kargs_int(&ka, g_off);
+  cls_kargs_mem(&ka, a->ws);
+  cls_kargs_int(&ka, c_off);
+  cls_kargs_mem(&ka, a->dh.mem);
+  cls_kargs_int(&ka, dh_off);
+  cls_kargs_mem(&ka, a->ws);
+  cls_kargs_int(&ka, a->dh_rec_off);
+  cls_kargs_mem(&ka, a->ws);
+  cls_kargs_int(&ka, a->dc_off);
+  cls_kargs_mem(&ka, a->ws);
+  cls_kargs_int(&ka, dz_off);
+  cls_kargs_mem(&ka, a->ws);
+  cls_kargs_int(&ka, db_off);
+  cls_kargs_mem(&ka, a->seq_len.mem);
+  cls_kargs_int(&ka, len_off);
+  cls_status st = cls_kargs_end(&ka);
+  size_t global = (size_t)seq_groups(p, B), local = 1;
+  if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->seq_bwd, "lstm_seq_bwd", 1, &global, &local, NULL);
+  return st;
+}
+
 cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B, cls_buf x, cls_buf weights,
                              cls_buf seq_len, cls_buf h_out, cls_buf dh, cls_buf workspace, cls_buf dx,
                              cls_buf dweights, cls_buf dbias, cls_write_mode mode, cl_event *event) {
@@ -358,48 +597,19 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
     return st;
 
   cl_mem ws = workspace.mem;
-  const size_t g0 = workspace.offset + l.gates, c0 = workspace.offset + l.cells, dz0 = workspace.offset + l.dz;
-  const int dh_rec_off = (int)(workspace.offset + l.dh_rec), dc_off = (int)(workspace.offset + l.dc);
-  const int len_off = (int)seq_len.offset, Bi = B, Hi = p->hidden;
-  /* workspace: W_h^T [4H, H] (W_h is rows I.. of weights), packed once for every step's product */
-  const cls_buf wht = cls_buf_at(ws, workspace.offset + l.wh);
-  st = cls_gemm_pack_b(p->gemm, q, true, (size_t)B, H4, H, cls_buf_at(weights.mem, weights.offset + I * H4), H4, wht);
-  for (int t = T - 1; t >= 0 && st == CLS_OK; t--) {
-    const int has_next = t < T - 1;
-    /* dh_rec [B, H] = dz_{t+1} [B, 4H] * W_h^T [4H, H] */
-    if (has_next) {
-      st = cls_gemm_packed(p->gemm, q, false, (size_t)B, H, H4, 1.0f, cls_buf_at(ws, dz0 + (size_t)(t + 1) * B * H4),
-                           H4, wht, 0.0f, cls_buf_at(ws, (size_t)dh_rec_off), H, NULL);
-      if (st != CLS_OK) break;
-    }
-    int gates_off = (int)(g0 + (size_t)t * B * H4), c_off = (int)(c0 + (size_t)t * B * H);
-    int c_prev_off = t > 0 ? c_off - B * Hi : c_off, has_c_prev = t > 0;
-    int dh_off = (int)(dh.offset + (size_t)t * B * H), dz_off = (int)(dz0 + (size_t)t * B * H4);
-    cls_kargs ka = cls_kargs_begin(p->err, p->gates_bwd, "lstm_gates_bwd");
-    cls_kargs_int(&ka, Bi);
-    cls_kargs_int(&ka, Hi);
-    cls_kargs_int(&ka, T);
-    cls_kargs_int(&ka, t);
-    cls_kargs_mem(&ka, ws);
-    cls_kargs_int(&ka, gates_off);
-    cls_kargs_mem(&ka, ws);
-    cls_kargs_int(&ka, c_off);
-    cls_kargs_int(&ka, c_prev_off);
-    cls_kargs_int(&ka, has_c_prev);
-    cls_kargs_mem(&ka, dh.mem);
-    cls_kargs_int(&ka, dh_off);
-    cls_kargs_mem(&ka, ws);
-    cls_kargs_int(&ka, dh_rec_off);
-    cls_kargs_int(&ka, has_next);
-    cls_kargs_mem(&ka, ws);
-    cls_kargs_int(&ka, dc_off);
-    cls_kargs_mem(&ka, ws);
-    cls_kargs_int(&ka, dz_off);
-    cls_kargs_mem(&ka, seq_len.mem);
-    cls_kargs_int(&ka, len_off);
-    st = cls_kargs_end(&ka);
-    size_t global = (size_t)B * (((size_t)H + CLS_LSTM_V - 1) / CLS_LSTM_V); /* kernels/lstm.cl */
-    if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->gates_bwd, "lstm_gates_bwd", 1, &global, &p->local, NULL);
+  const size_t dz0 = workspace.offset + l.dz;
+  bwd_args a = {T, B, seq_len, dh, ws, cls_buf_at(ws, workspace.offset + l.wh), workspace.offset + l.gates,
+                workspace.offset + l.cells, dz0, (int)(workspace.offset + l.dh_rec), (int)(workspace.offset + l.dc),
+                workspace.offset + l.db_part};
+  const bool seq = cls_lstm_path_for(p) == CLS_LSTM_PATH_SEQUENCE;
+  /* W_h^T [4H, H] (W_h is rows I.. of weights) into the workspace, packed once for every step's product */
+  const cls_buf w_h = cls_buf_at(weights.mem, weights.offset + I * H4);
+  if (seq) {
+    st = seq_pack(p, q, (int)H4, (int)H, w_h, (int)H4, 1, a.wht);
+    if (st == CLS_OK) st = run_backward_seq(p, q, &a);
+  } else {
+    st = cls_gemm_pack_b(p->gemm, q, true, (size_t)B, H4, H, w_h, H4, a.wht);
+    if (st == CLS_OK) st = run_backward_steps(p, q, &a);
   }
   if (st != CLS_OK) return st;
 
@@ -416,8 +626,11 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
   /* dx [T*B, I] = dz [T*B, 4H] * W_x^T [4H, I] */
   if (st == CLS_OK && dx.mem)
     st = cls_gemm(p->gemm, q, false, true, rows, I, H4, 1.0f, dz, H4, weights, H4, beta, dx, I, NULL);
-  /* db [4H] = column sums of dz [T*B, 4H] */
-  if (st == CLS_OK) st = enqueue_bias_grad(p, q, rows, dz, dbias, mode, event);
+  /* db [4H] = column sums of dz [T*B, 4H]; on the sequence path, of its sums per group of rows */
+  if (st == CLS_OK && seq)
+    st = enqueue_bias_grad(p, q, (size_t)seq_groups(p, B), cls_buf_at(ws, a.db_part), dbias, mode, event);
+  else if (st == CLS_OK)
+    st = enqueue_bias_grad(p, q, rows, dz, dbias, mode, event);
   return st;
 }
 

@@ -72,6 +72,30 @@ cls_status cls_ctc_set_path(cls_ctc_plan *plan, cls_ctc_path path);
 /* The path (LOCAL, GLOBAL or ITEM) a call over `time` frames takes, with or without the gradient. */
 cls_ctc_path cls_ctc_path_for(const cls_ctc_plan *plan, int time, int with_grad);
 
+/* ---- the LSTM recurrence's paths (see cls_lstm_forward in clspeech/ops.h) ---- */
+/* STEPS: a GEMM call and a gate kernel per time step (kernels/lstm.cl; any device, any GEMM backend);
+ * SEQUENCE: one kernel for every step of the call, each work-item running a group of the batch's rows
+ * through all steps (kernels/lstm_seq.cl; the own GEMM's few-rows tile, work-groups of one: for CPU
+ * devices). AUTO takes SEQUENCE on a CPU device whose recurrent products (the packed shape class) run on
+ * the own GEMM, while W_h (16 H^2 bytes, which every group of rows reads each step, where the per-step path
+ * splits it over the cores) fits the device's global memory cache (PoCL: the last level); else STEPS.
+ * Measured on 2 Zen 4 cores, 32 MiB L3 (bench_ops --lstm_path both, fwd + bwd): 1.39x the per-step path's
+ * speed at H = 256, 1.13x at 512, 1.04x at 1024, 0.80x at 2048 (docs/lab-notes/lstm-sequence.md). Both
+ * paths give the same results within the LSTM tests' tolerances (the cell is the same code, lstm_cell.h;
+ * on these tests' shapes the same bits). */
+typedef enum cls_lstm_path {
+  CLS_LSTM_PATH_AUTO = 0,
+  CLS_LSTM_PATH_STEPS = 1,
+  CLS_LSTM_PATH_SEQUENCE = 2
+} cls_lstm_path;
+
+/* Forces a path (tests and benchmarks); the default is CLS_LSTM_PATH_AUTO. */
+cls_status cls_lstm_set_path(cls_lstm_plan *plan, cls_lstm_path path);
+/* The path (STEPS or SEQUENCE) the plan's calls take now. */
+cls_lstm_path cls_lstm_path_for(const cls_lstm_plan *plan);
+/* "steps", "sequence" or "auto". */
+const char *cls_lstm_path_name(cls_lstm_path path);
+
 #ifdef __cplusplus
 }
 #endif
