@@ -180,13 +180,14 @@ void cls_layer_norm_destroy(cls_layer_norm_plan *plan);
  * utterance's state stops there (as TF, which runs to the longest sequence and masks the outputs;
  * a length above T counts as T, a negative one as 0).
  *
- * Work per call: one GEMM for the input projection of every step, then per step one recurrent GEMM
- * and one fused gate kernel; backward runs one gate-gradient kernel and one GEMM per step in reverse,
- * then a kernel that lays x_t and h_{t-1} side by side, two GEMMs (dW of W_x and W_h in one product, dx) and
- * a column-sum kernel (db) over all steps at once. Every product
- * goes through cls_gemm; W_h (forward, inference) or its transpose (backward) is packed into the
- * workspace once per call (cls_gemm_pack_b) for the recurrent products of every step. Nothing waits
- * on the host inside the time loop.
+ * Work per call: one GEMM for the input projection of every step, then the recurrence on one of two
+ * paths. On CPU devices (while W_h fits the device's cache): one kernel for all steps, each work-item
+ * running a group of the batch's rows through every step (its recurrent product and the gates); else,
+ * per step, one recurrent GEMM and one fused gate kernel. Backward runs the recurrence in reverse the
+ * same way, then a kernel that lays x_t and h_{t-1} side by side, two GEMMs (dW of W_x and W_h in one
+ * product, dx) and a column-sum kernel (db). W_h (forward, inference) or its transpose (backward) is
+ * packed into the workspace once per call for the recurrent products of every step. Nothing waits on
+ * the host inside the time loop.
  *
  * Every call takes the sizes T (1..max_time) and B (1..max_batch) of this batch; backward must get
  * the T, B, inputs and workspace that forward had. A plan sets its kernels' arguments when it enqueues:
@@ -208,7 +209,8 @@ cls_status cls_lstm_set_gemm(cls_lstm_plan *plan, cls_gemm_plan *gemm);
  *   the packed recurrent weight (W_h [H, 4H] or W_h^T [4H, H], as cls_gemm_packed_b_floats sizes
  *   them), gates [T*B, 4H] (input projection, then the activations i, j, f, o), cells [T*B, H] (c_t),
  *   dz [T*B, 4H] (pre-activation gradients), [B, H] twice (recurrent and cell gradients), and [T*B, I+H]
- *   (x_t and h_{t-1} side by side, for the weight gradient in one product).
+ *   (x_t and h_{t-1} side by side, for the weight gradient in one product), and [B, 4H] (sums of dz per
+ *   group of rows, for the bias gradient, on the one-kernel path).
  * Backward reads the saved activations without changing them, so it may run more than once. */
 size_t cls_lstm_workspace_bytes(const cls_lstm_plan *plan, int time, int batch);
 /* Workspace of cls_lstm_infer, in bytes: the packed W_h and gates [T*B, 4H] (the training workspace
