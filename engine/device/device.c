@@ -159,6 +159,7 @@ void cls_engine_destroy(cls_engine *e) {
     if (d->context) clReleaseContext(d->context);
     if (d->sub_device) clReleaseDevice(d->id);
     free(d->build_options);
+    free(d->tuning_file);
   }
   free(e->devices);
   free(e->kernel_options);

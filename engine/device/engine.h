@@ -21,6 +21,7 @@ typedef struct cls_device {
   bool sub_device;          /* made by clCreateSubDevices: released with clReleaseDevice */
   bool untuned;             /* prepared without stored tuning (cls_engine_prepare_untuned): the kernels' defaults */
   int gemm_backend[CLS_GEMM_N_CLASSES]; /* the stored faster GEMM backend per shape class (gemm_tuning.h; 0: none) */
+  struct cls_tuning_file *tuning_file;  /* the tuning file as read once for preparing the device (gemm_tuning.c) */
 } cls_device;
 
 struct cls_engine {

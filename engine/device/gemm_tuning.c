@@ -103,6 +103,8 @@ cls_status cls_gemm_tuning_store(cls_engine *e, int device, const cls_gemm_tunin
   if (cls_write_atomic(path, chunks, sizes, 1, &err) != CLS_OK)
     return cls_fail(e, CLS_ERR_IO, "GEMM tuning: %s", err.text);
   set_backends(&e->devices[device], t);
+  free(e->devices[device].tuning_file); /* the next read sees the new file */
+  e->devices[device].tuning_file = NULL;
   return CLS_OK;
 }
 
@@ -138,20 +140,40 @@ cls_tuning_read cls_gemm_tuning_read(cls_engine *e, int device, cls_gemm_tuning 
   return result;
 }
 
+/* The device's file as preparing it reads it: once, on the first call (the own kernels' options for its build
+   options, then CLBlast's parameters and the backends after the build), kept on the device until the engine
+   goes or a search stores a new file. NULL when out of memory. */
+struct cls_tuning_file {
+  cls_tuning_read state;
+  cls_gemm_tuning t;
+  char path[1200];
+  cls_error why;
+};
+
+static const struct cls_tuning_file *tuning_file(cls_engine *e, int device) {
+  cls_device *d = &e->devices[device];
+  if (!d->tuning_file) {
+    struct cls_tuning_file *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->state = cls_gemm_tuning_read(e, device, &f->t, f->path, sizeof f->path, &f->why);
+    d->tuning_file = f;
+  }
+  return d->tuning_file;
+}
+
 void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
   if (applied) *applied = false;
   if (!e || device < 0 || device >= e->n_devices || !e->options.gemm_tuning) return;
   cls_device *d = &e->devices[device];
-  cls_gemm_tuning t;
-  char path[1200];
-  cls_error why;
-  cls_tuning_read r = cls_gemm_tuning_read(e, device, &t, path, sizeof path, &why);
-  if (r == CLS_TUNING_NONE) return;
-  if (r == CLS_TUNING_BAD) {
+  const struct cls_tuning_file *f = tuning_file(e, device);
+  if (!f || f->state == CLS_TUNING_NONE) return;
+  const char *path = f->path;
+  if (f->state == CLS_TUNING_BAD) {
     cls_log(e, CLS_LOG_WARNING, DEVICE_FMT ": GEMM tuning file %s ignored: %s (run `clspeech bench --tune` to redo it)",
-            DEVICE_ARGS(d), path, why.text);
+            DEVICE_ARGS(d), path, f->why.text);
     return;
   }
+  const cls_gemm_tuning t = f->t;
   set_backends(d, &t);
   char saved[CLS_ERROR_CAP];
   memcpy(saved, e->error.text, sizeof saved);
@@ -200,19 +222,20 @@ void cls_gemm_own_options_load(cls_engine *e, int device, char *out, size_t cap)
   if (cap) out[0] = '\0';
   if (!e || device < 0 || device >= e->n_devices || !e->options.gemm_tuning || e->devices[device].untuned) return;
   cls_device *d = &e->devices[device];
-  cls_gemm_tuning t;
-  char path[1200], digest[17];
-  cls_error why;
-  if (cls_gemm_tuning_read(e, device, &t, path, sizeof path, &why) != CLS_TUNING_OK || !t.own[0]) return;
+  const struct cls_tuning_file *f = tuning_file(e, device);
+  if (!f || f->state != CLS_TUNING_OK || !f->t.own[0]) return;
+  const cls_gemm_tuning *t = &f->t;
+  const char *path = f->path;
+  char digest[17];
   cls_gemm_own_kernels_digest(digest);
-  if (strcmp(digest, t.own_kernels) != 0) {
+  if (strcmp(digest, t->own_kernels) != 0) {
     cls_log(e, CLS_LOG_NOTICE,
             DEVICE_FMT ": GEMM tuning file %s: the own kernels' options were measured on other kernels (digest %s, "
             "these are %s: another clspeech version); ignored, the defaults kept (`clspeech bench --tune` measures "
-            "them again)", DEVICE_ARGS(d), path, t.own_kernels, digest);
+            "them again)", DEVICE_ARGS(d), path, t->own_kernels, digest);
     return;
   }
-  snprintf(out, cap, "%s", t.own);
+  snprintf(out, cap, "%s", t->own);
   cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": own GEMM kernels' tuning loaded from %s (tuned at %s): %s", DEVICE_ARGS(d),
-          path, t.shapes, t.own);
+          path, t->shapes, t->own);
 }
