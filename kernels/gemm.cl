@@ -70,10 +70,10 @@
  * AVX-512, 6, 8 and 10 rows measured alike and 12 rows 1.27-1.53x slower at k = 2048 (more rows of A
  * streaming at once; alike at k = 512): bench_gemm --versus, docs/lab-notes/gemm-kernels.md. */
 #ifndef CLS_GEMM_MR_NARROW
-#define CLS_GEMM_MR_NARROW 8
+#define CLS_GEMM_MR_NARROW CLS_GEMM_MR_NARROW_DEFAULT
 #endif
-#if CLS_GEMM_MR_NARROW < 1 || CLS_GEMM_MR_NARROW > 16
-#error "CLS_GEMM_MR_NARROW must be 1..16"
+#if CLS_GEMM_MR_NARROW < CLS_GEMM_MR_NARROW_MIN || CLS_GEMM_MR_NARROW > CLS_GEMM_MR_NARROW_MAX
+#error "CLS_GEMM_MR_NARROW out of its range (gemm_tunables.h)"
 #endif
 #define GEMM_MR_NARROW CLS_GEMM_MR_NARROW
 #define GEMM_NV_NARROW (GEMM_NV > 1 ? GEMM_NV / 2 : 1)

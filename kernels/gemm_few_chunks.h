@@ -15,9 +15,9 @@
  * stored; beta == 0 never reads C. */
 
 #ifndef CLS_GEMM_FEW_CHUNK
-#define CLS_GEMM_FEW_CHUNK 128 /* steps of k per chunk: 12 KiB of a 24-column panel, with A's 16 rows 8 KiB */
+#define CLS_GEMM_FEW_CHUNK CLS_GEMM_FEW_CHUNK_DEFAULT /* 128 steps of k per chunk: 12 KiB of a 24-column panel, with A's 16 rows 8 KiB */
 #endif
-#if CLS_GEMM_FEW_CHUNK < 0 || CLS_GEMM_FEW_CHUNK > 1023
+#if CLS_GEMM_FEW_CHUNK < CLS_GEMM_FEW_CHUNK_MIN || CLS_GEMM_FEW_CHUNK > CLS_GEMM_FEW_CHUNK_MAX
 #error "CLS_GEMM_FEW_CHUNK must be 0 (gemm_few_chunks unused) or 1..1023 (its geometry kernel's work-group size)"
 #endif
 #define FEW_CHUNK_TILES 4 /* the most m tiles a work-item takes (the host reads it from the geometry kernel) */

@@ -4,20 +4,23 @@
 #ifndef CLS_KERNELS_GEMM_SHAPE_H
 #define CLS_KERNELS_GEMM_SHAPE_H
 
+#include "gemm_tunables.h"
+
 #ifndef CLS_GEMM_W
-#define CLS_GEMM_W 8
+#define CLS_GEMM_W CLS_GEMM_W_DEFAULT
 #endif
 #ifndef CLS_GEMM_MR
-#define CLS_GEMM_MR 6
+#define CLS_GEMM_MR CLS_GEMM_MR_DEFAULT
 #endif
 #ifndef CLS_GEMM_NV
-#define CLS_GEMM_NV 2
+#define CLS_GEMM_NV CLS_GEMM_NV_DEFAULT
 #endif
 #if CLS_GEMM_W != 2 && CLS_GEMM_W != 4 && CLS_GEMM_W != 8 && CLS_GEMM_W != 16
 #error "CLS_GEMM_W must be 2, 4, 8 or 16"
 #endif
-#if CLS_GEMM_MR < 1 || CLS_GEMM_MR > 16 || CLS_GEMM_NV < 1 || CLS_GEMM_NV > 8
-#error "CLS_GEMM_MR must be 1..16 and CLS_GEMM_NV 1..8"
+#if CLS_GEMM_MR < CLS_GEMM_MR_MIN || CLS_GEMM_MR > CLS_GEMM_MR_MAX || CLS_GEMM_NV < CLS_GEMM_NV_MIN || \
+    CLS_GEMM_NV > CLS_GEMM_NV_MAX
+#error "CLS_GEMM_MR or CLS_GEMM_NV out of its range (gemm_tunables.h)"
 #endif
 /* The tile for products of few rows on a packed B (the LSTM's recurrent products, m = the batch): the
  * device's own unless the options table sets another (AVX-512: 8 x 2 vectors, AVX2: 4 x 3, so that 16
@@ -28,8 +31,9 @@
 #ifndef CLS_GEMM_NV_FEW
 #define CLS_GEMM_NV_FEW CLS_GEMM_NV
 #endif
-#if CLS_GEMM_MR_FEW < 1 || CLS_GEMM_MR_FEW > 16 || CLS_GEMM_NV_FEW < 1 || CLS_GEMM_NV_FEW > 8
-#error "CLS_GEMM_MR_FEW must be 1..16 and CLS_GEMM_NV_FEW 1..8"
+#if CLS_GEMM_MR_FEW < CLS_GEMM_MR_FEW_MIN || CLS_GEMM_MR_FEW > CLS_GEMM_MR_FEW_MAX || \
+    CLS_GEMM_NV_FEW < CLS_GEMM_NV_FEW_MIN || CLS_GEMM_NV_FEW > CLS_GEMM_NV_FEW_MAX
+#error "CLS_GEMM_MR_FEW or CLS_GEMM_NV_FEW out of its range (gemm_tunables.h)"
 #endif
 
 /* Steps of k per pass of the tile's k loop (gemm_tile.h): above 1 each pass is that many steps unrolled, the
@@ -38,10 +42,10 @@
  * The options table sets 4 for AVX2, where it is measured (engine/device/kernel_options.c,
  * docs/lab-notes/gemm-kernels.md). */
 #ifndef CLS_GEMM_K_UNROLL
-#define CLS_GEMM_K_UNROLL 1
+#define CLS_GEMM_K_UNROLL CLS_GEMM_K_UNROLL_DEFAULT
 #endif
-#if CLS_GEMM_K_UNROLL < 1 || CLS_GEMM_K_UNROLL > 16
-#error "CLS_GEMM_K_UNROLL must be 1..16"
+#if CLS_GEMM_K_UNROLL < CLS_GEMM_K_UNROLL_MIN || CLS_GEMM_K_UNROLL > CLS_GEMM_K_UNROLL_MAX
+#error "CLS_GEMM_K_UNROLL out of its range (gemm_tunables.h)"
 #endif
 #if CLS_GEMM_K_UNROLL > 1
 #define GEMM_PRAGMA_(x) _Pragma(#x)

@@ -44,7 +44,7 @@
 #define CLS_GEMM_NARROW_KB 256 /* form 0's steps of k per block: one pass of each tile */
 #endif
 #ifndef CLS_GEMM_NARROW_AHEAD
-#define CLS_GEMM_NARROW_AHEAD 32 /* rows of A form 0's first tile's pass prefetches ahead */
+#define CLS_GEMM_NARROW_AHEAD CLS_GEMM_NARROW_AHEAD_DEFAULT /* rows of A form 0's first tile's pass prefetches ahead */
 #endif
 /* 1: a last tile of MR - 1 columns of C (29 = 4 x 6 + 5) runs MR - 1 broadcasts per step instead of MR with the
    last column read twice and never stored: 1.01-1.03x with form 1 and 1.01-1.04x with form 0 at both H (bench_gemm
@@ -53,11 +53,15 @@
 #ifndef CLS_GEMM_NARROW_SHORT_TILE
 #define CLS_GEMM_NARROW_SHORT_TILE 1
 #endif
-#if CLS_GEMM_NARROW_KB < 1 || CLS_GEMM_NARROW_AHEAD < 1
-#error "CLS_GEMM_NARROW_KB and CLS_GEMM_NARROW_AHEAD must be positive"
+#if CLS_GEMM_NARROW_KB < 1 || CLS_GEMM_NARROW_AHEAD < CLS_GEMM_NARROW_AHEAD_MIN || \
+    CLS_GEMM_NARROW_AHEAD > CLS_GEMM_NARROW_AHEAD_MAX
+#error "CLS_GEMM_NARROW_KB must be positive, CLS_GEMM_NARROW_AHEAD in its range (gemm_tunables.h)"
 #endif
 #ifndef CLS_GEMM_NARROW_COPY
-#define CLS_GEMM_NARROW_COPY 0 /* 1: the copied-blocks form (the options table's AVX2 row) */
+#define CLS_GEMM_NARROW_COPY CLS_GEMM_NARROW_COPY_DEFAULT /* 1: the copied-blocks form (the options table's AVX2 row) */
+#endif
+#if CLS_GEMM_NARROW_COPY < CLS_GEMM_NARROW_COPY_MIN || CLS_GEMM_NARROW_COPY > CLS_GEMM_NARROW_COPY_MAX
+#error "CLS_GEMM_NARROW_COPY must be 0 or 1"
 #endif
 /* 1: a tile of MR columns, or of MR - 1 with CLS_GEMM_NARROW_SHORT_TILE, reads B's row through one pointer at
    constant offsets (the tile's columns all exist), instead of MR pointers clamped to the last column (kept for

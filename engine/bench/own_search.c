@@ -29,6 +29,7 @@
 #include "device/gemm_tuning.h"
 #include "device/kernel_options.h"
 #include "device/log.h"
+#include "gemm_tunables.h" /* kernels/: the tunables' defaults */
 
 #define MAX_SHAPES (CLS_BENCH_MAX_SHAPES * 4)
 
@@ -89,13 +90,13 @@ static int option_value(const char *options, const char *name, int fallback) {
 
 static values defaults_of(const char *options) {
   values d;
-  d.v[T_MR] = option_value(options, "MR", 6);
-  d.v[T_NV] = option_value(options, "NV", 2);
-  d.v[T_K_UNROLL] = option_value(options, "K_UNROLL", 1);
-  d.v[T_MR_FEW] = option_value(options, "MR_FEW", d.v[T_MR]);
+  d.v[T_MR] = option_value(options, "MR", CLS_GEMM_MR_DEFAULT);
+  d.v[T_NV] = option_value(options, "NV", CLS_GEMM_NV_DEFAULT);
+  d.v[T_K_UNROLL] = option_value(options, "K_UNROLL", CLS_GEMM_K_UNROLL_DEFAULT);
+  d.v[T_MR_FEW] = option_value(options, "MR_FEW", d.v[T_MR]); /* (the few-rows tile defaults to the build's) */
   d.v[T_NV_FEW] = option_value(options, "NV_FEW", d.v[T_NV]);
-  d.v[T_MR_NARROW] = option_value(options, "MR_NARROW", 8);
-  d.v[T_NARROW_COPY] = option_value(options, "NARROW_COPY", 0);
+  d.v[T_MR_NARROW] = option_value(options, "MR_NARROW", CLS_GEMM_MR_NARROW_DEFAULT);
+  d.v[T_NARROW_COPY] = option_value(options, "NARROW_COPY", CLS_GEMM_NARROW_COPY_DEFAULT);
   return d;
 }
 
@@ -371,7 +372,7 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
   char *table = cls_kernel_options_for(d, NULL, NULL, NULL);
   if (!table) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   const values defaults = defaults_of(table);
-  s.width = option_value(table, "W", 8);
+  s.width = option_value(table, "W", CLS_GEMM_W_DEFAULT);
   free(table);
   s.registers = s.width >= 16 ? 32 : 16;
   format_values(&defaults, r->defaults, sizeof r->defaults);

@@ -28,7 +28,7 @@ size_t cls_gemm_tuning_seal(char *text, size_t len, size_t cap);
 bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *device, cls_gemm_tuning *out,
                            cls_error *why);
 
-/* Whether -DCLS_GEMM_<name>=<value> is one of the own kernels' tunables (kernels/gemm.cl) in its range. */
+/* Whether -DCLS_GEMM_<name>=<value> is one of the own kernels' tunables (kernels/gemm_tunables.h) in its range. */
 bool cls_gemm_own_tunable(const char *name, int value);
 /* Whether `options` is a space-separated list of such -DCLS_GEMM_NAME=VALUE items only (and shorter than
  * CLS_GEMM_OWN_CAP); false with `why` naming the first item that is not. */

@@ -12,6 +12,7 @@
 
 #include "base/sha256.h"
 #include "device/gemm_tuning.h"
+#include "gemm_tunables.h" /* kernels/: the tunables and their ranges */
 
 #define MAGIC "clspeech-gemm-tuning 1"
 
@@ -178,12 +179,13 @@ static bool parse_backend(const char *line, cls_gemm_tuning *t, cls_error *why) 
 
 /* The own kernels' tunables a file may set, with their ranges (the kernels' own #error checks; the
  * search in engine/bench/own_search.c chooses among them): nothing else reaches a build from a file. */
+/* every tunable of kernels/gemm_tunables.h, with its range */
+#define OWN_TUNABLE(name) {#name, CLS_GEMM_##name##_MIN, CLS_GEMM_##name##_MAX},
 static const struct {
   const char *name;
   int lo, hi;
-} own_tunables[] = {{"MR", 1, 16},      {"NV", 1, 8},           {"MR_FEW", 1, 16},     {"NV_FEW", 1, 8},
-                    {"K_UNROLL", 1, 16}, {"MR_NARROW", 1, 16},  {"NARROW_AHEAD", 1, 1024}, {"NARROW_COPY", 0, 1},
-                    {"FEW_CHUNK", 0, 1023}};
+} own_tunables[] = {CLS_GEMM_TUNABLES(OWN_TUNABLE)};
+#undef OWN_TUNABLE
 
 bool cls_gemm_own_tunable(const char *name, int value) {
   for (size_t i = 0; i < sizeof own_tunables / sizeof *own_tunables; i++)
