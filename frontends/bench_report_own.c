@@ -8,14 +8,18 @@ void bench_print_own_tuning(FILE *out, const bench_device_result *d) {
   const cls_own_tune_result *t = &d->own_tune;
   fprintf(out, "\n  own GEMM kernels' tuning at %s: %d builds in %.0f s%s (sum of calls x ms per step)\n", t->shapes,
           t->n, t->seconds, t->over_budget ? ", stopped by --tune_budget" : "");
-  fprintf(out, "  %-12s %-10s %11s %7s  %s\n", "group", "state", "ms", "build s", "options");
+  fprintf(out, "  %-12s %-10s %11s %7s %7s  %s\n", "group", "state", "ms", "x best", "build s", "options");
   for (int i = 0; i < t->n; i++) {
     const cls_own_candidate *c = &t->candidate[i];
-    char ms[32] = "-";
+    char ms[32] = "-", versus[32] = "-";
     if (c->state == CLS_TUNE_TIMED || c->state == CLS_TUNE_DROPPED)
       snprintf(ms, sizeof ms, "%s%.2f", c->state == CLS_TUNE_DROPPED ? "> " : "", c->ms);
-    fprintf(out, "  %-12s %-10s %11s %7.1f  %s\n", c->group, cls_tune_state_name(c->state), ms, c->build_s, c->options);
+    if (c->versus > 0) snprintf(versus, sizeof versus, "%.3f", c->versus);
+    fprintf(out, "  %-12s %-10s %11s %7s %7.1f  %s\n", c->group, cls_tune_state_name(c->state), ms, versus, c->build_s,
+            c->options);
   }
+  fprintf(out, "    (x best: a timed candidate's time over the best build so far, timed again right after it; 0.99 or\n"
+               "    less makes it the best)\n");
   if (t->rejected)
     fprintf(out, "    %d rejection%s; the last: %s\n", t->rejected, t->rejected == 1 ? "" : "s", t->last_rejection);
   const bool kept = !strcmp(t->winner, t->defaults);
@@ -39,6 +43,7 @@ json_t *bench_json_own_tuning(const bench_device_result *d) {
     o = jo_set(o, "options", jo_text(c->options));
     o = jo_set(o, "state", jo_text(cls_tune_state_name(c->state)));
     o = jo_set(o, "step_ms", timed ? jo_real(c->ms) : json_null());
+    o = jo_set(o, "versus_best", c->versus > 0 ? jo_real(c->versus) : json_null());
     o = jo_set(o, "build_seconds", jo_real(c->build_s));
     o = jo_set(o, "why", jo_text(c->why[0] ? c->why : NULL));
     candidates = jo_push(candidates, o);

@@ -61,6 +61,8 @@ typedef struct own_search {
   char select[32];       /* the device as a selection item, "P:D" */
   double t0;
   int width, registers, few_rows;
+  side best;             /* the best build so far, kept to be timed again right after each candidate */
+  double best_ms;        /* its latest time (sum of calls x median ms) */
 } own_search;
 
 static void progress(own_search *s, const char *fmt, ...) CLS_PRINTF(2, 3);
@@ -183,8 +185,9 @@ static cls_tune_state side_time(own_search *s, side *b, bool check, double cutof
   return CLS_TUNE_TIMED;
 }
 
-/* Builds, checks and times one candidate into the result's list. */
-static const cls_own_candidate *try_candidate(own_search *s, const char *group, const char *options, double cutoff_ms) {
+/* Builds, checks and times one candidate into the result's list; a timed build is kept in *keep when given. */
+static cls_own_candidate *try_candidate(own_search *s, const char *group, const char *options, double cutoff_ms,
+                                        side *keep) {
   cls_own_tune_result *r = s->r;
   if (r->n == CLS_OWN_MAX_CANDIDATES) return NULL;
   cls_own_candidate *c = &r->candidate[r->n++];
@@ -200,7 +203,10 @@ static const cls_own_candidate *try_candidate(own_search *s, const char *group, 
     c->build_s = (cls_now_ms() - t0) / 1e3;
     progress(s, "%s: checking and timing %s", group, options);
     c->state = side_time(s, &b, true, cutoff_ms, s->o->runs, &c->ms, c->why, sizeof c->why);
-    side_free(&b);
+    if (keep && c->state == CLS_TUNE_TIMED)
+      *keep = b;
+    else
+      side_free(&b);
   }
   if (c->state == CLS_TUNE_REJECTED) {
     r->rejected++;
@@ -242,17 +248,40 @@ static int tiles_for(const own_search *s, int rows, int cur_mr, int cur_nv, tile
   return n;
 }
 
-/* Tries each of the group's candidates (best->v with the group's values changed) and keeps the fastest
- * that is at least 1 % faster than the best so far. */
-static void search_group(own_search *s, const char *group, values *best, double *best_ms, const values *cands, int n) {
+/* Whether a timed candidate (its build in *cand) beats the best so far: the best is timed again right after it,
+ * so that both times come from about the same moment of a machine whose speed drifts (one after the other
+ * minutes apart, single timings here drifted by 13 %), and the candidate wins at 0.99x that time or less.
+ * The winner's build becomes the best; the other one is freed. */
+static bool beats_best(own_search *s, cls_own_candidate *c, side *cand) {
+  if (!c || c->state != CLS_TUNE_TIMED) return false;
+  double now = 0;
+  char why[256];
+  progress(s, "timing the best so far again");
+  const bool timed = side_time(s, &s->best, false, INFINITY, s->o->runs, &now, why, sizeof why) == CLS_TUNE_TIMED;
+  if (timed) {
+    s->best_ms = now;
+    c->versus = c->ms / now;
+  }
+  if (!timed || c->versus > 0.99) {
+    side_free(cand);
+    return false;
+  }
+  side_free(&s->best);
+  s->best = *cand;
+  s->best_ms = c->ms;
+  return true;
+}
+
+/* Tries each of the group's candidates (best->v with the group's values changed) and keeps each that beats
+ * the best so far (beats_best). */
+static void search_group(own_search *s, const char *group, values *best, const values *cands, int n) {
   for (int i = 0; i < n && !over_budget(s); i++) {
     char options[CLS_GEMM_OWN_CAP];
     format_values(&cands[i], options, sizeof options);
-    const cls_own_candidate *c = try_candidate(s, group, options, *best_ms * 1.05);
-    if (c && c->state == CLS_TUNE_TIMED && c->ms < *best_ms * 0.99) {
-      *best = cands[i];
-      *best_ms = c->ms;
-    }
+    side cand;
+    memset(&cand, 0, sizeof cand);
+    cls_own_candidate *c = try_candidate(s, group, options, s->best_ms * 1.05, &cand);
+    if (beats_best(s, c, &cand)) *best = cands[i];
   }
 }
 
@@ -379,46 +408,47 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
   cls_gemm_shapes_describe(shapes, n, r->shapes, sizeof r->shapes);
 
   values best = defaults;
-  const cls_own_candidate *first = try_candidate(&s, "defaults", r->defaults, INFINITY);
+  const cls_own_candidate *first = try_candidate(&s, "defaults", r->defaults, INFINITY, &s.best);
   if (!first || first->state != CLS_TUNE_TIMED) {
     r->seconds = (cls_now_ms() - s.t0) / 1e3;
     return cls_fail(e, CLS_ERR_BUILD, "own GEMM tuning: the defaults themselves fail on device %s: %s", s.select,
                     first ? first->why : "no room");
   }
-  double best_ms = first->ms;
+  s.best_ms = first->ms;
   values cands[16];
   if (o->extra && o->extra[0]) { /* the user's own candidate, checked and timed like the others */
     char options[CLS_GEMM_OWN_CAP * 2];
     snprintf(options, sizeof options, "%s %s", r->defaults, o->extra);
-    const cls_own_candidate *c = try_candidate(&s, "tried", options, best_ms * 1.05);
-    if (c && c->state == CLS_TUNE_TIMED && c->ms < best_ms * 0.99) {
-      cls_error bad;
-      if (cls_gemm_own_options_check(o->extra, &bad)) {
-        best = defaults_of(options);
-        best_ms = c->ms;
-      } else {
-        snprintf(r->note, sizeof r->note, "the tried options are faster but not stored: %.150s", bad.text);
-      }
+    side cand;
+    memset(&cand, 0, sizeof cand);
+    cls_error bad;
+    cls_own_candidate *c = try_candidate(&s, "tried", options, s.best_ms * 1.05, &cand);
+    if (c && c->state == CLS_TUNE_TIMED && !cls_gemm_own_options_check(o->extra, &bad)) {
+      side_free(&cand);
+      snprintf(r->note, sizeof r->note, "the tried options are not storable: %.150s", bad.text);
+    } else if (beats_best(&s, c, &cand)) {
+      best = defaults_of(options);
     }
   }
   int k = tile_group(&s, &best, cands, 16);
-  search_group(&s, "tile", &best, &best_ms, cands, k);
+  search_group(&s, "tile", &best, cands, k);
   static const int unrolls[] = {1, 2, 4};
   k = list_group(&best, T_K_UNROLL, unrolls, 3, cands);
-  search_group(&s, "k unroll", &best, &best_ms, cands, k);
+  search_group(&s, "k unroll", &best, cands, k);
   k = few_group(&s, &best, cands, 16);
-  search_group(&s, "few rows", &best, &best_ms, cands, k);
+  search_group(&s, "few rows", &best, cands, k);
   static const int narrow_rows[] = {4, 6, 8, 12, 16};
   k = 0;
   for (int i = 0; i < 5; i++) { /* the thin tile: MR_NARROW x NV/2 vectors within the registers */
     const int nv = best.v[T_NV] / 2 > 0 ? best.v[T_NV] / 2 : 1;
     if (narrow_rows[i] * nv + nv + 1 <= s.registers) k += list_group(&best, T_MR_NARROW, &narrow_rows[i], 1, &cands[k]);
   }
-  search_group(&s, "thin tile", &best, &best_ms, cands, k);
+  search_group(&s, "thin tile", &best, cands, k);
   static const int copies[] = {0, 1};
   k = list_group(&best, T_NARROW_COPY, copies, 2, cands);
-  search_group(&s, "narrow copy", &best, &best_ms, cands, k);
+  search_group(&s, "narrow copy", &best, cands, k);
   r->over_budget = over_budget(&s);
+  side_free(&s.best);
 
   format_values(&best, r->winner, sizeof r->winner);
   r->ratio = 1.0;
@@ -433,7 +463,7 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
       snprintf(r->winner, sizeof r->winner, "%s", r->defaults);
     }
   } else {
-    r->before_ms = r->after_ms = best_ms;
+    r->before_ms = r->after_ms = s.best_ms;
   }
   store(&s, strcmp(r->winner, r->defaults) ? r->winner : "");
   r->seconds = (cls_now_ms() - s.t0) / 1e3;
