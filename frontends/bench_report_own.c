@@ -18,8 +18,8 @@ void bench_print_own_tuning(FILE *out, const bench_device_result *d) {
     fprintf(out, "  %-12s %-10s %11s %7s %7.1f  %s\n", c->group, cls_tune_state_name(c->state), ms, versus, c->build_s,
             c->options);
   }
-  fprintf(out, "    (x best: a timed candidate's time over the best build so far, timed again right after it; 0.99 or\n"
-               "    less makes it the best)\n");
+  fprintf(out, "    (x best: the candidate's time over the best build so far, timed shape by shape beside it; 0.99 or\n"
+               "    less makes it the best, over 1.05 drops it)\n");
   if (t->rejected)
     fprintf(out, "    %d rejection%s; the last: %s\n", t->rejected, t->rejected == 1 ? "" : "s", t->last_rejection);
   const bool kept = !strcmp(t->winner, t->defaults);

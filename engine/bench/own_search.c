@@ -61,8 +61,7 @@ typedef struct own_search {
   char select[32];       /* the device as a selection item, "P:D" */
   double t0;
   int width, registers, few_rows;
-  side best;             /* the best build so far, kept to be timed again right after each candidate */
-  double best_ms;        /* its latest time (sum of calls x median ms) */
+  side best;             /* the best build so far, kept to be timed beside each candidate (its e NULL: none yet) */
 } own_search;
 
 static void progress(own_search *s, const char *fmt, ...) CLS_PRINTF(2, 3);
@@ -157,11 +156,15 @@ static bool side_build(own_search *s, const char *options, side *b, char *why, s
 }
 
 /* Checks every shape once (the first candidate's runs), then times them: *ms the sum of calls x median ms.
- * CLS_TUNE_REJECTED with `why` for a wrong result or a failed run, CLS_TUNE_DROPPED once the partial sum
- * exceeds `cutoff_ms`. */
-static cls_tune_state side_time(own_search *s, side *b, bool check, double cutoff_ms, int runs, double *ms, char *why,
-                                size_t cap) {
+ * With `best` (the best build so far), each shape is timed on it as well, right after the candidate's, into
+ * *best_ms: the two times of a shape are moments apart, where whole sums timed one after the other are
+ * seconds apart on a machine whose speed drifts. CLS_TUNE_REJECTED with `why` for a wrong result or a failed
+ * run (the candidate's; the best's as a failed run too), CLS_TUNE_DROPPED once the partial sum exceeds
+ * `cutoff_ms`, or with `best` cutoff_ms times the best's partial sum. */
+static cls_tune_state side_time(own_search *s, side *b, bool check, double cutoff_ms, int runs, double *ms, side *best,
+                                double *best_ms, char *why, size_t cap) {
   *ms = 0;
+  if (best_ms) *best_ms = 0;
   for (int j = 0; j < s->n; j++) {
     const int i = s->order[j];
     const cls_gemm_shape *sh = &s->shapes[i];
@@ -180,14 +183,25 @@ static cls_tune_state side_time(own_search *s, side *b, bool check, double cutof
       return CLS_TUNE_REJECTED;
     }
     *ms += sh->calls * median;
-    if (*ms > cutoff_ms) return CLS_TUNE_DROPPED;
+    if (best) {
+      double theirs = 0;
+      if (cls_gemm_cases_time(best->cases, i, 1, runs, &theirs, NULL) != CLS_OK) {
+        snprintf(why, cap, "the best so far on %s: %s", sh->name, cls_engine_error(best->e));
+        return CLS_TUNE_REJECTED;
+      }
+      *best_ms += sh->calls * theirs;
+      if (*ms > cutoff_ms * *best_ms) return CLS_TUNE_DROPPED;
+    } else if (*ms > cutoff_ms) {
+      return CLS_TUNE_DROPPED;
+    }
   }
   return CLS_TUNE_TIMED;
 }
 
-/* Builds, checks and times one candidate into the result's list; a timed build is kept in *keep when given. */
-static cls_own_candidate *try_candidate(own_search *s, const char *group, const char *options, double cutoff_ms,
-                                        side *keep) {
+/* Builds, checks and times one candidate into the result's list, shape by shape beside the best build so far
+ * when there is one (s->best.e; the candidate's time over the best's in c->versus, dropped past 1.05x); a
+ * timed build is kept in *keep. */
+static cls_own_candidate *try_candidate(own_search *s, const char *group, const char *options, side *keep) {
   cls_own_tune_result *r = s->r;
   if (r->n == CLS_OWN_MAX_CANDIDATES) return NULL;
   cls_own_candidate *c = &r->candidate[r->n++];
@@ -202,7 +216,11 @@ static cls_own_candidate *try_candidate(own_search *s, const char *group, const 
   } else {
     c->build_s = (cls_now_ms() - t0) / 1e3;
     progress(s, "%s: checking and timing %s", group, options);
-    c->state = side_time(s, &b, true, cutoff_ms, s->o->runs, &c->ms, c->why, sizeof c->why);
+    double theirs = 0;
+    const bool beside = s->best.e != NULL;
+    c->state = side_time(s, &b, true, beside ? 1.05 : INFINITY, s->o->runs, &c->ms, beside ? &s->best : NULL,
+                         beside ? &theirs : NULL, c->why, sizeof c->why);
+    if (beside && theirs > 0 && c->state != CLS_TUNE_REJECTED) c->versus = c->ms / theirs;
     if (keep && c->state == CLS_TUNE_TIMED)
       *keep = b;
     else
@@ -248,27 +266,17 @@ static int tiles_for(const own_search *s, int rows, int cur_mr, int cur_nv, tile
   return n;
 }
 
-/* Whether a timed candidate (its build in *cand) beats the best so far: the best is timed again right after it,
- * so that both times come from about the same moment of a machine whose speed drifts (one after the other
- * minutes apart, single timings here drifted by 13 %), and the candidate wins at 0.99x that time or less.
- * The winner's build becomes the best; the other one is freed. */
+/* Whether a timed candidate (its build in *cand) beats the best so far: 0.99x the best's time or less, both
+ * timed shape by shape side by side (try_candidate). The winner's build becomes the best; the other one is
+ * freed. */
 static bool beats_best(own_search *s, cls_own_candidate *c, side *cand) {
   if (!c || c->state != CLS_TUNE_TIMED) return false;
-  double now = 0;
-  char why[256];
-  progress(s, "timing the best so far again");
-  const bool timed = side_time(s, &s->best, false, INFINITY, s->o->runs, &now, why, sizeof why) == CLS_TUNE_TIMED;
-  if (timed) {
-    s->best_ms = now;
-    c->versus = c->ms / now;
-  }
-  if (!timed || c->versus > 0.99) {
+  if (c->versus > 0.99) {
     side_free(cand);
     return false;
   }
   side_free(&s->best);
   s->best = *cand;
-  s->best_ms = c->ms;
   return true;
 }
 
@@ -280,7 +288,7 @@ static void search_group(own_search *s, const char *group, values *best, const v
     format_values(&cands[i], options, sizeof options);
     side cand;
     memset(&cand, 0, sizeof cand);
-    cls_own_candidate *c = try_candidate(s, group, options, s->best_ms * 1.05, &cand);
+    cls_own_candidate *c = try_candidate(s, group, options, &cand);
     if (beats_best(s, c, &cand)) *best = cands[i];
   }
 }
@@ -336,8 +344,8 @@ static bool compare(own_search *s, const char *defaults, const char *winner, dou
   bool ok = true;
   for (int k = 0; k < rounds && k < CLS_BENCH_MAX_RUNS && ok; k++) {
     progress(s, "comparing the winner with the defaults, round %d of %d", k + 1, rounds);
-    ok = side_time(s, &a, k == 0, INFINITY, s->o->runs, &ra[k], why, sizeof why) == CLS_TUNE_TIMED &&
-         side_time(s, &b, k == 0, INFINITY, s->o->runs, &rb[k], why, sizeof why) == CLS_TUNE_TIMED;
+    ok = side_time(s, &a, k == 0, INFINITY, s->o->runs, &ra[k], NULL, NULL, why, sizeof why) == CLS_TUNE_TIMED &&
+         side_time(s, &b, k == 0, INFINITY, s->o->runs, &rb[k], NULL, NULL, why, sizeof why) == CLS_TUNE_TIMED;
     q[k] = ok ? rb[k] / ra[k] : 0;
   }
   side_free(&a);
@@ -408,13 +416,13 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
   cls_gemm_shapes_describe(shapes, n, r->shapes, sizeof r->shapes);
 
   values best = defaults;
-  const cls_own_candidate *first = try_candidate(&s, "defaults", r->defaults, INFINITY, &s.best);
+  const cls_own_candidate *first = try_candidate(&s, "defaults", r->defaults, &s.best);
   if (!first || first->state != CLS_TUNE_TIMED) {
     r->seconds = (cls_now_ms() - s.t0) / 1e3;
     return cls_fail(e, CLS_ERR_BUILD, "own GEMM tuning: the defaults themselves fail on device %s: %s", s.select,
                     first ? first->why : "no room");
   }
-  s.best_ms = first->ms;
+  const double defaults_ms = first->ms;
   values cands[16];
   if (o->extra && o->extra[0]) { /* the user's own candidate, checked and timed like the others */
     char options[CLS_GEMM_OWN_CAP * 2];
@@ -422,7 +430,7 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
     side cand;
     memset(&cand, 0, sizeof cand);
     cls_error bad;
-    cls_own_candidate *c = try_candidate(&s, "tried", options, s.best_ms * 1.05, &cand);
+    cls_own_candidate *c = try_candidate(&s, "tried", options, &cand);
     if (c && c->state == CLS_TUNE_TIMED && !cls_gemm_own_options_check(o->extra, &bad)) {
       side_free(&cand);
       snprintf(r->note, sizeof r->note, "the tried options are not storable: %.150s", bad.text);
@@ -463,7 +471,7 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
       snprintf(r->winner, sizeof r->winner, "%s", r->defaults);
     }
   } else {
-    r->before_ms = r->after_ms = s.best_ms;
+    r->before_ms = r->after_ms = defaults_ms;
   }
   store(&s, strcmp(r->winner, r->defaults) ? r->winner : "");
   r->seconds = (cls_now_ms() - s.t0) / 1e3;

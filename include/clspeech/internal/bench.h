@@ -422,7 +422,7 @@ typedef struct cls_own_candidate {
   cls_tune_state state;         /* timed, dropped (slower, not finished) or rejected (wrong result, no build) */
   double ms;                    /* sum over the shapes of calls x median ms (partial when dropped) */
   double build_s;               /* its build (gemm.cl) and engine, seconds */
-  double versus;                /* timed: ms over the best build's, timed again right after it (0: the defaults) */
+  double versus;                /* ms over the best build's, timed shape by shape beside it (0: the defaults, rejected) */
   char why[256];                /* a rejection's reason */
 } cls_own_candidate;
 
