@@ -44,7 +44,10 @@ static const options_row table[] = {
  * at H = 256, 0.98x at 512 and 0.97x at 2048; unrolled by 2, 1.02x the time of by 4. Not measured on
  * AVX-512, which keeps the loop as written. Also on AVX2, the output layer's weight gradient
  * (gemm_tn_narrow) copies each block of 32 rows of x (32 steps of k) into private memory before its tiles
- * run (CLS_GEMM_NARROW_COPY): 0.86-0.87x the time at H = 512 and 0.55x at 2048 (kernels/gemm_tn_narrow.h). */
+ * run (CLS_GEMM_NARROW_COPY): 0.86-0.87x the time at H = 512 and 0.55x at 2048 (kernels/gemm_tn_narrow.h).
+ * Tuning runs (`clspeech bench --tune --tune_kernels own`, docs/lab-notes/own-tuning.md): the AVX-512 row held
+ * on 2 Zen 4 cores at H = 256 and 512 (2026-12-07, 21 builds, every candidate timed shape by shape beside
+ * it at 1.005x its time or more). The AVX2 and narrower rows have had no tuning run yet. */
 typedef struct gemm_row {
   unsigned min_width;
   const char *options;
