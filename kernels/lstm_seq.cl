@@ -5,9 +5,12 @@
  * no launch and no wait between steps. The per-step path (lstm.cl's gate kernels and a GEMM call per
  * step) costs two commands per step, which at H = 256 take about as long as their arithmetic.
  *
- * The products are the own GEMM's few-rows tile (gemm_shape.h: CLS_GEMM_MR_FEW rows x CLS_GEMM_NV_FEW
- * vectors of CLS_GEMM_W floats, in registers; the k loop as gemm_tile.h's plain form, summed in the same
- * order) on a B packed by lstm_seq_pack into panels of NR columns (the last one narrower). The host reads MR and
+ * The products take a tile of their own, CLS_LSTM_SEQ_MR rows x CLS_LSTM_SEQ_NV vectors of CLS_GEMM_W floats
+ * in registers (per device from engine/device/kernel_options.c's table; the GEMM's vector types from
+ * gemm_shape.h, the k loop as gemm_tile.h's plain form, summed in the same order), on a B packed by
+ * lstm_seq_pack into panels of NR columns (the last one narrower). Of the GEMM's options this file gets
+ * only the width (cls_kernel_options_of_family): `bench --tune` times the GEMM's shapes, not this kernel, so
+ * its winners must not change this tile. The host reads MR and
  * NR from lstm_seq_geometry's reqd_work_group_size. The products contract into fused multiply-adds; the
  * cell does not (FP_CONTRACT OFF around it, as lstm.cl). */
 #include "common.h"
@@ -18,8 +21,17 @@
 #pragma OPENCL FP_CONTRACT OFF
 #include "lstm_cell.h"
 
-#define SEQ_MR CLS_GEMM_MR_FEW
-#define SEQ_NV CLS_GEMM_NV_FEW
+#ifndef CLS_LSTM_SEQ_MR
+#define CLS_LSTM_SEQ_MR 4
+#endif
+#ifndef CLS_LSTM_SEQ_NV
+#define CLS_LSTM_SEQ_NV 2
+#endif
+#if CLS_LSTM_SEQ_MR < 1 || CLS_LSTM_SEQ_MR > 16 || CLS_LSTM_SEQ_NV < 1 || CLS_LSTM_SEQ_NV > 8
+#error "CLS_LSTM_SEQ_MR must be 1..16 and CLS_LSTM_SEQ_NV 1..8"
+#endif
+#define SEQ_MR CLS_LSTM_SEQ_MR
+#define SEQ_NV CLS_LSTM_SEQ_NV
 #define SEQ_NR (SEQ_NV * GEMM_W)
 
 /* Never launched: its required work-group size (MR, NR, 1) tells the host the tile geometry. */

@@ -1,9 +1,8 @@
 /* Our own GEMM kernels' tuning search (see cls_own_tune in clspeech/internal/bench.h). The tile sizes of
  * kernels/gemm.cl are build-time macros, so each candidate is a build: an engine of its own whose kernel
  * options put the candidate after the device's table row (and after the user's CLSPEECH_KERNEL_OPTIONS),
- * on which only gemm.cl and lstm_seq.cl are compiled (the other programs' options do not carry -DCLS_GEMM_*
- * items and come from the binary cache: about 3.5-5 s a candidate on PoCL). The search times the GEMM
- * shapes alone: lstm_seq.cl's products take the few-rows tile it chooses, untimed in their own kernel. Every shape's result is checked against the
+ * on which only gemm.cl is compiled (the other programs' options do not carry the -DCLS_GEMM_* items it
+ * varies and come from the binary cache: about 3.5-5 s a candidate on PoCL). Every shape's result is checked against the
  * host's double reference (cls_gemm_cases_check) and then timed; a wrong result or a build that fails is
  * rejected, never kept. The search is coordinate-wise, one group of macros at a time, each group's
  * candidates generated from the device: the wide tile (MR x NV vectors of the device's float width W,

@@ -47,16 +47,20 @@ static const options_row table[] = {
  * run (CLS_GEMM_NARROW_COPY): 0.86-0.87x the time at H = 512 and 0.55x at 2048 (kernels/gemm_tn_narrow.h).
  * Tuning runs (`clspeech bench --tune --tune_kernels own`, docs/lab-notes/own-tuning.md): the AVX-512 row held
  * on 2 Zen 4 cores at H = 256 and 512 (2026-12-07, 21 builds, every candidate timed shape by shape beside
- * it at 1.005x its time or more). The AVX2 and narrower rows have had no tuning run yet. */
+ * it at 1.005x its time or more). The AVX2 and narrower rows have had no tuning run yet. The LSTM's
+ * one-kernel recurrence (kernels/lstm_seq.cl) takes the few-rows tile's sizes as its own (CLS_LSTM_SEQ_MR x
+ * _NV), which the tuning leaves alone: on AVX-512, 8 x 2 float16, 1.39x the per-step path at H = 256
+ * (docs/lab-notes/lstm-sequence.md); on AVX2 4 x 3 float8, not measured against others. */
 typedef struct gemm_row {
   unsigned min_width;
   const char *options;
 } gemm_row;
 
 static const gemm_row gemm_table[] = {
-    {16, "-DCLS_GEMM_W=16 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=4 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2"},
+    {16, "-DCLS_GEMM_W=16 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=4 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2 -DCLS_LSTM_SEQ_MR=8 "
+         "-DCLS_LSTM_SEQ_NV=2"},
     {8, "-DCLS_GEMM_W=8 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2 -DCLS_GEMM_MR_FEW=4 -DCLS_GEMM_NV_FEW=3 -DCLS_GEMM_K_UNROLL=4 "
-        "-DCLS_GEMM_NARROW_COPY=1"},
+        "-DCLS_GEMM_NARROW_COPY=1 -DCLS_LSTM_SEQ_MR=4 -DCLS_LSTM_SEQ_NV=3"},
     {1, "-DCLS_GEMM_W=4 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=2"},
 };
 
@@ -160,14 +164,16 @@ oom:
 
 char *cls_kernel_options_of_family(const char *options, const char *family) {
   static const char gemm_item[] = "-DCLS_GEMM_";
-  const bool keep = !strcmp(family, "gemm") || !strcmp(family, "lstm_seq"); /* both read gemm_shape.h */
+  static const char width_item[] = "-DCLS_GEMM_W=";
+  const bool keep = !strcmp(family, "gemm"), width = !strcmp(family, "lstm_seq"); /* its vectors: gemm_shape.h */
   char *out = malloc(strlen(options) + 1);
   if (!out) return NULL;
   size_t len = 0;
   for (const char *s = options; *s;) {
     while (*s == ' ') s++;
     size_t item = strcspn(s, " ");
-    if (item && (keep || strncmp(s, gemm_item, sizeof gemm_item - 1) != 0)) {
+    if (item && (keep || strncmp(s, gemm_item, sizeof gemm_item - 1) != 0 ||
+                 (width && !strncmp(s, width_item, sizeof width_item - 1)))) {
       if (len) out[len++] = ' ';
       memcpy(out + len, s, item);
       len += item;
