@@ -75,7 +75,7 @@ cls_ctc_path cls_ctc_path_for(const cls_ctc_plan *plan, int time, int with_grad)
 /* ---- the LSTM recurrence's paths (see cls_lstm_forward in clspeech/ops.h) ---- */
 /* STEPS: a GEMM call and a gate kernel per time step (kernels/lstm.cl; any device, any GEMM backend);
  * SEQUENCE: one kernel for every step of the call, each work-item running a group of the batch's rows
- * through all steps (kernels/lstm_seq.cl; the own GEMM's few-rows tile, work-groups of one: for CPU
+ * through all steps (kernels/lstm_seq.cl; a register tile like the own GEMM's, work-groups of one: for CPU
  * devices). AUTO takes SEQUENCE on a CPU device whose recurrent products (the packed shape class) run on
  * the own GEMM, while W_h (16 H^2 bytes, which every group of rows reads each step, where the per-step path
  * splits it over the cores) fits the device's global memory cache (PoCL: the last level); else STEPS.
