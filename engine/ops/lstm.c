@@ -275,16 +275,9 @@ static cls_status seq_pack(cls_lstm_plan *p, cl_command_queue q, int k, int n, c
   return st;
 }
 
-/* The forward recurrence in one kernel: W_h packed, x W_x into the gates, then lstm_seq_fwd. */
+/* Every step in one kernel: lstm_seq_fwd. */
 static cls_status run_forward_seq(cls_lstm_plan *p, cl_command_queue q, const fwd_args *a, cl_event *event) {
-  const int T = a->time, B = a->batch, I = p->input, H = p->hidden, H4 = 4 * H;
-  const size_t rows = (size_t)T * (size_t)B;
-  const cls_buf wh = cls_buf_at(a->ws, a->wh_off);
-  cls_status st = seq_pack(p, q, H, H4, cls_buf_at(a->weights.mem, a->weights.offset + (size_t)I * H4), H4, 0, wh);
-  if (st == CLS_OK)
-    st = cls_gemm(p->gemm, q, false, false, rows, (size_t)H4, (size_t)I, 1.0f, a->x, (size_t)I, a->weights,
-                  (size_t)H4, 0.0f, cls_buf_at(a->ws, a->gates_off), (size_t)H4, NULL);
-  if (st != CLS_OK) return st;
+  const int T = a->time, B = a->batch, H = p->hidden;
   const int per = seq_rows_per_item(p, B), infer = a->infer ? 1 : 0;
   const int wh_off = (int)a->wh_off, gates_off = (int)a->gates_off, bias_off = (int)a->bias.offset;
   const int h_off = (int)a->h_out.offset, len_off = (int)a->seq_len.offset;
@@ -310,25 +303,18 @@ static cls_status run_forward_seq(cls_lstm_plan *p, cl_command_queue q, const fw
   cls_kargs_int(&ka, infer);
   cls_kargs_mem(&ka, a->seq_len.mem);
   cls_kargs_int(&ka, len_off);
-  st = cls_kargs_end(&ka);
+  cls_status st = cls_kargs_end(&ka);
   size_t global = (size_t)seq_groups(p, B), local = 1;
   if (st == CLS_OK) st = cls_ops_launch_to(p->err, q, p->seq_fwd, "lstm_seq_fwd", 1, &global, &local, event);
   return st;
 }
 
-/* The forward recurrence shared by training forward and inference. */
-static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_args *a, cl_event *event) {
-  if (cls_lstm_path_for(p) == CLS_LSTM_PATH_SEQUENCE) return run_forward_seq(p, q, a, event);
-  const int T = a->time, B = a->batch, I = p->input, H = p->hidden;
-  const size_t H4 = 4 * (size_t)H, rows = (size_t)T * (size_t)B;
-  /* workspace: W_h [H, 4H] = rows I.. of weights, packed once for every step's product */
+/* Per step: gates[t] += h_{t-1} W_h (a GEMM on the packed W_h), then lstm_gates_fwd. */
+static cls_status run_forward_steps(cls_lstm_plan *p, cl_command_queue q, const fwd_args *a, cl_event *event) {
+  const int T = a->time, B = a->batch, H = p->hidden;
+  const size_t H4 = 4 * (size_t)H;
   const cls_buf wh = cls_buf_at(a->ws, a->wh_off);
-  cls_status st = cls_gemm_pack_b(p->gemm, q, false, (size_t)B, (size_t)H, H4,
-                                  cls_buf_at(a->weights.mem, a->weights.offset + (size_t)I * H4), H4, wh);
-  /* gates [T*B, 4H] = x [T*B, I] * W_x [I, 4H] */
-  if (st == CLS_OK)
-    st = cls_gemm(p->gemm, q, false, false, rows, H4, (size_t)I, 1.0f, a->x, (size_t)I, a->weights, H4, 0.0f,
-                  cls_buf_at(a->ws, a->gates_off), H4, NULL);
+  cls_status st = CLS_OK;
   const int bias_off = (int)a->bias.offset, len_off = (int)a->seq_len.offset;
   const int save = a->infer ? 0 : 1, write_h_state = a->infer ? 1 : 0;
   cl_mem c_mem = a->infer ? a->c_state.mem : a->ws;
@@ -382,6 +368,23 @@ static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_ar
                              t == T - 1 ? event : NULL);
   }
   return st;
+}
+
+/* The forward recurrence shared by training forward and inference: W_h [H, 4H] (rows I.. of weights) packed
+   into the workspace once for every step's product, gates [T*B, 4H] = x [T*B, I] * W_x [I, 4H], then the
+   recurrence on the plan's path. */
+static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_args *a, cl_event *event) {
+  const int B = a->batch, I = p->input, H = p->hidden;
+  const size_t H4 = 4 * (size_t)H, rows = (size_t)a->time * (size_t)B;
+  const bool seq = cls_lstm_path_for(p) == CLS_LSTM_PATH_SEQUENCE;
+  const cls_buf wh = cls_buf_at(a->ws, a->wh_off), w_h = cls_buf_at(a->weights.mem, a->weights.offset + (size_t)I * H4);
+  cls_status st = seq ? seq_pack(p, q, H, (int)H4, w_h, (int)H4, 0, wh)
+                      : cls_gemm_pack_b(p->gemm, q, false, (size_t)B, (size_t)H, H4, w_h, H4, wh);
+  if (st == CLS_OK)
+    st = cls_gemm(p->gemm, q, false, false, rows, H4, (size_t)I, 1.0f, a->x, (size_t)I, a->weights, H4, 0.0f,
+                  cls_buf_at(a->ws, a->gates_off), H4, NULL);
+  if (st != CLS_OK) return st;
+  return seq ? run_forward_seq(p, q, a, event) : run_forward_steps(p, q, a, event);
 }
 
 /* The views forward and inference share: sizes, x, weights, bias, seq_len and h_out. */
