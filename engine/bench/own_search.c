@@ -154,14 +154,19 @@ static bool side_build(own_search *s, const char *options, side *b, char *why, s
   return true;
 }
 
+/* A candidate is dropped once its partial sum passes this many times the best's (side_time), and wins at this
+ * many times its time or less (beats_best; the final comparison with the defaults alike). */
+#define DROP_RATIO 1.05
+#define WIN_RATIO 0.99
+
 /* Checks every shape once (the first candidate's runs), then times them: *ms the sum of calls x median ms.
  * With `best` (the best build so far), each shape is timed on it as well, right after the candidate's, into
  * *best_ms: the two times of a shape are moments apart, where whole sums timed one after the other are
- * seconds apart on a machine whose speed drifts. CLS_TUNE_REJECTED with `why` for a wrong result or a failed
- * run (the candidate's; the best's as a failed run too), CLS_TUNE_DROPPED once the partial sum exceeds
- * `cutoff_ms`, or with `best` cutoff_ms times the best's partial sum. */
-static cls_tune_state side_time(own_search *s, side *b, bool check, double cutoff_ms, int runs, double *ms, side *best,
-                                double *best_ms, char *why, size_t cap) {
+ * seconds apart on a machine whose speed drifts; CLS_TUNE_DROPPED once the partial sum passes DROP_RATIO
+ * times the best's. CLS_TUNE_REJECTED with `why` for a wrong result or a failed run (the candidate's; the
+ * best's as a failed run too). */
+static cls_tune_state side_time(own_search *s, side *b, bool check, int runs, double *ms, side *best, double *best_ms,
+                                char *why, size_t cap) {
   *ms = 0;
   if (best_ms) *best_ms = 0;
   for (int j = 0; j < s->n; j++) {
@@ -189,16 +194,14 @@ static cls_tune_state side_time(own_search *s, side *b, bool check, double cutof
         return CLS_TUNE_REJECTED;
       }
       *best_ms += sh->calls * theirs;
-      if (*ms > cutoff_ms * *best_ms) return CLS_TUNE_DROPPED;
-    } else if (*ms > cutoff_ms) {
-      return CLS_TUNE_DROPPED;
+      if (*ms > DROP_RATIO * *best_ms) return CLS_TUNE_DROPPED;
     }
   }
   return CLS_TUNE_TIMED;
 }
 
 /* Builds, checks and times one candidate into the result's list, shape by shape beside the best build so far
- * when there is one (s->best.e; the candidate's time over the best's in c->versus, dropped past 1.05x); a
+ * when there is one (s->best.e; the candidate's time over the best's in c->versus, dropped past DROP_RATIO); a
  * timed build is kept in *keep. */
 static cls_own_candidate *try_candidate(own_search *s, const char *group, const char *options, side *keep) {
   cls_own_tune_result *r = s->r;
@@ -217,8 +220,8 @@ static cls_own_candidate *try_candidate(own_search *s, const char *group, const 
     progress(s, "%s: checking and timing %s", group, options);
     double theirs = 0;
     const bool beside = s->best.e != NULL;
-    c->state = side_time(s, &b, true, beside ? 1.05 : INFINITY, s->o->runs, &c->ms, beside ? &s->best : NULL,
-                         beside ? &theirs : NULL, c->why, sizeof c->why);
+    c->state = side_time(s, &b, true, s->o->runs, &c->ms, beside ? &s->best : NULL, beside ? &theirs : NULL, c->why,
+                         sizeof c->why);
     if (beside && theirs > 0 && c->state != CLS_TUNE_REJECTED) c->versus = c->ms / theirs;
     if (keep && c->state == CLS_TUNE_TIMED)
       *keep = b;
@@ -270,7 +273,7 @@ static int tiles_for(const own_search *s, int rows, int cur_mr, int cur_nv, tile
  * freed. */
 static bool beats_best(own_search *s, cls_own_candidate *c, side *cand) {
   if (!c || c->state != CLS_TUNE_TIMED) return false;
-  if (c->versus > 0.99) {
+  if (c->versus > WIN_RATIO) {
     side_free(cand);
     return false;
   }
@@ -343,8 +346,8 @@ static bool compare(own_search *s, const char *defaults, const char *winner, dou
   bool ok = true;
   for (int k = 0; k < rounds && k < CLS_BENCH_MAX_RUNS && ok; k++) {
     progress(s, "comparing the winner with the defaults, round %d of %d", k + 1, rounds);
-    ok = side_time(s, &a, k == 0, INFINITY, s->o->runs, &ra[k], NULL, NULL, why, sizeof why) == CLS_TUNE_TIMED &&
-         side_time(s, &b, k == 0, INFINITY, s->o->runs, &rb[k], NULL, NULL, why, sizeof why) == CLS_TUNE_TIMED;
+    ok = side_time(s, &a, k == 0, s->o->runs, &ra[k], NULL, NULL, why, sizeof why) == CLS_TUNE_TIMED &&
+         side_time(s, &b, k == 0, s->o->runs, &rb[k], NULL, NULL, why, sizeof why) == CLS_TUNE_TIMED;
     q[k] = ok ? rb[k] / ra[k] : 0;
   }
   side_free(&a);
@@ -464,7 +467,7 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
       snprintf(r->note, sizeof r->note, "the final comparison failed: the defaults kept");
       snprintf(r->winner, sizeof r->winner, "%s", r->defaults);
       r->ratio = 1.0;
-    } else if (r->ratio > 0.99) {
+    } else if (r->ratio > WIN_RATIO) {
       snprintf(r->note, sizeof r->note, "the winner measured %.3fx the defaults' time in turns: the defaults kept",
                r->ratio);
       snprintf(r->winner, sizeof r->winner, "%s", r->defaults);
