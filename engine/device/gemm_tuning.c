@@ -173,18 +173,18 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
             DEVICE_ARGS(d), path, f->why.text);
     return;
   }
-  const cls_gemm_tuning t = f->t;
-  set_backends(d, &t);
+  const cls_gemm_tuning *t = &f->t;
+  set_backends(d, t);
   char saved[CLS_ERROR_CAP];
   memcpy(saved, e->error.text, sizeof saved);
   int ok = 0;
-  for (int k = 0; k < t.n; k++) {
+  for (int k = 0; k < t->n; k++) {
     cls_error bad;
-    if (!cls_gemm_params_check(&t.kernels[k], &d->info, &bad)) {
+    if (!cls_gemm_params_check(&t->kernels[k], &d->info, &bad)) {
       cls_log(e, CLS_LOG_WARNING,
               DEVICE_FMT ": GEMM tuning file %s: %s parameters ignored (CLBlast's defaults kept): %s", DEVICE_ARGS(d),
-              path, t.kernels[k].kernel, bad.text);
-    } else if (cls_gemm_params_apply(e, device, &t.kernels[k]) == CLS_OK) {
+              path, t->kernels[k].kernel, bad.text);
+    } else if (cls_gemm_params_apply(e, device, &t->kernels[k]) == CLS_OK) {
       ok++;
     } else {
       cls_log(e, CLS_LOG_WARNING, "%s; that part of GEMM tuning file %s is ignored", e->error.text, path);
@@ -192,11 +192,11 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
   }
   memcpy(e->error.text, saved, sizeof saved);
   char text[1024];
-  cls_gemm_tuning_format(&t, text, sizeof text);
+  cls_gemm_tuning_format(t, text, sizeof text);
   cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": GEMM tuning loaded from %s (tuned at %s): %s", DEVICE_ARGS(d), path,
-          t.shapes, text);
+          t->shapes, text);
   char backends[128];
-  cls_gemm_tuning_format_backends(&t, backends, sizeof backends);
+  cls_gemm_tuning_format_backends(t, backends, sizeof backends);
   if (backends[0])
     cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": GEMM backend by shape class, measured (%s):%s", DEVICE_ARGS(d), path,
             backends);
