@@ -10,16 +10,17 @@
  * turns into large differences on band-limited (e.g. synthetic) audio. The double path matches TF. */
 
 /* frames [F, fft_len]: frame f holds window samples from samples[frame_start[f]], Hann-weighted and
- * zero-padded to fft_len; frames past n_frames (up to the end of the last FFT chunk) are zero. */
+ * zero-padded to fft_len; frames past n_frames (up to the end of the last FFT chunk) are zero. A
+ * work-group per frame (dimension 1), its work-items striding along the frame. */
 #define CLS_MFCC_FRAME_WINDOW(NAME, REAL)                                                               \
   __kernel void NAME(const int n_frames, const int window, const int fft_len, __global const float *samples, \
                      __global const int *frame_start, __global const REAL *hann, __global REAL *frames) {     \
-    const int i = (int)get_global_id(0);                                                                \
-    const int f = (int)get_global_id(1);                                                                \
-    if (i >= fft_len) return;                                                                           \
-    REAL v = 0;                                                                                         \
-    if (f < n_frames && i < window) v = (REAL)samples[frame_start[f] + i] * hann[i];                    \
-    frames[(size_t)f * fft_len + i] = v;                                                                        \
+    const int f = (int)get_group_id(1), lanes = (int)get_local_size(0);                                 \
+    const int valid = f < n_frames ? window : 0;                                                        \
+    __global const float *src = samples + (f < n_frames ? frame_start[f] : 0);                         \
+    __global REAL *dst = frames + (size_t)f * fft_len;                                                  \
+    for (int i = (int)get_local_id(0); i < fft_len; i += lanes)                                         \
+      dst[i] = i < valid ? (REAL)src[i] * hann[i] : (REAL)0;                                            \
   }
 
 /* feats [F, n_coeff] from the half spectrum [F, n_bins] (complex, interleaved); the power is
@@ -93,18 +94,21 @@ CLS_MFCC_POWER(mfcc_power_f64, double2)
 
 /* windows [T*B, (2*n_context+1)*n_coeff], row t*B + b: frames t-n_context .. t+n_context of
  * utterance b (its features start at feats row frame_base[b], n_frames[b] of them), zero outside
- * the utterance, as DeepSpeech's SAME-padded convolution with an identity filter gives. */
+ * the utterance, as DeepSpeech's SAME-padded convolution with an identity filter gives. Those frames
+ * are neighbouring rows of feats, so a window is one run of feats' floats from frame t - n_context on:
+ * a work-group per window row (dimension 1), its work-items striding along the run. */
 __kernel void mfcc_context_windows(const int time, const int batch, const int n_context, const int n_coeff,
                                    __global const float *feats, __global const int *frame_base,
                                    __global const int *n_frames, __global float *windows, const int windows_off) {
-  const int col = (int)get_global_id(0);
-  const int row = (int)get_global_id(1);
-  const int width = (2 * n_context + 1) * n_coeff;
-  if (col >= width || row >= time * batch) return;
+  const int row = (int)get_group_id(1);
+  if (row >= time * batch) return;
+  const int width = (2 * n_context + 1) * n_coeff, lanes = (int)get_local_size(0);
   const int t = row / batch, b = row - t * batch;
-  const int w = col / n_coeff, c = col - w * n_coeff;
-  const int src = t - n_context + w;
-  float v = 0.0f;
-  if (src >= 0 && src < n_frames[b]) v = feats[(size_t)(frame_base[b] + src) * n_coeff + c];
-  windows[(size_t)windows_off + (size_t)row * width + col] = v;
+  const int first = (t - n_context) * n_coeff, valid = n_frames[b] * n_coeff;
+  __global const float *src = feats + (size_t)frame_base[b] * n_coeff;
+  __global float *dst = windows + windows_off + (size_t)row * width;
+  for (int col = (int)get_local_id(0); col < width; col += lanes) {
+    const int at = first + col;
+    dst[col] = at >= 0 && at < valid ? src[at] : 0.0f;
+  }
 }

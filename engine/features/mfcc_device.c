@@ -17,6 +17,10 @@
 #include "features/augment/power.h"
 #include "ops/ops_util.h"
 
+/* Work-items per frame (mfcc_frame_window) and per context-window row (mfcc_context_windows): each
+   work-group strides along its row. */
+#define MFCC_COPY_LANES 64
+
 /* clFFT keeps process-wide state: set up with the first plan, torn down after the last. */
 static pthread_mutex_t clfft_lock = PTHREAD_MUTEX_INITIALIZER;
 static int clfft_users;
@@ -257,6 +261,16 @@ static cls_status ensure_samples(cls_mfcc_plan *p, size_t n, size_t batch) {
   return CLS_OK;
 }
 
+/* The plan's transform of `in` to `out`, reported to a profiling recorder as mfcc_fft (the event of
+   clFFT's last kernel of the transform). */
+static cls_status enqueue_fft(cls_mfcc_plan *p, cl_command_queue q, cl_mem in, cl_mem out) {
+  cl_event own;
+  cl_event *ev = cls_ops_profile_event(q, NULL, &own);
+  clfftStatus s = clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, ev, &in, &out, p->tmp);
+  cls_ops_profile_enqueued(q, "mfcc_fft", s == CLFFT_SUCCESS, NULL, own);
+  return fft_check(p->err, s, "transform");
+}
+
 /* Frames [fft_len] of the uploaded samples, Hann-windowed (mfcc_frame_window), and their spectra
  * (clFFT, in chunks of p->chunk frames when the plan has them). */
 static cls_status window_and_transform(cls_mfcc_plan *p, cl_command_queue q, size_t total_frames) {
@@ -276,11 +290,10 @@ static cls_status window_and_transform(cls_mfcc_plan *p, cl_command_queue q, siz
      A batch of no frames frames and transforms nothing. */
   const size_t chunk = p->chunk ? p->chunk : p->frame_cap;
   const size_t n_chunks = (total_frames + chunk - 1) / chunk;
-  size_t g2[2] = {(size_t)t->fft_len, n_chunks * chunk}, l2[2] = {64, 1};
+  size_t g2[2] = {MFCC_COPY_LANES, n_chunks * chunk}, l2[2] = {MFCC_COPY_LANES, 1}; /* a work-group per frame */
   if (st == CLS_OK && n_chunks) st = cls_ops_launch_to(e, q, p->frame_window, "mfcc_frame_window", 2, g2, l2, NULL);
   if (st == CLS_OK && n_chunks && !p->chunk)
-    st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &p->frames, &p->spectrum, p->tmp),
-                   "transform");
+    st = enqueue_fft(p, q, p->frames, p->spectrum);
   cl_int err = CL_SUCCESS;
   for (size_t c = 0; st == CLS_OK && p->chunk && c < n_chunks; c++) {
     const size_t fb = chunk * (size_t)t->fft_len * p->real, sb = chunk * (size_t)t->n_bins * 2 * p->real;
@@ -289,9 +302,7 @@ static cls_status window_and_transform(cls_mfcc_plan *p, cl_command_queue q, siz
     sub[0] = clCreateSubBuffer(p->frames, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &in, &err);
     if (err == CL_SUCCESS) sub[1] = clCreateSubBuffer(p->spectrum, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &out, &err);
     st = cl_check(e, err, "making a chunk's sub-buffers");
-    if (st == CLS_OK)
-      st = fft_check(e, clfftEnqueueTransform(p->fft, CLFFT_FORWARD, 1, &q, 0, NULL, NULL, &sub[0], &sub[1], p->tmp),
-                     "transform");
+    if (st == CLS_OK) st = enqueue_fft(p, q, sub[0], sub[1]);
     /* Released here, freed once the transform that uses them is done (OpenCL keeps them until then). */
     for (int i = 0; i < 2; i++)
       if (sub[i]) clReleaseMemObject(sub[i]);
@@ -317,8 +328,8 @@ static cls_status enqueue_context_windows(cls_mfcc_plan *p, cl_command_queue q, 
   cls_kargs_mem(&ka, windows.mem);
   cls_kargs_int(&ka, wo);
   cls_status st = cls_kargs_end(&ka);
-  size_t gw[2] = {(size_t)(2 * n_context + 1) * (size_t)t->cfg.n_coeff, (size_t)max_frames * (size_t)batch};
-  size_t lw[2] = {32, 2};
+  /* a work-group of MFCC_COPY_LANES work-items per window row (kernels/mfcc.cl) */
+  size_t gw[2] = {MFCC_COPY_LANES, (size_t)max_frames * (size_t)batch}, lw[2] = {MFCC_COPY_LANES, 1};
   if (st == CLS_OK) st = cls_ops_launch_to(e, q, p->context, "mfcc_context_windows", 2, gw, lw, NULL);
   return st;
 }
