@@ -1,4 +1,4 @@
-/* The own GEMM kernels' tuning of `clspeech bench --tune` (cls_own_tune) in the bench's table and JSON:
+/* The own kernels' tuning of `clspeech bench --tune` (cls_own_tune) in the bench's table and JSON:
  * each candidate build with its state and time, the final comparison and where the winner was stored. */
 #include "bench_report.h"
 
@@ -6,8 +6,9 @@
 
 void bench_print_own_tuning(FILE *out, const bench_device_result *d) {
   const cls_own_tune_result *t = &d->own_tune;
-  fprintf(out, "\n  own GEMM kernels' tuning at %s: %d builds in %.0f s%s (sum of calls x ms per step)\n", t->shapes,
-          t->n, t->seconds, t->over_budget ? ", stopped by --tune_budget" : "");
+  fprintf(out, "\n  own kernels' tuning at %s%s%s: %d builds in %.0f s%s (sum of calls x ms per step)\n", t->shapes,
+          t->lstm[0] ? ", LSTM sequence kernels at " : "", t->lstm, t->n, t->seconds,
+          t->over_budget ? ", stopped by --tune_budget" : "");
   fprintf(out, "  %-12s %-10s %11s %7s %7s  %s\n", "group", "state", "ms", "x best", "build s", "options");
   for (int i = 0; i < t->n; i++) {
     const cls_own_candidate *c = &t->candidate[i];
@@ -19,7 +20,8 @@ void bench_print_own_tuning(FILE *out, const bench_device_result *d) {
             c->options);
   }
   fprintf(out, "    (x best: the candidate's time over the best build so far, timed shape by shape beside it; 0.99 or\n"
-               "    less makes it the best, over 1.05 drops it)\n");
+               "    less makes it the best, over 1.05 drops it; the sequence group is timed on the LSTM's sequence\n"
+               "    kernels alone, the other groups on the GEMM shapes)\n");
   if (t->rejected)
     fprintf(out, "    %d rejection%s; the last: %s\n", t->rejected, t->rejected == 1 ? "" : "s", t->last_rejection);
   const bool kept = !strcmp(t->winner, t->defaults);
@@ -50,6 +52,7 @@ json_t *bench_json_own_tuning(const bench_device_result *d) {
   }
   json_t *o = json_object();
   o = jo_set(o, "shapes", jo_text(t->shapes));
+  o = jo_set(o, "lstm_sequence", jo_text(t->lstm[0] ? t->lstm : NULL));
   o = jo_set(o, "defaults", jo_text(t->defaults));
   o = jo_set(o, "winner", jo_text(t->winner));
   o = jo_set(o, "kept_defaults", json_boolean(!strcmp(t->winner, t->defaults)));

@@ -125,7 +125,12 @@ static void bench_tune(cls_engine *engine, bench_run *run, bench_device_result *
   if (run->tune_clblast) bench_tune_clblast(engine, run, d, cfg, before);
   /* our own kernels, on the devices that run them by default (CPUs; a GPU's are CLBlast's) */
   if (!run->tune_own || d->error || d->info->kind != CLS_DEVICE_CPU) return;
-  cls_own_tune_options oo = {run->runs < 3 ? run->runs : 3, 3, run->tune_budget, run->tune_try, on_progress, cfg->user};
+  cls_own_tune_options oo = {run->runs < 3 ? run->runs : 3, 3, run->tune_budget, run->tune_try, on_progress, cfg->user,
+                             NULL, 0};
+  cls_lstm_seq_case lstm[BENCH_MAX_HIDDEN];
+  for (int h = 0; h < d->n_models && oo.n_lstm < BENCH_MAX_HIDDEN; h++) /* the step's LSTM at each H */
+    if (d->models[h].done) lstm[oo.n_lstm++] = (cls_lstm_seq_case){cfg->time, cfg->batch, d->models[h].n_hidden};
+  oo.lstm = lstm;
   if (cls_own_tune(engine, d->index, d->tune_shapes, d->n_tune_shapes, &oo, &d->own_tune) != CLS_OK) {
     device_failed(engine, d, "own GEMM kernels' tuning");
     return;
@@ -235,8 +240,8 @@ static int parse_bench_flags(int argc, char **argv, bench_flags *b) {
        "one CLBlast compile (about 20 s on PoCL) and its timings",
        false},
       {"tune_kernels", CLI_STRING, &b->tune_kernels,
-       "what --tune searches: clblast (CLBlast's parameters), own (the tile sizes of our own GEMM kernels, on CPU "
-       "devices), or both, comma-separated", false},
+       "what --tune searches: clblast (CLBlast's parameters), own (the tile sizes of our own GEMM kernels and of the "
+       "LSTM's one-kernel recurrence, on CPU devices), or both, comma-separated", false},
       {"tune_budget", CLI_INT, &b->tune_budget,
        "seconds the own kernels' search may take per device: no candidate starts after them (its final "
        "comparison still runs; CLBlast's search is bounded by --tune_candidates)", false},

@@ -73,7 +73,7 @@
 #define CLS_GEMM_MR_NARROW CLS_GEMM_MR_NARROW_DEFAULT
 #endif
 #if CLS_GEMM_MR_NARROW < CLS_GEMM_MR_NARROW_MIN || CLS_GEMM_MR_NARROW > CLS_GEMM_MR_NARROW_MAX
-#error "CLS_GEMM_MR_NARROW out of its range (gemm_tunables.h)"
+#error "CLS_GEMM_MR_NARROW out of its range (own_tunables.h)"
 #endif
 #define GEMM_MR_NARROW CLS_GEMM_MR_NARROW
 #define GEMM_NV_NARROW (GEMM_NV > 1 ? GEMM_NV / 2 : 1)

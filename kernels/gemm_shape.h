@@ -4,7 +4,7 @@
 #ifndef CLS_KERNELS_GEMM_SHAPE_H
 #define CLS_KERNELS_GEMM_SHAPE_H
 
-#include "gemm_tunables.h"
+#include "own_tunables.h"
 
 #ifndef CLS_GEMM_W
 #define CLS_GEMM_W CLS_GEMM_W_DEFAULT
@@ -20,7 +20,7 @@
 #endif
 #if CLS_GEMM_MR < CLS_GEMM_MR_MIN || CLS_GEMM_MR > CLS_GEMM_MR_MAX || CLS_GEMM_NV < CLS_GEMM_NV_MIN || \
     CLS_GEMM_NV > CLS_GEMM_NV_MAX
-#error "CLS_GEMM_MR or CLS_GEMM_NV out of its range (gemm_tunables.h)"
+#error "CLS_GEMM_MR or CLS_GEMM_NV out of its range (own_tunables.h)"
 #endif
 /* The tile for products of few rows on a packed B (the LSTM's recurrent products, m = the batch): the
  * device's own unless the options table sets another (AVX-512: 8 x 2 vectors, AVX2: 4 x 3, so that 16
@@ -33,7 +33,7 @@
 #endif
 #if CLS_GEMM_MR_FEW < CLS_GEMM_MR_FEW_MIN || CLS_GEMM_MR_FEW > CLS_GEMM_MR_FEW_MAX || \
     CLS_GEMM_NV_FEW < CLS_GEMM_NV_FEW_MIN || CLS_GEMM_NV_FEW > CLS_GEMM_NV_FEW_MAX
-#error "CLS_GEMM_MR_FEW or CLS_GEMM_NV_FEW out of its range (gemm_tunables.h)"
+#error "CLS_GEMM_MR_FEW or CLS_GEMM_NV_FEW out of its range (own_tunables.h)"
 #endif
 
 /* Steps of k per pass of the tile's k loop (gemm_tile.h): above 1 each pass is that many steps unrolled, the
@@ -45,7 +45,7 @@
 #define CLS_GEMM_K_UNROLL CLS_GEMM_K_UNROLL_DEFAULT
 #endif
 #if CLS_GEMM_K_UNROLL < CLS_GEMM_K_UNROLL_MIN || CLS_GEMM_K_UNROLL > CLS_GEMM_K_UNROLL_MAX
-#error "CLS_GEMM_K_UNROLL out of its range (gemm_tunables.h)"
+#error "CLS_GEMM_K_UNROLL out of its range (own_tunables.h)"
 #endif
 #if CLS_GEMM_K_UNROLL > 1
 #define GEMM_PRAGMA_(x) _Pragma(#x)

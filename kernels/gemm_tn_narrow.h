@@ -55,7 +55,7 @@
 #endif
 #if CLS_GEMM_NARROW_KB < 1 || CLS_GEMM_NARROW_AHEAD < CLS_GEMM_NARROW_AHEAD_MIN || \
     CLS_GEMM_NARROW_AHEAD > CLS_GEMM_NARROW_AHEAD_MAX
-#error "CLS_GEMM_NARROW_KB must be positive, CLS_GEMM_NARROW_AHEAD in its range (gemm_tunables.h)"
+#error "CLS_GEMM_NARROW_KB must be positive, CLS_GEMM_NARROW_AHEAD in its range (own_tunables.h)"
 #endif
 #ifndef CLS_GEMM_NARROW_COPY
 #define CLS_GEMM_NARROW_COPY CLS_GEMM_NARROW_COPY_DEFAULT /* 1: the copied-blocks form (the options table's AVX2 row) */

@@ -9,9 +9,9 @@
  * in registers (per device from engine/device/kernel_options.c's table; the GEMM's vector types from
  * gemm_shape.h, the k loop as gemm_tile.h's plain form, summed in the same order), on a B packed by
  * lstm_seq_pack into panels of NR columns (the last one narrower). Of the GEMM's options this file gets
- * only the width (cls_kernel_options_of_family): `bench --tune` times the GEMM's shapes, not this kernel, so
- * its winners must not change this tile. The host reads MR and
- * NR from lstm_seq_geometry's reqd_work_group_size. The products contract into fused multiply-adds; the
+ * only the width (cls_kernel_options_of_family), and -DCLS_LSTM_SEQ_* go to this file alone: `bench --tune`
+ * searches this tile on its own, timing these kernels (engine/bench/lstm_seq_cases.c), and stores it
+ * beside the GEMM's. The host reads MR and NR from lstm_seq_geometry's reqd_work_group_size. The products contract into fused multiply-adds; the
  * cell does not (FP_CONTRACT OFF around it, as lstm.cl). */
 #include "common.h"
 #include "work_items.h"
@@ -21,14 +21,20 @@
 #pragma OPENCL FP_CONTRACT OFF
 #include "lstm_cell.h"
 
-#ifndef CLS_LSTM_SEQ_MR
-#define CLS_LSTM_SEQ_MR 4
+#ifndef CLS_LSTM_SEQ_MR /* (the defaults and ranges: own_tunables.h, through gemm_shape.h) */
+#define CLS_LSTM_SEQ_MR CLS_LSTM_SEQ_MR_DEFAULT
 #endif
 #ifndef CLS_LSTM_SEQ_NV
-#define CLS_LSTM_SEQ_NV 2
+#define CLS_LSTM_SEQ_NV CLS_LSTM_SEQ_NV_DEFAULT
 #endif
-#if CLS_LSTM_SEQ_MR < 1 || CLS_LSTM_SEQ_MR > 16 || CLS_LSTM_SEQ_NV < 1 || CLS_LSTM_SEQ_NV > 8
-#error "CLS_LSTM_SEQ_MR must be 1..16 and CLS_LSTM_SEQ_NV 1..8"
+#if CLS_LSTM_SEQ_MR < CLS_LSTM_SEQ_MR_MIN || CLS_LSTM_SEQ_MR > CLS_LSTM_SEQ_MR_MAX || \
+    CLS_LSTM_SEQ_NV < CLS_LSTM_SEQ_NV_MIN || CLS_LSTM_SEQ_NV > CLS_LSTM_SEQ_NV_MAX
+#error "CLS_LSTM_SEQ_MR or CLS_LSTM_SEQ_NV out of its range (own_tunables.h)"
+#endif
+/* A test switch, never a tunable: 1 makes the products skip their last step of k, a wrong result that the
+ * own search's check must reject (`clspeech bench --tune_try -DCLS_LSTM_SEQ_FAULT=1`, never stored). */
+#ifndef CLS_LSTM_SEQ_FAULT
+#define CLS_LSTM_SEQ_FAULT 0
 #endif
 #define SEQ_MR CLS_LSTM_SEQ_MR
 #define SEQ_NV CLS_LSTM_SEQ_NV
@@ -76,7 +82,7 @@ static inline void seq_product(const int rows, const int k, const int n, __globa
   __global const float *ar[SEQ_MR];
 #pragma unroll
   for (int r = 0; r < SEQ_MR; r++) ar[r] = a + (size_t)min(r, rows - 1) * (size_t)lda;
-  const int panels = (n + SEQ_NR - 1) / SEQ_NR;
+  const int panels = (n + SEQ_NR - 1) / SEQ_NR, steps = CLS_LSTM_SEQ_FAULT ? k - 1 : k;
   for (int p = 0; p < panels; p++) {
     __global const float *b = bp + (size_t)p * (size_t)k * SEQ_NR;
     gemm_vec acc[SEQ_MR][SEQ_NV];
@@ -95,10 +101,10 @@ static inline void seq_product(const int rows, const int k, const int n, __globa
     }                                                                                       \
   } while (0)
     if (cols == SEQ_NR) {
-      GEMM_K_UNROLL_PRAGMA for (int kk = 0; kk < k; kk++, b += SEQ_NR) SEQ_K_STEP(GEMM_VLOAD(v, b));
+      GEMM_K_UNROLL_PRAGMA for (int kk = 0; kk < steps; kk++, b += SEQ_NR) SEQ_K_STEP(GEMM_VLOAD(v, b));
     } else { /* the last panel, rows of `cols` floats: through a private row, zero past them */
       float row[SEQ_NR];
-      for (int kk = 0; kk < k; kk++, b += cols) {
+      for (int kk = 0; kk < steps; kk++, b += cols) {
         for (int j = 0; j < SEQ_NR; j++) row[j] = j < cols ? b[j] : 0.0f;
         SEQ_K_STEP(GEMM_VLOAD(v, row));
       }

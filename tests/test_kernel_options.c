@@ -70,15 +70,17 @@ int main(void) {
   char want[512];
   snprintf(want, sizeof want, "%s %s -DCLS_GEMM_MR=8 -DCLS_GEMM_NV=3 -DCLS_GEMM_NV=2", cpu_row, row16);
   CHECK(o && !strcmp(o, want), "stored tuning: %s, expected %s", o ? o : "(null)", want);
-  /* ... which only the GEMM program is built with (the LSTM's sequence kernels take the width alone): the other
-     families keep the rest, in order */
+  /* ... which only the GEMM program is built with, and the sequence kernels' tile only the LSTM's sequence
+     kernels (with the width): the other families keep the rest, in order */
   char *fam = o ? cls_kernel_options_of_family(o, "lstm") : NULL;
-  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_LSTM_SEQ_MR=8 "
-                          "-DCLS_LSTM_SEQ_NV=2"),
-        "lstm's options: %s", fam ? fam : "(null)");
+  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1"), "lstm's options: %s",
+        fam ? fam : "(null)");
   free(fam);
   fam = o ? cls_kernel_options_of_family(o, "gemm") : NULL;
-  CHECK(fam && !strcmp(fam, want), "gemm's options: %s", fam ? fam : "(null)");
+  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_GEMM_W=16 -DCLS_GEMM_MR=6 "
+                          "-DCLS_GEMM_NV=4 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2 -DCLS_GEMM_MR=8 -DCLS_GEMM_NV=3 "
+                          "-DCLS_GEMM_NV=2"),
+        "gemm's options: %s", fam ? fam : "(null)");
   free(fam);
   fam = o ? cls_kernel_options_of_family(o, "lstm_seq") : NULL;
   CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_GEMM_W=16 -DCLS_LSTM_SEQ_MR=8 "

@@ -1,6 +1,6 @@
-/* Our own GEMM kernels' stored tuning (`clspeech bench --tune` writes the tuning file's own line): a
- * stored tile reaches the device's build options and the built kernels (the plan's tile geometry, read
- * back from gemm.cl), with a notice; it is ignored with a notice when measured on other kernels (an older
+/* Our own kernels' stored tuning (`clspeech bench --tune` writes the tuning file's own line): a stored
+ * tile reaches the device's build options and the built kernels (the plan's tile geometry, read back from
+ * gemm.cl; the LSTM sequence kernels' from lstm_seq.cl), with a notice; it is ignored with a notice when measured on other kernels (an older
  * clspeech: the digest differs), and with a warning when the file is another device's, or when its own
  * line holds an item that is not a tunable in its range (a file cannot inject other build options); the
  * gemm_tuning option off and an untuned prepare leave the defaults. Each engine keeps its kernels and
@@ -33,8 +33,9 @@ static cls_engine *open_engine(bool tuning) {
   return e;
 }
 
-/* Device 0 prepared (untuned or not): its build options (copied into opts) and the own tile's MR. */
-static int prepared_mr(bool tuning, bool untuned, char *opts, size_t cap) {
+/* Device 0 prepared (untuned or not): its build options (copied into opts), the own tile's MR and (seq_mr
+ * not NULL) the LSTM sequence kernels' MR. */
+static int prepared_mrs(bool tuning, bool untuned, char *opts, size_t cap, int *seq_mr) {
   log_text[0] = '\0';
   cls_engine *e = open_engine(tuning);
   int sel[1] = {0}, count = 1, mr = -1;
@@ -59,8 +60,19 @@ static int prepared_mr(bool tuning, bool untuned, char *opts, size_t cap) {
   }
   if (m) clReleaseMemObject(m);
   cls_gemm_destroy(g);
+  if (seq_mr) { /* the LSTM's sequence kernels' tile, as built */
+    cls_lstm_plan *lstm = NULL;
+    CHECK(cls_lstm_create(e, 0, 4, 2, 8, 8, &lstm) == CLS_OK, "lstm create: %s", cls_engine_error(e));
+    *seq_mr = -1;
+    if (lstm) cls_lstm_sequence_tile(lstm, seq_mr, NULL);
+    cls_lstm_destroy(lstm);
+  }
   cls_engine_destroy(e);
   return mr;
+}
+
+static int prepared_mr(bool tuning, bool untuned, char *opts, size_t cap) {
+  return prepared_mrs(tuning, untuned, opts, cap, NULL);
 }
 
 static void store(const char *own, const char *digest) {
@@ -98,6 +110,10 @@ int main(void) {
   CHECK_CONTAINS(why.text, "-cl-fast-relaxed-math");
   CHECK(!cls_gemm_own_options_check("-DCLS_GEMM_FAULT=1", &why), "the fault switch is not a tunable");
   CHECK(!cls_gemm_own_options_check("-DCLS_GEMM_MR=8x", &why), "a value with a tail");
+  CHECK(cls_gemm_own_options_check("-DCLS_GEMM_MR=8 -DCLS_LSTM_SEQ_MR=8 -DCLS_LSTM_SEQ_NV=2", &why), "%s", why.text);
+  CHECK(!cls_gemm_own_options_check("-DCLS_LSTM_SEQ_MR=17", &why), "the sequence tile's MR 17 out of range");
+  CHECK(!cls_gemm_own_options_check("-DCLS_LSTM_SEQ_FAULT=1", &why), "the sequence fault switch is not a tunable");
+  CHECK(!cls_gemm_own_options_check("-D=3", &why), "no macro");
 
   const int default_mr = prepared_mr(true, false, opts, sizeof opts);
   CHECK(default_mr >= 1 && default_mr != 5, "the default tile's MR is %d", default_mr);
@@ -109,6 +125,17 @@ int main(void) {
   CHECK_CONTAINS(opts, " -DCLS_GEMM_MR=5 -DCLS_GEMM_NV=2");
   CHECK_CONTAINS(log_text, "own GEMM kernels' tuning loaded from ");
   CHECK_CONTAINS(log_text, "(tuned at H=32 (test)): -DCLS_GEMM_MR=5 -DCLS_GEMM_NV=2");
+  /* the LSTM's sequence tile alike, in the sequence kernels alone (the GEMM's tile stays the default) */
+  int default_seq_mr = 0, seq_mr = 0;
+  CHECK_INT(prepared_mrs(false, false, opts, sizeof opts, &default_seq_mr), default_mr);
+  CHECK(default_seq_mr >= 1 && default_seq_mr != 3, "the default sequence tile's MR is %d", default_seq_mr);
+  store("-DCLS_LSTM_SEQ_MR=3 -DCLS_LSTM_SEQ_NV=1", digest);
+  CHECK_INT(prepared_mrs(true, false, opts, sizeof opts, &seq_mr), default_mr);
+  CHECK_INT(seq_mr, 3);
+  CHECK_CONTAINS(opts, " -DCLS_LSTM_SEQ_MR=3 -DCLS_LSTM_SEQ_NV=1");
+  CHECK_INT(prepared_mrs(true, true, opts, sizeof opts, &seq_mr), default_mr);
+  CHECK_INT(seq_mr, default_seq_mr);
+  store("-DCLS_GEMM_MR=5 -DCLS_GEMM_NV=2", digest);
   /* the option off, or an untuned prepare (bench --tune measures the defaults): not taken */
   CHECK_INT(prepared_mr(false, false, opts, sizeof opts), default_mr);
   CHECK(!strstr(opts, "-DCLS_GEMM_MR=5"), "gemm_tuning off: %s", opts);

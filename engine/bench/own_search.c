@@ -1,17 +1,19 @@
-/* Our own GEMM kernels' tuning search (see cls_own_tune in clspeech/internal/bench.h). The tile sizes of
- * kernels/gemm.cl are build-time macros, so each candidate is a build: an engine of its own whose kernel
- * options put the candidate after the device's table row (and after the user's CLSPEECH_KERNEL_OPTIONS),
- * on which only gemm.cl is compiled (the other programs' options do not carry the -DCLS_GEMM_* items it
- * varies and come from the binary cache: about 3.5-5 s a candidate on PoCL). Every shape's result is checked against the
- * host's double reference (cls_gemm_cases_check) and then timed; a wrong result or a build that fails is
- * rejected, never kept. The search is coordinate-wise, one group of macros at a time, each group's
- * candidates generated from the device: the wide tile (MR x NV vectors of the device's float width W,
- * whose MR x NV accumulators, NV loads and a broadcast fit the register file: 32 vector registers at
- * W = 16, AVX-512's, 16 otherwise; at least half the file in accumulators, to cover the FMA latency;
- * ranked by FMAs per load), its k unrolling, the few-rows tile for the packed recurrent products (ranked
- * also by how little of the batch's rows a tile pads), the thin tile's rows (MR_NARROW) and the narrow
- * product's copied form. A candidate whose partial sum already exceeds the best total by 5 % is
- * dropped. The winner must then beat the defaults in a final comparison that takes turns between the
+/* Our own kernels' tuning search (see cls_own_tune in clspeech/internal/bench.h). The tile sizes of
+ * kernels/gemm.cl and kernels/lstm_seq.cl are build-time macros, so each candidate is a build: an engine of
+ * its own whose kernel options put the candidate after the device's table row (and after the user's
+ * CLSPEECH_KERNEL_OPTIONS), on which only the program whose macros changed is compiled (the others'
+ * options do not carry the -DCLS_GEMM_* or -DCLS_LSTM_SEQ_* items and come from the binary cache: about
+ * 3.5-5 s a candidate on PoCL). Every GEMM shape's result is checked against the host's double reference
+ * (cls_gemm_cases_check), every LSTM sequence case's against the per-step path (lstm_seq_cases.c), and then
+ * timed; a wrong result or a build that fails is rejected, never kept. The search is coordinate-wise, one
+ * group of macros at a time, each group's candidates generated from the device: the wide tile (MR x NV
+ * vectors of the device's float width W, whose MR x NV accumulators, NV loads and a broadcast fit the
+ * register file: 32 vector registers at W = 16, AVX-512's, 16 otherwise; at least half the file in
+ * accumulators, to cover the FMA latency; ranked by FMAs per load), its k unrolling, the few-rows tile for
+ * the packed recurrent products (ranked also by how little of the batch's rows a tile pads), the thin
+ * tile's rows (MR_NARROW), the narrow product's copied form, and the sequence kernels' tile (ranked also by
+ * how evenly whole tiles split the batch over the compute units; timed on those kernels alone). A
+ * candidate whose partial sum already exceeds the best total by 5 % is dropped. The winner must then beat the defaults in a final comparison that takes turns between the
  * two builds round by round (the median of the rounds' ratios, at least 1 % faster); it is stored in the
  * device's tuning file (gemm_tuning.h, the "own" line) with the digest of the kernels it was measured
  * on, which every later engine's build options take. --tune_budget bounds the time: no candidate starts
@@ -28,14 +30,21 @@
 #include "device/gemm_tuning.h"
 #include "device/kernel_options.h"
 #include "device/log.h"
-#include "gemm_tunables.h" /* kernels/: the tunables' defaults */
+#include "own_tunables.h" /* kernels/: the tunables' defaults */
 
 #define MAX_SHAPES (CLS_BENCH_MAX_SHAPES * 4)
 
 /* The macros searched, in the order they are written; their defaults come from the device's build
  * options (the table row), else the kernels' own #ifndef values. */
-enum { T_MR, T_NV, T_K_UNROLL, T_MR_FEW, T_NV_FEW, T_MR_NARROW, T_NARROW_COPY, N_TUNED };
-static const char *const tuned_names[N_TUNED] = {"MR", "NV", "K_UNROLL", "MR_FEW", "NV_FEW", "MR_NARROW", "NARROW_COPY"};
+enum { T_MR, T_NV, T_K_UNROLL, T_MR_FEW, T_NV_FEW, T_MR_NARROW, T_NARROW_COPY, T_SEQ_MR, T_SEQ_NV, N_TUNED };
+static const char *const tuned_names[N_TUNED] = {"CLS_GEMM_MR",        "CLS_GEMM_NV",        "CLS_GEMM_K_UNROLL",
+                                                 "CLS_GEMM_MR_FEW",    "CLS_GEMM_NV_FEW",    "CLS_GEMM_MR_NARROW",
+                                                 "CLS_GEMM_NARROW_COPY", "CLS_LSTM_SEQ_MR", "CLS_LSTM_SEQ_NV"};
+
+/* What a build is timed on: the GEMM shapes, the LSTM's sequence kernels (lstm_seq_cases.c), or both. A
+ * group of candidates that changes one kernel's macros only is timed on that kernel's part. */
+enum { PART_GEMM = 1, PART_SEQ = 2, PART_ALL = 3 };
+#define MAX_LSTM_CASES 8
 
 typedef struct values {
   int v[N_TUNED];
@@ -47,6 +56,7 @@ typedef struct side {
   int device;
   cl_command_queue q;
   cls_gemm_cases *cases;
+  cls_lstm_seq_cases *lstm; /* NULL: no sequence case */
 } side;
 
 typedef struct own_search {
@@ -56,10 +66,14 @@ typedef struct own_search {
   cls_own_tune_result *r;
   const cls_gemm_shape *shapes;
   int n;
-  int order[MAX_SHAPES]; /* heaviest first (calls x flops), so that a slow candidate is dropped early */
+  int order[MAX_SHAPES]; /* the shapes timed, heaviest first (calls x flops), so that a slow candidate is dropped */
+  int n_order;           /* early; the LSTM's recurrent products where it takes the sequence path left out */
   char select[32];       /* the device as a selection item, "P:D" */
   double t0;
   int width, registers, few_rows;
+  cls_lstm_seq_case lstm[MAX_LSTM_CASES]; /* the cases whose LSTM takes the sequence path */
+  int n_lstm;
+  unsigned units;        /* the device's compute units: the sequence kernels split the batch over them */
   side best;             /* the best build so far, kept to be timed beside each candidate (its e NULL: none yet) */
 } own_search;
 
@@ -79,10 +93,10 @@ static bool over_budget(const own_search *s) {
   return s->o->budget_s > 0 && (cls_now_ms() - s->t0) / 1e3 >= s->o->budget_s;
 }
 
-/* The last -DCLS_GEMM_<name>=N of `options`, or `fallback`. */
-static int option_value(const char *options, const char *name, int fallback) {
+/* The last -D<macro>=N of `options`, or `fallback`. */
+static int option_value(const char *options, const char *macro, int fallback) {
   char key[48];
-  snprintf(key, sizeof key, "-DCLS_GEMM_%s=", name);
+  snprintf(key, sizeof key, "-D%s=", macro);
   int v = fallback;
   for (const char *at = options; at && (at = strstr(at, key)) != NULL; at += strlen(key)) v = atoi(at + strlen(key));
   return v;
@@ -90,13 +104,15 @@ static int option_value(const char *options, const char *name, int fallback) {
 
 static values defaults_of(const char *options) {
   values d;
-  d.v[T_MR] = option_value(options, "MR", CLS_GEMM_MR_DEFAULT);
-  d.v[T_NV] = option_value(options, "NV", CLS_GEMM_NV_DEFAULT);
-  d.v[T_K_UNROLL] = option_value(options, "K_UNROLL", CLS_GEMM_K_UNROLL_DEFAULT);
-  d.v[T_MR_FEW] = option_value(options, "MR_FEW", d.v[T_MR]); /* (the few-rows tile defaults to the build's) */
-  d.v[T_NV_FEW] = option_value(options, "NV_FEW", d.v[T_NV]);
-  d.v[T_MR_NARROW] = option_value(options, "MR_NARROW", CLS_GEMM_MR_NARROW_DEFAULT);
-  d.v[T_NARROW_COPY] = option_value(options, "NARROW_COPY", CLS_GEMM_NARROW_COPY_DEFAULT);
+  d.v[T_MR] = option_value(options, tuned_names[T_MR], CLS_GEMM_MR_DEFAULT);
+  d.v[T_NV] = option_value(options, tuned_names[T_NV], CLS_GEMM_NV_DEFAULT);
+  d.v[T_K_UNROLL] = option_value(options, tuned_names[T_K_UNROLL], CLS_GEMM_K_UNROLL_DEFAULT);
+  d.v[T_MR_FEW] = option_value(options, tuned_names[T_MR_FEW], d.v[T_MR]); /* (defaults to the build's tile) */
+  d.v[T_NV_FEW] = option_value(options, tuned_names[T_NV_FEW], d.v[T_NV]);
+  d.v[T_MR_NARROW] = option_value(options, tuned_names[T_MR_NARROW], CLS_GEMM_MR_NARROW_DEFAULT);
+  d.v[T_NARROW_COPY] = option_value(options, tuned_names[T_NARROW_COPY], CLS_GEMM_NARROW_COPY_DEFAULT);
+  d.v[T_SEQ_MR] = option_value(options, tuned_names[T_SEQ_MR], CLS_LSTM_SEQ_MR_DEFAULT);
+  d.v[T_SEQ_NV] = option_value(options, tuned_names[T_SEQ_NV], CLS_LSTM_SEQ_NV_DEFAULT);
   return d;
 }
 
@@ -104,7 +120,7 @@ static void format_values(const values *v, char *out, size_t cap) {
   size_t used = 0;
   out[0] = '\0';
   for (int t = 0; t < N_TUNED && used < cap; t++)
-    used += (size_t)snprintf(out + used, cap - used, "%s-DCLS_GEMM_%s=%d", t ? " " : "", tuned_names[t], v->v[t]);
+    used += (size_t)snprintf(out + used, cap - used, "%s-D%s=%d", t ? " " : "", tuned_names[t], v->v[t]);
 }
 
 static bool same(const values *a, const values *b) { return !memcmp(a->v, b->v, sizeof a->v); }
@@ -112,6 +128,7 @@ static bool same(const values *a, const values *b) { return !memcmp(a->v, b->v, 
 /* ---- one build, checked and timed ---- */
 
 static void side_free(side *b) {
+  cls_lstm_seq_cases_destroy(b->lstm);
   cls_gemm_cases_destroy(b->cases);
   if (b->q) clReleaseCommandQueue(b->q);
   cls_engine_destroy(b->e);
@@ -145,6 +162,7 @@ static bool side_build(own_search *s, const char *options, side *b, char *why, s
   if (st == CLS_OK) st = cls_gemm_cases_create(b->e, sel, b->q, s->shapes, s->n, &b->cases);
   if (st == CLS_OK) st = cls_gemm_cases_set_backend(b->cases, CLS_GEMM_BACKEND_OWN);
   if (st == CLS_OK) cls_gemm_cases_set_run_ms(b->cases, CLS_BENCH_RUN_MS);
+  if (st == CLS_OK && s->n_lstm > 0) st = cls_lstm_seq_cases_create(b->e, sel, b->q, s->lstm, s->n_lstm, &b->lstm);
   if (st != CLS_OK) {
     const char *text = b->e ? cls_engine_error(b->e) : "no engine";
     snprintf(why, cap, "does not build: %.*s", (int)strcspn(text, "\n"), text && text[0] ? text : "(no error text)");
@@ -159,51 +177,93 @@ static bool side_build(own_search *s, const char *options, side *b, char *why, s
 #define DROP_RATIO 1.05
 #define WIN_RATIO 0.99
 
-/* Checks every shape once (the first candidate's runs), then times them: *ms the sum of calls x median ms.
- * With `best` (the best build so far), each shape is timed on it as well, right after the candidate's, into
- * *best_ms: the two times of a shape are moments apart, where whole sums timed one after the other are
- * seconds apart on a machine whose speed drifts; CLS_TUNE_DROPPED once the partial sum passes DROP_RATIO
- * times the best's. CLS_TUNE_REJECTED with `why` for a wrong result or a failed run (the candidate's; the
- * best's as a failed run too). */
-static cls_tune_state side_time(own_search *s, side *b, bool check, int runs, double *ms, side *best, double *best_ms,
-                                char *why, size_t cap) {
-  *ms = 0;
-  if (best_ms) *best_ms = 0;
-  for (int j = 0; j < s->n; j++) {
+/* Checks every GEMM shape (PART_GEMM) and LSTM sequence case (PART_SEQ) of `parts` on the build: false with
+ * `why` at the first wrong result or failed run. All before any timing, so that a wrong build is rejected
+ * even where it is also slow. */
+static bool side_check(own_search *s, side *b, int parts, char *why, size_t cap) {
+  for (int j = 0; (parts & PART_GEMM) && j < s->n_order; j++) {
     const int i = s->order[j];
     const cls_gemm_shape *sh = &s->shapes[i];
-    double median = 0;
-    if (check) {
-      bool ok = false;
-      char detail[200] = "";
-      if (cls_gemm_cases_check(b->cases, i, &ok, detail, sizeof detail) != CLS_OK || !ok) {
-        snprintf(why, cap, "wrong result on %s [%d,%d,%d]: %s", sh->name, sh->m, sh->n, sh->k,
-                 ok ? cls_engine_error(b->e) : detail);
-        return CLS_TUNE_REJECTED;
-      }
+    bool ok = false;
+    char detail[200] = "";
+    const cls_status st = cls_gemm_cases_check(b->cases, i, &ok, detail, sizeof detail);
+    if (st != CLS_OK || !ok) {
+      snprintf(why, cap, "wrong result on %s [%d,%d,%d]: %s", sh->name, sh->m, sh->n, sh->k,
+               st != CLS_OK ? cls_engine_error(b->e) : detail);
+      return false;
     }
-    if (cls_gemm_cases_time(b->cases, i, check ? 0 : 1, runs, &median, NULL) != CLS_OK) {
-      snprintf(why, cap, "%s: %s", sh->name, cls_engine_error(b->e));
+  }
+  for (int i = 0; (parts & PART_SEQ) && i < s->n_lstm; i++) {
+    bool ok = false;
+    char detail[240] = "";
+    const cls_status st = cls_lstm_seq_cases_check(b->lstm, i, &ok, detail, sizeof detail);
+    if (st != CLS_OK || !ok) {
+      snprintf(why, cap, "wrong result on lstm sequence H=%d: %s", s->lstm[i].hidden,
+               st != CLS_OK ? cls_engine_error(b->e) : detail);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* One GEMM shape (item < s->n_order, in s->order) or LSTM sequence case (item - s->n_order) on build b: calls x
+ * median ms. */
+static cls_status item_time(own_search *s, side *b, int item, int warmups, int runs, double *ms) {
+  if (item < s->n_order) {
+    const cls_gemm_shape *sh = &s->shapes[s->order[item]];
+    double median = 0;
+    const cls_status st = cls_gemm_cases_time(b->cases, s->order[item], warmups, runs, &median, NULL);
+    *ms = sh->calls * median;
+    return st;
+  }
+  return cls_lstm_seq_cases_time(b->lstm, item - s->n_order, warmups, runs, ms); /* once per step */
+}
+
+static void item_name(const own_search *s, int item, char *out, size_t cap) {
+  if (item < s->n_order)
+    snprintf(out, cap, "%s", s->shapes[s->order[item]].name);
+  else
+    snprintf(out, cap, "lstm sequence H=%d", s->lstm[item - s->n_order].hidden);
+}
+
+/* With `check`, checks the build first (side_check); then times the GEMM shapes (PART_GEMM) and LSTM sequence
+ * cases (PART_SEQ, their two kernels' device time in one forward and backward) of `parts`: *ms the sum of
+ * calls x median ms. With `best` (the best build so far), each shape or case is timed on it as well, right
+ * after the candidate's, into *best_ms: the two times of a shape are moments apart, where whole sums timed one
+ * after the other are seconds apart on a machine whose speed drifts; CLS_TUNE_DROPPED once the partial sum
+ * passes DROP_RATIO times the best's. CLS_TUNE_REJECTED with `why` for a wrong result or a failed run (the
+ * candidate's; the best's as a failed run too). */
+static cls_tune_state side_time(own_search *s, side *b, int parts, bool check, int runs, double *ms, side *best,
+                                double *best_ms, char *why, size_t cap) {
+  *ms = 0;
+  if (best_ms) *best_ms = 0;
+  if (check && !side_check(s, b, parts, why, cap)) return CLS_TUNE_REJECTED;
+  for (int item = 0; item < s->n_order + s->n_lstm; item++) {
+    if (!(parts & (item < s->n_order ? PART_GEMM : PART_SEQ))) continue;
+    char name[48];
+    item_name(s, item, name, sizeof name);
+    double mine = 0, theirs = 0;
+    if (item_time(s, b, item, check ? 0 : 1, runs, &mine) != CLS_OK) { /* (the check ran it: warm) */
+      snprintf(why, cap, "%s: %s", name, cls_engine_error(b->e));
       return CLS_TUNE_REJECTED;
     }
-    *ms += sh->calls * median;
-    if (best) {
-      double theirs = 0;
-      if (cls_gemm_cases_time(best->cases, i, 1, runs, &theirs, NULL) != CLS_OK) {
-        snprintf(why, cap, "the best so far on %s: %s", sh->name, cls_engine_error(best->e));
-        return CLS_TUNE_REJECTED;
-      }
-      *best_ms += sh->calls * theirs;
-      if (*ms > DROP_RATIO * *best_ms) return CLS_TUNE_DROPPED;
+    *ms += mine;
+    if (!best) continue;
+    if (item_time(s, best, item, 1, runs, &theirs) != CLS_OK) {
+      snprintf(why, cap, "the best so far on %s: %s", name, cls_engine_error(best->e));
+      return CLS_TUNE_REJECTED;
     }
+    *best_ms += theirs;
+    if (*ms > DROP_RATIO * *best_ms) return CLS_TUNE_DROPPED;
   }
   return CLS_TUNE_TIMED;
 }
 
-/* Builds, checks and times one candidate into the result's list, shape by shape beside the best build so far
- * when there is one (s->best.e; the candidate's time over the best's in c->versus, dropped past DROP_RATIO); a
- * timed build is kept in *keep. */
-static cls_own_candidate *try_candidate(own_search *s, const char *group, const char *options, side *keep) {
+/* Builds, checks and times one candidate on `parts` into the result's list, shape by shape beside the best
+ * build so far when there is one (s->best.e; the candidate's time over the best's in c->versus, dropped past
+ * DROP_RATIO); a timed build is kept in *keep. */
+static cls_own_candidate *try_candidate(own_search *s, const char *group, const char *options, int parts,
+                                        side *keep) {
   cls_own_tune_result *r = s->r;
   if (r->n == CLS_OWN_MAX_CANDIDATES) return NULL;
   cls_own_candidate *c = &r->candidate[r->n++];
@@ -220,8 +280,8 @@ static cls_own_candidate *try_candidate(own_search *s, const char *group, const 
     progress(s, "%s: checking and timing %s", group, options);
     double theirs = 0;
     const bool beside = s->best.e != NULL;
-    c->state = side_time(s, &b, true, s->o->runs, &c->ms, beside ? &s->best : NULL, beside ? &theirs : NULL, c->why,
-                         sizeof c->why);
+    c->state = side_time(s, &b, parts, true, s->o->runs, &c->ms, beside ? &s->best : NULL, beside ? &theirs : NULL,
+                         c->why, sizeof c->why);
     if (beside && theirs > 0 && c->state != CLS_TUNE_REJECTED) c->versus = c->ms / theirs;
     if (keep && c->state == CLS_TUNE_TIMED)
       *keep = b;
@@ -250,8 +310,11 @@ static int by_score(const void *a, const void *b) {
 
 /* The tiles MR x NV (vectors) whose accumulators, NV loads and a broadcast fit the registers, with at
  * least half of them accumulating, ranked by FMAs per load and broadcast, times the share of `rows`
- * (0: any number of rows) that whole tiles cover. At most `cap`, the current one left out. */
-static int tiles_for(const own_search *s, int rows, int cur_mr, int cur_nv, tile *out, int cap) {
+ * (0: any number of rows) that whole tiles cover; with `units`, the share of the time that rows split
+ * over that many compute units in whole tiles keep busy (the sequence kernels', engine/ops/lstm.c: each
+ * work-item takes ceil(rows / units) rows rounded up to a whole tile). At most `cap`, the current one left
+ * out. */
+static int tiles_for(const own_search *s, int rows, unsigned units, int cur_mr, int cur_nv, tile *out, int cap) {
   tile all[16 * 8];
   int n = 0;
   for (int mr = 2; mr <= 16; mr++)
@@ -259,7 +322,12 @@ static int tiles_for(const own_search *s, int rows, int cur_mr, int cur_nv, tile
       const int acc = mr * nv;
       if (acc + nv + 1 > s->registers || 2 * acc < s->registers || (mr == cur_mr && nv == cur_nv)) continue;
       double score = (double)acc / (mr + nv);
-      if (rows > 0) score *= (double)rows / (double)(((rows + mr - 1) / mr) * mr);
+      if (rows > 0 && units > 0) {
+        const int per = ((rows + (int)units - 1) / (int)units + mr - 1) / mr * mr;
+        score *= (double)rows / units / per;
+      } else if (rows > 0) {
+        score *= (double)rows / (double)(((rows + mr - 1) / mr) * mr);
+      }
       all[n++] = (tile){mr, nv, score};
     }
   qsort(all, (size_t)n, sizeof *all, by_score);
@@ -282,22 +350,22 @@ static bool beats_best(own_search *s, cls_own_candidate *c, side *cand) {
   return true;
 }
 
-/* Tries each of the group's candidates (best->v with the group's values changed) and keeps each that beats
- * the best so far (beats_best). */
-static void search_group(own_search *s, const char *group, values *best, const values *cands, int n) {
+/* Tries each of the group's candidates (best->v with the group's values changed), timed on `parts`, and keeps
+ * each that beats the best so far (beats_best). */
+static void search_group(own_search *s, const char *group, int parts, values *best, const values *cands, int n) {
   for (int i = 0; i < n && !over_budget(s); i++) {
     char options[CLS_GEMM_OWN_CAP];
     format_values(&cands[i], options, sizeof options);
     side cand;
     memset(&cand, 0, sizeof cand);
-    cls_own_candidate *c = try_candidate(s, group, options, &cand);
+    cls_own_candidate *c = try_candidate(s, group, options, parts, &cand);
     if (beats_best(s, c, &cand)) *best = cands[i];
   }
 }
 
 static int tile_group(const own_search *s, const values *best, values *out, int cap) {
   tile t[8];
-  int n = tiles_for(s, 0, best->v[T_MR], best->v[T_NV], t, cap < 8 ? cap : 8);
+  int n = tiles_for(s, 0, 0, best->v[T_MR], best->v[T_NV], t, cap < 8 ? cap : 8);
   for (int i = 0; i < n; i++) {
     out[i] = *best;
     out[i].v[T_MR] = t[i].mr;
@@ -308,11 +376,25 @@ static int tile_group(const own_search *s, const values *best, values *out, int 
 
 static int few_group(const own_search *s, const values *best, values *out, int cap) {
   tile t[8];
-  int n = s->few_rows ? tiles_for(s, s->few_rows, best->v[T_MR_FEW], best->v[T_NV_FEW], t, cap < 6 ? cap : 6) : 0;
+  int n = s->few_rows ? tiles_for(s, s->few_rows, 0, best->v[T_MR_FEW], best->v[T_NV_FEW], t, cap < 6 ? cap : 6) : 0;
   for (int i = 0; i < n; i++) {
     out[i] = *best;
     out[i].v[T_MR_FEW] = t[i].mr;
     out[i].v[T_NV_FEW] = t[i].nv;
+  }
+  return n;
+}
+
+/* The sequence kernels' tiles (rows of the batch x vectors), for the cases' batch over the compute units. */
+static int seq_group(const own_search *s, const values *best, values *out, int cap) {
+  tile t[8];
+  int n = s->n_lstm ? tiles_for(s, s->lstm[0].batch, s->units, best->v[T_SEQ_MR], best->v[T_SEQ_NV], t,
+                                cap < 6 ? cap : 6)
+                    : 0;
+  for (int i = 0; i < n; i++) {
+    out[i] = *best;
+    out[i].v[T_SEQ_MR] = t[i].mr;
+    out[i].v[T_SEQ_NV] = t[i].nv;
   }
   return n;
 }
@@ -346,8 +428,8 @@ static bool compare(own_search *s, const char *defaults, const char *winner, dou
   bool ok = true;
   for (int k = 0; k < rounds && k < CLS_BENCH_MAX_RUNS && ok; k++) {
     progress(s, "comparing the winner with the defaults, round %d of %d", k + 1, rounds);
-    ok = side_time(s, &a, k == 0, s->o->runs, &ra[k], NULL, NULL, why, sizeof why) == CLS_TUNE_TIMED &&
-         side_time(s, &b, k == 0, s->o->runs, &rb[k], NULL, NULL, why, sizeof why) == CLS_TUNE_TIMED;
+    ok = side_time(s, &a, PART_ALL, k == 0, s->o->runs, &ra[k], NULL, NULL, why, sizeof why) == CLS_TUNE_TIMED &&
+         side_time(s, &b, PART_ALL, k == 0, s->o->runs, &rb[k], NULL, NULL, why, sizeof why) == CLS_TUNE_TIMED;
     q[k] = ok ? rb[k] / ra[k] : 0;
   }
   side_free(&a);
@@ -395,13 +477,24 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
                     d->platform_index, d->device_index, d->platform_index, d->device_index);
   own_search s = {.e = e, .device = device, .o = o, .r = r, .shapes = shapes, .n = n, .t0 = cls_now_ms()};
   snprintf(s.select, sizeof s.select, "%d:%d", d->platform_index, d->device_index);
+  s.units = d->compute_units;
+  for (int i = 0; i < o->n_lstm && s.n_lstm < MAX_LSTM_CASES; i++) /* the cases the sequence tile runs in */
+    if (cls_lstm_seq_case_takes_sequence(e, device, &o->lstm[i])) {
+      s.lstm[s.n_lstm++] = o->lstm[i];
+      size_t used = strlen(r->lstm);
+      snprintf(r->lstm + used, sizeof r->lstm - used, "%s%d", used ? "," : "H=", o->lstm[i].hidden);
+    }
   double weight[MAX_SHAPES];
   for (int i = 0; i < n; i++) {
-    s.order[i] = i;
+    /* the recurrent products of an H whose LSTM takes the sequence path are not the step's: not timed */
+    bool in_sequence = false;
+    for (int c = 0; c < s.n_lstm; c++) in_sequence |= shapes[i].packed_b && shapes[i].n_hidden == s.lstm[c].hidden;
+    if (in_sequence) continue;
+    s.order[s.n_order++] = i;
     weight[i] = shapes[i].calls * cls_gemm_flops(&shapes[i]);
     if (shapes[i].packed_b && (s.few_rows == 0 || shapes[i].m < s.few_rows)) s.few_rows = shapes[i].m;
   }
-  for (int i = 1; i < n; i++)
+  for (int i = 1; i < s.n_order; i++)
     for (int j = i; j > 0 && weight[s.order[j]] > weight[s.order[j - 1]]; j--) {
       int t = s.order[j];
       s.order[j] = s.order[j - 1];
@@ -411,14 +504,16 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
   char *table = cls_kernel_options_for(d, NULL, NULL, NULL);
   if (!table) return cls_fail(e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   const values defaults = defaults_of(table);
-  s.width = option_value(table, "W", CLS_GEMM_W_DEFAULT);
+  s.width = option_value(table, "CLS_GEMM_W", CLS_GEMM_W_DEFAULT);
   free(table);
   s.registers = s.width >= 16 ? 32 : 16;
   format_values(&defaults, r->defaults, sizeof r->defaults);
-  cls_gemm_shapes_describe(shapes, n, r->shapes, sizeof r->shapes);
+  cls_gemm_shape timed[MAX_SHAPES];
+  for (int i = 0; i < s.n_order; i++) timed[i] = shapes[s.order[i]];
+  cls_gemm_shapes_describe(timed, s.n_order, r->shapes, sizeof r->shapes);
 
   values best = defaults;
-  const cls_own_candidate *first = try_candidate(&s, "defaults", r->defaults, &s.best);
+  const cls_own_candidate *first = try_candidate(&s, "defaults", r->defaults, PART_ALL, &s.best);
   if (!first || first->state != CLS_TUNE_TIMED) {
     r->seconds = (cls_now_ms() - s.t0) / 1e3;
     return cls_fail(e, CLS_ERR_BUILD, "own GEMM tuning: the defaults themselves fail on device %s: %s", s.select,
@@ -432,7 +527,7 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
     side cand;
     memset(&cand, 0, sizeof cand);
     cls_error bad;
-    cls_own_candidate *c = try_candidate(&s, "tried", options, &cand);
+    cls_own_candidate *c = try_candidate(&s, "tried", options, PART_ALL, &cand);
     if (c && c->state == CLS_TUNE_TIMED && !cls_gemm_own_options_check(o->extra, &bad)) {
       side_free(&cand);
       snprintf(r->note, sizeof r->note, "the tried options are not storable: %.150s", bad.text);
@@ -441,22 +536,24 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
     }
   }
   int k = tile_group(&s, &best, cands, 16);
-  search_group(&s, "tile", &best, cands, k);
+  search_group(&s, "tile", PART_GEMM, &best, cands, k);
   static const int unrolls[] = {1, 2, 4};
   k = list_group(&best, T_K_UNROLL, unrolls, 3, cands);
-  search_group(&s, "k unroll", &best, cands, k);
+  search_group(&s, "k unroll", PART_GEMM, &best, cands, k);
+  k = seq_group(&s, &best, cands, 16);
+  search_group(&s, "sequence", PART_SEQ, &best, cands, k);
   k = few_group(&s, &best, cands, 16);
-  search_group(&s, "few rows", &best, cands, k);
+  search_group(&s, "few rows", PART_GEMM, &best, cands, k);
   static const int narrow_rows[] = {4, 6, 8, 12, 16};
   k = 0;
   for (int i = 0; i < 5; i++) { /* the thin tile: MR_NARROW x NV/2 vectors within the registers */
     const int nv = best.v[T_NV] / 2 > 0 ? best.v[T_NV] / 2 : 1;
     if (narrow_rows[i] * nv + nv + 1 <= s.registers) k += list_group(&best, T_MR_NARROW, &narrow_rows[i], 1, &cands[k]);
   }
-  search_group(&s, "thin tile", &best, cands, k);
+  search_group(&s, "thin tile", PART_GEMM, &best, cands, k);
   static const int copies[] = {0, 1};
   k = list_group(&best, T_NARROW_COPY, copies, 2, cands);
-  search_group(&s, "narrow copy", &best, cands, k);
+  search_group(&s, "narrow copy", PART_GEMM, &best, cands, k);
   r->over_budget = over_budget(&s);
   side_free(&s.best);
 

@@ -204,14 +204,17 @@ void cls_gemm_tuning_load(cls_engine *e, int device, bool *applied) {
 }
 
 void cls_gemm_own_kernels_digest(char out[17]) {
-  int k = -1; /* (the table itself: program.c's lookup would make a circle with its call of this file) */
-  for (int i = 0; i < cls_kernel_source_count; i++)
-    if (!strcmp(cls_kernel_sources[i].family, "gemm")) k = i;
+  /* the families the own line tunes, in this order (the table itself, not program.c's lookup, which would
+     make a circle with its call of this file) */
+  static const char *const tuned[] = {"gemm", "lstm_seq"};
   cls_sha256 h;
   uint8_t digest[32];
   char hex[65];
   cls_sha256_init(&h);
-  if (k >= 0) cls_sha256_update(&h, cls_kernel_sources[k].source, cls_kernel_sources[k].length);
+  for (size_t f = 0; f < sizeof tuned / sizeof *tuned; f++)
+    for (int i = 0; i < cls_kernel_source_count; i++)
+      if (!strcmp(cls_kernel_sources[i].family, tuned[f]))
+        cls_sha256_update(&h, cls_kernel_sources[i].source, cls_kernel_sources[i].length);
   cls_sha256_final(&h, digest);
   cls_sha256_hex(digest, hex);
   memcpy(out, hex, 16);

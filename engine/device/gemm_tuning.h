@@ -28,14 +28,16 @@ size_t cls_gemm_tuning_seal(char *text, size_t len, size_t cap);
 bool cls_gemm_tuning_parse(const char *text, size_t len, const cls_device_info *device, cls_gemm_tuning *out,
                            cls_error *why);
 
-/* Whether -DCLS_GEMM_<name>=<value> is one of the own kernels' tunables (kernels/gemm_tunables.h) in its range. */
-bool cls_gemm_own_tunable(const char *name, int value);
-/* Whether `options` is a space-separated list of such -DCLS_GEMM_NAME=VALUE items only (and shorter than
+/* Whether -D<macro>=<value> ("CLS_GEMM_MR", "CLS_LSTM_SEQ_NV") is one of the own kernels' tunables
+ * (kernels/own_tunables.h) in its range. */
+bool cls_gemm_own_tunable(const char *macro, int value);
+/* Whether `options` is a space-separated list of such -DMACRO=VALUE items only (and shorter than
  * CLS_GEMM_OWN_CAP); false with `why` naming the first item that is not. */
 bool cls_gemm_own_options_check(const char *options, cls_error *why);
 
-/* The 16 hex digits of the SHA-256 of the own GEMM kernels' source (kernels/gemm.cl, its headers
- * resolved): stored own options were measured on the kernels with this digest, and apply to no other. */
+/* The 16 hex digits of the SHA-256 of the tuned own kernels' sources (kernels/gemm.cl, then lstm_seq.cl,
+ * their headers resolved): stored own options were measured on the kernels with this digest, and apply to
+ * no other. */
 void cls_gemm_own_kernels_digest(char out[17]);
 
 /* The device's stored own-kernel options (cls_gemm_tuning.own) for its build options, into `out` ("" when

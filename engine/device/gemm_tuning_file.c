@@ -12,7 +12,7 @@
 
 #include "base/sha256.h"
 #include "device/gemm_tuning.h"
-#include "gemm_tunables.h" /* kernels/: the tunables and their ranges */
+#include "own_tunables.h" /* kernels/: the tunables and their ranges */
 
 #define MAGIC "clspeech-gemm-tuning 1"
 
@@ -179,17 +179,17 @@ static bool parse_backend(const char *line, cls_gemm_tuning *t, cls_error *why) 
 
 /* The own kernels' tunables a file may set, with their ranges (the kernels' own #error checks; the
  * search in engine/bench/own_search.c chooses among them): nothing else reaches a build from a file. */
-/* every tunable of kernels/gemm_tunables.h, with its range */
-#define OWN_TUNABLE(name) {#name, CLS_GEMM_##name##_MIN, CLS_GEMM_##name##_MAX},
+/* every tunable of kernels/own_tunables.h, with its range */
+#define OWN_TUNABLE(macro) {#macro, macro##_MIN, macro##_MAX},
 static const struct {
   const char *name;
   int lo, hi;
-} own_tunables[] = {CLS_GEMM_TUNABLES(OWN_TUNABLE)};
+} own_tunables[] = {CLS_OWN_TUNABLES(OWN_TUNABLE)};
 #undef OWN_TUNABLE
 
-bool cls_gemm_own_tunable(const char *name, int value) {
+bool cls_gemm_own_tunable(const char *macro, int value) {
   for (size_t i = 0; i < sizeof own_tunables / sizeof *own_tunables; i++)
-    if (!strcmp(name, own_tunables[i].name)) return value >= own_tunables[i].lo && value <= own_tunables[i].hi;
+    if (!strcmp(macro, own_tunables[i].name)) return value >= own_tunables[i].lo && value <= own_tunables[i].hi;
   return false;
 }
 
@@ -203,11 +203,11 @@ bool cls_gemm_own_options_check(const char *options, cls_error *why) {
     while (*s == ' ') s++;
     if (!*s) break;
     size_t item = strcspn(s, " ");
-    char name[32];
+    char name[40];
     int value = 0, used = 0;
-    static const char prefix[] = "-DCLS_GEMM_";
+    static const char prefix[] = "-D";
     const char *eq = memchr(s, '=', item);
-    bool ok = item > sizeof prefix && !strncmp(s, prefix, sizeof prefix - 1) && eq &&
+    bool ok = item > sizeof prefix && !strncmp(s, prefix, sizeof prefix - 1) && eq && eq > s + 2 &&
               (size_t)(eq - s) - (sizeof prefix - 1) < sizeof name;
     if (ok) {
       memcpy(name, s + sizeof prefix - 1, (size_t)(eq - s) - (sizeof prefix - 1));

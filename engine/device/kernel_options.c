@@ -48,9 +48,11 @@ static const options_row table[] = {
  * Tuning runs (`clspeech bench --tune --tune_kernels own`, docs/lab-notes/own-tuning.md): the AVX-512 row held
  * on 2 Zen 4 cores at H = 256 and 512 (2026-12-07, 21 builds, every candidate timed shape by shape beside
  * it at 1.005x its time or more). The AVX2 and narrower rows have had no tuning run yet. The LSTM's
- * one-kernel recurrence (kernels/lstm_seq.cl) takes the few-rows tile's sizes as its own (CLS_LSTM_SEQ_MR x
- * _NV), which the tuning leaves alone: on AVX-512, 8 x 2 float16, 1.39x the per-step path at H = 256
- * (docs/lab-notes/lstm-sequence.md); on AVX2 4 x 3 float8, not measured against others. */
+ * one-kernel recurrence (kernels/lstm_seq.cl) has a tile of its own (CLS_LSTM_SEQ_MR x _NV), which the
+ * tuning searches as its own group: on AVX-512, 8 x 2 float16, 1.39x the per-step path at H = 256
+ * (docs/lab-notes/lstm-sequence.md), held in a tuning run on 2 Zen 4 cores at H = 256 and 512 (2026-12-07:
+ * the six other tiles took 1.09-1.78x its time, docs/lab-notes/own-tuning.md); on AVX2 4 x 3 float8, not
+ * measured against others. */
 typedef struct gemm_row {
   unsigned min_width;
   const char *options;
@@ -162,18 +164,25 @@ oom:
   return NULL;
 }
 
+/* Whether `item` starts with `prefix`. */
+static bool item_is(const char *item, const char *prefix) { return !strncmp(item, prefix, strlen(prefix)); }
+
 char *cls_kernel_options_of_family(const char *options, const char *family) {
-  static const char gemm_item[] = "-DCLS_GEMM_";
-  static const char width_item[] = "-DCLS_GEMM_W=";
-  const bool keep = !strcmp(family, "gemm"), width = !strcmp(family, "lstm_seq"); /* its vectors: gemm_shape.h */
+  const bool gemm = !strcmp(family, "gemm"), seq = !strcmp(family, "lstm_seq");
   char *out = malloc(strlen(options) + 1);
   if (!out) return NULL;
   size_t len = 0;
   for (const char *s = options; *s;) {
     while (*s == ' ') s++;
     size_t item = strcspn(s, " ");
-    if (item && (keep || strncmp(s, gemm_item, sizeof gemm_item - 1) != 0 ||
-                 (width && !strncmp(s, width_item, sizeof width_item - 1)))) {
+    bool ours = true; /* items of gemm.cl's and lstm_seq.cl's own go to them alone; the width to both */
+    if (item_is(s, "-DCLS_GEMM_W="))
+      ours = gemm || seq; /* lstm_seq's vectors: gemm_shape.h */
+    else if (item_is(s, "-DCLS_GEMM_"))
+      ours = gemm;
+    else if (item_is(s, "-DCLS_LSTM_SEQ_"))
+      ours = seq;
+    if (item && ours) {
       if (len) out[len++] = ' ';
       memcpy(out + len, s, item);
       len += item;

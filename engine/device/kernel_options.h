@@ -18,9 +18,10 @@ char *cls_kernel_options_for(const cls_device_info *device, const char *stored, 
                              const char **bad_entry);
 
 /* The options one kernel family is built with, newly allocated (NULL when out of memory): the device's
- * `options` without their -DCLS_GEMM_* items for every family but "gemm" (kernels/gemm.cl, which reads them),
- * and "lstm_seq" keeping -DCLS_GEMM_W= (its vectors' width) alone, so that another GEMM tile (a tuning candidate, stored tuning) rebuilds that program
- * alone and the others keep their cached binaries. */
+ * `options` with the -DCLS_GEMM_* items for "gemm" alone (kernels/gemm.cl, which reads them), the
+ * -DCLS_LSTM_SEQ_* items for "lstm_seq" alone, which also keeps -DCLS_GEMM_W= (its vectors' width), and
+ * neither for every other family: so that another tile (a tuning candidate, stored tuning) rebuilds its
+ * program alone and the others keep their cached binaries. */
 char *cls_kernel_options_of_family(const char *options, const char *family);
 
 #endif

@@ -187,6 +187,11 @@ const char *cls_lstm_path_name(cls_lstm_path path) {
   }
 }
 
+void cls_lstm_sequence_tile(const cls_lstm_plan *p, int *mr, int *nr) {
+  if (mr) *mr = p->seq_mr;
+  if (nr) *nr = p->seq_nr;
+}
+
 size_t cls_lstm_workspace_bytes(const cls_lstm_plan *p, int time, int batch) {
   if (!p || time < 1 || batch < 1) return 0;
   return layout_of(p, time, batch).total * sizeof(float);

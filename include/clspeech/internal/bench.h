@@ -402,6 +402,31 @@ cls_status cls_gemm_tune(cls_engine *engine, int device, const cls_gemm_shape *s
 /* "H=512,2048 (28 shapes)": the H values of the shapes and their count. */
 void cls_gemm_shapes_describe(const cls_gemm_shape *shapes, int n, char *out, size_t cap);
 
+/* ---- the LSTM's one-kernel recurrence as the own search times it (lstm_seq_cases.c) ---- */
+
+/* An LSTM of input H and hidden H over B utterances of up to T frames (the bench's lengths: T, 0.9 T, ..). */
+typedef struct cls_lstm_seq_case {
+  int time, batch, hidden;
+} cls_lstm_seq_case;
+
+typedef struct cls_lstm_seq_cases cls_lstm_seq_cases;
+
+/* Whether the device's LSTM plan of this case takes the sequence path by itself (CLS_LSTM_PATH_AUTO): the
+ * cases whose time the sequence kernels' tile changes. */
+bool cls_lstm_seq_case_takes_sequence(cls_engine *engine, int device, const cls_lstm_seq_case *c);
+/* A plan per case on the sequence path, its synthetic inputs and outputs, enqueued on q (a profiling
+ * queue of the device, cls_bench_queue). */
+cls_status cls_lstm_seq_cases_create(cls_engine *engine, int device, cl_command_queue q, const cls_lstm_seq_case *cases,
+                                     int n, cls_lstm_seq_cases **out);
+void cls_lstm_seq_cases_destroy(cls_lstm_seq_cases *cases);
+/* Case i's forward and backward on the sequence path against the per-step path of the same build: h, dx,
+ * dW and db each within 1e-4 of the tensor's largest magnitude; *ok false with `detail` naming the first
+ * that is not. */
+cls_status cls_lstm_seq_cases_check(cls_lstm_seq_cases *cases, int i, bool *ok, char *detail, size_t cap);
+/* The device time of the sequence path's two kernels (lstm_seq_fwd + lstm_seq_bwd) in one forward and
+ * backward of case i, median of `runs` after `warmups` untimed. */
+cls_status cls_lstm_seq_cases_time(cls_lstm_seq_cases *cases, int i, int warmups, int runs, double *median_ms);
+
 /* ---- our own GEMM kernels' tuning (own_search.c) ---- */
 
 #define CLS_OWN_MAX_CANDIDATES 40
@@ -414,13 +439,17 @@ typedef struct cls_own_tune_options {
                         timed like the others, stored only when every item is a tunable (cls_gemm_own_tunable) */
   cls_bench_progress_fn progress;
   void *user;
+  const cls_lstm_seq_case *lstm; /* the step's LSTMs (the same batch each): those whose plan takes the sequence */
+  int n_lstm;                    /* path (cls_lstm_seq_case_takes_sequence) time its tile; 0: not searched */
 } cls_own_tune_options;
 
 typedef struct cls_own_candidate {
-  char group[16];               /* "defaults", "tried", "tile", "k unroll", "few rows", "thin tile", "narrow copy" */
+  char group[16];               /* "defaults", "tried", "tile", "k unroll", "few rows", "thin tile", "narrow copy",
+                                   "sequence" (the LSTM sequence kernels' tile) */
   char options[CLS_GEMM_OWN_CAP * 2];
   cls_tune_state state;         /* timed, dropped (slower, not finished) or rejected (wrong result, no build) */
-  double ms;                    /* sum over the shapes of calls x median ms (partial when dropped) */
+  double ms;                    /* sum over the shapes of calls x median ms, and over the LSTM sequence cases of
+                                   their kernels' ms per step, those its group is timed on (partial when dropped) */
   double build_s;               /* its build (gemm.cl) and engine, seconds */
   double versus;                /* ms over the best build's, timed shape by shape beside it (0: the defaults, rejected) */
   char why[256];                /* a rejection's reason */
@@ -428,6 +457,7 @@ typedef struct cls_own_candidate {
 
 typedef struct cls_own_tune_result {
   char shapes[128];                       /* "H=512 (16 shapes)" */
+  char lstm[64];                          /* the LSTM sequence cases timed, "H=256,512" ("": none) */
   char defaults[CLS_GEMM_OWN_CAP];        /* the device's table row's values, as -D items */
   char winner[CLS_GEMM_OWN_CAP];          /* what was stored (= defaults: none stored, the defaults kept) */
   int n;                                  /* candidates tried, the defaults first */
@@ -443,8 +473,10 @@ typedef struct cls_own_tune_result {
   double seconds;
 } cls_own_tune_result;
 
-/* Searches the tile sizes and forms of kernels/gemm.cl for the shapes on a CPU-like device (each candidate
- * a build of its own, every shape's result checked against the host reference, then timed), confirms the
+/* Searches the tile sizes and forms of kernels/gemm.cl for the shapes on a CPU-like device, and the tile of
+ * the LSTM's sequence kernels (kernels/lstm_seq.cl) for the options' LSTM cases that take that path (each
+ * candidate a build of its own, every shape's result checked against the host reference and every LSTM
+ * case's against the per-step path, then timed), confirms the
  * winner against the defaults taking turns, and stores it in the device's tuning file (the own line, with
  * the kernels' digest; the file's other lines kept), which later engines' build options take. The engine's
  * own builds are not changed (a new engine loads the winner). CLS_ERR_BUILD when the defaults themselves
