@@ -23,6 +23,17 @@ static inline int dense_keep(const float rate, const uint seed, const uint step,
   return cls_dropout_uniform(seed, step, layer, (uint)(utterance_offset + b), (uint)t, (uint)unit) >= rate;
 }
 
+/* The high 32 bits of eight 32 x 32-bit products: mul_hi, or with CLS_DENSE_WIDE_MULHI (engine/device/
+ * kernel_options.c: CPU devices, where PoCL's vector mul_hi is slow) through 64-bit lanes. */
+#ifndef CLS_DENSE_WIDE_MULHI
+#define CLS_DENSE_WIDE_MULHI 0
+#endif
+#if CLS_DENSE_WIDE_MULHI
+#define DENSE_MULHI8(a, b) convert_uint8((convert_ulong8(a) * convert_ulong8(b)) >> 32)
+#else
+#define DENSE_MULHI8(a, b) mul_hi((a), (b))
+#endif
+
 /* The keep masks (-1 kept, 0 dropped) of units j0 .. j0+31 of one row (j0 a multiple of 4): word c of
  * block g is unit j0 + 4g + c; m[q] holds units j0 + 8q .. j0 + 8q + 7. */
 static inline void dense_keep32(const float rate, const uint seed, const uint step, const uint layer, const uint utt,
@@ -31,7 +42,7 @@ static inline void dense_keep32(const float rate, const uint seed, const uint st
   uint8 w0 = (uint8)((uint)j0 >> 2) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7), w1 = (uint8)(t), w2 = (uint8)(utt);
   uint8 w3 = (uint8)(layer);
   uint k0_ = seed, k1_ = step;
-  CLS_PHILOX_10_ROUNDS(uint8, mul_hi, w0, w1, w2, w3, k0_, k1_)
+  CLS_PHILOX_10_ROUNDS(uint8, DENSE_MULHI8, w0, w1, w2, w3, k0_, k1_)
   const float k = CLS_DROPOUT_UNIT;
   const int8 k0 = convert_float8(CLS_DROPOUT_BITS(w0)) * k >= rate;
   const int8 k1 = convert_float8(CLS_DROPOUT_BITS(w1)) * k >= rate;
