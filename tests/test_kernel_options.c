@@ -77,9 +77,9 @@ int main(void) {
         fam ? fam : "(null)");
   free(fam);
   fam = o ? cls_kernel_options_of_family(o, "gemm") : NULL;
-  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_DENSE_WIDE_MULHI=1 -DCLS_GEMM_W=16 -DCLS_GEMM_MR=6 "
-                          "-DCLS_GEMM_NV=4 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2 -DCLS_GEMM_MR=8 -DCLS_GEMM_NV=3 "
-                          "-DCLS_GEMM_NV=2"),
+  /* (each macro once: its last definition) */
+  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_DENSE_WIDE_MULHI=1 "
+                          "-DCLS_GEMM_W=16 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2 -DCLS_GEMM_MR=8 -DCLS_GEMM_NV=2"),
         "gemm's options: %s", fam ? fam : "(null)");
   free(fam);
   fam = o ? cls_kernel_options_of_family(o, "lstm_seq") : NULL;
@@ -88,6 +88,11 @@ int main(void) {
         "lstm_seq's options: %s", fam ? fam : "(null)");
   free(fam);
   free(o);
+
+  /* a definition given again later, in any form, keeps the later one alone; other items stay as given */
+  fam = cls_kernel_options_of_family("-DA=1 -DAB=2 -cl-mad-enable -DA -D B -DC=3 -DC=4 -DA=5", "dense");
+  CHECK(fam && !strcmp(fam, "-DAB=2 -cl-mad-enable -D B -DC=4 -DA=5"), "redefinitions: %s", fam ? fam : "(null)");
+  free(fam);
 
   o = cls_kernel_options_for(&gpu, NULL, "nonsense;gpu=-DX", &bad);
   CHECK(bad && !strncmp(bad, "nonsense", 8), "malformed entry reported");

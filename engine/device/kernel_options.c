@@ -171,6 +171,25 @@ oom:
 /* Whether `item` starts with `prefix`. */
 static bool item_is(const char *item, const char *prefix) { return !strncmp(item, prefix, strlen(prefix)); }
 
+/* The length of the macro name of a -DNAME or -DNAME=VALUE item (of `n` bytes), 0 for any other item. */
+static size_t defined_name(const char *item, size_t n) {
+  if (n < 3 || strncmp(item, "-D", 2) != 0) return 0;
+  const char *eq = memchr(item, '=', n);
+  return (size_t)((eq ? eq : item + n) - item) - 2;
+}
+
+/* Whether a later item of `rest` defines the same macro as the -D item `item` (name of `name` bytes): a
+ * later definition wins, as in the compiler, which warns of the redefinition besides. */
+static bool defined_again(const char *item, size_t name, const char *rest) {
+  for (const char *s = rest; *s;) {
+    while (*s == ' ') s++;
+    const size_t n = strcspn(s, " ");
+    if (defined_name(s, n) == name && !strncmp(s + 2, item + 2, name)) return true;
+    s += n;
+  }
+  return false;
+}
+
 char *cls_kernel_options_of_family(const char *options, const char *family) {
   const bool gemm = !strcmp(family, "gemm"), seq = !strcmp(family, "lstm_seq");
   char *out = malloc(strlen(options) + 1);
@@ -186,6 +205,8 @@ char *cls_kernel_options_of_family(const char *options, const char *family) {
       ours = gemm;
     else if (item_is(s, "-DCLS_LSTM_SEQ_"))
       ours = seq;
+    const size_t name = defined_name(s, item);
+    if (name && defined_again(s, name, s + item)) ours = false; /* overridden later (the table's, a tuning's) */
     if (item && ours) {
       if (len) out[len++] = ' ';
       memcpy(out + len, s, item);

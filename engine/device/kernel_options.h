@@ -21,7 +21,9 @@ char *cls_kernel_options_for(const cls_device_info *device, const char *stored, 
  * `options` with the -DCLS_GEMM_* items for "gemm" alone (kernels/gemm.cl, which reads them), the
  * -DCLS_LSTM_SEQ_* items for "lstm_seq" alone, which also keeps -DCLS_GEMM_W= (its vectors' width), and
  * neither for every other family: so that another tile (a tuning candidate, stored tuning) rebuilds its
- * program alone and the others keep their cached binaries. */
+ * program alone and the others keep their cached binaries. A macro defined more than once (the table's
+ * value, then a stored tuning's or an override's) keeps its last definition alone, which is the one the
+ * compiler would take, without its warning of the redefinition. */
 char *cls_kernel_options_of_family(const char *options, const char *family);
 
 #endif
