@@ -9,35 +9,17 @@
 #include "base/file_util.h"
 #include "check.h"
 #include "log_capture.h"
-#include "tuning_rewrite.h"
+#include "tuning_test.h"
 #include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 #include "device/engine.h"
 #include "device/gemm_tuning.h"
 
-
-static cls_engine *open_engine(const char *dir, bool tuning) {
-  cls_engine_options o = cls_engine_options_from_environment();
-  o.log = capture_log;
-  o.log_level = CLS_LOG_DEBUG;
-  o.kernel_cache = true;
-  snprintf(o.kernel_cache_dir, sizeof o.kernel_cache_dir, "%s", dir);
-  o.gemm_tuning = tuning;
-  cls_engine *e = NULL;
-  cls_status st = cls_engine_create(&o, &e);
-  CHECK(st == CLS_OK, "engine: %s", cls_engine_error(e));
-  if (st != CLS_OK) {
-    cls_engine_destroy(e);
-    return NULL;
-  }
-  return e;
-}
-
 /* Device 0's backend per class after preparing it (which loads the tuning file). */
 static void prepared_backends(const char *dir, bool tuning, cls_gemm_backend out[CLS_GEMM_N_CLASSES],
                               cls_device_kind *kind) {
   for (int c = 0; c < CLS_GEMM_N_CLASSES; c++) out[c] = CLS_GEMM_BACKEND_AUTO;
-  cls_engine *e = open_engine(dir, tuning);
+  cls_engine *e = tuning_engine(dir, tuning);
   if (!e) return;
   int sel[1] = {0}, count = 1;
   cls_status st = cls_engine_prepare(e, sel, &count);
@@ -60,7 +42,7 @@ static void prepared_backends(const char *dir, bool tuning, cls_gemm_backend out
 int main(void) {
   char dir[] = "/tmp/clspeech-gemm-backend-XXXXXX";
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-  cls_engine *e = open_engine(dir, true);
+  cls_engine *e = tuning_engine(dir, true);
   if (!e || cls_engine_device_count(e) < 1) {
     cls_engine_destroy(e);
     return check_finish("test_gemm_backend");
@@ -124,7 +106,7 @@ int main(void) {
 
   /* a damaged file (checksum mismatch): a valid file stored again (the big class on the other backend),
      then one byte changed; ignored with the reason */
-  e = open_engine(dir, true);
+  e = tuning_engine(dir, true);
   CHECK(e && cls_gemm_tuning_store(e, 0, &t, path, sizeof path) == CLS_OK, "store again: %s", cls_engine_error(e));
   cls_engine_destroy(e);
   prepared_backends(dir, true, b, &kind);

@@ -11,7 +11,7 @@
 #include "base/file_util.h"
 #include "check.h"
 #include "log_capture.h"
-#include "tuning_rewrite.h"
+#include "tuning_test.h"
 #include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
 #include "device/engine.h"
@@ -20,24 +20,11 @@
 
 static char dir[] = "/tmp/clspeech-own-tuning-XXXXXX";
 
-static cls_engine *open_engine(bool tuning) {
-  cls_engine_options o = cls_engine_options_from_environment();
-  o.log = capture_log;
-  o.log_level = CLS_LOG_DEBUG;
-  o.kernel_cache = true;
-  o.kernel_options = NULL;
-  snprintf(o.kernel_cache_dir, sizeof o.kernel_cache_dir, "%s", dir);
-  o.gemm_tuning = tuning;
-  cls_engine *e = NULL;
-  CHECK(cls_engine_create(&o, &e) == CLS_OK, "engine: %s", cls_engine_error(e));
-  return e;
-}
-
 /* Device 0 prepared (untuned or not): its build options (copied into opts), the own tile's MR and (seq_mr
  * not NULL) the LSTM sequence kernels' MR. */
 static int prepared_mrs(bool tuning, bool untuned, char *opts, size_t cap, int *seq_mr) {
   log_text[0] = '\0';
-  cls_engine *e = open_engine(tuning);
+  cls_engine *e = tuning_engine(dir, tuning);
   int sel[1] = {0}, count = 1, mr = -1;
   cls_status st = untuned ? cls_engine_prepare_untuned(e, sel, &count) : cls_engine_prepare(e, sel, &count);
   CHECK(st == CLS_OK && count == 1, "prepare: %s", cls_engine_error(e));
@@ -76,7 +63,7 @@ static int prepared_mr(bool tuning, bool untuned, char *opts, size_t cap) {
 }
 
 static void store(const char *own, const char *digest) {
-  cls_engine *e = open_engine(true);
+  cls_engine *e = tuning_engine(dir, true);
   cls_gemm_tuning t;
   memset(&t, 0, sizeof t);
   snprintf(t.shapes, sizeof t.shapes, "H=32 (test)");
@@ -89,7 +76,7 @@ static void store(const char *own, const char *digest) {
 
 /* The device's file with `from` replaced by `to`, sealed again. */
 static void rewrite(const char *from, const char *to) {
-  cls_engine *e = open_engine(true);
+  cls_engine *e = tuning_engine(dir, true);
   char path[1200];
   CHECK(cls_gemm_tuning_path(e, 0, path, sizeof path) == CLS_OK, "path");
   cls_engine_destroy(e);
