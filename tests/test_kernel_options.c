@@ -93,6 +93,13 @@ int main(void) {
   fam = cls_kernel_options_of_family("-DA=1 -DAB=2 -cl-mad-enable -DA -D B -DC=3 -DC=4 -DA=5", "dense");
   CHECK(fam && !strcmp(fam, "-DAB=2 -cl-mad-enable -D B -DC=4 -DA=5"), "redefinitions: %s", fam ? fam : "(null)");
   free(fam);
+  /* ... among the items the family keeps: another family's later item hides none of its own */
+  fam = cls_kernel_options_of_family("-DCLS_GEMM_W=16 -DCLS_LSTM_SEQ_MR=8 -DCLS_GEMM_W", "lstm_seq");
+  CHECK(fam && !strcmp(fam, "-DCLS_LSTM_SEQ_MR=8 -DCLS_GEMM_W"), "the width in either form: %s", fam ? fam : "(null)");
+  free(fam);
+  fam = cls_kernel_options_of_family("-DCLS_GEMM_MR=6 -DCLS_LSTM_SEQ_MR=8 -DCLS_GEMM_MR=5", "lstm_seq");
+  CHECK(fam && !strcmp(fam, "-DCLS_LSTM_SEQ_MR=8"), "lstm_seq without the GEMM's: %s", fam ? fam : "(null)");
+  free(fam);
 
   o = cls_kernel_options_for(&gpu, NULL, "nonsense;gpu=-DX", &bad);
   CHECK(bad && !strncmp(bad, "nonsense", 8), "malformed entry reported");

@@ -101,6 +101,11 @@ int main(void) {
   CHECK(!cls_gemm_own_options_check("-DCLS_LSTM_SEQ_MR=17", &why), "the sequence tile's MR 17 out of range");
   CHECK(!cls_gemm_own_options_check("-DCLS_LSTM_SEQ_FAULT=1", &why), "the sequence fault switch is not a tunable");
   CHECK(!cls_gemm_own_options_check("-D=3", &why), "no macro");
+  /* values the kernels' preprocessor would read otherwise, or not at all */
+  CHECK(!cls_gemm_own_options_check("-DCLS_GEMM_MR=4294967301", &why), "a value that wraps to 5 in an int");
+  CHECK(!cls_gemm_own_options_check("-DCLS_GEMM_MR=08", &why), "a leading zero (octal to the preprocessor)");
+  CHECK(!cls_gemm_own_options_check("-DCLS_GEMM_MR=+5", &why), "a sign");
+  CHECK(cls_gemm_own_options_check("-DCLS_GEMM_NARROW_COPY=0", &why), "0: %s", why.text);
 
   const int default_mr = prepared_mr(true, false, opts, sizeof opts);
   CHECK(default_mr >= 1 && default_mr != 5, "the default tile's MR is %d", default_mr);

@@ -179,12 +179,13 @@ cls_status cls_bench_recorder_rows(cls_bench_recorder *r, double mfcc_ms, const 
     row->estimated = true;
   }
   qsort(out->gemm_estimates, (size_t)out->n_gemm_estimates, sizeof *out->gemm_estimates, by_group_then_ms);
-  /* The MFCC's kernels have rows of their own (above, clFFT's as mfcc_fft); the span's rest is what they
-     do not show: the uploads and the host's start of the step. */
+  /* The MFCC's kernels have rows of their own (above, clFFT's as mfcc_fft: the event of its transform's
+     last kernel); the span's rest is what they do not show: the uploads, the host's start of the step, and
+     clFFT's earlier kernels when a transform takes several. */
   double mfcc_kernels = 0;
   for (int i = 0; i < out->n_rows; i++)
     if (out->rows[i].group == CLS_PROFILE_MFCC) mfcc_kernels += out->rows[i].ms;
-  cls_bench_profile_row *mfcc = row_for(out, "mfcc uploads + start", CLS_PROFILE_MFCC);
+  cls_bench_profile_row *mfcc = row_for(out, "mfcc rest of the span", CLS_PROFILE_MFCC);
   if (mfcc) {
     mfcc->calls = 1;
     mfcc->ms = mfcc_ms > mfcc_kernels ? mfcc_ms - mfcc_kernels : 0.0;

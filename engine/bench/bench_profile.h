@@ -17,8 +17,9 @@ void cls_bench_recorder_close(cls_bench_recorder *r);
  * (0 when none). */
 cls_status cls_bench_recorder_group_end(cls_bench_recorder *r, cls_profile_group group, cl_ulong *end);
 
-/* Once the queue is finished: out's rows from the recorded commands (MFCC kernels left out: mfcc_ms,
- * the span of the MFCC part, is its row), GEMMs named by `shapes`; the wait row is wall_ms - the rest.
+/* Once the queue is finished: out's rows from the recorded commands (the MFCC's kernels with them, and a
+ * row for the rest of mfcc_ms, the span of the MFCC part), GEMMs named by `shapes`; the wait row is
+ * wall_ms - the rest.
  * When no GEMM reported an event, out->gemm_estimates from gemm_ms (calls x ms per shape). out->wall_ms
  * and device_ms are the caller's. */
 cls_status cls_bench_recorder_rows(cls_bench_recorder *r, double mfcc_ms, const cls_gemm_shape *shapes,

@@ -4,7 +4,8 @@
  * checked against the host's double reference on their own shapes), and the device time of the sequence
  * path's two kernels (lstm_seq_fwd, lstm_seq_bwd) in one forward and backward, read from their profiling
  * events: the input projection and the weight gradient around them are GEMMs that the tile does not
- * change. Prints nothing. */
+ * change (nor does it the packing of W_h, lstm_seq_pack, but for its panels' width: a copy of 4 H^2
+ * floats per call, left out). Prints nothing. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +85,7 @@ static cls_status case_open(cls_lstm_seq_cases *s, int device, seq_case *k) {
   if (st == CLS_OK) st = floats(s, k, B_DB, h4, 0, 0);
   if (st == CLS_OK) st = floats(s, k, B_WS, cls_lstm_workspace_bytes(k->plan, T, B) / sizeof(float) + 1, 0, 0);
   if (st != CLS_OK) return st;
-  /* lengths as the bench's batch has them (bench_step.c): T, 0.9 T, 0.8 T, 0.7 T, ... */
+  /* lengths varied as bench_train's batch has them (bench_step.c's `varied`): T, 0.9 T, 0.8 T, 0.7 T, ... */
   int32_t *len = malloc((size_t)B * sizeof *len);
   if (!len) return cls_fail(s->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int b = 0; b < B; b++) len[b] = T - (b % 4) * (T / 10) > 0 ? T - (b % 4) * (T / 10) : 1;

@@ -341,7 +341,7 @@ static int tiles_for(const own_search *s, int rows, unsigned units, int cur_mr, 
  * freed. */
 static bool beats_best(own_search *s, cls_own_candidate *c, side *cand) {
   if (!c || c->state != CLS_TUNE_TIMED) return false;
-  if (c->versus > WIN_RATIO) {
+  if (!(c->versus > 0) || c->versus > WIN_RATIO) { /* (0: nothing was timed beside the best) */
     side_free(cand);
     return false;
   }
@@ -451,7 +451,7 @@ static void store(own_search *s, const char *options) {
   cls_error why;
   if (cls_gemm_tuning_read(e, s->device, &t, NULL, 0, &why) != CLS_TUNING_OK) {
     memset(&t, 0, sizeof t);
-    cls_gemm_shapes_describe(s->shapes, s->n, t.shapes, sizeof t.shapes);
+    snprintf(t.shapes, sizeof t.shapes, "%s", r->shapes);
   }
   snprintf(t.own, sizeof t.own, "%s", options);
   cls_gemm_own_kernels_digest(t.own_kernels);

@@ -193,6 +193,16 @@ bool cls_gemm_own_tunable(const char *macro, int value) {
   return false;
 }
 
+/* A value as the kernels' preprocessor reads it the same: 0, or 1 to 6 decimal digits without a leading zero
+ * (no sign, no octal, no wrap-around). */
+static bool plain_int(const char *s, size_t n, int *out) {
+  if (n < 1 || n > 6 || strspn(s, "0123456789") < n || (n > 1 && s[0] == '0')) return false;
+  int v = 0;
+  for (size_t i = 0; i < n; i++) v = v * 10 + (s[i] - '0');
+  *out = v;
+  return true;
+}
+
 bool cls_gemm_own_options_check(const char *options, cls_error *why) {
   cls_error_clear(why);
   if (strlen(options) >= CLS_GEMM_OWN_CAP) {
@@ -204,7 +214,7 @@ bool cls_gemm_own_options_check(const char *options, cls_error *why) {
     if (!*s) break;
     size_t item = strcspn(s, " ");
     char name[40];
-    int value = 0, used = 0;
+    int value = 0;
     static const char prefix[] = "-D";
     const char *eq = memchr(s, '=', item);
     bool ok = item > sizeof prefix && !strncmp(s, prefix, sizeof prefix - 1) && eq && eq > s + 2 &&
@@ -212,7 +222,7 @@ bool cls_gemm_own_options_check(const char *options, cls_error *why) {
     if (ok) {
       memcpy(name, s + sizeof prefix - 1, (size_t)(eq - s) - (sizeof prefix - 1));
       name[(eq - s) - (sizeof prefix - 1)] = '\0';
-      ok = sscanf(eq + 1, "%d%n", &value, &used) == 1 && eq + 1 + used == s + item && cls_gemm_own_tunable(name, value);
+      ok = plain_int(eq + 1, (size_t)(s + item - (eq + 1)), &value) && cls_gemm_own_tunable(name, value);
     }
     if (!ok) {
       cls_error_set(why, CLS_ERR_INVALID_ARGUMENT, "\"%.*s\" is not one of the own kernels' tunables in its range",

@@ -178,13 +178,24 @@ static size_t defined_name(const char *item, size_t n) {
   return (size_t)((eq ? eq : item + n) - item) - 2;
 }
 
-/* Whether a later item of `rest` defines the same macro as the -D item `item` (name of `name` bytes): a
- * later definition wins, as in the compiler, which warns of the redefinition besides. */
-static bool defined_again(const char *item, size_t name, const char *rest) {
+/* Whether the item (of `n` bytes) goes to the family: gemm.cl's and lstm_seq.cl's own items to them alone,
+ * the GEMM's width to both (lstm_seq's vectors: gemm_shape.h), every other item to every family. */
+static bool family_keeps(const char *item, size_t n, bool gemm, bool seq) {
+  static const char width[] = "-DCLS_GEMM_W";
+  if (defined_name(item, n) == sizeof width - 3 && !strncmp(item, width, sizeof width - 1)) return gemm || seq;
+  if (item_is(item, "-DCLS_GEMM_")) return gemm;
+  if (item_is(item, "-DCLS_LSTM_SEQ_")) return seq;
+  return true;
+}
+
+/* Whether an item of `rest` that the family keeps defines the same macro as the -D item `item` (name of
+ * `name` bytes) again: a later definition wins, as in the compiler, which warns of the redefinition. */
+static bool defined_again(const char *item, size_t name, const char *rest, bool gemm, bool seq) {
   for (const char *s = rest; *s;) {
     while (*s == ' ') s++;
     const size_t n = strcspn(s, " ");
-    if (defined_name(s, n) == name && !strncmp(s + 2, item + 2, name)) return true;
+    if (n && defined_name(s, n) == name && !strncmp(s + 2, item + 2, name) && family_keeps(s, n, gemm, seq))
+      return true;
     s += n;
   }
   return false;
@@ -197,17 +208,9 @@ char *cls_kernel_options_of_family(const char *options, const char *family) {
   size_t len = 0;
   for (const char *s = options; *s;) {
     while (*s == ' ') s++;
-    size_t item = strcspn(s, " ");
-    bool ours = true; /* items of gemm.cl's and lstm_seq.cl's own go to them alone; the width to both */
-    if (item_is(s, "-DCLS_GEMM_W="))
-      ours = gemm || seq; /* lstm_seq's vectors: gemm_shape.h */
-    else if (item_is(s, "-DCLS_GEMM_"))
-      ours = gemm;
-    else if (item_is(s, "-DCLS_LSTM_SEQ_"))
-      ours = seq;
-    const size_t name = defined_name(s, item);
-    if (name && defined_again(s, name, s + item)) ours = false; /* overridden later (the table's, a tuning's) */
-    if (item && ours) {
+    const size_t item = strcspn(s, " "), name = defined_name(s, item);
+    const bool kept = item && family_keeps(s, item, gemm, seq) && !(name && defined_again(s, name, s + item, gemm, seq));
+    if (kept) {
       if (len) out[len++] = ' ';
       memcpy(out + len, s, item);
       len += item;

@@ -290,7 +290,8 @@ typedef enum cls_profile_group {
   CLS_PROFILE_DENSE = 2, /* dense layers' bias + activation (+ dropout) kernels, forward and backward */
   CLS_PROFILE_CTC = 3,
   CLS_PROFILE_ADAM = 4,
-  CLS_PROFILE_MFCC = 5,  /* the batch's features: upload, framing, FFT, filterbank, context windows (marker span) */
+  CLS_PROFILE_MFCC = 5,  /* the batch's features: framing, FFT, filterbank, context windows, and the rest of the
+                            marker span (uploads, the step's start) */
   CLS_PROFILE_COPY = 6,  /* fills, copies, transfers that report themselves */
   CLS_PROFILE_OTHER = 7, /* a kernel of no group above */
   CLS_PROFILE_WAIT = 8   /* the rest: wall time - every row above (with the GEMMs when they report no events) */
