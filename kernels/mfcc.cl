@@ -54,7 +54,9 @@
       if (ch >= 0) bank[ch] += weighted;                                                                \
       if (ch + 1 < n_channels) bank[ch + 1] += v - weighted;                                            \
     }                                                                                                   \
-    for (int c = 0; c < n_channels; c++) bank[c] = log(fmax(bank[c], 1e-12f));                          \
+    int c8 = 0; /* the channels' logs 8 at a time: on PoCL a scalar log per channel took a quarter of this */ \
+    for (; c8 + 8 <= n_channels; c8 += 8) vstore8(log(fmax(vload8(0, bank + c8), 1e-12f)), 0, bank + c8); \
+    for (int c = c8; c < n_channels; c++) bank[c] = log(fmax(bank[c], 1e-12f));                         \
     for (int k = 0; k < n_coeff; k++) {                                                                 \
       float sum = 0.0f;                                                                                 \
       for (int c = 0; c < n_channels; c++) sum += dct[k * n_channels + c] * bank[c];                     \
