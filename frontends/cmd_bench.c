@@ -132,7 +132,7 @@ static void bench_tune(cls_engine *engine, bench_run *run, bench_device_result *
     if (d->models[h].done) lstm[oo.n_lstm++] = (cls_lstm_seq_case){cfg->time, cfg->batch, d->models[h].n_hidden};
   oo.lstm = lstm;
   if (cls_own_tune(engine, d->index, d->tune_shapes, d->n_tune_shapes, &oo, &d->own_tune) != CLS_OK) {
-    device_failed(engine, d, "own GEMM kernels' tuning");
+    device_failed(engine, d, "own kernels' tuning");
     return;
   }
   d->own_tuned = true;

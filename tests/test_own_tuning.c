@@ -109,13 +109,13 @@ int main(void) {
 
   const int default_mr = prepared_mr(true, false, opts, sizeof opts);
   CHECK(default_mr >= 1 && default_mr != 5, "the default tile's MR is %d", default_mr);
-  CHECK(!strstr(log_text, "own GEMM kernels' tuning loaded"), "nothing stored yet: %s", log_text);
+  CHECK(!strstr(log_text, "own kernels' tuning loaded"), "nothing stored yet: %s", log_text);
 
   /* stored: in the build options, in the kernels, and said */
   store("-DCLS_GEMM_MR=5 -DCLS_GEMM_NV=2", digest);
   CHECK_INT(prepared_mr(true, false, opts, sizeof opts), 5);
   CHECK_CONTAINS(opts, " -DCLS_GEMM_MR=5 -DCLS_GEMM_NV=2");
-  CHECK_CONTAINS(log_text, "own GEMM kernels' tuning loaded from ");
+  CHECK_CONTAINS(log_text, "own kernels' tuning loaded from ");
   CHECK_CONTAINS(log_text, "(tuned at H=32 (test)): -DCLS_GEMM_MR=5 -DCLS_GEMM_NV=2");
   /* the LSTM's sequence tile alike, in the sequence kernels alone (the GEMM's tile stays the default) */
   int default_seq_mr = 0, seq_mr = 0;

@@ -469,11 +469,11 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
                         cls_own_tune_result *r) {
   memset(r, 0, sizeof *r);
   if (!e || device < 0 || device >= e->n_devices || n < 1 || n > MAX_SHAPES || !o || o->runs < 1)
-    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "own GEMM tuning: bad arguments");
+    return cls_fail(e, CLS_ERR_INVALID_ARGUMENT, "own kernels' tuning: bad arguments");
   const cls_device_info *d = &e->devices[device].info;
   if (d->sub_count > 0)
     return cls_fail(e, CLS_ERR_INVALID_ARGUMENT,
-                    "own GEMM tuning: device %d:%d is a part of a split device; tune the whole device (%d:%d)",
+                    "own kernels' tuning: device %d:%d is a part of a split device; tune the whole device (%d:%d)",
                     d->platform_index, d->device_index, d->platform_index, d->device_index);
   own_search s = {.e = e, .device = device, .o = o, .r = r, .shapes = shapes, .n = n, .t0 = cls_now_ms()};
   snprintf(s.select, sizeof s.select, "%d:%d", d->platform_index, d->device_index);
@@ -516,7 +516,7 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
   const cls_own_candidate *first = try_candidate(&s, "defaults", r->defaults, PART_ALL, &s.best);
   if (!first || first->state != CLS_TUNE_TIMED) {
     r->seconds = (cls_now_ms() - s.t0) / 1e3;
-    return cls_fail(e, CLS_ERR_BUILD, "own GEMM tuning: the defaults themselves fail on device %s: %s", s.select,
+    return cls_fail(e, CLS_ERR_BUILD, "own kernels' tuning: the defaults themselves fail on device %s: %s", s.select,
                     first ? first->why : "no room");
   }
   const double defaults_ms = first->ms;

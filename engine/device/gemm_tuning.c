@@ -239,6 +239,6 @@ void cls_gemm_own_options_load(cls_engine *e, int device, char *out, size_t cap)
     return;
   }
   snprintf(out, cap, "%s", t->own);
-  cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": own GEMM kernels' tuning loaded from %s (tuned at %s): %s", DEVICE_ARGS(d),
+  cls_log(e, CLS_LOG_NOTICE, DEVICE_FMT ": own kernels' tuning loaded from %s (tuned at %s): %s", DEVICE_ARGS(d),
           path, t->shapes, t->own);
 }

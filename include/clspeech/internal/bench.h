@@ -428,7 +428,7 @@ cls_status cls_lstm_seq_cases_check(cls_lstm_seq_cases *cases, int i, bool *ok, 
  * backward of case i, median of `runs` after `warmups` untimed. */
 cls_status cls_lstm_seq_cases_time(cls_lstm_seq_cases *cases, int i, int warmups, int runs, double *median_ms);
 
-/* ---- our own GEMM kernels' tuning (own_search.c) ---- */
+/* ---- our own kernels' tuning (own_search.c) ---- */
 
 #define CLS_OWN_MAX_CANDIDATES 40
 
