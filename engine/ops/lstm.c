@@ -37,8 +37,6 @@ struct cls_lstm_plan {
 /* The cache AUTO's rule assumes when the device reports none (cls_lstm_path_for): 8 MiB, a small last level. */
 #define SEQ_DEFAULT_CACHE_BYTES ((uint64_t)8 << 20)
 
-
-
 /* Workspace layout, in floats from the workspace view's offset. The recurrent weight comes first, packed
  * by the GEMM plan for the products of every time step: W_h (forward, inference) or W_h^T (backward). */
 typedef struct ws_layout {
@@ -165,8 +163,9 @@ cls_status cls_lstm_set_gemm(cls_lstm_plan *p, cls_gemm_plan *gemm) {
 }
 
 cls_status cls_lstm_set_path(cls_lstm_plan *p, cls_lstm_path path) {
-  if (!p || (path != CLS_LSTM_PATH_AUTO && path != CLS_LSTM_PATH_STEPS && path != CLS_LSTM_PATH_SEQUENCE))
-    return CLS_ERR_INVALID_ARGUMENT;
+  if (!p) return CLS_ERR_INVALID_ARGUMENT;
+  if (path != CLS_LSTM_PATH_AUTO && path != CLS_LSTM_PATH_STEPS && path != CLS_LSTM_PATH_SEQUENCE)
+    return cls_error_set(p->err, CLS_ERR_INVALID_ARGUMENT, "lstm: unknown path %d", (int)path);
   p->path = path;
   return CLS_OK;
 }
@@ -280,6 +279,16 @@ static cls_status seq_pack(cls_lstm_plan *p, cl_command_queue q, int k, int n, c
   return st;
 }
 
+/* W_h (rows I.. of weights, [H, 4H]) packed into `out` for the recurrent products of the plan's path: as it is
+   for forward and inference (h_{t-1} W_h), transposed for backward (dz_{t+1} W_h^T). */
+static cls_status pack_recurrent(cls_lstm_plan *p, cl_command_queue q, bool seq, bool trans, int batch, cls_buf weights,
+                                 cls_buf out) {
+  const int H = p->hidden, H4 = 4 * H, k = trans ? H4 : H, n = trans ? H : H4;
+  const cls_buf w_h = cls_buf_at(weights.mem, weights.offset + (size_t)p->input * (size_t)H4);
+  return seq ? seq_pack(p, q, k, n, w_h, H4, trans ? 1 : 0, out)
+             : cls_gemm_pack_b(p->gemm, q, trans, (size_t)batch, (size_t)k, (size_t)n, w_h, (size_t)H4, out);
+}
+
 /* Every step in one kernel: lstm_seq_fwd. */
 static cls_status run_forward_seq(cls_lstm_plan *p, cl_command_queue q, const fwd_args *a, cl_event *event) {
   const int T = a->time, B = a->batch, H = p->hidden;
@@ -375,16 +384,14 @@ static cls_status run_forward_steps(cls_lstm_plan *p, cl_command_queue q, const 
   return st;
 }
 
-/* The forward recurrence shared by training forward and inference: W_h [H, 4H] (rows I.. of weights) packed
-   into the workspace once for every step's product, gates [T*B, 4H] = x [T*B, I] * W_x [I, 4H], then the
-   recurrence on the plan's path. */
+/* The forward recurrence shared by training forward and inference: W_h [H, 4H] packed into the workspace
+   once for every step's product, gates [T*B, 4H] = x [T*B, I] * W_x [I, 4H], then the recurrence on the
+   plan's path. */
 static cls_status run_forward(cls_lstm_plan *p, cl_command_queue q, const fwd_args *a, cl_event *event) {
   const int B = a->batch, I = p->input, H = p->hidden;
   const size_t H4 = 4 * (size_t)H, rows = (size_t)a->time * (size_t)B;
   const bool seq = cls_lstm_path_for(p) == CLS_LSTM_PATH_SEQUENCE;
-  const cls_buf wh = cls_buf_at(a->ws, a->wh_off), w_h = cls_buf_at(a->weights.mem, a->weights.offset + (size_t)I * H4);
-  cls_status st = seq ? seq_pack(p, q, H, (int)H4, w_h, (int)H4, 0, wh)
-                      : cls_gemm_pack_b(p->gemm, q, false, (size_t)B, (size_t)H, H4, w_h, H4, wh);
+  cls_status st = pack_recurrent(p, q, seq, false, B, a->weights, cls_buf_at(a->ws, a->wh_off));
   if (st == CLS_OK)
     st = cls_gemm(p->gemm, q, false, false, rows, H4, (size_t)I, 1.0f, a->x, (size_t)I, a->weights, H4, 0.0f,
                   cls_buf_at(a->ws, a->gates_off), H4, NULL);
@@ -610,15 +617,9 @@ cls_status cls_lstm_backward(cls_lstm_plan *p, cl_command_queue q, int T, int B,
                 workspace.offset + l.cells, dz0, (int)(workspace.offset + l.dh_rec), (int)(workspace.offset + l.dc),
                 workspace.offset + l.db_part};
   const bool seq = cls_lstm_path_for(p) == CLS_LSTM_PATH_SEQUENCE;
-  /* W_h^T [4H, H] (W_h is rows I.. of weights) into the workspace, packed once for every step's product */
-  const cls_buf w_h = cls_buf_at(weights.mem, weights.offset + I * H4);
-  if (seq) {
-    st = seq_pack(p, q, (int)H4, (int)H, w_h, (int)H4, 1, a.wht);
-    if (st == CLS_OK) st = run_backward_seq(p, q, &a);
-  } else {
-    st = cls_gemm_pack_b(p->gemm, q, true, (size_t)B, H4, H, w_h, H4, a.wht);
-    if (st == CLS_OK) st = run_backward_steps(p, q, &a);
-  }
+  /* W_h^T [4H, H] into the workspace, packed once for every step's product */
+  st = pack_recurrent(p, q, seq, true, B, weights, a.wht);
+  if (st == CLS_OK) st = seq ? run_backward_seq(p, q, &a) : run_backward_steps(p, q, &a);
   if (st != CLS_OK) return st;
 
   const float beta = mode == CLS_ACCUMULATE ? 1.0f : 0.0f;
