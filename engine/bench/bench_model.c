@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench_buffers.h"
 #include "bench/bench_step.h"
 #include "clspeech/internal/bench.h"
 #include "clspeech/model.h"
@@ -14,63 +15,23 @@
 #include "device/log.h"
 #include "features/mfcc_device.h"
 
-/* Device buffers of one bench, released together. */
-#define MAX_BUFFERS 24
+/* The bench's buffers (bench_buffers.h) and its profiling queue. */
 typedef struct buffers {
-  cls_engine *e;
-  cl_context ctx;
+  cls_bench_buffers m;
   cl_command_queue q;
-  cl_mem mem[MAX_BUFFERS];
-  int n;
 } buffers;
-
-static void buffers_release(buffers *b) {
-  for (int i = 0; i < b->n; i++)
-    if (b->mem[i]) clReleaseMemObject(b->mem[i]);
-  b->n = 0;
-}
-
-/* A buffer of n floats: uniform in [-scale, scale) (seeded), or `fill` when scale is 0. */
-static cls_status floats(buffers *b, size_t n, unsigned seed, float scale, float fill, cl_mem *out) {
-  *out = NULL;
-  if (b->n == MAX_BUFFERS) return cls_fail(b->e, CLS_ERR_INVALID_ARGUMENT, "bench: too many buffers");
-  float *h = malloc((n ? n : 1) * sizeof *h);
-  if (!h) return cls_fail(b->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  for (size_t i = 0; i < n; i++) {
-    seed = seed * 1664525u + 1013904223u;
-    h[i] = scale != 0 ? scale * ((float)(seed >> 8) / 8388608.0f - 1.0f) : fill;
-  }
-  cl_int err = CL_SUCCESS;
-  *out = clCreateBuffer(b->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (n ? n : 1) * sizeof *h, h, &err);
-  free(h);
-  if (!*out)
-    return cls_fail(b->e, CLS_ERR_OPENCL, "bench: allocating %zu floats of device memory failed: %s", n,
-                    cls_cl_error_name(err));
-  b->mem[b->n++] = *out;
-  return CLS_OK;
-}
-
-static cls_status ints(buffers *b, const int32_t *v, size_t n, cl_mem *out) {
-  *out = NULL;
-  if (b->n == MAX_BUFFERS) return cls_fail(b->e, CLS_ERR_INVALID_ARGUMENT, "bench: too many buffers");
-  cl_int err = CL_SUCCESS;
-  *out = clCreateBuffer(b->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof *v, (void *)v, &err);
-  if (!*out) return cls_fail(b->e, CLS_ERR_OPENCL, "bench: allocating device memory failed: %s", cls_cl_error_name(err));
-  b->mem[b->n++] = *out;
-  return CLS_OK;
-}
 
 static cls_status open_buffers(cls_engine *e, int device, buffers *b) {
   memset(b, 0, sizeof *b);
-  b->e = e;
-  cls_status st = cls_engine_device_cl(e, device, &b->ctx, NULL, NULL);
+  b->m.e = e;
+  cls_status st = cls_engine_device_cl(e, device, &b->m.ctx, NULL, NULL);
   if (st == CLS_OK) st = cls_bench_queue(e, device, &b->q);
   return st;
 }
 
 static void close_buffers(buffers *b) {
   if (b->q) clFinish(b->q);
-  buffers_release(b);
+  cls_bench_buffers_release(&b->m);
   if (b->q) clReleaseCommandQueue(b->q);
   b->q = NULL;
 }
@@ -80,15 +41,15 @@ static void close_buffers(buffers *b) {
 static cls_status labels(buffers *b, int B, int T, int L, int C, cl_mem *seq, cl_mem *lab, cl_mem *lab_len) {
   int32_t *s = malloc((size_t)B * sizeof *s), *l = malloc((size_t)B * L * sizeof *l), *ll = malloc((size_t)B * sizeof *ll);
   cls_status st = CLS_OK;
-  if (!s || !l || !ll) st = cls_fail(b->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (!s || !l || !ll) st = cls_fail(b->m.e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int u = 0; st == CLS_OK && u < B; u++) {
     s[u] = T;
     ll[u] = L;
     for (int k = 0; k < L; k++) l[u * L + k] = (u * 7 + k * 3) % (C - 1);
   }
-  if (st == CLS_OK) st = ints(b, s, (size_t)B, seq);
-  if (st == CLS_OK) st = ints(b, l, (size_t)B * L, lab);
-  if (st == CLS_OK) st = ints(b, ll, (size_t)B, lab_len);
+  if (st == CLS_OK) st = cls_bench_ints(&b->m, s, (size_t)B, seq);
+  if (st == CLS_OK) st = cls_bench_ints(&b->m, l, (size_t)B * L, lab);
+  if (st == CLS_OK) st = cls_bench_ints(&b->m, ll, (size_t)B, lab_len);
   free(s);
   free(l);
   free(ll);
@@ -150,15 +111,16 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
   out->ctc_labels = L;
   /* LSTM: input H (layer 3's output), hidden H */
   if (st == CLS_OK) st = cls_lstm_create(e, device, c.T, c.B, c.H, c.H, &c.lstm);
-  if (st == CLS_OK) st = floats(&b, rows * H, 11, 1.0f, 0, &c.x);
-  if (st == CLS_OK) st = floats(&b, 2 * H * H4, 12, 0.05f, 0, &c.w);
-  if (st == CLS_OK) st = floats(&b, H4, 13, 0.1f, 0, &c.bias);
-  if (st == CLS_OK) st = floats(&b, rows * H, 0, 0, 0, &c.h);
-  if (st == CLS_OK) st = floats(&b, rows * H, 14, 0.1f, 0, &c.dh);
-  if (st == CLS_OK) st = floats(&b, rows * H, 0, 0, 0, &c.dx);
-  if (st == CLS_OK) st = floats(&b, 2 * H * H4, 0, 0, 0, &c.dw);
-  if (st == CLS_OK) st = floats(&b, H4, 0, 0, 0, &c.db);
-  if (st == CLS_OK) st = floats(&b, cls_lstm_workspace_bytes(c.lstm, c.T, c.B) / sizeof(float), 0, 0, 0, &c.ws);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, rows * H, 11, 1.0f, 0, &c.x);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, 2 * H * H4, 12, 0.05f, 0, &c.w);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, H4, 13, 0.1f, 0, &c.bias);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, rows * H, 0, 0, 0, &c.h);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, rows * H, 14, 0.1f, 0, &c.dh);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, rows * H, 0, 0, 0, &c.dx);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, 2 * H * H4, 0, 0, 0, &c.dw);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, H4, 0, 0, 0, &c.db);
+  if (st == CLS_OK)
+    st = cls_bench_floats(&b.m, cls_lstm_workspace_bytes(c.lstm, c.T, c.B) / sizeof(float), 0, 0, 0, &c.ws);
   if (st == CLS_OK) st = labels(&b, c.B, c.T, L, cfg->n_classes, &c.seq, &c.labels, &c.label_len);
   /* forward: input projection 2*R*H*4H, recurrent 2*(T-1)*B*H*4H; backward twice that */
   out->lstm_fwd_flops = 2.0 * (double)rows * H * H4 + 2.0 * (double)(c.T - 1) * c.B * H * H4;
@@ -169,11 +131,11 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
   if (st == CLS_OK) st = cls_bench_time(e, b.q, lstm_bwd, &c, cfg->runs, &out->lstm_bwd_ms);
   /* CTC over the model's classes */
   if (st == CLS_OK) st = cls_ctc_create(e, device, c.T, c.B, cfg->n_classes, L, &c.ctc);
-  if (st == CLS_OK) st = floats(&b, rows * (size_t)cfg->n_classes, 15, 3.0f, 0, &c.logits);
-  if (st == CLS_OK) st = floats(&b, rows * (size_t)cfg->n_classes, 0, 0, 0, &c.dlogits);
-  if (st == CLS_OK) st = floats(&b, (size_t)c.B, 0, 0, 0, &c.loss);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, rows * (size_t)cfg->n_classes, 15, 3.0f, 0, &c.logits);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, rows * (size_t)cfg->n_classes, 0, 0, 0, &c.dlogits);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, (size_t)c.B, 0, 0, 0, &c.loss);
   size_t ctc_ws = st == CLS_OK ? cls_ctc_workspace_bytes(c.ctc, c.T, c.B) : 0;
-  if (st == CLS_OK && ctc_ws) st = floats(&b, ctc_ws / sizeof(float) + 1, 0, 0, 0, &c.ctc_ws);
+  if (st == CLS_OK && ctc_ws) st = cls_bench_floats(&b.m, ctc_ws / sizeof(float) + 1, 0, 0, 0, &c.ctc_ws);
   if (st == CLS_OK) cls_bench_progress(cfg, "ctc loss + gradient (B=%d, T=%d, %d labels)", c.B, c.T, L);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, ctc_op, &c, cfg->runs, &out->ctc_ms);
   /* Adam over every parameter of the model at this H */
@@ -184,15 +146,15 @@ cls_status cls_bench_ops_run(cls_engine *e, int device, const cls_bench_config *
   /* the LSTM's buffers are no longer needed: free them before Adam's four */
   if (st == CLS_OK) {
     clFinish(b.q);
-    buffers_release(&b);
+    cls_bench_buffers_release(&b.m);
     c.ctc_ws = NULL;
   }
   if (st == CLS_OK) st = cls_adam_create(e, device, &c.adam);
   c.adam_state = cls_adam_state_init(0.9f, 0.999f);
-  if (st == CLS_OK) st = floats(&b, c.n_params, 16, 0.05f, 0, &c.p);
-  if (st == CLS_OK) st = floats(&b, c.n_params, 0, 0, 0, &c.m);
-  if (st == CLS_OK) st = floats(&b, c.n_params, 0, 0, 0, &c.v);
-  if (st == CLS_OK) st = floats(&b, c.n_params, 17, 0.01f, 0, &c.g);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, c.n_params, 16, 0.05f, 0, &c.p);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, c.n_params, 0, 0, 0, &c.m);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, c.n_params, 0, 0, 0, &c.v);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, c.n_params, 17, 0.01f, 0, &c.g);
   if (st == CLS_OK) cls_bench_progress(cfg, "adam over %zu parameters", c.n_params);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, adam_op, &c, cfg->runs, &out->adam_ms);
   close_buffers(&b);
@@ -269,7 +231,7 @@ cls_status cls_bench_mfcc_run(cls_engine *e, int device, const cls_bench_config 
   mfcc_ctx c;
   memset(&c, 0, sizeof c); /* read and torn down below even when open_buffers failed */
   if (st == CLS_OK) st = mfcc_setup(e, device, B, T, &c);
-  if (st == CLS_OK) st = floats(&b, (size_t)T * B * cls_model_input_width(&mc), 0, 0, 0, &c.windows);
+  if (st == CLS_OK) st = cls_bench_floats(&b.m, (size_t)T * B * cls_model_input_width(&mc), 0, 0, 0, &c.windows);
   if (st == CLS_OK) cls_bench_progress(cfg, "mfcc on the device (B=%d, T=%d)", B, T);
   if (st == CLS_OK) st = cls_bench_time(e, b.q, mfcc_op, &c, cfg->runs, &out->ms);
   out->audio_seconds = (double)c.n * B / 16000.0;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench_buffers.h"
 #include "clspeech/internal/bench.h"
 #include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
@@ -30,6 +31,7 @@ enum { B_X, B_W, B_BIAS, B_SEQ, B_H, B_DH, B_DX, B_DW, B_DB, B_WS, N_BUFFERS };
 typedef struct seq_case {
   cls_lstm_seq_case c;
   cls_lstm_plan *plan;
+  cls_bench_buffers bufs;  /* owns mem[] */
   cl_mem mem[N_BUFFERS];
   size_t count[N_BUFFERS]; /* elements */
 } seq_case;
@@ -51,21 +53,10 @@ static cls_status cl_ok(cls_lstm_seq_cases *s, cl_int err, const char *what) {
                                       cls_cl_error_name(err));
 }
 
-/* A device buffer of n floats uniform in [-scale, scale) from `seed`, or zero when scale is 0. */
-static cls_status floats(cls_lstm_seq_cases *s, seq_case *k, int which, size_t n, unsigned seed, float scale) {
-  float *h = calloc(n ? n : 1, sizeof *h);
-  if (!h) return cls_fail(s->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  for (size_t i = 0; scale != 0 && i < n; i++) {
-    seed = seed * 1664525u + 1013904223u;
-    h[i] = scale * ((float)(seed >> 8) / 8388608.0f - 1.0f);
-  }
-  cl_context ctx = NULL;
-  cl_int err = clGetCommandQueueInfo(s->q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
-  if (err == CL_SUCCESS)
-    k->mem[which] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (n ? n : 1) * sizeof *h, h, &err);
-  free(h);
+/* Buffer `which` of case k: n floats uniform in [-scale, scale) from `seed`, or zero when scale is 0. */
+static cls_status floats(seq_case *k, int which, size_t n, unsigned seed, float scale) {
   k->count[which] = n;
-  return cl_ok(s, err, "allocating device memory");
+  return cls_bench_floats(&k->bufs, n, seed, scale, 0.0f, &k->mem[which]);
 }
 
 static cls_status case_open(cls_lstm_seq_cases *s, int device, seq_case *k) {
@@ -73,29 +64,29 @@ static cls_status case_open(cls_lstm_seq_cases *s, int device, seq_case *k) {
   if (T < 1 || B < 1 || H < 1)
     return cls_fail(s->e, CLS_ERR_INVALID_ARGUMENT, "lstm sequence case T=%d B=%d H=%d", T, B, H);
   const size_t rows = (size_t)T * B, h = (size_t)H, h4 = 4 * h;
-  cls_status st = cls_lstm_create(s->e, device, T, B, H, H, &k->plan);
+  k->bufs.e = s->e;
+  cls_status st = cl_ok(s, clGetCommandQueueInfo(s->q, CL_QUEUE_CONTEXT, sizeof k->bufs.ctx, &k->bufs.ctx, NULL),
+                        "reading the queue's context");
+  if (st == CLS_OK) st = cls_lstm_create(s->e, device, T, B, H, H, &k->plan);
   if (st == CLS_OK) st = cls_lstm_set_path(k->plan, CLS_LSTM_PATH_SEQUENCE);
-  if (st == CLS_OK) st = floats(s, k, B_X, rows * h, 31, 1.0f);
-  if (st == CLS_OK) st = floats(s, k, B_W, 2 * h * h4, 32, (float)(1.0 / sqrt((double)H)));
-  if (st == CLS_OK) st = floats(s, k, B_BIAS, h4, 33, 0.1f);
-  if (st == CLS_OK) st = floats(s, k, B_H, rows * h, 0, 0);
-  if (st == CLS_OK) st = floats(s, k, B_DH, rows * h, 34, 0.1f);
-  if (st == CLS_OK) st = floats(s, k, B_DX, rows * h, 0, 0);
-  if (st == CLS_OK) st = floats(s, k, B_DW, 2 * h * h4, 0, 0);
-  if (st == CLS_OK) st = floats(s, k, B_DB, h4, 0, 0);
-  if (st == CLS_OK) st = floats(s, k, B_WS, cls_lstm_workspace_bytes(k->plan, T, B) / sizeof(float) + 1, 0, 0);
+  if (st == CLS_OK) st = floats(k, B_X, rows * h, 31, 1.0f);
+  if (st == CLS_OK) st = floats(k, B_W, 2 * h * h4, 32, (float)(1.0 / sqrt((double)H)));
+  if (st == CLS_OK) st = floats(k, B_BIAS, h4, 33, 0.1f);
+  if (st == CLS_OK) st = floats(k, B_H, rows * h, 0, 0);
+  if (st == CLS_OK) st = floats(k, B_DH, rows * h, 34, 0.1f);
+  if (st == CLS_OK) st = floats(k, B_DX, rows * h, 0, 0);
+  if (st == CLS_OK) st = floats(k, B_DW, 2 * h * h4, 0, 0);
+  if (st == CLS_OK) st = floats(k, B_DB, h4, 0, 0);
+  if (st == CLS_OK) st = floats(k, B_WS, cls_lstm_workspace_bytes(k->plan, T, B) / sizeof(float) + 1, 0, 0);
   if (st != CLS_OK) return st;
   /* lengths varied as bench_train's batch has them (bench_step.c's `varied`): T, 0.9 T, 0.8 T, 0.7 T, ... */
   int32_t *len = malloc((size_t)B * sizeof *len);
   if (!len) return cls_fail(s->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int b = 0; b < B; b++) len[b] = T - (b % 4) * (T / 10) > 0 ? T - (b % 4) * (T / 10) : 1;
-  cl_context ctx = NULL;
-  cl_int err = clGetCommandQueueInfo(s->q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
-  if (err == CL_SUCCESS)
-    k->mem[B_SEQ] = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)B * sizeof *len, len, &err);
-  free(len);
   k->count[B_SEQ] = (size_t)B;
-  return cl_ok(s, err, "allocating device memory");
+  st = cls_bench_ints(&k->bufs, len, (size_t)B, &k->mem[B_SEQ]);
+  free(len);
+  return st;
 }
 
 cls_status cls_lstm_seq_cases_create(cls_engine *e, int device, cl_command_queue q, const cls_lstm_seq_case *cases,
@@ -128,8 +119,7 @@ void cls_lstm_seq_cases_destroy(cls_lstm_seq_cases *s) {
   if (!s) return;
   if (s->q) clFinish(s->q);
   for (int i = 0; i < s->n; i++) {
-    for (int b = 0; b < N_BUFFERS; b++)
-      if (s->cases[i].mem[b]) clReleaseMemObject(s->cases[i].mem[b]);
+    cls_bench_buffers_release(&s->cases[i].bufs);
     cls_lstm_destroy(s->cases[i].plan);
   }
   free(s->cases);
