@@ -55,8 +55,8 @@ typedef struct side {
   cls_engine *e;
   int device;
   cl_command_queue q;
-  cls_gemm_cases *cases;
-  cls_lstm_seq_cases *lstm; /* NULL: no sequence case */
+  cls_gemm_cases *cases;    /* made when the build is first timed on PART_GEMM (side_ready) */
+  cls_lstm_seq_cases *lstm; /* and on PART_SEQ */
 } side;
 
 typedef struct own_search {
@@ -159,10 +159,6 @@ static bool side_build(own_search *s, const char *options, side *b, char *why, s
   if (st == CLS_OK && count != 1) st = CLS_ERR_BUILD;
   b->device = sel;
   if (st == CLS_OK) st = cls_bench_queue(b->e, sel, &b->q);
-  if (st == CLS_OK) st = cls_gemm_cases_create(b->e, sel, b->q, s->shapes, s->n, &b->cases);
-  if (st == CLS_OK) st = cls_gemm_cases_set_backend(b->cases, CLS_GEMM_BACKEND_OWN);
-  if (st == CLS_OK) cls_gemm_cases_set_run_ms(b->cases, CLS_BENCH_RUN_MS);
-  if (st == CLS_OK && s->n_lstm > 0) st = cls_lstm_seq_cases_create(b->e, sel, b->q, s->lstm, s->n_lstm, &b->lstm);
   if (st != CLS_OK) {
     const char *text = b->e ? cls_engine_error(b->e) : "no engine";
     snprintf(why, cap, "does not build: %.*s", (int)strcspn(text, "\n"), text && text[0] ? text : "(no error text)");
@@ -170,6 +166,22 @@ static bool side_build(own_search *s, const char *options, side *b, char *why, s
     return false;
   }
   return true;
+}
+
+/* The build's cases of `parts` (its GEMM shapes' buffers, its LSTM sequence cases), made the first time it is
+ * timed on them: a group's candidate is timed on one part, and only the best build, timed beside every
+ * group's, comes to need both. false with `why` when they cannot be made. */
+static bool side_ready(own_search *s, side *b, int parts, char *why, size_t cap) {
+  cls_status st = CLS_OK;
+  if ((parts & PART_GEMM) && !b->cases) {
+    st = cls_gemm_cases_create(b->e, b->device, b->q, s->shapes, s->n, &b->cases);
+    if (st == CLS_OK) st = cls_gemm_cases_set_backend(b->cases, CLS_GEMM_BACKEND_OWN);
+    if (st == CLS_OK) cls_gemm_cases_set_run_ms(b->cases, CLS_BENCH_RUN_MS);
+  }
+  if (st == CLS_OK && (parts & PART_SEQ) && s->n_lstm > 0 && !b->lstm)
+    st = cls_lstm_seq_cases_create(b->e, b->device, b->q, s->lstm, s->n_lstm, &b->lstm);
+  if (st != CLS_OK) snprintf(why, cap, "its cases: %s", cls_engine_error(b->e));
+  return st == CLS_OK;
 }
 
 /* A candidate is dropped once its partial sum passes this many times the best's (side_time), and wins at this
@@ -237,6 +249,7 @@ static cls_tune_state side_time(own_search *s, side *b, int parts, bool check, i
                                 double *best_ms, char *why, size_t cap) {
   *ms = 0;
   if (best_ms) *best_ms = 0;
+  if (!side_ready(s, b, parts, why, cap) || (best && !side_ready(s, best, parts, why, cap))) return CLS_TUNE_REJECTED;
   if (check && !side_check(s, b, parts, why, cap)) return CLS_TUNE_REJECTED;
   for (int item = 0; item < s->n_order + s->n_lstm; item++) {
     if (!(parts & (item < s->n_order ? PART_GEMM : PART_SEQ))) continue;
