@@ -26,6 +26,17 @@ typedef struct bench_opts {
   const char *lstm_path; /* auto, steps, sequence or both */
 } bench_opts;
 
+/* The path named `name` (cls_lstm_path_name's names); false for any other. */
+static bool lstm_path_of(const char *name, cls_lstm_path *out) {
+  const cls_lstm_path all[3] = {CLS_LSTM_PATH_AUTO, CLS_LSTM_PATH_STEPS, CLS_LSTM_PATH_SEQUENCE};
+  for (int i = 0; i < 3; i++)
+    if (name && !strcmp(name, cls_lstm_path_name(all[i]))) {
+      *out = all[i];
+      return true;
+    }
+  return false;
+}
+
 static int compare_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -184,9 +195,8 @@ static cls_status bench_device(cls_engine *e, int dev, const bench_opts *o, int 
   }
   double lstm_flops = 2.0 * (double)rows * (2.0 * H) * 4.0 * H;
   if (st == CLS_OK && strcmp(o->lstm_path, "both") != 0) {
-    const cls_lstm_path path = !strcmp(o->lstm_path, "steps")      ? CLS_LSTM_PATH_STEPS
-                               : !strcmp(o->lstm_path, "sequence") ? CLS_LSTM_PATH_SEQUENCE
-                                                                   : CLS_LSTM_PATH_AUTO;
+    cls_lstm_path path = CLS_LSTM_PATH_AUTO;
+    lstm_path_of(o->lstm_path, &path); /* (checked in main) */
     st = cls_lstm_set_path(c.lstm, path);
     if (st == CLS_OK) ms = time_op(lstm_fwd, &c, c.q, o->reps, &st);
     if (st == CLS_OK) report(o, info, dev, "lstm_fwd", H, ms, lstm_flops, 0);
@@ -275,10 +285,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--labels")) o.labels = atoi(v);
     else if (!strcmp(a, "--reps")) o.reps = atoi(v);
     else if (!strcmp(a, "--devices")) o.devices = v;
-    else if (!strcmp(a, "--lstm_path") && (!strcmp(v, "auto") || !strcmp(v, "steps") || !strcmp(v, "sequence") ||
-                                           !strcmp(v, "both")))
+    else if (!strcmp(a, "--lstm_path")) {
+      cls_lstm_path path;
+      if (strcmp(v, "both") != 0 && !lstm_path_of(v, &path)) {
+        fprintf(stderr, "bench_ops: --lstm_path takes auto, steps, sequence or both\n");
+        return 2;
+      }
       o.lstm_path = v;
-    else {
+    } else {
       fprintf(stderr, "bench_ops: unknown flag %s\n", a);
       return 2;
     }
