@@ -26,6 +26,7 @@
 
 #include "clspeech/base.h"
 #include "clspeech/internal/bench.h"
+#include "clspeech/internal/ops.h"
 #include "device/engine.h"
 #include "device/gemm_tuning.h"
 #include "device/kernel_options.h"
@@ -324,8 +325,8 @@ static int by_score(const void *a, const void *b) {
 /* The tiles MR x NV (vectors) whose accumulators, NV loads and a broadcast fit the registers, with at
  * least half of them accumulating, ranked by FMAs per load and broadcast, times the share of `rows`
  * (0: any number of rows) that whole tiles cover; with `units`, the share of the time that rows split
- * over that many compute units in whole tiles keep busy (the sequence kernels', engine/ops/lstm.c: each
- * work-item takes ceil(rows / units) rows rounded up to a whole tile). At most `cap`, the current one left
+ * over that many compute units in whole tiles keep busy (the sequence kernels' split,
+ * cls_lstm_sequence_rows_per_item). At most `cap`, the current one left
  * out. */
 static int tiles_for(const own_search *s, int rows, unsigned units, int cur_mr, int cur_nv, tile *out, int cap) {
   tile all[16 * 8];
@@ -335,12 +336,10 @@ static int tiles_for(const own_search *s, int rows, unsigned units, int cur_mr, 
       const int acc = mr * nv;
       if (acc + nv + 1 > s->registers || 2 * acc < s->registers || (mr == cur_mr && nv == cur_nv)) continue;
       double score = (double)acc / (mr + nv);
-      if (rows > 0 && units > 0) {
-        const int per = ((rows + (int)units - 1) / (int)units + mr - 1) / mr * mr;
-        score *= (double)rows / units / per;
-      } else if (rows > 0) {
+      if (rows > 0 && units > 0)
+        score *= (double)rows / units / cls_lstm_sequence_rows_per_item(rows, units, mr);
+      else if (rows > 0)
         score *= (double)rows / (double)(((rows + mr - 1) / mr) * mr);
-      }
       all[n++] = (tile){mr, nv, score};
     }
   qsort(all, (size_t)n, sizeof *all, by_score);
@@ -490,7 +489,7 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
                     d->platform_index, d->device_index, d->platform_index, d->device_index);
   own_search s = {.e = e, .device = device, .o = o, .r = r, .shapes = shapes, .n = n, .t0 = cls_now_ms()};
   snprintf(s.select, sizeof s.select, "%d:%d", d->platform_index, d->device_index);
-  s.units = d->compute_units;
+  s.units = d->compute_units ? d->compute_units : 1; /* as the LSTM plan counts them */
   for (int i = 0; i < o->n_lstm && s.n_lstm < MAX_LSTM_CASES; i++) /* the cases the sequence tile runs in */
     if (cls_lstm_seq_case_takes_sequence(e, device, &o->lstm[i])) {
       s.lstm[s.n_lstm++] = o->lstm[i];

@@ -243,10 +243,13 @@ typedef struct fwd_args {
 
 /* ---- the sequence path (kernels/lstm_seq.cl) ---- */
 
-/* Rows per work-item: the batch over the compute units, in whole tiles of MR rows. */
+int cls_lstm_sequence_rows_per_item(int batch, unsigned units, int mr) {
+  const int per = (int)(((unsigned)batch + units - 1) / (units ? units : 1));
+  return (per + mr - 1) / mr * mr;
+}
+
 static int seq_rows_per_item(const cls_lstm_plan *p, int batch) {
-  int per = (int)(((unsigned)batch + p->units - 1) / p->units);
-  return (per + p->seq_mr - 1) / p->seq_mr * p->seq_mr;
+  return cls_lstm_sequence_rows_per_item(batch, p->units, p->seq_mr);
 }
 
 /* Work-items of the sequence kernels (groups of rows) for a batch. */

@@ -95,6 +95,9 @@ cls_status cls_lstm_set_path(cls_lstm_plan *plan, cls_lstm_path path);
 cls_lstm_path cls_lstm_path_for(const cls_lstm_plan *plan);
 /* "steps", "sequence" or "auto". */
 const char *cls_lstm_path_name(cls_lstm_path path);
+/* Rows of the batch each sequence kernel's work-item takes: the batch over the device's compute units, in whole
+ * tiles of MR rows (so that the work-items are ceil(batch / that) groups). */
+int cls_lstm_sequence_rows_per_item(int batch, unsigned units, int mr);
 /* The sequence kernels' product tile as built (CLS_LSTM_SEQ_MR rows x NR columns: the build options' tile, a
  * stored tuning's included), read from the kernels. */
 void cls_lstm_sequence_tile(const cls_lstm_plan *plan, int *mr, int *nr);
