@@ -1,6 +1,7 @@
-/* The own GEMM's tile tunables (their defaults and range checks) and its vector types, shared by the
- * kernel files whose inner products are built from them: gemm.cl and lstm_seq.cl (the LSTM's recurrence in
- * one kernel). Every -DCLS_GEMM_* build option reaches both (engine/device/kernel_options.c). */
+/* The own GEMM's tile tunables (their defaults and range checks) and its vector types, for gemm.cl, whose
+ * build gets every -DCLS_GEMM_* option, and lstm_seq.cl (the LSTM's recurrence in one kernel), whose build
+ * gets the width alone and so the rest at their defaults (cls_kernel_options_of_family): it takes the
+ * vector types, with a tile of its own. */
 #ifndef CLS_KERNELS_GEMM_SHAPE_H
 #define CLS_KERNELS_GEMM_SHAPE_H
 

@@ -101,7 +101,7 @@ static inline void seq_product(const int rows, const int k, const int n, __globa
     }                                                                                       \
   } while (0)
     if (cols == SEQ_NR) {
-      GEMM_K_UNROLL_PRAGMA for (int kk = 0; kk < steps; kk++, b += SEQ_NR) SEQ_K_STEP(GEMM_VLOAD(v, b));
+      for (int kk = 0; kk < steps; kk++, b += SEQ_NR) SEQ_K_STEP(GEMM_VLOAD(v, b));
     } else { /* the last panel, rows of `cols` floats: through a private row, zero past them */
       float row[SEQ_NR];
       for (int kk = 0; kk < steps; kk++, b += cols) {
