@@ -3,7 +3,8 @@
  * dropout on, --balance auto) from the same initial state on the same batch give the same loss and
  * the same parameters, bit for bit: both run cls_step_run (train/step.h) with the plan that
  * cls_step_plan_default makes. Then the tower's gradient API the step drives (ranges, read-back with
- * and without overlap, chunks), and one step's result on its own: counts, shares, weights, losses. */
+ * and without overlap, the gradient left on the device, chunks), and one step's result on its own:
+ * counts, shares, weights, losses. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -63,6 +64,30 @@ static void check_tower_api(cls_engine *e, int dev, const cls_crew *crew, const 
   CHECK_INT(cls_tower_gradient_end(whole, CLS_OK), CLS_OK);
   CHECK(!memcmp(g_overlap, g_plain, np * sizeof(float)) && !memcmp(losses, losses_plain, sizeof losses),
         "overlapped and plain read-back give the same gradient and losses (tolerance: none)");
+  /* The gradient left on the device (host_grad NULL: no ranges) and Adam applied to it there updates the
+     replica exactly as the same gradient read back and uploaded (a one-tower step's two paths). */
+  float *after_host = malloc(np * sizeof(float)), *after_device = malloc(np * sizeof(float));
+  float *zeros = calloc(np, sizeof(float));
+  for (int pass = 0; pass < 2; pass++) {
+    float *host = pass ? NULL : g_plain;
+    cls_adam_state adam = cls_adam_state_init(0.9f, 0.999f);
+    CHECK_INT(cls_tower_write_state(whole, p, zeros, zeros), CLS_OK);
+    CHECK_INT(cls_tower_gradient_begin(whole, b, 0, N, &drop, 1, host, losses_plain, &n), CLS_OK);
+    CHECK(pass ? n == 0 : n > 1, "pass %d: %d ranges read back", pass, n);
+    cls_tower_range r;
+    for (int k = 0; k < n; k++) CHECK_INT(cls_tower_gradient_wait(whole, k, &r), CLS_OK);
+    CHECK_INT(cls_tower_gradient_end(whole, CLS_OK), CLS_OK);
+    cl_event up = (cl_event)1;
+    CHECK_INT(cls_tower_apply(whole, host, 1e-3f, 0.9f, 0.999f, 1e-8f, &adam, &up), CLS_OK);
+    CHECK(pass ? up == NULL : up != NULL, "pass %d: an upload event only when a gradient is uploaded", pass);
+    if (up && pass == 0) clReleaseEvent(up);
+    CHECK_INT(cls_tower_read_state(whole, pass ? after_device : after_host, NULL, NULL), CLS_OK);
+  }
+  CHECK(!memcmp(after_host, after_device, np * sizeof(float)) && memcmp(after_host, p, np * sizeof(float)),
+        "Adam on the gradient left on the device updates the parameters as on the one read back (tolerance: none)");
+  free(after_host);
+  free(after_device);
+  free(zeros);
   /* Started, then ended without a wait: the reads are finished and released. */
   CHECK_INT(cls_tower_gradient_begin(chunked, b, 0, N, &drop, 1, g_chunked, losses_chunked, &n), CLS_OK);
   CHECK_INT(cls_tower_gradient_end(chunked, CLS_OK), CLS_OK);

@@ -160,10 +160,10 @@ cls_status cls_tower_gradient_begin(cls_tower *t, const cls_host_batch *b, int f
     if (st == CLS_OK)
       st = cls_model_train_step_layers(t->model, t->q, &mb, cls_buf_of(t->params), &drop, cls_buf_of(t->grads),
                                        1.0f / (float)count, done == 0 ? CLS_OVERWRITE : CLS_ACCUMULATE, losses + done,
-                                       last && overlap ? enqueue_read : NULL, t);
+                                       last && overlap && host_grad ? enqueue_read : NULL, t);
     done += chunk;
   }
-  if (st == CLS_OK && !overlap) {
+  if (st == CLS_OK && !overlap && host_grad) {
     cl_event read = NULL;
     st = cl_ok(t, clEnqueueReadBuffer(t->q, t->grads, CL_FALSE, 0, t->n_params * sizeof(float), host_grad, 0, NULL, &read),
                "reading the gradient");
@@ -211,9 +211,12 @@ cls_status cls_tower_gradient(cls_tower *t, const cls_host_batch *b, int first, 
 
 cls_status cls_tower_apply(cls_tower *t, const float *g, float lr, float beta1, float beta2, float epsilon,
                            cls_adam_state *state, cl_event *uploaded) {
-  cls_status st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->grads, CL_FALSE, 0, t->n_params * sizeof(float), g, 0, NULL,
-                                                uploaded),
-                        "uploading the reduced gradient");
+  cls_status st = CLS_OK;
+  if (g)
+    st = cl_ok(t, clEnqueueWriteBuffer(t->q, t->grads, CL_FALSE, 0, t->n_params * sizeof(float), g, 0, NULL, uploaded),
+               "uploading the reduced gradient");
+  else if (uploaded)
+    *uploaded = NULL;
   if (st == CLS_OK)
     st = cls_adam_update(t->adam, t->q, t->n_params, cls_buf_of(t->params), cls_buf_of(t->m), cls_buf_of(t->v),
                          cls_buf_of(t->grads), lr, beta1, beta2, epsilon, state, NULL);

@@ -54,7 +54,8 @@ typedef struct cls_tower_range {
  * *n_ranges: the reads in flight, which cls_tower_gradient_wait hands over in order; they are the
  * same for every tower of one model and overlap setting. dropout->utterance_offset is the global
  * index of b's first utterance in the step (the tower adds `first`). The caller then waits for the
- * ranges it needs and calls cls_tower_gradient_end once, whatever this returned. */
+ * ranges it needs and calls cls_tower_gradient_end once, whatever this returned. host_grad NULL: the
+ * gradient stays in the tower's own buffer (no reads, *n_ranges 0), for cls_tower_apply with g NULL. */
 cls_status cls_tower_gradient_begin(cls_tower *tower, const cls_host_batch *b, int first, int count,
                                     const cls_model_dropout *dropout, int overlap, float *host_grad, float *losses,
                                     int *n_ranges);
@@ -72,7 +73,8 @@ cls_status cls_tower_gradient(cls_tower *tower, const cls_host_batch *b, int fir
 
 /* Uploads the reduced gradient g[n_params] and enqueues Adam on the tower's replica (non-blocking:
  * g must not change until *uploaded, when not NULL, completes, or the tower's queue has passed this
- * point; state is advanced). */
+ * point; state is advanced). g NULL: Adam on the gradient the tower's last cls_tower_gradient_begin left
+ * in its buffer (host_grad NULL there), nothing uploaded, *uploaded (when not NULL) set to NULL. */
 cls_status cls_tower_apply(cls_tower *tower, const float *g, float lr, float beta1, float beta2, float epsilon,
                            cls_adam_state *state, cl_event *uploaded);
 

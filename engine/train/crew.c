@@ -337,7 +337,9 @@ static void log_placement(cls_crew *c) {
   cls_log(c->e, CLS_LOG_NOTICE,
           "placement: %d tower%s, strategy %s, balance %s, gradient read-back %s, global batch %d", live,
           live == 1 ? "" : "s", cls_strategy_name(o->strategy), cls_balance_name(o->balance),
-          o->overlap_reduction ? "overlapped per layer" : "after the backward pass",
+          live == 1 && ranks == 1 ? "none (one tower: the gradient stays on its device)"
+          : o->overlap_reduction  ? "overlapped per layer"
+                                  : "after the backward pass",
           hybrid ? o->train_batch_size * live : o->train_batch_size);
   char programs[512] = "";
   for (int i = 0; i < cls_kernel_source_count; i++)

@@ -3,6 +3,8 @@
  * tower has delivered it (in the fixed tower order, so the result is the same bit for bit whoever
  * arrives last), the drop-and-redo of a tower whose device failed, the balance feedback, the sums
  * across ranks, Adam on every replica and the hooks (summaries, fault injection, replica checks).
+ * With one tower and one rank there is nothing to reduce: its gradient stays on its device, where Adam
+ * reads it (no read-back, host pass or upload; the same numbers, since one tower's weight is 1).
  *
  * Why one host thread per tower: a step has blocking points (the batch upload, the loss read-back
  * that the CTC report needs, the waits on the gradient reads) and CLBlast enqueues from the calling
@@ -29,6 +31,7 @@ struct cls_step {
   float *g;                                   /* the reduced gradient of this step: gbuf[parity] */
   float *gbuf[2];                             /* two, so a step reduces while the last one uploads */
   int parity;
+  int resident;                               /* this step: one tower, one rank, the gradient left on the device */
   cl_event uploads[2][CLS_MAX_TOWERS];        /* per buffer and tower: its last upload (or NULL) */
   float *losses;                              /* [batch] the utterances' losses of this step */
   double *sums;                               /* [SUM_MS + ranks] the numbers summed across ranks */
@@ -150,8 +153,8 @@ static void *run_job(void *arg) {
   cls_status st = (p->hooks & CLS_STEP_FAULTS) ? cls_crew_injected_failure(s->c, j->slot, p->step) : CLS_OK;
   if (st == CLS_OK) {
     int n = 0;
-    st = cls_tower_gradient_begin(t, p->batch, j->first, j->share, &drop, p->overlap, j->slot->grad,
-                                  s->losses + j->first, &n);
+    st = cls_tower_gradient_begin(t, p->batch, j->first, j->share, &drop, p->overlap,
+                                  s->resident ? NULL : j->slot->grad, s->losses + j->first, &n);
     if (st == CLS_OK && n > MAX_RANGES)
       st = cls_error_set(cls_tower_error(t), CLS_ERR_INVALID_ARGUMENT, "step: %d gradient ranges", n);
     for (int k = 0; st == CLS_OK && k < n; k++) {
@@ -287,6 +290,7 @@ static cls_status attempt(cls_step *s, const cls_step_plan *p, cls_step_result *
     s->reduce_w[s->n_active++] = w;
     out->towers[out->n_towers++] = (cls_step_tower){live[i]->index, first, shares[i], w, 0};
   }
+  s->resident = s->n_active == 1 && cls_crew_count(c) == 1 && cls_world_size(c->world) == 1;
   /* One worker runs on this thread; the others get their own. */
   pthread_t threads[CLS_MAX_TOWERS];
   int started[CLS_MAX_TOWERS] = {0}, inline_job = -1;
@@ -408,7 +412,8 @@ static cls_status across_ranks(cls_step *s, const cls_step_plan *p, cls_step_res
   return CLS_OK;
 }
 
-/* Applies s->g on every live tower (Adam on each replica); a tower that fails here is dropped. */
+/* Applies s->g on every live tower (Adam on each replica; a resident step's one tower applies its own
+   gradient); a tower that fails here is dropped. */
 static cls_status apply(cls_step *s) {
   cls_crew *c = s->c;
   cls_adam_state next = c->state.adam;
@@ -425,7 +430,7 @@ static cls_status apply(cls_step *s) {
     cls_adam_state mine = c->state.adam;
     /* DeepSpeech's Horovod rule: the (checkpointed, base) learning rate times the number of ranks. */
     const float lr = c->state.learning_rate * (float)cls_world_size(c->world);
-    cls_status st = cls_tower_apply(slot->tower, s->g, lr, c->o.beta1, c->o.beta2, c->o.epsilon, &mine,
+    cls_status st = cls_tower_apply(slot->tower, s->resident ? NULL : s->g, lr, c->o.beta1, c->o.beta2, c->o.epsilon, &mine,
                                     &s->uploads[s->parity][i]);
     st = cls_crew_tower_status(c, slot, st);
     if (st == CLS_OK) {
