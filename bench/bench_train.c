@@ -1,6 +1,6 @@
 /* One-device training throughput of the DeepSpeech model: training's own step (engine/train's
- * cls_step_run on a one-tower trainer, as `clspeech train` runs it: forward, CTC loss, backward, the
- * gradient read back and reduced on the host, uploaded and applied with Adam; clspeech/internal/bench.h,
+ * cls_step_run on a one-tower trainer, as `clspeech train` runs it: forward, CTC loss, backward, and
+ * Adam on the gradient left on the device; clspeech/internal/bench.h,
  * cls_bench_step_run) on a synthetic batch for each --n_hidden, at B utterances of up to T frames (20 ms
  * each; lengths T - (b % 4) * (T / 10), as the PyTorch peer in compare_train.py). The batch carries
  * context windows (--features host, the default: the PyTorch peer's input too) or audio whose MFCC the

@@ -232,7 +232,7 @@ typedef struct cls_bench_train {
  * What `clspeech train` runs per step: the training step of engine/train (cls_step_run, planned as
  * training plans it: the batch split over the towers, each tower's forward, CTC and backward pass, its
  * gradient read back to the host and reduced there, the reduced gradient uploaded and applied with Adam
- * on every replica) on a trainer of default options (dropout 0.05 as DeepSpeech's, learning rate 1e-4)
+ * on every replica; one tower alone keeps its gradient on its device) on a trainer of default options (dropout 0.05 as DeepSpeech's, learning rate 1e-4)
  * with a synthetic batch; wall-clock median of `runs` steps after `warmups`. */
 typedef struct cls_bench_step_config {
   int n_hidden, n_classes;
