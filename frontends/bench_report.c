@@ -145,8 +145,8 @@ static void print_profile(FILE *out, const bench_device_result *d, const bench_m
   const cls_bench_profile *p = &m->profile;
   const double peak = d->have_peak ? d->peak.fma_gflops : 0, wall = p->wall_ms;
   if (p->n_rows == 0) return;
-  fprintf(out, "\n  one training step by op (training's step: the batch's MFCC, forward, CTC, backward, the gradient's "
-               "host reduction, Adam; profiled once): wall %.3f ms, "
+  fprintf(out, "\n  one training step by op (training's step: the batch's MFCC, forward, CTC, backward, Adam on the "
+               "gradient left on the device; profiled once): wall %.3f ms, "
                "device %.3f ms, %d commands recorded\n",
           wall, p->device_ms, p->commands);
   fprintf(out, "  %-34s %6s %11s %7s %18s %7s\n", "op", "calls", "ms", "% step", "rate", "% peak");

@@ -323,7 +323,7 @@ typedef struct cls_bench_profile {
 } cls_bench_profile;
 
 /* cls_bench_train_run, then (profile not NULL) one profiled step of the same trainer (cls_step_run: the MFCC of
- * the batch, forward, CTC, backward, the gradient's read-back and host reduction, its upload and Adam).
+ * the batch, forward, CTC, backward and Adam, the one tower's gradient left on its device).
  * shapes/gemm_ms: the SGEMM section's shapes at this H, B, T (cls_bench_gemm_shapes), which name the GEMM
  * rows, and ms per call, for the estimates when the GEMMs report no events (NULL: none). */
 cls_status cls_bench_train_profile_run(cls_engine *engine, int device, const cls_bench_config *cfg,
