@@ -290,7 +290,9 @@ static cls_status attempt(cls_step *s, const cls_step_plan *p, cls_step_result *
     s->reduce_w[s->n_active++] = w;
     out->towers[out->n_towers++] = (cls_step_tower){live[i]->index, first, shares[i], w, 0};
   }
-  s->resident = s->n_active == 1 && cls_crew_count(c) == 1 && cls_world_size(c->world) == 1;
+  /* (the weight is 1 then: the share is the whole global batch, and 1 x g is g to the bit) */
+  s->resident =
+      s->n_active == 1 && s->reduce_w[0] == 1.0f && cls_crew_count(c) == 1 && cls_world_size(c->world) == 1;
   /* One worker runs on this thread; the others get their own. */
   pthread_t threads[CLS_MAX_TOWERS];
   int started[CLS_MAX_TOWERS] = {0}, inline_job = -1;
