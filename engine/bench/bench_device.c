@@ -56,6 +56,17 @@ double cls_bench_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+cl_int cls_bench_event_ms(cl_event ev, double *ms) {
+  cl_ulong t0 = 0, t1 = 0;
+  *ms = 0;
+  cl_int err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+  if (err == CL_SUCCESS) err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+  if (err == CL_SUCCESS && t1 > t0) *ms = (double)(t1 - t0) * 1e-6;
+  return err;
+}
+
+int cls_bench_varied_frames(int T, int u) { return T - (u % 4) * (T / 10); }
+
 static cls_status marker(cls_engine *e, cl_command_queue q, cl_event *ev) {
   cl_int err = clEnqueueMarkerWithWaitList(q, 0, NULL, ev);
   if (err != CL_SUCCESS)

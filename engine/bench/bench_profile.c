@@ -143,9 +143,8 @@ cls_status cls_bench_recorder_rows(cls_bench_recorder *r, double mfcc_ms, const 
   for (int i = 0; i < r->n; i++) {
     const recorded *c = &r->cmds[i];
     cls_profile_group g = c->gemm_call ? CLS_PROFILE_GEMM : group_of(c->name);
-    cl_ulong t0 = 0, t1 = 0;
-    cl_int err = clGetEventProfilingInfo(c->event, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-    if (err == CL_SUCCESS) err = clGetEventProfilingInfo(c->event, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+    double ms = 0;
+    const cl_int err = cls_bench_event_ms(c->event, &ms);
     if (err != CL_SUCCESS)
       return cls_fail(r->e, CLS_ERR_OPENCL, "bench: reading the profiling event of %s failed: %s", c->name,
                       cls_cl_error_name(err));
@@ -165,7 +164,7 @@ cls_status cls_bench_recorder_rows(cls_bench_recorder *r, double mfcc_ms, const 
       if (c->gemm_call) row->flops += 2.0 * c->m * (double)c->n * c->k;
     }
     last_call[at] = c->gemm_call;
-    row->ms += t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
+    row->ms += ms;
   }
   out->n_gemm_estimates = 0;
   for (int i = 0; !out->gemm_events && gemm_ms && i < n_shapes && i < CLS_BENCH_MAX_SHAPES; i++) {

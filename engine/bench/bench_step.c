@@ -85,7 +85,7 @@ static cls_status make_batch(cls_bench_step *s, const cls_crew *crew, int N, int
   b->label_len = malloc((size_t)N * sizeof *b->label_len);
   bool ok = b->frames && b->labels && b->label_len;
   for (int u = 0; ok && u < N; u++) {
-    b->frames[u] = c->varied ? T - (u % 4) * (T / 10) : T;
+    b->frames[u] = c->varied ? cls_bench_varied_frames(T, u) : T;
     b->label_len[u] = L;
     for (int k = 0; k < L; k++) b->labels[(size_t)u * L + k] = (u * 7 + k * 3) % (c->n_classes - 1);
   }

@@ -79,10 +79,10 @@ static cls_status case_open(cls_lstm_seq_cases *s, int device, seq_case *k) {
   if (st == CLS_OK) st = floats(k, B_DB, h4, 0, 0);
   if (st == CLS_OK) st = floats(k, B_WS, cls_lstm_workspace_bytes(k->plan, T, B) / sizeof(float) + 1, 0, 0);
   if (st != CLS_OK) return st;
-  /* lengths varied as bench_train's batch has them (bench_step.c's `varied`): T, 0.9 T, 0.8 T, 0.7 T, ... */
+  /* lengths varied as bench_train's batch has them: T, 0.9 T, 0.8 T, 0.7 T, ... */
   int32_t *len = malloc((size_t)B * sizeof *len);
   if (!len) return cls_fail(s->e, CLS_ERR_OUT_OF_MEMORY, "out of host memory");
-  for (int b = 0; b < B; b++) len[b] = T - (b % 4) * (T / 10) > 0 ? T - (b % 4) * (T / 10) : 1;
+  for (int b = 0; b < B; b++) len[b] = cls_bench_varied_frames(T, b);
   k->count[B_SEQ] = (size_t)B;
   st = cls_bench_ints(&k->bufs, len, (size_t)B, &k->mem[B_SEQ]);
   free(len);
@@ -235,11 +235,9 @@ static cls_status timed_run(cls_lstm_seq_cases *s, seq_case *k, double *ms) {
                   "lstm sequence case H=%d: %d sequence kernels recorded in one run, 2 expected (not on the sequence "
                   "path?)", k->c.hidden, s->lost ? MAX_EVENTS + 1 : s->n_events);
   for (int i = 0; i < s->n_events && st == CLS_OK; i++) {
-    cl_ulong t0 = 0, t1 = 0;
-    cl_int err = clGetEventProfilingInfo(s->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-    if (err == CL_SUCCESS) err = clGetEventProfilingInfo(s->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-    st = cl_ok(s, err, "reading a profiling event");
-    if (st == CLS_OK && t1 > t0) *ms += (double)(t1 - t0) * 1e-6;
+    double kernel_ms = 0;
+    st = cl_ok(s, cls_bench_event_ms(s->events[i], &kernel_ms), "reading a profiling event");
+    *ms += kernel_ms;
   }
   release_events(s);
   return st;

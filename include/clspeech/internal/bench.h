@@ -95,6 +95,12 @@ cls_status cls_bench_peak_run(cls_engine *engine, int device, const cls_bench_co
 
 /* The median of v[0..n), n >= 1; sorts v (v[0] is then the smallest). */
 double cls_bench_median(double *v, int n);
+/* The device time of a finished command, from its profiling event, into *ms (0 when the event reports its
+ * end before its start); the OpenCL error of reading it, else CL_SUCCESS. */
+cl_int cls_bench_event_ms(cl_event event, double *ms);
+/* Frames of utterance u of a varied batch of at most T: T - (u % 4) * (T / 10), the lengths bench_train's
+ * batch and its PyTorch peer (bench/compare_train.py) use (at least 0.7 T, so never under 1). */
+int cls_bench_varied_frames(int T, int u);
 
 /* The peak beside other work: a machine shared with other tenants (a cloud guest's cores) can run the same
  * code at half its speed for seconds to minutes, so that a product timed in such a stretch against a peak
