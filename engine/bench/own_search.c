@@ -375,38 +375,18 @@ static void search_group(own_search *s, const char *group, int parts, values *be
   }
 }
 
-static int tile_group(const own_search *s, const values *best, values *out, int cap) {
+/* A group of tile candidates: the best's values with the tile of macros (i_mr, i_nv) changed to each of
+ * tiles_for's first `most` (for `rows` over `units`, as tiles_for takes them). Used for the wide tile (any
+ * rows), the few-rows tile (the recurrent products' batch) and the sequence kernels' (the cases' batch over
+ * the compute units). */
+static int tile_cands(const own_search *s, const values *best, int i_mr, int i_nv, int rows, unsigned units, int most,
+                      values *out, int cap) {
   tile t[8];
-  int n = tiles_for(s, 0, 0, best->v[T_MR], best->v[T_NV], t, cap < 8 ? cap : 8);
+  const int n = tiles_for(s, rows, units, best->v[i_mr], best->v[i_nv], t, cap < most ? cap : most);
   for (int i = 0; i < n; i++) {
     out[i] = *best;
-    out[i].v[T_MR] = t[i].mr;
-    out[i].v[T_NV] = t[i].nv;
-  }
-  return n;
-}
-
-static int few_group(const own_search *s, const values *best, values *out, int cap) {
-  tile t[8];
-  int n = s->few_rows ? tiles_for(s, s->few_rows, 0, best->v[T_MR_FEW], best->v[T_NV_FEW], t, cap < 6 ? cap : 6) : 0;
-  for (int i = 0; i < n; i++) {
-    out[i] = *best;
-    out[i].v[T_MR_FEW] = t[i].mr;
-    out[i].v[T_NV_FEW] = t[i].nv;
-  }
-  return n;
-}
-
-/* The sequence kernels' tiles (rows of the batch x vectors), for the cases' batch over the compute units. */
-static int seq_group(const own_search *s, const values *best, values *out, int cap) {
-  tile t[8];
-  int n = s->n_lstm ? tiles_for(s, s->lstm[0].batch, s->units, best->v[T_SEQ_MR], best->v[T_SEQ_NV], t,
-                                cap < 6 ? cap : 6)
-                    : 0;
-  for (int i = 0; i < n; i++) {
-    out[i] = *best;
-    out[i].v[T_SEQ_MR] = t[i].mr;
-    out[i].v[T_SEQ_NV] = t[i].nv;
+    out[i].v[i_mr] = t[i].mr;
+    out[i].v[i_nv] = t[i].nv;
   }
   return n;
 }
@@ -547,14 +527,14 @@ cls_status cls_own_tune(cls_engine *e, int device, const cls_gemm_shape *shapes,
       best = defaults_of(options);
     }
   }
-  int k = tile_group(&s, &best, cands, 16);
+  int k = tile_cands(&s, &best, T_MR, T_NV, 0, 0, 8, cands, 16);
   search_group(&s, "tile", PART_GEMM, &best, cands, k);
   static const int unrolls[] = {1, 2, 4};
   k = list_group(&best, T_K_UNROLL, unrolls, 3, cands);
   search_group(&s, "k unroll", PART_GEMM, &best, cands, k);
-  k = seq_group(&s, &best, cands, 16);
+  k = s.n_lstm ? tile_cands(&s, &best, T_SEQ_MR, T_SEQ_NV, s.lstm[0].batch, s.units, 6, cands, 16) : 0;
   search_group(&s, "sequence", PART_SEQ, &best, cands, k);
-  k = few_group(&s, &best, cands, 16);
+  k = s.few_rows ? tile_cands(&s, &best, T_MR_FEW, T_NV_FEW, s.few_rows, 0, 6, cands, 16) : 0;
   search_group(&s, "few rows", PART_GEMM, &best, cands, k);
   static const int narrow_rows[] = {4, 6, 8, 12, 16};
   k = 0;

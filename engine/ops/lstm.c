@@ -244,7 +244,8 @@ typedef struct fwd_args {
 /* ---- the sequence path (kernels/lstm_seq.cl) ---- */
 
 int cls_lstm_sequence_rows_per_item(int batch, unsigned units, int mr) {
-  const int per = (int)(((unsigned)batch + units - 1) / (units ? units : 1));
+  const unsigned u = units ? units : 1;
+  const int per = (int)(((unsigned)batch + u - 1) / u);
   return (per + mr - 1) / mr * mr;
 }
 
