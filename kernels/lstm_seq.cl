@@ -19,6 +19,9 @@
 #include "gemm_shape.h"
 
 #pragma OPENCL FP_CONTRACT OFF
+#if GEMM_W == 16 /* the cell in the device's widest vectors (lstm_cell.h) */
+#define LSTM_V 16
+#endif
 #include "lstm_cell.h"
 
 #ifndef CLS_LSTM_SEQ_MR /* (the defaults and ranges: own_tunables.h, through gemm_shape.h) */
@@ -169,7 +172,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void lstm_seq_fwd(
         for (int u = 0; u < runs; u++) {
           const int k = u * LSTM_V, w = min(LSTM_V, hidden - k);
           if (t >= len)
-            lstm_store((float8)(0.0f), hb + k, w);
+            lstm_store((lstm_vec)(0.0f), hb + k, w);
           else
             lstm_cell_fwd(hidden, w, zb + k, bias + bias_off + k, cp + k, infer || t > 0, cb + k, hb + k, hs + k,
                           infer, !infer);
@@ -227,7 +230,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void lstm_seq_bwd(
         }
         if (t < len) {
           int j = 0;
-          for (; j + LSTM_V <= H4; j += LSTM_V) vstore8(vload8(0, part + j) + vload8(0, d + j), 0, part + j);
+          for (; j + LSTM_V <= H4; j += LSTM_V) LSTM_VSTORE(LSTM_VLOAD(0, part + j) + LSTM_VLOAD(0, d + j), 0, part + j);
           for (; j < H4; j++) part[j] += d[j];
         }
       }
