@@ -366,6 +366,7 @@ cls_status cls_engine_build_device(cls_engine *e, int index, cls_build_record *r
 static cls_status prepare(cls_engine *e, int *sel, int *count, bool load_tuning) {
   if (!e || !sel || !count) return CLS_ERR_INVALID_ARGUMENT;
   int kept = 0, dropped = 0;
+  char *first = NULL; /* the first dropped device's reason, for the error when none is left */
   for (int i = 0; i < *count; i++) {
     if (!e->devices[sel[i]].build_options) e->devices[sel[i]].untuned = !load_tuning;
     cls_status st = cls_engine_build_device(e, sel[i], NULL, 0, NULL);
@@ -376,13 +377,19 @@ static cls_status prepare(cls_engine *e, int *sel, int *count, bool load_tuning)
     } else {
       dropped++;
       cls_log(e, CLS_LOG_WARNING, "dropping device: %s", e->error.text);
+      if (!first) first = strdup(e->error.text);
     }
   }
   *count = kept;
-  if (kept == 0)
-    return cls_fail(e, CLS_ERR_NO_DEVICE, "none of the %d selected device%s could build the kernels (see the warnings above)",
-                    dropped, dropped == 1 ? "" : "s");
-  return CLS_OK;
+  cls_status st = CLS_OK;
+  /* the reason is in the error itself: an embedder without a log sink never saw the warnings */
+  if (kept == 0 && dropped == 1)
+    st = cls_fail(e, CLS_ERR_NO_DEVICE, "the selected device could not build the kernels: %s", first ? first : "");
+  else if (kept == 0)
+    st = cls_fail(e, CLS_ERR_NO_DEVICE, "none of the %d selected devices could build the kernels; the first: %s", dropped,
+                  first ? first : "");
+  free(first);
+  return st;
 }
 
 cls_status cls_engine_prepare(cls_engine *e, int *sel, int *count) { return prepare(e, sel, count, true); }
