@@ -12,7 +12,8 @@
  * only the width (cls_kernel_options_of_family), and -DCLS_LSTM_SEQ_* go to this file alone: `bench --tune`
  * searches this tile on its own, timing these kernels (engine/bench/lstm_seq_cases.c), and stores it
  * beside the GEMM's. The host reads MR and NR from lstm_seq_geometry's reqd_work_group_size. The products contract into fused multiply-adds; the
- * cell does not (FP_CONTRACT OFF around it, as lstm.cl). */
+ * cell does not (FP_CONTRACT OFF around it, as lstm.cl). The cell walks a row's units in float16 where the
+ * device's width is 16 (lstm_cell.h), float8 otherwise. */
 #include "common.h"
 #include "work_items.h"
 
