@@ -23,6 +23,7 @@ packages=(
   clang libclang-rt-14-dev                  # the libFuzzer targets (tests/fuzz, label fuzz)
   openmpi-bin libopenmpi-dev                # --horovod: several processes under mpirun (optional at build time)
   iproute2                                  # the mpi tests' two network namespaces (ip netns, veth)
+  espeak-ng                                 # speaks the Mandarin corpus of the bytes-mode test (tests/cli/bytes_mandarin.sh)
 )
 missing=()
 for p in "${packages[@]}"; do
