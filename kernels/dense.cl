@@ -2,61 +2,57 @@
  * pass, its backward (the gradient before the activation), and the bias gradient (colsum.h).
  * Rows are time-major (row = t*B + b); dropout draws come from Philox keyed by (seed, step) and
  * counted by (layer, global utterance, t, unit), so they do not depend on the batch split. One Philox
- * block gives the draws of 4 neighbouring units (philox.h), so a work-item takes DENSE_RUN = 32 units of
- * a row: 8 blocks side by side in uint8 lanes, the values in float8. */
+ * block gives the draws of 4 neighbouring units (philox.h), so a work-item takes DENSE_RUN = 64 units of
+ * a row: 16 blocks side by side (dense_keep64), the values in float16. */
 #include "colsum.h"
 #include "common.h"
 #include "philox.h"
 
 #include "work_items.h"
 #define DENSE_RUN CLS_DENSE_RUN
-#if DENSE_RUN != 32
-#error "dense_keep32 draws 8 Philox blocks of 4 units: 32 per work-item"
+#if DENSE_RUN != 64
+#error "dense_keep64 draws 16 Philox blocks of 4 units: 64 per work-item"
 #endif
 
-/* keep = the draw survives dropout; `scale` = 1/(1-rate). */
-static inline int dense_keep(const float rate, const uint seed, const uint step, const uint layer, const int batch,
-                             const int utterance_offset, const int row, const int unit) {
-  if (rate <= 0.0f) return 1;
-  const int t = row / batch;
-  const int b = row - t * batch;
-  return cls_dropout_uniform(seed, step, layer, (uint)(utterance_offset + b), (uint)t, (uint)unit) >= rate;
-}
+/* Dropout's keep bits for 64 units of a row come from 16 Philox blocks (4 units each) run side by side, one
+ * block per 64-bit lane of a ulong16, its 32-bit words in the lanes' low halves: each round's two products
+ * M * c are one 32 x 32 -> 64-bit multiply per lane, the high half shifted down and the low half kept as it is
+ * (the high halves of the words are don't-care: the next product masks them off). Against uint16 lanes
+ * (mul_hi and a separate multiply, or their 64-bit widening and narrowing) this is half the vector
+ * instructions per round on AVX-512; the keep bits then gather into one 64-bit mask rather than four
+ * shuffled int16 masks. docs/lab-notes/2026-12-08-dropout-draws.md has the figures. */
+#define DENSE_MULHILO(T, M, c, hi, lo)                                          \
+  do {                                                                          \
+    const ulong16 p_ = ((c) & (ulong16)(0xFFFFFFFFul)) * (ulong16)((ulong)(M)); \
+    hi = p_ >> 32;                                                              \
+    lo = p_;                                                                    \
+  } while (0)
 
-/* The high 32 bits of eight 32 x 32-bit products: mul_hi, or with CLS_DENSE_WIDE_MULHI (engine/device/
- * kernel_options.c: CPU devices, where PoCL's vector mul_hi is slow) through 64-bit lanes. */
-#ifndef CLS_DENSE_WIDE_MULHI
-#define CLS_DENSE_WIDE_MULHI 0
-#endif
-#if CLS_DENSE_WIDE_MULHI
-#define DENSE_MULHI8(a, b) convert_uint8((convert_ulong8(a) * convert_ulong8(b)) >> 32)
-#else
-#define DENSE_MULHI8(a, b) mul_hi((a), (b))
-#endif
-
-/* The keep masks (-1 kept, 0 dropped) of units j0 .. j0+31 of one row (j0 a multiple of 4): word c of
- * block g is unit j0 + 4g + c; m[q] holds units j0 + 8q .. j0 + 8q + 7. */
-static inline void dense_keep32(const float rate, const uint seed, const uint step, const uint layer, const uint utt,
-                                const uint t, const int j0, int8 m[4]) {
-  /* Philox-4x32-10 (philox.h) of 8 counters at once, block g in lane g; w0..w3 its four words */
-  uint8 w0 = (uint8)((uint)j0 >> 2) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7), w1 = (uint8)(t), w2 = (uint8)(utt);
-  uint8 w3 = (uint8)(layer);
+/* Bit u of the result: unit j0 + u (0 <= u < 64) of the row kept (j0 a multiple of 4), units past the row's
+ * end included (each draw is a function of its unit alone). Word c of block g is unit j0 + 4g + c, and the
+ * draw keeps it when its 24 bits, as a fraction of 2^24, are at least `rate`: bits >= thr, thr = ceil(rate
+ * 2^24) (exact in float: rate scaled by a power of two), as philox.h's cls_dropout_uniform compares. */
+static inline ulong dense_keep64(const uint thr, const uint seed, const uint step, const uint layer, const uint utt,
+                                 const uint t, const int j0) {
+  const ulong16 g = (ulong16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  ulong16 w0 = (ulong16)((ulong)((uint)j0 >> 2)) + g, w1 = (ulong16)((ulong)t), w2 = (ulong16)((ulong)utt);
+  ulong16 w3 = (ulong16)((ulong)layer);
   uint k0_ = seed, k1_ = step;
-  CLS_PHILOX_10_ROUNDS(uint8, DENSE_MULHI8, w0, w1, w2, w3, k0_, k1_)
-  const float k = CLS_DROPOUT_UNIT;
-  const int8 k0 = convert_float8(CLS_DROPOUT_BITS(w0)) * k >= rate;
-  const int8 k1 = convert_float8(CLS_DROPOUT_BITS(w1)) * k >= rate;
-  const int8 k2 = convert_float8(CLS_DROPOUT_BITS(w2)) * k >= rate;
-  const int8 k3 = convert_float8(CLS_DROPOUT_BITS(w3)) * k >= rate;
-  m[0] = (int8)(k0.s0, k1.s0, k2.s0, k3.s0, k0.s1, k1.s1, k2.s1, k3.s1);
-  m[1] = (int8)(k0.s2, k1.s2, k2.s2, k3.s2, k0.s3, k1.s3, k2.s3, k3.s3);
-  m[2] = (int8)(k0.s4, k1.s4, k2.s4, k3.s4, k0.s5, k1.s5, k2.s5, k3.s5);
-  m[3] = (int8)(k0.s6, k1.s6, k2.s6, k3.s6, k0.s7, k1.s7, k2.s7, k3.s7);
+  CLS_PHILOX_10_ROUNDS(ulong16, DENSE_MULHILO, w0, w1, w2, w3, k0_, k1_)
+  const ulong16 lo = (ulong16)(0xFFFFFFFFul), th = (ulong16)((ulong)thr), one = (ulong16)(1ul), bit = 4 * g;
+  const ulong16 m = (as_ulong16(CLS_DROPOUT_BITS(w0 & lo) >= th) & (one << bit)) |
+                    (as_ulong16(CLS_DROPOUT_BITS(w1 & lo) >= th) & (one << (bit + 1))) |
+                    (as_ulong16(CLS_DROPOUT_BITS(w2 & lo) >= th) & (one << (bit + 2))) |
+                    (as_ulong16(CLS_DROPOUT_BITS(w3 & lo) >= th) & (one << (bit + 3)));
+  const ulong8 m8 = m.lo | m.hi;
+  const ulong4 m4 = m8.lo | m8.hi;
+  const ulong2 m2 = m4.lo | m4.hi;
+  return m2.lo | m2.hi;
 }
 
 /* y[r, j] = dropout(min(max(y[r, j] + bias[j], 0), clip)) in place; y [rows, out], bias [out].
- * relu == 0: y = y + bias (no activation, no dropout). Work-item r * runs + u, runs = ceil(out / 32):
- * units 32u .. 32u+31 of row r. */
+ * relu == 0: y = y + bias (no activation, no dropout). Work-item r * runs + u, runs = ceil(out / 64):
+ * units 64u .. 64u+63 of row r (a row's last run, past `out`, element by element with the same masks). */
 __kernel void dense_bias_act(const int rows, const int out, __global float *y, const int y_off,
                              __global const float *bias, const int bias_off, const int relu, const float clip,
                              const float rate, const float scale, const uint seed, const uint step, const uint layer,
@@ -67,19 +63,21 @@ __kernel void dense_bias_act(const int rows, const int out, __global float *y, c
   __global float *yr = y + y_off + r * out;
   __global const float *br = bias + bias_off;
   const int drop = relu && rate > 0.0f;
+  ulong keep = ~0ul;
+  if (drop) {
+    const int t = r / batch;
+    const uint thr = (uint)ceil(rate * 16777216.0f);
+    keep = dense_keep64(thr, seed, step, layer, (uint)(utterance_offset + r - t * batch), (uint)t, j0);
+  }
+  const uint16 lane_bit = (uint16)(1u) << (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   if (j0 + DENSE_RUN <= out) {
-    int8 keep[4] = {(int8)(-1), (int8)(-1), (int8)(-1), (int8)(-1)};
-    if (drop) {
-      const int t = r / batch;
-      dense_keep32(rate, seed, step, layer, (uint)(utterance_offset + r - t * batch), (uint)t, j0, keep);
-    }
-    for (int q = 0; q < DENSE_RUN / 8; q++) {
-      float8 v = vload8(0, yr + j0 + 8 * q) + vload8(0, br + j0 + 8 * q);
+    for (int q = 0; q < DENSE_RUN / 16; q++) {
+      float16 v = vload16(0, yr + j0 + 16 * q) + vload16(0, br + j0 + 16 * q);
       if (relu) {
-        v = fmin(fmax(v, (float8)(0.0f)), (float8)(clip));
-        if (drop) v = select((float8)(0.0f), v * scale, keep[q]);
+        v = fmin(fmax(v, (float16)(0.0f)), (float16)(clip));
+        if (drop) v = select((float16)(0.0f), v * scale, ((uint16)((uint)(keep >> (16 * q))) & lane_bit) != 0);
       }
-      vstore8(v, 0, yr + j0 + 8 * q);
+      vstore16(v, 0, yr + j0 + 16 * q);
     }
     return;
   }
@@ -87,7 +85,7 @@ __kernel void dense_bias_act(const int rows, const int out, __global float *y, c
     float v = yr[j] + br[j];
     if (relu) {
       v = fmin(fmax(v, 0.0f), clip);
-      if (drop) v = dense_keep(rate, seed, step, layer, batch, utterance_offset, r, j) ? v * scale : 0.0f;
+      if (drop) v = (keep >> (j - j0)) & 1ul ? v * scale : 0.0f;
     }
     yr[j] = v;
   }

@@ -7,36 +7,46 @@
 
 #ifdef __OPENCL_VERSION__
 typedef uint cls_u32;
-#define CLS_PHILOX_MULHI(a, b) mul_hi((a), (b))
+/* hi, lo = the high and low 32 bits of M * c (T: uint or a vector of uint, M a constant). */
+#define CLS_PHILOX_MULHILO(T, M, c, hi, lo) \
+  do {                                      \
+    hi = mul_hi((T)(M), (c));               \
+    lo = (T)(M) * (c);                      \
+  } while (0)
 #else
 #include <stdint.h>
 typedef uint32_t cls_u32;
-#define CLS_PHILOX_MULHI(a, b) ((cls_u32)(((uint64_t)(a) * (uint64_t)(b)) >> 32))
+#define CLS_PHILOX_MULHILO(T, M, c, hi, lo)     \
+  do {                                          \
+    const uint64_t p_ = (uint64_t)(M) * (c);    \
+    hi = (cls_u32)(p_ >> 32);                   \
+    lo = (cls_u32)p_;                           \
+  } while (0)
 #endif
 
 typedef struct cls_philox4 {
   cls_u32 v[4];
 } cls_philox4;
 
-/* The ten rounds on counter words c0..c3 (lvalues of type T: cls_u32, or in OpenCL C a vector of uint,
- * one generator per lane) with keys k0, k1 (cls_u32 lvalues, advanced), MULHI the high 32 bits of a
- * product of two T. */
-#define CLS_PHILOX_10_ROUNDS(T, MULHI, c0, c1, c2, c3, k0, k1)  \
-  for (int round_ = 0; round_ < 10; round_++) {                 \
-    const T hi0_ = MULHI((T)(0xD2511F53u), c0);                 \
-    const T lo0_ = (T)(0xD2511F53u) * c0;                       \
-    const T hi1_ = MULHI((T)(0xCD9E8D57u), c2);                 \
-    const T lo1_ = (T)(0xCD9E8D57u) * c2;                       \
-    c0 = hi1_ ^ c1 ^ (T)(k0);                                   \
-    c1 = lo1_;                                                  \
-    c2 = hi0_ ^ c3 ^ (T)(k1);                                   \
-    c3 = lo0_;                                                  \
-    k0 += (cls_u32)0x9E3779B9u;                                 \
-    k1 += (cls_u32)0xBB67AE85u;                                 \
+/* The ten rounds on counter words c0..c3 (lvalues of type T: cls_u32, or in OpenCL C a vector of uint, one
+ * generator per lane, or of ulong with the words in the lanes' low halves where MULHILO masks the high
+ * halves off) with keys k0, k1 (cls_u32 lvalues, advanced). MULHILO(T, M, c, hi, lo) sets hi and lo to the
+ * high and low 32 bits of the product M * c: CLS_PHILOX_MULHILO, or a kernel's own form (dense.cl). */
+#define CLS_PHILOX_10_ROUNDS(T, MULHILO, c0, c1, c2, c3, k0, k1) \
+  for (int round_ = 0; round_ < 10; round_++) {                  \
+    T hi0_, lo0_, hi1_, lo1_;                                    \
+    MULHILO(T, 0xD2511F53u, c0, hi0_, lo0_);                     \
+    MULHILO(T, 0xCD9E8D57u, c2, hi1_, lo1_);                     \
+    c0 = hi1_ ^ c1 ^ (T)(k0);                                    \
+    c1 = lo1_;                                                   \
+    c2 = hi0_ ^ c3 ^ (T)(k1);                                    \
+    c3 = lo0_;                                                   \
+    k0 += (cls_u32)0x9E3779B9u;                                  \
+    k1 += (cls_u32)0xBB67AE85u;                                  \
   }
 
 static inline cls_philox4 cls_philox4x32_10(cls_philox4 ctr, cls_u32 k0, cls_u32 k1) {
-  CLS_PHILOX_10_ROUNDS(cls_u32, CLS_PHILOX_MULHI, ctr.v[0], ctr.v[1], ctr.v[2], ctr.v[3], k0, k1)
+  CLS_PHILOX_10_ROUNDS(cls_u32, CLS_PHILOX_MULHILO, ctr.v[0], ctr.v[1], ctr.v[2], ctr.v[3], k0, k1)
   return ctr;
 }
 

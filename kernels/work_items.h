@@ -5,7 +5,7 @@
 #define CLS_KERNELS_WORK_ITEMS_H
 
 #define CLS_ADAM_PER_ITEM 8 /* adam.cl: parameters, one float8 */
-#define CLS_DENSE_RUN 32    /* dense.cl: neighbouring units of a row (8 Philox blocks of 4) */
+#define CLS_DENSE_RUN 64    /* dense.cl: neighbouring units of a row (16 Philox blocks of 4) */
 #define CLS_LSTM_V 8        /* lstm.cl: neighbouring units of an utterance, one float8 */
 #define CLS_COLSUM_W 16     /* colsum.h: neighbouring columns of a bias gradient */
 #define CLS_COLSUM_LOCAL 4  /* the column sums' work-group size: few work-items, small groups, every core some */

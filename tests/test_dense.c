@@ -2,9 +2,11 @@
  * forward (bias, clipped ReLU, inverted dropout), dX, dW and db; the Philox dropout mask against an
  * independent numpy implementation; the same activations for any split of the batch; accumulation;
  * finite differences of a double-precision host evaluation; and the mask of a layer wider than one
- * work-item's 32 units.
+ * work-item's 64 units, with rates at a draw's value and just above it.
  * Tolerances: each value within 8 ulp (2^-21) of the sum of the magnitudes its dot product adds up,
  * the error bound of a float32 sum in any order of that length, for TF and us alike. */
+#include <math.h>
+
 #include "check.h"
 #include "clspeech/internal/ops.h"
 #include "clspeech/ops.h"
@@ -270,13 +272,24 @@ static void run_case(tst_env *env, int dev, const char *file) {
   cls_safetensors_free(c.fx);
 }
 
-/* The dropout mask over a wide layer (several 32-unit runs of a work-item and a tail): with w = 0 and
+/* The dropout mask over a wide layer (two 64-unit runs of a work-item and a tail): with w = 0 and
  * b = 1 every unit's activation is 1, so y is exactly 1/(1-rate) where the Philox draw (philox.h, checked
  * against Random123's vectors in test_philox) keeps the unit and 0 where it drops it; with dy = 1 the
- * gradient passes exactly where y is kept, so db counts each column's kept units times 1/(1-rate). */
-static void wide_mask(tst_env *env, int dev) {
-  enum { T = 3, B = 5, IN = 2, OUT = 101, ROWS = T * B };
+ * gradient passes exactly where y is kept, so db counts each column's kept units times 1/(1-rate).
+ * at_unit >= 0: the rate is exactly the draw of that unit of row 1, which the draw keeps (u >= rate), or with
+ * `above` the next float above it, between two draws' values (the unit's draw is below 0.5, where floats are
+ * finer than the draws' 2^-24), which drops it: the kernel's integer threshold must agree with the float
+ * comparison on both sides of the boundary. */
+static void wide_mask(tst_env *env, int dev, int at_unit, int above) {
+  enum { T = 3, B = 5, IN = 2, OUT = 165, ROWS = T * B };
   cls_dense_act act = {1, 20.0f, 0.3f, 4568, 9, 6, B, 11};
+  if (at_unit >= 0) {
+    act.dropout_rate = cls_dropout_uniform(act.seed, act.step, act.layer, (cls_u32)(act.utterance_offset + 1), 0,
+                                           (cls_u32)at_unit);
+    CHECK(act.dropout_rate > 0.0f && act.dropout_rate < (above ? 0.5f : 1.0f), "unit %d's draw %g", at_unit,
+          (double)act.dropout_rate);
+    if (above) act.dropout_rate = nextafterf(act.dropout_rate, 1.0f);
+  }
   const float scale = 1.0f / (1.0f - act.dropout_rate);
   float *ones = malloc(ROWS * OUT * sizeof *ones), *bias = malloc(OUT * sizeof *bias);
   float *y = malloc(ROWS * OUT * sizeof *y), *db = malloc(OUT * sizeof *db), zeros[IN * OUT] = {0};
@@ -318,7 +331,10 @@ static void wide_mask(tst_env *env, int dev) {
     }
     CHECK_INT(wrong_y, 0);
     CHECK_INT(wrong_db, 0);
-    CHECK(kept_total > ROWS * OUT / 2 && kept_total < ROWS * OUT, "kept %d of %d", kept_total, ROWS * OUT);
+    CHECK(kept_total > 0 && kept_total < ROWS * OUT, "kept %d of %d", kept_total, ROWS * OUT);
+    if (at_unit < 0) CHECK(kept_total > ROWS * OUT / 2, "kept %d of %d at rate 0.3", kept_total, ROWS * OUT);
+    else CHECK(y[1 * OUT + at_unit] == (above ? 0.0f : scale), "row 1 unit %d, the rate %s its draw: y %g", at_unit,
+               above ? "just above" : "exactly", (double)y[OUT + at_unit]);
   }
   cls_dense_destroy(plan);
   cl_mem mems[] = {x, w, b, dy, yb, dw, dbb, ws};
@@ -358,7 +374,11 @@ int main(void) {
   for (int i = 0; i < env.n_devices; i++) {
     printf("device %s\n", tst_device_name(&env, env.devices[i]));
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) run_case(&env, env.devices[i], files[f]);
-    wide_mask(&env, env.devices[i]);
+    wide_mask(&env, env.devices[i], -1, 0);
+    wide_mask(&env, env.devices[i], 70, 0);  /* in the second full run */
+    wide_mask(&env, env.devices[i], 150, 0); /* in the tail */
+    wide_mask(&env, env.devices[i], 70, 1);  /* its draw 0.43 */
+    wide_mask(&env, env.devices[i], 130, 1); /* 0.099, in the tail */
     own_gemm_sink(&env, env.devices[i]);
   }
   tst_close_env(&env);

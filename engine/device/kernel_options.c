@@ -19,14 +19,10 @@ typedef struct options_row {
  * CLS_MFCC_FILTERBANK_WG: frames per work-group of the MFCC filterbank (kernels/mfcc.cl; 64 unless set). On
  * a CPU device 1, which PoCL runs as a plain loop: its work-groups of 64 frames in vector lanes read the
  * spectrum across frames (4 KiB apart) and update each lane's channel sums at run-time indices: 3.0-4.1
- * against 4.1-5.0 ms for 16 x 2.9 s (2320 frames; POCL_DEBUG=timing, 6 runs each, 2 Zen 3 cores).
- * CLS_DENSE_WIDE_MULHI: dropout's Philox rounds (kernels/dense.cl) take the high halves of their products
- * through 64-bit lanes rather than PoCL's vector mul_hi: the step's 5 dense_bias_act calls at H = 256 took
- * 1.60-1.68 against 2.58-2.63 ms (`clspeech bench --n_hidden 256` profile, 3 turns, 2 Zen 4 cores). GPUs
- * keep mul_hi, one instruction there. */
+ * against 4.1-5.0 ms for 16 x 2.9 s (2320 frames; POCL_DEBUG=timing, 6 runs each, 2 Zen 3 cores). */
 static const options_row table[] = {
     {CLS_DEVICE_GPU, NULL, "-DCLS_WG_1D=256"},
-    {CLS_DEVICE_CPU, NULL, "-DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_DENSE_WIDE_MULHI=1"},
+    {CLS_DEVICE_CPU, NULL, "-DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1"},
     {-1, NULL, "-DCLS_WG_1D=64"}, /* default row */
 };
 
