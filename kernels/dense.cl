@@ -17,10 +17,10 @@
 /* Dropout's keep bits for 64 units of a row come from 16 Philox blocks (4 units each) run side by side, one
  * block per 64-bit lane of a ulong16, its 32-bit words in the lanes' low halves: each round's two products
  * M * c are one 32 x 32 -> 64-bit multiply per lane, the high half shifted down and the low half kept as it is
- * (the high halves of the words are don't-care: the next product masks them off). Against uint16 lanes
- * (mul_hi and a separate multiply, or their 64-bit widening and narrowing) this is half the vector
- * instructions per round on AVX-512; the keep bits then gather into one 64-bit mask rather than four
- * shuffled int16 masks. docs/lab-notes/2026-12-08-dropout-draws.md has the figures. */
+ * (the high halves of the words are don't-care: the next product masks them off). On AVX-512 a round is
+ * 17 vector instructions for the 16 blocks, where 8 blocks in uint8 lanes (mul_hi through 64-bit lanes and
+ * a separate multiply) took 20; the keep bits then gather into one 64-bit mask rather than shuffled int
+ * masks. docs/lab-notes/step-small-kernels.md has the figures. */
 #define DENSE_MULHILO(T, M, c, hi, lo)                                          \
   do {                                                                          \
     const ulong16 p_ = ((c) & (ulong16)(0xFFFFFFFFul)) * (ulong16)((ulong)(M)); \
