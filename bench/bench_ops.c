@@ -1,6 +1,6 @@
 /* Per-op timings at DeepSpeech's shapes on each OpenCL device: dense (H->H, clipped ReLU and
- * dropout) forward and backward, LSTM forward and backward, CTC loss + gradient, and Adam over the
- * whole model's parameters. Wall time of enqueue + clFinish (what a training step pays), median of
+ * dropout) forward and backward, layer norm (--layer_norm's, with the same dropout) forward and backward,
+ * LSTM forward and backward, CTC loss + gradient, and Adam over the whole model's parameters. Wall time of enqueue + clFinish (what a training step pays), median of
  * --reps runs after one warm-up. Prints a table, and one JSON object per measurement with --json
  * (bench/compare_ops.py runs this beside PyTorch and prints the ratios).
  * --lstm_path steps|sequence times the LSTM on that path of its recurrence (clspeech/internal/ops.h; the default
@@ -68,11 +68,13 @@ typedef struct op_ctx {
   cls_lstm_plan *lstm;
   cls_ctc_plan *ctc;
   cls_adam_plan *adam;
+  cls_layer_norm_plan *ln;
   cls_adam_state adam_state;
   size_t n_params;
   cls_dense_act act;
   cl_mem x, y, dy, dx, w, b, dw, db, ws, seq, labels, label_len, loss, logits, dlogits, lw, lb, ldw, ldb, lws, ctc_ws;
   cl_mem p, m, v, g;
+  cl_mem gamma, beta, stats, dgamma, dbeta;
 } op_ctx;
 
 static cls_status dense_fwd(void *c_) {
@@ -85,6 +87,17 @@ static cls_status dense_bwd(void *c_) {
   return cls_dense_backward(c->dense, c->q, c->T * c->B, cls_buf_of(c->x), cls_buf_of(c->w), cls_buf_of(c->y),
                             cls_buf_of(c->dy), cls_buf_of(c->dx), cls_buf_of(c->dw), cls_buf_of(c->db), &c->act,
                             CLS_OVERWRITE, cls_buf_of(c->ws), NULL);
+}
+static cls_status ln_fwd(void *c_) {
+  op_ctx *c = c_;
+  return cls_layer_norm_forward(c->ln, c->q, c->T * c->B, cls_buf_of(c->x), cls_buf_of(c->gamma), cls_buf_of(c->beta),
+                                cls_buf_of(c->y), cls_buf_of(c->stats), &c->act, NULL);
+}
+static cls_status ln_bwd(void *c_) {
+  op_ctx *c = c_;
+  return cls_layer_norm_backward(c->ln, c->q, c->T * c->B, cls_buf_of(c->x), cls_buf_of(c->gamma), cls_buf_of(c->stats),
+                                 cls_buf_of(c->dy), cls_buf_of(c->dx), cls_buf_of(c->dgamma), cls_buf_of(c->dbeta),
+                                 CLS_OVERWRITE, &c->act, NULL);
 }
 static cls_status lstm_fwd(void *c_) {
   op_ctx *c = c_;
@@ -183,6 +196,20 @@ static cls_status bench_device(cls_engine *e, int dev, const bench_opts *o, int 
   if (st == CLS_OK) ms = time_op(dense_bwd, &c, c.q, o->reps, &st);
   if (st == CLS_OK) report(o, info, dev, "dense_bwd", H, ms, 2 * dense_flops, 0);
 
+  /* layer norm over H, the dense layers' dropout after it (x, y, dy, dx as above) */
+  if (st == CLS_OK) st = cls_layer_norm_create(e, dev, H, &c.ln);
+  if (st == CLS_OK) {
+    c.gamma = buffer(ctx, c.q, (size_t)H * sizeof(float), 1.0f);
+    c.beta = buffer(ctx, c.q, (size_t)H * sizeof(float), 0.01f);
+    c.dgamma = buffer(ctx, c.q, (size_t)H * sizeof(float), 0);
+    c.dbeta = buffer(ctx, c.q, (size_t)H * sizeof(float), 0);
+    c.stats = buffer(ctx, c.q, cls_layer_norm_stats_floats((int)rows) * sizeof(float), 0);
+    ms = time_op(ln_fwd, &c, c.q, o->reps, &st);
+  }
+  if (st == CLS_OK) report(o, info, dev, "layer_norm_fwd", H, ms, 0, 0);
+  if (st == CLS_OK) ms = time_op(ln_bwd, &c, c.q, o->reps, &st);
+  if (st == CLS_OK) report(o, info, dev, "layer_norm_bwd", H, ms, 0, 0);
+
   /* LSTM, input H, hidden H */
   if (st == CLS_OK) st = cls_lstm_create(e, dev, c.T, c.B, H, H, &c.lstm);
   if (st == CLS_OK) {
@@ -260,7 +287,8 @@ static cls_status bench_device(cls_engine *e, int dev, const bench_opts *o, int 
   cls_lstm_destroy(c.lstm);
   cls_ctc_destroy(c.ctc);
   cls_adam_destroy(c.adam);
-  cl_mem all[] = {c.x, c.y, c.dy, c.dx, c.w, c.b, c.dw, c.db, c.ws, c.seq, c.labels, c.label_len, c.loss, c.logits,
+  cls_layer_norm_destroy(c.ln);
+  cl_mem all[] = {c.gamma, c.beta, c.stats, c.dgamma, c.dbeta, c.x, c.y, c.dy, c.dx, c.w, c.b, c.dw, c.db, c.ws, c.seq, c.labels, c.label_len, c.loss, c.logits,
                   c.dlogits, c.lw, c.lb, c.ldw, c.ldb, c.lws, c.ctc_ws, c.p, c.m, c.v, c.g};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     if (all[i]) clReleaseMemObject(all[i]);

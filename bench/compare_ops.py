@@ -12,8 +12,9 @@ the median over the rounds and the ratio the median of the rounds' ratios, every
 
 The first run makes the peer's venv (build/bench-venv, or $CLSPEECH_BENCH_VENV; see bench/peer.py).
 Shapes are DeepSpeech's: T frames x B utterances, H hidden units, 29 classes, 40-label transcripts.
-The PyTorch side times: addmm + clamp + dropout (dense), nn.LSTM (LSTM, cuDNN-style gates, same
-FLOPs), F.ctc_loss + backward (CTC), optim.Adam.step over the whole model's parameter count (Adam)."""
+The PyTorch side times: addmm + clamp + dropout (dense), F.layer_norm + dropout (layer norm, --layer_norm's
+eps 1e-12), nn.LSTM (LSTM, cuDNN-style gates, same FLOPs), F.ctc_loss + backward (CTC), optim.Adam.step over
+the whole model's parameter count (Adam)."""
 import argparse
 import os
 import statistics
@@ -62,6 +63,20 @@ def torch_ops(H, B, T, L, reps):
         dense_bwd()
         times.append((time.perf_counter() - t0) * 1e3)
     out["dense_bwd"] = statistics.median(times[1:])
+
+    gamma, beta = torch.ones(H, requires_grad=True), torch.full((H,), 0.01, requires_grad=True)
+
+    def ln_fwd():
+        with torch.no_grad():
+            F.dropout(F.layer_norm(x, (H,), gamma, beta, 1e-12), 0.05, True)
+    out["layer_norm_fwd"] = peer.median_ms(ln_fwd, reps)
+    times = []
+    for _ in range(reps + 1):
+        y = F.dropout(F.layer_norm(xr, (H,), gamma, beta, 1e-12), 0.05, True)
+        t0 = time.perf_counter()
+        y.backward(dy)
+        times.append((time.perf_counter() - t0) * 1e3)
+    out["layer_norm_bwd"] = statistics.median(times[1:])
 
     lstm = torch.nn.LSTM(H, H)
     xs = torch.randn(T, B, H, requires_grad=True)

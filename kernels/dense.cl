@@ -3,52 +3,16 @@
  * Rows are time-major (row = t*B + b); dropout draws come from Philox keyed by (seed, step) and
  * counted by (layer, global utterance, t, unit), so they do not depend on the batch split. One Philox
  * block gives the draws of 4 neighbouring units (philox.h), so a work-item takes DENSE_RUN = 64 units of
- * a row: 16 blocks side by side (dense_keep64), the values in float16. */
+ * a row: 16 blocks side by side (dropout_keep.h), the values in float16. */
 #include "colsum.h"
 #include "common.h"
-#include "philox.h"
+#include "dropout_keep.h"
 
 #include "work_items.h"
 #define DENSE_RUN CLS_DENSE_RUN
 #if DENSE_RUN != 64
-#error "dense_keep64 draws 16 Philox blocks of 4 units: 64 per work-item"
+#error "cls_dropout_keep64 draws 16 Philox blocks of 4 units: 64 per work-item"
 #endif
-
-/* Dropout's keep bits for 64 units of a row come from 16 Philox blocks (4 units each) run side by side, one
- * block per 64-bit lane of a ulong16, its 32-bit words in the lanes' low halves: each round's two products
- * M * c are one 32 x 32 -> 64-bit multiply per lane, the high half shifted down and the low half kept as it is
- * (the high halves of the words are don't-care: the next product masks them off). On AVX-512 a round is
- * 17 vector instructions for the 16 blocks, where 8 blocks in uint8 lanes (mul_hi through 64-bit lanes and
- * a separate multiply) took 20; the keep bits then gather into one 64-bit mask rather than shuffled int
- * masks. docs/lab-notes/step-small-kernels.md has the figures. */
-#define DENSE_MULHILO(T, M, c, hi, lo)                                          \
-  do {                                                                          \
-    const ulong16 p_ = ((c) & (ulong16)(0xFFFFFFFFul)) * (ulong16)((ulong)(M)); \
-    hi = p_ >> 32;                                                              \
-    lo = p_;                                                                    \
-  } while (0)
-
-/* Bit u of the result: unit j0 + u (0 <= u < 64) of the row kept (j0 a multiple of 4), units past the row's
- * end included (each draw is a function of its unit alone). Word c of block g is unit j0 + 4g + c, and the
- * draw keeps it when its 24 bits, as a fraction of 2^24, are at least `rate`: bits >= thr, thr = ceil(rate
- * 2^24) (exact in float: rate scaled by a power of two), as philox.h's cls_dropout_uniform compares. */
-static inline ulong dense_keep64(const uint thr, const uint seed, const uint step, const uint layer, const uint utt,
-                                 const uint t, const int j0) {
-  const ulong16 g = (ulong16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  ulong16 w0 = (ulong16)((ulong)((uint)j0 >> 2)) + g, w1 = (ulong16)((ulong)t), w2 = (ulong16)((ulong)utt);
-  ulong16 w3 = (ulong16)((ulong)layer);
-  uint k0_ = seed, k1_ = step;
-  CLS_PHILOX_10_ROUNDS(ulong16, DENSE_MULHILO, w0, w1, w2, w3, k0_, k1_)
-  const ulong16 lo = (ulong16)(0xFFFFFFFFul), th = (ulong16)((ulong)thr), one = (ulong16)(1ul), bit = 4 * g;
-  const ulong16 m = (as_ulong16(CLS_DROPOUT_BITS(w0 & lo) >= th) & (one << bit)) |
-                    (as_ulong16(CLS_DROPOUT_BITS(w1 & lo) >= th) & (one << (bit + 1))) |
-                    (as_ulong16(CLS_DROPOUT_BITS(w2 & lo) >= th) & (one << (bit + 2))) |
-                    (as_ulong16(CLS_DROPOUT_BITS(w3 & lo) >= th) & (one << (bit + 3)));
-  const ulong8 m8 = m.lo | m.hi;
-  const ulong4 m4 = m8.lo | m8.hi;
-  const ulong2 m2 = m4.lo | m4.hi;
-  return m2.lo | m2.hi;
-}
 
 /* y[r, j] = dropout(min(max(y[r, j] + bias[j], 0), clip)) in place; y [rows, out], bias [out].
  * relu == 0: y = y + bias (no activation, no dropout). Work-item r * runs + u, runs = ceil(out / 64):
@@ -66,8 +30,8 @@ __kernel void dense_bias_act(const int rows, const int out, __global float *y, c
   ulong keep = ~0ul;
   if (drop) {
     const int t = r / batch;
-    const uint thr = (uint)ceil(rate * 16777216.0f);
-    keep = dense_keep64(thr, seed, step, layer, (uint)(utterance_offset + r - t * batch), (uint)t, j0);
+    keep = cls_dropout_keep64(cls_dropout_threshold(rate), seed, step, layer, (uint)(utterance_offset + r - t * batch),
+                              (uint)t, j0);
   }
   const uint16 lane_bit = (uint16)(1u) << (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   if (j0 + DENSE_RUN <= out) {

@@ -4,7 +4,8 @@
  * the forward pass (saving each row's mean and rstd = rsqrt(var + eps) as stats [rows, 2]), the input
  * gradient, and the column sums of gamma's and beta's gradients; optionally with inverted dropout after
  * the normalisation, drawing the dense layer's mask (dense.cl: Philox keyed by (seed, step), counted by
- * (layer, global utterance, t, unit) of row t*batch + b) again in backward.
+ * (layer, global utterance, t, unit) of row t*batch + b) again in backward, 64 or 16 units' keep bits at a
+ * time (dropout_keep.h); each unit's arithmetic and every sum's order are those of one draw per unit.
  * One work-item per row: its sums run over the row in the 8 lanes of a float8 (scalars for a tail of
  * H mod 8), combined in one fixed order, so every device does the same additions whatever its
  * work-group size or vector width. A work-item reads each of its elements before writing it and no
@@ -12,7 +13,7 @@
  * multiply-adds: the same roundings on every device. */
 #pragma OPENCL FP_CONTRACT OFF
 
-#include "philox.h"
+#include "dropout_keep.h"
 #include "work_items.h"
 
 #define LN_COLS CLS_COLSUM_W
@@ -24,12 +25,6 @@ static inline float ln_sum8(const float8 v) {
   return ((v.s0 + v.s1) + (v.s2 + v.s3)) + ((v.s4 + v.s5) + (v.s6 + v.s7));
 }
 
-/* The dropout of one row's unit j: v * scale where the draw keeps it, else 0. */
-static inline float ln_drop(const float v, const float rate, const float scale, const uint seed, const uint step,
-                            const uint layer, const uint utterance, const uint t, const int j) {
-  return cls_dropout_uniform(seed, step, layer, utterance, t, (uint)j) >= rate ? v * scale : 0.0f;
-}
-
 /* Dropout's arguments of every kernel: rate (0: none), scale = 1/(1-rate), the Philox key and counters. */
 #define LN_DROPOUT_ARGS                                                                                          \
   const float rate, const float scale, const uint seed, const uint step, const uint layer, const int batch, \
@@ -38,7 +33,11 @@ static inline float ln_drop(const float v, const float rate, const float scale, 
 #define LN_ROW_DRAW(r)                 \
   const int t_ = (r) / batch;          \
   const uint utt_ = (uint)(utterance_offset + (r) - t_ * batch)
-#define LN_DROP(v, r_t, r_utt, j) ln_drop((v), rate, scale, seed, step, layer, (r_utt), (uint)(r_t), (j))
+/* The keep bits of the row's units j0 .. j0+63 (LN_KEEP64) or j0 .. j0+15 (LN_KEEP16), inside LN_ROW_DRAW's scope. */
+#define LN_KEEP64(j0) cls_dropout_keep64(thr_, seed, step, layer, utt_, (uint)t_, (j0))
+#define LN_KEEP16(j0) cls_dropout_keep16(thr_, seed, step, layer, utt_, (uint)t_, (j0))
+/* v through the dropout: v * scale where bit u of `keep` is set, else 0. */
+#define LN_DROP(v, keep, u) (((keep) >> (u)) & 1ul ? (v) * scale : 0.0f)
 
 /* y[r, :] = (x[r, :] - mean_r) * rstd_r * gamma + beta; stats[2r] = mean_r, stats[2r + 1] = rstd_r.
  * The mean is the row's first value plus the mean of the differences from it, so that a row of one
@@ -74,7 +73,11 @@ __kernel void layer_norm_fwd(const int rows, const int h, __global const float *
   const float rstd = rsqrt((ln_sum8(a) + t) / (float)h + eps);
   if (rate > 0.0f) {
     LN_ROW_DRAW(r);
-    for (j = 0; j < h; j++) yr[j] = LN_DROP((xr[j] - mean) * rstd * gr[j] + br[j], t_, utt_, j);
+    const uint thr_ = cls_dropout_threshold(rate);
+    for (int j0 = 0; j0 < h; j0 += 64) {
+      const ulong keep = LN_KEEP64(j0);
+      for (j = j0; j < min(h, j0 + 64); j++) yr[j] = LN_DROP((xr[j] - mean) * rstd * gr[j] + br[j], keep, j - j0);
+    }
   } else {
     for (j = 0; j < h8; j += 8)
       vstore8((vload8(0, xr + j) - mean) * rstd * vload8(0, gr + j) + vload8(0, br + j), 0, yr + j);
@@ -101,17 +104,24 @@ __kernel void layer_norm_bwd_dx(const int rows, const int h, __global const floa
   const int h8 = h & ~7;
   float8 sg = (float8)(0.0f), sgx = (float8)(0.0f);
   float tg = 0.0f, tgx = 0.0f;
-  if (rate > 0.0f) { /* every unit's draw, one at a time */
+  if (rate > 0.0f) { /* the units one at a time (the sums in unit order), each run's draws drawn for both passes */
     LN_ROW_DRAW(r);
-    for (int j = 0; j < h; j++) {
-      const float g = LN_DROP(dyr[j], t_, utt_, j) * gr[j];
-      tg += g;
-      tgx += g * ((xr[j] - mean) * rstd);
+    const uint thr_ = cls_dropout_threshold(rate);
+    for (int j0 = 0; j0 < h; j0 += 64) {
+      const ulong keep = LN_KEEP64(j0);
+      for (int j = j0; j < min(h, j0 + 64); j++) {
+        const float g = LN_DROP(dyr[j], keep, j - j0) * gr[j];
+        tg += g;
+        tgx += g * ((xr[j] - mean) * rstd);
+      }
     }
     const float mg = tg / (float)h, mgx = tgx / (float)h;
-    for (int j = 0; j < h; j++) {
-      const float g = LN_DROP(dyr[j], t_, utt_, j) * gr[j];
-      dxr[j] = rstd * ((g - mg) - ((xr[j] - mean) * rstd) * mgx);
+    for (int j0 = 0; j0 < h; j0 += 64) {
+      const ulong keep = LN_KEEP64(j0);
+      for (int j = j0; j < min(h, j0 + 64); j++) {
+        const float g = LN_DROP(dyr[j], keep, j - j0) * gr[j];
+        dxr[j] = rstd * ((g - mg) - ((xr[j] - mean) * rstd) * mgx);
+      }
     }
     return;
   }
@@ -148,7 +158,7 @@ static inline float8 ln_dgamma8(__global const float *xr, __global const float *
 /* dgamma[j] (=|+=) sum over rows of dy'[r, j] * xhat[r, j] and dbeta[j] (=|+=) sum over rows of
  * dy'[r, j] (dy' as layer_norm_bwd_dx's), for the 16 columns 16i .. 16i+15 of work-item i: four partial
  * sums over the rows taken in turn (r mod 4), added in one fixed order, keep long sums' rounding down.
- * The scalar path (a tail of columns, or every column under dropout) does the same additions. */
+ * The scalar paths (a tail of columns; every column under dropout, its 16 side by side) do the same additions. */
 __kernel void layer_norm_bwd_params(const int rows, const int h, __global const float *x, const int x_off,
                                     __global const float *dy, const int dy_off, __global const float *stats,
                                     const int s_off, __global float *dgamma, const int dg_off,
@@ -187,17 +197,39 @@ __kernel void layer_norm_bwd_params(const int rows, const int h, __global const 
     }
     return;
   }
+  if (rate > 0.0f) { /* the 16 columns side by side, row by row: each column's additions in the scalar path's order */
+    const uint thr_ = cls_dropout_threshold(rate);
+    const int n = min(LN_COLS, h - j0);
+    float g[LN_COLS][4], b[LN_COLS][4];
+    for (int c = 0; c < LN_COLS; c++)
+      for (int k = 0; k < 4; k++) g[c][k] = b[c][k] = 0.0f;
+    for (int r = 0; r < rows; r++) {
+      LN_ROW_DRAW(r);
+      const ulong keep = LN_KEEP16(j0);
+      const int k = r < (rows & ~3) ? (r & 3) : 0; /* as below */
+      const float mean = st[2 * r], rstd = st[2 * r + 1];
+      for (int c = 0; c < n; c++) {
+        const size_t at = (size_t)r * h + j0 + c;
+        const float d = LN_DROP(dys[at], keep, c);
+        g[c][k] += d * ((xs[at] - mean) * rstd);
+        b[c][k] += d;
+      }
+    }
+    for (int c = 0; c < n; c++) {
+      const int j = j0 + c;
+      const float sg = (g[c][0] + g[c][1]) + (g[c][2] + g[c][3]), sb = (b[c][0] + b[c][1]) + (b[c][2] + b[c][3]);
+      dgamma[dg_off + j] = accumulate ? dgamma[dg_off + j] + sg : sg;
+      dbeta[db_off + j] = accumulate ? dbeta[db_off + j] + sb : sb;
+    }
+    return;
+  }
   const int j1 = min(j0 + LN_COLS, h);
   for (int j = j0; j < j1; j++) {
     float g[4] = {0.0f, 0.0f, 0.0f, 0.0f}, b[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     int r = 0;
     for (; r < rows; r++) {
       const size_t at = (size_t)r * h + j;
-      float d = dys[at];
-      if (rate > 0.0f) {
-        LN_ROW_DRAW(r);
-        d = LN_DROP(d, t_, utt_, j);
-      }
+      const float d = dys[at];
       /* row r into partial sum r mod 4, whole groups of 4 first, the rest into the first: the vector path's order */
       const int k = r < (rows & ~3) ? (r & 3) : 0;
       g[k] += d * ((xs[at] - st[2 * r]) * st[2 * r + 1]);

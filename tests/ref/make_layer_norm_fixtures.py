@@ -115,3 +115,8 @@ if __name__ == "__main__":
     g, b = params(rng, 40)
     case("dropout", np.minimum(np.maximum(rng.standard_normal((18, 40)) * 8, 0), 20), g, b,
          rng.standard_normal((18, 40)), batch=3, rate=0.25, step=11, layer=2, uoff=5)
+    # dropout over a row wider than the kernels' runs of draws (64 units a run in the row kernels, 16 columns a
+    # work-item in the parameters' sums): H = 150 is 2 runs of 64 and 22 more, 9 column groups and 6 more
+    g, b = params(rng, 150)
+    case("dropout_wide", np.minimum(np.maximum(rng.standard_normal((20, 150)) * 8, 0), 20), g, b,
+         rng.standard_normal((20, 150)), batch=4, rate=0.3, step=7, layer=5, uoff=2)
