@@ -29,15 +29,18 @@ static inline float ln_sum8(const float8 v) {
 #define LN_DROPOUT_ARGS                                                                                          \
   const float rate, const float scale, const uint seed, const uint step, const uint layer, const int batch, \
       const int utterance_offset
-/* Row r's time step and global utterance. */
-#define LN_ROW_DRAW(r)                 \
-  const int t_ = (r) / batch;          \
+/* Row r's time step and global utterance (batch is 0 without dropout: then 0 and r). */
+#define LN_ROW_DRAW(r)                              \
+  const int t_ = batch > 0 ? (r) / batch : 0;       \
   const uint utt_ = (uint)(utterance_offset + (r) - t_ * batch)
 /* The keep bits of the row's units j0 .. j0+63 (LN_KEEP64) or j0 .. j0+15 (LN_KEEP16), inside LN_ROW_DRAW's scope. */
 #define LN_KEEP64(j0) cls_dropout_keep64(thr_, seed, step, layer, utt_, (uint)t_, (j0))
 #define LN_KEEP16(j0) cls_dropout_keep16(thr_, seed, step, layer, utt_, (uint)t_, (j0))
-/* v through the dropout: v * scale where bit u of `keep` is set, else 0. */
+/* v through the dropout: v * scale where bit u of `keep` is set, else 0; LN_DROP8 for the 8 units from bit u. */
 #define LN_DROP(v, keep, u) (((keep) >> (u)) & 1ul ? (v) * scale : 0.0f)
+#define LN_DROP8(v, keep, u) \
+  select((float8)(0.0f), (v) * scale, ((uint8)((uint)((keep) >> (u)) & 0xFFu) & LN_LANE_BITS) != 0)
+#define LN_LANE_BITS (uint8)(1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u)
 
 /* y[r, :] = (x[r, :] - mean_r) * rstd_r * gamma + beta; stats[2r] = mean_r, stats[2r + 1] = rstd_r.
  * The mean is the row's first value plus the mean of the differences from it, so that a row of one
@@ -104,55 +107,45 @@ __kernel void layer_norm_bwd_dx(const int rows, const int h, __global const floa
   const int h8 = h & ~7;
   float8 sg = (float8)(0.0f), sgx = (float8)(0.0f);
   float tg = 0.0f, tgx = 0.0f;
-  if (rate > 0.0f) { /* the units one at a time (the sums in unit order), each run's draws drawn for both passes */
-    LN_ROW_DRAW(r);
-    const uint thr_ = cls_dropout_threshold(rate);
-    for (int j0 = 0; j0 < h; j0 += 64) {
-      const ulong keep = LN_KEEP64(j0);
-      for (int j = j0; j < min(h, j0 + 64); j++) {
-        const float g = LN_DROP(dyr[j], keep, j - j0) * gr[j];
-        tg += g;
-        tgx += g * ((xr[j] - mean) * rstd);
-      }
-    }
-    const float mg = tg / (float)h, mgx = tgx / (float)h;
-    for (int j0 = 0; j0 < h; j0 += 64) {
-      const ulong keep = LN_KEEP64(j0);
-      for (int j = j0; j < min(h, j0 + 64); j++) {
-        const float g = LN_DROP(dyr[j], keep, j - j0) * gr[j];
-        dxr[j] = rstd * ((g - mg) - ((xr[j] - mean) * rstd) * mgx);
-      }
-    }
-    return;
-  }
+  /* dy' = dy through the dropout, 8 units at a time (a run of 64 units' keep bits drawn as j reaches it, in each
+     pass), the tail of h mod 8 one at a time; without dropout dy itself */
+  LN_ROW_DRAW(r);
+  const uint thr_ = rate > 0.0f ? cls_dropout_threshold(rate) : 0u;
+  ulong keep = ~0ul;
   int j = 0;
   for (; j < h8; j += 8) {
-    const float8 g = vload8(0, dyr + j) * vload8(0, gr + j);
+    if (rate > 0.0f && (j & 63) == 0) keep = LN_KEEP64(j);
+    const float8 d = vload8(0, dyr + j);
+    const float8 g = (rate > 0.0f ? LN_DROP8(d, keep, j & 63) : d) * vload8(0, gr + j);
     sg += g;
     sgx += g * ((vload8(0, xr + j) - mean) * rstd);
   }
+  if (rate > 0.0f && j < h && (j & 63) == 0) keep = LN_KEEP64(j);
   for (; j < h; j++) {
-    const float g = dyr[j] * gr[j];
+    const float g = (rate > 0.0f ? LN_DROP(dyr[j], keep, j & 63) : dyr[j]) * gr[j];
     tg += g;
     tgx += g * ((xr[j] - mean) * rstd);
   }
   const float mg = (ln_sum8(sg) + tg) / (float)h, mgx = (ln_sum8(sgx) + tgx) / (float)h;
   for (j = 0; j < h8; j += 8) {
-    const float8 g = vload8(0, dyr + j) * vload8(0, gr + j);
+    if (rate > 0.0f && (j & 63) == 0) keep = LN_KEEP64(j);
+    const float8 d = vload8(0, dyr + j);
+    const float8 g = (rate > 0.0f ? LN_DROP8(d, keep, j & 63) : d) * vload8(0, gr + j);
     const float8 xh = (vload8(0, xr + j) - mean) * rstd;
     vstore8(rstd * ((g - mg) - xh * mgx), 0, dxr + j);
   }
+  if (rate > 0.0f && j < h && (j & 63) == 0) keep = LN_KEEP64(j);
   for (; j < h; j++) {
-    const float g = dyr[j] * gr[j];
+    const float g = (rate > 0.0f ? LN_DROP(dyr[j], keep, j & 63) : dyr[j]) * gr[j];
     const float xh = (xr[j] - mean) * rstd;
     dxr[j] = rstd * ((g - mg) - xh * mgx);
   }
 }
 
-/* One row's dy * xhat for the 8 columns from j (x, dy at the row's start). */
-static inline float8 ln_dgamma8(__global const float *xr, __global const float *dyr, const int j, const float mean,
+/* One row's dy' * xhat for the 8 columns from j (x at the row's start, d their dy'). */
+static inline float8 ln_dgamma8(__global const float *xr, const float8 d, const int j, const float mean,
                                 const float rstd) {
-  return vload8(0, dyr + j) * ((vload8(0, xr + j) - mean) * rstd);
+  return d * ((vload8(0, xr + j) - mean) * rstd);
 }
 
 /* dgamma[j] (=|+=) sum over rows of dy'[r, j] * xhat[r, j] and dbeta[j] (=|+=) sum over rows of
@@ -167,26 +160,26 @@ __kernel void layer_norm_bwd_params(const int rows, const int h, __global const 
   const int j0 = (int)get_global_id(0) * LN_COLS;
   if (j0 >= h) return;
   __global const float *xs = x + x_off, *dys = dy + dy_off, *st = stats + s_off;
-  if (j0 + LN_COLS <= h && rate <= 0.0f) {
+  const uint thr_ = rate > 0.0f ? cls_dropout_threshold(rate) : 0u;
+  if (j0 + LN_COLS <= h) {
     float8 g[4][2], b[4][2];
     for (int k = 0; k < 4; k++) g[k][0] = g[k][1] = b[k][0] = b[k][1] = (float8)(0.0f);
     int r = 0;
-    for (; r + 4 <= rows; r += 4)
-      for (int k = 0; k < 4; k++) {
-        const size_t row = (size_t)(r + k) * h;
-        const float mean = st[2 * (r + k)], rstd = st[2 * (r + k) + 1];
-        g[k][0] += ln_dgamma8(xs + row, dys + row, j0, mean, rstd);
-        g[k][1] += ln_dgamma8(xs + row, dys + row, j0 + 8, mean, rstd);
-        b[k][0] += vload8(0, dys + row + j0);
-        b[k][1] += vload8(0, dys + row + j0 + 8);
-      }
     for (; r < rows; r++) {
+      const int k = r < (rows & ~3) ? (r & 3) : 0; /* as the scalar path below */
       const size_t row = (size_t)r * h;
       const float mean = st[2 * r], rstd = st[2 * r + 1];
-      g[0][0] += ln_dgamma8(xs + row, dys + row, j0, mean, rstd);
-      g[0][1] += ln_dgamma8(xs + row, dys + row, j0 + 8, mean, rstd);
-      b[0][0] += vload8(0, dys + row + j0);
-      b[0][1] += vload8(0, dys + row + j0 + 8);
+      float8 d0 = vload8(0, dys + row + j0), d1 = vload8(1, dys + row + j0);
+      if (rate > 0.0f) {
+        LN_ROW_DRAW(r);
+        const ulong keep = LN_KEEP16(j0);
+        d0 = LN_DROP8(d0, keep, 0);
+        d1 = LN_DROP8(d1, keep, 8);
+      }
+      g[k][0] += ln_dgamma8(xs + row, d0, j0, mean, rstd);
+      g[k][1] += ln_dgamma8(xs + row, d1, j0 + 8, mean, rstd);
+      b[k][0] += d0;
+      b[k][1] += d1;
     }
     for (int q = 0; q < 2; q++) {
       const float8 sg = (g[0][q] + g[1][q]) + (g[2][q] + g[3][q]);
@@ -197,8 +190,7 @@ __kernel void layer_norm_bwd_params(const int rows, const int h, __global const 
     }
     return;
   }
-  if (rate > 0.0f) { /* the 16 columns side by side, row by row: each column's additions in the scalar path's order */
-    const uint thr_ = cls_dropout_threshold(rate);
+  if (rate > 0.0f) { /* the tail group: its columns side by side, row by row, each column's additions in the order below */
     const int n = min(LN_COLS, h - j0);
     float g[LN_COLS][4], b[LN_COLS][4];
     for (int c = 0; c < LN_COLS; c++)

@@ -424,7 +424,7 @@ int main(void) {
   const char *files[] = {"layer_norm_1x8.safetensors", "layer_norm_37x64.safetensors",
                          "layer_norm_160x100.safetensors", "layer_norm_constant.safetensors",
                          "layer_norm_large.safetensors", "layer_norm_dropout.safetensors",
-                         "layer_norm_dropout_wide.safetensors"};
+                         "layer_norm_dropout_wide.safetensors", "layer_norm_dropout_70.safetensors"};
   for (int i = 0; i < env.n_devices; i++) {
     printf("device %s\n", tst_device_name(&env, env.devices[i]));
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) run_case(&env, env.devices[i], files[f]);

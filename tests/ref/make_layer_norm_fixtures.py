@@ -120,3 +120,7 @@ if __name__ == "__main__":
     g, b = params(rng, 150)
     case("dropout_wide", np.minimum(np.maximum(rng.standard_normal((20, 150)) * 8, 0), 20), g, b,
          rng.standard_normal((20, 150)), batch=4, rate=0.3, step=7, layer=5, uoff=2)
+    # and H = 70: the row's tail of 6 begins a run of 64 (the runs' draws at the tail, not before it)
+    g, b = params(rng, 70)
+    case("dropout_70", np.minimum(np.maximum(rng.standard_normal((12, 70)) * 8, 0), 20), g, b,
+         rng.standard_normal((12, 70)), batch=2, rate=0.2, step=3, layer=1, uoff=0)
