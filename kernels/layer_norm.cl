@@ -5,7 +5,7 @@
  * gradient, and the column sums of gamma's and beta's gradients; optionally with inverted dropout after
  * the normalisation, drawing the dense layer's mask (dense.cl: Philox keyed by (seed, step), counted by
  * (layer, global utterance, t, unit) of row t*batch + b) again in backward, 64 or 16 units' keep bits at a
- * time (dropout_keep.h); each unit's arithmetic and every sum's order are those of one draw per unit.
+ * time (dropout_keep.h), the sums in the same order with dropout as without.
  * One work-item per row: its sums run over the row in the 8 lanes of a float8 (scalars for a tail of
  * H mod 8), combined in one fixed order, so every device does the same additions whatever its
  * work-group size or vector width. A work-item reads each of its elements before writing it and no
@@ -151,7 +151,8 @@ static inline float8 ln_dgamma8(__global const float *xr, const float8 d, const 
 /* dgamma[j] (=|+=) sum over rows of dy'[r, j] * xhat[r, j] and dbeta[j] (=|+=) sum over rows of
  * dy'[r, j] (dy' as layer_norm_bwd_dx's), for the 16 columns 16i .. 16i+15 of work-item i: four partial
  * sums over the rows taken in turn (r mod 4), added in one fixed order, keep long sums' rounding down.
- * The scalar paths (a tail of columns; every column under dropout, its 16 side by side) do the same additions. */
+ * The scalar paths (the tail of h mod 16 columns; under dropout its columns side by side, row by row) do the same
+ * additions. */
 __kernel void layer_norm_bwd_params(const int rows, const int h, __global const float *x, const int x_off,
                                     __global const float *dy, const int dy_off, __global const float *stats,
                                     const int s_off, __global float *dgamma, const int dg_off,
@@ -164,23 +165,32 @@ __kernel void layer_norm_bwd_params(const int rows, const int h, __global const 
   if (j0 + LN_COLS <= h) {
     float8 g[4][2], b[4][2];
     for (int k = 0; k < 4; k++) g[k][0] = g[k][1] = b[k][0] = b[k][1] = (float8)(0.0f);
+/* Row R into partial sum K (a constant, so that the sums stay in registers). */
+#define LN_PARAMS_ROW(R, K)                                         \
+  do {                                                              \
+    const size_t row = (size_t)(R) * h;                             \
+    const float mean = st[2 * (R)], rstd = st[2 * (R) + 1];         \
+    float8 d0 = vload8(0, dys + row + j0), d1 = vload8(1, dys + row + j0); \
+    if (rate > 0.0f) {                                              \
+      LN_ROW_DRAW(R);                                               \
+      const ulong keep = LN_KEEP16(j0);                             \
+      d0 = LN_DROP8(d0, keep, 0);                                   \
+      d1 = LN_DROP8(d1, keep, 8);                                   \
+    }                                                               \
+    g[K][0] += ln_dgamma8(xs + row, d0, j0, mean, rstd);            \
+    g[K][1] += ln_dgamma8(xs + row, d1, j0 + 8, mean, rstd);        \
+    b[K][0] += d0;                                                  \
+    b[K][1] += d1;                                                  \
+  } while (0)
     int r = 0;
-    for (; r < rows; r++) {
-      const int k = r < (rows & ~3) ? (r & 3) : 0; /* as the scalar path below */
-      const size_t row = (size_t)r * h;
-      const float mean = st[2 * r], rstd = st[2 * r + 1];
-      float8 d0 = vload8(0, dys + row + j0), d1 = vload8(1, dys + row + j0);
-      if (rate > 0.0f) {
-        LN_ROW_DRAW(r);
-        const ulong keep = LN_KEEP16(j0);
-        d0 = LN_DROP8(d0, keep, 0);
-        d1 = LN_DROP8(d1, keep, 8);
-      }
-      g[k][0] += ln_dgamma8(xs + row, d0, j0, mean, rstd);
-      g[k][1] += ln_dgamma8(xs + row, d1, j0 + 8, mean, rstd);
-      b[k][0] += d0;
-      b[k][1] += d1;
+    for (; r + 4 <= rows; r += 4) {
+      LN_PARAMS_ROW(r, 0);
+      LN_PARAMS_ROW(r + 1, 1);
+      LN_PARAMS_ROW(r + 2, 2);
+      LN_PARAMS_ROW(r + 3, 3);
     }
+    for (; r < rows; r++) LN_PARAMS_ROW(r, 0);
+#undef LN_PARAMS_ROW
     for (int q = 0; q < 2; q++) {
       const float8 sg = (g[0][q] + g[1][q]) + (g[2][q] + g[3][q]);
       const float8 sb = (b[0][q] + b[1][q]) + (b[2][q] + b[3][q]);
