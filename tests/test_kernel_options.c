@@ -32,12 +32,12 @@ int main(void) {
   CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=256"), "gpu row: %s", o);
   free(o);
   o = cls_kernel_options_for(&cpu, NULL, NULL, &bad);
-  CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_DENSE_WIDE_MULHI=1"), "cpu row: %s", o);
+  CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1"), "cpu row: %s", o);
   free(o);
 
   const char *over = "basic=-DCLS_WG_1D=3; gpu = -DFOO=1 -DBAR=2;0:2=-DBAZ";
   o = cls_kernel_options_for(&cpu, NULL, over, &bad);
-  CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_DENSE_WIDE_MULHI=1 -DCLS_WG_1D=3 -DBAZ"), "cpu with overrides: %s", o);
+  CHECK(o && !strcmp(o, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_WG_1D=3 -DBAZ"), "cpu with overrides: %s", o);
   CHECK(bad == NULL, "no bad entry");
   free(o);
   o = cls_kernel_options_for(&gpu, NULL, over, &bad);
@@ -49,7 +49,7 @@ int main(void) {
   cls_device_info avx512 = cpu, avx2 = cpu;
   avx512.vector_width_float = 16;
   avx2.vector_width_float = 8;
-  const char *cpu_row = "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_DENSE_WIDE_MULHI=1";
+  const char *cpu_row = "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1";
   const char *row16 =
       "-DCLS_GEMM_W=16 -DCLS_GEMM_MR=6 -DCLS_GEMM_NV=4 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2 -DCLS_LSTM_SEQ_MR=8 "
       "-DCLS_LSTM_SEQ_NV=2";
@@ -73,17 +73,17 @@ int main(void) {
   /* ... which only the GEMM program is built with, and the sequence kernels' tile only the LSTM's sequence
      kernels (with the width): the other families keep the rest, in order */
   char *fam = o ? cls_kernel_options_of_family(o, "lstm") : NULL;
-  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_DENSE_WIDE_MULHI=1"), "lstm's options: %s",
+  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1"), "lstm's options: %s",
         fam ? fam : "(null)");
   free(fam);
   fam = o ? cls_kernel_options_of_family(o, "gemm") : NULL;
   /* (each macro once: its last definition) */
-  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_DENSE_WIDE_MULHI=1 "
+  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 "
                           "-DCLS_GEMM_W=16 -DCLS_GEMM_MR_FEW=8 -DCLS_GEMM_NV_FEW=2 -DCLS_GEMM_MR=8 -DCLS_GEMM_NV=2"),
         "gemm's options: %s", fam ? fam : "(null)");
   free(fam);
   fam = o ? cls_kernel_options_of_family(o, "lstm_seq") : NULL;
-  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_DENSE_WIDE_MULHI=1 -DCLS_GEMM_W=16 -DCLS_LSTM_SEQ_MR=8 "
+  CHECK(fam && !strcmp(fam, "-cl-std=CL1.2 -DCLS_WG_1D=64 -DCLS_MFCC_FILTERBANK_WG=1 -DCLS_GEMM_W=16 -DCLS_LSTM_SEQ_MR=8 "
                           "-DCLS_LSTM_SEQ_NV=2"),
         "lstm_seq's options: %s", fam ? fam : "(null)");
   free(fam);
