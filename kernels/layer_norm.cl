@@ -74,17 +74,19 @@ __kernel void layer_norm_fwd(const int rows, const int h, __global const float *
     t += d * d;
   }
   const float rstd = rsqrt((ln_sum8(a) + t) / (float)h + eps);
-  if (rate > 0.0f) {
-    LN_ROW_DRAW(r);
-    const uint thr_ = cls_dropout_threshold(rate);
-    for (int j0 = 0; j0 < h; j0 += 64) {
-      const ulong keep = LN_KEEP64(j0);
-      for (j = j0; j < min(h, j0 + 64); j++) yr[j] = LN_DROP((xr[j] - mean) * rstd * gr[j] + br[j], keep, j - j0);
-    }
-  } else {
-    for (j = 0; j < h8; j += 8)
-      vstore8((vload8(0, xr + j) - mean) * rstd * vload8(0, gr + j) + vload8(0, br + j), 0, yr + j);
-    for (; j < h; j++) yr[j] = (xr[j] - mean) * rstd * gr[j] + br[j];
+  /* 8 units at a time and the tail one at a time, through the dropout as bwd_dx reads it */
+  LN_ROW_DRAW(r);
+  const uint thr_ = rate > 0.0f ? cls_dropout_threshold(rate) : 0u;
+  ulong keep = ~0ul;
+  for (j = 0; j < h8; j += 8) {
+    if (rate > 0.0f && (j & 63) == 0) keep = LN_KEEP64(j);
+    const float8 v = (vload8(0, xr + j) - mean) * rstd * vload8(0, gr + j) + vload8(0, br + j);
+    vstore8(rate > 0.0f ? LN_DROP8(v, keep, j & 63) : v, 0, yr + j);
+  }
+  if (rate > 0.0f && j < h && (j & 63) == 0) keep = LN_KEEP64(j);
+  for (; j < h; j++) {
+    const float v = (xr[j] - mean) * rstd * gr[j] + br[j];
+    yr[j] = rate > 0.0f ? LN_DROP(v, keep, j & 63) : v;
   }
   stats[s_off + 2 * r] = mean;
   stats[s_off + 2 * r + 1] = rstd;
