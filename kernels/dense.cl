@@ -33,13 +33,12 @@ __kernel void dense_bias_act(const int rows, const int out, __global float *y, c
     keep = cls_dropout_keep64(cls_dropout_threshold(rate), seed, step, layer, (uint)(utterance_offset + r - t * batch),
                               (uint)t, j0);
   }
-  const uint16 lane_bit = (uint16)(1u) << (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   if (j0 + DENSE_RUN <= out) {
     for (int q = 0; q < DENSE_RUN / 16; q++) {
       float16 v = vload16(0, yr + j0 + 16 * q) + vload16(0, br + j0 + 16 * q);
       if (relu) {
         v = fmin(fmax(v, (float16)(0.0f)), (float16)(clip));
-        if (drop) v = select((float16)(0.0f), v * scale, ((uint16)((uint)(keep >> (16 * q))) & lane_bit) != 0);
+        v = cls_dropout16(v, drop, keep, 16 * q, scale);
       }
       vstore16(v, 0, yr + j0 + 16 * q);
     }
@@ -49,7 +48,7 @@ __kernel void dense_bias_act(const int rows, const int out, __global float *y, c
     float v = yr[j] + br[j];
     if (relu) {
       v = fmin(fmax(v, 0.0f), clip);
-      if (drop) v = (keep >> (j - j0)) & 1ul ? v * scale : 0.0f;
+      v = cls_dropout1(v, drop, keep, j - j0, scale);
     }
     yr[j] = v;
   }

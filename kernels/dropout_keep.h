@@ -56,4 +56,20 @@ CLS_DROPOUT_KEEP(4, 16)
 CLS_DROPOUT_KEEP(16, 64)
 #undef CLS_DROPOUT_KEEP
 
+/* v through the dropout where `drop` is set: v * scale where bit u of `keep` is set, else 0 (cls_dropout8 and
+ * cls_dropout16: the 8 or 16 units from bit u); v itself where it is not. */
+static inline float cls_dropout1(const float v, const int drop, const ulong keep, const int u, const float scale) {
+  return !drop ? v : (keep >> u) & 1ul ? v * scale : 0.0f;
+}
+static inline float8 cls_dropout8(const float8 v, const int drop, const ulong keep, const int u, const float scale) {
+  if (!drop) return v;
+  const uint8 bit = (uint8)(1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u);
+  return select((float8)(0.0f), v * scale, ((uint8)((uint)(keep >> u) & 0xFFu) & bit) != 0);
+}
+static inline float16 cls_dropout16(const float16 v, const int drop, const ulong keep, const int u, const float scale) {
+  if (!drop) return v;
+  const uint16 bit = (uint16)(1u) << (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  return select((float16)(0.0f), v * scale, ((uint16)((uint)(keep >> u) & 0xFFFFu) & bit) != 0);
+}
+
 #endif

@@ -33,14 +33,16 @@ static inline float ln_sum8(const float8 v) {
 #define LN_ROW_DRAW(r)                              \
   const int t_ = batch > 0 ? (r) / batch : 0;       \
   const uint utt_ = (uint)(utterance_offset + (r) - t_ * batch)
+/* A kernel's dropout: drop (whether there is one) and thr_, the draws' integer threshold. */
+#define LN_DROP_SETUP             \
+  const int drop = rate > 0.0f; \
+  const uint thr_ = drop ? cls_dropout_threshold(rate) : 0u
 /* The keep bits of the row's units j0 .. j0+63 (LN_KEEP64) or j0 .. j0+15 (LN_KEEP16), inside LN_ROW_DRAW's scope. */
 #define LN_KEEP64(j0) cls_dropout_keep64(thr_, seed, step, layer, utt_, (uint)t_, (j0))
 #define LN_KEEP16(j0) cls_dropout_keep16(thr_, seed, step, layer, utt_, (uint)t_, (j0))
-/* v through the dropout: v * scale where bit u of `keep` is set, else 0; LN_DROP8 for the 8 units from bit u. */
-#define LN_DROP(v, keep, u) (((keep) >> (u)) & 1ul ? (v) * scale : 0.0f)
-#define LN_DROP8(v, keep, u) \
-  select((float8)(0.0f), (v) * scale, ((uint8)((uint)((keep) >> (u)) & 0xFFu) & LN_LANE_BITS) != 0)
-#define LN_LANE_BITS (uint8)(1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u)
+/* A row walk reaching unit j: where a run of 64 begins, its keep bits into `keep` (under dropout). */
+#define LN_RUN(j) \
+  if (drop && ((j) & 63) == 0) keep = LN_KEEP64(j)
 
 /* y[r, :] = (x[r, :] - mean_r) * rstd_r * gamma + beta; stats[2r] = mean_r, stats[2r + 1] = rstd_r.
  * The mean is the row's first value plus the mean of the differences from it, so that a row of one
@@ -76,17 +78,16 @@ __kernel void layer_norm_fwd(const int rows, const int h, __global const float *
   const float rstd = rsqrt((ln_sum8(a) + t) / (float)h + eps);
   /* 8 units at a time and the tail one at a time, through the dropout as bwd_dx reads it */
   LN_ROW_DRAW(r);
-  const uint thr_ = rate > 0.0f ? cls_dropout_threshold(rate) : 0u;
+  LN_DROP_SETUP;
   ulong keep = ~0ul;
   for (j = 0; j < h8; j += 8) {
-    if (rate > 0.0f && (j & 63) == 0) keep = LN_KEEP64(j);
+    LN_RUN(j);
     const float8 v = (vload8(0, xr + j) - mean) * rstd * vload8(0, gr + j) + vload8(0, br + j);
-    vstore8(rate > 0.0f ? LN_DROP8(v, keep, j & 63) : v, 0, yr + j);
+    vstore8(cls_dropout8(v, drop, keep, j & 63, scale), 0, yr + j);
   }
-  if (rate > 0.0f && j < h && (j & 63) == 0) keep = LN_KEEP64(j);
   for (; j < h; j++) {
-    const float v = (xr[j] - mean) * rstd * gr[j] + br[j];
-    yr[j] = rate > 0.0f ? LN_DROP(v, keep, j & 63) : v;
+    LN_RUN(j);
+    yr[j] = cls_dropout1((xr[j] - mean) * rstd * gr[j] + br[j], drop, keep, j & 63, scale);
   }
   stats[s_off + 2 * r] = mean;
   stats[s_off + 2 * r + 1] = rstd;
@@ -112,33 +113,31 @@ __kernel void layer_norm_bwd_dx(const int rows, const int h, __global const floa
   /* dy' = dy through the dropout, 8 units at a time (a run of 64 units' keep bits drawn as j reaches it, in each
      pass), the tail of h mod 8 one at a time; without dropout dy itself */
   LN_ROW_DRAW(r);
-  const uint thr_ = rate > 0.0f ? cls_dropout_threshold(rate) : 0u;
+  LN_DROP_SETUP;
   ulong keep = ~0ul;
   int j = 0;
   for (; j < h8; j += 8) {
-    if (rate > 0.0f && (j & 63) == 0) keep = LN_KEEP64(j);
-    const float8 d = vload8(0, dyr + j);
-    const float8 g = (rate > 0.0f ? LN_DROP8(d, keep, j & 63) : d) * vload8(0, gr + j);
+    LN_RUN(j);
+    const float8 g = cls_dropout8(vload8(0, dyr + j), drop, keep, j & 63, scale) * vload8(0, gr + j);
     sg += g;
     sgx += g * ((vload8(0, xr + j) - mean) * rstd);
   }
-  if (rate > 0.0f && j < h && (j & 63) == 0) keep = LN_KEEP64(j);
   for (; j < h; j++) {
-    const float g = (rate > 0.0f ? LN_DROP(dyr[j], keep, j & 63) : dyr[j]) * gr[j];
+    LN_RUN(j);
+    const float g = cls_dropout1(dyr[j], drop, keep, j & 63, scale) * gr[j];
     tg += g;
     tgx += g * ((xr[j] - mean) * rstd);
   }
   const float mg = (ln_sum8(sg) + tg) / (float)h, mgx = (ln_sum8(sgx) + tgx) / (float)h;
   for (j = 0; j < h8; j += 8) {
-    if (rate > 0.0f && (j & 63) == 0) keep = LN_KEEP64(j);
-    const float8 d = vload8(0, dyr + j);
-    const float8 g = (rate > 0.0f ? LN_DROP8(d, keep, j & 63) : d) * vload8(0, gr + j);
+    LN_RUN(j);
+    const float8 g = cls_dropout8(vload8(0, dyr + j), drop, keep, j & 63, scale) * vload8(0, gr + j);
     const float8 xh = (vload8(0, xr + j) - mean) * rstd;
     vstore8(rstd * ((g - mg) - xh * mgx), 0, dxr + j);
   }
-  if (rate > 0.0f && j < h && (j & 63) == 0) keep = LN_KEEP64(j);
   for (; j < h; j++) {
-    const float g = (rate > 0.0f ? LN_DROP(dyr[j], keep, j & 63) : dyr[j]) * gr[j];
+    LN_RUN(j);
+    const float g = cls_dropout1(dyr[j], drop, keep, j & 63, scale) * gr[j];
     const float xh = (xr[j] - mean) * rstd;
     dxr[j] = rstd * ((g - mg) - xh * mgx);
   }
@@ -153,8 +152,7 @@ static inline float8 ln_dgamma8(__global const float *xr, const float8 d, const 
 /* dgamma[j] (=|+=) sum over rows of dy'[r, j] * xhat[r, j] and dbeta[j] (=|+=) sum over rows of
  * dy'[r, j] (dy' as layer_norm_bwd_dx's), for the 16 columns 16i .. 16i+15 of work-item i: four partial
  * sums over the rows taken in turn (r mod 4), added in one fixed order, keep long sums' rounding down.
- * The scalar paths (the tail of h mod 16 columns; under dropout its columns side by side, row by row) do the same
- * additions. */
+ * The tail of h mod 16 columns (one work-item's, its columns side by side, row by row) does the same additions. */
 __kernel void layer_norm_bwd_params(const int rows, const int h, __global const float *x, const int x_off,
                                     __global const float *dy, const int dy_off, __global const float *stats,
                                     const int s_off, __global float *dgamma, const int dg_off,
@@ -163,7 +161,7 @@ __kernel void layer_norm_bwd_params(const int rows, const int h, __global const 
   const int j0 = (int)get_global_id(0) * LN_COLS;
   if (j0 >= h) return;
   __global const float *xs = x + x_off, *dys = dy + dy_off, *st = stats + s_off;
-  const uint thr_ = rate > 0.0f ? cls_dropout_threshold(rate) : 0u;
+  LN_DROP_SETUP;
   if (j0 + LN_COLS <= h) {
     float8 g[4][2], b[4][2];
     for (int k = 0; k < 4; k++) g[k][0] = g[k][1] = b[k][0] = b[k][1] = (float8)(0.0f);
@@ -172,13 +170,13 @@ __kernel void layer_norm_bwd_params(const int rows, const int h, __global const 
   do {                                                              \
     const size_t row = (size_t)(R) * h;                             \
     const float mean = st[2 * (R)], rstd = st[2 * (R) + 1];         \
-    float8 d0 = vload8(0, dys + row + j0), d1 = vload8(1, dys + row + j0); \
-    if (rate > 0.0f) {                                              \
+    ulong keep = ~0ul;                                              \
+    if (drop) {                                                     \
       LN_ROW_DRAW(R);                                               \
-      const ulong keep = LN_KEEP16(j0);                             \
-      d0 = LN_DROP8(d0, keep, 0);                                   \
-      d1 = LN_DROP8(d1, keep, 8);                                   \
+      keep = LN_KEEP16(j0);                                         \
     }                                                               \
+    const float8 d0 = cls_dropout8(vload8(0, dys + row + j0), drop, keep, 0, scale); \
+    const float8 d1 = cls_dropout8(vload8(1, dys + row + j0), drop, keep, 8, scale); \
     g[K][0] += ln_dgamma8(xs + row, d0, j0, mean, rstd);            \
     g[K][1] += ln_dgamma8(xs + row, d1, j0 + 8, mean, rstd);        \
     b[K][0] += d0;                                                  \
@@ -202,44 +200,30 @@ __kernel void layer_norm_bwd_params(const int rows, const int h, __global const 
     }
     return;
   }
-  if (rate > 0.0f) { /* the tail group: its columns side by side, row by row, each column's additions in the order below */
-    const int n = min(LN_COLS, h - j0);
-    float g[LN_COLS][4], b[LN_COLS][4];
-    for (int c = 0; c < LN_COLS; c++)
-      for (int k = 0; k < 4; k++) g[c][k] = b[c][k] = 0.0f;
-    for (int r = 0; r < rows; r++) {
+  /* the tail of h mod 16 columns side by side, row by row: each column's additions in the vector path's order
+     (row r into partial sum r mod 4, whole groups of 4 first, the rest into the first) */
+  const int n = h - j0;
+  float g[LN_COLS][4], b[LN_COLS][4];
+  for (int c = 0; c < LN_COLS; c++)
+    for (int k = 0; k < 4; k++) g[c][k] = b[c][k] = 0.0f;
+  for (int r = 0; r < rows; r++) {
+    ulong keep = ~0ul;
+    if (drop) {
       LN_ROW_DRAW(r);
-      const ulong keep = LN_KEEP16(j0);
-      const int k = r < (rows & ~3) ? (r & 3) : 0; /* as below */
-      const float mean = st[2 * r], rstd = st[2 * r + 1];
-      for (int c = 0; c < n; c++) {
-        const size_t at = (size_t)r * h + j0 + c;
-        const float d = LN_DROP(dys[at], keep, c);
-        g[c][k] += d * ((xs[at] - mean) * rstd);
-        b[c][k] += d;
-      }
+      keep = LN_KEEP16(j0);
     }
+    const int k = r < (rows & ~3) ? (r & 3) : 0;
+    const float mean = st[2 * r], rstd = st[2 * r + 1];
     for (int c = 0; c < n; c++) {
-      const int j = j0 + c;
-      const float sg = (g[c][0] + g[c][1]) + (g[c][2] + g[c][3]), sb = (b[c][0] + b[c][1]) + (b[c][2] + b[c][3]);
-      dgamma[dg_off + j] = accumulate ? dgamma[dg_off + j] + sg : sg;
-      dbeta[db_off + j] = accumulate ? dbeta[db_off + j] + sb : sb;
+      const size_t at = (size_t)r * h + j0 + c;
+      const float d = cls_dropout1(dys[at], drop, keep, c, scale);
+      g[c][k] += d * ((xs[at] - mean) * rstd);
+      b[c][k] += d;
     }
-    return;
   }
-  const int j1 = min(j0 + LN_COLS, h);
-  for (int j = j0; j < j1; j++) {
-    float g[4] = {0.0f, 0.0f, 0.0f, 0.0f}, b[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    int r = 0;
-    for (; r < rows; r++) {
-      const size_t at = (size_t)r * h + j;
-      const float d = dys[at];
-      /* row r into partial sum r mod 4, whole groups of 4 first, the rest into the first: the vector path's order */
-      const int k = r < (rows & ~3) ? (r & 3) : 0;
-      g[k] += d * ((xs[at] - st[2 * r]) * st[2 * r + 1]);
-      b[k] += d;
-    }
-    const float sg = (g[0] + g[1]) + (g[2] + g[3]), sb = (b[0] + b[1]) + (b[2] + b[3]);
+  for (int c = 0; c < n; c++) {
+    const int j = j0 + c;
+    const float sg = (g[c][0] + g[c][1]) + (g[c][2] + g[c][3]), sb = (b[c][0] + b[c][1]) + (b[c][2] + b[c][3]);
     dgamma[dg_off + j] = accumulate ? dgamma[dg_off + j] + sg : sg;
     dbeta[db_off + j] = accumulate ? dbeta[db_off + j] + sb : sb;
   }

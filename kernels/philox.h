@@ -31,7 +31,7 @@ typedef struct cls_philox4 {
 /* The ten rounds on counter words c0..c3 (lvalues of type T: cls_u32, or in OpenCL C a vector of uint, one
  * generator per lane, or of ulong with the words in the lanes' low halves where MULHILO masks the high
  * halves off) with keys k0, k1 (cls_u32 lvalues, advanced). MULHILO(T, M, c, hi, lo) sets hi and lo to the
- * high and low 32 bits of the product M * c: CLS_PHILOX_MULHILO, or a kernel's own form (dense.cl). */
+ * high and low 32 bits of the product M * c: CLS_PHILOX_MULHILO, or a kernel's own form (dropout_keep.h). */
 #define CLS_PHILOX_10_ROUNDS(T, MULHILO, c0, c1, c2, c3, k0, k1) \
   for (int round_ = 0; round_ < 10; round_++) {                  \
     T hi0_, lo0_, hi1_, lo1_;                                    \
